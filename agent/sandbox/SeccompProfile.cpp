@@ -1,0 +1,1 @@
+#include "agent/sandbox/SeccompProfile.h"

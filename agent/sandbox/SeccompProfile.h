@@ -1,0 +1,29 @@
+#pragma once
+
+#include <QString>
+
+namespace runbox::sandbox {
+
+/// The seccomp profiles (libseccomp BPF) a sandbox runs under. The deny list, the errno values
+/// and the architecture rules are documented in SeccompProfile.cpp and docs/ARCHITECTURE.md.
+enum class SeccompProfileKind {
+    Baseline, ///< network none: the socket family is denied too
+    Network,  ///< egress through the bridge: sockets allowed, everything else as baseline
+    Npu,      ///< NPU passthrough: sockets allowed (CANN needs them), netns stays private
+};
+
+QString toString(SeccompProfileKind kind);
+
+/// Builds a profile with libseccomp and publishes it as a BPF file for `bwrap --seccomp FD`.
+class SeccompProfile final {
+public:
+    /// Exports the profile to `<stateDir>/seccomp/<kind>-<arch>.bpf`, mode 0600, published
+    /// atomically (write to a temp file, rename: a launch that already opened the old file keeps
+    /// a whole program). Re-exports at most once per process and kind. Returns the path, or an
+    /// empty string with @p error set when libseccomp refused.
+    static QString publish(SeccompProfileKind kind, const QString& stateDir, QString* error);
+    /// Native architecture name as used in file names and health ("x86_64", "aarch64").
+    static QString nativeArch();
+};
+
+} // namespace runbox::sandbox

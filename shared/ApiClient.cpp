@@ -1,0 +1,156 @@
+#include "shared/ApiClient.h"
+
+#include "shared/ApiError.h"
+#include "shared/NdjsonReader.h"
+#include "shared/RequestSigner.h"
+
+#include <QDateTime>
+#include <QEventLoop>
+#include <QJsonDocument>
+#include <QLocale>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QNetworkRequest>
+#include <QTimer>
+
+#include <memory>
+
+namespace runbox {
+
+QJsonObject ApiResponse::json() const {
+    return QJsonDocument::fromJson(body).object();
+}
+
+QString ApiResponse::errorCode() const {
+    if (status == 0)
+        return QStringLiteral("network_error");
+    ApiError e;
+    return ApiError::fromJsonBody(status, body, &e) ? e.code : QString();
+}
+
+QString ApiResponse::errorMessage() const {
+    if (status == 0)
+        return networkError;
+    ApiError e;
+    return ApiError::fromJsonBody(status, body, &e) ? e.message : QString::fromUtf8(body);
+}
+
+ApiClient::ApiClient(const QUrl& baseUrl, const QByteArray& token, QObject* parent)
+    : QObject(parent), m_nam(new QNetworkAccessManager(this)), m_baseUrl(baseUrl), m_token(token) {
+    m_nam->setRedirectPolicy(QNetworkRequest::ManualRedirectPolicy);
+}
+
+ApiClient::~ApiClient() = default;
+
+QNetworkReply* ApiClient::send(const QByteArray& method, const QByteArray& pathAndQuery,
+                               const QByteArray& body, const QByteArray& contentType,
+                               const QList<QPair<QByteArray, QByteArray>>& extraHeaders) {
+    QUrl url = m_baseUrl;
+    const QUrl rel = QUrl::fromEncoded(pathAndQuery, QUrl::StrictMode);
+    url.setPath(rel.path(QUrl::FullyEncoded), QUrl::StrictMode);
+    url.setQuery(rel.query(QUrl::FullyEncoded), QUrl::StrictMode);
+    QNetworkRequest req(url);
+    req.setAttribute(QNetworkRequest::Http2AllowedAttribute, false);
+    req.setAttribute(QNetworkRequest::CacheLoadControlAttribute, QNetworkRequest::AlwaysNetwork);
+    const QByteArray signedTarget = url.toEncoded(QUrl::RemoveScheme | QUrl::RemoveAuthority);
+    const qint64 sentAt = QDateTime::currentMSecsSinceEpoch();
+    if (!(method == "GET" && signedTarget == "/health")) {
+        for (const auto& [name, value] : RequestSigner::headersFor(m_token, method, signedTarget,
+                                                                   body, sentAt + m_clockOffsetMs))
+            req.setRawHeader(name, value);
+    }
+    if (!body.isEmpty() || method == "POST" || method == "PUT")
+        req.setHeader(QNetworkRequest::ContentTypeHeader, contentType);
+    for (const auto& [name, value] : extraHeaders)
+        req.setRawHeader(name, value);
+    QNetworkReply* reply = m_nam->sendCustomRequest(req, method, body);
+    connect(reply, &QNetworkReply::metaDataChanged, this,
+            [this, reply, sentAt] { noteServerDate(reply, sentAt); });
+    return reply;
+}
+
+void ApiClient::noteServerDate(QNetworkReply* reply, qint64 sentAtMs) {
+    const QByteArray date = reply->rawHeader("Date");
+    if (date.isEmpty())
+        return;
+    const QDateTime server = QLocale::c().toDateTime(
+        QString::fromLatin1(date).trimmed(), QStringLiteral("ddd, dd MMM yyyy HH:mm:ss 'GMT'"));
+    if (!server.isValid())
+        return;
+    const QDateTime utc(server.date(), server.time(), Qt::UTC);
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    const qint64 midpoint = (sentAtMs + now) / 2;
+    // The header has whole seconds: only correct when the error is clearly above that resolution.
+    const qint64 offset = utc.toMSecsSinceEpoch() + 500 - midpoint;
+    m_clockOffsetMs = (offset > 1500 || offset < -1500) ? offset : 0;
+}
+
+static ApiResponse toResponse(QNetworkReply* reply, const QByteArray& body) {
+    ApiResponse r;
+    r.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    r.body = body;
+    if (r.status == 0)
+        r.networkError = reply->errorString();
+    return r;
+}
+
+void ApiClient::request(const QByteArray& method, const QByteArray& pathAndQuery,
+                        const QByteArray& body, std::function<void(const ApiResponse&)> done) {
+    QNetworkReply* reply = send(method, pathAndQuery, body);
+    connect(reply, &QNetworkReply::finished, this, [reply, done = std::move(done)] {
+        done(toResponse(reply, reply->readAll()));
+        reply->deleteLater();
+    });
+}
+
+ApiResponse ApiClient::call(const QByteArray& method, const QByteArray& pathAndQuery,
+                            const QJsonObject& body, int timeoutMs) {
+    const QByteArray raw = body.isEmpty() && method == "GET"
+                               ? QByteArray()
+                               : QJsonDocument(body).toJson(QJsonDocument::Compact);
+    return callRaw(method, pathAndQuery, raw, timeoutMs);
+}
+
+ApiResponse ApiClient::callRaw(const QByteArray& method, const QByteArray& pathAndQuery,
+                               const QByteArray& body, int timeoutMs) {
+    QEventLoop loop;
+    ApiResponse out;
+    bool finished = false;
+    request(method, pathAndQuery, body, [&](const ApiResponse& r) {
+        out = r;
+        finished = true;
+        loop.quit();
+    });
+    QTimer::singleShot(timeoutMs, &loop, &QEventLoop::quit);
+    if (!finished)
+        loop.exec();
+    if (!finished)
+        out.networkError = QStringLiteral("timed out after %1 ms").arg(timeoutMs);
+    return out;
+}
+
+QNetworkReply* ApiClient::stream(const QByteArray& method, const QByteArray& pathAndQuery,
+                                 const QByteArray& body,
+                                 std::function<void(const QJsonObject&)> onEvent,
+                                 std::function<void(const ApiResponse&)> done) {
+    QNetworkReply* reply = send(method, pathAndQuery, body);
+    auto reader = std::make_shared<NdjsonReader>();
+    auto errorBody = std::make_shared<QByteArray>();
+    connect(reply, &QNetworkReply::readyRead, this, [reply, reader, errorBody, onEvent] {
+        const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+        const QByteArray chunk = reply->readAll();
+        if (status != 200) {
+            *errorBody += chunk;
+            return;
+        }
+        for (const QJsonObject& ev : reader->feed(chunk))
+            onEvent(ev);
+    });
+    connect(reply, &QNetworkReply::finished, this, [reply, errorBody, done] {
+        done(toResponse(reply, *errorBody));
+        reply->deleteLater();
+    });
+    return reply;
+}
+
+} // namespace runbox

@@ -1,0 +1,79 @@
+#pragma once
+
+#include <QByteArray>
+#include <QJsonObject>
+#include <QList>
+#include <QObject>
+#include <QPair>
+#include <QUrl>
+
+#include <functional>
+
+class QNetworkAccessManager;
+class QNetworkReply;
+
+namespace runbox {
+
+/// One finished HTTP exchange with an agent.
+struct ApiResponse {
+    int status = 0;           ///< HTTP status; 0 when the connection failed
+    QByteArray body;          ///< raw body
+    QString networkError;     ///< transport error text, empty on success
+    QJsonObject json() const; ///< body parsed as an object (empty if it is not one)
+    bool ok() const { return status >= 200 && status < 300; }
+    /// `error.code` of an error body, or "network_error" when no HTTP answer came.
+    QString errorCode() const;
+    QString errorMessage() const;
+};
+
+/// Signed client of the agent's HTTP API (DESIGN.md §3), used by the console, the CLI and tests.
+///
+/// Every request but `GET /health` is signed with the token. The clock offset to the agent is
+/// measured from each response's `Date` header (RFC 9110 §6.6.1, 1 s resolution) and added to the
+/// timestamp of later requests, so a client whose clock is off by minutes still gets in.
+class ApiClient final : public QObject {
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(ApiClient)
+public:
+    /// @p baseUrl e.g. http://127.0.0.1:4311 ; @p token the agent or workspace token (hex).
+    ApiClient(const QUrl& baseUrl, const QByteArray& token, QObject* parent = nullptr);
+    ~ApiClient() override;
+
+    QUrl baseUrl() const { return m_baseUrl; }
+    void setToken(const QByteArray& token) { m_token = token; }
+    /// Milliseconds to add to the local clock to get the agent's (measured, 0 until known).
+    qint64 clockOffsetMs() const { return m_clockOffsetMs; }
+
+    /// Starts a signed request; the caller owns the reply (deleteLater it). @p pathAndQuery is the
+    /// raw, already percent-encoded path + query, e.g. "/v1/workspaces?limit=10".
+    QNetworkReply* send(const QByteArray& method, const QByteArray& pathAndQuery,
+                        const QByteArray& body = {},
+                        const QByteArray& contentType = "application/json",
+                        const QList<QPair<QByteArray, QByteArray>>& extraHeaders = {});
+
+    /// Async convenience: calls @p done with the whole response.
+    void request(const QByteArray& method, const QByteArray& pathAndQuery, const QByteArray& body,
+                 std::function<void(const ApiResponse&)> done);
+
+    /// Blocking convenience (runs a local event loop): for the CLI and tests only, never the GUI.
+    ApiResponse call(const QByteArray& method, const QByteArray& pathAndQuery,
+                     const QJsonObject& body = {}, int timeoutMs = 60000);
+    ApiResponse callRaw(const QByteArray& method, const QByteArray& pathAndQuery,
+                        const QByteArray& body, int timeoutMs = 60000);
+
+    /// Streams an NDJSON response: @p onEvent for each event as it arrives; @p done at the end
+    /// with the status (and the body when it was an error and not a stream).
+    QNetworkReply* stream(const QByteArray& method, const QByteArray& pathAndQuery,
+                          const QByteArray& body, std::function<void(const QJsonObject&)> onEvent,
+                          std::function<void(const ApiResponse&)> done);
+
+private:
+    void noteServerDate(QNetworkReply* reply, qint64 sentAtMs);
+
+    QNetworkAccessManager* m_nam;
+    QUrl m_baseUrl;
+    QByteArray m_token;
+    qint64 m_clockOffsetMs = 0;
+};
+
+} // namespace runbox
