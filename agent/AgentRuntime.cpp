@@ -1,0 +1,152 @@
+#include "agent/AgentRuntime.h"
+
+#include "agent/api/ApiService.h"
+#include "agent/config/StateDir.h"
+#include "agent/http/HttpServer.h"
+#include "agent/sandbox/BwrapPreflight.h"
+#include "agent/sandbox/CapabilityProbe.h"
+#include "agent/sandbox/SandboxIdentity.h"
+#include "agent/sandbox/SeccompProfile.h"
+#include "agent/workspace/WorkspaceRegistry.h"
+
+#include <QCoreApplication>
+#include <QDateTime>
+#include <QFileInfo>
+#include <QSocketNotifier>
+#include <QTextStream>
+#include <QTimer>
+
+#include <csignal>
+#include <sys/socket.h>
+#include <unistd.h>
+
+namespace runbox {
+
+namespace {
+int g_signalPipe[2] = {-1, -1};
+
+void onSignal(int) {
+    const char c = 1;
+    [[maybe_unused]] const ssize_t n = ::write(g_signalPipe[1], &c, 1);
+}
+
+void logLine(const QString& line) {
+    QTextStream(stderr) << QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs) << ' '
+                        << line << Qt::endl;
+}
+} // namespace
+
+AgentRuntime::AgentRuntime() = default;
+AgentRuntime::~AgentRuntime() = default;
+
+int AgentRuntime::start(const QStringList& args) {
+    if (args.contains(QStringLiteral("--help"))) {
+        QTextStream(stdout) << config::AgentConfig::usage();
+        return 0;
+    }
+    QString error;
+    if (!m_context.config.parse(args, &error)) {
+        logLine(QStringLiteral("runbox-agent: %1").arg(error));
+        return 2;
+    }
+    ::signal(SIGPIPE, SIG_IGN);
+    const config::StateDir state(m_context.config.stateDir);
+    if (const QString e = state.prepare(); !e.isEmpty()) {
+        logLine(QStringLiteral("runbox-agent: %1").arg(e));
+        return 1;
+    }
+    m_context.agentToken = state.loadOrCreateToken(&error);
+    if (m_context.agentToken.isEmpty()) {
+        logLine(QStringLiteral("runbox-agent: %1").arg(error));
+        return 1;
+    }
+
+    QString bwrapPath;
+    if (const QString e = sandbox::BwrapPreflight::check(m_context.config.bwrapPath, &bwrapPath);
+        !e.isEmpty()) {
+        logLine(QStringLiteral("runbox-agent: %1").arg(e));
+        return 1;
+    }
+    m_context.capability = sandbox::CapabilityProbe::probe(bwrapPath);
+    for (const sandbox::SeccompProfileKind kind :
+         {sandbox::SeccompProfileKind::Baseline, sandbox::SeccompProfileKind::Network,
+          sandbox::SeccompProfileKind::Npu}) {
+        const QString path = sandbox::SeccompProfile::publish(kind, state.path(), &error);
+        if (path.isEmpty()) {
+            m_context.seccompError = error;
+            break;
+        }
+        m_context.seccompPaths.insert(kind, path);
+    }
+    m_context.identityDir = state.filePath(QStringLiteral("run/identity"));
+    if (const QString e = sandbox::SandboxIdentity::write(m_context.identityDir); !e.isEmpty()) {
+        logLine(QStringLiteral("runbox-agent: %1").arg(e));
+        return 1;
+    }
+    m_context.rAvailable = QFileInfo(QStringLiteral("/usr/bin/R")).isExecutable();
+    m_workspaces = std::make_unique<workspace::WorkspaceRegistry>(
+        state.filePath(QStringLiteral("workspaces")));
+    m_workspaces->load();
+    m_context.workspaces = m_workspaces.get();
+    m_context.startedAtMs = QDateTime::currentMSecsSinceEpoch();
+
+    m_api = std::make_unique<api::ApiService>(&m_context);
+    http::HttpLimits limits;
+    limits.maxBodyBytes = m_context.config.maxRequestBodyBytes;
+    limits.headerTimeoutMs = m_context.config.headerTimeoutMs;
+    limits.idleTimeoutMs = m_context.config.idleTimeoutMs;
+    m_server = std::make_unique<http::HttpServer>(m_api.get(), limits);
+    if (!m_server->listen(m_context.config.listenAddress, m_context.config.listenPort)) {
+        logLine(QStringLiteral("runbox-agent: cannot listen on %1:%2: %3")
+                    .arg(m_context.config.listenAddress.toString())
+                    .arg(m_context.config.listenPort)
+                    .arg(m_server->errorString()));
+        return 1;
+    }
+    installSignalHandlers();
+
+    const QString host = m_context.config.listenAddress.protocol() == QAbstractSocket::IPv6Protocol
+                             ? '[' + m_context.config.listenAddress.toString() + ']'
+                             : m_context.config.listenAddress.toString();
+    const QString url = QStringLiteral("http://%1:%2").arg(host).arg(m_server->serverPort());
+    for (const QString& w : m_context.capability.warnings)
+        logLine(QStringLiteral("warning: %1").arg(w));
+    if (!m_context.sandboxReady())
+        logLine(QStringLiteral("warning: executions are refused (503 sandbox_unavailable): %1")
+                    .arg(m_context.unavailableReason()));
+    logLine(
+        QStringLiteral("runbox-agent %1 listening on %2; %3; seccomp %4%5; state %6")
+            .arg(QStringLiteral(RUNBOX_VERSION), url, m_context.capability.summaryLine(),
+                 sandbox::SeccompProfile::nativeArch(),
+                 m_context.seccompError.isEmpty() ? QString() : QStringLiteral(" (unavailable)"),
+                 state.path()));
+    state.writeUrl(url);
+    return -1;
+}
+
+void AgentRuntime::installSignalHandlers() {
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, g_signalPipe) != 0)
+        return;
+    struct sigaction sa {};
+    sa.sa_handler = onSignal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    ::sigaction(SIGTERM, &sa, nullptr);
+    ::sigaction(SIGINT, &sa, nullptr);
+    auto* notifier = new QSocketNotifier(g_signalPipe[0], QSocketNotifier::Read, this);
+    connect(notifier, &QSocketNotifier::activated, this, [this] {
+        char c;
+        [[maybe_unused]] const ssize_t n = ::read(g_signalPipe[0], &c, 1);
+        shutdown();
+    });
+}
+
+void AgentRuntime::shutdown() {
+    logLine(QStringLiteral("runbox-agent: stopping (signal received)"));
+    m_server->close();
+    m_api->stopAll();
+    // Executions report their end within the event loop; give them a moment, then leave.
+    QTimer::singleShot(1500, qApp, &QCoreApplication::quit);
+}
+
+} // namespace runbox

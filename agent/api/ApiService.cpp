@@ -1,0 +1,78 @@
+#include "agent/api/ApiService.h"
+
+#include "agent/api/ExecRoutes.h"
+#include "agent/api/HealthRoutes.h"
+#include "agent/api/WorkspaceRoutes.h"
+
+#include <QDateTime>
+#include <QJsonDocument>
+
+namespace runbox::api {
+
+std::optional<ApiError> parseJsonObject(const QByteArray& body, QJsonObject* out) {
+    if (body.trimmed().isEmpty()) {
+        *out = {};
+        return std::nullopt;
+    }
+    QJsonParseError err{};
+    const QJsonDocument doc = QJsonDocument::fromJson(body, &err);
+    if (err.error != QJsonParseError::NoError)
+        return ApiError{400, QStringLiteral("invalid_json"),
+                        QStringLiteral("body is not valid JSON: %1 at byte %2")
+                            .arg(err.errorString())
+                            .arg(err.offset)};
+    if (!doc.isObject())
+        return ApiError{400, QStringLiteral("invalid_json"),
+                        QStringLiteral("body must be a JSON object")};
+    *out = doc.object();
+    return std::nullopt;
+}
+
+ApiService::ApiService(AgentContext* context, QObject* parent)
+    : QObject(parent), m_context(context),
+      m_auth(context->agentToken, context->config.signatureWindowMs,
+             [context](const QString& id) {
+                 const workspace::Workspace* ws = context->workspaces->find(id);
+                 return ws ? ws->tokenNonce : QByteArray();
+             }),
+      m_exec(std::make_unique<ExecRoutes>(context)) {
+    HealthRoutes::registerRoutes(m_router, context);
+    WorkspaceRoutes::registerRoutes(m_router, context,
+                                    [this](const QString& id) { return m_exec->isBusy(id); });
+    m_exec->registerRoutes(m_router);
+}
+
+ApiService::~ApiService() = default;
+
+void ApiService::handle(http::HttpExchange* ex) {
+    const http::HttpRequest& req = ex->request();
+    if (req.rawPath == "/health") {
+        if (req.method != "GET" && req.method != "HEAD")
+            return ex->replyError(405, QStringLiteral("method_not_allowed"),
+                                  QStringLiteral("/health answers GET only"));
+        return ex->replyJson(200, HealthRoutes::publicHealth());
+    }
+    // Authenticate before looking at anything else: no side effect, no route disclosure.
+    Principal who;
+    if (auto err = m_auth.verify(req, QDateTime::currentMSecsSinceEpoch(), &who))
+        return ex->replyError(*err);
+    PathParams params;
+    bool pathMatched = false;
+    const RouteHandler* handler = m_router.match(req.method, req.rawPath, &params, &pathMatched);
+    if (!handler) {
+        if (pathMatched)
+            return ex->replyError(
+                405, QStringLiteral("method_not_allowed"),
+                QStringLiteral("%1 is not allowed on %2")
+                    .arg(QString::fromLatin1(req.method), QString::fromLatin1(req.rawPath)));
+        return ex->replyError(404, QStringLiteral("not_found"),
+                              QStringLiteral("no route %1").arg(QString::fromLatin1(req.rawPath)));
+    }
+    (*handler)(ex, who, params);
+}
+
+void ApiService::stopAll() {
+    m_exec->stopAll();
+}
+
+} // namespace runbox::api

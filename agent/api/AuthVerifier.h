@@ -1,0 +1,65 @@
+#pragma once
+
+#include "agent/http/HttpRequest.h"
+#include "shared/ApiError.h"
+
+#include <QByteArray>
+#include <QHash>
+#include <QString>
+
+#include <functional>
+#include <optional>
+
+namespace runbox::api {
+
+/// Who a verified request speaks for.
+struct Principal {
+    enum class Kind { Agent, Workspace };
+    Kind kind = Kind::Agent;
+    QString workspaceId; ///< for Kind::Workspace
+    QString tokenId;     ///< short, non-secret id for audit trails ("agent" or "ws:<id>")
+
+    bool isAgent() const { return kind == Kind::Agent; }
+    /// May this principal act on workspace @p id? The agent may act on all.
+    bool mayUseWorkspace(const QString& id) const { return isAgent() || workspaceId == id; }
+};
+
+/// Scoped workspace tokens: `ws1.<id>.<nonce>.<hex HMAC-SHA256(agent secret,
+/// "runbox-workspace:" + id + ":" + nonce)>` (DESIGN.md §3). Re-derivable from the agent secret
+/// and the public nonce; never stored.
+class WorkspaceToken final {
+public:
+    static QByteArray derive(const QByteArray& agentSecret, const QString& workspaceId,
+                             const QByteArray& nonceHex);
+    /// Splits a presented token; returns false when it does not have the ws1 shape.
+    static bool split(const QByteArray& token, QString* workspaceId, QByteArray* nonceHex);
+};
+
+/// Verifies DESIGN.md §3 request auth: bearer token, `X-Runbox-Timestamp` within ±window,
+/// a fresh 128-bit `X-Runbox-Nonce` (replays inside the window are refused), and
+/// `X-Runbox-Signature` over method, raw target, timestamp, nonce and the body's SHA-256 —
+/// all compared in constant time, all before any side effect. Failures are 401 with codes
+/// unauthorized, signature_expired, signature_invalid, replayed_request.
+class AuthVerifier final {
+public:
+    /// @p workspaceNonce: the nonce recorded for a workspace id, or empty when no such
+    /// workspace exists (its token is then refused).
+    AuthVerifier(QByteArray agentToken, qint64 windowMs,
+                 std::function<QByteArray(const QString&)> workspaceNonce);
+
+    /// Verifies @p request at time @p nowMs (ms since epoch). @p bodySha256Hex: pass the
+    /// digest when the body was streamed elsewhere; empty means hash request.body.
+    std::optional<ApiError> verify(const http::HttpRequest& request, qint64 nowMs,
+                                   Principal* principal, const QByteArray& bodySha256Hex = {});
+
+private:
+    bool rememberNonce(const QByteArray& nonce, qint64 nowMs);
+
+    QByteArray m_agentToken;
+    qint64 m_windowMs;
+    std::function<QByteArray(const QString&)> m_workspaceNonce;
+    QHash<QByteArray, qint64> m_seenNonces; ///< nonce → expiry (ms)
+    qint64 m_nextSweepMs = 0;
+};
+
+} // namespace runbox::api

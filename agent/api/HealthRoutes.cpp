@@ -1,0 +1,42 @@
+#include "agent/api/HealthRoutes.h"
+
+#include <QDateTime>
+#include <QJsonArray>
+
+namespace runbox::api {
+
+QJsonObject HealthRoutes::publicHealth() {
+    return {{"status", "ok"}, {"version", RUNBOX_VERSION}, {"protocol", kProtocol}};
+}
+
+void HealthRoutes::registerRoutes(Router& router, AgentContext* ctx) {
+    router.add(
+        "GET", QStringLiteral("/v1/health"),
+        [ctx](http::HttpExchange* ex, const Principal&, const PathParams&) {
+            QJsonObject sandbox = ctx->capability.toJson();
+            sandbox.insert(QStringLiteral("ready"), ctx->sandboxReady());
+            if (!ctx->sandboxReady())
+                sandbox.insert(QStringLiteral("unavailableReason"), ctx->unavailableReason());
+            QJsonObject seccomp{{"arch", sandbox::SeccompProfile::nativeArch()},
+                                {"profiles", QJsonArray{"baseline", "network", "npu"}},
+                                {"deniedAction", "EPERM"}};
+            if (!ctx->seccompError.isEmpty())
+                seccomp.insert(QStringLiteral("error"), ctx->seccompError);
+            QJsonObject body = publicHealth();
+            body.insert(QStringLiteral("sandbox"), sandbox);
+            body.insert(QStringLiteral("seccomp"), seccomp);
+            body.insert(QStringLiteral("limits"),
+                        QJsonObject{{"executionTimeoutMs", ctx->config.defaultExecutionTimeoutMs},
+                                    {"maxOutputBytes", ctx->config.maxOutputBytes},
+                                    {"setupTimeoutMs", ctx->config.setupTimeoutMs}});
+            body.insert(QStringLiteral("languages"), ctx->rAvailable
+                                                         ? QJsonArray{"shell", "python", "r"}
+                                                         : QJsonArray{"shell", "python"});
+            body.insert(QStringLiteral("workspaces"), ctx->workspaces->list().size());
+            body.insert(QStringLiteral("uptimeMs"),
+                        QDateTime::currentMSecsSinceEpoch() - ctx->startedAtMs);
+            ex->replyJson(200, body);
+        });
+}
+
+} // namespace runbox::api

@@ -1,0 +1,18 @@
+#pragma once
+
+#include "agent/api/AgentContext.h"
+#include "agent/api/Router.h"
+
+namespace runbox::api {
+
+/// `GET /health` (liveness, version, protocol) and `GET /v1/health` (the sandbox conclusion,
+/// seccomp, limits, workspaces).
+class HealthRoutes final {
+public:
+    static constexpr int kProtocol = 1;
+    static void registerRoutes(Router& router, AgentContext* context);
+    /// The body of the unauthenticated `/health`: {"status":"ok","version","protocol"}.
+    static QJsonObject publicHealth();
+};
+
+} // namespace runbox::api

@@ -1,0 +1,142 @@
+#include "agent/config/AgentConfig.h"
+
+#include <QDir>
+#include <QProcessEnvironment>
+#include <QSettings>
+
+namespace runbox::config {
+
+namespace {
+
+bool parseListen(const QString& value, QHostAddress* addr, quint16* port) {
+    const qsizetype colon = value.lastIndexOf(':');
+    if (colon <= 0)
+        return false;
+    QString host = value.left(colon);
+    if (host.startsWith('[') && host.endsWith(']'))
+        host = host.mid(1, host.size() - 2);
+    bool ok = false;
+    const uint p = value.mid(colon + 1).toUInt(&ok);
+    if (!ok || p > 65535 || !addr->setAddress(host))
+        return false;
+    *port = quint16(p);
+    return true;
+}
+
+bool parsePositive(const QString& text, qint64* out) {
+    bool ok = false;
+    const qint64 v = text.toLongLong(&ok);
+    if (!ok || v <= 0)
+        return false;
+    *out = v;
+    return true;
+}
+
+QString defaultStateDir(const QProcessEnvironment& env) {
+    const QString systemd = env.value(QStringLiteral("STATE_DIRECTORY"));
+    if (!systemd.isEmpty())
+        return systemd.split(':').first();
+    return QDir::homePath() + QStringLiteral("/.local/state/runbox");
+}
+
+} // namespace
+
+QString AgentConfig::usage() {
+    return QStringLiteral(
+        "Usage: runbox-agent [options]\n"
+        "  --state-dir DIR      state directory (default $STATE_DIRECTORY or "
+        "~/.local/state/runbox)\n"
+        "  --listen HOST:PORT   listen address (default 127.0.0.1:4311; port 0 = any free port)\n"
+        "  --bwrap PATH         bubblewrap binary (default: bwrap from PATH)\n"
+        "  --setup-timeout-ms N kill a sandbox whose set-up takes longer (default 10000)\n"
+        "  --log-level LEVEL    debug|info|warning (default info)\n"
+        "  --help               this text\n"
+        "Environment: RUNBOX_STATE_DIR, RUNBOX_LISTEN, RUNBOX_BWRAP, RUNBOX_SIGNATURE_WINDOW_MS,\n"
+        "RUNBOX_EXECUTION_TIMEOUT_MS, RUNBOX_MAX_OUTPUT_BYTES. Config file: "
+        "<state-dir>/agent.conf.\n");
+}
+
+bool AgentConfig::parse(const QStringList& args, QString* error) {
+    const QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    QString listen;
+    stateDir = env.value(QStringLiteral("RUNBOX_STATE_DIR"), defaultStateDir(env));
+    listen = env.value(QStringLiteral("RUNBOX_LISTEN"));
+    bwrapPath = env.value(QStringLiteral("RUNBOX_BWRAP"), bwrapPath);
+
+    QString setupTimeout;
+    for (qsizetype i = 0; i < args.size(); ++i) {
+        const QString& a = args[i];
+        auto takeValue = [&](QString* out) {
+            if (i + 1 >= args.size()) {
+                *error = QStringLiteral("option %1 needs a value").arg(a);
+                return false;
+            }
+            *out = args[++i];
+            return true;
+        };
+        bool ok = true;
+        if (a == QLatin1String("--state-dir"))
+            ok = takeValue(&stateDir);
+        else if (a == QLatin1String("--listen"))
+            ok = takeValue(&listen);
+        else if (a == QLatin1String("--bwrap"))
+            ok = takeValue(&bwrapPath);
+        else if (a == QLatin1String("--setup-timeout-ms"))
+            ok = takeValue(&setupTimeout);
+        else if (a == QLatin1String("--log-level"))
+            ok = takeValue(&logLevel);
+        else {
+            *error = QStringLiteral("unknown option %1 (see --help)").arg(a);
+            return false;
+        }
+        if (!ok)
+            return false;
+    }
+    if (stateDir.isEmpty()) {
+        *error = QStringLiteral("--state-dir is empty");
+        return false;
+    }
+    stateDir = QDir(stateDir).absolutePath();
+
+    // The config file is read after the state dir is known; env and command line still win.
+    QSettings file(stateDir + QStringLiteral("/agent.conf"), QSettings::IniFormat);
+    auto fileValue = [&](const char* key) { return file.value(QLatin1String(key)).toString(); };
+    if (listen.isEmpty())
+        listen = fileValue("listen");
+    if (!args.contains(QStringLiteral("--bwrap")) &&
+        !env.contains(QStringLiteral("RUNBOX_BWRAP")) && !fileValue("bwrap").isEmpty())
+        bwrapPath = fileValue("bwrap");
+
+    if (!listen.isEmpty() && !parseListen(listen, &listenAddress, &listenPort)) {
+        *error = QStringLiteral("--listen expects HOST:PORT, got \"%1\"").arg(listen);
+        return false;
+    }
+    struct NumberSource {
+        const char* envName;
+        const char* fileKey;
+        qint64* target;
+    };
+    const NumberSource numbers[] = {
+        {"RUNBOX_SIGNATURE_WINDOW_MS", "signatureWindowMs", &signatureWindowMs},
+        {"RUNBOX_EXECUTION_TIMEOUT_MS", "executionTimeoutMs", &defaultExecutionTimeoutMs},
+        {"RUNBOX_MAX_OUTPUT_BYTES", "maxOutputBytes", &maxOutputBytes},
+        {"RUNBOX_SETUP_TIMEOUT_MS", "setupTimeoutMs", &setupTimeoutMs},
+    };
+    for (const NumberSource& n : numbers) {
+        QString text = env.value(QLatin1String(n.envName));
+        if (text.isEmpty())
+            text = fileValue(n.fileKey);
+        if (!text.isEmpty() && !parsePositive(text, n.target)) {
+            *error = QStringLiteral("%1 must be a positive integer, got \"%2\"")
+                         .arg(QLatin1String(n.envName), text);
+            return false;
+        }
+    }
+    if (!setupTimeout.isEmpty() && !parsePositive(setupTimeout, &setupTimeoutMs)) {
+        *error = QStringLiteral("--setup-timeout-ms must be a positive integer");
+        return false;
+    }
+    return true;
+}
+
+} // namespace runbox::config

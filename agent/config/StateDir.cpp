@@ -1,0 +1,92 @@
+#include "agent/config/StateDir.h"
+
+#include "shared/Crypto.h"
+
+#include <QDir>
+#include <QFile>
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace runbox::config {
+
+bool writeFileAtomically(const QString& path, const QByteArray& data, int mode, QString* error) {
+    QByteArray tmp = QFile::encodeName(path) + ".tmp-XXXXXX";
+    const int fd = mkstemp(tmp.data());
+    if (fd < 0) {
+        *error = QStringLiteral("cannot create %1: %2")
+                     .arg(path, QString::fromLocal8Bit(strerror(errno)));
+        return false;
+    }
+    bool ok = fchmod(fd, mode_t(mode)) == 0;
+    qsizetype done = 0;
+    while (ok && done < data.size()) {
+        const ssize_t n = ::write(fd, data.constData() + done, size_t(data.size() - done));
+        if (n < 0 && errno == EINTR)
+            continue;
+        ok = n > 0;
+        done += n > 0 ? n : 0;
+    }
+    ok = ok && fsync(fd) == 0;
+    const int savedErrno = errno;
+    ::close(fd);
+    if (!ok || ::rename(tmp.constData(), QFile::encodeName(path).constData()) != 0) {
+        *error = QStringLiteral("cannot write %1: %2")
+                     .arg(path, QString::fromLocal8Bit(strerror(ok ? errno : savedErrno)));
+        ::unlink(tmp.constData());
+        return false;
+    }
+    return true;
+}
+
+QString StateDir::prepare() const {
+    for (const QString& dir :
+         {m_path, filePath(QStringLiteral("workspaces")), filePath(QStringLiteral("run"))}) {
+        if (!QDir().mkpath(dir))
+            return QStringLiteral("cannot create state directory %1").arg(dir);
+        ::chmod(QFile::encodeName(dir).constData(), 0700);
+    }
+    if (::access(QFile::encodeName(m_path).constData(), W_OK) != 0)
+        return QStringLiteral("state directory %1 is not writable by this user: %2")
+            .arg(m_path, QString::fromLocal8Bit(strerror(errno)));
+    return {};
+}
+
+QByteArray StateDir::loadOrCreateToken(QString* error) const {
+    const QString path = filePath(QStringLiteral("agent.token"));
+    struct stat st {};
+    if (::stat(QFile::encodeName(path).constData(), &st) == 0) {
+        if ((st.st_mode & 077) != 0) {
+            *error = QStringLiteral("%1 is readable by others (mode %2); chmod 600 it")
+                         .arg(path)
+                         .arg(st.st_mode & 0777, 3, 8, QLatin1Char('0'));
+            return {};
+        }
+        QFile f(path);
+        if (!f.open(QIODevice::ReadOnly)) {
+            *error = QStringLiteral("cannot read %1").arg(path);
+            return {};
+        }
+        const QByteArray token = f.readAll().trimmed();
+        if (token.size() < 32) {
+            *error = QStringLiteral("%1 holds no usable token (too short)").arg(path);
+            return {};
+        }
+        return token;
+    }
+    const QByteArray token = crypto::randomBytes(32).toHex();
+    if (!writeFileAtomically(path, token + '\n', 0600, error))
+        return {};
+    return token;
+}
+
+bool StateDir::writeUrl(const QString& url) const {
+    QString error;
+    return writeFileAtomically(filePath(QStringLiteral("agent.url")), url.toUtf8() + '\n', 0644,
+                               &error);
+}
+
+} // namespace runbox::config

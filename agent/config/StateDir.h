@@ -1,0 +1,38 @@
+#pragma once
+
+#include <QByteArray>
+#include <QString>
+
+namespace runbox::config {
+
+/// The agent's state directory (mode 0700) and the files in it that others rely on:
+/// `agent.token` (hex, 0600, created on first start) and `agent.url` (written once ready).
+class StateDir final {
+public:
+    explicit StateDir(QString path) : m_path(std::move(path)) {}
+
+    QString path() const { return m_path; }
+    QString filePath(const QString& name) const { return m_path + '/' + name; }
+
+    /// Creates the directory (and `workspaces/`, `run/`) with mode 0700. Returns an error text,
+    /// empty on success (e.g. "state directory /x is not writable by this user: Permission
+    /// denied").
+    QString prepare() const;
+
+    /// Reads `agent.token`, or creates it with 256 random bits (OpenSSL) as 64 hex chars, mode
+    /// 0600, written to a temp file and renamed so no half-written token is ever read. A token
+    /// file readable by group/others is refused (returns empty and sets @p error).
+    QByteArray loadOrCreateToken(QString* error) const;
+
+    /// Writes @p url + '\n' to `agent.url` atomically.
+    bool writeUrl(const QString& url) const;
+
+private:
+    QString m_path;
+};
+
+/// Writes @p data to @p path atomically (temp file in the same directory, fsync, rename) with
+/// file mode @p mode. Returns false and sets @p error on failure.
+bool writeFileAtomically(const QString& path, const QByteArray& data, int mode, QString* error);
+
+} // namespace runbox::config

@@ -1,0 +1,51 @@
+#pragma once
+
+#include "shared/ApiError.h"
+
+#include <QJsonObject>
+#include <QList>
+#include <QMap>
+#include <QString>
+#include <QStringList>
+
+#include <optional>
+
+namespace runbox::execution {
+
+/// Limits a request is checked against (bytes, ms; 0 = unlimited where said).
+struct ExecLimits {
+    qint64 defaultTimeoutMs = 600000;
+    qint64 maxTimeoutMs = 0; ///< 0 = no ceiling
+    qint64 defaultMaxOutputBytes = 1LL << 30;
+    qint64 maxOutputBytesCeiling = 0; ///< 0 = no ceiling
+    bool rAvailable = false;          ///< R is installed on the host
+};
+
+/// A validated exec request (DESIGN.md §3): what to run, with what, under which limits.
+struct ExecRequest {
+    QString kind;         ///< "shell" | "python" | "r" | "argv"
+    QString code;         ///< script for kind shell/python/r (sent on stdin)
+    QStringList argv;     ///< for kind argv
+    QByteArray stdinData; ///< bytes written to the command's stdin
+    QString cwd;          ///< workspace-relative, normalised ("" = workspace root)
+    QMap<QString, QString> env;
+    QString executionId;       ///< client idempotency key, may be empty
+    qint64 timeoutMs = 0;      ///< 0 = unlimited
+    qint64 maxOutputBytes = 0; ///< stdout + stderr; 0 = unlimited
+    QList<int> npuDevices;     ///< chip logic ids asked for
+
+    /// The argv run inside the sandbox: `bash --noprofile --norc -euo pipefail -s`,
+    /// `python3 -I -`, `R --vanilla --slave`, or argv itself.
+    QStringList sandboxCommand() const;
+
+    /// Parses and validates a request body. Errors are 400s naming the field:
+    /// invalid_request, invalid_kind, invalid_argv, invalid_env, invalid_cwd, invalid_timeout,
+    /// invalid_output_limit, persistent_kernel_unsupported, r_unavailable, invalid_execution_id.
+    static std::optional<ApiError> parse(const QJsonObject& body, const ExecLimits& limits,
+                                         ExecRequest* out);
+    /// Validates a workspace-relative cwd: no leading '/', no '.', '..' or empty segments, no
+    /// NUL or backslash, at most 4096 bytes. Returns the normalised path or an error text.
+    static QString validateCwd(const QString& cwd, QString* error);
+};
+
+} // namespace runbox::execution

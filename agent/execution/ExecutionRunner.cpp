@@ -1,0 +1,182 @@
+#include "agent/execution/ExecutionRunner.h"
+
+#include <QJsonArray>
+
+#include <csignal>
+#include <cstring>
+
+namespace runbox::execution {
+
+namespace {
+constexpr int kPingIntervalMs = 15000;
+constexpr qsizetype kStderrHeadBytes = 8192;
+
+QString lastBwrapLine(const QByteArray& stderrHead) {
+    QString last;
+    for (const QByteArray& line : stderrHead.split('\n'))
+        if (line.startsWith("bwrap: "))
+            last = QString::fromUtf8(line.trimmed());
+    return last;
+}
+} // namespace
+
+QJsonObject ExecutionResult::toEvent() const {
+    QJsonObject ev{{"type", "exit"},
+                   {"status", status},
+                   {"exitCode", exitCode >= 0 ? QJsonValue(exitCode) : QJsonValue()},
+                   {"signal", signal.isEmpty() ? QJsonValue() : QJsonValue(signal)},
+                   {"durationMs", durationMs},
+                   {"createdFiles", QJsonArray::fromStringList(changes.created)},
+                   {"modifiedFiles", QJsonArray::fromStringList(changes.modified)},
+                   {"deletedFiles", QJsonArray::fromStringList(changes.deleted)},
+                   {"filesTruncated", changes.truncated},
+                   {"stdoutBytes", stdoutBytes},
+                   {"stderrBytes", stderrBytes}};
+    if (!reason.isEmpty())
+        ev.insert(QStringLiteral("reason"), reason);
+    return ev;
+}
+
+ExecutionRunner::ExecutionRunner(sandbox::SandboxLaunch launch, Options options, QObject* parent)
+    : QObject(parent), m_launch(std::move(launch)), m_options(std::move(options)),
+      m_process(new SandboxProcess(this)) {
+    m_timeout.setSingleShot(true);
+    m_setupTimer.setSingleShot(true);
+    m_ping.setInterval(kPingIntervalMs);
+    connect(&m_timeout, &QTimer::timeout, this, [this] {
+        stop(QStringLiteral("timed_out"),
+             QStringLiteral("execution exceeded its %1 ms timeout").arg(m_options.timeoutMs));
+    });
+    connect(&m_setupTimer, &QTimer::timeout, this, &ExecutionRunner::checkSetup);
+    connect(&m_ping, &QTimer::timeout, this, [this] { sendEvent({{"type", "ping"}}); });
+    connect(m_process, &SandboxProcess::stdoutData, this,
+            [this](const QByteArray& d) { onOutput(0, d); });
+    connect(m_process, &SandboxProcess::stderrData, this,
+            [this](const QByteArray& d) { onOutput(1, d); });
+    connect(m_process, &SandboxProcess::finished, this, &ExecutionRunner::onProcessFinished);
+}
+
+void ExecutionRunner::start() {
+    if (m_options.snapshotBefore)
+        m_options.snapshotBefore();
+    m_clock.start();
+    QString error;
+    if (!m_process->start(m_launch, m_options.stdinData, m_options.maxProcesses, &error)) {
+        sendEvent({{"type", "started"},
+                   {"executionId", m_options.executionId},
+                   {"workspace", m_options.workspaceId}});
+        ExecutionResult r;
+        r.status = QStringLiteral("setup_failed");
+        r.reason = error;
+        finishWith(r);
+        return;
+    }
+    sendEvent({{"type", "started"},
+               {"executionId", m_options.executionId},
+               {"workspace", m_options.workspaceId},
+               {"startedAt", QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs)}});
+    if (m_options.timeoutMs > 0)
+        m_timeout.start(int(std::min<qint64>(m_options.timeoutMs, INT_MAX)));
+    m_setupTimer.start(int(std::min<qint64>(m_options.setupTimeoutMs, INT_MAX)));
+    m_ping.start();
+}
+
+void ExecutionRunner::checkSetup() {
+    if (m_finished || m_process->commandForked())
+        return;
+    stop(
+        QStringLiteral("setup_failed"),
+        QStringLiteral("sandbox set-up did not finish within %1 ms").arg(m_options.setupTimeoutMs));
+}
+
+void ExecutionRunner::stop(const QString& status, const QString& reason) {
+    if (m_finished || !m_stopStatus.isEmpty())
+        return;
+    m_stopStatus = status;
+    m_stopReason = reason;
+    m_process->killGroup();
+    m_process->setReadingPaused(false);
+}
+
+void ExecutionRunner::setPaused(bool paused) {
+    if (m_stopStatus.isEmpty())
+        m_process->setReadingPaused(paused);
+}
+
+void ExecutionRunner::onOutput(int stream, const QByteArray& data) {
+    if (!m_stopStatus.isEmpty() && m_stopStatus != QLatin1String("timed_out") &&
+        m_stopStatus != QLatin1String("cancelled"))
+        return; // output past a limit is dropped
+    QByteArray bytes = data;
+    if (stream == 1 && m_stderrHead.size() < kStderrHeadBytes)
+        m_stderrHead += data.left(kStderrHeadBytes - m_stderrHead.size());
+    if (m_options.maxOutputBytes > 0 && m_outputBytes + bytes.size() > m_options.maxOutputBytes) {
+        bytes.truncate(qsizetype(m_options.maxOutputBytes - m_outputBytes));
+        for (const OutputFrame& f : m_framer[stream].feed(bytes))
+            sendEvent(f.toEvent(stream == 0 ? QStringLiteral("stdout") : QStringLiteral("stderr")));
+        m_outputBytes += bytes.size();
+        stop(QStringLiteral("output_limited"),
+             QStringLiteral("output exceeded maxOutputBytes (%1 bytes)")
+                 .arg(m_options.maxOutputBytes));
+        return;
+    }
+    m_outputBytes += bytes.size();
+    for (const OutputFrame& f : m_framer[stream].feed(bytes))
+        sendEvent(f.toEvent(stream == 0 ? QStringLiteral("stdout") : QStringLiteral("stderr")));
+}
+
+void ExecutionRunner::onProcessFinished(const ProcessExit& exit) {
+    for (int s = 0; s < 2; ++s)
+        for (const OutputFrame& f : m_framer[s].flush())
+            sendEvent(f.toEvent(s == 0 ? QStringLiteral("stdout") : QStringLiteral("stderr")));
+    ExecutionResult r;
+    r.exitCode = exit.exited ? exit.exitCode : -1;
+    if (!m_stopStatus.isEmpty()) {
+        r.status = m_stopStatus;
+        r.reason = m_stopReason;
+        r.signal = QStringLiteral("SIGKILL");
+    } else if (!exit.exited) {
+        r.status = QStringLiteral("failed");
+        r.signal = QString::fromLatin1(sigabbrev_np(exit.signal) ? sigabbrev_np(exit.signal) : "");
+        r.signal.prepend(QStringLiteral("SIG"));
+        r.reason = QStringLiteral("the sandbox was killed by a signal");
+    } else if (!exit.commandStarted) {
+        const QString detail = lastBwrapLine(m_stderrHead);
+        if (detail.contains(QLatin1String("execvp"))) {
+            r.status = QStringLiteral("failed");
+            r.exitCode = 127;
+            r.reason = detail;
+        } else {
+            r.status = QStringLiteral("setup_failed");
+            r.exitCode = -1;
+            r.reason = detail.isEmpty() ? QStringLiteral("the sandbox could not be built") : detail;
+        }
+    } else {
+        r.status = exit.exitCode == 0 ? QStringLiteral("completed") : QStringLiteral("failed");
+    }
+    finishWith(r);
+}
+
+void ExecutionRunner::sendEvent(const QJsonObject& ev) {
+    if (ev.value(QLatin1String("type")).toString() != QLatin1String("ping") && m_ping.isActive())
+        m_ping.start();
+    Q_EMIT event(ev);
+}
+
+void ExecutionRunner::finishWith(ExecutionResult result) {
+    if (m_finished)
+        return;
+    m_finished = true;
+    m_timeout.stop();
+    m_setupTimer.stop();
+    m_ping.stop();
+    result.durationMs = m_clock.isValid() ? m_clock.elapsed() : 0;
+    result.stdoutBytes = m_framer[0].totalBytes();
+    result.stderrBytes = m_framer[1].totalBytes();
+    if (m_options.changesAfter && result.status != QLatin1String("setup_failed"))
+        result.changes = m_options.changesAfter();
+    sendEvent(result.toEvent());
+    Q_EMIT finished(result);
+}
+
+} // namespace runbox::execution

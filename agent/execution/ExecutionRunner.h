@@ -1,0 +1,95 @@
+#pragma once
+
+#include "agent/execution/ExecRequest.h"
+#include "agent/execution/OutputFramer.h"
+#include "agent/execution/SandboxProcess.h"
+#include "agent/sandbox/SandboxLaunch.h"
+
+#include <QDateTime>
+#include <QElapsedTimer>
+#include <QJsonObject>
+#include <QObject>
+#include <QStringList>
+#include <QTimer>
+
+#include <functional>
+
+namespace runbox::execution {
+
+/// Files an execution created, modified and deleted in its workspace (workspace-relative).
+struct FileChanges {
+    QStringList created, modified, deleted;
+    bool truncated = false;
+};
+
+/// How one execution ended (DESIGN.md §2 states).
+struct ExecutionResult {
+    QString status;    ///< completed | failed | timed_out | cancelled | output_limited |
+                       ///< quota_exceeded | setup_failed
+    int exitCode = -1; ///< the command's exit code (128+N when a signal ended it inside)
+    QString signal;    ///< e.g. "SIGKILL" when the agent killed the sandbox, else empty
+    qint64 durationMs = 0;
+    QString reason; ///< human text for everything but completed/failed
+    FileChanges changes;
+    qint64 stdoutBytes = 0, stderrBytes = 0;
+
+    /// The `exit` event: {"type":"exit","status","exitCode","signal","durationMs","reason",
+    /// "createdFiles","modifiedFiles","deletedFiles","filesTruncated","stdoutBytes","stderrBytes"}.
+    QJsonObject toEvent() const;
+};
+
+/// Runs one sandbox launch to its end and turns it into the event stream of DESIGN.md §3:
+/// `started`, `stdout`/`stderr` frames, `ping` after 15 s of silence, `exit` last (after every
+/// byte of output). Enforces the execution timeout, the output limit and the set-up timeout by
+/// killing the whole process group.
+class ExecutionRunner final : public QObject {
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(ExecutionRunner)
+public:
+    struct Options {
+        QString executionId; ///< the agent's id of this execution
+        QString workspaceId;
+        qint64 timeoutMs = 0;      ///< 0 = unlimited
+        qint64 maxOutputBytes = 0; ///< stdout + stderr; 0 = unlimited
+        qint64 setupTimeoutMs = 10000;
+        quint64 maxProcesses = 4096; ///< RLIMIT_NPROC of the sandbox
+        QByteArray stdinData;
+        /// Called before start and after the end to compute the workspace changes.
+        std::function<void()> snapshotBefore;
+        std::function<FileChanges()> changesAfter;
+    };
+
+    ExecutionRunner(sandbox::SandboxLaunch launch, Options options, QObject* parent = nullptr);
+
+    void start();
+    /// Kills the execution; it ends with @p status (cancelled, quota_exceeded, …) and @p reason.
+    void stop(const QString& status, const QString& reason);
+    /// Backpressure: stops reading the sandbox's output while the consumer is behind.
+    void setPaused(bool paused);
+    bool isFinished() const { return m_finished; }
+    const sandbox::SandboxLaunch& launch() const { return m_launch; }
+
+Q_SIGNALS:
+    void event(const QJsonObject& event);
+    void finished(const runbox::execution::ExecutionResult& result);
+
+private:
+    void onOutput(int stream, const QByteArray& data);
+    void onProcessFinished(const ProcessExit& exit);
+    void checkSetup();
+    void sendEvent(const QJsonObject& ev);
+    void finishWith(ExecutionResult result);
+
+    sandbox::SandboxLaunch m_launch;
+    Options m_options;
+    SandboxProcess* m_process;
+    OutputFramer m_framer[2];
+    QByteArray m_stderrHead; ///< first bytes of stderr, to explain a failed set-up
+    qint64 m_outputBytes = 0;
+    QString m_stopStatus, m_stopReason;
+    QTimer m_timeout, m_setupTimer, m_ping;
+    QElapsedTimer m_clock;
+    bool m_finished = false;
+};
+
+} // namespace runbox::execution

@@ -1,0 +1,111 @@
+#include "agent/execution/OutputFramer.h"
+
+namespace runbox::execution {
+
+namespace {
+int sequenceLength(unsigned char lead) {
+    if (lead < 0x80)
+        return 1;
+    if (lead >= 0xC2 && lead <= 0xDF)
+        return 2;
+    if (lead >= 0xE0 && lead <= 0xEF)
+        return 3;
+    if (lead >= 0xF0 && lead <= 0xF4)
+        return 4;
+    return 0;
+}
+bool isContinuation(unsigned char c) {
+    return (c & 0xC0) == 0x80;
+}
+} // namespace
+
+bool isValidUtf8(const char* data, qsizetype size) {
+    const auto* s = reinterpret_cast<const unsigned char*>(data);
+    qsizetype i = 0;
+    while (i < size) {
+        const unsigned char c = s[i];
+        if (c < 0x80) {
+            ++i;
+            continue;
+        }
+        const int len = sequenceLength(c);
+        if (len == 0 || i + len > size)
+            return false;
+        for (int k = 1; k < len; ++k)
+            if (!isContinuation(s[i + k]))
+                return false;
+        const unsigned char c1 = s[i + 1];
+        if (c == 0xE0 && c1 < 0xA0)
+            return false; // overlong
+        if (c == 0xED && c1 > 0x9F)
+            return false; // surrogates
+        if (c == 0xF0 && c1 < 0x90)
+            return false; // overlong
+        if (c == 0xF4 && c1 > 0x8F)
+            return false; // > U+10FFFF
+        i += len;
+    }
+    return true;
+}
+
+qsizetype incompleteUtf8Tail(const QByteArray& data) {
+    const auto* s = reinterpret_cast<const unsigned char*>(data.constData());
+    const qsizetype n = data.size();
+    for (qsizetype back = 1; back <= 3 && back <= n; ++back) {
+        const unsigned char c = s[n - back];
+        if (isContinuation(c))
+            continue;
+        const int len = sequenceLength(c);
+        return (len > back) ? back : 0;
+    }
+    return 0;
+}
+
+QJsonObject OutputFrame::toEvent(const QString& stream) const {
+    QJsonObject ev{{"type", stream}, {"offset", offset}};
+    if (isValidUtf8(bytes.constData(), bytes.size()))
+        ev.insert(QStringLiteral("data"), QString::fromUtf8(bytes));
+    else
+        ev.insert(QStringLiteral("dataBase64"), QString::fromLatin1(bytes.toBase64()));
+    return ev;
+}
+
+void OutputFramer::emitFrames(const QByteArray& bytes, QList<OutputFrame>* out) {
+    qsizetype pos = 0;
+    while (pos < bytes.size()) {
+        qsizetype len = std::min(m_maxFrame, bytes.size() - pos);
+        if (pos + len < bytes.size()) {
+            // Do not cut inside a character when a cut at its start is possible.
+            const qsizetype tail = incompleteUtf8Tail(bytes.mid(pos, len));
+            if (tail > 0 && tail < len)
+                len -= tail;
+        }
+        out->append(OutputFrame{bytes.mid(pos, len), m_offset});
+        m_offset += len;
+        pos += len;
+    }
+}
+
+QList<OutputFrame> OutputFramer::feed(const QByteArray& bytes) {
+    QList<OutputFrame> out;
+    QByteArray data = m_carry + bytes;
+    m_carry.clear();
+    const qsizetype tail = incompleteUtf8Tail(data);
+    if (tail > 0) {
+        m_carry = data.right(tail);
+        data.chop(tail);
+    }
+    emitFrames(data, &out);
+    return out;
+}
+
+QList<OutputFrame> OutputFramer::flush() {
+    QList<OutputFrame> out;
+    if (!m_carry.isEmpty()) {
+        emitFrames(m_carry, &out);
+        m_carry.clear();
+    }
+    return out;
+}
+
+} // namespace runbox::execution

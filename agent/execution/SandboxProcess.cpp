@@ -1,0 +1,350 @@
+#include "agent/execution/SandboxProcess.h"
+
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSocketNotifier>
+#include <QTimer>
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <vector>
+
+namespace runbox::execution {
+
+namespace {
+
+constexpr int kReadChunk = 64 * 1024;
+constexpr int kHighFdBase = 64; ///< sources are moved above the targets before dup2
+
+void closeFd(int& fd) {
+    if (fd >= 0)
+        ::close(fd);
+    fd = -1;
+}
+
+void setNonBlocking(int fd) {
+    ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
+}
+
+int pidfdOpen(pid_t pid) {
+    return int(::syscall(SYS_pidfd_open, pid, 0));
+}
+
+/// An argv/envp array whose strings live as long as the object.
+struct CStringArray {
+    std::vector<QByteArray> storage;
+    std::vector<char*> pointers;
+    void add(const QByteArray& s) { storage.push_back(s); }
+    char** finish() {
+        for (QByteArray& s : storage)
+            pointers.push_back(s.data());
+        pointers.push_back(nullptr);
+        return pointers.data();
+    }
+};
+
+} // namespace
+
+SandboxProcess::SandboxProcess(QObject* parent) : QObject(parent) {}
+
+SandboxProcess::~SandboxProcess() {
+    if (m_pid > 0 && !m_reaped) {
+        ::kill(-m_pid, SIGKILL);
+        ::waitpid(m_pid, nullptr, 0);
+    }
+    for (int& fd : m_outFd)
+        closeFd(fd);
+    closeFd(m_stdinFd);
+    closeFd(m_statusFd);
+    closeFd(m_pidfd);
+}
+
+bool SandboxProcess::start(const sandbox::SandboxLaunch& launch, const QByteArray& stdinData,
+                           quint64 maxProcesses, QString* error) {
+    CStringArray argv, envp;
+    argv.add(QFile::encodeName(launch.program));
+    for (const QString& a : launch.arguments)
+        argv.add(a.toUtf8());
+    for (auto it = launch.environment.begin(); it != launch.environment.end(); ++it)
+        envp.add((it.key() + '=' + it.value()).toUtf8());
+    const QByteArray program = QFile::encodeName(launch.program);
+    const QByteArray cwd = QFile::encodeName(launch.workingDirectory);
+
+    // (source fd, target fd) pairs; sources are first moved to >= kHighFdBase.
+    std::vector<std::pair<int, int>> moves;
+    std::vector<int> toCloseInParent;
+    auto fail = [&](const QString& what) {
+        *error = QStringLiteral("%1: %2").arg(what, QString::fromLocal8Bit(strerror(errno)));
+        for (auto& m : moves)
+            ::close(m.first);
+        for (int fd : toCloseInParent)
+            ::close(fd);
+        return false;
+    };
+    auto addMove = [&](int fd, int target) {
+        const int high = ::fcntl(fd, F_DUPFD_CLOEXEC, kHighFdBase);
+        ::close(fd);
+        if (high < 0)
+            return false;
+        moves.push_back({high, target});
+        return true;
+    };
+
+    int in[2], out[2], err[2], status[2];
+    if (::pipe2(in, O_CLOEXEC) != 0)
+        return fail(QStringLiteral("pipe"));
+    toCloseInParent.push_back(in[1]);
+    if (!addMove(in[0], 0) || ::pipe2(out, O_CLOEXEC) != 0)
+        return fail(QStringLiteral("pipe"));
+    toCloseInParent.push_back(out[0]);
+    if (!addMove(out[1], 1) || ::pipe2(err, O_CLOEXEC) != 0)
+        return fail(QStringLiteral("pipe"));
+    toCloseInParent.push_back(err[0]);
+    if (!addMove(err[1], 2) || ::pipe2(status, O_CLOEXEC) != 0)
+        return fail(QStringLiteral("pipe"));
+    toCloseInParent.push_back(status[0]);
+    if (!addMove(status[1], launch.jsonStatusFd))
+        return fail(QStringLiteral("pipe"));
+    for (const sandbox::FdBinding& b : launch.fds) {
+        const int fd = ::open(QFile::encodeName(b.path).constData(), O_RDONLY | O_CLOEXEC);
+        if (fd < 0 || !addMove(fd, b.childFd))
+            return fail(QStringLiteral("cannot open %1").arg(b.path));
+    }
+    const unsigned closeFrom = [&] {
+        int highest = 2;
+        for (auto& m : moves)
+            highest = std::max(highest, m.second);
+        return unsigned(highest + 1);
+    }();
+
+    char** argvp = argv.finish();
+    char** envpp = envp.finish();
+    const rlimit nproc{rlim_t(maxProcesses), rlim_t(maxProcesses)};
+    volatile int childErrno = 0;
+
+    // vfork: the child only makes async-signal-safe system calls and then execs or _exits.
+    const pid_t pid = vfork();
+    if (pid == 0) {
+        ::setpgid(0, 0);
+        if (maxProcesses > 0)
+            ::setrlimit(RLIMIT_NPROC, &nproc);
+        for (auto& m : moves)
+            if (::dup2(m.first, m.second) < 0) {
+                childErrno = errno;
+                _exit(127);
+            }
+        ::close_range(closeFrom, ~0U, 0);
+        sigset_t none;
+        sigemptyset(&none);
+        ::sigprocmask(SIG_SETMASK, &none, nullptr);
+        for (int s = 1; s < NSIG; ++s)
+            ::signal(s, SIG_DFL);
+        if (!cwd.isEmpty() && ::chdir(cwd.constData()) != 0) {
+            childErrno = errno;
+            _exit(127);
+        }
+        ::execve(program.constData(), argvp, envpp);
+        childErrno = errno;
+        _exit(127);
+    }
+    for (auto& m : moves)
+        ::close(m.first);
+    moves.clear();
+    if (pid < 0 || childErrno != 0) {
+        if (pid > 0)
+            ::waitpid(pid, nullptr, 0);
+        errno = pid < 0 ? errno : childErrno;
+        return fail(QStringLiteral("cannot start %1").arg(launch.program));
+    }
+    m_pid = pid;
+    m_stdinFd = in[1];
+    m_outFd[0] = out[0];
+    m_outFd[1] = err[0];
+    m_statusFd = status[0];
+    m_pidfd = pidfdOpen(pid);
+    for (int fd : {m_stdinFd, m_outFd[0], m_outFd[1], m_statusFd})
+        setNonBlocking(fd);
+
+    for (int i = 0; i < 2; ++i) {
+        m_outNotifier[i] = new QSocketNotifier(m_outFd[i], QSocketNotifier::Read, this);
+        connect(m_outNotifier[i], &QSocketNotifier::activated, this, [this, i] { readPipe(i); });
+    }
+    m_statusNotifier = new QSocketNotifier(m_statusFd, QSocketNotifier::Read, this);
+    connect(m_statusNotifier, &QSocketNotifier::activated, this, &SandboxProcess::readStatus);
+    m_stdin = stdinData;
+    if (m_stdin.isEmpty()) {
+        closeFd(m_stdinFd);
+    } else {
+        m_stdinNotifier = new QSocketNotifier(m_stdinFd, QSocketNotifier::Write, this);
+        connect(m_stdinNotifier, &QSocketNotifier::activated, this, &SandboxProcess::writeStdin);
+    }
+    if (m_pidfd >= 0) {
+        m_pidNotifier = new QSocketNotifier(m_pidfd, QSocketNotifier::Read, this);
+        connect(m_pidNotifier, &QSocketNotifier::activated, this, &SandboxProcess::onPidfdReadable);
+    } else {
+        // No pidfd (kernel < 5.3): poll for the exit.
+        auto* poll = new QTimer(this);
+        connect(poll, &QTimer::timeout, this, &SandboxProcess::onPidfdReadable);
+        poll->start(20);
+    }
+    return true;
+}
+
+void SandboxProcess::writeStdin() {
+    while (m_stdinWritten < m_stdin.size()) {
+        const ssize_t n = ::write(m_stdinFd, m_stdin.constData() + m_stdinWritten,
+                                  size_t(m_stdin.size() - m_stdinWritten));
+        if (n > 0) {
+            m_stdinWritten += n;
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && errno == EAGAIN)
+            return;
+        break; // EPIPE: the command does not read its stdin; that is its right
+    }
+    delete m_stdinNotifier;
+    m_stdinNotifier = nullptr;
+    m_stdin.clear();
+    closeFd(m_stdinFd);
+}
+
+void SandboxProcess::readPipe(int which) {
+    char buf[kReadChunk];
+    for (int round = 0; round < 16 && m_outFd[which] >= 0; ++round) {
+        const ssize_t n = ::read(m_outFd[which], buf, sizeof buf);
+        if (n > 0) {
+            const QByteArray data(buf, n);
+            if (which == 0)
+                Q_EMIT stdoutData(data);
+            else
+                Q_EMIT stderrData(data);
+            if (m_paused)
+                return;
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && errno == EAGAIN)
+            return;
+        delete m_outNotifier[which];
+        m_outNotifier[which] = nullptr;
+        closeFd(m_outFd[which]);
+        maybeFinish();
+        return;
+    }
+}
+
+void SandboxProcess::readStatus() {
+    char buf[4096];
+    for (;;) {
+        const ssize_t n = ::read(m_statusFd, buf, sizeof buf);
+        if (n > 0) {
+            m_status.append(buf, n);
+            continue;
+        }
+        if (n < 0 && (errno == EINTR))
+            continue;
+        if (n < 0 && errno == EAGAIN)
+            break;
+        delete m_statusNotifier;
+        m_statusNotifier = nullptr;
+        closeFd(m_statusFd);
+        break;
+    }
+    // bwrap writes one JSON object per line: {"child-pid": N, …} then {"exit-code": N}.
+    for (const QByteArray& line : m_status.split('\n')) {
+        const QJsonObject o = QJsonDocument::fromJson(line).object();
+        if (o.contains(QLatin1String("child-pid")))
+            m_childPid = pid_t(o.value(QLatin1String("child-pid")).toInteger());
+        if (o.contains(QLatin1String("exit-code")))
+            m_exit.commandStarted = true;
+    }
+}
+
+bool SandboxProcess::commandForked() const {
+    if (m_exit.commandStarted)
+        return true;
+    if (m_childPid <= 0)
+        return false;
+    QFile children(QStringLiteral("/proc/%1/task/%1/children").arg(m_childPid));
+    return children.open(QIODevice::ReadOnly) && !children.readAll().trimmed().isEmpty();
+}
+
+void SandboxProcess::onPidfdReadable() {
+    if (m_reaped)
+        return;
+    int wstatus = 0;
+    const pid_t r = ::waitpid(m_pid, &wstatus, WNOHANG);
+    if (r != m_pid)
+        return;
+    m_reaped = true;
+    delete m_pidNotifier;
+    m_pidNotifier = nullptr;
+    m_exit.exited = WIFEXITED(wstatus);
+    m_exit.exitCode = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1;
+    m_exit.signal = WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : 0;
+    // Anything still in the group (it should be empty: the PID namespace died with its init).
+    ::kill(-m_pid, SIGKILL);
+    if (m_statusFd >= 0)
+        readStatus();
+    if (m_paused)
+        setReadingPaused(false);
+    // Output of a process that escaped into another group could keep a pipe open: give the
+    // pipes a short grace period, then finish regardless.
+    auto* drain = new QTimer(this);
+    drain->setInterval(1000);
+    connect(drain, &QTimer::timeout, this, [this, drain] {
+        if (m_paused)
+            return; // the consumer is slow, not the producer: keep every byte
+        drain->stop();
+        for (int i = 0; i < 2; ++i) {
+            delete m_outNotifier[i];
+            m_outNotifier[i] = nullptr;
+            closeFd(m_outFd[i]);
+        }
+        maybeFinish();
+    });
+    drain->start();
+    for (int i = 0; i < 2; ++i)
+        if (m_outFd[i] >= 0)
+            readPipe(i);
+    maybeFinish();
+}
+
+void SandboxProcess::maybeFinish() {
+    if (m_finishedEmitted || !m_reaped || m_outFd[0] >= 0 || m_outFd[1] >= 0)
+        return;
+    m_finishedEmitted = true;
+    Q_EMIT finished(m_exit);
+}
+
+void SandboxProcess::killGroup() {
+    if (m_pid > 0 && !m_reaped)
+        ::kill(-m_pid, SIGKILL);
+}
+
+void SandboxProcess::setReadingPaused(bool paused) {
+    m_paused = paused;
+    for (int i = 0; i < 2; ++i)
+        if (m_outNotifier[i])
+            m_outNotifier[i]->setEnabled(!paused);
+    if (!paused) {
+        QTimer::singleShot(0, this, [this] {
+            for (int i = 0; i < 2; ++i)
+                if (m_outFd[i] >= 0 && !m_paused)
+                    readPipe(i);
+        });
+    }
+}
+
+} // namespace runbox::execution

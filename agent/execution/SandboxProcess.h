@@ -1,0 +1,80 @@
+#pragma once
+
+#include "agent/sandbox/SandboxLaunch.h"
+
+#include <QByteArray>
+#include <QObject>
+
+#include <sys/types.h>
+
+class QSocketNotifier;
+
+namespace runbox::execution {
+
+/// Raw exit of the bwrap process, plus what its --json-status-fd said.
+struct ProcessExit {
+    bool exited = false; ///< true: exit code valid; false: killed by signal
+    int exitCode = -1;   ///< bwrap's exit code (the command's, or 128+N for a signal inside)
+    int signal = 0;      ///< signal that killed bwrap itself
+    bool commandStarted = false; ///< bwrap reported the command's own exit (set-up completed)
+};
+
+/// One bwrap process: started in its own process group with pipes for stdin/stdout/stderr, the
+/// launch's extra descriptors (seccomp program on fd 3) and a status pipe for --json-status-fd.
+/// Reading can be paused for backpressure. Exit is observed with a pidfd (pidfd_open(2)).
+/// kill() signals the whole process group; with --unshare-pid the namespace's init dies with
+/// bwrap and the kernel kills every process in it (pid_namespaces(7)).
+class SandboxProcess final : public QObject {
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(SandboxProcess)
+public:
+    explicit SandboxProcess(QObject* parent = nullptr);
+    ~SandboxProcess() override;
+
+    /// Starts @p launch with @p stdinData written to its stdin (then closed) and RLIMIT_NPROC
+    /// @p maxProcesses (0 = inherit). Returns false with @p error set when it could not start.
+    bool start(const sandbox::SandboxLaunch& launch, const QByteArray& stdinData,
+               quint64 maxProcesses, QString* error);
+    pid_t pid() const { return m_pid; }
+    /// Host pid of bwrap's sandbox child (from --json-status-fd), 0 until known.
+    pid_t sandboxChildPid() const { return m_childPid; }
+    /// True once the sandbox's command has been forked (set-up finished).
+    bool commandForked() const;
+
+    /// SIGKILL to the process group (bwrap, the namespace init and anything left in the group).
+    void killGroup();
+    void setReadingPaused(bool paused);
+
+Q_SIGNALS:
+    void stdoutData(const QByteArray& data);
+    void stderrData(const QByteArray& data);
+    /// bwrap exited and both output pipes reached EOF (or the drain grace period ran out).
+    void finished(const runbox::execution::ProcessExit& exit);
+
+private:
+    void readPipe(int which);
+    void writeStdin();
+    void readStatus();
+    void onPidfdReadable();
+    void maybeFinish();
+
+    pid_t m_pid = 0;
+    pid_t m_childPid = 0;
+    int m_pidfd = -1;
+    int m_outFd[2] = {-1, -1}; ///< stdout, stderr read ends
+    int m_stdinFd = -1;
+    int m_statusFd = -1;
+    QByteArray m_stdin;
+    qsizetype m_stdinWritten = 0;
+    QByteArray m_status;
+    QSocketNotifier* m_outNotifier[2] = {nullptr, nullptr};
+    QSocketNotifier* m_stdinNotifier = nullptr;
+    QSocketNotifier* m_statusNotifier = nullptr;
+    QSocketNotifier* m_pidNotifier = nullptr;
+    bool m_reaped = false;
+    bool m_finishedEmitted = false;
+    bool m_paused = false;
+    ProcessExit m_exit;
+};
+
+} // namespace runbox::execution

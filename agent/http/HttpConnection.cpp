@@ -1,0 +1,232 @@
+#include "agent/http/HttpConnection.h"
+
+#include "agent/http/HttpExchange.h"
+
+#include <QTcpSocket>
+
+namespace runbox::http {
+
+namespace {
+HttpConnection* self(http_parser* p) {
+    return static_cast<HttpConnection*>(p->data);
+}
+} // namespace
+
+HttpConnection::HttpConnection(QTcpSocket* socket, RequestHandler* handler,
+                               const HttpLimits& limits, QObject* parent)
+    : QObject(parent), m_socket(socket), m_handler(handler), m_limits(limits) {
+    socket->setParent(this);
+    http_parser_init(&m_parser, HTTP_REQUEST);
+    m_parser.data = this;
+    http_parser_settings_init(&m_settings);
+    m_settings.on_message_begin = &HttpConnection::onMessageBegin;
+    m_settings.on_url = &HttpConnection::onUrl;
+    m_settings.on_header_field = &HttpConnection::onHeaderField;
+    m_settings.on_header_value = &HttpConnection::onHeaderValue;
+    m_settings.on_headers_complete = &HttpConnection::onHeadersComplete;
+    m_settings.on_body = &HttpConnection::onBody;
+    m_settings.on_message_complete = &HttpConnection::onMessageComplete;
+
+    m_timer.setSingleShot(true);
+    connect(&m_timer, &QTimer::timeout, this, &HttpConnection::onTimeout);
+    m_timer.start(int(m_limits.headerTimeoutMs));
+
+    connect(socket, &QTcpSocket::readyRead, this, &HttpConnection::readFromSocket);
+    connect(socket, &QTcpSocket::disconnected, this, [this] {
+        if (m_exchange)
+            m_exchange->markClientGone();
+        deleteLater();
+    });
+    connect(socket, &QTcpSocket::errorOccurred, this, [this](QAbstractSocket::SocketError e) {
+        if (e != QAbstractSocket::RemoteHostClosedError && m_exchange)
+            m_exchange->markClientGone();
+    });
+}
+
+HttpConnection::~HttpConnection() {
+    if (m_exchange)
+        m_exchange->markClientGone();
+}
+
+int HttpConnection::onMessageBegin(http_parser* p) {
+    HttpConnection* c = self(p);
+    c->m_current = HttpRequest{};
+    c->m_current.peer =
+        c->m_socket->peerAddress().toString() + ':' + QString::number(c->m_socket->peerPort());
+    c->m_headerField.clear();
+    c->m_headerValue.clear();
+    c->m_lastWasValue = false;
+    c->m_headerBytes = 0;
+    c->m_inMessage = true;
+    c->m_headComplete = false;
+    c->m_timer.start(int(c->m_limits.headerTimeoutMs));
+    return 0;
+}
+
+int HttpConnection::onUrl(http_parser* p, const char* at, size_t len) {
+    HttpConnection* c = self(p);
+    c->m_headerBytes += qint64(len);
+    if (c->m_headerBytes > c->m_limits.maxHeaderBytes)
+        return 1;
+    c->m_current.rawTarget.append(at, qsizetype(len));
+    return 0;
+}
+
+int HttpConnection::onHeaderField(http_parser* p, const char* at, size_t len) {
+    HttpConnection* c = self(p);
+    c->m_headerBytes += qint64(len);
+    if (c->m_headerBytes > c->m_limits.maxHeaderBytes)
+        return 1;
+    if (c->m_lastWasValue) {
+        c->m_current.headers.append({c->m_headerField.toLower(), c->m_headerValue.trimmed()});
+        c->m_headerField.clear();
+        c->m_headerValue.clear();
+        c->m_lastWasValue = false;
+    }
+    c->m_headerField.append(at, qsizetype(len));
+    return 0;
+}
+
+int HttpConnection::onHeaderValue(http_parser* p, const char* at, size_t len) {
+    HttpConnection* c = self(p);
+    c->m_headerBytes += qint64(len);
+    if (c->m_headerBytes > c->m_limits.maxHeaderBytes)
+        return 1;
+    c->m_headerValue.append(at, qsizetype(len));
+    c->m_lastWasValue = true;
+    return 0;
+}
+
+int HttpConnection::onHeadersComplete(http_parser* p) {
+    HttpConnection* c = self(p);
+    if (c->m_lastWasValue || !c->m_headerField.isEmpty())
+        c->m_current.headers.append({c->m_headerField.toLower(), c->m_headerValue.trimmed()});
+    HttpRequest& r = c->m_current;
+    r.method = http_method_str(http_method(p->method));
+    const qsizetype q = r.rawTarget.indexOf('?');
+    r.rawPath = q < 0 ? r.rawTarget : r.rawTarget.left(q);
+    r.rawQuery = q < 0 ? QByteArray() : r.rawTarget.mid(q + 1);
+    c->m_keepAlive = http_should_keep_alive(p) != 0;
+    c->m_headComplete = true;
+    if (p->content_length != ULLONG_MAX && qint64(p->content_length) > c->m_limits.maxBodyBytes)
+        return 2; // reported as 413 by parseBuffered()
+    c->m_timer.start(int(c->m_limits.bodyStallTimeoutMs));
+    return 0;
+}
+
+int HttpConnection::onBody(http_parser* p, const char* at, size_t len) {
+    HttpConnection* c = self(p);
+    if (c->m_current.body.size() + qint64(len) > c->m_limits.maxBodyBytes)
+        return 2;
+    c->m_current.body.append(at, qsizetype(len));
+    return 0;
+}
+
+int HttpConnection::onMessageComplete(http_parser* p) {
+    HttpConnection* c = self(p);
+    c->m_inMessage = false;
+    c->m_messageReady = true;
+    c->m_timer.stop();
+    http_parser_pause(p, 1); // one request at a time: the rest waits in m_input
+    return 0;
+}
+
+void HttpConnection::readFromSocket() {
+    if (m_closing) {
+        m_socket->readAll();
+        return;
+    }
+    m_input += m_socket->readAll();
+    if (m_inMessage && m_headComplete)
+        m_timer.start(int(m_limits.bodyStallTimeoutMs));
+    if (!m_exchange)
+        parseBuffered();
+}
+
+void HttpConnection::parseBuffered() {
+    while (!m_input.isEmpty() && !m_exchange && !m_closing) {
+        if (!m_inMessage && !m_messageReady)
+            m_timer.start(int(m_limits.headerTimeoutMs));
+        const size_t n = http_parser_execute(&m_parser, &m_settings, m_input.constData(),
+                                             size_t(m_input.size()));
+        const http_errno err = HTTP_PARSER_ERRNO(&m_parser);
+        if (err == HPE_PAUSED) {
+            m_input.remove(0, qsizetype(n));
+            http_parser_pause(&m_parser, 0);
+        } else if (err != HPE_OK) {
+            // A callback returning 2 means a body over the limit; 1 means an oversized head.
+            const bool bodyTooLarge = err == HPE_CB_headers_complete || err == HPE_CB_body;
+            if (bodyTooLarge)
+                failRequest(
+                    413, QStringLiteral("body_too_large"),
+                    QStringLiteral("request body exceeds %1 bytes").arg(m_limits.maxBodyBytes));
+            else if (err == HPE_CB_url || err == HPE_CB_header_field ||
+                     err == HPE_CB_header_value || err == HPE_HEADER_OVERFLOW)
+                failRequest(
+                    431, QStringLiteral("headers_too_large"),
+                    QStringLiteral("request head exceeds %1 bytes").arg(m_limits.maxHeaderBytes));
+            else
+                failRequest(400, QStringLiteral("bad_request"),
+                            QStringLiteral("malformed HTTP request: %1")
+                                .arg(QString::fromLatin1(http_errno_description(err))));
+            return;
+        } else {
+            m_input.remove(0, qsizetype(n));
+        }
+        if (m_messageReady)
+            dispatch();
+        else if (err == HPE_OK)
+            break; // need more bytes
+    }
+}
+
+void HttpConnection::dispatch() {
+    m_messageReady = false;
+    auto* exchange = new HttpExchange(std::move(m_current), m_socket, m_keepAlive, this);
+    m_current = HttpRequest{};
+    m_exchange = exchange;
+    connect(exchange, &HttpExchange::finished, this, &HttpConnection::onExchangeFinished,
+            Qt::QueuedConnection);
+    m_handler->handle(exchange);
+}
+
+void HttpConnection::onExchangeFinished() {
+    if (m_exchange)
+        m_exchange->deleteLater();
+    m_exchange = nullptr;
+    if (!m_keepAlive) {
+        closeConnection();
+        return;
+    }
+    m_timer.start(int(m_limits.idleTimeoutMs));
+    parseBuffered();
+}
+
+void HttpConnection::failRequest(int status, const QString& code, const QString& message) {
+    m_closing = true;
+    m_keepAlive = false;
+    m_timer.stop();
+    HttpExchange e(std::move(m_current), m_socket, false, nullptr);
+    e.replyError(status, code, message);
+    closeConnection();
+}
+
+void HttpConnection::onTimeout() {
+    if (m_exchange)
+        return; // a response in progress is the handler's business
+    if (m_inMessage || !m_input.isEmpty()) {
+        failRequest(408, QStringLiteral("request_timeout"),
+                    QStringLiteral("the request did not arrive in time"));
+        return;
+    }
+    closeConnection();
+}
+
+void HttpConnection::closeConnection() {
+    m_closing = true;
+    m_socket->disconnectFromHost(); // flushes what is queued, then closes
+    if (m_socket->state() == QAbstractSocket::UnconnectedState)
+        deleteLater();
+}
+
+} // namespace runbox::http

@@ -1,0 +1,45 @@
+#pragma once
+
+#include "agent/sandbox/SandboxCapability.h"
+#include "agent/sandbox/SandboxLaunch.h"
+
+#include <QMap>
+#include <QString>
+#include <QStringList>
+
+namespace runbox::sandbox {
+
+/// What one execution asks of the sandbox; validated before it gets here.
+struct LaunchSpec {
+    QString workspaceDir;            ///< host directory bound read-write at /workspace
+    QString cwd;                     ///< workspace-relative, already validated ("" = root)
+    QStringList command;             ///< argv inside the sandbox (after "--")
+    QMap<QString, QString> userEnv;  ///< the request's env, already through EnvPolicy
+    QMap<QString, QString> extraEnv; ///< agent-set env of later features (egress, NPU): wins
+    QStringList extraArgs;           ///< bwrap options of later features, placed after --dev
+    QString seccompPath;             ///< exported BPF program, given as fd 3
+    QString identityDir;             ///< where SandboxIdentity wrote passwd/group
+    QString stateDir;                ///< bwrap's host cwd
+};
+
+/// Builds the bwrap command line of the `strong` tier (DESIGN.md §2, issue #2) from the probe's
+/// conclusion and a LaunchSpec. User strings only ever appear as option *values* (`--setenv K
+/// V`, `--chdir DIR`) or after `--`, never where bwrap parses options.
+class BwrapCommand final {
+public:
+    /// The full launch. Order: namespaces and caps; /usr ro and its symlinks; /etc pieces that
+    /// exist (alternatives, ld.so.cache, CA trust, R) ro; passwd/group; /proc per the probe;
+    /// --dev /dev; extraArgs; --tmpfs /tmp; /workspace; --chdir; --clearenv; --setenv …;
+    /// --seccomp 3; --json-status-fd 4; -- command.
+    static SandboxLaunch build(const SandboxCapability& capability, const LaunchSpec& spec);
+
+    /// The environment every sandbox starts from: HOME=/tmp, PATH, LANG=C.UTF-8,
+    /// PYTHONNOUSERSITE=1, TMPDIR=/tmp; then @p userEnv, then @p extraEnv on top.
+    static QMap<QString, QString> sandboxEnvironment(const QMap<QString, QString>& userEnv,
+                                                     const QMap<QString, QString>& extraEnv);
+
+    /// bwrap's own environment: PATH=/usr/bin:/bin, LANG=C.UTF-8 only.
+    static QMap<QString, QString> bwrapEnvironment();
+};
+
+} // namespace runbox::sandbox
