@@ -18,7 +18,7 @@
 namespace runbox::sandbox {
 namespace {
 
-Q_LOGGING_CATEGORY(lcProbe, "runbox.sandbox.probe")
+Q_LOGGING_CATEGORY(lcProbe, "runbox.sandbox.probe", QtInfoMsg)
 
 /// Per probe launch, as the original runner (SANDBOX_PROBE_TIMEOUT_MS).
 constexpr int kProbeTimeoutMs = 15000;
