@@ -13,6 +13,13 @@ public:
     /// otherwise the operator message (what is missing, how to install it: apt, dnf, pacman, apk)
     /// on which the agent refuses to start.
     static QString check(const QString& bwrap, QString* resolvedPath);
+    /// Resolves @p bwrap as execvp(3) would (a name with '/' is taken as a path and made
+    /// absolute; any other name is searched in $PATH, or the C library's default path when PATH
+    /// is unset) to an executable regular file. Returns the absolute path, or an empty string
+    /// with @p error set to a sentence naming what is missing.
+    static QString resolve(const QString& bwrap, QString* error);
+    /// The operator hint naming the install commands (apt-get, dnf, pacman, apk).
+    static QString installHint();
 };
 
 } // namespace runbox::sandbox

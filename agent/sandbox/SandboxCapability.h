@@ -36,12 +36,15 @@ struct SandboxCapability {
     /// "sandbox: bubblewrap 0.8.0 usable; /proc new; nested userns blocked; seccomp x86_64".
     QString summaryLine() const;
     /// `{"usable","bwrapPath","bwrapVersion","procMode":"new"|"bind","nestedUserns":
-    ///   "blocked"|"option-unknown"|"option-rejected"|"unusable","detail","warnings":[…],
-    ///   "unusableReason"}` as shown in /v1/health.
+    ///   "blocked"|"option-unknown"|"option-rejected"|"unusable","detail","procDetail",
+    ///   "warnings":[…],"unusableReason"}` as shown in /v1/health (strings empty when unset).
     QJsonObject toJson() const;
 };
 
+/// "new" or "bind" (the `procMode` value of toJson()).
 QString toString(ProcMode mode);
+/// The `nestedUserns` value of toJson(): "blocked" (Supported), "option-unknown",
+/// "option-rejected" or "unusable".
 QString toString(UsernsBlocking blocking);
 
 } // namespace runbox::sandbox

@@ -21,7 +21,12 @@ public:
     /// atomically (write to a temp file, rename: a launch that already opened the old file keeps
     /// a whole program). Re-exports at most once per process and kind. Returns the path, or an
     /// empty string with @p error set when libseccomp refused.
+    /// Thread-safe. The file is re-exported (new inode) only when it no longer is the one this
+    /// process published (removed or replaced) or after resetCacheForTests(). The directory
+    /// `<stateDir>/seccomp` is created with mode 0700.
     static QString publish(SeccompProfileKind kind, const QString& stateDir, QString* error);
+    /// Forgets what was published, so the next publish() exports again (tests only).
+    static void resetCacheForTests();
     /// Native architecture name as used in file names and health ("x86_64", "aarch64").
     static QString nativeArch();
 };

@@ -1,0 +1,213 @@
+#include "agent/sandbox/SeccompFilter.h"
+
+#include <QLoggingCategory>
+
+#include <memory>
+
+#include <cerrno>
+#include <cstring>
+#include <seccomp.h>
+
+// The rules (DESIGN.md §4, issue #2; numbers per architecture come from libseccomp):
+// - Default action ALLOW: this is a deny list on top of bwrap's namespaces and --cap-drop ALL.
+// - Only the native architecture (x86_64 or aarch64) is in the filter. Every other audit arch
+//   (i386 via int 0x80, arm32 compat) hits the bad-arch action, KILL_PROCESS; on x86_64
+//   libseccomp also sends x32 syscalls (nr | 0x40000000, same audit arch) to the bad-arch
+//   action when SCMP_ARCH_X32 is not in the filter. Never KILL_THREAD: a half-killed
+//   multi-threaded process can deadlock.
+// - EPERM for everything denied, except clone3 and io_uring_* which get ENOSYS: glibc (2.34+)
+//   and runtimes fall back from clone3 to clone on ENOSYS (threads keep working, and clone's
+//   flags can be inspected while clone3's live behind a pointer), and io_uring users fall back
+//   to plain syscalls.
+// - Conditional rules: clone(2) with any CLONE_NEW* flag (flags are argument 0 on both x86_64
+//   and aarch64; only the tls/child_tid order differs between them, CLONE_BACKWARDS; s390's
+//   stack-first order does not concern us); personality(2) other than PER_LINUX (0) or the
+//   query 0xffffffff; ioctl(2) TIOCSTI / TIOCLINUX. personality and ioctl take an `unsigned
+//   int` in the kernel, so the comparison is on the low 32 bits of the argument: a value with
+//   high bits set must not slip past.
+
+namespace runbox::sandbox {
+namespace {
+
+Q_LOGGING_CATEGORY(lcSeccomp, "runbox.sandbox.seccomp")
+
+struct Denial {
+    const char* name;
+    int errnoValue;
+    bool socketFamily; ///< allowed by the network and NPU profiles
+};
+
+// clang-format off
+constexpr Denial kDenials[] = {
+    // The socket family: network none means no sockets at all, not even AF_UNIX.
+    {"socket", EPERM, true}, {"socketpair", EPERM, true}, {"connect", EPERM, true},
+    {"bind", EPERM, true}, {"listen", EPERM, true}, {"accept", EPERM, true},
+    {"accept4", EPERM, true},
+    // Debugging and reaching into other processes.
+    {"ptrace", EPERM, false}, {"process_vm_readv", EPERM, false},
+    {"process_vm_writev", EPERM, false}, {"kcmp", EPERM, false},
+    {"perf_event_open", EPERM, false},
+    // Mounts (old and new API) and namespaces.
+    {"mount", EPERM, false}, {"umount2", EPERM, false}, {"pivot_root", EPERM, false},
+    {"open_tree", EPERM, false}, {"move_mount", EPERM, false}, {"fsopen", EPERM, false},
+    {"fsconfig", EPERM, false}, {"fsmount", EPERM, false}, {"fspick", EPERM, false},
+    {"mount_setattr", EPERM, false}, {"unshare", EPERM, false}, {"setns", EPERM, false},
+    {"open_by_handle_at", EPERM, false}, {"name_to_handle_at", EPERM, false},
+    // Host administration.
+    {"swapon", EPERM, false}, {"swapoff", EPERM, false}, {"reboot", EPERM, false},
+    {"kexec_load", EPERM, false}, {"kexec_file_load", EPERM, false},
+    {"init_module", EPERM, false}, {"finit_module", EPERM, false},
+    {"delete_module", EPERM, false}, {"acct", EPERM, false}, {"quotactl", EPERM, false},
+    // Kernel keyring, eBPF, userfaultfd.
+    {"add_key", EPERM, false}, {"request_key", EPERM, false}, {"keyctl", EPERM, false},
+    {"bpf", EPERM, false}, {"userfaultfd", EPERM, false},
+    // ENOSYS so that callers fall back (see above).
+    {"clone3", ENOSYS, false}, {"io_uring_setup", ENOSYS, false},
+    {"io_uring_enter", ENOSYS, false}, {"io_uring_register", ENOSYS, false},
+};
+// clang-format on
+
+/// CLONE_NEW* flags valid in clone(2). CLONE_NEWTIME (0x80) is left out on purpose: in clone(2)
+/// the low byte is the exit signal (CSIGNAL), so 0x80 is not a namespace flag there; unshare
+/// and clone3, the only ways to ask for a time namespace, are refused outright.
+constexpr scmp_datum_t kCloneNamespaceFlags[] = {
+    0x00020000, // CLONE_NEWNS
+    0x02000000, // CLONE_NEWCGROUP
+    0x04000000, // CLONE_NEWUTS
+    0x08000000, // CLONE_NEWIPC
+    0x10000000, // CLONE_NEWUSER
+    0x20000000, // CLONE_NEWPID
+    0x40000000, // CLONE_NEWNET
+};
+
+constexpr scmp_datum_t kLow32 = 0xffffffffULL;
+constexpr scmp_datum_t kTiocsti = 0x5412;   // asm-generic/ioctls.h, same on both arches
+constexpr scmp_datum_t kTioclinux = 0x541C; // asm-generic/ioctls.h
+
+using FilterPtr = std::unique_ptr<void, decltype(&seccomp_release)>;
+
+bool sameArchAsBuild(QString* error) {
+#if defined(__x86_64__)
+    constexpr uint32_t expected = SCMP_ARCH_X86_64;
+#elif defined(__aarch64__)
+    constexpr uint32_t expected = SCMP_ARCH_AARCH64;
+#else
+    constexpr uint32_t expected = 0;
+#endif
+    if (expected == 0 || seccomp_arch_native() != expected) {
+        *error = QStringLiteral("seccomp profiles are only built for x86_64 and aarch64; this "
+                                "agent runs on another architecture");
+        return false;
+    }
+    return true;
+}
+
+/// The syscall number on the native arch, or -1 (with a logged note) when this libseccomp does
+/// not know the name there.
+int resolve(const char* name) {
+    const int nr = seccomp_syscall_resolve_name(name);
+    if (nr == __NR_SCMP_ERROR || nr < 0) {
+        qCInfo(lcSeccomp,
+               "seccomp: libseccomp %u.%u.%u does not know syscall %s on this "
+               "architecture; no rule added for it",
+               seccomp_version()->major, seccomp_version()->minor, seccomp_version()->micro, name);
+        return -1;
+    }
+    return nr;
+}
+
+bool addRule(scmp_filter_ctx ctx, int errnoValue, int nr, const char* name, unsigned count,
+             const scmp_arg_cmp* cmp, QString* error) {
+    const int rc =
+        seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO(uint32_t(errnoValue)), nr, count, cmp);
+    if (rc != 0) {
+        *error = QStringLiteral("libseccomp refused the rule for %1: %2")
+                     .arg(QString::fromLatin1(name), QString::fromLocal8Bit(std::strerror(-rc)));
+        return false;
+    }
+    return true;
+}
+
+bool addConditionalRules(scmp_filter_ctx ctx, QString* error) {
+    if (const int clone = resolve("clone"); clone >= 0) {
+        for (const scmp_datum_t flag : kCloneNamespaceFlags) {
+            const scmp_arg_cmp cmp = SCMP_A0(SCMP_CMP_MASKED_EQ, flag, flag);
+            if (!addRule(ctx, EPERM, clone, "clone", 1, &cmp, error))
+                return false;
+        }
+    }
+    if (const int personality = resolve("personality"); personality >= 0) {
+        // Allowed: low 32 bits all 0 (PER_LINUX) or all 1 (the 0xffffffff query). Any other
+        // value has two adjacent bits that differ, which is what each rule matches.
+        for (unsigned bit = 0; bit < 31; ++bit) {
+            const scmp_datum_t low = scmp_datum_t(1) << bit;
+            const scmp_datum_t pair = low | (low << 1);
+            for (const scmp_datum_t value : {low, low << 1}) {
+                const scmp_arg_cmp cmp = SCMP_A0(SCMP_CMP_MASKED_EQ, pair, value);
+                if (!addRule(ctx, EPERM, personality, "personality", 1, &cmp, error))
+                    return false;
+            }
+        }
+    }
+    if (const int ioctl = resolve("ioctl"); ioctl >= 0) {
+        for (const scmp_datum_t request : {kTiocsti, kTioclinux}) {
+            const scmp_arg_cmp cmp = SCMP_A1(SCMP_CMP_MASKED_EQ, kLow32, request);
+            if (!addRule(ctx, EPERM, ioctl, "ioctl", 1, &cmp, error))
+                return false;
+        }
+    }
+    return true;
+}
+
+FilterPtr buildFilter(SeccompProfileKind kind, QString* error) {
+    FilterPtr ctx(seccomp_init(SCMP_ACT_ALLOW), &seccomp_release);
+    if (!ctx) {
+        *error = QStringLiteral("libseccomp could not create a filter context");
+        return FilterPtr(nullptr, &seccomp_release);
+    }
+    if (const int rc = seccomp_attr_set(ctx.get(), SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+        rc != 0) {
+        *error = QStringLiteral("libseccomp refused the bad-arch action: %1")
+                     .arg(QString::fromLocal8Bit(std::strerror(-rc)));
+        return FilterPtr(nullptr, &seccomp_release);
+    }
+    const bool allowSockets = kind != SeccompProfileKind::Baseline;
+    for (const Denial& denial : kDenials) {
+        if (denial.socketFamily && allowSockets)
+            continue;
+        const int nr = resolve(denial.name);
+        if (nr >= 0 && !addRule(ctx.get(), denial.errnoValue, nr, denial.name, 0, nullptr, error))
+            return FilterPtr(nullptr, &seccomp_release);
+    }
+    if (!addConditionalRules(ctx.get(), error))
+        return FilterPtr(nullptr, &seccomp_release);
+    return ctx;
+}
+
+} // namespace
+
+bool SeccompFilter::exportBpf(SeccompProfileKind kind, int fd, QString* error) {
+    if (!sameArchAsBuild(error))
+        return false;
+    const FilterPtr ctx = buildFilter(kind, error);
+    if (!ctx)
+        return false;
+    if (const int rc = seccomp_export_bpf(ctx.get(), fd); rc != 0) {
+        *error = QStringLiteral("libseccomp could not export the %1 profile: %2")
+                     .arg(toString(kind), QString::fromLocal8Bit(std::strerror(-rc)));
+        return false;
+    }
+    return true;
+}
+
+QStringList SeccompFilter::deniedSyscalls(SeccompProfileKind kind) {
+    QStringList names;
+    for (const Denial& denial : kDenials) {
+        if (!denial.socketFamily || kind == SeccompProfileKind::Baseline)
+            names << QString::fromLatin1(denial.name);
+    }
+    names << QStringLiteral("clone") << QStringLiteral("personality") << QStringLiteral("ioctl");
+    return names;
+}
+
+} // namespace runbox::sandbox
