@@ -114,12 +114,11 @@ int AgentRuntime::start(const QStringList& args) {
     if (!m_context.sandboxReady())
         logLine(QStringLiteral("warning: executions are refused (503 sandbox_unavailable): %1")
                     .arg(m_context.unavailableReason()));
-    logLine(
-        QStringLiteral("runbox-agent %1 listening on %2; %3; seccomp %4%5; state %6")
-            .arg(QStringLiteral(RUNBOX_VERSION), url, m_context.capability.summaryLine(),
-                 sandbox::SeccompProfile::nativeArch(),
-                 m_context.seccompError.isEmpty() ? QString() : QStringLiteral(" (unavailable)"),
-                 state.path()));
+    logLine(QStringLiteral("runbox-agent %1 listening on %2; %3%4; state %5")
+                .arg(QStringLiteral(RUNBOX_VERSION), url, m_context.capability.summaryLine(),
+                     m_context.seccompError.isEmpty() ? QString()
+                                                      : QStringLiteral(" (seccomp unavailable)"),
+                     state.path()));
     state.writeUrl(url);
     return -1;
 }

@@ -1,0 +1,73 @@
+// runbox: command-line client of a runbox-agent.
+#include "cli/CliOptions.h"
+#include "cli/ExecCommand.h"
+#include "shared/ApiClient.h"
+
+#include <QCoreApplication>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QTextStream>
+
+using namespace runbox;
+
+namespace {
+
+const char kUsage[] =
+    "Usage: runbox [--state-dir DIR] [--url URL] [--token TOKEN | --token-file FILE] COMMAND\n"
+    "Commands:\n"
+    "  health                      liveness and the sandbox conclusion (/v1/health)\n"
+    "  workspaces                  list workspaces\n"
+    "  workspace create|delete ID  create a strong workspace (prints id and token) / delete one\n"
+    "  exec [options] -- ARGV...   run a command in a sandbox and stream its output\n"
+    "       --kind shell|python|r --code CODE | --code-file FILE   run a script instead\n"
+    "       --workspace ID --cwd DIR --env K=V --stdin TEXT --timeout-ms N\n"
+    "       --max-output-bytes N --id EXECUTION_ID --json\n";
+
+int printJson(const ApiResponse& r) {
+    QTextStream out(stdout), err(stderr);
+    if (!r.ok()) {
+        err << "runbox: " << r.status << ' ' << r.errorCode() << ": " << r.errorMessage()
+            << Qt::endl;
+        return 1;
+    }
+    out << QJsonDocument::fromJson(r.body).toJson(QJsonDocument::Indented);
+    return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    QCoreApplication app(argc, argv);
+    QStringList args = app.arguments().mid(1);
+    QTextStream err(stderr);
+    if (args.isEmpty() || args.first() == QLatin1String("--help") ||
+        args.first() == QLatin1String("help")) {
+        QTextStream(stdout) << kUsage;
+        return args.isEmpty() ? 2 : 0;
+    }
+    cli::Connection connection;
+    if (const QString e = connection.parse(&args); !e.isEmpty()) {
+        err << "runbox: " << e << Qt::endl;
+        return 2;
+    }
+    if (args.isEmpty()) {
+        err << kUsage;
+        return 2;
+    }
+    ApiClient client(connection.url, connection.token);
+    const QString command = args.takeFirst();
+    if (command == QLatin1String("health"))
+        return printJson(client.call("GET", "/v1/health"));
+    if (command == QLatin1String("workspaces"))
+        return printJson(client.call("GET", "/v1/workspaces"));
+    if (command == QLatin1String("workspace") && args.value(0) == QLatin1String("create"))
+        return printJson(
+            client.call("POST", "/v1/workspaces", QJsonObject{{"isolation", "strong"}}));
+    if (command == QLatin1String("workspace") && args.value(0) == QLatin1String("delete") &&
+        args.size() == 2)
+        return printJson(client.call("DELETE", "/v1/workspaces/" + args.at(1).toUtf8()));
+    if (command == QLatin1String("exec"))
+        return cli::runExec(client, args);
+    err << "runbox: unknown command " << command << "\n" << kUsage;
+    return 2;
+}
