@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 
@@ -25,6 +26,8 @@ struct WorkspaceUpload::State {
 };
 
 namespace {
+
+std::atomic<bool> g_forceNamedTemp{false};
 
 QByteArray randomTempName() {
     return QByteArrayLiteral(".runbox-upload-") + crypto::randomBytes(8).toHex();
@@ -58,6 +61,10 @@ std::optional<quint32> UploadOptions::parseMode(QStringView text) {
     return mode;
 }
 
+void WorkspaceUpload::setForceNamedTempForTesting(bool force) {
+    g_forceNamedTemp.store(force);
+}
+
 WorkspaceUpload::WorkspaceUpload(std::unique_ptr<State> state) : d(std::move(state)) {}
 WorkspaceUpload::WorkspaceUpload(WorkspaceUpload&&) noexcept = default;
 WorkspaceUpload& WorkspaceUpload::operator=(WorkspaceUpload&& other) noexcept {
@@ -83,7 +90,10 @@ Result<WorkspaceUpload> WorkspaceUpload::begin(UniqueFd parentFd, const QByteArr
     s->options = options;
     s->owner = owner;
     // "." relative to the pinned directory: no name lookup that a link could redirect.
-    int fd = ::openat(s->parent.get(), ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+    int fd = -1;
+    errno = EOPNOTSUPP;
+    if (!g_forceNamedTemp.load(std::memory_order_relaxed))
+        fd = ::openat(s->parent.get(), ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
     if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
         for (int i = 0; i < 8 && fd < 0; ++i) {
             s->tempName = randomTempName();

@@ -59,6 +59,9 @@ public:
     /// Discards the upload (idempotent).
     void abort();
 
+    /// Tests only: never use O_TMPFILE, as on a filesystem without it (named-temp path).
+    static void setForceNamedTempForTesting(bool force);
+
 private:
     friend class WorkspaceFs;
     struct State;

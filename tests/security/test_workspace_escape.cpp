@@ -105,7 +105,7 @@ private Q_SLOTS:
     void initTestCase_data() {
         QTest::addColumn<bool>("fallback");
         QTest::newRow("openat2") << false;
-        QTest::newRow("per-component fallback") << true;
+        QTest::newRow("fallbacks (no openat2, no O_TMPFILE)") << true;
     }
     void initTestCase() {
         m_passwdHash = crypto::sha256Hex(readFile("/etc/passwd"));
@@ -115,6 +115,7 @@ private Q_SLOTS:
     void init() {
         QFETCH_GLOBAL(bool, fallback);
         WorkspaceResolver::setForceFallbackForTesting(fallback);
+        WorkspaceUpload::setForceNamedTempForTesting(fallback);
         QVERIFY(m_tmp.isValid());
         m_base = m_tmp.path() + "/base";
         QDir(m_base).removeRecursively();
@@ -144,6 +145,7 @@ private Q_SLOTS:
     void cleanup() {
         m_fs.reset();
         WorkspaceResolver::setForceFallbackForTesting(false);
+        WorkspaceUpload::setForceNamedTempForTesting(false);
     }
 
     void testEncodedTraversalNeverReachesTheFilesystem() {

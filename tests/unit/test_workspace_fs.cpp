@@ -71,13 +71,16 @@ class TestWorkspaceFs final : public QObject {
 
 private Q_SLOTS:
     void initTestCase_data() {
+        // Modern kernel path, and the path for kernels/filesystems without openat2 and
+        // O_TMPFILE (per-component O_NOFOLLOW resolution, named temp files).
         QTest::addColumn<bool>("fallback");
-        QTest::newRow("openat2") << false;
-        QTest::newRow("per-component fallback") << true;
+        QTest::newRow("openat2+O_TMPFILE") << false;
+        QTest::newRow("fallbacks") << true;
     }
     void init() {
         QFETCH_GLOBAL(bool, fallback);
         WorkspaceResolver::setForceFallbackForTesting(fallback);
+        WorkspaceUpload::setForceNamedTempForTesting(fallback);
         QVERIFY(m_tmp.isValid());
         m_root = m_tmp.path() + QStringLiteral("/ws");
         QDir(m_root).removeRecursively();
@@ -91,6 +94,7 @@ private Q_SLOTS:
     void cleanup() {
         m_fs.reset();
         WorkspaceResolver::setForceFallbackForTesting(false);
+        WorkspaceUpload::setForceNamedTempForTesting(false);
     }
 
     void testOpenat2IsAvailableOnThisKernel() {
@@ -347,6 +351,44 @@ private Q_SLOTS:
             const bool gone = ::faccessat(base, "t", F_OK, AT_SYMLINK_NOFOLLOW) != 0;
             ::unlinkat(AT_FDCWD, tmpl, AT_REMOVEDIR);
             ::_exit(s.ok() && gone ? 0 : 14);
+        }
+        int status = 0;
+        QCOMPARE(::waitpid(pid, &status, 0), pid);
+        QVERIFY(WIFEXITED(status));
+        QCOMPARE(WEXITSTATUS(status), 0);
+    }
+
+    void testUploadWorksForANonRootAgent() {
+        // A rootless agent cannot linkat(AT_EMPTY_PATH) on every kernel; the /proc/self/fd
+        // route must work. Run as `nobody` in a child (exit code = first failed step).
+        const pid_t pid = ::fork();
+        QVERIFY(pid >= 0);
+        if (pid == 0) {
+            if (::geteuid() == 0 && (::setgid(65534) != 0 || ::setuid(65534) != 0))
+                ::_exit(10);
+            char tmpl[] = "/tmp/runbox-up-XXXXXX";
+            if (!::mkdtemp(tmpl))
+                ::_exit(11);
+            int rc = 0;
+            {
+                auto fs = WorkspaceFs::open(QString::fromLatin1(tmpl));
+                if (!fs)
+                    ::_exit(12);
+                for (const ConflictPolicy c : {ConflictPolicy::Reject, ConflictPolicy::Overwrite}) {
+                    UploadOptions o;
+                    o.conflict = c;
+                    auto up = fs->beginUpload(P("f.txt"), o);
+                    if (!up || !up->write(QByteArrayView("v1")).ok() ||
+                        !up->commit(crypto::sha256Hex("v1")).ok())
+                        rc = c == ConflictPolicy::Reject ? 13 : 14;
+                }
+                if (rc == 0 && readFile(QString::fromLatin1(tmpl) + "/f.txt") != "v1")
+                    rc = 15;
+                if (fs && !fs->remove(P("f.txt"), false).ok())
+                    rc = rc ? rc : 16;
+            }
+            ::unlinkat(AT_FDCWD, tmpl, AT_REMOVEDIR);
+            ::_exit(rc);
         }
         int status = 0;
         QCOMPARE(::waitpid(pid, &status, 0), pid);
