@@ -3,6 +3,7 @@
 #include "agent/api/ApiService.h"
 #include "agent/execution/ExecutionRunner.h"
 #include "agent/sandbox/BwrapCommand.h"
+#include "agent/workspace/WorkspaceSnapshot.h"
 #include "shared/Crypto.h"
 
 #include <QDateTime>
@@ -15,6 +16,29 @@ constexpr qint64 kIdReuseWindowMs = 60000;
 constexpr qint64 kPauseAboveBytes = 1 << 20;
 constexpr qint64 kResumeBelowBytes = 256 << 10;
 } // namespace
+
+execution::FileChanges changesSince(const workspace::WorkspaceFs& fs,
+                                    const std::optional<workspace::WorkspaceSnapshot>& before) {
+    execution::FileChanges changes;
+    auto after = workspace::WorkspaceSnapshot::capture(fs.rootFd());
+    if (!before || !after.ok()) {
+        changes.truncated = true;
+        return changes;
+    }
+    const workspace::WorkspaceDiff diff =
+        workspace::WorkspaceSnapshot::diff(*before, after.value());
+    auto toStrings = [](const QList<QByteArray>& paths) {
+        QStringList out;
+        for (const QByteArray& p : paths)
+            out << QString::fromUtf8(p);
+        return out;
+    };
+    changes.created = toStrings(diff.createdFiles);
+    changes.modified = toStrings(diff.modifiedFiles);
+    changes.deleted = toStrings(diff.deletedFiles);
+    changes.truncated = diff.truncated;
+    return changes;
+}
 
 ExecRoutes::ExecRoutes(AgentContext* context, QObject* parent)
     : QObject(parent), m_context(context) {}
@@ -88,6 +112,14 @@ void ExecRoutes::handleExec(http::HttpExchange* ex, const Principal& who, const 
     opts.maxOutputBytes = req.maxOutputBytes;
     opts.setupTimeoutMs = m_context->config.setupTimeoutMs;
     opts.stdinData = req.stdinData;
+    auto before = std::make_shared<std::optional<workspace::WorkspaceSnapshot>>();
+    std::shared_ptr<const workspace::WorkspaceFs> fs = ws->fs;
+    opts.snapshotBefore = [fs, before] {
+        auto snap = workspace::WorkspaceSnapshot::capture(fs->rootFd());
+        if (snap.ok())
+            *before = std::move(snap.value());
+    };
+    opts.changesAfter = [fs, before] { return changesSince(*fs, *before); };
     auto* runner = new execution::ExecutionRunner(launch, opts, this);
     m_running.insert(runner);
     m_busy[wsId] += 1;

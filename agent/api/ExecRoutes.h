@@ -3,6 +3,7 @@
 #include "agent/api/AgentContext.h"
 #include "agent/api/Router.h"
 #include "agent/execution/ExecRequest.h"
+#include "agent/execution/ExecutionRunner.h"
 
 #include <QHash>
 #include <QObject>
@@ -13,7 +14,17 @@ namespace runbox::execution {
 class ExecutionRunner;
 }
 
+namespace runbox::workspace {
+class WorkspaceFs;
+class WorkspaceSnapshot;
+} // namespace runbox::workspace
+
 namespace runbox::api {
+
+/// The files created, modified and deleted under @p fs since @p before (a missing snapshot gives
+/// empty lists with truncated set).
+execution::FileChanges changesSince(const workspace::WorkspaceFs& fs,
+                                    const std::optional<workspace::WorkspaceSnapshot>& before);
 
 /// `POST /v1/workspaces/{id}/exec`: validates the request, builds the sandbox launch and streams
 /// the execution's events as NDJSON (chunked; one event per line, DESIGN.md §3). The client

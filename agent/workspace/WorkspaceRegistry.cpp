@@ -17,6 +17,11 @@
 namespace runbox::workspace {
 
 namespace {
+std::shared_ptr<const WorkspaceFs> openFs(const QString& dir) {
+    Result<WorkspaceFs> fs = WorkspaceFs::open(dir);
+    return fs.ok() ? std::make_shared<const WorkspaceFs>(std::move(fs.value())) : nullptr;
+}
+
 int removeEntry(const char* path, const struct stat*, int type, struct FTW*) {
     return type == FTW_DP ? ::rmdir(path) : ::unlink(path);
 }
@@ -65,7 +70,8 @@ int WorkspaceRegistry::load() {
         ws.createdAt = QDateTime::fromString(o.value(QLatin1String("createdAt")).toString(),
                                              Qt::ISODateWithMs);
         ws.directory = dir.filePath(ws.id);
-        if (QFileInfo(ws.directory).isDir() && ws.tokenNonce.size() == 32)
+        ws.fs = openFs(ws.directory);
+        if (ws.fs && ws.tokenNonce.size() == 32)
             m_workspaces.insert(ws.id, ws);
     }
     return int(m_workspaces.size());
@@ -94,6 +100,10 @@ std::optional<ApiError> WorkspaceRegistry::create(Workspace* out) {
         ::rmdir(path.constData());
         return ApiError{500, QStringLiteral("workspace_create_failed"), error};
     }
+    ws.fs = openFs(ws.directory);
+    if (!ws.fs)
+        return ApiError{500, QStringLiteral("workspace_create_failed"),
+                        QStringLiteral("cannot open the new workspace directory")};
     m_workspaces.insert(ws.id, ws);
     *out = ws;
     return std::nullopt;

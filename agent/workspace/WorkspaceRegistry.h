@@ -1,5 +1,6 @@
 #pragma once
 
+#include "agent/workspace/WorkspaceFs.h"
 #include "shared/ApiError.h"
 
 #include <QByteArray>
@@ -8,6 +9,7 @@
 #include <QMap>
 #include <QString>
 
+#include <memory>
 #include <optional>
 
 namespace runbox::workspace {
@@ -19,6 +21,8 @@ struct Workspace {
     QByteArray tokenNonce; ///< public nonce of its scoped token (32 hex)
     QString directory;     ///< host path
     QDateTime createdAt;
+    /// The descriptor-relative view of the directory, opened once (file API, snapshots, usage).
+    std::shared_ptr<const WorkspaceFs> fs;
 
     /// `{"id","isolation","createdAt"}` (never the token, never the host path).
     QJsonObject toJson() const;
