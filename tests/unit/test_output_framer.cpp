@@ -6,41 +6,61 @@ using namespace runbox::execution;
 
 class TestOutputFramer final : public QObject {
     Q_OBJECT
+    static constexpr OutputStream Out = OutputStream::Stdout;
+    static constexpr OutputStream Err = OutputStream::Stderr;
 private Q_SLOTS:
     void testTextFlowsWithoutNewline() {
         OutputFramer f;
-        const auto frames = f.feed("abc");
+        const auto frames = f.feed(Out, "abc");
         QCOMPARE(frames.size(), 1);
-        QCOMPARE(frames[0].bytes, QByteArray("abc"));
-        QCOMPARE(frames[0].toEvent("stdout").value("data").toString(), QString("abc"));
+        QCOMPARE(frames[0].toEvent().value("data").toString(), QString("abc"));
+        QCOMPARE(frames[0].toEvent().value("type").toString(), QString("stdout"));
+    }
+    void testOffsetsAreLogicalAcrossBothStreams() {
+        OutputFramer f;
+        QCOMPARE(f.feed(Out, "ab")[0].offset, 0);
+        QCOMPARE(f.feed(Err, "cde")[0].offset, 2);
+        QCOMPARE(f.feed(Out, "f")[0].offset, 5);
+        QCOMPARE(f.nextOffset(), 6);
+        QCOMPARE(f.bytesFed(Out), 3);
+        QCOMPARE(f.bytesFed(Err), 3);
     }
     void testSplitEuroSignIsCarriedToTheNextRead() {
         OutputFramer f;
-        auto first = f.feed("x\xe2\x82");
+        auto first = f.feed(Out, "x\xe2\x82");
         QCOMPARE(first.size(), 1);
         QCOMPARE(first[0].bytes, QByteArray("x"));
-        auto second = f.feed("\xac\n");
+        auto second = f.feed(Out, "\xac\n");
         QCOMPARE(second.size(), 1);
         QCOMPARE(second[0].offset, 1);
-        QCOMPARE(second[0].toEvent("stdout").value("data").toString(),
-                 QString::fromUtf8("\xe2\x82\xac\n"));
+        QCOMPARE(second[0].toEvent().value("data").toString(), QString::fromUtf8("\xe2\x82\xac\n"));
+    }
+    void testCarryIsFlushedWhenTheOtherStreamSpeaksSoRangesStayContiguous() {
+        OutputFramer f;
+        f.feed(Out, "\xe2\x82");
+        const auto frames = f.feed(Err, "E");
+        QCOMPARE(frames.size(), 2);
+        QCOMPARE(frames[0].stream, Out);
+        QCOMPARE(frames[0].offset, 0);
+        QCOMPARE(frames[0].bytes, QByteArray("\xe2\x82"));
+        QCOMPARE(frames[1].offset, 2);
     }
     void testInvalidBytesAreSentAsBase64AndNeverLost() {
         OutputFramer f;
         const QByteArray raw("\xff\xfe\x80ok\n", 6);
-        const auto frames = f.feed(raw);
+        const auto frames = f.feed(Err, raw);
         QCOMPARE(frames.size(), 1);
-        const QJsonObject ev = frames[0].toEvent("stderr");
+        const QJsonObject ev = frames[0].toEvent();
         QVERIFY(!ev.contains("data"));
         QCOMPARE(QByteArray::fromBase64(ev.value("dataBase64").toString().toLatin1()), raw);
     }
     void testIncompleteTailIsFlushedAtTheEnd() {
         OutputFramer f;
-        QVERIFY(f.feed("\xe2\x82").isEmpty());
+        QVERIFY(f.feed(Out, "\xe2\x82").isEmpty());
         const auto tail = f.flush();
         QCOMPARE(tail.size(), 1);
         QCOMPARE(tail[0].bytes, QByteArray("\xe2\x82"));
-        QVERIFY(tail[0].toEvent("stdout").contains("dataBase64"));
+        QVERIFY(tail[0].toEvent().contains("dataBase64"));
     }
     void testLargeInputIsCutIntoBoundedFramesOnCharacterBoundaries() {
         OutputFramer f(1024);
@@ -49,7 +69,7 @@ private Q_SLOTS:
             big += "\xe2\x82\xac"; // 9000 bytes of euro signs
         qint64 expectedOffset = 0;
         QByteArray joined;
-        for (const OutputFrame& frame : f.feed(big)) {
+        for (const OutputFrame& frame : f.feed(Out, big)) {
             QVERIFY(frame.bytes.size() <= 1024);
             QCOMPARE(frame.offset, expectedOffset);
             QVERIFY(isValidUtf8(frame.bytes.constData(), frame.bytes.size()));
@@ -57,7 +77,12 @@ private Q_SLOTS:
             joined += frame.bytes;
         }
         QCOMPARE(joined, big);
-        QCOMPARE(f.totalBytes(), qint64(big.size()));
+    }
+    void testSkipToMovesPastAGap() {
+        OutputFramer f(64, 10);
+        QCOMPARE(f.feed(Out, "a")[0].offset, 10);
+        f.skipTo(100);
+        QCOMPARE(f.feed(Out, "b")[0].offset, 100);
     }
     void testStrictValidatorRejectsOverlongAndSurrogates() {
         QVERIFY(isValidUtf8("\xc3\xa9", 2));
