@@ -4,6 +4,7 @@
 #include "agent/npu/NpuSmiReader.h"
 
 #include <QDir>
+#include <QFileInfo>
 #include <QMutexLocker>
 
 namespace runbox::npu {
@@ -81,7 +82,8 @@ NpuSnapshot NpuInventory::readHost(bool* sourceFailed) {
         dcmiReason = error.isEmpty() ? QStringLiteral("DCMI listed no chip") : error;
     }
     const QString npuSmi = m_config.resolvedNpuSmiPath();
-    if (!npuSmi.isEmpty()) {
+    const QFileInfo npuSmiInfo(npuSmi);
+    if (!npuSmi.isEmpty() && npuSmiInfo.isFile() && npuSmiInfo.isExecutable()) {
         QString error;
         QString warning;
         const QList<NpuChip> chips =
