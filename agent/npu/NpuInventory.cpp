@@ -35,31 +35,36 @@ void NpuInventory::invalidate() {
 }
 
 NpuSnapshot NpuInventory::snapshot(bool refresh) {
-    const QDateTime requestedAt = QDateTime::currentDateTimeUtc();
-    auto fresh = [this](const QDateTime& notBefore) -> std::optional<NpuSnapshot> {
+    quint64 readsStartedBefore = 0;
+    {
         QMutexLocker lock(&m_cacheMutex);
-        if (!m_cache || !m_cacheValid)
-            return std::nullopt;
-        if (notBefore.isValid() && m_cache->capturedAt < notBefore)
-            return std::nullopt;
-        if (m_cache->capturedAt.msecsTo(QDateTime::currentDateTimeUtc()) > m_config.cacheTtlMs)
-            return std::nullopt;
-        return m_cache;
-    };
-    if (!refresh)
-        if (auto hit = fresh({}))
-            return *hit;
+        const bool young =
+            m_cache && m_cacheValid &&
+            m_cache->capturedAt.msecsTo(QDateTime::currentDateTimeUtc()) <= m_config.cacheTtlMs;
+        if (!refresh && young)
+            return *m_cache;
+        readsStartedBefore = m_readsStarted;
+    }
     QMutexLocker refreshLock(&m_refreshMutex);
-    // Someone else may have refreshed while we waited: a snapshot taken after our request is
-    // as fresh as the one we would take.
-    if (auto hit = fresh(refresh ? requestedAt : QDateTime()))
-        return *hit;
+    {
+        // A read that began after this request finished while we waited: it is as fresh as the
+        // one we would make.
+        QMutexLocker lock(&m_cacheMutex);
+        if (m_cache && m_cacheValid && m_cacheRead > readsStartedBefore)
+            return *m_cache;
+    }
+    quint64 read = 0;
+    {
+        QMutexLocker lock(&m_cacheMutex);
+        read = ++m_readsStarted;
+    }
     bool sourceFailed = false;
     NpuSnapshot snapshot = readHost(&sourceFailed);
     std::optional<NpuSnapshot> previous = cached();
     attachProbes(&snapshot, previous);
     QMutexLocker lock(&m_cacheMutex);
     m_cache = snapshot;
+    m_cacheRead = read;
     m_cacheValid = !sourceFailed;
     return snapshot;
 }

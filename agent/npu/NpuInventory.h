@@ -65,6 +65,8 @@ private:
     mutable QMutex m_cacheMutex;
     std::optional<NpuSnapshot> m_cache;
     bool m_cacheValid = false;
+    quint64 m_readsStarted = 0; ///< host reads begun so far
+    quint64 m_cacheRead = 0;    ///< which read produced m_cache
     std::function<QSet<int>()> m_reserved;
 };
 
