@@ -1,7 +1,10 @@
 #include "agent/npu/BrokerJob.h"
 
+#include <QDir>
+#include <QFile>
 #include <QJsonArray>
 #include <QProcess>
+#include <QThread>
 #include <QTimer>
 
 #include <csignal>
@@ -34,6 +37,9 @@ void prepareChild() {
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
     ::syscall(SYS_close_range, 3U, ~0U, kCloseRangeCloexec);
 }
+
+constexpr int kReapPollMs = 10;
+constexpr int kReapTimeoutMs = 5000;
 
 QJsonValue iso(const QDateTime& at) {
     return at.isValid() ? QJsonValue(at.toUTC().toString(Qt::ISODateWithMs)) : QJsonValue();
@@ -144,6 +150,13 @@ void BrokerJob::killNow() {
         ::kill(static_cast<pid_t>(-m_pid), SIGKILL);
     if (m_process->state() != QProcess::NotRunning)
         m_process->waitForFinished(2000);
+    // Blocking on purpose: at shutdown nothing may outlive the agent's last word.
+    const QDeadlineTimer deadline(2000);
+    while (groupAlive() && !deadline.hasExpired()) {
+        ::kill(static_cast<pid_t>(-m_pid), SIGKILL);
+        QThread::msleep(5);
+    }
+    finish(*m_pendingState, m_pendingMessage);
 }
 
 void BrokerJob::terminateGroup(const QString& why, State finalState) {
@@ -165,12 +178,59 @@ void BrokerJob::onGraceExpired() {
     if (m_pid > 1)
         ::kill(static_cast<pid_t>(-m_pid), SIGKILL);
     if (m_leaderDone)
-        finish(*m_pendingState, m_pendingMessage);
+        endGroupThenFinish(*m_pendingState, m_pendingMessage);
     // else: the leader's end (it got SIGKILL too) finishes the job
 }
 
+void BrokerJob::endGroupThenFinish(State state, const QString& message) {
+    if (isFinal() || (m_reap && m_reap->isActive()))
+        return;
+    if (m_pid > 1)
+        ::kill(static_cast<pid_t>(-m_pid), SIGKILL);
+    if (!groupAlive()) {
+        finish(state, message);
+        return;
+    }
+    // SIGKILL is delivered asynchronously: the state becomes final once no member runs.
+    m_reap = new QTimer(this);
+    m_reapDeadline = QDeadlineTimer(kReapTimeoutMs);
+    connect(m_reap, &QTimer::timeout, this, [this, state, message] {
+        if (m_pid > 1)
+            ::kill(static_cast<pid_t>(-m_pid), SIGKILL);
+        if (!groupAlive()) {
+            m_reap->stop();
+            finish(state, message);
+        } else if (m_reapDeadline.hasExpired()) {
+            m_reap->stop();
+            finish(state, message + QStringLiteral(" (some processes of the group did not exit "
+                                                   "after SIGKILL)"));
+        }
+    });
+    m_reap->start(kReapPollMs);
+}
+
 bool BrokerJob::groupAlive() const {
-    return m_pid > 1 && ::kill(static_cast<pid_t>(-m_pid), 0) == 0;
+    if (m_pid <= 1 || ::kill(static_cast<pid_t>(-m_pid), 0) != 0)
+        return false;
+    // kill(2) also counts zombies waiting for their reaper; only running members matter.
+    const QStringList entries =
+        QDir(QStringLiteral("/proc")).entryList(QDir::Dirs | QDir::NoDotAndDotDot);
+    for (const QString& entry : entries) {
+        if (entry.isEmpty() || !entry.at(0).isDigit())
+            continue;
+        QFile stat(QStringLiteral("/proc/%1/stat").arg(entry));
+        if (!stat.open(QIODevice::ReadOnly))
+            continue;
+        const QByteArray text = stat.read(1024);
+        const int paren = text.lastIndexOf(')');
+        if (paren < 0)
+            continue;
+        const QList<QByteArray> fields = text.mid(paren + 2).split(' ');
+        if (fields.size() > 2 && fields[2].toLongLong() == m_pid && fields[0] != "Z" &&
+            fields[0] != "X")
+            return true;
+    }
+    return false;
 }
 
 void BrokerJob::onLeaderFinished(int exitCode, int exitStatus) {
@@ -188,20 +248,18 @@ void BrokerJob::onLeaderFinished(int exitCode, int exitStatus) {
             return; // members that ignored SIGTERM get SIGKILL when the grace period ends
         if (m_grace)
             m_grace->stop();
-        if (m_pid > 1)
-            ::kill(static_cast<pid_t>(-m_pid), SIGKILL);
-        finish(*m_pendingState, m_pendingMessage);
+        endGroupThenFinish(*m_pendingState, m_pendingMessage);
         return;
     }
-    if (m_pid > 1) // what the leader left behind in its group ends with it
-        ::kill(static_cast<pid_t>(-m_pid), SIGKILL);
+    // What the leader left behind in its group ends with it.
     if (m_signal)
-        finish(State::Failed,
-               QStringLiteral("NPU workload was killed by signal %1").arg(*m_signal));
+        endGroupThenFinish(State::Failed,
+                           QStringLiteral("NPU workload was killed by signal %1").arg(*m_signal));
     else if (exitCode != 0)
-        finish(State::Failed, QStringLiteral("NPU workload exited with code %1").arg(exitCode));
+        endGroupThenFinish(State::Failed,
+                           QStringLiteral("NPU workload exited with code %1").arg(exitCode));
     else
-        finish(State::Completed, {});
+        endGroupThenFinish(State::Completed, {});
 }
 
 void BrokerJob::finish(State state, const QString& message) {
@@ -211,6 +269,8 @@ void BrokerJob::finish(State state, const QString& message) {
         m_timeout->stop();
     if (m_grace)
         m_grace->stop();
+    if (m_reap)
+        m_reap->stop();
     m_state = state;
     m_message = message;
     m_finishedAt = QDateTime::currentDateTimeUtc();

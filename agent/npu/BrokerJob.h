@@ -2,6 +2,7 @@
 
 #include <QByteArray>
 #include <QDateTime>
+#include <QDeadlineTimer>
 #include <QJsonObject>
 #include <QList>
 #include <QObject>
@@ -98,7 +99,10 @@ private:
     void onLeaderFinished(int exitCode, int exitStatus);
     void terminateGroup(const QString& why, State finalState);
     void onGraceExpired();
+    /// SIGKILL to the group, then finish once no member is left running (polled, 5 s at most).
+    void endGroupThenFinish(State state, const QString& message);
     void finish(State state, const QString& message);
+    /// Whether a process of the job's group still runs (zombies do not count).
     bool groupAlive() const;
 
     Spec m_spec;
@@ -106,6 +110,8 @@ private:
     QProcess* m_process = nullptr;
     QTimer* m_timeout = nullptr;
     QTimer* m_grace = nullptr;
+    QTimer* m_reap = nullptr;
+    QDeadlineTimer m_reapDeadline;
     qint64 m_pid = 0;
     bool m_leaderDone = false;
     std::optional<State> m_pendingState; ///< cancel/timeout requested

@@ -95,6 +95,9 @@ NpuPassthrough::NpuPassthrough(NpuConfig config) : m_config(std::move(config)) {
 
 QList<int> NpuPassthrough::parseSelection(const QJsonValue& requested, const NpuSnapshot& inventory,
                                           ApiError* error) {
+    ApiError ignored;
+    if (!error)
+        error = &ignored;
     if (requested.isUndefined() || requested.isNull())
         return {};
     if (!requested.isArray()) {
@@ -151,6 +154,9 @@ QList<int> NpuPassthrough::parseSelection(const QJsonValue& requested, const Npu
 }
 
 NpuLaunchPlan NpuPassthrough::build(const QList<int>& logicIds, ApiError* error) const {
+    ApiError ignored;
+    if (!error)
+        error = &ignored;
     NpuLaunchPlan plan;
     QList<int> ids = QSet<int>(logicIds.cbegin(), logicIds.cend()).values();
     std::sort(ids.begin(), ids.end());
