@@ -68,7 +68,7 @@ public:
         QObject::connect(&m_server, &QTcpServer::newConnection, this, [this] {
             while (QTcpSocket* socket = m_server.nextPendingConnection()) {
                 ++connections;
-                requests.append({});
+                requests.append(QByteArray());
                 const qsizetype index = requests.size() - 1;
                 QObject::connect(socket, &QTcpSocket::readyRead, socket, [this, socket, index] {
                     requests[index] += socket->readAll();
