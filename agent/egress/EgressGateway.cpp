@@ -76,6 +76,7 @@ bool EgressGateway::listen(const QString& socketPath, const QString& executionId
     auto listener = std::make_shared<Listener>();
     listener->path = socketPath;
     listener->server.setMaxPendingConnections(128);
+    listener->server.setListenBacklogSize(128);
     if (!listener->server.listen(socketPath))
         return setError(QStringLiteral("cannot listen on %1: %2")
                             .arg(socketPath, listener->server.errorString()));

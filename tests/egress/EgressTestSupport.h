@@ -163,25 +163,35 @@ inline QByteArray unixExchange(const QString& path, const QByteArray& request,
     return response;
 }
 
-/// A raw TCP server on 127.0.0.1 run on its own thread, for one connection at a time: reads
+/// A raw stream server run on its own thread, for one connection at a time: reads
 /// until the client half-closes, then answers "ECHO:" + everything read and closes. Proves that
 /// a half-close travelled through, which Qt's sockets cannot show.
 class HalfCloseEchoServer final {
 public:
     std::atomic<int> connections{0};
 
-    HalfCloseEchoServer() {
-        m_fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        sockaddr_in address{};
-        address.sin_family = AF_INET;
-        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        const int one = 1;
-        ::setsockopt(m_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-        ::bind(m_fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
+    /// TCP on 127.0.0.1 (ephemeral port), or a unix socket at @p unixPath when given.
+    explicit HalfCloseEchoServer(const QString& unixPath = {}) {
+        if (unixPath.isEmpty()) {
+            m_fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+            sockaddr_in address{};
+            address.sin_family = AF_INET;
+            address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+            const int one = 1;
+            ::setsockopt(m_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+            ::bind(m_fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
+            socklen_t length = sizeof address;
+            ::getsockname(m_fd, reinterpret_cast<sockaddr*>(&address), &length);
+            m_port = ntohs(address.sin_port);
+        } else {
+            m_fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+            sockaddr_un address{};
+            address.sun_family = AF_UNIX;
+            const QByteArray native = unixPath.toLocal8Bit();
+            std::memcpy(address.sun_path, native.constData(), size_t(native.size()));
+            ::bind(m_fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
+        }
         ::listen(m_fd, 16);
-        socklen_t length = sizeof address;
-        ::getsockname(m_fd, reinterpret_cast<sockaddr*>(&address), &length);
-        m_port = ntohs(address.sin_port);
         m_thread = std::thread([this] { serve(); });
     }
     ~HalfCloseEchoServer() {
