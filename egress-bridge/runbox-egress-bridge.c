@@ -46,7 +46,7 @@
 
 #define BRIDGE_NAME "runbox-egress-bridge"
 #define EXIT_SETUP_FAILED 125
-#define BUFFER_BYTES 65536
+#define BUFFER_BYTES (256 * 1024)
 #define MAX_CONNECTIONS 1024
 #define LISTEN_BACKLOG 128
 

@@ -11,7 +11,7 @@
 namespace runbox::egress {
 
 namespace {
-constexpr qsizetype kReadChunkBytes = 64 * 1024;
+constexpr qsizetype kReadChunkBytes = 256 * 1024;
 constexpr int kMaxReadsPerWakeup = 4; // fairness between connections
 } // namespace
 
@@ -67,12 +67,14 @@ void FdStream::setReadEnabled(bool enabled) {
 }
 
 void FdStream::onReadable() {
-    char buffer[kReadChunkBytes];
     for (int i = 0; i < kMaxReadsPerWakeup && m_fd >= 0 && m_readEnabled && !m_readEof; ++i) {
-        const ssize_t n = ::recv(m_fd, buffer, sizeof buffer, 0);
+        // Read straight into the array that travels on: no copy between sockets.
+        QByteArray data(kReadChunkBytes, Qt::Uninitialized);
+        const ssize_t n = ::recv(m_fd, data.data(), size_t(data.size()), 0);
         if (n > 0) {
-            Q_EMIT received(QByteArray(buffer, qsizetype(n)));
-            if (n < ssize_t(sizeof buffer))
+            data.truncate(qsizetype(n));
+            Q_EMIT received(data);
+            if (n < kReadChunkBytes)
                 return;
             continue;
         }

@@ -36,7 +36,7 @@ public:
     bool isOpen() const { return m_fd >= 0; }
 
 Q_SIGNALS:
-    /// Bytes read (at most 64 KiB per signal).
+    /// Bytes read (at most 256 KiB per signal).
     void received(const QByteArray& data);
     /// The peer shut down its writing side (read returned 0).
     void readEof();
