@@ -86,6 +86,12 @@ class TestEgressBridge final : public QObject {
         return *policy;
     }
 
+    static bool bwrapWorks() {
+        if (QStandardPaths::findExecutable("bwrap").isEmpty())
+            return false;
+        return QProcess::execute("bwrap", {"--unshare-all", "--ro-bind", "/", "/", "true"}) == 0;
+    }
+
 private Q_SLOTS:
     void initTestCase() {
         QVERIFY(m_dir.isValid());
@@ -244,6 +250,85 @@ private Q_SLOTS:
         }
         QVERIFY(sawAllowed);
         QVERIFY(sawDenied);
+    }
+
+    void testBridgeInsideBwrapReachesOnlyTheGatewayThroughTheBoundSocket() {
+        if (!bwrapWorks())
+            QSKIP("bwrap cannot create namespaces here");
+        CanaryHttpServer upstream;
+        auto resolver = std::make_shared<FakeResolver>();
+        resolver->map("mirror.test", {"127.0.0.1"});
+        EgressGateway gateway(mirrorPolicy(), resolver);
+        const QString socketPath = m_dir.filePath("bwrap.sock");
+        QString error;
+        QVERIFY2(gateway.listen(socketPath, "exec-bwrap", &error), qPrintable(error));
+        const QString script = m_dir.filePath("client.py");
+        QFile file(script);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(kChainClient);
+        file.close();
+        // The launch the agent is meant to use (see agent/egress/README.md), minus seccomp.
+        const QString proxy = QStringLiteral("http://127.0.0.1:18118");
+        QStringList args{"--unshare-all",
+                         "--die-with-parent",
+                         "--new-session",
+                         "--cap-drop",
+                         "ALL",
+                         "--ro-bind",
+                         "/usr",
+                         "/usr",
+                         "--symlink",
+                         "usr/lib",
+                         "/lib",
+                         "--symlink",
+                         "usr/lib64",
+                         "/lib64",
+                         "--symlink",
+                         "usr/bin",
+                         "/bin",
+                         "--proc",
+                         "/proc",
+                         "--dev",
+                         "/dev",
+                         "--tmpfs",
+                         "/tmp",
+                         "--dir",
+                         "/run/runbox",
+                         "--ro-bind",
+                         kBridge,
+                         "/run/runbox/egress-bridge",
+                         "--bind",
+                         socketPath,
+                         "/run/runbox/egress.sock",
+                         "--ro-bind",
+                         script,
+                         "/tmp/client.py",
+                         "--clearenv"};
+        for (const char* name : {"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"})
+            args << "--setenv" << name << proxy;
+        args << "--setenv"
+             << "NO_PROXY"
+             << "localhost,127.0.0.1"
+             << "--setenv"
+             << "UPSTREAM_PORT" << QString::number(upstream.port()) << "--setenv"
+             << "ISOLATED"
+             << "1"
+             << "/run/runbox/egress-bridge"
+             << "--socket"
+             << "/run/runbox/egress.sock"
+             << "--"
+             << "/usr/bin/python3"
+             << "/tmp/client.py";
+        QProcess process;
+        QSignalSpy finished(&process, &QProcess::finished);
+        process.start("bwrap", args);
+        QVERIFY(finished.wait(30000));
+        const QByteArray out = process.readAllStandardOutput();
+        QVERIFY2(process.exitCode() == 0, process.readAllStandardError().constData());
+        QVERIFY2(out.contains("urllib:hello\n"), out.constData());
+        QVERIFY2(out.contains("ip: 403 ip_literal\n"), out.constData());
+        QVERIFY2(out.contains("direct: refused\n"), out.constData());
+        QCOMPARE(upstream.connections, 1);
     }
 };
 
