@@ -71,17 +71,23 @@ std::unique_ptr<Database> Database::open(const QString& stateDir, const Options&
     }
     const QString path = QDir(stateDir).absoluteFilePath(QStringLiteral("runbox.db"));
     std::unique_ptr<Database> database(new Database(path, options));
-    QSqlDatabase db = database->connection();
-    if (!db.isOpen()) {
-        *error = QStringLiteral("cannot open %1: %2").arg(path, db.lastError().text());
+    QSqlDatabase db = database->threadConnection(error);
+    if (!db.isOpen())
         return nullptr;
-    }
     if (!migrations::migrate(db, migrations::latestVersion(), &database->m_schemaVersion, error))
         return nullptr;
     return database;
 }
 
 QSqlDatabase Database::connection() const {
+    QString error;
+    QSqlDatabase db = threadConnection(&error);
+    if (!db.isOpen())
+        qWarning("store: %s", qPrintable(error));
+    return db;
+}
+
+QSqlDatabase Database::threadConnection(QString* error) const {
     const quint64 thread = currentThreadSerial();
     {
         QMutexLocker lock(&m_registry->mutex);
@@ -90,10 +96,8 @@ QSqlDatabase Database::connection() const {
             return QSqlDatabase::database(*it, false);
     }
     const QString name = QStringLiteral("runbox-store-%1-%2").arg(m_instance).arg(thread);
-    QString error;
-    QSqlDatabase db = openConnection(name, &error);
+    QSqlDatabase db = openConnection(name, error);
     if (!db.isOpen()) {
-        qWarning("store: %s", qPrintable(error));
         db = QSqlDatabase();
         QSqlDatabase::removeDatabase(name);
         return QSqlDatabase();

@@ -70,6 +70,7 @@ public:
 private:
     struct ConnectionRegistry;
     Database(QString path, Options options);
+    QSqlDatabase threadConnection(QString* error) const;
     QSqlDatabase openConnection(const QString& name, QString* error) const;
 
     QString m_path;

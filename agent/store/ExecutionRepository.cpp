@@ -253,7 +253,7 @@ std::optional<ApiError> ExecutionRepository::finish(const QString& executionId,
          {QStringLiteral(":exit"), optionalVariant(outcome.exitCode)},
          {QStringLiteral(":signal"), optionalVariant(outcome.signal)},
          {QStringLiteral(":duration"), optionalVariant(outcome.durationMs)},
-         {QStringLiteral(":reason"), outcome.statusReason},
+         {QStringLiteral(":reason"), sqlText(outcome.statusReason)},
          {QStringLiteral(":created"), jsonText(outcome.createdFiles)},
          {QStringLiteral(":modified"), jsonText(outcome.modifiedFiles)},
          {QStringLiteral(":deleted"), jsonText(outcome.deletedFiles)},
@@ -384,7 +384,7 @@ std::optional<ApiError> ExecutionRepository::markRunningAsLost(const QString& re
             "UPDATE executions SET state = 'lost', status_reason = ?, finished_ms = ?,"
             " duration_ms = CASE WHEN started_ms IS NULL THEN NULL ELSE ? - started_ms END,"
             " queue_position = NULL WHERE state = ?"));
-        update.addBindValue(text);
+        update.addBindValue(sqlText(text));
         update.addBindValue(now);
         update.addBindValue(now);
         update.addBindValue(from);

@@ -31,7 +31,7 @@ bool readAll(QSqlDatabase db, const QString& prefix, QHash<QString, QJsonValue>*
     QSqlQuery query(db);
     query.prepare(QStringLiteral("SELECT key, value FROM settings WHERE substr(key, 1, ?) = ?"));
     query.addBindValue(prefix.size());
-    query.addBindValue(prefix);
+    query.addBindValue(sqlText(prefix));
     if (!execQuery(query, QStringLiteral("read settings"), error))
         return false;
     out->clear();
@@ -60,7 +60,7 @@ bool writeChanges(Transaction& tx, const QHash<QString, QJsonValue>& current,
         if (!execQuery(upsert, QStringLiteral("write setting"), error))
             return false;
         audit.addBindValue(atMs);
-        audit.addBindValue(tokenId);
+        audit.addBindValue(sqlText(tokenId));
         audit.addBindValue(change.key);
         audit.addBindValue(existed ? QVariant(valueText(*it)) : QVariant());
         audit.addBindValue(valueText(change.value));
@@ -161,7 +161,7 @@ std::optional<ApiError> SettingsRepository::audit(const QString& prefix, qint64 
         "SELECT id, at_ms, token_id, key, before_json, after_json FROM audit"
         " WHERE substr(key, 1, ?) = ? AND (? <= 0 OR id < ?) ORDER BY id DESC LIMIT ?"));
     query.addBindValue(prefix.size());
-    query.addBindValue(prefix);
+    query.addBindValue(sqlText(prefix));
     query.addBindValue(beforeId);
     query.addBindValue(beforeId);
     query.addBindValue(limit);

@@ -55,8 +55,8 @@ std::optional<ApiError> WorkspaceRepository::insert(const QList<WorkspaceRecord>
         insert.addBindValue(w.isolation);
         insert.addBindValue(w.createdMs > 0 ? w.createdMs : now);
         insert.addBindValue(w.rootPath);
-        insert.addBindValue(w.ownerTokenId);
-        insert.addBindValue(w.tokenNonce);
+        insert.addBindValue(sqlText(w.ownerTokenId));
+        insert.addBindValue(sqlText(w.tokenNonce));
         insert.addBindValue(w.uid ? QVariant(*w.uid) : QVariant());
         if (!execQuery(insert, QStringLiteral("insert workspace"), &error))
             return error;
@@ -86,8 +86,8 @@ std::optional<ApiError> WorkspaceRepository::listLive(const QString& isolation,
     query.prepare(QStringLiteral("SELECT %1 FROM workspaces WHERE deleted_ms IS NULL"
                                  " AND (? = '' OR isolation = ?) ORDER BY created_ms, id")
                       .arg(kColumns));
-    query.addBindValue(isolation);
-    query.addBindValue(isolation);
+    query.addBindValue(sqlText(isolation));
+    query.addBindValue(sqlText(isolation));
     ApiError error;
     if (!execQuery(query, QStringLiteral("list workspaces"), &error))
         return error;
