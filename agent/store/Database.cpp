@@ -133,8 +133,8 @@ QSqlDatabase Database::openConnection(const QString& name, QString* error) const
         return db;
     }
     QVariant mode;
-    const QString sync = m_options.fullSyncEveryCommit ? QStringLiteral("FULL")
-                                                       : QStringLiteral("NORMAL");
+    const QString sync =
+        m_options.fullSyncEveryCommit ? QStringLiteral("FULL") : QStringLiteral("NORMAL");
     if (!execPragma(db, QStringLiteral("PRAGMA journal_mode=WAL"), error, &mode) ||
         !execPragma(db, QStringLiteral("PRAGMA synchronous=") + sync, error) ||
         !execPragma(db, QStringLiteral("PRAGMA foreign_keys=ON"), error)) {

@@ -8,10 +8,13 @@
 #include <QMutexLocker>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
+#include <climits>
 #include <cstring>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 namespace runbox::store {
@@ -21,7 +24,7 @@ using namespace logio;
 
 namespace {
 
-constexpr qint64 kMarkEvery = 256 * 1024;  ///< file bytes between sparse index marks
+constexpr qint64 kMarkEvery = 256 * 1024; ///< file bytes between sparse index marks
 constexpr qint64 kMinSegmentBytes = 64 * 1024;
 constexpr qint64 kMaxSegmentBytes = 64 * 1024 * 1024;
 
@@ -34,8 +37,8 @@ LogRetention LogRetention::forLimit(qint64 maxOutputBytes) {
     r.unlimited = false;
     r.headBytes = maxOutputBytes / 2;
     r.tailBytes = maxOutputBytes - r.headBytes;
-    r.segmentBytes = std::clamp(r.tailBytes / 8, std::min(r.tailBytes, kMinSegmentBytes),
-                                kMaxSegmentBytes);
+    r.segmentBytes =
+        std::clamp(r.tailBytes / 8, std::min(r.tailBytes, kMinSegmentBytes), kMaxSegmentBytes);
     return r;
 }
 
@@ -129,8 +132,9 @@ void ExecutionLog::makeRoomInTail(qint64 incoming) {
 }
 
 bool ExecutionLog::rollover(ApiError* error) {
-    // The finished segment is synced now, while cheap: it is the only copy of its bytes.
-    ::fdatasync(m_fd);
+    // Start writing the full segment back without waiting (finish() waits for it, if the
+    // segment is still retained then); the writer never blocks on the disk here.
+    ::sync_file_range(m_fd, 0, 0, SYNC_FILE_RANGE_WRITE);
     ::close(m_fd);
     m_fd = -1;
     Segment next;
@@ -148,8 +152,8 @@ bool ExecutionLog::rollover(ApiError* error) {
     }
     m_fd = fd;
     m_segments.append(next);
-    if (writeAll(encodeSegmentHeader(SegmentHeader{next.index, next.startOffset,
-                                                   next.stdoutBefore, next.stderrBefore}),
+    if (writeAll(encodeSegmentHeader(SegmentHeader{next.index, next.startOffset, next.stdoutBefore,
+                                                   next.stderrBefore}),
                  error))
         return true;
     if (m_fd >= 0)
@@ -161,30 +165,33 @@ bool ExecutionLog::rollover(ApiError* error) {
 }
 
 bool ExecutionLog::writeRecords(RecordType type, QByteArrayView data, ApiError* error) {
-    const qint64 records = (data.size() + kMaxRecordData - 1) / kMaxRecordData;
-    QByteArray buffer;
-    buffer.reserve(data.size() + records * kRecordHeaderSize);
+    const qsizetype records = (data.size() + kMaxRecordData - 1) / kMaxRecordData;
+    std::vector<std::array<char, kRecordHeaderSize>> headers;
+    headers.resize(size_t(records));
+    std::vector<::iovec> iov;
+    iov.reserve(size_t(records) * 2);
     Segment& segment = m_segments.last();
     qint64 offset = m_end;
     qint64 filePos = segment.fileSize;
+    qint64 lastMarkPos = segment.lastMarkPos;
     std::vector<std::pair<qint64, qint64>> marks;
-    for (qsizetype pos = 0; pos < data.size();) {
+    for (qsizetype pos = 0, r = 0; pos < data.size(); ++r) {
         const qint64 n = std::min<qint64>(kMaxRecordData, data.size() - pos);
-        if (filePos - segment.lastMarkPos >= kMarkEvery || segment.marks.empty()) {
+        if (filePos - lastMarkPos >= kMarkEvery || (segment.marks.empty() && marks.empty())) {
             marks.emplace_back(offset, filePos);
-            segment.lastMarkPos = filePos;
+            lastMarkPos = filePos;
         }
-        char header[kRecordHeaderSize];
-        encodeRecordHeader(RecordHeader{type, quint32(n), offset}, header);
-        buffer.append(header, kRecordHeaderSize);
-        buffer.append(data.data() + pos, n);
+        encodeRecordHeader(RecordHeader{type, quint32(n), offset}, headers[size_t(r)].data());
+        iov.push_back(::iovec{headers[size_t(r)].data(), size_t(kRecordHeaderSize)});
+        iov.push_back(::iovec{const_cast<char*>(data.data() + pos), size_t(n)});
         pos += n;
         offset += n;
         filePos += kRecordHeaderSize + n;
     }
-    if (!writeAll(buffer, error))
+    if (!writeVector(iov, filePos - segment.fileSize, error))
         return false;
     segment.marks.insert(segment.marks.end(), marks.begin(), marks.end());
+    segment.lastMarkPos = lastMarkPos;
     segment.endOffset = offset;
     m_end = offset;
     (type == RecordType::Stdout ? m_stdoutBytes : m_stderrBytes) += data.size();
@@ -192,10 +199,17 @@ bool ExecutionLog::writeRecords(RecordType type, QByteArrayView data, ApiError* 
 }
 
 bool ExecutionLog::writeAll(const QByteArray& bytes, ApiError* error) {
+    std::vector<::iovec> iov{::iovec{const_cast<char*>(bytes.constData()), size_t(bytes.size())}};
+    return writeVector(iov, bytes.size(), error);
+}
+
+bool ExecutionLog::writeVector(std::vector<::iovec>& iov, qint64 total, ApiError* error) {
     Segment& segment = m_segments.last();
+    size_t first = 0;
     qint64 done = 0;
-    while (done < bytes.size()) {
-        const ssize_t n = ::write(m_fd, bytes.constData() + done, size_t(bytes.size() - done));
+    while (done < total) {
+        const int count = int(std::min<size_t>(iov.size() - first, IOV_MAX));
+        const ssize_t n = ::writev(m_fd, iov.data() + first, count);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0) {
@@ -209,8 +223,17 @@ bool ExecutionLog::writeAll(const QByteArray& bytes, ApiError* error) {
             return false;
         }
         done += n;
+        for (size_t left = size_t(n); left > 0;) { // skip what was written
+            ::iovec& v = iov[first];
+            const size_t step = std::min(left, v.iov_len);
+            v.iov_base = static_cast<char*>(v.iov_base) + step;
+            v.iov_len -= step;
+            left -= step;
+            if (v.iov_len == 0)
+                ++first;
+        }
     }
-    segment.fileSize += bytes.size();
+    segment.fileSize += total;
     return true;
 }
 
@@ -229,6 +252,15 @@ bool ExecutionLog::writeEndRecord(bool lost, const QString& reason, ApiError* er
     }
     ::close(m_fd);
     m_fd = -1;
+    // Earlier retained segments: their writeback was started at rollover; wait for it.
+    for (qsizetype i = 0; i + 1 < m_segments.size(); ++i) {
+        const int fd =
+            ::open(QFile::encodeName(m_segments.at(i).path).constData(), O_RDONLY | O_CLOEXEC);
+        if (fd >= 0) {
+            ::fdatasync(fd);
+            ::close(fd);
+        }
+    }
     fsyncDirectory(m_dir);
     m_finished = true;
     m_lost = lost;

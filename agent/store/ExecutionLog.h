@@ -9,8 +9,10 @@
 #include <QMutex>
 #include <QString>
 
+#include <map>
 #include <memory>
 #include <optional>
+#include <sys/uio.h>
 #include <vector>
 
 namespace runbox::store {
@@ -46,8 +48,8 @@ struct LogInfo {
     qint64 stderrBytes = 0;  ///< of which stderr
     qint64 droppedBytes = 0; ///< dropped by retention (retentionTruncated when > 0)
     bool finished = false;
-    bool lost = false;  ///< finished by recovery after the agent died, not by finish()
-    QString endReason;  ///< recovery's reason when lost
+    bool lost = false; ///< finished by recovery after the agent died, not by finish()
+    QString endReason; ///< recovery's reason when lost
 };
 
 /// How maxOutputBytes (M) is spent: the first headBytes = M/2 bytes are kept in segment 0, the
@@ -74,6 +76,9 @@ public:
     /// Opens an existing log by scanning its segments (404 `log_not_found` if none).
     static std::shared_ptr<ExecutionLog> load(const QString& dir, const QString& id,
                                               ApiError* error);
+    /// Cheap check without scanning: does the newest segment file end with an end record?
+    /// (Start-up recovery uses it to skip the many finished logs.)
+    static bool endsWithEndRecord(const QString& dir, const QString& id);
     ~ExecutionLog();
     ExecutionLog(const ExecutionLog&) = delete;
     ExecutionLog& operator=(const ExecutionLog&) = delete;
@@ -81,7 +86,7 @@ public:
     /// Appends output; returns the logical offset of its first byte, or -1 with @p error
     /// (409 `log_finished`, 500 `log_io_error`; a failed write is rolled back by truncation).
     qint64 append(LogStream stream, QByteArrayView data, ApiError* error);
-    /// Writes the end record, fdatasync()s the file and fsync()s the directory.
+    /// Writes the end record, fdatasync()s every retained segment and fsync()s the directory.
     std::optional<ApiError> finish();
     /// For a log left unfinished by a dead agent: cuts a torn trailing record, writes an end
     /// record marked lost with @p reason, syncs. No-op for a finished log.
@@ -107,12 +112,15 @@ private:
     struct Span; // a segment's readable range, snapshotted for a read
 
     ExecutionLog(QString dir, QString id);
+    /// The segment files of @p id in @p dir by index (`<id>.log` = 0, `<id>.log.<n>` = n).
+    static std::map<quint32, QString> segmentFiles(const QString& dir, const QString& id);
     QString segmentPath(quint32 index) const;
     qint64 roomInCurrentSegment() const;
     bool rollover(ApiError* error);
     void makeRoomInTail(qint64 incoming);
     bool writeRecords(logformat::RecordType type, QByteArrayView data, ApiError* error);
     bool writeAll(const QByteArray& bytes, ApiError* error);
+    bool writeVector(std::vector<::iovec>& iov, qint64 total, ApiError* error);
     bool writeEndRecord(bool lost, const QString& reason, ApiError* error);
     void scanSegment(int fd, qint64 fileSize, Segment* segment, bool* sawEnd);
     bool readSpan(const Span& span, qint64* cursor, qint64* budget, QList<LogChunk>* chunks,

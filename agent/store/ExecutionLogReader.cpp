@@ -22,9 +22,11 @@ using namespace logio;
 
 namespace {
 
-constexpr qint64 kMarkEvery = 256 * 1024; ///< as in ExecutionLog.cpp
+constexpr qint64 kMarkEvery = 256 * 1024;    ///< as in ExecutionLog.cpp
 constexpr qint64 kMaxChunkBytes = 64 * 1024; ///< a read merges adjacent records up to this size
 constexpr int kReadRetries = 8;
+constexpr qint64 kScanWindow = 4096;        ///< scanning reads headers only
+constexpr qint64 kReadWindow = 1024 * 1024; ///< reading back takes data too
 
 /// Adds @p data at @p offset to @p chunks, merging with the previous chunk when contiguous.
 void appendChunk(QList<LogChunk>* chunks, LogChunk::Kind kind, qint64 offset, QByteArray data) {
@@ -52,20 +54,7 @@ struct ExecutionLog::Span {
 std::shared_ptr<ExecutionLog> ExecutionLog::load(const QString& dir, const QString& id,
                                                  ApiError* error) {
     std::shared_ptr<ExecutionLog> log(new ExecutionLog(dir, id));
-    // `<id>.log` is segment 0, `<id>.log.<n>` segment n. Ids never contain wildcard characters.
-    const QString head = id + QStringLiteral(".log");
-    std::map<quint32, QString> files;
-    for (const QString& name : QDir(dir).entryList({head + QLatin1Char('*')}, QDir::Files)) {
-        if (name == head) {
-            files.emplace(0, QDir(dir).filePath(name));
-            continue;
-        }
-        bool ok = false;
-        const uint index = name.mid(head.size() + 1).toUInt(&ok);
-        if (name.at(head.size()) == QLatin1Char('.') && ok && index > 0 &&
-            name.mid(head.size() + 1) == QString::number(index))
-            files.emplace(index, QDir(dir).filePath(name));
-    }
+    const std::map<quint32, QString> files = segmentFiles(dir, id);
     if (files.empty()) {
         *error = ApiError{404, QStringLiteral("log_not_found"),
                           QStringLiteral("no log for execution %1").arg(id)};
@@ -78,7 +67,7 @@ std::shared_ptr<ExecutionLog> ExecutionLog::load(const QString& dir, const QStri
             *error = ioError(QStringLiteral("cannot open"), path, errno);
             return nullptr;
         }
-        struct stat st{};
+        struct stat st {};
         ::fstat(fd, &st);
         char raw[kSegmentHeaderSize];
         SegmentHeader header;
@@ -120,8 +109,58 @@ std::shared_ptr<ExecutionLog> ExecutionLog::load(const QString& dir, const QStri
     return log;
 }
 
+std::map<quint32, QString> ExecutionLog::segmentFiles(const QString& dir, const QString& id) {
+    // `<id>.log` is segment 0, `<id>.log.<n>` segment n. Ids never contain wildcard characters,
+    // and no other id's file can match: theirs end in `.log` or `.log.<digits>` after their id.
+    const QString head = id + QStringLiteral(".log");
+    std::map<quint32, QString> files;
+    for (const QString& name : QDir(dir).entryList({head + QLatin1Char('*')}, QDir::Files)) {
+        if (name == head) {
+            files.emplace(0, QDir(dir).filePath(name));
+            continue;
+        }
+        bool ok = false;
+        const QString suffix = name.mid(head.size() + 1);
+        const uint index = suffix.toUInt(&ok);
+        if (name.at(head.size()) == QLatin1Char('.') && ok && index > 0 &&
+            suffix == QString::number(index))
+            files.emplace(index, QDir(dir).filePath(name));
+    }
+    return files;
+}
+
+bool ExecutionLog::endsWithEndRecord(const QString& dir, const QString& id) {
+    const std::map<quint32, QString> files = segmentFiles(dir, id);
+    if (files.empty())
+        return false;
+    const QString& path = files.rbegin()->second;
+    const int fd = ::open(QFile::encodeName(path).constData(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    struct stat st {};
+    ::fstat(fd, &st);
+    const qint64 size = st.st_size;
+    const qint64 window =
+        std::min<qint64>(size - kSegmentHeaderSize, kRecordHeaderSize + kMaxEndPayload);
+    QByteArray tail(std::max<qint64>(window, 0), Qt::Uninitialized);
+    const bool read =
+        window >= kRecordHeaderSize && preadFully(fd, tail.data(), window, size - window) == window;
+    ::close(fd);
+    if (!read)
+        return false;
+    // The end record is the last thing in the file: a valid header of type End whose payload
+    // reaches exactly the end of the file. The header CRC makes a false match negligible.
+    for (qint64 p = window - kRecordHeaderSize; p >= 0; --p) {
+        RecordHeader record;
+        if (decodeRecordHeader(tail.constData() + p, &record) && record.type == RecordType::End &&
+            p + kRecordHeaderSize + qint64(record.length) == window)
+            return true;
+    }
+    return false;
+}
+
 void ExecutionLog::scanSegment(int fd, qint64 fileSize, Segment* segment, bool* sawEnd) {
-    WindowReader reader(fd);
+    WindowReader reader(fd, kScanWindow);
     qint64 pos = kSegmentHeaderSize;
     qint64 offset = segment->startOffset;
     qint64 stdoutBytes = 0, stderrBytes = 0;
@@ -210,9 +249,10 @@ std::optional<ApiError> ExecutionLog::read(qint64 fromOffset, qint64 maxBytes,
                     continue;
                 Span span{s.path, s.startOffset, s.endOffset, s.startOffset, kSegmentHeaderSize};
                 // The last mark at or before the wanted offset (marks ascend in both values).
-                auto it = std::upper_bound(
-                    s.marks.begin(), s.marks.end(), fromOffset,
-                    [](qint64 value, const std::pair<qint64, qint64>& m) { return value < m.first; });
+                auto it = std::upper_bound(s.marks.begin(), s.marks.end(), fromOffset,
+                                           [](qint64 value, const std::pair<qint64, qint64>& m) {
+                                               return value < m.first;
+                                           });
                 if (it != s.marks.begin()) {
                     --it;
                     span.hintOffset = it->first;
@@ -259,13 +299,14 @@ bool ExecutionLog::readSpan(const Span& span, qint64* cursor, qint64* budget,
         *error = ioError(QStringLiteral("cannot open"), span.path, errno);
         return false;
     }
-    WindowReader reader(fd);
+    // A window sized to what this read may return: small follow-up reads stay small.
+    WindowReader reader(fd, std::clamp<qint64>(*budget + 4096, 4096, kReadWindow));
     qint64 pos = span.hintPos;
     qint64 offset = span.hintOffset;
     char raw[kRecordHeaderSize];
     RecordHeader record;
     bool ok = true;
-    while (offset < span.endOffset && *budget > 0) {
+    while (offset<span.endOffset&& * budget> 0) {
         if (!reader.read(pos, raw, kRecordHeaderSize) || !decodeRecordHeader(raw, &record) ||
             record.offset != offset || record.type == RecordType::End) {
             *error = logio::corrupt(span.path, pos);
@@ -275,10 +316,10 @@ bool ExecutionLog::readSpan(const Span& span, qint64* cursor, qint64* budget,
         const qint64 recordEnd = offset + record.length;
         if (recordEnd > *cursor) {
             const qint64 skip = *cursor - offset;
-            const qint64 n = std::min({qint64(record.length) - skip, *budget,
-                                       span.endOffset - *cursor});
+            const qint64 n =
+                std::min({qint64(record.length) - skip, *budget, span.endOffset - *cursor});
             QByteArray data(n, Qt::Uninitialized);
-            if (preadFully(fd, data.data(), n, pos + kRecordHeaderSize + skip) != n) {
+            if (!reader.read(pos + kRecordHeaderSize + skip, data.data(), n)) {
                 *error = logio::corrupt(span.path, pos);
                 ok = false;
                 break;

@@ -84,7 +84,7 @@ struct NewExecution {
 /// How an execution ended, for ExecutionRepository::finish().
 struct ExecutionOutcome {
     ExecutionState state = ExecutionState::Completed; ///< must be terminal
-    qint64 finishedMs = 0;                             ///< 0 → now
+    qint64 finishedMs = 0;                            ///< 0 → now
     std::optional<int> exitCode;
     std::optional<int> signal;
     std::optional<qint64> durationMs; ///< absent → finishedMs - startedMs when it started

@@ -19,7 +19,9 @@ const QString kColumns = QStringLiteral(
     " provenance, created_files, modified_files, deleted_files, stdout_bytes, stderr_bytes,"
     " log_dropped_bytes");
 
-qint64 nowOr(qint64 ms) { return ms > 0 ? ms : QDateTime::currentMSecsSinceEpoch(); }
+qint64 nowOr(qint64 ms) {
+    return ms > 0 ? ms : QDateTime::currentMSecsSinceEpoch();
+}
 
 QString jsonText(const QJsonObject& object) {
     return QString::fromUtf8(QJsonDocument(object).toJson(QJsonDocument::Compact));
@@ -107,17 +109,15 @@ bool selectById(QSqlDatabase db, const QString& id, ExecutionRecord* out, ApiErr
 }
 
 QString encodeCursor(qint64 createdMs, qint64 seq) {
-    return QString::fromLatin1(QByteArray("c1:" + QByteArray::number(createdMs) + ':' +
-                                          QByteArray::number(seq))
-                                   .toBase64(QByteArray::Base64UrlEncoding |
-                                             QByteArray::OmitTrailingEquals));
+    return QString::fromLatin1(
+        QByteArray("c1:" + QByteArray::number(createdMs) + ':' + QByteArray::number(seq))
+            .toBase64(QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals));
 }
 
 bool decodeCursor(const QString& cursor, qint64* createdMs, qint64* seq) {
-    const auto decoded =
-        QByteArray::fromBase64Encoding(cursor.toLatin1(), QByteArray::Base64UrlEncoding |
-                                                              QByteArray::OmitTrailingEquals |
-                                                              QByteArray::AbortOnBase64DecodingErrors);
+    const auto decoded = QByteArray::fromBase64Encoding(
+        cursor.toLatin1(), QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals |
+                               QByteArray::AbortOnBase64DecodingErrors);
     if (!decoded)
         return false;
     const QList<QByteArray> parts = decoded.decoded.split(':');
@@ -161,8 +161,8 @@ std::optional<ApiError> ExecutionRepository::insert(const NewExecution& executio
     if (error.httpStatus != 404)
         return error;
 
-    QSqlQuery workspace = tx.prepare(
-        QStringLiteral("SELECT deleted_ms IS NULL FROM workspaces WHERE id = ?"));
+    QSqlQuery workspace =
+        tx.prepare(QStringLiteral("SELECT deleted_ms IS NULL FROM workspaces WHERE id = ?"));
     workspace.addBindValue(execution.workspaceId);
     if (!execQuery(workspace, QStringLiteral("read workspace"), &error))
         return error;
@@ -193,18 +193,15 @@ std::optional<ApiError> ExecutionRepository::insert(const NewExecution& executio
     return std::nullopt;
 }
 
-std::optional<ApiError>
-ExecutionRepository::transition(const QString& executionId, ExecutionState to,
-                                const QString& setClause,
-                                const QList<QPair<QString, QVariant>>& bindings,
-                                Durability durability) {
+std::optional<ApiError> ExecutionRepository::transition(
+    const QString& executionId, ExecutionState to, const QString& setClause,
+    const QList<QPair<QString, QVariant>>& bindings, Durability durability) {
     Transaction tx(m_database, durability);
     if (!tx.begun())
         return tx.error();
-    QSqlQuery update = tx.prepare(
-        QStringLiteral("UPDATE executions SET state = :state, %1"
-                       " WHERE execution_id = :id AND state IN (%2)")
-            .arg(setClause, stateList(legalPredecessors(to))));
+    QSqlQuery update = tx.prepare(QStringLiteral("UPDATE executions SET state = :state, %1"
+                                                 " WHERE execution_id = :id AND state IN (%2)")
+                                      .arg(setClause, stateList(legalPredecessors(to))));
     update.bindValue(QStringLiteral(":state"), toString(to));
     update.bindValue(QStringLiteral(":id"), executionId);
     for (const auto& [name, value] : bindings)
@@ -338,10 +335,9 @@ std::optional<ApiError> ExecutionRepository::list(const ExecutionFilter& filter,
     QSqlQuery query(m_database.connection());
     query.prepare(QStringLiteral("SELECT %1 FROM executions %2 ORDER BY created_ms DESC, seq DESC"
                                  " LIMIT %3")
-                      .arg(kColumns,
-                           where.isEmpty() ? QString()
-                                           : QStringLiteral("WHERE ") +
-                                                 where.join(QStringLiteral(" AND ")))
+                      .arg(kColumns, where.isEmpty() ? QString()
+                                                     : QStringLiteral("WHERE ") +
+                                                           where.join(QStringLiteral(" AND ")))
                       .arg(filter.limit + 1));
     for (const QVariant& value : values)
         query.addBindValue(value);
@@ -361,8 +357,8 @@ std::optional<ApiError> ExecutionRepository::list(const ExecutionFilter& filter,
     return std::nullopt;
 }
 
-std::optional<ApiError> ExecutionRepository::markRunningAsLost(const QString& reason,
-                                                               qint64 nowMs, QStringList* ids) {
+std::optional<ApiError> ExecutionRepository::markRunningAsLost(const QString& reason, qint64 nowMs,
+                                                               QStringList* ids) {
     const qint64 now = nowOr(nowMs);
     Transaction tx(m_database, Durability::Acknowledged);
     if (!tx.begun())

@@ -13,8 +13,8 @@ namespace runbox::store {
 
 /// Filters and page position for ExecutionRepository::list().
 struct ExecutionFilter {
-    QString workspaceId;                ///< empty: every workspace
-    QList<ExecutionState> states;       ///< empty: every state
+    QString workspaceId;                 ///< empty: every workspace
+    QList<ExecutionState> states;        ///< empty: every state
     std::optional<qint64> createdFromMs; ///< inclusive, ms since the epoch
     std::optional<qint64> createdToMs;   ///< exclusive
     int limit = 100;                     ///< 1..1000

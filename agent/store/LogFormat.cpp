@@ -29,7 +29,9 @@ template <typename T> void put(char* out, int at, T value) {
     qToLittleEndian<T>(value, out + at);
 }
 
-template <typename T> T get(const char* data, int at) { return qFromLittleEndian<T>(data + at); }
+template <typename T> T get(const char* data, int at) {
+    return qFromLittleEndian<T>(data + at);
+}
 
 } // namespace
 

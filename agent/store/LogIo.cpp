@@ -9,14 +9,10 @@
 
 namespace runbox::store::logio {
 
-namespace {
-constexpr qint64 kWindow = 64 * 1024;
-}
-
 ApiError ioError(const QString& what, const QString& path, int err) {
-    return ApiError{500, QStringLiteral("log_io_error"),
-                    QStringLiteral("%1 %2: %3")
-                        .arg(what, path, QString::fromLocal8Bit(std::strerror(err)))};
+    return ApiError{
+        500, QStringLiteral("log_io_error"),
+        QStringLiteral("%1 %2: %3").arg(what, path, QString::fromLocal8Bit(std::strerror(err)))};
 }
 
 ApiError corrupt(const QString& path, qint64 pos) {
@@ -48,16 +44,18 @@ void fsyncDirectory(const QString& dir) {
 }
 
 bool WindowReader::read(qint64 pos, char* out, qint64 len) {
-    if (len > kWindow / 2)
-        return preadFully(m_fd, out, len, pos) == len;
-    if (pos < m_pos || pos + len > m_pos + m_window.size()) {
-        m_window.resize(kWindow);
-        const qint64 got = preadFully(m_fd, m_window.data(), kWindow, pos);
-        m_window.resize(got < 0 ? 0 : got);
-        m_pos = pos;
-        if (got < len)
-            return false;
+    if (pos >= m_pos && pos + len <= m_pos + m_window.size()) {
+        std::memcpy(out, m_window.constData() + (pos - m_pos), size_t(len));
+        return true;
     }
+    if (len > m_windowBytes / 2)
+        return preadFully(m_fd, out, len, pos) == len;
+    m_window.resize(m_windowBytes);
+    const qint64 got = preadFully(m_fd, m_window.data(), m_windowBytes, pos);
+    m_window.resize(got < 0 ? 0 : got);
+    m_pos = pos;
+    if (got < len)
+        return false;
     std::memcpy(out, m_window.constData() + (pos - m_pos), size_t(len));
     return true;
 }

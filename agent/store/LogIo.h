@@ -20,16 +20,18 @@ qint64 preadFully(int fd, char* out, qint64 len, qint64 pos);
 /// fsync() of a directory, so that files created or removed in it survive power loss.
 void fsyncDirectory(const QString& dir);
 
-/// Reads pieces at increasing positions through a 64 KiB window, so that scanning many small
-/// records costs one pread() per window instead of one per record.
+/// Reads pieces at increasing positions through a window of @p windowBytes, so that many small
+/// pieces cost one pread() per window instead of one each. Pieces larger than half the window
+/// are read directly.
 class WindowReader final {
 public:
-    explicit WindowReader(int fd) : m_fd(fd) {}
+    WindowReader(int fd, qint64 windowBytes) : m_fd(fd), m_windowBytes(windowBytes) {}
     /// Copies exactly @p len bytes at @p pos to @p out; false at end of file or on error.
     bool read(qint64 pos, char* out, qint64 len);
 
 private:
     int m_fd;
+    qint64 m_windowBytes;
     qint64 m_pos = 0;
     QByteArray m_window;
 };

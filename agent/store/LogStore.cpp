@@ -121,6 +121,16 @@ QStringList LogStore::recoverAll(const QString& reason, QStringList* errors) {
         const QString id = headName.match(name).captured(1);
         if (!isValidExecutionId(id))
             continue;
+        std::shared_ptr<ExecutionLog> cached;
+        {
+            QMutexLocker lock(&m_mutex);
+            cached = m_logs.value(id);
+        }
+        if (cached && cached->isWritable())
+            continue; // this process is writing it: not a dead agent's
+        if (!cached && ExecutionLog::endsWithEndRecord(m_dir, id))
+            continue; // finished: skip the full scan
+        cached.reset();
         ApiError error;
         const auto log = acquire(id, &error);
         if (log && log->info().finished)
@@ -136,8 +146,7 @@ QStringList LogStore::recoverAll(const QString& reason, QStringList* errors) {
     return recovered;
 }
 
-std::shared_ptr<ExecutionLog> LogStore::acquire(const QString& executionId,
-                                                ApiError* error) const {
+std::shared_ptr<ExecutionLog> LogStore::acquire(const QString& executionId, ApiError* error) const {
     if (!isValidExecutionId(executionId)) {
         *error = invalidId(executionId);
         return nullptr;

@@ -25,10 +25,13 @@ namespace runbox::store {
 /// Durability (the contract is issue 3's: SIGKILL of the agent loses nothing acknowledged):
 /// - append() write()s each chunk before returning and before appended() is emitted, so any byte
 ///   a client could have been sent is in the kernel's page cache and survives SIGKILL;
-/// - a full tail segment is fdatasync()ed when the next one starts;
-/// - finish() writes an end record, fdatasync()s and fsync()s the directory before returning:
-///   call it before recording the terminal state (ExecutionRepository::finish()), so an exit
-///   that was reported implies a complete log, even across power loss;
+/// - append() never waits for the disk; when a segment is full its writeback is started
+///   (sync_file_range, without waiting);
+/// - finish() writes an end record, fdatasync()s every retained segment and fsync()s the
+///   directory before returning: call it before recording the terminal state
+///   (ExecutionRepository::finish()), so an exit that was reported implies a complete log, even
+///   across power loss. It may block for the disk (milliseconds; more on a slow disk after
+///   lots of output), so a busy agent may want to call it off the event-loop thread;
 /// - after a crash, recoverAll() cuts torn trailing records and closes unfinished logs as lost.
 ///
 /// Threads: appends to one log come from one thread at a time; reads may come from any thread;

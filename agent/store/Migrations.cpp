@@ -72,18 +72,18 @@ QList<Migration> buildMigrations() {
         QStringLiteral("listing indexes; execution ids can never be deleted or changed"),
         {
             QStringLiteral("CREATE INDEX executions_by_created ON executions(created_ms, seq)"),
+            QStringLiteral("CREATE INDEX executions_by_workspace ON executions(workspace_id, "
+                           "created_ms, seq)"),
             QStringLiteral(
-                "CREATE INDEX executions_by_workspace ON executions(workspace_id, created_ms, seq)"),
-            QStringLiteral("CREATE INDEX executions_by_state ON executions(state, created_ms, seq)"),
+                "CREATE INDEX executions_by_state ON executions(state, created_ms, seq)"),
             QStringLiteral("CREATE INDEX audit_by_key ON audit(key, id)"),
             // The idempotency key is kept forever (issue 3): enforce it in the schema itself.
             QStringLiteral("CREATE TRIGGER executions_kept_forever BEFORE DELETE ON executions"
                            " BEGIN SELECT RAISE(ABORT, 'execution records are kept forever');"
                            " END"),
-            QStringLiteral(
-                "CREATE TRIGGER executions_id_immutable BEFORE UPDATE OF execution_id"
-                " ON executions WHEN NEW.execution_id IS NOT OLD.execution_id"
-                " BEGIN SELECT RAISE(ABORT, 'an execution id never changes'); END"),
+            QStringLiteral("CREATE TRIGGER executions_id_immutable BEFORE UPDATE OF execution_id"
+                           " ON executions WHEN NEW.execution_id IS NOT OLD.execution_id"
+                           " BEGIN SELECT RAISE(ABORT, 'an execution id never changes'); END"),
         },
     });
     return list;
@@ -104,7 +104,9 @@ const QList<Migration>& all() {
     return list;
 }
 
-int latestVersion() { return all().constLast().version; }
+int latestVersion() {
+    return all().constLast().version;
+}
 
 int userVersion(QSqlDatabase& db) {
     QSqlQuery query(db);

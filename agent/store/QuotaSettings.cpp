@@ -6,8 +6,8 @@ namespace runbox::store {
 
 namespace {
 
-constexpr qint64 kMaxBytes = qint64(1) << 50;                     // 1 PiB
-constexpr qint64 kMaxTimeoutMs = qint64(365) * 24 * 3600 * 1000;  // 365 days
+constexpr qint64 kMaxBytes = qint64(1) << 50;                    // 1 PiB
+constexpr qint64 kMaxTimeoutMs = qint64(365) * 24 * 3600 * 1000; // 365 days
 constexpr qint64 kMaxExactJsonInteger = qint64(1) << 53;
 
 ApiError invalidQuota(const QString& message) {
@@ -26,8 +26,8 @@ QString describe(const QJsonValue& value) {
     case QJsonValue::Double:
         return QString::number(value.toDouble(), 'g', 17);
     default:
-        return QStringLiteral("a JSON %1").arg(value.isArray() ? QStringLiteral("array")
-                                                                : QStringLiteral("object"));
+        return QStringLiteral("a JSON %1")
+            .arg(value.isArray() ? QStringLiteral("array") : QStringLiteral("object"));
     }
 }
 
@@ -40,8 +40,8 @@ std::optional<ApiError> parseValue(const QString& name, const QJsonValue& value,
                                    qint64* out) {
     const qint64 parsed = value.isDouble() ? value.toInteger(-1) : -1;
     if (parsed < 0 || parsed > kMaxExactJsonInteger || parsed > ceiling)
-        return invalidQuota(QStringLiteral("%1 must be %2; got %3")
-                                .arg(name, rangeText(ceiling), describe(value)));
+        return invalidQuota(
+            QStringLiteral("%1 must be %2; got %3").arg(name, rangeText(ceiling), describe(value)));
     *out = parsed;
     return std::nullopt;
 }
@@ -85,7 +85,8 @@ std::optional<ApiError> QuotaSettings::fromJson(const QJsonObject& patch, const 
         for (const Field& field : fields())
             known = known || field.name == it.key();
         if (!known)
-            return invalidQuota(QStringLiteral("unknown quota field \"%1\"").arg(it.key().left(60)));
+            return invalidQuota(
+                QStringLiteral("unknown quota field \"%1\"").arg(it.key().left(60)));
     }
     QuotaSettings result = base;
     for (const Field& field : fields()) {

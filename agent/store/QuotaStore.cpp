@@ -41,8 +41,7 @@ std::optional<ApiError> QuotaStore::initialize(const QProcessEnvironment& env, q
     QHash<QString, QJsonValue> before;
     if (auto error = m_settings.getAll(QLatin1String(kKeyPrefix), &before))
         return error;
-    if (auto error = m_settings.seedMissing(toChanges(seeded),
-                                            QLatin1String(kSeedTokenId), nowMs))
+    if (auto error = m_settings.seedMissing(toChanges(seeded), QLatin1String(kSeedTokenId), nowMs))
         return error;
     QHash<QString, QJsonValue> stored;
     if (auto error = m_settings.getAll(QLatin1String(kKeyPrefix), &stored))

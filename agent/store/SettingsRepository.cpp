@@ -21,8 +21,7 @@ QString valueText(const QJsonValue& value) {
 QJsonValue valueFrom(const QVariant& text) {
     if (text.isNull())
         return QJsonValue(QJsonValue::Null);
-    const QJsonArray array =
-        QJsonDocument::fromJson('[' + text.toString().toUtf8() + ']').array();
+    const QJsonArray array = QJsonDocument::fromJson('[' + text.toString().toUtf8() + ']').array();
     return array.isEmpty() ? QJsonValue(QJsonValue::Null) : array.at(0);
 }
 
@@ -44,11 +43,12 @@ bool readAll(QSqlDatabase db, const QString& prefix, QHash<QString, QJsonValue>*
 bool writeChanges(Transaction& tx, const QHash<QString, QJsonValue>& current,
                   const QList<SettingChange>& changes, const QString& tokenId, qint64 atMs,
                   QList<AuditEntry>* written, ApiError* error) {
-    QSqlQuery upsert = tx.prepare(QStringLiteral(
-        "INSERT INTO settings (key, value, updated_ms) VALUES (?, ?, ?)"
-        " ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_ms = excluded.updated_ms"));
-    QSqlQuery audit = tx.prepare(QStringLiteral(
-        "INSERT INTO audit (at_ms, token_id, key, before_json, after_json) VALUES (?, ?, ?, ?, ?)"));
+    QSqlQuery upsert =
+        tx.prepare(QStringLiteral("INSERT INTO settings (key, value, updated_ms) VALUES (?, ?, ?)"
+                                  " ON CONFLICT(key) DO UPDATE SET value = excluded.value, "
+                                  "updated_ms = excluded.updated_ms"));
+    QSqlQuery audit = tx.prepare(QStringLiteral("INSERT INTO audit (at_ms, token_id, key, "
+                                                "before_json, after_json) VALUES (?, ?, ?, ?, ?)"));
     for (const SettingChange& change : changes) {
         const auto it = current.constFind(change.key);
         const bool existed = it != current.constEnd();
@@ -67,25 +67,23 @@ bool writeChanges(Transaction& tx, const QHash<QString, QJsonValue>& current,
         if (!execQuery(audit, QStringLiteral("write audit"), error))
             return false;
         if (written)
-            written->append(AuditEntry{audit.lastInsertId().toLongLong(), atMs, tokenId,
-                                       change.key,
-                                       existed ? *it : QJsonValue(QJsonValue::Null),
-                                       change.value});
+            written->append(AuditEntry{audit.lastInsertId().toLongLong(), atMs, tokenId, change.key,
+                                       existed ? *it : QJsonValue(QJsonValue::Null), change.value});
     }
     return true;
 }
 
-qint64 nowOr(qint64 ms) { return ms > 0 ? ms : QDateTime::currentMSecsSinceEpoch(); }
+qint64 nowOr(qint64 ms) {
+    return ms > 0 ? ms : QDateTime::currentMSecsSinceEpoch();
+}
 
 } // namespace
 
 QJsonObject AuditEntry::toJson() const {
-    return QJsonObject{{QStringLiteral("id"), id},
-                       {QStringLiteral("at"), isoTimestamp(atMs)},
-                       {QStringLiteral("tokenId"), tokenId},
-                       {QStringLiteral("key"), key},
-                       {QStringLiteral("before"), before},
-                       {QStringLiteral("after"), after}};
+    return QJsonObject{
+        {QStringLiteral("id"), id},           {QStringLiteral("at"), isoTimestamp(atMs)},
+        {QStringLiteral("tokenId"), tokenId}, {QStringLiteral("key"), key},
+        {QStringLiteral("before"), before},   {QStringLiteral("after"), after}};
 }
 
 std::optional<ApiError> SettingsRepository::getAll(const QString& prefix,
@@ -151,8 +149,8 @@ std::optional<ApiError> SettingsRepository::seedMissing(const QList<SettingChang
         tokenId, atMs, written);
 }
 
-std::optional<ApiError> SettingsRepository::audit(const QString& prefix, qint64 beforeId,
-                                                  int limit, QList<AuditEntry>* out) const {
+std::optional<ApiError> SettingsRepository::audit(const QString& prefix, qint64 beforeId, int limit,
+                                                  QList<AuditEntry>* out) const {
     if (limit < 1 || limit > 1000)
         return ApiError{400, QStringLiteral("invalid_filter"),
                         QStringLiteral("limit must be 1..1000")};

@@ -16,10 +16,10 @@ namespace runbox::store {
 
 /// One row of the audit trail: who changed which setting from what to what, and when.
 struct AuditEntry {
-    qint64 id = 0;    ///< increasing
-    qint64 atMs = 0;  ///< ms since the epoch
-    QString tokenId;  ///< who: the id of the token (never the token), or "agent:…" for seeding
-    QString key;      ///< e.g. "quota.maxOutputBytes"
+    qint64 id = 0;     ///< increasing
+    qint64 atMs = 0;   ///< ms since the epoch
+    QString tokenId;   ///< who: the id of the token (never the token), or "agent:…" for seeding
+    QString key;       ///< e.g. "quota.maxOutputBytes"
     QJsonValue before; ///< null when the key did not exist
     QJsonValue after;
     /// `{"id","at" (ISO),"tokenId","key","before","after"}`.
@@ -65,8 +65,7 @@ public:
     std::optional<ApiError> audit(const QString& prefix, qint64 beforeId, int limit,
                                   QList<AuditEntry>* out) const;
     /// The newest audit entry under @p prefix, or std::nullopt in @p out when there is none.
-    std::optional<ApiError> lastChange(const QString& prefix,
-                                       std::optional<AuditEntry>* out) const;
+    std::optional<ApiError> lastChange(const QString& prefix, std::optional<AuditEntry>* out) const;
 
 private:
     const Database& m_database;

@@ -9,7 +9,8 @@ constexpr int kSqliteLocked = 6;
 } // namespace
 
 ApiError storeError(const QSqlError& error, const QString& what) {
-    const int code = error.nativeErrorCode().toInt() & 0xff; // extended codes keep it in the low byte
+    const int code =
+        error.nativeErrorCode().toInt() & 0xff; // extended codes keep it in the low byte
     if (code == kSqliteBusy || code == kSqliteLocked)
         return ApiError{503, QStringLiteral("store_busy"),
                         QStringLiteral("%1: the database is busy, try again").arg(what)};

@@ -49,7 +49,9 @@ private:
 
 /// @p text, or an empty but non-null string: Qt Sql binds a null QString as SQL NULL, which the
 /// NOT NULL text columns refuse.
-inline QString sqlText(const QString& text) { return text.isNull() ? QStringLiteral("") : text; }
+inline QString sqlText(const QString& text) {
+    return text.isNull() ? QStringLiteral("") : text;
+}
 
 /// Runs @p query (already prepared and bound); on failure fills @p error via storeError().
 bool execQuery(QSqlQuery& query, const QString& what, ApiError* error);

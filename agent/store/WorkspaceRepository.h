@@ -14,12 +14,12 @@ namespace runbox::store {
 /// held in memory only (issue 7), never here.
 struct WorkspaceRecord {
     QString id;
-    QString isolation;          ///< "strong" | "light"
-    qint64 createdMs = 0;       ///< ms since the epoch; 0 → now on insert
-    QString rootPath;           ///< absolute host path of the workspace directory / home
-    QString ownerTokenId;       ///< id of the token that created it (audit), not the token
-    QString tokenNonce;         ///< public nonce the scoped token is derived from (DESIGN.md §3)
-    std::optional<int> uid;     ///< light workspaces: the uid it runs as
+    QString isolation;      ///< "strong" | "light"
+    qint64 createdMs = 0;   ///< ms since the epoch; 0 → now on insert
+    QString rootPath;       ///< absolute host path of the workspace directory / home
+    QString ownerTokenId;   ///< id of the token that created it (audit), not the token
+    QString tokenNonce;     ///< public nonce the scoped token is derived from (DESIGN.md §3)
+    std::optional<int> uid; ///< light workspaces: the uid it runs as
     std::optional<qint64> deletedMs; ///< set once deleted (rows stay: executions refer to them)
 };
 

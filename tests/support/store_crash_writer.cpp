@@ -91,7 +91,10 @@ int main(int argc, char** argv) {
                                           runbox::testsupport::crashPattern(id, offset, size));
             if (at != offset)
                 fail(QStringLiteral("append returned %1, expected %2").arg(at).arg(offset));
-            ack(QStringLiteral("LOG %1 %2 %3 %4").arg(id, QLatin1String(out ? "o" : "e")).arg(offset).arg(size));
+            ack(QStringLiteral("LOG %1 %2 %3 %4")
+                    .arg(id, QLatin1String(out ? "o" : "e"))
+                    .arg(offset)
+                    .arg(size));
             offset += size;
         }
         if (i % 4 == 0) {

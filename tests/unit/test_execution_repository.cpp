@@ -10,7 +10,6 @@
 
 using namespace runbox::store;
 
-
 namespace {
 
 ExecutionOutcome ending(ExecutionState state, qint64 finishedMs = 0) {
@@ -70,9 +69,9 @@ private Q_SLOTS:
                               &error);
         QVERIFY2(m_db, qPrintable(error));
         WorkspaceRepository workspaces(*m_db);
-        QVERIFY(!workspaces.insert({workspace(QStringLiteral("ws1"), QStringLiteral("strong")),
-                                    workspace(QStringLiteral("ws2"), QStringLiteral("light"),
-                                              20001)}));
+        QVERIFY(
+            !workspaces.insert({workspace(QStringLiteral("ws1"), QStringLiteral("strong")),
+                                workspace(QStringLiteral("ws2"), QStringLiteral("light"), 20001)}));
     }
     void cleanup() { m_db.reset(); }
 
@@ -117,7 +116,10 @@ private Q_SLOTS:
         QVERIFY(!first.duplicate);
         // Finish it, delete its workspace: the key stays taken.
         QVERIFY(!repo.markRunning(QStringLiteral("idem-1"), 20, {}));
-        { auto e = repo.finish(QStringLiteral("idem-1"), ExecutionOutcome()); QVERIFY2(!e, e ? qPrintable(e->message) : ""); }
+        {
+            auto e = repo.finish(QStringLiteral("idem-1"), ExecutionOutcome());
+            QVERIFY2(!e, e ? qPrintable(e->message) : "");
+        }
         QVERIFY(!WorkspaceRepository(*m_db).markDeleted(QStringLiteral("ws1"), 30));
         NewExecution replay = make(QStringLiteral("idem-1"), 99, QStringLiteral("ws2"));
         QVERIFY(!repo.insert(replay, &again));
@@ -180,7 +182,8 @@ private Q_SLOTS:
         QVERIFY(!repo.get(QStringLiteral("life"), &r));
         QCOMPARE(r.queuePosition, std::optional<int>(3));
         const QJsonObject provenance{
-            {QStringLiteral("env"), QJsonObject{{QStringLiteral("PATH"), QStringLiteral("/usr/bin")}}},
+            {QStringLiteral("env"),
+             QJsonObject{{QStringLiteral("PATH"), QStringLiteral("/usr/bin")}}},
             {QStringLiteral("cwd"), QStringLiteral("/workspace")},
             {QStringLiteral("argv"), QJsonArray{QStringLiteral("python3"), QStringLiteral("-I")}}};
         QVERIFY(!repo.markRunning(QStringLiteral("life"), 1500, provenance));
@@ -244,9 +247,8 @@ private Q_SLOTS:
                 ExecutionRecord before;
                 QVERIFY(!repo.get(id, &before));
                 QCOMPARE(toString(before.state), toString(from));
-                const auto error = to == ExecutionState::Running
-                                       ? repo.markRunning(id, 0, {})
-                                       : repo.finish(id, ending(to));
+                const auto error = to == ExecutionState::Running ? repo.markRunning(id, 0, {})
+                                                                 : repo.finish(id, ending(to));
                 const bool expectOk = isLegalTransition(from, to);
                 QVERIFY2(bool(error) != expectOk,
                          qPrintable(toString(from) + QStringLiteral(" -> ") + toString(to)));
@@ -265,8 +267,8 @@ private Q_SLOTS:
         QVERIFY(!repo.markRunning(QStringLiteral("racer"), 0, {}));
         QAtomicInt wins = 0;
         QList<QThread*> threads;
-        for (const ExecutionState end : {ExecutionState::Cancelled, ExecutionState::Completed,
-                                         ExecutionState::TimedOut}) {
+        for (const ExecutionState end :
+             {ExecutionState::Cancelled, ExecutionState::Completed, ExecutionState::TimedOut}) {
             threads.append(QThread::create([&, end] {
                 ExecutionRepository mine(*m_db);
                 if (!mine.finish(QStringLiteral("racer"), ending(end)))
@@ -375,7 +377,8 @@ private Q_SLOTS:
             // Between pages: newer executions arrive, some in the same ms as the page edge.
             insertOk(make(QStringLiteral("new%1").arg(extra++), 5000 + pages));
             if (!page.items.isEmpty())
-                insertOk(make(QStringLiteral("new%1").arg(extra++), page.items.constLast().createdMs));
+                insertOk(
+                    make(QStringLiteral("new%1").arg(extra++), page.items.constLast().createdMs));
             if (page.nextCursor.isEmpty())
                 break;
             f.cursor = page.nextCursor;

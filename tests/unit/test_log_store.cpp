@@ -47,8 +47,8 @@ Expected readThrough(const LogStore& store, const QString& id, qint64 from, qint
                 seen.streams.append(QByteArray(chunk.gapBytes, 'g'));
             } else {
                 seen.bytes.append(chunk.data);
-                seen.streams.append(QByteArray(
-                    chunk.data.size(), chunk.kind == LogChunk::Kind::Stdout ? 'o' : 'e'));
+                seen.streams.append(QByteArray(chunk.data.size(),
+                                               chunk.kind == LogChunk::Kind::Stdout ? 'o' : 'e'));
             }
             if (chunks)
                 chunks->append(chunk);
@@ -252,7 +252,8 @@ private Q_SLOTS:
         QCOMPARE(m_store->append(QStringLiteral("fin"), LogStream::Stderr, "de"), qint64(3));
         QVERIFY(!m_store->finish(QStringLiteral("fin")));
         runbox::ApiError error;
-        QCOMPARE(m_store->append(QStringLiteral("fin"), LogStream::Stdout, "x", &error), qint64(-1));
+        QCOMPARE(m_store->append(QStringLiteral("fin"), LogStream::Stdout, "x", &error),
+                 qint64(-1));
         QCOMPARE(error.httpStatus, 409);
         LogReadResult result;
         QVERIFY(!m_store->read(QStringLiteral("fin"), 5, 10, &result)); // exactly at the end
@@ -328,14 +329,31 @@ private Q_SLOTS:
         QVERIFY(m_store->recoverAll(QStringLiteral("again")).isEmpty()); // idempotent
     }
 
+    void testFinishedLogsAreRecognisedWithoutAScan() {
+        const QString logs = m_store->logsDir();
+        QVERIFY(!m_store->create(QStringLiteral("empty"), 0));
+        QVERIFY(!ExecutionLog::endsWithEndRecord(logs, QStringLiteral("empty")));
+        QVERIFY(!m_store->create(QStringLiteral("done"), 100000));
+        QRandomGenerator rng(2);
+        fill(*m_store, QStringLiteral("done"), rng, 300000, 9000);
+        QVERIFY(!ExecutionLog::endsWithEndRecord(logs, QStringLiteral("done")));
+        QVERIFY(!m_store->finish(QStringLiteral("done")));
+        QVERIFY(ExecutionLog::endsWithEndRecord(logs, QStringLiteral("done")));
+        QVERIFY(!ExecutionLog::endsWithEndRecord(logs, QStringLiteral("absent")));
+        m_store.reset();
+        reopen();
+        QCOMPARE(m_store->recoverAll(QStringLiteral("x")), QStringList{QStringLiteral("empty")});
+        QVERIFY(ExecutionLog::endsWithEndRecord(logs, QStringLiteral("empty")));
+    }
+
     void testCrashDuringSegmentCreationIsRecovered() {
         QRandomGenerator rng(4);
         QVERIFY(!m_store->create(QStringLiteral("seg"), 200000));
         const Expected expected = fill(*m_store, QStringLiteral("seg"), rng, 150000, 5000);
         m_store.reset();
-        const QStringList files = QDir(m_state + QStringLiteral("/logs"))
-                                      .entryList({QStringLiteral("seg.log.*")}, QDir::Files,
-                                                 QDir::Name);
+        const QStringList files =
+            QDir(m_state + QStringLiteral("/logs"))
+                .entryList({QStringLiteral("seg.log.*")}, QDir::Files, QDir::Name);
         QVERIFY(!files.isEmpty());
         // The next segment file exists but holds half a header.
         QFile next(m_state + QStringLiteral("/logs/seg.log.999"));

@@ -7,7 +7,9 @@ using namespace runbox::store;
 
 namespace {
 
-QJsonObject parse(const char* json) { return QJsonDocument::fromJson(json).object(); }
+QJsonObject parse(const char* json) {
+    return QJsonDocument::fromJson(json).object();
+}
 
 } // namespace
 
@@ -28,8 +30,9 @@ private Q_SLOTS:
 
     void testPatchChangesOnlyGivenFields() {
         QuotaSettings out;
-        QVERIFY(!QuotaSettings::fromJson(parse(R"({"maxOutputBytes": 0, "maxWorkspaceBytes": 21474836480})"),
-                                         QuotaSettings{}, &out));
+        QVERIFY(!QuotaSettings::fromJson(
+            parse(R"({"maxOutputBytes": 0, "maxWorkspaceBytes": 21474836480})"), QuotaSettings{},
+            &out));
         QCOMPARE(out.maxOutputBytes, qint64(0));
         QCOMPARE(out.maxWorkspaceBytes, qint64(21474836480));
         QCOMPARE(out.uploadMaxFileBytes, QuotaSettings{}.uploadMaxFileBytes);
@@ -47,21 +50,34 @@ private Q_SLOTS:
         QTest::addColumn<QByteArray>("json");
         QTest::addColumn<QString>("field");
         QTest::newRow("negative") << QByteArray(R"({"maxOutputBytes": -1})") << "maxOutputBytes";
-        QTest::newRow("fraction") << QByteArray(R"({"maxWorkspaceBytes": 1.5})") << "maxWorkspaceBytes";
-        QTest::newRow("string") << QByteArray(R"({"maxWorkspaceBytes": "10GiB"})") << "maxWorkspaceBytes";
-        QTest::newRow("numeric string") << QByteArray(R"({"maxOutputBytes": "100"})") << "maxOutputBytes";
-        QTest::newRow("bool") << QByteArray(R"({"uploadMaxFileBytes": true})") << "uploadMaxFileBytes";
-        QTest::newRow("null") << QByteArray(R"({"uploadMaxRequestBytes": null})") << "uploadMaxRequestBytes";
+        QTest::newRow("fraction") << QByteArray(R"({"maxWorkspaceBytes": 1.5})")
+                                  << "maxWorkspaceBytes";
+        QTest::newRow("string") << QByteArray(R"({"maxWorkspaceBytes": "10GiB"})")
+                                << "maxWorkspaceBytes";
+        QTest::newRow("numeric string")
+            << QByteArray(R"({"maxOutputBytes": "100"})") << "maxOutputBytes";
+        QTest::newRow("bool") << QByteArray(R"({"uploadMaxFileBytes": true})")
+                              << "uploadMaxFileBytes";
+        QTest::newRow("null") << QByteArray(R"({"uploadMaxRequestBytes": null})")
+                              << "uploadMaxRequestBytes";
         QTest::newRow("array") << QByteArray(R"({"maxOutputBytes": [1]})") << "maxOutputBytes";
-        QTest::newRow("above 2^53") << QByteArray(R"({"maxOutputBytes": 9007199254740993})") << "maxOutputBytes";
+        QTest::newRow("above 2^53")
+            << QByteArray(R"({"maxOutputBytes": 9007199254740993})") << "maxOutputBytes";
         QTest::newRow("1e300") << QByteArray(R"({"maxOutputBytes": 1e300})") << "maxOutputBytes";
-        QTest::newRow("absurd bytes") << QByteArray(R"({"maxWorkspaceBytes": 2251799813685248})") << "maxWorkspaceBytes";
-        QTest::newRow("absurd timeout") << QByteArray(R"({"maxExecutionTimeoutMs": 31536000001})") << "maxExecutionTimeoutMs";
-        QTest::newRow("absurd concurrency") << QByteArray(R"({"maxConcurrentExecutions": 100001})") << "maxConcurrentExecutions";
-        QTest::newRow("absurd light") << QByteArray(R"({"maxLightWorkspaces": 65537})") << "maxLightWorkspaces";
+        QTest::newRow("absurd bytes")
+            << QByteArray(R"({"maxWorkspaceBytes": 2251799813685248})") << "maxWorkspaceBytes";
+        QTest::newRow("absurd timeout")
+            << QByteArray(R"({"maxExecutionTimeoutMs": 31536000001})") << "maxExecutionTimeoutMs";
+        QTest::newRow("absurd concurrency")
+            << QByteArray(R"({"maxConcurrentExecutions": 100001})") << "maxConcurrentExecutions";
+        QTest::newRow("absurd light")
+            << QByteArray(R"({"maxLightWorkspaces": 65537})") << "maxLightWorkspaces";
         QTest::newRow("unknown") << QByteArray(R"({"maxCats": 1})") << "maxCats";
-        QTest::newRow("default above max") << QByteArray(R"({"defaultExecutionTimeoutMs": 90000000})") << "defaultExecutionTimeoutMs";
-        QTest::newRow("unlimited default under a max") << QByteArray(R"({"defaultExecutionTimeoutMs": 0})") << "defaultExecutionTimeoutMs";
+        QTest::newRow("default above max")
+            << QByteArray(R"({"defaultExecutionTimeoutMs": 90000000})")
+            << "defaultExecutionTimeoutMs";
+        QTest::newRow("unlimited default under a max")
+            << QByteArray(R"({"defaultExecutionTimeoutMs": 0})") << "defaultExecutionTimeoutMs";
     }
     void testInvalidValuesAreRefusedNamingTheField() {
         QFETCH(QByteArray, json);
@@ -102,8 +118,9 @@ private Q_SLOTS:
         QCOMPARE(out.maxOutputBytes, qint64(0));
         QCOMPARE(out.maxLightWorkspaces, qint64(100));
         QCOMPARE(out.uploadMaxFileBytes, QuotaSettings{}.uploadMaxFileBytes);
-        for (const QString& bad : {QStringLiteral("-1"), QStringLiteral("10GiB"), QStringLiteral(""),
-                                   QStringLiteral("1e9"), QStringLiteral("99999999999999999999")}) {
+        for (const QString& bad :
+             {QStringLiteral("-1"), QStringLiteral("10GiB"), QStringLiteral(""),
+              QStringLiteral("1e9"), QStringLiteral("99999999999999999999")}) {
             QProcessEnvironment wrong;
             wrong.insert(QStringLiteral("RUNBOX_UPLOAD_MAX_FILE_BYTES"), bad);
             const auto error = QuotaSettings::fromEnvironment(wrong, QuotaSettings{}, &out);
@@ -135,9 +152,9 @@ private Q_SLOTS:
         QCOMPARE(limits.maxWorkspaceBytes, qint64(123));    // any value under an unlimited one
         QCOMPARE(limits.toJson().value(QStringLiteral("maxOutputBytes")).toInteger(), qint64(10));
 
-        for (const char* loosen : {R"({"maxOutputBytes": 1001})", R"({"maxOutputBytes": 0})",
-                                   R"({"executionTimeoutMs": 60001})",
-                                   R"({"executionTimeoutMs": 0})"}) {
+        for (const char* loosen :
+             {R"({"maxOutputBytes": 1001})", R"({"maxOutputBytes": 0})",
+              R"({"executionTimeoutMs": 60001})", R"({"executionTimeoutMs": 0})"}) {
             const auto error = tighten(s, parse(loosen), &limits);
             QVERIFY2(error, loosen);
             QCOMPARE(error->httpStatus, 400);

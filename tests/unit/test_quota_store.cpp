@@ -13,7 +13,9 @@ using namespace runbox::store;
 
 namespace {
 
-QJsonObject parse(const char* json) { return QJsonDocument::fromJson(json).object(); }
+QJsonObject parse(const char* json) {
+    return QJsonDocument::fromJson(json).object();
+}
 
 int auditCount(const Database& db) {
     QSqlQuery query(db.connection());
@@ -142,8 +144,9 @@ private Q_SLOTS:
         QVERIFY(!quotas.initialize(QProcessEnvironment(), 1));
         const int before = auditCount(*m_db);
         QuotaSettings applied;
-        const auto error = quotas.update(parse(R"({"maxOutputBytes": 10, "maxWorkspaceBytes": -1})"),
-                                         QStringLiteral("tok"), 2, &applied);
+        const auto error =
+            quotas.update(parse(R"({"maxOutputBytes": 10, "maxWorkspaceBytes": -1})"),
+                          QStringLiteral("tok"), 2, &applied);
         QVERIFY(error);
         QCOMPARE(error->code, QStringLiteral("invalid_quota"));
         QCOMPARE(quotas.current().maxOutputBytes, QuotaSettings{}.maxOutputBytes);
@@ -158,8 +161,8 @@ private Q_SLOTS:
                     .exec(QStringLiteral("CREATE TRIGGER refuse_audit BEFORE INSERT ON audit"
                                          " BEGIN SELECT RAISE(ABORT, 'audit refused'); END")));
         QuotaSettings applied;
-        QVERIFY(quotas.update(parse(R"({"maxOutputBytes": 10})"), QStringLiteral("tok"), 2,
-                              &applied));
+        QVERIFY(
+            quotas.update(parse(R"({"maxOutputBytes": 10})"), QStringLiteral("tok"), 2, &applied));
         QCOMPARE(quotas.current().maxOutputBytes, QuotaSettings{}.maxOutputBytes);
         QHash<QString, QJsonValue> stored;
         QVERIFY(!SettingsRepository(*m_db).getAll(QStringLiteral("quota."), &stored));
@@ -167,8 +170,8 @@ private Q_SLOTS:
                  QuotaSettings{}.maxOutputBytes);
         // Positive control: without the trigger the same update goes through.
         QVERIFY(QSqlQuery(m_db->connection()).exec(QStringLiteral("DROP TRIGGER refuse_audit")));
-        QVERIFY(!quotas.update(parse(R"({"maxOutputBytes": 10})"), QStringLiteral("tok"), 3,
-                               &applied));
+        QVERIFY(
+            !quotas.update(parse(R"({"maxOutputBytes": 10})"), QStringLiteral("tok"), 3, &applied));
         QCOMPARE(quotas.current().maxOutputBytes, qint64(10));
     }
 
@@ -205,9 +208,9 @@ private Q_SLOTS:
 
     void testGenericSettingsKeepJsonShapesAndPaginateTheAudit() {
         SettingsRepository settings(*m_db);
-        const QJsonObject policy{{QStringLiteral("mode"), QStringLiteral("allowlist")},
-                                 {QStringLiteral("domains"),
-                                  QJsonArray{QStringLiteral("pypi.org")}}};
+        const QJsonObject policy{
+            {QStringLiteral("mode"), QStringLiteral("allowlist")},
+            {QStringLiteral("domains"), QJsonArray{QStringLiteral("pypi.org")}}};
         QList<AuditEntry> written;
         QVERIFY(!settings.set({{QStringLiteral("network.policy"), policy}}, QStringLiteral("t1"),
                               10, &written));

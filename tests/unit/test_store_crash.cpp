@@ -153,8 +153,8 @@ private:
             verifyLog(logs, it.key(), it.value());
 
         QSqlQuery unfinished(db->connection());
-        QVERIFY(unfinished.exec(QStringLiteral(
-            "SELECT count(*) FROM executions WHERE state IN ('queued','running')")));
+        QVERIFY(unfinished.exec(
+            QStringLiteral("SELECT count(*) FROM executions WHERE state IN ('queued','running')")));
         QVERIFY(unfinished.next());
         QCOMPARE(unfinished.value(0).toInt(), 0);
 
