@@ -1,13 +1,14 @@
 #include "agent/api/ExecRoutes.h"
 
 #include "agent/api/ApiService.h"
+#include "agent/execution/ExecutionManager.h"
 #include "agent/execution/ExecutionRunner.h"
-#include "agent/sandbox/BwrapCommand.h"
-#include "agent/workspace/WorkspaceSnapshot.h"
+#include "agent/execution/WorkspaceChanges.h"
 #include "shared/Crypto.h"
 
 #include <QDateTime>
 #include <QJsonDocument>
+#include <QPointer>
 
 namespace runbox::api {
 
@@ -15,42 +16,14 @@ namespace {
 constexpr qint64 kIdReuseWindowMs = 60000;
 constexpr qint64 kPauseAboveBytes = 1 << 20;
 constexpr qint64 kResumeBelowBytes = 256 << 10;
-} // namespace
 
-execution::FileChanges changesSince(const workspace::WorkspaceFs& fs,
-                                    const std::optional<workspace::WorkspaceSnapshot>& before) {
-    execution::FileChanges changes;
-    auto after = workspace::WorkspaceSnapshot::capture(fs.rootFd());
-    if (!before || !after.ok()) {
-        changes.truncated = true;
-        return changes;
-    }
-    const workspace::WorkspaceDiff diff =
-        workspace::WorkspaceSnapshot::diff(*before, after.value());
-    auto toStrings = [](const QList<QByteArray>& paths) {
-        QStringList out;
-        for (const QByteArray& p : paths)
-            out << QString::fromUtf8(p);
-        return out;
-    };
-    changes.created = toStrings(diff.createdFiles);
-    changes.modified = toStrings(diff.modifiedFiles);
-    changes.deleted = toStrings(diff.deletedFiles);
-    changes.truncated = diff.truncated;
-    return changes;
+QByteArray ndjson(const QJsonObject& ev) {
+    return QJsonDocument(ev).toJson(QJsonDocument::Compact) + '\n';
 }
+} // namespace
 
 ExecRoutes::ExecRoutes(AgentContext* context, QObject* parent)
     : QObject(parent), m_context(context) {}
-
-execution::ExecLimits ExecRoutes::limits() const {
-    execution::ExecLimits l;
-    l.defaultTimeoutMs = m_context->config.defaultExecutionTimeoutMs;
-    l.defaultMaxOutputBytes = m_context->config.maxOutputBytes;
-    l.maxOutputBytesCeiling = m_context->config.maxOutputBytes;
-    l.rAvailable = m_context->rAvailable;
-    return l;
-}
 
 void ExecRoutes::registerRoutes(Router& router) {
     router.add("POST", QStringLiteral("/v1/workspaces/{id}/exec"),
@@ -78,8 +51,9 @@ void ExecRoutes::handleExec(http::HttpExchange* ex, const Principal& who, const 
     QJsonObject body;
     if (auto err = parseJsonObject(ex->request().body, &body))
         return ex->replyError(*err);
+    execution::ExecutionManager* manager = m_context->manager;
     execution::ExecRequest req;
-    if (auto err = execution::ExecRequest::parse(body, limits(), &req))
+    if (auto err = execution::ExecRequest::parse(body, manager->limits(), &req))
         return ex->replyError(*err);
     if (!req.npuDevices.isEmpty())
         return ex->replyError(400, QStringLiteral("npu_unavailable"),
@@ -91,38 +65,26 @@ void ExecRoutes::handleExec(http::HttpExchange* ex, const Principal& who, const 
         return ex->replyError(
             409, QStringLiteral("duplicate_execution_id"),
             QStringLiteral("executionId %1 was used in the last 60 s").arg(req.executionId));
-
-    sandbox::LaunchSpec spec;
-    spec.workspaceDir = ws->directory;
-    spec.cwd = req.cwd;
-    spec.command = req.sandboxCommand();
-    spec.userEnv = req.env;
-    spec.seccompPath = m_context->seccompPaths.value(sandbox::SeccompProfileKind::Baseline);
-    spec.identityDir = m_context->identityDir;
-    spec.stateDir = m_context->config.stateDir;
-    const sandbox::SandboxLaunch launch = sandbox::BwrapCommand::build(m_context->capability, spec);
-
-    execution::ExecutionRunner::Options opts;
-    opts.executionId =
+    const QString jobId =
         req.executionId.isEmpty()
             ? QStringLiteral("x") + QString::fromLatin1(crypto::randomBytes(8).toHex())
-            : req.executionId;
+            : QStringLiteral("sync:") + req.executionId;
+    const execution::PermissionEpoch epoch = manager->currentEpoch(req);
+    execution::LaunchPlan plan;
+    if (auto err = manager->planner().plan(req, ws->directory, jobId, epoch, &plan))
+        return ex->replyError(*err);
+
+    execution::ExecutionRunner::Options opts;
+    opts.executionId = req.executionId.isEmpty() ? jobId : req.executionId;
     opts.workspaceId = wsId;
     opts.timeoutMs = req.timeoutMs;
     opts.maxOutputBytes = req.maxOutputBytes;
     opts.setupTimeoutMs = m_context->config.setupTimeoutMs;
+    opts.maxProcesses = m_context->host.maxProcesses;
     opts.stdinData = req.stdinData;
-    auto before = std::make_shared<std::optional<workspace::WorkspaceSnapshot>>();
-    std::shared_ptr<const workspace::WorkspaceFs> fs = ws->fs;
-    opts.snapshotBefore = [fs, before] {
-        auto snap = workspace::WorkspaceSnapshot::capture(fs->rootFd());
-        if (snap.ok())
-            *before = std::move(snap.value());
-    };
-    opts.changesAfter = [fs, before] { return changesSince(*fs, *before); };
-    auto* runner = new execution::ExecutionRunner(launch, opts, this);
-    m_running.insert(runner);
-    m_busy[wsId] += 1;
+    execution::trackWorkspaceChanges(&opts, ws->fs);
+    auto* runner = new execution::ExecutionRunner(plan.launch, opts, this);
+    auto release = plan.release;
 
     QPointer<http::HttpExchange> exchange(ex);
     ex->beginChunked(200, "application/x-ndjson");
@@ -130,7 +92,7 @@ void ExecRoutes::handleExec(http::HttpExchange* ex, const Principal& who, const 
             [exchange, runner](const QJsonObject& ev) {
                 if (!exchange)
                     return;
-                exchange->writeChunk(QJsonDocument(ev).toJson(QJsonDocument::Compact) + '\n');
+                exchange->writeChunk(ndjson(ev));
                 if (exchange->pendingBytes() > kPauseAboveBytes)
                     runner->setPaused(true);
             });
@@ -138,22 +100,40 @@ void ExecRoutes::handleExec(http::HttpExchange* ex, const Principal& who, const 
         if (exchange && exchange->pendingBytes() < kResumeBelowBytes)
             runner->setPaused(false);
     });
-    connect(ex, &http::HttpExchange::clientGone, runner, [runner] {
-        runner->stop(QStringLiteral("cancelled"), QStringLiteral("the client disconnected"));
-    });
-    connect(ex, &QObject::destroyed, runner, [runner] {
-        runner->stop(QStringLiteral("cancelled"), QStringLiteral("the client disconnected"));
-    });
+    auto started = std::make_shared<bool>(false);
+    auto clientGone = [this, runner, manager, jobId, started] {
+        if (*started) {
+            runner->stop(QStringLiteral("cancelled"), QStringLiteral("the client disconnected"));
+        } else {
+            manager->releaseSync(jobId); // still queued: it never starts
+            runner->deleteLater();
+        }
+    };
+    connect(ex, &http::HttpExchange::clientGone, runner, clientGone);
+    connect(ex, &QObject::destroyed, runner, clientGone);
     connect(runner, &execution::ExecutionRunner::finished, this,
-            [this, exchange, runner, wsId](const execution::ExecutionResult&) {
+            [this, exchange, runner, manager, jobId, release,
+             started](const execution::ExecutionResult&) {
                 if (exchange)
                     exchange->endChunked();
-                if (--m_busy[wsId] <= 0)
-                    m_busy.remove(wsId);
+                manager->releaseSync(jobId);
+                if (release)
+                    release();
                 m_running.remove(runner);
                 runner->deleteLater();
             });
-    runner->start();
+    connect(runner, &QObject::destroyed, this, [this, runner] { m_running.remove(runner); });
+    m_running.insert(runner);
+    QPointer<execution::ExecutionRunner> guard(runner);
+    manager->scheduleSync(jobId, wsId, [guard, started] {
+        if (!guard)
+            return;
+        *started = true;
+        guard->start();
+    });
+    if (manager->workspaceBusy(wsId) && !*started)
+        ex->writeChunk(
+            ndjson({{"type", "queued"}, {"reason", "another execution holds the workspace"}}));
 }
 
 void ExecRoutes::stopAll() {

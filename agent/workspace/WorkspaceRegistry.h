@@ -1,5 +1,6 @@
 #pragma once
 
+#include "agent/store/WorkspaceRepository.h"
 #include "agent/workspace/WorkspaceFs.h"
 #include "shared/ApiError.h"
 
@@ -28,24 +29,26 @@ struct Workspace {
     QJsonObject toJson() const;
 };
 
-/// The strong workspaces of this agent: each a directory `<stateDir>/workspaces/<id>/` plus a
-/// metadata file `<id>.json` beside it, so they survive restarts.
+/// The strong workspaces of this agent: each a directory `<stateDir>/workspaces/<id>/` and a row
+/// of the workspaces table (store::WorkspaceRepository), so they survive restarts.
 class WorkspaceRegistry final {
 public:
-    explicit WorkspaceRegistry(QString workspacesDir);
+    WorkspaceRegistry(QString workspacesDir, store::WorkspaceRepository* repository);
 
-    /// Loads the metadata files found on disk; returns how many workspaces were loaded.
+    /// Loads the live strong workspaces from the store; returns how many were loaded.
     int load();
-    /// Creates a new empty workspace (directory mode 0700). Errors: 500 workspace_create_failed.
-    std::optional<ApiError> create(Workspace* out);
+    /// Creates a new empty workspace (directory mode 0700) for @p ownerTokenId (audit).
+    /// Errors: 500 workspace_create_failed, store errors.
+    std::optional<ApiError> create(const QString& ownerTokenId, Workspace* out);
     const Workspace* find(const QString& id) const;
     QList<Workspace> list() const;
-    /// Removes the workspace's directory tree (never following symlinks: nftw(3) FTW_PHYS) and
-    /// metadata. Errors: 404 workspace_not_found, 500 workspace_delete_failed.
+    /// Marks the workspace deleted in the store and removes its directory tree (never following
+    /// symlinks: nftw(3) FTW_PHYS). Errors: 404 workspace_not_found, 500 workspace_delete_failed.
     std::optional<ApiError> remove(const QString& id);
 
 private:
     QString m_dir;
+    store::WorkspaceRepository* m_repository;
     QMap<QString, Workspace> m_workspaces;
 };
 
