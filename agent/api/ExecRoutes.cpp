@@ -1,9 +1,8 @@
 #include "agent/api/ExecRoutes.h"
 
 #include "agent/api/ApiService.h"
+#include "agent/api/SyncExecSession.h"
 #include "agent/execution/ExecutionManager.h"
-#include "agent/execution/ExecutionRunner.h"
-#include "agent/execution/WorkspaceChanges.h"
 #include "shared/Crypto.h"
 
 #include <QDateTime>
@@ -14,12 +13,6 @@ namespace runbox::api {
 
 namespace {
 constexpr qint64 kIdReuseWindowMs = 60000;
-constexpr qint64 kPauseAboveBytes = 1 << 20;
-constexpr qint64 kResumeBelowBytes = 256 << 10;
-
-QByteArray ndjson(const QJsonObject& ev) {
-    return QJsonDocument(ev).toJson(QJsonDocument::Compact) + '\n';
-}
 } // namespace
 
 ExecRoutes::ExecRoutes(AgentContext* context, QObject* parent)
@@ -65,80 +58,25 @@ void ExecRoutes::handleExec(http::HttpExchange* ex, const Principal& who, const 
         return ex->replyError(
             409, QStringLiteral("duplicate_execution_id"),
             QStringLiteral("executionId %1 was used in the last 60 s").arg(req.executionId));
-    const QString jobId =
+    execution::LaunchContext context;
+    context.executionId =
         req.executionId.isEmpty()
             ? QStringLiteral("x") + QString::fromLatin1(crypto::randomBytes(8).toHex())
-            : QStringLiteral("sync:") + req.executionId;
-    const execution::PermissionEpoch epoch = manager->currentEpoch(req);
-    execution::LaunchPlan plan;
-    if (auto err = manager->planner().plan(req, ws->directory, jobId, epoch, &plan))
-        return ex->replyError(*err);
-
-    execution::ExecutionRunner::Options opts;
-    opts.executionId = req.executionId.isEmpty() ? jobId : req.executionId;
-    opts.workspaceId = wsId;
-    opts.timeoutMs = req.timeoutMs;
-    opts.maxOutputBytes = req.maxOutputBytes;
-    opts.setupTimeoutMs = m_context->config.setupTimeoutMs;
-    opts.maxProcesses = m_context->host.maxProcesses;
-    opts.stdinData = req.stdinData;
-    execution::trackWorkspaceChanges(&opts, ws->fs);
-    auto* runner = new execution::ExecutionRunner(plan.launch, opts, this);
-    auto release = plan.release;
-
-    QPointer<http::HttpExchange> exchange(ex);
-    ex->beginChunked(200, "application/x-ndjson");
-    connect(runner, &execution::ExecutionRunner::event, ex,
-            [exchange, runner](const QJsonObject& ev) {
-                if (!exchange)
-                    return;
-                exchange->writeChunk(ndjson(ev));
-                if (exchange->pendingBytes() > kPauseAboveBytes)
-                    runner->setPaused(true);
-            });
-    connect(ex, &http::HttpExchange::writable, runner, [exchange, runner] {
-        if (exchange && exchange->pendingBytes() < kResumeBelowBytes)
-            runner->setPaused(false);
-    });
-    auto started = std::make_shared<bool>(false);
-    auto clientGone = [this, runner, manager, jobId, started] {
-        if (*started) {
-            runner->stop(QStringLiteral("cancelled"), QStringLiteral("the client disconnected"));
-        } else {
-            manager->releaseSync(jobId); // still queued: it never starts
-            runner->deleteLater();
-        }
-    };
-    connect(ex, &http::HttpExchange::clientGone, runner, clientGone);
-    connect(ex, &QObject::destroyed, runner, clientGone);
-    connect(runner, &execution::ExecutionRunner::finished, this,
-            [this, exchange, runner, manager, jobId, release,
-             started](const execution::ExecutionResult&) {
-                if (exchange)
-                    exchange->endChunked();
-                manager->releaseSync(jobId);
-                if (release)
-                    release();
-                m_running.remove(runner);
-                runner->deleteLater();
-            });
-    connect(runner, &QObject::destroyed, this, [this, runner] { m_running.remove(runner); });
-    m_running.insert(runner);
-    QPointer<execution::ExecutionRunner> guard(runner);
-    manager->scheduleSync(jobId, wsId, [guard, started] {
-        if (!guard)
-            return;
-        *started = true;
-        guard->start();
-    });
-    if (manager->workspaceBusy(wsId) && !*started)
-        ex->writeChunk(
-            ndjson({{"type", "queued"}, {"reason", "another execution holds the workspace"}}));
+            : req.executionId;
+    context.workspaceId = wsId;
+    context.workspaceDir = ws->directory;
+    context.epoch = manager->currentEpoch(req);
+    context.request = std::move(req);
+    auto* session = new SyncExecSession(ex, manager, std::move(context), ws->fs,
+                                        m_context->config.setupTimeoutMs, this);
+    m_sessions.insert(session);
+    connect(session, &QObject::destroyed, this, [this, session] { m_sessions.remove(session); });
+    session->start();
 }
 
 void ExecRoutes::stopAll() {
-    for (execution::ExecutionRunner* r : std::as_const(m_running))
-        r->stop(QStringLiteral("cancelled"), QStringLiteral("the agent is shutting down"));
+    for (SyncExecSession* s : std::as_const(m_sessions))
+        s->stop(QStringLiteral("the agent is shutting down"));
 }
 
 } // namespace runbox::api

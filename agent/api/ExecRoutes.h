@@ -7,15 +7,13 @@
 #include <QObject>
 #include <QSet>
 
-namespace runbox::execution {
-class ExecutionRunner;
-}
-
 namespace runbox::api {
+
+class SyncExecSession;
 
 /// `POST /v1/workspaces/{id}/exec`: validates the request, waits for the workspace lease (one
 /// writer per workspace; a `{"type":"queued","position":N}` event tells the client it waits),
-/// builds the sandbox launch and streams the execution's events as NDJSON (chunked; one event
+/// plans the sandbox launch and streams the execution's events as NDJSON (chunked; one event
 /// per line, DESIGN.md §3). The client disconnecting kills the execution, or drops it from the
 /// queue. A client `executionId` reused within 60 s is a 409. Output is read only as fast as
 /// the client takes it (backpressure above 1 MiB queued).
@@ -33,8 +31,8 @@ private:
     bool claimExecutionId(const QString& id);
 
     AgentContext* m_context;
-    QHash<QString, qint64> m_recentIds;          ///< client executionId → ms when claimed
-    QSet<execution::ExecutionRunner*> m_running; ///< removed when they finish
+    QHash<QString, qint64> m_recentIds; ///< client executionId → ms when claimed
+    QSet<SyncExecSession*> m_sessions;  ///< removed when they end
 };
 
 } // namespace runbox::api

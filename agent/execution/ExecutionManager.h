@@ -74,10 +74,14 @@ public:
     void scheduleSync(const QString& jobId, const QString& workspaceId,
                       std::function<void()> start);
     void releaseSync(const QString& jobId) { m_scheduler.release(jobId); }
+    /// 1-based queue position of a waiting job, 0 when admitted or unknown.
+    int queuePosition(const QString& jobId) const { return m_scheduler.queuePosition(jobId); }
     bool workspaceBusy(const QString& workspaceId) const {
         return m_scheduler.workspaceBusy(workspaceId);
     }
     const LaunchPlanner& planner() const { return m_planner; }
+    /// For features to add their LaunchStage at start-up.
+    LaunchPlanner& planner() { return m_planner; }
     const SandboxHost& host() const { return *m_deps.host; }
     int runningCount() const { return m_scheduler.runningCount(); }
     int queuedCount() const { return m_scheduler.queuedCount(); }

@@ -7,6 +7,7 @@
 
 #include <QDateTime>
 #include <QJsonArray>
+#include <QPointer>
 
 #include <csignal>
 #include <cstring>
@@ -41,8 +42,10 @@ ManagedRun::ManagedRun(Context context, QString executionId, ExecRequest request
 }
 
 ManagedRun::~ManagedRun() {
-    if (m_plan.release)
-        m_plan.release();
+    if (m_planning)
+        m_ctx.planner->abandon(m_id);
+    if (m_plan)
+        m_plan->release();
 }
 
 void ManagedRun::start() {
@@ -53,12 +56,24 @@ void ManagedRun::start() {
                     QStringLiteral("the workspace uses %1 bytes, above maxWorkspaceBytes %2")
                         .arg(used)
                         .arg(m_maxWorkspaceBytes));
-    if (auto err = m_ctx.planner->plan(m_request, m_workspaceDir, m_id, m_epoch, &m_plan))
-        return fail(QStringLiteral("setup_failed"), err->message);
+    m_planning = true;
+    QPointer<ManagedRun> self(this);
+    m_ctx.planner->plan(LaunchContext{m_request, m_id, m_workspaceId, m_workspaceDir, m_epoch},
+                        [self](std::optional<ApiError> err, std::shared_ptr<LaunchPlan> plan) {
+                            if (!self)
+                                return;
+                            self->m_planning = false;
+                            self->m_plan = plan;
+                            if (err)
+                                return self->fail(QStringLiteral("setup_failed"), err->message);
+                            self->launch();
+                        });
+}
 
-    const QJsonObject provenance{{"env", mapToJson(m_plan.launch.sandboxEnvironment)},
-                                 {"cwd", m_plan.launch.sandboxCwd},
-                                 {"argv", QJsonArray::fromStringList(m_plan.launch.command)},
+void ManagedRun::launch() {
+    const QJsonObject provenance{{"env", mapToJson(m_plan->launch.sandboxEnvironment)},
+                                 {"cwd", m_plan->launch.sandboxCwd},
+                                 {"argv", QJsonArray::fromStringList(m_plan->launch.command)},
                                  {"kind", m_request.kind}};
     if (auto err = m_ctx.repository->markRunning(m_id, 0, provenance))
         return fail(QStringLiteral("setup_failed"), err->message);
@@ -72,7 +87,7 @@ void ManagedRun::start() {
     opts.maxProcesses = m_ctx.host->maxProcesses;
     opts.stdinData = m_request.stdinData;
     trackWorkspaceChanges(&opts, m_fs);
-    m_runner = new ExecutionRunner(m_plan.launch, opts, this);
+    m_runner = new ExecutionRunner(m_plan->launch, opts, this);
     connect(m_runner, &ExecutionRunner::output, this,
             [this](OutputStream stream, const QByteArray& bytes) {
                 m_ctx.logs->append(m_id,
@@ -92,8 +107,13 @@ void ManagedRun::start() {
 }
 
 void ManagedRun::stop(const QString& status, const QString& reason) {
-    if (m_runner)
+    if (m_runner) {
         m_runner->stop(status, reason);
+    } else if (m_planning) {
+        m_planning = false;
+        m_ctx.planner->abandon(m_id);
+        fail(status, reason);
+    }
 }
 
 void ManagedRun::fail(const QString& status, const QString& reason) {
@@ -143,10 +163,8 @@ void ManagedRun::record(const ExecutionResult& r) {
         outcome.logBytes.droppedBytes = info.droppedBytes;
     }
     m_ctx.repository->finish(m_id, outcome);
-    if (m_plan.release) {
-        m_plan.release();
-        m_plan.release = nullptr;
-    }
+    if (m_plan)
+        m_plan->release();
     Q_EMIT done(m_id);
 }
 

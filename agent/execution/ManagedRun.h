@@ -50,6 +50,7 @@ Q_SIGNALS:
 
 private:
     void fail(const QString& status, const QString& reason);
+    void launch();
     void onFinished(const ExecutionResult& result);
     void record(const ExecutionResult& result);
 
@@ -61,7 +62,8 @@ private:
     QString m_workspaceDir;
     PermissionEpoch m_epoch;
     qint64 m_maxWorkspaceBytes;
-    LaunchPlan m_plan;
+    std::shared_ptr<LaunchPlan> m_plan;
+    bool m_planning = false;
     ExecutionRunner* m_runner = nullptr;
     WorkspaceQuotaWatcher* m_watcher = nullptr;
     bool m_logOpen = false;
