@@ -1,0 +1,59 @@
+#include "agent/light/LightTypes.h"
+
+#include "agent/light/RlimitsJson.h"
+#include "agent/light/SupervisorProtocol.h"
+
+#include <QJsonArray>
+
+namespace runbox::light {
+
+QJsonObject LightConfinement::toJson() const {
+    return QJsonObject{
+        {QStringLiteral("mode"), QStringLiteral("landlock")},
+        {QStringLiteral("landlockAbi"), landlockAbi},
+        {QStringLiteral("filesystem"), filesystem},
+        {QStringLiteral("network"), network},
+        {QStringLiteral("scopedAbstractUnixSockets"), scopeAbstractUnix},
+        {QStringLiteral("scopedSignals"), scopeSignal},
+        {QStringLiteral("pidNamespace"), pidNamespace},
+        {QStringLiteral("privateProc"), privateProc},
+    };
+}
+
+LightConfinement LightConfinement::fromFlags(int abi, std::uint32_t flags) {
+    LightConfinement confinement;
+    confinement.landlockAbi = abi;
+    confinement.filesystem = flags & wire::kHasFsRules;
+    confinement.network = flags & wire::kHasNetRules;
+    confinement.scopeAbstractUnix = flags & wire::kHasScopeAbstractUnix;
+    confinement.scopeSignal = flags & wire::kHasScopeSignal;
+    confinement.pidNamespace = flags & wire::kHasPidNamespace;
+    confinement.privateProc = flags & wire::kHasPrivateProc;
+    return confinement;
+}
+
+QJsonObject LightAvailability::toJson() const {
+    return QJsonObject{
+        {QStringLiteral("available"), available},
+        {QStringLiteral("reason"), reason},
+        {QStringLiteral("warnings"), QJsonArray::fromStringList(warnings)},
+        {QStringLiteral("confinement"), expected.toJson()},
+    };
+}
+
+QJsonObject LightWorkspaceInfo::toJson() const {
+    QJsonArray ports;
+    for (quint16 port : allowedConnectPorts)
+        ports.append(port);
+    return QJsonObject{
+        {QStringLiteral("id"), id},
+        {QStringLiteral("uid"), static_cast<double>(uid)},
+        {QStringLiteral("isolation"), QStringLiteral("light")},
+        {QStringLiteral("confinement"), confinement.toJson()},
+        {QStringLiteral("limits"), RlimitsJson::toJson(limits)},
+        {QStringLiteral("allowedConnectPorts"), ports},
+        {QStringLiteral("runningExecutions"), runningExecutions},
+    };
+}
+
+} // namespace runbox::light
