@@ -35,8 +35,7 @@ struct Stats {
     double p50 = 0, p90 = 0, total = 0;
 };
 
-Stats summarize(std::vector<double> samples)
-{
+Stats summarize(std::vector<double> samples) {
     Stats stats;
     if (samples.empty())
         return stats;
@@ -48,17 +47,17 @@ Stats summarize(std::vector<double> samples)
     return stats;
 }
 
-void print(const char* name, const Stats& stats, std::size_t n)
-{
+void print(const char* name, const Stats& stats, std::size_t n) {
     std::printf("%-34s n=%-5zu p50=%8.3f ms  p90=%8.3f ms  total=%9.1f ms\n", name, n, stats.p50,
                 stats.p90, stats.total);
 }
 
-double elapsedMs(const QElapsedTimer& timer) { return timer.nsecsElapsed() / 1e6; }
+double elapsedMs(const QElapsedTimer& timer) {
+    return timer.nsecsElapsed() / 1e6;
+}
 
 /// The raw launch: what any uid + Landlock launcher must pay per command.
-double rawLaunchMs(const QByteArray& home, uid_t uid)
-{
+double rawLaunchMs(const QByteArray& home, uid_t uid) {
     QElapsedTimer timer;
     timer.start();
     const pid_t child = ::fork();
@@ -90,8 +89,7 @@ double rawLaunchMs(const QByteArray& home, uid_t uid)
 }
 
 /// One exec of `true` through the host, until both the exit status and stdout EOF are in.
-double hostExecMs(LightWorkspaceHost& host, const QString& id)
-{
+double hostExecMs(LightWorkspaceHost& host, const QString& id) {
     QElapsedTimer timer;
     timer.start();
     int out[2];
@@ -117,8 +115,7 @@ double hostExecMs(LightWorkspaceHost& host, const QString& id)
 
 } // namespace
 
-int main(int argc, char** argv)
-{
+int main(int argc, char** argv) {
     QCoreApplication app(argc, argv);
     int count = 1000, warm = 200, threads = 1;
     QString root = QStringLiteral("/tmp/runbox-bench-light");

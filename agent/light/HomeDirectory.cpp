@@ -1,6 +1,7 @@
 #include "agent/light/HomeDirectory.h"
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <dirent.h>
 #include <fcntl.h>
@@ -17,6 +18,17 @@ namespace {
 QString errnoText(const char* what, int err) {
     return QStringLiteral("%1: %2").arg(QLatin1String(what),
                                         QString::fromLocal8Bit(std::strerror(err)));
+}
+
+/// Mount id of @p fd (statx STATX_MNT_ID, Linux ≥ 5.8): a bind mount of the same filesystem has
+/// the same st_dev, so only the mount id tells a mount point apart.
+bool mountIdOf(int fd, std::uint64_t* id) {
+    struct statx stx {};
+    if (::statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &stx) != 0 ||
+        !(stx.stx_mask & STATX_MNT_ID))
+        return false;
+    *id = stx.stx_mnt_id;
+    return true;
 }
 
 struct LinuxDirent64 {
@@ -60,6 +72,10 @@ public:
         struct stat st {};
         ::fstat(fd, &st);
         m_dev = st.st_dev;
+        if (!mountIdOf(fd, &m_mountId)) {
+            ::close(fd);
+            return fail("statx", errno);
+        }
         m_levels.push_back(Level{fd, st.st_dev, st.st_ino, top, 0, 0, false});
         m_buffer.resize(32 * 1024);
         while (!m_levels.empty()) {
@@ -121,8 +137,9 @@ private:
         if (fd < 0)
             return errno == ENOENT ? true : fail("open directory", errno);
         struct stat st {};
+        std::uint64_t mountId = 0;
         ::fstat(fd, &st);
-        if (st.st_dev != m_dev) {
+        if (st.st_dev != m_dev || !mountIdOf(fd, &mountId) || mountId != m_mountId) {
             ::close(fd);
             return fail("refusing to cross a mount point", EXDEV);
         }
@@ -172,6 +189,7 @@ private:
     int m_rootFd;
     QString* m_error;
     dev_t m_dev = 0;
+    std::uint64_t m_mountId = 0;
     bool m_topEmpty = false;
     std::vector<Level> m_levels;
     std::vector<char> m_buffer;

@@ -122,6 +122,9 @@ void prepareProcess(const ZygoteConfig& config) {
 int Zygote::run(const ZygoteConfig& config) {
     prepareProcess(config);
     const std::vector<PinnedPath> pinned = pinSystemPaths(config);
+    // unshare(CLONE_NEWPID) only works while the namespace for children is our own
+    // (kernel copy_pid_ns), so each spawn first points it back with setns.
+    const int ownPidNamespace = ::open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
     wire::SpawnRequest request;
     for (;;) {
         int fds[wire::kMaxFds];
@@ -150,7 +153,8 @@ int Zygote::run(const ZygoteConfig& config) {
             ::close(fds[1]);
             continue;
         }
-        if (config.pidNamespace && ::unshare(CLONE_NEWPID) != 0) {
+        if (config.pidNamespace &&
+            (::setns(ownPidNamespace, CLONE_NEWPID) != 0 || ::unshare(CLONE_NEWPID) != 0)) {
             replyFailure(fds[0], errno, "unshare(CLONE_NEWPID) failed");
             ::close(fds[0]);
             ::close(fds[1]);
@@ -159,6 +163,7 @@ int Zygote::run(const ZygoteConfig& config) {
         const pid_t pid = ::fork();
         if (pid == 0) {
             ::close(config.agentFd); // never reachable from a workspace
+            ::close(ownPidNamespace);
             Supervisor::run(request, fds[0], fds[1], pinned);
         }
         if (pid < 0)
