@@ -10,6 +10,7 @@
 // clients belong to the agent-level benchmark; this one isolates what the light code costs.
 //
 // Usage (as root): bench_light_pool [--count N] [--warm N] [--threads T] [--root DIR]
+//                                   [--no-pid-namespace]
 #include "agent/light/LandlockRuleset.h"
 #include "agent/light/LightWorkspaceHost.h"
 
@@ -118,9 +119,16 @@ double hostExecMs(LightWorkspaceHost& host, const QString& id) {
 int main(int argc, char** argv) {
     QCoreApplication app(argc, argv);
     int count = 1000, warm = 200, threads = 1;
+    bool pidNamespace = true;
     QString root = QStringLiteral("/tmp/runbox-bench-light");
     const QStringList args = app.arguments();
-    for (int i = 1; i + 1 < args.size(); i += 2) {
+    for (int i = 1; i < args.size(); ++i) {
+        if (args[i] == QLatin1String("--no-pid-namespace")) {
+            pidNamespace = false;
+            continue;
+        }
+        if (i + 1 >= args.size())
+            break;
         if (args[i] == QLatin1String("--count"))
             count = args[i + 1].toInt();
         else if (args[i] == QLatin1String("--warm"))
@@ -129,11 +137,13 @@ int main(int argc, char** argv) {
             threads = qMax(1, args[i + 1].toInt());
         else if (args[i] == QLatin1String("--root"))
             root = args[i + 1];
+        ++i;
     }
     LightHostConfig config;
     config.workspaceRoot = root;
-    config.supervisorPath = QStringLiteral(RUNBOX_BINARY_DIR "/bin/runbox-light-supervisor");
+    config.supervisorPath = QStringLiteral(RUNBOX_BINARY_DIR "/agent/runbox-light-supervisor");
     config.capacity = 2 * count + 16;
+    config.pidNamespace = pidNamespace;
     LightWorkspaceHost host(config);
     if (!host.start()) {
         std::fprintf(stderr, "light workspaces unavailable: %s\n",

@@ -3,9 +3,30 @@
 #include "agent/light/RlimitsJson.h"
 #include "agent/light/SupervisorProtocol.h"
 
+#include <QCoreApplication>
+#include <QFileInfo>
 #include <QJsonArray>
 
 namespace runbox::light {
+
+QString LightHostConfig::defaultSupervisorPath() {
+    const QString name = QStringLiteral("runbox-light-supervisor");
+    QStringList candidates;
+    const QString fromEnv = qEnvironmentVariable("RUNBOX_LIGHT_SUPERVISOR");
+    if (!fromEnv.isEmpty())
+        candidates << fromEnv;
+    const QString dir =
+        QCoreApplication::instance() ? QCoreApplication::applicationDirPath() : QString();
+    if (!dir.isEmpty())
+        candidates << dir + QLatin1Char('/') + name
+                   << dir + QStringLiteral("/../libexec/runbox/") + name;
+    for (const QString& candidate : candidates) {
+        const QFileInfo info(candidate);
+        if (info.isFile() && info.isExecutable())
+            return info.canonicalFilePath();
+    }
+    return {};
+}
 
 QJsonObject LightConfinement::toJson() const {
     return QJsonObject{

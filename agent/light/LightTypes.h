@@ -25,10 +25,20 @@ struct LightHostConfig {
     int capacity = 4096;               ///< maxLightWorkspaces; create() answers "rejected" past it
     QList<quint16> controlPlanePorts;  ///< never reachable from a workspace (the agent's port…)
     QStringList extraReadExecutePaths; ///< more read+execute trees for every workspace
-    bool pidNamespace = true; ///< a PID namespace + private /proc per workspace when privileged
-    bool selfTest = true;     ///< start() runs `true` in a scratch workspace before saying yes
-    int sweepPasses = 100;    ///< uid sweep: kill + rescan rounds before quarantine
-    int sweepPauseMs = 5;     ///< pause between rounds
+    bool pidNamespace =
+        true; ///< a PID namespace per workspace (init = its supervisor), if privileged
+    bool privateProc =
+        true; ///< with it, a mount namespace + fresh /proc showing only the workspace
+    /// Start each workspace's supervisor in the background right after create(), so the first
+    /// exec finds it ready (costs one small process per idle workspace); else at the first exec.
+    bool prestartSupervisors = true;
+    bool selfTest = true;  ///< start() runs `true` in a scratch workspace before saying yes
+    int sweepPasses = 100; ///< uid sweep: kill + rescan rounds before quarantine
+    int sweepPauseMs = 5;  ///< pause between rounds
+
+    /// Where runbox-light-supervisor normally is: $RUNBOX_LIGHT_SUPERVISOR, else next to the
+    /// running program, else <prefix>/libexec/runbox/ (installed layout). "" when none exists.
+    static QString defaultSupervisorPath();
 };
 
 /// What confines a workspace's processes (reported by /v1/health and on each workspace).

@@ -77,6 +77,13 @@ LightWorkspaceHost::LightWorkspaceHost(LightHostConfig config)
 }
 
 LightWorkspaceHost::~LightWorkspaceHost() {
+    {
+        std::lock_guard lock(m_warmMutex);
+        m_stopping = true;
+    }
+    m_warmWake.notify_all();
+    if (m_warmer.joinable())
+        m_warmer.join();
     removeAll();
     m_zygote.stop();
     if (m_rootFd >= 0)
@@ -95,7 +102,8 @@ LightAvailability LightWorkspaceHost::probe(const LightHostConfig& config) {
     result.expected.filesystem = abi >= 1;
     result.expected.network = abi >= 4;
     result.expected.scopeAbstractUnix = result.expected.scopeSignal = abi >= 6;
-    result.expected.pidNamespace = result.expected.privateProc = pidNamespace;
+    result.expected.pidNamespace = pidNamespace;
+    result.expected.privateProc = pidNamespace && config.privateProc;
     if (!result.privileges.sufficient) {
         result.reason = result.privileges.reason;
     } else if (abi < config.minLandlockAbi || abi < 1) {
@@ -148,15 +156,19 @@ bool LightWorkspaceHost::start() {
         return refuse(error);
     m_devNull = ::open("/dev/null", O_RDWR | O_CLOEXEC);
     m_pidNamespace = m_availability.expected.pidNamespace;
+    m_privateProc = m_availability.expected.privateProc;
     ZygoteOptions zygote;
     zygote.binary = m_config.supervisorPath;
     zygote.root = m_config.workspaceRoot;
     zygote.uidMin = m_config.uids.first;
     zygote.uidMax = m_config.uids.first + m_config.uids.count - 1;
-    zygote.pidNamespace = zygote.privateProc = m_pidNamespace;
+    zygote.pidNamespace = m_pidNamespace;
+    zygote.privateProc = m_privateProc;
     zygote.extraReadExecute = m_config.extraReadExecutePaths;
     if (!m_zygote.start(zygote, &error))
         return refuse(error);
+    if (m_config.prestartSupervisors)
+        m_warmer = std::thread([this] { warmLoop(); });
     if (m_config.selfTest && !runSelfTest(&error))
         return refuse(QStringLiteral("light self-test failed: %1").arg(error));
     m_availability.reason.clear();
@@ -235,7 +247,7 @@ bool LightWorkspaceHost::runSelfTest(QString* error) {
         const auto confinement = info(id)->confinement;
         ok = status.kind == LightExitStatus::Kind::Exited && status.exitCode == 0 &&
              confinement.landlockAbi >= m_config.minLandlockAbi &&
-             confinement.pidNamespace == m_pidNamespace;
+             confinement.pidNamespace == m_pidNamespace && confinement.privateProc == m_privateProc;
         if (!ok)
             *error = status.message.isEmpty()
                          ? QStringLiteral("`true` ended as %1 under confinement %2")
@@ -305,10 +317,49 @@ std::optional<ApiError> LightWorkspaceHost::create(const LightWorkspaceOptions& 
     }
     for (const auto& workspace : made)
         result->workspaces << describe(*workspace);
+    if (m_config.prestartSupervisors && !made.isEmpty()) {
+        {
+            std::lock_guard lock(m_warmMutex);
+            for (const auto& workspace : made)
+                m_warmQueue.push_back(workspace->id);
+        }
+        m_warmWake.notify_one();
+    }
     result->rejected = count - static_cast<int>(made.size());
     if (made.isEmpty() && !failure.isEmpty())
         return ApiError{500, QStringLiteral("workspace_create_failed"), failure};
     return std::nullopt;
+}
+
+void LightWorkspaceHost::warmLoop() {
+    constexpr int kInFlight = 4; // supervisors starting at once: enough to overlap their setup
+    for (;;) {
+        QStringList batch;
+        {
+            std::unique_lock lock(m_warmMutex);
+            m_warmWake.wait(lock, [this] { return m_stopping || !m_warmQueue.empty(); });
+            if (m_stopping)
+                return;
+            while (!m_warmQueue.empty() && batch.size() < kInFlight) {
+                batch << m_warmQueue.front();
+                m_warmQueue.pop_front();
+            }
+        }
+        std::vector<std::shared_ptr<SupervisorChannel>> starting;
+        for (const QString& id : batch) {
+            const auto workspace = find(id);
+            if (!workspace)
+                continue;
+            std::lock_guard lock(workspace->mutex);
+            QString ignored; // an exec will retry and report
+            if (!workspace->deleting && !workspace->channel) {
+                if (auto channel = ensureChannel(*workspace, &ignored))
+                    starting.push_back(channel);
+            }
+        }
+        for (const auto& channel : starting)
+            channel->waitUntilSettled(kSettleTimeoutMs);
+    }
 }
 
 std::shared_ptr<LightWorkspaceHost::Workspace> LightWorkspaceHost::find(const QString& id) const {
@@ -341,7 +392,8 @@ std::shared_ptr<SupervisorChannel> LightWorkspaceHost::ensureChannel(Workspace& 
 
     auto request = wire::make<wire::SpawnRequest>(wire::Type::Spawn);
     request.uid = request.gid = workspace.uid;
-    request.flags = m_pidNamespace ? (wire::kSpawnPidNamespace | wire::kSpawnPrivateProc) : 0;
+    request.flags = (m_pidNamespace ? wire::kSpawnPidNamespace : 0) |
+                    (m_privateProc ? wire::kSpawnPrivateProc : 0);
     request.minAbi = m_config.minLandlockAbi;
     request.limits = workspace.limits;
     request.portCount = static_cast<std::uint32_t>(workspace.ports.size());

@@ -12,19 +12,23 @@
 #include <QString>
 
 #include <atomic>
+#include <condition_variable>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <thread>
 
 namespace runbox::light {
 
 class SupervisorChannel;
 
 /// Light workspaces (issue #7, DESIGN.md §2): many per host, each a uid from the pool, a 0700 home
-/// and ONE Landlock domain held by a per-workspace supervisor (started lazily at the first exec
-/// through the zygote), so the workspace's own background processes stay reachable from its later
-/// execs while everything else is out of scope. Thread-safe; every call may come from any thread
-/// except the light event thread (where remove() refuses to wait on itself).
+/// and ONE Landlock domain held by a per-workspace supervisor (forked by the zygote in the
+/// background after create(), or at the first exec), so the workspace's own background processes
+/// stay reachable from its later execs while everything else is out of scope. Thread-safe; every
+/// call may come from any thread except the light event thread (where remove() refuses to wait on
+/// itself).
 ///
 /// Order of use: construct → start() → create()/exec()/remove() → destroy (removes everything).
 class LightWorkspaceHost final {
@@ -88,10 +92,12 @@ private:
     bool cleanStaleHomes(QString* error);
     bool removeHome(const Workspace& workspace, QString* error);
     LightWorkspaceInfo describe(const Workspace& workspace) const;
+    void warmLoop();
 
     const LightHostConfig m_config;
     LightAvailability m_availability;
     bool m_pidNamespace = false;
+    bool m_privateProc = false;
     int m_rootFd = -1;
     int m_devNull = -1;
     std::unique_ptr<UidPool> m_pool;
@@ -102,6 +108,11 @@ private:
     int m_reserved = 0;
     int m_capacity = 0;
     std::atomic<std::uint64_t> m_nextExecId{1};
+    std::mutex m_warmMutex; // background supervisor start (config.prestartSupervisors)
+    std::condition_variable m_warmWake;
+    std::deque<QString> m_warmQueue;
+    bool m_stopping = false;
+    std::thread m_warmer;
     LightEventLoop m_loop; // last: destroyed first, so no handler outlives the rest
 };
 

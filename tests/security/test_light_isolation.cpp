@@ -52,15 +52,17 @@ class TestLightIsolation final : public QObject {
 
 private:
     std::unique_ptr<LightWorkspaceHost> makeHost(const QString& name, uid_t firstUid,
-                                                 bool pidNamespace, std::uint32_t uidCount = 100) {
+                                                 bool pidNamespace, std::uint32_t uidCount = 100,
+                                                 bool prestart = true) {
         LightHostConfig config;
         config.workspaceRoot = m_dir.path() + QLatin1Char('/') + name;
-        config.supervisorPath = QStringLiteral(RUNBOX_BINARY_DIR "/bin/runbox-light-supervisor");
+        config.supervisorPath = QStringLiteral(RUNBOX_BINARY_DIR "/agent/runbox-light-supervisor");
         config.uids.first = firstUid;
         config.uids.count = uidCount;
         config.pidNamespace = pidNamespace;
         config.controlPlanePorts = {m_agentPort.port};
         config.sweepPasses = 20;
+        config.prestartSupervisors = prestart;
         return std::make_unique<LightWorkspaceHost>(config);
     }
 
@@ -445,7 +447,8 @@ private Q_SLOTS:
     }
 
     void testUidIsNotReusedWhileAnythingOfItLives() {
-        auto host = makeHost(QStringLiteral("single"), 30400, false, 1);
+        // Supervisors start at the first exec here, so "no process of the uid" is exact.
+        auto host = makeHost(QStringLiteral("single"), 30400, false, 1, false);
         QVERIFY2(host->start(), qPrintable(host->availability().reason));
         const QString a = make(*host);
         QVERIFY(!a.isEmpty());
@@ -535,7 +538,7 @@ private Q_SLOTS:
     void testBelowMinimumAbiFailsClosed() {
         LightHostConfig config;
         config.workspaceRoot = m_dir.path() + QStringLiteral("/closed");
-        config.supervisorPath = QStringLiteral(RUNBOX_BINARY_DIR "/bin/runbox-light-supervisor");
+        config.supervisorPath = QStringLiteral(RUNBOX_BINARY_DIR "/agent/runbox-light-supervisor");
         config.uids.first = 30500;
         config.minLandlockAbi = 99;
         LightWorkspaceHost host(config);
