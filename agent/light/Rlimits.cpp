@@ -42,15 +42,18 @@ bool Rlimits::validate(std::string* error) const {
            inRange(maxCpuSeconds, kCpuSecondsMin, kCpuSecondsMax, "maxCpuSeconds", " s", error);
 }
 
-bool Rlimits::applyToSelf(std::string* error) const {
+bool Rlimits::applyToSelf(std::string* error, bool withCpu) const {
     if (!validate(error))
         return false;
     return setLimit(RLIMIT_NPROC, maxProcs, "RLIMIT_NPROC", error) &&
            setLimit(RLIMIT_AS, maxMemoryBytes, "RLIMIT_AS", error) &&
            setLimit(RLIMIT_NOFILE, maxOpenFiles, "RLIMIT_NOFILE", error) &&
            setLimit(RLIMIT_FSIZE, maxFileSizeBytes, "RLIMIT_FSIZE", error) &&
-           setLimit(RLIMIT_CPU, maxCpuSeconds, "RLIMIT_CPU", error) &&
-           setLimit(RLIMIT_CORE, 0, "RLIMIT_CORE", error);
+           (!withCpu || applyCpuToSelf(error)) && setLimit(RLIMIT_CORE, 0, "RLIMIT_CORE", error);
+}
+
+bool Rlimits::applyCpuToSelf(std::string* error) const {
+    return setLimit(RLIMIT_CPU, maxCpuSeconds, "RLIMIT_CPU", error);
 }
 
 } // namespace runbox::light

@@ -80,6 +80,10 @@ alignas(16) char g_childStack[64 * 1024];
 
 void Shepherd::run(const ShepherdJob& job) {
     ::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+    if (!job.limits.applyCpuToSelf(nullptr)) {
+        sendExecFailed(job, errno, "rlimits");
+        ::_exit(0);
+    }
     ChildContext context;
     context.job = &job;
     const pid_t leader = ::clone(childMain, g_childStack + sizeof(g_childStack),

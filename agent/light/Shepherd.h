@@ -1,5 +1,7 @@
 #pragma once
 
+#include "agent/light/Rlimits.h"
+
 #include <cstdint>
 #include <sys/types.h>
 
@@ -16,6 +18,7 @@ struct ShepherdJob {
     char* const* envp = nullptr;
     const char* const* candidates = nullptr; ///< program paths to try, in order (PATH search)
     const char* cwd = nullptr;
+    Rlimits limits; ///< RLIMIT_CPU is set here, per exec (the rest is inherited)
 };
 
 /// The per-exec tracking process ("shepherd"), forked by the supervisor for each exec. It is a

@@ -141,7 +141,8 @@ void Supervisor::setUp(const wire::SpawnRequest& request, int homeFd,
     if (ruleset.scoped() & landlock::kScopeSignal)
         confinement |= wire::kHasScopeSignal;
 
-    if (!request.limits.applyToSelf(&why))
+    m_limits = request.limits;
+    if (!request.limits.applyToSelf(&why, false))
         fail("rlimits", 0, why);
     if (::setgroups(0, nullptr) != 0)
         fail("setgroups", errno, "drop supplementary groups");
@@ -187,9 +188,14 @@ void Supervisor::loop() {
     static char buffer[wire::kMaxExecMessage + 4096];
     for (;;) {
         pollfd fds[2] = {{m_control, POLLIN, 0}, {m_signalFd, POLLIN, 0}};
-        if (::poll(fds, 2, 1000) < 0 && errno != EINTR)
+        // While a kill is pending, walk its tree again every 10 ms: a process forked between
+        // two walks (or a leader not yet started when the Kill arrived) is caught next time.
+        if (::poll(fds, 2, m_killPending.empty() ? 1000 : 10) < 0 && errno != EINTR)
             ::_exit(1);
         reapChildren(); // also on timeout: a lost SIGCHLD never leaves zombies behind
+        for (std::uint64_t execId :
+             std::vector<std::uint64_t>(m_killPending.begin(), m_killPending.end()))
+            handleKill(execId);
         if (!(fds[0].revents & (POLLIN | POLLHUP | POLLERR)))
             continue;
         int received[wire::kMaxFds];
@@ -286,6 +292,7 @@ void Supervisor::handleExec(const char* data, std::size_t size, int* fds, int fd
     job.envp = envp.data();
     job.candidates = candidatePointers.data();
     job.cwd = cwd[0] ? cwd : m_home.c_str();
+    job.limits = m_limits;
 
     const pid_t shepherd = ::fork();
     if (shepherd == 0) {
@@ -308,11 +315,13 @@ void Supervisor::handleKill(std::uint64_t execId) {
             continue;
         // Freeze the shepherd so it cannot exit mid-walk (its orphans would then reparent here
         // and leave the exec's tree); kill everything below it; let it report the leader.
+        m_killPending.insert(execId);
         ::kill(shepherd, SIGSTOP);
         ProcessTree::killDescendants(shepherd, 1000, false);
         ::kill(shepherd, SIGCONT);
         return;
     }
+    m_killPending.erase(execId); // finished (or unknown): nothing left to kill
 }
 
 void Supervisor::reapChildren() {
@@ -334,6 +343,7 @@ void Supervisor::reapChildren() {
             exited.flags = wire::kExitedShepherdLost;
             wire::sendMessage(m_control, &exited, sizeof(exited));
         }
+        m_killPending.erase(it->second);
         m_shepherds.erase(it);
     }
 }

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <sys/types.h>
 #include <vector>
@@ -49,6 +50,8 @@ private:
     int m_abi = 0;
     std::string m_home;
     std::map<pid_t, std::uint64_t> m_shepherds; ///< shepherd pid → exec id
+    std::set<std::uint64_t> m_killPending;      ///< execs whose tree is being killed
+    Rlimits m_limits;
 };
 
 } // namespace runbox::light

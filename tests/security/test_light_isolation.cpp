@@ -145,12 +145,13 @@ private Q_SLOTS:
         QCOMPARE(st.st_mode & 07777, 0700u);
         QCOMPARE(st.st_uid, uid);
         QCOMPARE(st.st_gid, uid);
-        const RunResult r = run(*m_pid, a,
-                                {QStringLiteral("/bin/bash"), QStringLiteral("-c"),
-                                 QStringLiteral("id -u; id -g; id -G; pwd; env | sort; "
-                                                "grep -E '^(NoNewPrivs|CapEff)' /proc/self/status; "
-                                                "ulimit -u; ulimit -v; ulimit -n; ulimit -c")},
-                                0, {{QStringLiteral("LAYER"), QStringLiteral("request")}});
+        const RunResult r =
+            run(*m_pid, a,
+                {QStringLiteral("/bin/bash"), QStringLiteral("-c"),
+                 QStringLiteral("id -u; id -g; id -G; pwd; env | sort; "
+                                "grep -E '^(NoNewPrivs|CapEff)' /proc/self/status; "
+                                "ulimit -u; ulimit -v; ulimit -n; ulimit -c; ulimit -t")},
+                0, {{QStringLiteral("LAYER"), QStringLiteral("request")}});
         QVERIFY(r.finished);
         QCOMPARE(r.status.kind, LightExitStatus::Kind::Exited);
         const QString text = QString::fromUtf8(r.out);
@@ -168,7 +169,7 @@ private Q_SLOTS:
         QVERIFY(!text.contains(QStringLiteral("QT_")));             // nothing of the agent's env
         QVERIFY(text.contains(QStringLiteral("NoNewPrivs:\t1")));
         QVERIFY(text.contains(QStringLiteral("CapEff:\t0000000000000000")));
-        QVERIFY2(text.endsWith(QStringLiteral("256\n2097152\n4096\n0\n")), qPrintable(text));
+        QVERIFY2(text.endsWith(QStringLiteral("256\n2097152\n4096\n0\n86400\n")), qPrintable(text));
     }
 
     void testCannotReadOtherWorkspaceHome() {
@@ -522,6 +523,45 @@ private Q_SLOTS:
             return processesOf(uid, "sleep 1002").isEmpty() &&
                    processesOf(uid, "sleep 1003").isEmpty();
         }));
+    }
+
+    void testKillTreeOnExitLeavesNothingBehind() {
+        const QString a = make(*m_pid);
+        const uid_t uid = uidOf(*m_pid, a);
+        LightExecRequest request;
+        request.argv = {QStringLiteral("/bin/sh"), QStringLiteral("-c"),
+                        QStringLiteral("setsid sleep 1004 >/dev/null 2>&1 & "
+                                       "(setsid sleep 1005 >/dev/null 2>&1 &); echo started")};
+        request.killTreeOnExit = true;
+        runbox::ApiError error;
+        const auto execution = m_pid->exec(a, request, &error);
+        QVERIFY(execution);
+        QVERIFY(execution->waitForFinished(10000));
+        QCOMPARE(execution->status().exitCode, 0);
+        QVERIFY(processesOf(uid, "sleep 1004").isEmpty());
+        QVERIFY(processesOf(uid, "sleep 1005").isEmpty());
+        // Positive control: without the flag the same script leaves both running.
+        QVERIFY(sh(*m_pid, a,
+                   QStringLiteral("setsid sleep 1004 >/dev/null 2>&1 & "
+                                  "(setsid sleep 1005 >/dev/null 2>&1 &)"))
+                    .finished);
+        QVERIFY(waitUntil([&] {
+            return !processesOf(uid, "sleep 1004").isEmpty() &&
+                   !processesOf(uid, "sleep 1005").isEmpty();
+        }));
+    }
+
+    void testTimeoutRightAtStartStillKills() {
+        // A timeout that fires while the command is still being started must not be lost.
+        const QString a = make(*m_pid);
+        const uid_t uid = uidOf(*m_pid, a);
+        for (int i = 0; i < 20; ++i) {
+            const RunResult r =
+                run(*m_pid, a, {QStringLiteral("sleep"), QStringLiteral("1006")}, 1);
+            QVERIFY(r.finished);
+            QVERIFY(r.status.timedOut);
+        }
+        QVERIFY(waitUntil([&] { return processesOf(uid, "sleep 1006").isEmpty(); }));
     }
 
     void testMissingProgramIsSpawnFailure() {

@@ -46,6 +46,8 @@ private Q_SLOTS:
         QTest::addColumn<QByteArray>("json");
         QTest::addColumn<QString>("field");
         QTest::newRow("zero procs") << QByteArray(R"({"maxProcs":0})") << "maxProcs";
+        QTest::newRow("too few procs for the supervisor")
+            << QByteArray(R"({"maxProcs":3})") << "maxProcs";
         QTest::newRow("too many procs") << QByteArray(R"({"maxProcs":4097})") << "maxProcs";
         QTest::newRow("negative") << QByteArray(R"({"maxProcs":-1})") << "maxProcs";
         QTest::newRow("fraction") << QByteArray(R"({"maxProcs":1.5})") << "maxProcs";
