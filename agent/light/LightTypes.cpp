@@ -38,6 +38,7 @@ QJsonObject LightConfinement::toJson() const {
         {QStringLiteral("scopedSignals"), scopeSignal},
         {QStringLiteral("pidNamespace"), pidNamespace},
         {QStringLiteral("privateProc"), privateProc},
+        {QStringLiteral("hostRuntimeDirsMasked"), hostRuntimeDirsMasked},
     };
 }
 
@@ -50,6 +51,7 @@ LightConfinement LightConfinement::fromFlags(int abi, std::uint32_t flags) {
     confinement.scopeSignal = flags & wire::kHasScopeSignal;
     confinement.pidNamespace = flags & wire::kHasPidNamespace;
     confinement.privateProc = flags & wire::kHasPrivateProc;
+    confinement.hostRuntimeDirsMasked = flags & wire::kHasMaskedRuntimeDirs;
     return confinement;
 }
 

@@ -50,10 +50,14 @@ struct LightConfinement {
     bool scopeSignal = false;       ///< ABI ≥ 6
     bool pidNamespace = false;
     bool privateProc = false;
+    /// /run, /tmp, /var/tmp, /dev/shm covered by empty read-only tmpfs in the workspace's mount
+    /// namespace, so host unix sockets there cannot be reached by path (Landlock does not
+    /// restrict connect(2) to pathname sockets). False when one of them holds the workspace root.
+    bool hostRuntimeDirsMasked = false;
 
     /// `{"mode":"landlock","landlockAbi":7,"filesystem":true,"network":true,
     ///   "scopedAbstractUnixSockets":true,"scopedSignals":true,"pidNamespace":true,
-    ///   "privateProc":true}`
+    ///   "privateProc":true,"hostRuntimeDirsMasked":true}`
     QJsonObject toJson() const;
     /// From a supervisor's Hello flags (wire::kHas*).
     static LightConfinement fromFlags(int abi, std::uint32_t flags);

@@ -104,6 +104,11 @@ LightAvailability LightWorkspaceHost::probe(const LightHostConfig& config) {
     result.expected.scopeAbstractUnix = result.expected.scopeSignal = abi >= 6;
     result.expected.pidNamespace = pidNamespace;
     result.expected.privateProc = pidNamespace && config.privateProc;
+    result.expected.hostRuntimeDirsMasked = result.expected.privateProc;
+    for (const char* dir : {"/run/", "/tmp/", "/var/tmp/", "/dev/shm/"}) {
+        if (config.workspaceRoot.startsWith(QLatin1String(dir)))
+            result.expected.hostRuntimeDirsMasked = false;
+    }
     if (!result.privileges.sufficient) {
         result.reason = result.privileges.reason;
     } else if (abi < config.minLandlockAbi || abi < 1) {
@@ -129,6 +134,11 @@ LightAvailability LightWorkspaceHost::probe(const LightHostConfig& config) {
         result.warnings << QStringLiteral("Landlock ABI %1 < 6: abstract unix sockets and "
                                           "signals are not scoped")
                                .arg(abi);
+    if (!result.expected.hostRuntimeDirsMasked)
+        result.warnings << QStringLiteral("world-writable host unix sockets under /run, /tmp, "
+                                          "/var/tmp or /dev/shm are reachable by path (needs a "
+                                          "private /proc mount namespace and a workspace root "
+                                          "outside those directories)");
     if (!pidNamespace)
         result.warnings << QStringLiteral("no PID namespace per workspace (needs CAP_SYS_ADMIN): "
                                           "deletion relies on the uid sweep, and /proc shows "

@@ -64,6 +64,27 @@ std::vector<std::string> programCandidates(const char* program, char* const* env
     return candidates;
 }
 
+/// Landlock does not govern connect(2) to a pathname unix socket, so a world-writable host socket
+/// (D-Bus, X11, …) would be reachable by path. In the workspace's own mount namespace, cover the
+/// directories that hold them with empty read-only tmpfs — except one that holds the home.
+bool maskHostRuntimeDirs(const char* home) {
+    bool all = true;
+    for (const char* dir : {"/run", "/tmp", "/var/tmp", "/dev/shm"}) {
+        const std::size_t length = std::strlen(dir);
+        if (std::strncmp(home, dir, length) == 0 && home[length] == '/') {
+            all = false;
+            continue;
+        }
+        struct stat st {};
+        if (::lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+            continue; // missing, or a symlink such as /var/run → /run (covered there)
+        if (::mount("tmpfs", dir, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                    "size=4k,nr_inodes=1,mode=0755") != 0)
+            all = false;
+    }
+    return all;
+}
+
 } // namespace
 
 void Supervisor::run(const wire::SpawnRequest& request, int controlFd, int homeFd,
@@ -111,6 +132,8 @@ void Supervisor::setUp(const wire::SpawnRequest& request, int homeFd,
         if (::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0)
             fail("private /proc", errno, "mount proc");
         confinement |= wire::kHasPrivateProc;
+        if (maskHostRuntimeDirs(request.home))
+            confinement |= wire::kHasMaskedRuntimeDirs;
     }
 
     std::string why;

@@ -60,6 +60,7 @@ inline constexpr std::uint32_t kHasScopeAbstractUnix = 1u << 2;
 inline constexpr std::uint32_t kHasScopeSignal = 1u << 3;
 inline constexpr std::uint32_t kHasPidNamespace = 1u << 4;
 inline constexpr std::uint32_t kHasPrivateProc = 1u << 5;
+inline constexpr std::uint32_t kHasMaskedRuntimeDirs = 1u << 6; ///< /run, /tmp… covered
 
 struct Hello {
     Header header;

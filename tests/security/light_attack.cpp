@@ -2,7 +2,7 @@
 // test_light_isolation. Plain libc so it runs inside the Landlock domain from the workspace home.
 // Prints "ok[ data]" and exits 0 on success, or "errno=NAME" and exits 1.
 //   read PATH | write PATH | bind-tcp PORT | bind-udp PORT | connect-tcp PORT
-//   abstract-serve NAME | abstract-connect NAME | kill PID SIG | ptrace PID
+//   abstract-serve NAME | abstract-connect NAME | connect-unix PATH | kill PID SIG | ptrace PID
 #include <arpa/inet.h>
 #include <cerrno>
 #include <csignal>
@@ -81,6 +81,16 @@ int abstractConnect(const char* name) {
     return ok(reply);
 }
 
+int unixConnect(const char* path) {
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    std::strncpy(address.sun_path, path, sizeof(address.sun_path) - 1);
+    const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    if (fd < 0 || ::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0)
+        return failed();
+    return ok();
+}
+
 int readFile(const char* path) {
     const int fd = ::open(path, O_RDONLY);
     if (fd < 0)
@@ -128,6 +138,8 @@ int main(int argc, char** argv) {
         return inetSocket(SOCK_STREAM, std::atoi(arg), false);
     if (!std::strcmp(command, "abstract-serve"))
         return abstractServe(arg);
+    if (!std::strcmp(command, "connect-unix"))
+        return unixConnect(arg);
     if (!std::strcmp(command, "abstract-connect"))
         return abstractConnect(arg);
     if (!std::strcmp(command, "kill") && argc > 3)
