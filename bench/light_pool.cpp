@@ -3,14 +3,15 @@
 //   raw     fork + Landlock ruleset (same rules as a workspace) + setgroups/setgid/setuid +
 //           NO_NEW_PRIVS + landlock_restrict_self + execve `true`, waited for;
 //   create  LightWorkspaceHost::create (one by one), then one batch of N;
-//   exec    one `true` in each fresh workspace (its first exec: starts the supervisor too), and
+//   exec    one `true` in each fresh workspace (its first exec: with --no-prestart it also starts
+//           the supervisor; by default the supervisor was started in the background), and
 //           warm execs in one workspace, each until the exit status and pipe EOF are in;
 //   delete  LightWorkspaceHost::remove;
 // and the ratios exec/raw (target: first-exec p50 ≤ 2 × raw p50). HTTP, auth and 32 concurrent
 // clients belong to the agent-level benchmark; this one isolates what the light code costs.
 //
 // Usage (as root): bench_light_pool [--count N] [--warm N] [--threads T] [--root DIR]
-//                                   [--no-pid-namespace]
+//                                   [--no-pid-namespace] [--no-prestart]
 #include "agent/light/LandlockRuleset.h"
 #include "agent/light/LightWorkspaceHost.h"
 
@@ -120,11 +121,16 @@ int main(int argc, char** argv) {
     QCoreApplication app(argc, argv);
     int count = 1000, warm = 200, threads = 1;
     bool pidNamespace = true;
+    bool prestart = true;
     QString root = QStringLiteral("/tmp/runbox-bench-light");
     const QStringList args = app.arguments();
     for (int i = 1; i < args.size(); ++i) {
         if (args[i] == QLatin1String("--no-pid-namespace")) {
             pidNamespace = false;
+            continue;
+        }
+        if (args[i] == QLatin1String("--no-prestart")) {
+            prestart = false;
             continue;
         }
         if (i + 1 >= args.size())
@@ -144,6 +150,7 @@ int main(int argc, char** argv) {
     config.supervisorPath = QStringLiteral(RUNBOX_BINARY_DIR "/agent/runbox-light-supervisor");
     config.capacity = 2 * count + 16;
     config.pidNamespace = pidNamespace;
+    config.prestartSupervisors = prestart;
     LightWorkspaceHost host(config);
     if (!host.start()) {
         std::fprintf(stderr, "light workspaces unavailable: %s\n",

@@ -1,13 +1,17 @@
 #include "agent/light/HomeDirectory.h"
 
+#include <QList>
+
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
 #include <dirent.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <string>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <vector>
 
@@ -195,6 +199,18 @@ private:
     std::vector<char> m_buffer;
 };
 
+const char kRootMarker[] = ".runbox-light-root";
+
+bool isWorkspaceId(const QByteArray& name) {
+    if (name.size() != 16)
+        return false;
+    for (char c : name) {
+        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
+            return false;
+    }
+    return true;
+}
+
 } // namespace
 
 int HomeDirectory::openRoot(const QString& root, QString* error) {
@@ -263,6 +279,68 @@ bool HomeDirectory::remove(int rootFd, const QByteArray& id, bool keepTop, QStri
     }
     TreeRemover remover(rootFd, error);
     return remover.run(id.toStdString(), keepTop);
+}
+
+bool HomeDirectory::removeAs(int rootFd, const QByteArray& name, uid_t uid, QString* error) {
+    if (remove(rootFd, name, false, error))
+        return true;
+    if (::geteuid() == 0)
+        return false;
+    // Without CAP_DAC_OVERRIDE the agent may not enter directories the workspace locked (mode
+    // 000): empty the home as its own uid, then remove the (now empty) home itself.
+    const pid_t child = ::fork();
+    if (child == 0) {
+        QString ignored;
+        const bool ok = ::setgroups(0, nullptr) == 0 && ::setresgid(uid, uid, uid) == 0 &&
+                        ::setresuid(uid, uid, uid) == 0 && remove(rootFd, name, true, &ignored);
+        ::_exit(ok ? 0 : 1);
+    }
+    int status = 0;
+    if (child < 0 || ::waitpid(child, &status, 0) != child || status != 0)
+        return false;
+    return remove(rootFd, name, false, error);
+}
+
+bool HomeDirectory::cleanStale(int rootFd, const QString& root, QString* error) {
+    const int dirFd = ::openat(rootFd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR* dir = dirFd >= 0 ? ::fdopendir(dirFd) : nullptr;
+    if (!dir) {
+        *error = QStringLiteral("cannot list the workspace root");
+        return false;
+    }
+    const bool marked = ::faccessat(rootFd, kRootMarker, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+    QList<QByteArray> stale;
+    bool foreign = false;
+    while (const dirent* entry = ::readdir(dir)) {
+        const QByteArray name(entry->d_name);
+        if (name == "." || name == ".." || name == kRootMarker)
+            continue;
+        if (marked && isWorkspaceId(name))
+            stale << name;
+        else
+            foreign = true;
+    }
+    ::closedir(dir);
+    if (foreign || (!marked && !stale.isEmpty())) {
+        *error = QStringLiteral("workspace root %1 holds entries that are not light workspace "
+                                "homes; refusing to use it")
+                     .arg(root);
+        return false;
+    }
+    for (const QByteArray& name : stale) {
+        if (!remove(rootFd, name, false, error))
+            return false;
+    }
+    if (!marked) {
+        const int marker =
+            ::openat(rootFd, kRootMarker, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        if (marker < 0) {
+            *error = QStringLiteral("cannot mark the workspace root");
+            return false;
+        }
+        ::close(marker);
+    }
+    return true;
 }
 
 } // namespace runbox::light

@@ -25,6 +25,17 @@ public:
     /// @p keepTop). Symlinks are removed, never followed; a directory on another device (a mount)
     /// is refused. True when done; a missing home counts as done.
     static bool remove(int rootFd, const QByteArray& id, bool keepTop, QString* error);
+
+    /// remove(), and when that is refused to a non-root agent (a directory the workspace made
+    /// unreadable, and no CAP_DAC_OVERRIDE), empties the home in a child running as @p uid, the
+    /// owner of everything in it, then removes the home itself.
+    static bool removeAs(int rootFd, const QByteArray& id, uid_t uid, QString* error);
+
+    /// Prepares the workspace root at start-up: homes left by an earlier run (16-hex-digit names)
+    /// are removed; a root without our marker file (.runbox-light-root) must be empty (then it
+    /// is marked), so a misconfigured root such as /home is refused, never emptied. @p root is
+    /// for messages only.
+    static bool cleanStale(int rootFd, const QString& root, QString* error);
 };
 
 } // namespace runbox::light

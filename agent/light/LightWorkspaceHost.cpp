@@ -1,22 +1,17 @@
 #include "agent/light/LightWorkspaceHost.h"
 
 #include "agent/light/HomeDirectory.h"
-#include "agent/light/LandlockRuleset.h"
 #include "agent/light/LightExecMessage.h"
+#include "agent/light/LightProbe.h"
 #include "agent/light/SupervisorChannel.h"
 
 #include <QDateTime>
-#include <QFileInfo>
 
 #include <cerrno>
 #include <cstring>
-#include <dirent.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <sys/random.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 namespace runbox::light {
@@ -26,7 +21,6 @@ namespace {
 constexpr int kSettleTimeoutMs = 2000;
 constexpr int kTerminateTimeoutMs = 2000;
 constexpr int kControlSendBufferBytes = 1 << 20;
-const char kRootMarker[] = ".runbox-light-root";
 
 qint64 nowMs() {
     return QDateTime::currentMSecsSinceEpoch();
@@ -37,16 +31,6 @@ QByteArray randomId() {
     if (::getrandom(bytes, sizeof(bytes), 0) != sizeof(bytes))
         return {};
     return QByteArray(reinterpret_cast<const char*>(bytes), sizeof(bytes)).toHex();
-}
-
-bool isWorkspaceId(const QByteArray& name) {
-    if (name.size() != 16)
-        return false;
-    for (char c : name) {
-        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
-            return false;
-    }
-    return true;
 }
 
 } // namespace
@@ -93,57 +77,7 @@ LightWorkspaceHost::~LightWorkspaceHost() {
 }
 
 LightAvailability LightWorkspaceHost::probe(const LightHostConfig& config) {
-    LightAvailability result;
-    result.privileges = LightPrivileges::check();
-    std::string why;
-    const int abi = LandlockRuleset::probeAbi(&why);
-    const bool pidNamespace = config.pidNamespace && result.privileges.canUsePidNamespace;
-    result.expected.landlockAbi = abi;
-    result.expected.filesystem = abi >= 1;
-    result.expected.network = abi >= 4;
-    result.expected.scopeAbstractUnix = result.expected.scopeSignal = abi >= 6;
-    result.expected.pidNamespace = pidNamespace;
-    result.expected.privateProc = pidNamespace && config.privateProc;
-    result.expected.hostRuntimeDirsMasked = result.expected.privateProc;
-    for (const char* dir : {"/run/", "/tmp/", "/var/tmp/", "/dev/shm/"}) {
-        if (config.workspaceRoot.startsWith(QLatin1String(dir)))
-            result.expected.hostRuntimeDirsMasked = false;
-    }
-    if (!result.privileges.sufficient) {
-        result.reason = result.privileges.reason;
-    } else if (abi < config.minLandlockAbi || abi < 1) {
-        result.reason =
-            QStringLiteral("Landlock ABI %1 is below the required %2%3")
-                .arg(abi)
-                .arg(config.minLandlockAbi)
-                .arg(why.empty() ? QString()
-                                 : QStringLiteral(" (%1)").arg(QString::fromStdString(why)));
-    } else if (!QFileInfo(config.supervisorPath).isExecutable()) {
-        result.reason = QStringLiteral("supervisor binary %1 is missing or not executable")
-                            .arg(config.supervisorPath);
-    } else if (!config.workspaceRoot.startsWith(QLatin1Char('/'))) {
-        result.reason = QStringLiteral("the light workspace root must be an absolute path");
-    } else {
-        result.available = true;
-    }
-    if (abi < 4)
-        result.warnings << QStringLiteral("Landlock ABI %1 < 4: TCP bind/connect are not "
-                                          "restricted")
-                               .arg(abi);
-    if (abi < 6)
-        result.warnings << QStringLiteral("Landlock ABI %1 < 6: abstract unix sockets and "
-                                          "signals are not scoped")
-                               .arg(abi);
-    if (!result.expected.hostRuntimeDirsMasked)
-        result.warnings << QStringLiteral("world-writable host unix sockets under /run, /tmp, "
-                                          "/var/tmp or /dev/shm are reachable by path (needs a "
-                                          "private /proc mount namespace and a workspace root "
-                                          "outside those directories)");
-    if (!pidNamespace)
-        result.warnings << QStringLiteral("no PID namespace per workspace (needs CAP_SYS_ADMIN): "
-                                          "deletion relies on the uid sweep, and /proc shows "
-                                          "other processes' metadata");
-    return result;
+    return LightProbe::run(config);
 }
 
 bool LightWorkspaceHost::start() {
@@ -162,7 +96,7 @@ bool LightWorkspaceHost::start() {
         std::make_unique<UidReclaimer>(m_pool.get(), m_config.sweepPasses, m_config.sweepPauseMs);
     QString error;
     m_rootFd = HomeDirectory::openRoot(m_config.workspaceRoot, &error);
-    if (m_rootFd < 0 || !cleanStaleHomes(&error))
+    if (m_rootFd < 0 || !HomeDirectory::cleanStale(m_rootFd, m_config.workspaceRoot, &error))
         return refuse(error);
     m_devNull = ::open("/dev/null", O_RDWR | O_CLOEXEC);
     m_pidNamespace = m_availability.expected.pidNamespace;
@@ -187,48 +121,6 @@ bool LightWorkspaceHost::start() {
 
 LightAvailability LightWorkspaceHost::availability() const {
     return m_availability;
-}
-
-bool LightWorkspaceHost::cleanStaleHomes(QString* error) {
-    const int dirFd = ::openat(m_rootFd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    DIR* dir = dirFd >= 0 ? ::fdopendir(dirFd) : nullptr;
-    if (!dir) {
-        *error = QStringLiteral("cannot list the workspace root");
-        return false;
-    }
-    const bool marked = ::faccessat(m_rootFd, kRootMarker, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
-    QList<QByteArray> stale;
-    bool foreign = false;
-    while (const dirent* entry = ::readdir(dir)) {
-        const QByteArray name(entry->d_name);
-        if (name == "." || name == ".." || name == kRootMarker)
-            continue;
-        if (marked && isWorkspaceId(name))
-            stale << name;
-        else
-            foreign = true;
-    }
-    ::closedir(dir);
-    if (foreign || (!marked && !stale.isEmpty())) {
-        *error = QStringLiteral("workspace root %1 holds entries that are not light workspace "
-                                "homes; refusing to use it")
-                     .arg(m_config.workspaceRoot);
-        return false;
-    }
-    for (const QByteArray& name : stale) {
-        if (!HomeDirectory::remove(m_rootFd, name, false, error))
-            return false;
-    }
-    if (!marked) {
-        const int marker =
-            ::openat(m_rootFd, kRootMarker, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-        if (marker < 0) {
-            *error = QStringLiteral("cannot mark the workspace root");
-            return false;
-        }
-        ::close(marker);
-    }
-    return true;
 }
 
 bool LightWorkspaceHost::runSelfTest(QString* error) {
@@ -531,7 +423,7 @@ std::optional<ApiError> LightWorkspaceHost::remove(const QString& id) {
                           .arg(m_config.sweepPasses);
     }
     QString homeError;
-    if (!removeHome(*workspace, &homeError))
+    if (!HomeDirectory::removeAs(m_rootFd, workspace->id.toLatin1(), workspace->uid, &homeError))
         problem += (problem.isEmpty() ? QString() : QStringLiteral("; ")) +
                    QStringLiteral("home not removed: %1").arg(homeError);
     if (!problem.isEmpty())
@@ -551,29 +443,6 @@ std::optional<ApiError> LightWorkspaceHost::remove(const QString& id) {
                             .arg(workspace->uid)
                             .arg(problem)};
     return std::nullopt;
-}
-
-bool LightWorkspaceHost::removeHome(const Workspace& workspace, QString* error) {
-    const QByteArray name = workspace.id.toLatin1();
-    if (HomeDirectory::remove(m_rootFd, name, false, error))
-        return true;
-    if (::geteuid() == 0)
-        return false;
-    // Without CAP_DAC_OVERRIDE the agent may not enter directories the workspace locked (mode
-    // 000): empty the home as its own uid, then remove the (now empty) home itself.
-    const pid_t child = ::fork();
-    if (child == 0) {
-        QString ignored;
-        const bool ok = ::setgroups(0, nullptr) == 0 &&
-                        ::setresgid(workspace.uid, workspace.uid, workspace.uid) == 0 &&
-                        ::setresuid(workspace.uid, workspace.uid, workspace.uid) == 0 &&
-                        HomeDirectory::remove(m_rootFd, name, true, &ignored);
-        ::_exit(ok ? 0 : 1);
-    }
-    int status = 0;
-    if (child < 0 || ::waitpid(child, &status, 0) != child || status != 0)
-        return false;
-    return HomeDirectory::remove(m_rootFd, name, false, error);
 }
 
 QList<ApiError> LightWorkspaceHost::removeAll() {

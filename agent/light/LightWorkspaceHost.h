@@ -89,8 +89,6 @@ private:
     std::shared_ptr<Workspace> find(const QString& id) const;
     std::shared_ptr<SupervisorChannel> ensureChannel(Workspace& workspace, QString* error);
     bool runSelfTest(QString* error);
-    bool cleanStaleHomes(QString* error);
-    bool removeHome(const Workspace& workspace, QString* error);
     LightWorkspaceInfo describe(const Workspace& workspace) const;
     void warmLoop();
 

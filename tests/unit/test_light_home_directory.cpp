@@ -4,6 +4,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -134,6 +135,29 @@ private Q_SLOTS:
         QVERIFY(QFileInfo::exists(home("eeee")));
         QVERIFY(QDir(home("eeee")).isEmpty(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot));
         QVERIFY(HomeDirectory::remove(m_rootFd, "eeee", false, &error));
+    }
+
+    void testStaleHomesAreRemovedOnlyFromAMarkedRoot() {
+        const QString root = m_dir.filePath(QStringLiteral("stale-root"));
+        QString error;
+        const int fd = HomeDirectory::openRoot(root, &error);
+        QVERIFY(fd >= 0);
+        // A root that is not ours (no marker) and not empty is refused, and left untouched.
+        QVERIFY(QDir().mkpath(root + QStringLiteral("/0123456789abcdef")));
+        QVERIFY(!HomeDirectory::cleanStale(fd, root, &error));
+        QVERIFY(QFileInfo::exists(root + QStringLiteral("/0123456789abcdef")));
+        QVERIFY(QDir(root + QStringLiteral("/0123456789abcdef")).removeRecursively());
+        // Empty: accepted and marked; then a leftover home is removed at the next start…
+        QVERIFY(HomeDirectory::cleanStale(fd, root, &error));
+        QVERIFY(QFileInfo::exists(root + QStringLiteral("/.runbox-light-root")));
+        QVERIFY(QDir().mkpath(root + QStringLiteral("/0123456789abcdef/.tmp")));
+        QVERIFY2(HomeDirectory::cleanStale(fd, root, &error), qPrintable(error));
+        QVERIFY(!QFileInfo::exists(root + QStringLiteral("/0123456789abcdef")));
+        // …but anything else in it makes the root suspicious.
+        QVERIFY(QDir().mkpath(root + QStringLiteral("/not-a-home")));
+        QVERIFY(!HomeDirectory::cleanStale(fd, root, &error));
+        QVERIFY(QFileInfo::exists(root + QStringLiteral("/not-a-home")));
+        ::close(fd);
     }
 
     void testRootMustNotBeWritableByOthers() {
