@@ -1,7 +1,7 @@
 #pragma once
 
 // Messages between the agent, the zygote and the per-workspace supervisors of light workspaces
-// (see docs/ARCHITECTURE.md, "Light workspaces"). All sockets are AF_UNIX SOCK_SEQPACKET
+// (see docs/light-workspaces.md). All sockets are AF_UNIX SOCK_SEQPACKET
 // socketpairs, so every message is one atomic datagram and file descriptors travel with it
 // (SCM_RIGHTS). Fixed-layout structs, host endianness: both ends are the same build.
 
