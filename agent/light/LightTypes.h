@@ -35,6 +35,11 @@ struct LightHostConfig {
     bool selfTest = true;  ///< start() runs `true` in a scratch workspace before saying yes
     int sweepPasses = 100; ///< uid sweep: kill + rescan rounds before quarantine
     int sweepPauseMs = 5;  ///< pause between rounds
+    /// With a PID namespace the kernel already ended every process when remove() returns, and the
+    /// uid sweep that confirms it runs in background batches (a failure quarantines the uid and
+    /// reaches the quarantine listener). True makes remove() sweep itself and answer 500 on
+    /// failure, at the cost of one /proc scan per delete.
+    bool synchronousSweep = false;
 
     /// Where runbox-light-supervisor normally is: $RUNBOX_LIGHT_SUPERVISOR, else next to the
     /// running program, else <prefix>/libexec/runbox/ (installed layout). "" when none exists.

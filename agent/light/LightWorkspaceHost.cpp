@@ -413,7 +413,7 @@ std::optional<ApiError> LightWorkspaceHost::remove(const QString& id) {
     }
     // With a PID namespace the kernel has ended every process once the supervisor (its init) is
     // gone; the uid sweep then only confirms, in a background batch. Otherwise sweep here.
-    const bool deferSweep = m_pidNamespace && supervisorGone;
+    const bool deferSweep = m_pidNamespace && supervisorGone && !m_config.synchronousSweep;
     if (!deferSweep) {
         const auto alive =
             UidSweeper::sweep({workspace->uid}, m_config.sweepPasses, m_config.sweepPauseMs);
