@@ -218,6 +218,7 @@ int main(int argc, char** argv) {
     const double batchMs = elapsedMs(phase);
     host.removeAll();
     host.flushReclaims();
+    QDir(QString::fromLocal8Bit(rawHome)).removeRecursively();
 
     const Stats rawStats = summarize(raw);
     const Stats execStats = summarize(exec);
