@@ -26,6 +26,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <vector>
+
 using namespace runbox::sandbox;
 
 namespace {
@@ -219,6 +221,81 @@ const Row kRows[] = {
 };
 // clang-format on
 
+/// Runs @p script with /usr/bin/python3 in a real bwrap sandbox (the strong-tier namespace
+/// flags), with @p bpfPath on fd 3 and `--seccomp 3` when given. Returns stdout+stderr and sets
+/// @p exitCode (-1 when killed).
+QByteArray runPythonInBwrap(const QString& bpfPath, const QByteArray& script, int* exitCode) {
+    QList<QByteArray> args{"/usr/bin/bwrap",
+                           "--unshare-all",
+                           "--unshare-user",
+                           "--die-with-parent",
+                           "--new-session",
+                           "--cap-drop",
+                           "ALL",
+                           "--ro-bind",
+                           "/usr",
+                           "/usr",
+                           "--symlink",
+                           "usr/bin",
+                           "/bin",
+                           "--symlink",
+                           "usr/lib",
+                           "/lib",
+                           "--symlink",
+                           "usr/lib64",
+                           "/lib64",
+                           "--proc",
+                           "/proc",
+                           "--dev",
+                           "/dev",
+                           "--tmpfs",
+                           "/tmp"};
+    if (!bpfPath.isEmpty())
+        args << "--seccomp"
+             << "3";
+    args << "--"
+         << "/usr/bin/python3"
+         << "-I"
+         << "-c" << script;
+    std::vector<char*> argv;
+    for (QByteArray& arg : args)
+        argv.push_back(arg.data());
+    argv.push_back(nullptr);
+    char path[] = "PATH=/usr/bin:/bin";
+    char lang[] = "LANG=C.UTF-8";
+    char* envp[] = {path, lang, nullptr};
+    const QByteArray bpf = QFile::encodeName(bpfPath);
+
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) != 0)
+        return "pipe failed";
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        ::dup2(fds[1], 1);
+        ::dup2(fds[1], 2);
+        const int devNull = ::open("/dev/null", O_RDONLY);
+        ::dup2(devNull, 0);
+        if (!bpf.isEmpty()) {
+            const int fd = ::open(bpf.constData(), O_RDONLY);
+            if (fd < 0 || ::dup2(fd, 3) != 3)
+                ::_exit(126);
+        }
+        ::execve(argv[0], argv.data(), envp);
+        ::_exit(127);
+    }
+    ::close(fds[1]);
+    QByteArray output;
+    char buffer[4096];
+    ssize_t n = 0;
+    while ((n = ::read(fds[0], buffer, sizeof buffer)) > 0)
+        output.append(buffer, n);
+    ::close(fds[0]);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    *exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return output;
+}
+
 QByteArray readFile(const QString& path) {
     QFile file(path);
     return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
@@ -311,6 +388,38 @@ private Q_SLOTS:
 
         QCOMPARE(runInChild(m_baseline, r.call), baseline);
         QCOMPARE(runInChild(m_network, r.call), network);
+    }
+
+    // The published file is what bwrap --seccomp reads: Python in a real sandbox loses sockets
+    // under the baseline, keeps them under the network profile, and keeps threads and fork.
+    void testBwrapLoadsThePublishedProfile() {
+        if (!QFile::exists(QStringLiteral("/usr/bin/bwrap")) ||
+            !QFile::exists(QStringLiteral("/usr/bin/python3")))
+            QSKIP("needs /usr/bin/bwrap and /usr/bin/python3");
+        const QByteArray script =
+            "import os, socket, threading\n"
+            "box = []\n"
+            "t = threading.Thread(target=lambda: box.append(1)); t.start(); t.join()\n"
+            "print('threads-ok' if box == [1] else 'threads-broken')\n"
+            "pid = os.fork()\n"
+            "if pid == 0: os._exit(5)\n"
+            "print('fork-ok' if os.waitpid(pid, 0)[1] >> 8 == 5 else 'fork-broken')\n"
+            "try:\n"
+            "    socket.socket(socket.AF_UNIX); print('socket-ok')\n"
+            "except PermissionError: print('socket-eperm')\n";
+        int exitCode = -1;
+        const QByteArray control = runPythonInBwrap({}, script, &exitCode);
+        QCOMPARE(exitCode, 0);
+        QCOMPARE(control, QByteArray("threads-ok\nfork-ok\nsocket-ok\n"));
+
+        const QString baseline = publishOrFail(SeccompProfileKind::Baseline);
+        const QByteArray filtered = runPythonInBwrap(baseline, script, &exitCode);
+        QVERIFY2(exitCode == 0, filtered.constData());
+        QCOMPARE(filtered, QByteArray("threads-ok\nfork-ok\nsocket-eperm\n"));
+
+        const QString network = publishOrFail(SeccompProfileKind::Network);
+        QCOMPARE(runPythonInBwrap(network, script, &exitCode),
+                 QByteArray("threads-ok\nfork-ok\nsocket-ok\n"));
     }
 
     void testNpuProfileIsTheNetworkProfile() {
