@@ -29,9 +29,9 @@ private Q_SLOTS:
     }
 
     void testPythonRoundTrip() {
-        const ExecOutcome r = m_agent.python(
-            m_ws, QStringLiteral("import sys\nprint(sum(range(10)))\nprint('warn', "
-                                 "file=sys.stderr)\nprint(sys.flags.isolated)\n"));
+        const ExecOutcome r =
+            m_agent.python(m_ws, QStringLiteral("import sys\nprint(sum(range(10)))\nprint('warn', "
+                                                "file=sys.stderr)\nprint(sys.flags.isolated)\n"));
         QVERIFY2(r.status() == QLatin1String("completed"), qPrintable(r.describe()));
         QCOMPARE(r.stdoutBytes, QByteArray("45\n1\n")); // 1: python3 -I
         QCOMPARE(r.stderrBytes, QByteArray("warn\n"));
@@ -67,9 +67,9 @@ private Q_SLOTS:
     }
 
     void testStreamStartsWithStartedAndEndsWithExit() {
-        const ExecOutcome r =
-            m_agent.shell(m_ws, QStringLiteral("echo out; echo err >&2"),
-                          {{"executionId", "roundtrip-" + QString::fromLatin1(RequestSigner::newNonce())}});
+        const ExecOutcome r = m_agent.shell(
+            m_ws, QStringLiteral("echo out; echo err >&2"),
+            {{"executionId", "roundtrip-" + QString::fromLatin1(RequestSigner::newNonce())}});
         QVERIFY2(r.events.size() >= 3, qPrintable(r.describe()));
         const QJsonObject started = r.events.first();
         QCOMPARE(started.value("type").toString(), QStringLiteral("started"));
@@ -93,10 +93,13 @@ private Q_SLOTS:
             m_agent.shell(m_ws, QStringLiteral("echo new > created-by-roundtrip.txt"));
         QVERIFY2(r.status() == QLatin1String("completed"), qPrintable(r.describe()));
         QVERIFY(QFile::exists(m_agent.workspaceDir(m_ws) + "/created-by-roundtrip.txt"));
-        QEXPECT_FAIL("", "issue 2: the agent does not compute createdFiles yet (ExecRoutes "
-                         "never sets snapshotBefore/changesAfter)", Continue);
-        QVERIFY(r.exitEvent.value("createdFiles").toArray().contains(
-            QStringLiteral("created-by-roundtrip.txt")));
+        QEXPECT_FAIL("",
+                     "issue 2: the agent does not compute createdFiles yet (ExecRoutes "
+                     "never sets snapshotBefore/changesAfter)",
+                     Continue);
+        QVERIFY(r.exitEvent.value("createdFiles")
+                    .toArray()
+                    .contains(QStringLiteral("created-by-roundtrip.txt")));
     }
 
 private:

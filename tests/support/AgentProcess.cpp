@@ -50,9 +50,8 @@ bool AgentProcess::checkBinaryReachable(const QString& agentPath) {
                fail(QStringLiteral("%1 is not executable; build the agent first").arg(agentPath));
     // The agent runs as another user: every directory above the binary must be searchable by it.
     QProcess probe;
-    probe.start(QLatin1String(kSetpriv),
-                setprivPrefix(m_uid) << QStringLiteral("/usr/bin/test") << QStringLiteral("-x")
-                                     << agentPath);
+    probe.start(QLatin1String(kSetpriv), setprivPrefix(m_uid) << QStringLiteral("/usr/bin/test")
+                                                              << QStringLiteral("-x") << agentPath);
     if (!probe.waitForFinished(10000) || probe.exitStatus() != QProcess::NormalExit ||
         probe.exitCode() != 0)
         return fail(QStringLiteral("uid %1 cannot execute %2: make the build directory and every "
@@ -72,8 +71,8 @@ bool AgentProcess::start(const AgentOptions& options) {
     if (!checkBinaryReachable(agentPath))
         return false;
 
-    m_stateDir = std::make_unique<QTemporaryDir>(QDir::tempPath() +
-                                                 QStringLiteral("/runbox-itest-XXXXXX"));
+    m_stateDir =
+        std::make_unique<QTemporaryDir>(QDir::tempPath() + QStringLiteral("/runbox-itest-XXXXXX"));
     if (!m_stateDir->isValid())
         return fail(QStringLiteral("cannot create a temporary state directory"));
     const QByteArray state = QFile::encodeName(m_stateDir->path());
@@ -117,8 +116,8 @@ bool AgentProcess::start(const AgentOptions& options) {
     QFile urlFile(urlPath);
     QFile tokenFile(m_stateDir->filePath(QStringLiteral("agent.token")));
     if (!urlFile.open(QIODevice::ReadOnly) || !tokenFile.open(QIODevice::ReadOnly))
-        return fail(QStringLiteral("cannot read agent.url / agent.token in %1")
-                        .arg(m_stateDir->path()));
+        return fail(
+            QStringLiteral("cannot read agent.url / agent.token in %1").arg(m_stateDir->path()));
     m_url = QUrl(QString::fromUtf8(urlFile.readAll().trimmed()));
     m_token = tokenFile.readAll().trimmed();
     if (!m_url.isValid() || m_url.port() <= 0 || m_token.isEmpty())
@@ -160,8 +159,7 @@ QString AgentProcess::workspaceDir(const QString& workspaceId) const {
 QString AgentProcess::createWorkspace(QByteArray* workspaceToken) {
     const ApiResponse r =
         m_client->call("POST", "/v1/workspaces", QJsonObject{{"isolation", "strong"}}, 30000);
-    const QJsonObject ws =
-        r.json().value(QLatin1String("workspaces")).toArray().first().toObject();
+    const QJsonObject ws = r.json().value(QLatin1String("workspaces")).toArray().first().toObject();
     const QString id = ws.value(QLatin1String("id")).toString();
     if (r.status != 201 || id.isEmpty()) {
         m_error = QStringLiteral("POST /v1/workspaces answered %1: %2")
@@ -181,8 +179,7 @@ int AgentProcess::workspaceCount() {
     return int(r.json().value(QLatin1String("workspaces")).toArray().size());
 }
 
-ExecOutcome AgentProcess::exec(const QString& workspaceId, const QJsonObject& body,
-                               int timeoutMs) {
+ExecOutcome AgentProcess::exec(const QString& workspaceId, const QJsonObject& body, int timeoutMs) {
     ExecStream stream(m_client.get(), workspaceId, body);
     if (!stream.waitForFinished(timeoutMs)) {
         stream.abort();

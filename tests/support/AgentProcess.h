@@ -23,12 +23,12 @@ namespace runbox::testsupport {
 
 /// How to start the agent under test.
 struct AgentOptions {
-    QStringList extraArgs;             ///< appended to `--state-dir DIR --listen 127.0.0.1:0`
-    QMap<QString, QString> extraEnv;   ///< added to the agent's environment (RUNBOX_* overrides)
+    QStringList extraArgs;           ///< appended to `--state-dir DIR --listen 127.0.0.1:0`
+    QMap<QString, QString> extraEnv; ///< added to the agent's environment (RUNBOX_* overrides)
     /// The uid/gid the agent runs as when the test runs as root (DESIGN.md §5: integration tests
     /// run the agent unprivileged). 65534 is `nobody`.
     uid_t unprivilegedUid = 65534;
-    int startTimeoutMs = 30000;        ///< until agent.url appears
+    int startTimeoutMs = 30000; ///< until agent.url appears
 };
 
 /// The real `runbox-agent` binary of this build, started on a free loopback port with a fresh

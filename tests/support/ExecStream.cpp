@@ -105,8 +105,7 @@ bool ExecStream::waitForFinished(int timeoutMs) {
     return m_finished;
 }
 
-bool ExecStream::waitForEvent(const std::function<bool(const QJsonObject&)>& pred,
-                              int timeoutMs) {
+bool ExecStream::waitForEvent(const std::function<bool(const QJsonObject&)>& pred, int timeoutMs) {
     auto seen = [&] {
         for (const QJsonObject& ev : std::as_const(m_outcome.events))
             if (pred(ev))

@@ -19,23 +19,23 @@ namespace runbox::testsupport {
 
 /// Everything a sync exec (`POST /v1/workspaces/{id}/exec`) sent back, collected for assertions.
 struct ExecOutcome {
-    int httpStatus = 0;             ///< 0 when no HTTP answer came
-    QByteArray errorBody;           ///< the body of a non-200 answer (`{"error":{…}}`)
-    QList<QJsonObject> events;      ///< every NDJSON event, in order (ping included)
-    QList<qint64> arrivalMs;        ///< per event: ms since the request was sent
-    QJsonObject exitEvent;          ///< the `exit` event; empty when none arrived
-    QByteArray stdoutBytes;         ///< stdout frames decoded (`data` or `dataBase64`) and joined
-    QByteArray stderrBytes;         ///< stderr likewise
-    bool waitTimedOut = false;      ///< the test gave up waiting (the stream was then aborted)
-    QString transportError;         ///< QNetworkReply error text, if any
+    int httpStatus = 0;        ///< 0 when no HTTP answer came
+    QByteArray errorBody;      ///< the body of a non-200 answer (`{"error":{…}}`)
+    QList<QJsonObject> events; ///< every NDJSON event, in order (ping included)
+    QList<qint64> arrivalMs;   ///< per event: ms since the request was sent
+    QJsonObject exitEvent;     ///< the `exit` event; empty when none arrived
+    QByteArray stdoutBytes;    ///< stdout frames decoded (`data` or `dataBase64`) and joined
+    QByteArray stderrBytes;    ///< stderr likewise
+    bool waitTimedOut = false; ///< the test gave up waiting (the stream was then aborted)
+    QString transportError;    ///< QNetworkReply error text, if any
 
     bool hasExit() const { return !exitEvent.isEmpty(); }
-    QString status() const;         ///< exit.status ("completed", "timed_out", …)
-    int exitCode() const;           ///< exit.exitCode, -1 when null/absent
+    QString status() const; ///< exit.status ("completed", "timed_out", …)
+    int exitCode() const;   ///< exit.exitCode, -1 when null/absent
     QString stdoutText() const { return QString::fromUtf8(stdoutBytes); }
     QString stderrText() const { return QString::fromUtf8(stderrBytes); }
-    QJsonObject errorJson() const;  ///< `error` object of errorBody
-    QString errorCode() const;      ///< `error.code` of errorBody
+    QJsonObject errorJson() const; ///< `error` object of errorBody
+    QString errorCode() const;     ///< `error.code` of errorBody
     /// One line for failure messages: status, exit code, first bytes of stdout/stderr/error.
     QString describe() const;
 

@@ -19,11 +19,7 @@ QJsonObject RawHttpResponse::json() const {
 }
 
 QString RawHttpResponse::errorCode() const {
-    return json()
-        .value(QLatin1String("error"))
-        .toObject()
-        .value(QLatin1String("code"))
-        .toString();
+    return json().value(QLatin1String("error")).toObject().value(QLatin1String("code")).toString();
 }
 
 bool RawHttpConnection::connectTo(quint16 port, int timeoutMs) {
@@ -78,8 +74,8 @@ RawHttpResponse RawHttpConnection::readResponse(int timeoutMs) {
                 if (!fill(deadline))
                     return r;
             bool ok = false;
-            const qsizetype size = m_buffer.left(lineEnd).split(';').first().trimmed().toLongLong(
-                &ok, 16);
+            const qsizetype size =
+                m_buffer.left(lineEnd).split(';').first().trimmed().toLongLong(&ok, 16);
             if (!ok)
                 return r;
             while (m_buffer.size() < lineEnd + 2 + size + 2)

@@ -13,10 +13,10 @@ using HeaderList = QList<QPair<QByteArray, QByteArray>>;
 
 /// One HTTP/1.1 response read off a raw socket.
 struct RawHttpResponse {
-    int status = 0;          ///< 0 when no complete status line arrived
-    HeaderList headers;      ///< names as sent
-    QByteArray body;         ///< de-chunked when the response was chunked
-    bool complete = false;   ///< the whole message arrived (length or last chunk seen)
+    int status = 0;        ///< 0 when no complete status line arrived
+    HeaderList headers;    ///< names as sent
+    QByteArray body;       ///< de-chunked when the response was chunked
+    bool complete = false; ///< the whole message arrived (length or last chunk seen)
     QByteArray header(const QByteArray& name) const; ///< case-insensitive; first match
     QJsonObject json() const;
     QString errorCode() const; ///< `error.code` of a JSON error body
