@@ -37,6 +37,8 @@ public:
     RawHttpResponse readResponse(int timeoutMs = 10000);
     /// True when the peer closed the connection within @p timeoutMs.
     bool waitForClose(int timeoutMs = 5000);
+    /// Bytes received but not consumed by readResponse() (after waitForClose(): all of them).
+    QByteArray unreadBytes() const { return m_buffer; }
     QTcpSocket& socket() { return m_socket; }
 
 private:
