@@ -197,6 +197,25 @@ private Q_SLOTS:
         delete stream;
     }
 
+    void testSilentRunGetsKeepAlivePings() {
+        // DESIGN.md §3: {"type":"ping"} after 15 s of silence, so proxies keep the stream open.
+        const ExecOutcome r =
+            m_agent.shell(m_ws, QStringLiteral("echo begin; sleep 16.5; echo end"),
+                          {{"executionTimeoutMs", 60000}}, 60000);
+        QVERIFY2(r.status() == QLatin1String("completed"), qPrintable(r.describe()));
+        qsizetype pingAt = -1, endAt = -1;
+        for (qsizetype i = 0; i < r.events.size(); ++i) {
+            const QString type = r.events[i].value("type").toString();
+            if (type == QLatin1String("ping") && pingAt < 0)
+                pingAt = i;
+            if (type == QLatin1String("stdout") && r.events[i].value("data").toString() == "end\n")
+                endAt = i;
+        }
+        QVERIFY2(pingAt > 0, "no ping during 16.5 s of silence");
+        QVERIFY(pingAt < endAt);
+        QVERIFY2(r.arrivalMs[pingAt] >= 14000, qPrintable(QString::number(r.arrivalMs[pingAt])));
+    }
+
 private:
     AgentProcess m_agent;
     QString m_ws;

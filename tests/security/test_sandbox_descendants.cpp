@@ -30,21 +30,26 @@ private Q_SLOTS:
     }
 
     void testNoDescendantSurvivesTheResult_data() {
+        QTest::addColumn<int>("seconds");
         QTest::addColumn<QString>("launch"); // shell code starting a sleeper "sleep ARG"
-        QTest::newRow("setsid") << QStringLiteral("setsid sh -c 'sleep ARG' &");
-        QTest::newRow("nohup in a subshell") << QStringLiteral("(nohup sleep ARG &)");
+        QTest::newRow("setsid") << 1000 << QStringLiteral("setsid sh -c 'sleep ARG' &");
+        QTest::newRow("nohup in a subshell") << 1001 << QStringLiteral("(nohup sleep ARG &)");
         QTest::newRow("setsid with output closed")
-            << QStringLiteral("setsid sh -c 'sleep ARG' </dev/null >/dev/null 2>&1 &");
+            << 1000 << QStringLiteral("setsid sh -c 'sleep ARG' </dev/null >/dev/null 2>&1 &");
         QTest::newRow("nohup with output closed")
-            << QStringLiteral("(nohup sleep ARG </dev/null >/dev/null 2>&1 &)");
-        QTest::newRow("python double-fork daemon") << QStringLiteral(
-            "python3 -c 'import os\nif os.fork() == 0:\n os.setsid()\n if os.fork() == 0:\n"
-            "  os.closerange(0, 1024)\n  os.execv(\"/usr/bin/sleep\", [\"sleep\", \"ARG\"])\n"
-            " os._exit(0)\nos.wait()'");
+            << 1001 << QStringLiteral("(nohup sleep ARG </dev/null >/dev/null 2>&1 &)");
+        QTest::newRow("python double-fork daemon")
+            << 1002
+            << QStringLiteral(
+                   "python3 -c 'import os\nif os.fork() == 0:\n os.setsid()\n if os.fork() == 0:\n"
+                   "  os.closerange(0, 1024)\n  os.execv(\"/usr/bin/sleep\", [\"sleep\", "
+                   "\"ARG\"])\n"
+                   " os._exit(0)\nos.wait()'");
     }
     void testNoDescendantSurvivesTheResult() {
+        QFETCH(int, seconds);
         QFETCH(QString, launch);
-        const QByteArray arg = HostProcesses::uniqueSleepArgument(1000);
+        const QByteArray arg = HostProcesses::uniqueSleepArgument(seconds);
         launch.replace(QLatin1String("ARG"), QString::fromLatin1(arg));
         // The script returns only once the sleeper runs, so that it really had to be killed.
         const ExecOutcome r = m_agent.shell(
