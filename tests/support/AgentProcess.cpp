@@ -10,6 +10,7 @@
 #include <QTest>
 
 #include <csignal>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -18,9 +19,16 @@ namespace runbox::testsupport {
 namespace {
 constexpr char kSetpriv[] = "/usr/bin/setpriv";
 
+/// setpriv(1) arguments that drop to @p uid (and gid @p uid, no supplementary groups). The
+/// parent-death signal is set after the credential change (which would clear it, prctl(2)): an
+/// agent never outlives a test that crashed or was killed by ctest's timeout.
 QStringList setprivPrefix(uid_t uid) {
-    return {QStringLiteral("--reuid=%1").arg(uid), QStringLiteral("--regid=%1").arg(uid),
-            QStringLiteral("--clear-groups"), QStringLiteral("--")};
+    return {QStringLiteral("--reuid=%1").arg(uid),
+            QStringLiteral("--regid=%1").arg(uid),
+            QStringLiteral("--clear-groups"),
+            QStringLiteral("--pdeathsig"),
+            QStringLiteral("KILL"),
+            QStringLiteral("--")};
 }
 } // namespace
 
@@ -93,10 +101,12 @@ bool AgentProcess::start(const AgentOptions& options) {
     QStringList args{QStringLiteral("--state-dir"), m_stateDir->path(), QStringLiteral("--listen"),
                      QStringLiteral("127.0.0.1:0")};
     args << options.extraArgs;
-    if (runningAsRoot())
+    if (runningAsRoot()) {
         m_process.start(QLatin1String(kSetpriv), setprivPrefix(m_uid) << agentPath << args);
-    else
+    } else {
+        m_process.setChildProcessModifier([] { ::prctl(PR_SET_PDEATHSIG, SIGKILL); });
         m_process.start(agentPath, args);
+    }
     if (!m_process.waitForStarted(10000))
         return fail(QStringLiteral("cannot start %1: %2").arg(agentPath, m_process.errorString()));
 
