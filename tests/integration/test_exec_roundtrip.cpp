@@ -93,10 +93,6 @@ private Q_SLOTS:
             m_agent.shell(m_ws, QStringLiteral("echo new > created-by-roundtrip.txt"));
         QVERIFY2(r.status() == QLatin1String("completed"), qPrintable(r.describe()));
         QVERIFY(QFile::exists(m_agent.workspaceDir(m_ws) + "/created-by-roundtrip.txt"));
-        QEXPECT_FAIL("",
-                     "issue 2: the agent does not compute createdFiles yet (ExecRoutes "
-                     "never sets snapshotBefore/changesAfter)",
-                     Continue);
         QVERIFY(r.exitEvent.value("createdFiles")
                     .toArray()
                     .contains(QStringLiteral("created-by-roundtrip.txt")));
