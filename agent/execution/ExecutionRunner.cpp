@@ -41,6 +41,8 @@ ExecutionRunner::ExecutionRunner(sandbox::SandboxLaunch launch, Options options,
     : QObject(parent), m_launch(std::move(launch)), m_options(std::move(options)),
       m_process(new SandboxProcess(this)) {
     m_timeout.setSingleShot(true);
+    // A coarse timer may fire up to 5 % early: a run must get at least its executionTimeoutMs.
+    m_timeout.setTimerType(Qt::PreciseTimer);
     m_setupTimer.setSingleShot(true);
     m_ping.setInterval(kPingIntervalMs);
     connect(&m_timeout, &QTimer::timeout, this, [this] {
