@@ -133,7 +133,7 @@ int main(int argc, char** argv) {
             repeat = args[i + 1].toInt();
     }
     const QString python = QStandardPaths::findExecutable("python3");
-    const QString bridge = QStringLiteral(RUNBOX_BINARY_DIR "/egress-bridge/runbox-egress-bridge");
+    const QString bridge = QStringLiteral(RUNBOX_BINARY_DIR "/agent/runbox-egress-bridge");
     if (python.isEmpty() || !QFile::exists(bridge)) {
         std::fprintf(stderr, "needs python3 and %s\n", qPrintable(bridge));
         return 2;
