@@ -25,7 +25,11 @@ EgressService::EgressService(Options options, NetworkPolicyStore* policies,
     connect(m_pool, &EgressGatewayPool::decisionMade, this, &EgressService::record);
 }
 
-EgressService::~EgressService() = default;
+EgressService::~EgressService() {
+    // Deleted here, not as a child in ~QObject, so that the decisions of connections the pool
+    // aborts on its way out are still recorded.
+    delete m_pool;
+}
 
 NetworkPolicy EgressService::currentPolicy() const {
     return m_policies->current();
