@@ -3,6 +3,7 @@
 #include "agent/api/ExecRoutes.h"
 #include "agent/api/ExecutionRoutes.h"
 #include "agent/api/HealthRoutes.h"
+#include "agent/api/NetworkPolicyRoutes.h"
 #include "agent/api/SettingsRoutes.h"
 #include "agent/api/WorkspaceRoutes.h"
 #include "agent/execution/ExecutionManager.h"
@@ -47,6 +48,7 @@ ApiService::ApiService(AgentContext* context, QObject* parent)
     m_exec->registerRoutes(m_router);
     m_executions->registerRoutes(m_router);
     SettingsRoutes::registerRoutes(m_router, context);
+    NetworkPolicyRoutes::registerRoutes(m_router, context);
 }
 
 ApiService::~ApiService() = default;

@@ -79,6 +79,7 @@ SandboxProcess::~SandboxProcess() {
         closeFd(fd);
     closeFd(m_stdinFd);
     closeFd(m_statusFd);
+    closeFd(m_setupStatusFd);
     closeFd(m_pidfd);
     closeFd(m_nsInitPidfd);
 }
@@ -114,7 +115,7 @@ bool SandboxProcess::start(const sandbox::SandboxLaunch& launch, const QByteArra
         return true;
     };
 
-    int in[2], out[2], err[2], status[2];
+    int in[2], out[2], err[2], status[2], setup[2] = {-1, -1};
     if (::pipe2(in, O_CLOEXEC) != 0)
         return fail(QStringLiteral("pipe"));
     toCloseInParent.push_back(in[1]);
@@ -129,6 +130,13 @@ bool SandboxProcess::start(const sandbox::SandboxLaunch& launch, const QByteArra
     toCloseInParent.push_back(status[0]);
     if (!addMove(status[1], launch.jsonStatusFd))
         return fail(QStringLiteral("pipe"));
+    if (launch.setupStatusFd >= 0) {
+        if (::pipe2(setup, O_CLOEXEC) != 0)
+            return fail(QStringLiteral("pipe"));
+        toCloseInParent.push_back(setup[0]);
+        if (!addMove(setup[1], launch.setupStatusFd))
+            return fail(QStringLiteral("pipe"));
+    }
     for (const sandbox::FdBinding& b : launch.fds) {
         const int fd = ::open(QFile::encodeName(b.path).constData(), O_RDONLY | O_CLOEXEC);
         if (fd < 0 || !addMove(fd, b.childFd))
@@ -185,9 +193,12 @@ bool SandboxProcess::start(const sandbox::SandboxLaunch& launch, const QByteArra
     m_outFd[0] = out[0];
     m_outFd[1] = err[0];
     m_statusFd = status[0];
+    m_setupStatusFd = setup[0];
+    m_exit.setupStatusExpected = launch.setupStatusFd >= 0;
     m_pidfd = pidfdOpen(pid);
-    for (int fd : {m_stdinFd, m_outFd[0], m_outFd[1], m_statusFd})
-        setNonBlocking(fd);
+    for (int fd : {m_stdinFd, m_outFd[0], m_outFd[1], m_statusFd, m_setupStatusFd})
+        if (fd >= 0)
+            setNonBlocking(fd);
 
     for (int i = 0; i < 2; ++i) {
         m_outNotifier[i] = new QSocketNotifier(m_outFd[i], QSocketNotifier::Read, this);
@@ -195,6 +206,11 @@ bool SandboxProcess::start(const sandbox::SandboxLaunch& launch, const QByteArra
     }
     m_statusNotifier = new QSocketNotifier(m_statusFd, QSocketNotifier::Read, this);
     connect(m_statusNotifier, &QSocketNotifier::activated, this, &SandboxProcess::readStatus);
+    if (m_setupStatusFd >= 0) {
+        m_setupStatusNotifier = new QSocketNotifier(m_setupStatusFd, QSocketNotifier::Read, this);
+        connect(m_setupStatusNotifier, &QSocketNotifier::activated, this,
+                &SandboxProcess::readSetupStatus);
+    }
     m_stdin = stdinData;
     if (m_stdin.isEmpty()) {
         closeFd(m_stdinFd);
@@ -289,7 +305,30 @@ void SandboxProcess::readStatus() {
     }
 }
 
+void SandboxProcess::readSetupStatus() {
+    char buf[1024];
+    for (;;) {
+        const ssize_t n = ::read(m_setupStatusFd, buf, sizeof buf);
+        if (n > 0) {
+            // One line is all a helper writes; anything longer is cut at 4 KiB.
+            if (m_exit.setupStatus.size() < 4096)
+                m_exit.setupStatus.append(buf, qsizetype(n));
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && errno == EAGAIN)
+            return;
+        break;
+    }
+    delete m_setupStatusNotifier;
+    m_setupStatusNotifier = nullptr;
+    closeFd(m_setupStatusFd);
+}
+
 bool SandboxProcess::commandForked() const {
+    if (m_exit.setupStatusExpected && !m_exit.setupStatus.startsWith("ready"))
+        return false;
     if (m_exit.commandStarted)
         return true;
     if (m_childPid <= 0)
@@ -341,6 +380,11 @@ void SandboxProcess::onPidfdReadable() {
     ::kill(-m_pid, SIGKILL);
     if (m_statusFd >= 0)
         readStatus();
+    if (m_setupStatusFd >= 0)
+        readSetupStatus();
+    const qsizetype newline = m_exit.setupStatus.indexOf('\n');
+    if (newline >= 0)
+        m_exit.setupStatus.truncate(newline);
     if (m_nsInitPidfd >= 0)
         QTimer::singleShot(kNamespaceTeardownMs, this, [this] {
             stopWatchingNamespaceInit();
