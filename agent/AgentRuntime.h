@@ -27,11 +27,15 @@ class LogStore;
 namespace execution {
 class ExecutionManager;
 }
+namespace npu {
+class NpuService;
+class NpuStage;
+} // namespace npu
 
 /// Brings the agent up in the order the start-up contract needs (config, state dir, token,
-/// bwrap preflight, capability probe, seccomp programs, identity files, workspaces, listener,
-/// agent.url) and takes it down on SIGTERM/SIGINT (stop accepting, kill running executions,
-/// exit once they have reported).
+/// bwrap preflight, capability probe, seccomp programs, identity files, workspaces, NPU service
+/// and its launch stage, listener, agent.url) and takes it down on SIGTERM/SIGINT (stop accepting,
+/// kill running executions, exit once they have reported).
 class AgentRuntime final : public QObject {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(AgentRuntime)
@@ -44,6 +48,9 @@ public:
     int start(const QStringList& args);
 
 private:
+    /// NPU config from the environment, the NpuService, its launch stage, the first inventory
+    /// read in the background.
+    void startNpu();
     void installSignalHandlers();
     void shutdown();
 
@@ -54,6 +61,8 @@ private:
     std::unique_ptr<store::WorkspaceRepository> m_workspaceRows;
     std::unique_ptr<store::LogStore> m_logs;
     std::unique_ptr<workspace::WorkspaceRegistry> m_workspaces;
+    std::unique_ptr<npu::NpuService> m_npu;
+    std::unique_ptr<npu::NpuStage> m_npuStage;
     std::unique_ptr<execution::ExecutionManager> m_manager;
     std::unique_ptr<api::ApiService> m_api;
     std::unique_ptr<http::HttpServer> m_server;

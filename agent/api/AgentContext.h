@@ -16,6 +16,9 @@ class QuotaStore;
 namespace runbox::execution {
 class ExecutionManager;
 }
+namespace runbox::npu {
+class NpuService;
+}
 
 namespace runbox::api {
 
@@ -30,6 +33,9 @@ struct AgentContext {
     store::ExecutionRepository* executions = nullptr;
     store::LogStore* logs = nullptr;
     execution::ExecutionManager* manager = nullptr;
+    /// NPU inventory, chip reservations and the optional broker; null when not wired (then
+    /// requests naming chips get 400 `npu_unavailable`).
+    npu::NpuService* npu = nullptr;
     qint64 startedAtMs = 0;
     bool rAvailable = false; ///< /usr/bin/R exists
 
