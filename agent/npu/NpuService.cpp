@@ -100,6 +100,18 @@ void NpuService::snapshot(bool refresh, QObject* receiver, SnapshotDone done) {
 
 void NpuService::withInventory(QObject* receiver, SnapshotDone done) {
     if (const std::optional<NpuSnapshot> cached = m_inventory->cached()) {
+        // Stale: answer now, and read again in the background, so a host whose first read
+        // failed (npu-smi timed out at boot) does not refuse every chip forever.
+        const bool stale =
+            !cached->capturedAt.isValid() ||
+            cached->capturedAt.msecsTo(QDateTime::currentDateTimeUtc()) > m_config.cacheTtlMs;
+        if (stale && !m_backgroundRead) {
+            m_backgroundRead = true;
+            NpuInventory* inventory = m_inventory.get();
+            runOnPool<NpuSnapshot>(
+                nullptr, [inventory] { return inventory->snapshot(false); },
+                [this](const NpuSnapshot&) { m_backgroundRead = false; });
+        }
         done(*cached);
         return;
     }
@@ -142,6 +154,9 @@ QJsonObject NpuService::healthSummary() const {
         for (const NpuChip& chip : snapshot->chips)
             if (chip.probe && chip.probe->usable)
                 ++usable;
+    int heldCount = 0;
+    for (int chip : m_reservations->heldChips())
+        heldCount += chip >= 0 ? 1 : 0; // -1 is the broker's host queue, not a chip
     QJsonObject o{
         {"source", snapshot ? QJsonValue(snapshot->source) : QJsonValue()},
         {"reason", snapshot ? QJsonValue(snapshot->reason) : QJsonValue()},
@@ -149,7 +164,7 @@ QJsonObject NpuService::healthSummary() const {
          snapshot ? QJsonValue(snapshot->capturedAt.toString(Qt::ISODateWithMs)) : QJsonValue()},
         {"chips", snapshot ? int(snapshot->chips.size()) : 0},
         {"usable", usable},
-        {"held", int(m_reservations->heldChips().size())},
+        {"held", heldCount},
         {"busyPolicy", m_reservations->policy() == ChipBusyPolicy::Refuse ? "refuse" : "queue"},
         {"broker", m_broker != nullptr},
         {"workloads", m_broker ? int(m_broker->catalog().workloads().size()) : 0}};

@@ -65,7 +65,8 @@ public:
     /// The inventory (cached unless @p refresh or older than the TTL), read on the pool.
     void snapshot(bool refresh, QObject* receiver, SnapshotDone done);
     /// The last snapshot however old, at once when there is one, else after the first read.
-    /// For identity checks (which chips exist and are supported), not for freshness.
+    /// For identity checks (which chips exist and are supported), not for freshness; a stale
+    /// snapshot (older than the TTL) also starts one background re-read for later requests.
     void withInventory(QObject* receiver, SnapshotDone done);
     /// Probes exactly @p logicIds on the pool (NpuInventory::reprobe).
     void reprobe(const QList<int>& logicIds, QObject* receiver, ProbeDone done);
@@ -99,6 +100,7 @@ private:
     BrokerJobRunner* m_broker = nullptr;
     QString m_brokerError;
     bool m_firstReadStarted = false;
+    bool m_backgroundRead = false; ///< a stale-cache re-read is running
     QList<std::pair<QPointer<QObject>, SnapshotDone>> m_waitingForFirst;
     QThreadPool m_pool; ///< declared last: destroyed (waited for) first
 };
