@@ -10,6 +10,8 @@
 #include "agent/egress/NetworkPolicyStore.h"
 #include "agent/execution/ExecutionManager.h"
 #include "agent/http/HttpServer.h"
+#include "agent/npu/NpuService.h"
+#include "agent/npu/NpuStage.h"
 #include "agent/sandbox/BwrapPreflight.h"
 #include "agent/sandbox/CapabilityProbe.h"
 #include "agent/sandbox/SandboxIdentity.h"
@@ -139,6 +141,7 @@ int AgentRuntime::start(const QStringList& args) {
     deps.rAvailable = m_context.rAvailable;
     m_manager = std::make_unique<execution::ExecutionManager>(deps);
     m_context.manager = m_manager.get();
+    startNpu();
     if (const int lost = m_manager->recover(); lost > 0)
         logLine(QStringLiteral("warning: %1 execution(s) of a previous run were marked lost")
                     .arg(lost));
@@ -231,6 +234,28 @@ bool AgentRuntime::startEgress() {
     return true;
 }
 
+void AgentRuntime::startNpu() {
+    // One inventory and one set of reservations for executions and broker jobs alike; the probe
+    // sandbox has the real launch's shape (same bwrap, same argv up to --dev /dev).
+    npu::NpuConfig config =
+        npu::NpuConfig::fromEnvironment(QProcessEnvironment::systemEnvironment());
+    if (!m_context.host.capability.bwrapPath.isEmpty())
+        config.bwrapPath = m_context.host.capability.bwrapPath;
+    m_npu = std::make_unique<npu::NpuService>(
+        config, npu::NpuService::probeOptionsFor(m_context.host, config));
+    m_npuStage = std::make_unique<npu::NpuStage>(m_npu.get());
+    m_manager->planner().addStage(m_npuStage.get());
+    m_context.npu = m_npu.get();
+    if (!m_npu->brokerError().isEmpty())
+        logLine(QStringLiteral("warning: npu broker: %1").arg(m_npu->brokerError()));
+    else if (m_npu->broker())
+        logLine(QStringLiteral("npu broker on: %1 workload(s) from %2")
+                    .arg(m_npu->broker()->catalog().workloads().size())
+                    .arg(config.workloadCatalogPath));
+    m_npu->start(
+        [](const npu::NpuSnapshot& snapshot) { logLine(npu::NpuService::summaryLine(snapshot)); });
+}
+
 void AgentRuntime::installSignalHandlers() {
     if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, g_signalPipe) != 0)
         return;
@@ -252,6 +277,8 @@ void AgentRuntime::shutdown() {
     logLine(QStringLiteral("runbox-agent: stopping (signal received)"));
     m_server->close();
     m_api->stopAll();
+    if (m_npu)
+        m_npu->shutdown();
     // Executions report their end within the event loop; give them a moment, then leave.
     QTimer::singleShot(1500, qApp, &QCoreApplication::quit);
 }

@@ -37,6 +37,14 @@ class NetworkPolicyStore;
 /// Brings the agent up in the order the start-up contract needs (config, state dir, token,
 /// bwrap preflight, capability probe, seccomp programs, identity files, workspaces, executions,
 /// egress and its probe, listener, agent.url) and takes it down on SIGTERM/SIGINT (stop accepting,
+namespace npu {
+class NpuService;
+class NpuStage;
+} // namespace npu
+
+/// Brings the agent up in the order the start-up contract needs (config, state dir, token,
+/// bwrap preflight, capability probe, seccomp programs, identity files, workspaces, NPU service
+/// and its launch stage, listener, agent.url) and takes it down on SIGTERM/SIGINT (stop accepting,
 /// kill running executions, exit once they have reported).
 class AgentRuntime final : public QObject {
     Q_OBJECT
@@ -53,6 +61,9 @@ private:
     /// Network policy, gateways, decision record, launch stage, start-up probe (issue 4).
     /// Returns false (reason logged) when the stored policy cannot be loaded.
     bool startEgress();
+    /// NPU config from the environment, the NpuService, its launch stage, the first inventory
+    /// read in the background.
+    void startNpu();
     void installSignalHandlers();
     void shutdown();
 
@@ -68,6 +79,8 @@ private:
     std::unique_ptr<egress::EgressDecisionStore> m_egressDecisions;
     std::unique_ptr<egress::EgressService> m_egress;
     std::unique_ptr<egress::EgressStage> m_egressStage;
+    std::unique_ptr<npu::NpuService> m_npu;
+    std::unique_ptr<npu::NpuStage> m_npuStage;
     std::unique_ptr<execution::ExecutionManager> m_manager;
     std::unique_ptr<api::ApiService> m_api;
     std::unique_ptr<http::HttpServer> m_server;

@@ -18,6 +18,8 @@ class ExecutionManager;
 }
 namespace runbox::egress {
 class EgressService;
+namespace runbox::npu {
+class NpuService;
 }
 
 namespace runbox::api {
@@ -34,6 +36,9 @@ struct AgentContext {
     store::LogStore* logs = nullptr;
     execution::ExecutionManager* manager = nullptr;
     egress::EgressService* egress = nullptr; ///< network policy, gateways, decisions
+    /// NPU inventory, chip reservations and the optional broker; null when not wired (then
+    /// requests naming chips get 400 `npu_unavailable`).
+    npu::NpuService* npu = nullptr;
     qint64 startedAtMs = 0;
     bool rAvailable = false; ///< /usr/bin/R exists
 

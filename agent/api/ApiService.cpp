@@ -4,6 +4,7 @@
 #include "agent/api/ExecutionRoutes.h"
 #include "agent/api/HealthRoutes.h"
 #include "agent/api/NetworkPolicyRoutes.h"
+#include "agent/api/NpuRoutes.h"
 #include "agent/api/SettingsRoutes.h"
 #include "agent/api/WorkspaceRoutes.h"
 #include "agent/execution/ExecutionManager.h"
@@ -40,13 +41,15 @@ ApiService::ApiService(AgentContext* context, QObject* parent)
                  return ws ? ws->tokenNonce : QByteArray();
              }),
       m_exec(std::make_unique<ExecRoutes>(context)),
-      m_executions(std::make_unique<ExecutionRoutes>(context)) {
+      m_executions(std::make_unique<ExecutionRoutes>(context)),
+      m_npu(std::make_unique<NpuRoutes>(context)) {
     HealthRoutes::registerRoutes(m_router, context);
     WorkspaceRoutes::registerRoutes(m_router, context, [context](const QString& id) {
         return context->manager->workspaceBusy(id);
     });
     m_exec->registerRoutes(m_router);
     m_executions->registerRoutes(m_router);
+    m_npu->registerRoutes(m_router);
     SettingsRoutes::registerRoutes(m_router, context);
     NetworkPolicyRoutes::registerRoutes(m_router, context);
 }

@@ -3,6 +3,7 @@
 #include "agent/api/ApiService.h"
 #include "agent/api/SyncExecSession.h"
 #include "agent/execution/ExecutionManager.h"
+#include "agent/npu/NpuService.h"
 #include "shared/Crypto.h"
 
 #include <QDateTime>
@@ -48,12 +49,38 @@ void ExecRoutes::handleExec(http::HttpExchange* ex, const Principal& who, const 
     execution::ExecRequest req;
     if (auto err = execution::ExecRequest::parse(body, manager->limits(), &req))
         return ex->replyError(*err);
-    if (!req.npuDevices.isEmpty())
-        return ex->replyError(400, QStringLiteral("npu_unavailable"),
-                              QStringLiteral("no Ascend NPU passthrough on this agent"));
     if (!m_context->sandboxReady())
         return ex->replyError(503, QStringLiteral("sandbox_unavailable"),
                               m_context->unavailableReason());
+    if (req.npuDevices.isEmpty())
+        return startSession(ex, wsId, std::move(req));
+    npu::NpuService* npu = m_context->npu;
+    if (!npu)
+        return ex->replyError(400, QStringLiteral("npu_unavailable"),
+                              QStringLiteral("no Ascend NPU passthrough on this agent"));
+    // Validated against the inventory (which may still be reading the host: then later).
+    QPointer<http::HttpExchange> guard(ex);
+    npu->resolveSelection(
+        body.value(QLatin1String("npuDevices")), ex,
+        [this, guard, wsId, req](std::optional<ApiError> err, const QList<int>& chips) mutable {
+            if (!guard)
+                return;
+            if (err)
+                return guard->replyError(*err);
+            if (auto busy = m_context->npu->checkBusy(chips))
+                return guard->replyError(*busy);
+            req.npuDevices = chips;
+            startSession(guard, wsId, std::move(req));
+        });
+}
+
+void ExecRoutes::startSession(http::HttpExchange* ex, const QString& wsId,
+                              execution::ExecRequest req) {
+    const workspace::Workspace* ws = m_context->workspaces->find(wsId);
+    if (!ws)
+        return ex->replyError(404, QStringLiteral("workspace_not_found"),
+                              QStringLiteral("no workspace %1").arg(wsId));
+    execution::ExecutionManager* manager = m_context->manager;
     if (!req.executionId.isEmpty() && !claimExecutionId(req.executionId))
         return ex->replyError(
             409, QStringLiteral("duplicate_execution_id"),

@@ -2,6 +2,7 @@
 
 #include "agent/egress/EgressService.h"
 #include "agent/execution/ExecutionManager.h"
+#include "agent/npu/NpuService.h"
 #include "agent/store/QuotaStore.h"
 #include "agent/workspace/WorkspaceResolver.h"
 
@@ -43,6 +44,11 @@ void HealthRoutes::registerRoutes(Router& router, AgentContext* ctx) {
                                                          ? QJsonArray{"shell", "python", "r"}
                                                          : QJsonArray{"shell", "python"});
             body.insert(QStringLiteral("workspaces"), ctx->workspaces->list().size());
+            body.insert(QStringLiteral("npu"), ctx->npu ? ctx->npu->healthSummary()
+                                                        : QJsonObject{{"source", "none"},
+                                                                      {"chips", 0},
+                                                                      {"usable", 0},
+                                                                      {"broker", false}});
             body.insert(QStringLiteral("uptimeMs"),
                         QDateTime::currentMSecsSinceEpoch() - ctx->startedAtMs);
             ex->replyJson(200, body);

@@ -6,7 +6,8 @@
 namespace runbox::api {
 
 /// `GET /health` (liveness, version, protocol) and `GET /v1/health` (the sandbox conclusion,
-/// seccomp, limits, workspaces, `egress: {"available","reason","modes","mode","revision"}`).
+/// seccomp, limits, workspaces, `egress: {"available","reason","modes","mode","revision"}` and
+/// the `npu` summary of NpuService::healthSummary()).
 class HealthRoutes final {
 public:
     static constexpr int kProtocol = 1;
