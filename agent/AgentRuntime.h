@@ -34,17 +34,15 @@ class EgressStage;
 class NetworkPolicyStore;
 } // namespace egress
 
-/// Brings the agent up in the order the start-up contract needs (config, state dir, token,
-/// bwrap preflight, capability probe, seccomp programs, identity files, workspaces, executions,
-/// egress and its probe, listener, agent.url) and takes it down on SIGTERM/SIGINT (stop accepting,
 namespace npu {
 class NpuService;
 class NpuStage;
 } // namespace npu
 
 /// Brings the agent up in the order the start-up contract needs (config, state dir, token,
-/// bwrap preflight, capability probe, seccomp programs, identity files, workspaces, NPU service
-/// and its launch stage, listener, agent.url) and takes it down on SIGTERM/SIGINT (stop accepting,
+/// bwrap preflight, capability probe, seccomp programs, identity files, workspaces, executions,
+/// egress and its probe, NPU service and its launch stage, listener, agent.url) and takes it down
+/// on SIGTERM/SIGINT (stop accepting,
 /// kill running executions, exit once they have reported).
 class AgentRuntime final : public QObject {
     Q_OBJECT

@@ -18,6 +18,7 @@ class ExecutionManager;
 }
 namespace runbox::egress {
 class EgressService;
+}
 namespace runbox::npu {
 class NpuService;
 }
