@@ -32,6 +32,19 @@ void LogStreamSession::write(const QJsonObject& ev) {
 }
 
 void LogStreamSession::pump() {
+    if (m_pumping) {
+        m_pumpAgain = true;
+        return;
+    }
+    m_pumping = true;
+    do {
+        m_pumpAgain = false;
+        pumpOnce();
+    } while (m_pumpAgain && !m_finished);
+    m_pumping = false;
+}
+
+void LogStreamSession::pumpOnce() {
     if (m_finished || !m_exchange)
         return;
     while (m_exchange && m_exchange->pendingBytes() < kPauseAboveBytes) {

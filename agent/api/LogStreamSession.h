@@ -33,7 +33,11 @@ public:
     void onExecutionFinished();
 
 private:
+    /// Runs pumpOnce(); re-entrant calls (a write can flush the socket, whose bytesWritten →
+    /// HttpExchange::writable comes back here synchronously) only ask for another round, so
+    /// events of one read are never overtaken by a nested round that already finished the stream.
     void pump();
+    void pumpOnce();
     void finish(const QJsonObject& exitEvent);
     void write(const QJsonObject& ev);
 
@@ -44,6 +48,8 @@ private:
     std::function<QJsonObject()> m_exitEvent;
     bool m_logDone = false;
     bool m_finished = false;
+    bool m_pumping = false;
+    bool m_pumpAgain = false;
 };
 
 } // namespace runbox::api
