@@ -4,9 +4,11 @@
 #include "cli/Units.h"
 #include "shared/ApiClient.h"
 
+#include <QDeadlineTimer>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QTextStream>
+#include <QThread>
 #include <QUrl>
 
 #include <csignal>
@@ -15,6 +17,12 @@
 namespace runbox::cli {
 
 namespace {
+
+constexpr int kCancelWaitMs = 60000;
+
+bool isFinal(const QString& state) {
+    return state != QLatin1String("queued") && state != QLatin1String("running");
+}
 
 int reportError(const char* command, const ApiResponse& r) {
     QTextStream(stderr) << "runbox " << command << ": " << r.status << ' ' << r.errorCode() << ": "
@@ -121,14 +129,25 @@ int runPs(ApiClient& client, QStringList args) {
 
 int runCancel(ApiClient& client, QStringList args) {
     const bool json = takeFlag(&args, QStringLiteral("--json"));
+    const bool noWait = takeFlag(&args, QStringLiteral("--no-wait"));
     if (args.size() != 1 || args.first().startsWith('-')) {
-        QTextStream(stderr) << "runbox cancel: usage: runbox cancel [--json] ID" << Qt::endl;
+        QTextStream(stderr) << "runbox cancel: usage: runbox cancel [--no-wait] [--json] ID"
+                            << Qt::endl;
         return 2;
     }
-    const ApiResponse r =
-        client.call("POST", "/v1/executions/" + QUrl::toPercentEncoding(args.first()) + "/cancel");
+    const QByteArray path = "/v1/executions/" + QUrl::toPercentEncoding(args.first());
+    ApiResponse r = client.call("POST", path + "/cancel");
     if (!r.ok())
         return reportError("cancel", r);
+    // A running execution becomes final once its process is gone: wait for that.
+    QDeadlineTimer deadline(kCancelWaitMs);
+    while (!noWait && !isFinal(r.json().value(QLatin1String("state")).toString()) &&
+           !deadline.hasExpired()) {
+        QThread::msleep(50);
+        r = client.call("GET", path);
+        if (!r.ok())
+            return reportError("cancel", r);
+    }
     const QJsonObject record = r.json();
     QTextStream out(stdout);
     if (json)

@@ -15,7 +15,9 @@ namespace runbox::cli {
 /// next one is printed on stderr.
 int runPs(ApiClient& client, QStringList args);
 
-/// `runbox cancel [--json] ID`: `POST /v1/executions/{id}/cancel`; prints `ID STATE`.
+/// `runbox cancel [--no-wait] [--json] ID`: `POST /v1/executions/{id}/cancel`, then waits (up to
+/// 60 s) until the state is final — for a running execution, once its process is gone — and
+/// prints `ID STATE`.
 int runCancel(ApiClient& client, QStringList args);
 
 /// Lays out @p rows (the first is the header) in left-aligned columns two spaces apart.

@@ -33,7 +33,7 @@ const char kUsage[] =
     "                              list executions, newest first\n"
     "  logs [-f] [--offset N] [--json] ID\n"
     "                              an execution's output (bytes to stdout/stderr), resumable\n"
-    "  cancel ID                   cancel a queued or running execution\n"
+    "  cancel [--no-wait] ID       cancel a queued or running execution (waits until final)\n"
     "  quotas [--json]             show the quotas in force\n"
     "  quotas set [--workspace SIZE] [--output SIZE] [--upload-file SIZE]\n"
     "             [--upload-request SIZE] [--timeout DUR] [--max-timeout DUR]\n"

@@ -33,6 +33,8 @@ void HealthRoutes::registerRoutes(Router& router, AgentContext* ctx) {
                         QJsonObject{{"executionTimeoutMs", ctx->config.defaultExecutionTimeoutMs},
                                     {"maxOutputBytes", ctx->config.maxOutputBytes},
                                     {"setupTimeoutMs", ctx->config.setupTimeoutMs}});
+            // The quotas in force now (issue #3): what executions created now run under.
+            body.insert(QStringLiteral("quotas"), ctx->quotas->current().toJson());
             body.insert(QStringLiteral("languages"), ctx->rAvailable
                                                          ? QJsonArray{"shell", "python", "r"}
                                                          : QJsonArray{"shell", "python"});

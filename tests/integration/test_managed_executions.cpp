@@ -90,14 +90,14 @@ private Q_SLOTS:
         const QString ws = m_agent.createWorkspace();
         // Interleaved stdout/stderr in many writes, multi-byte characters (one split across two
         // writes), and bytes that are not UTF-8.
-        const QString code = QStringLiteral(
-            "import os, time\n"
-            "for i in range(300):\n"
-            "    os.write(1, f'out {i} h\\u00e9llo \\u2713\\n'.encode())\n"
-            "    os.write(2, bytes([0xff, 0xfe, i % 256]) + b'err\\n')\n"
-            "    if i % 60 == 0: time.sleep(0.01)\n"
-            "e = '\\u20ac'.encode()\n"
-            "os.write(1, e[:2]); time.sleep(0.05); os.write(1, e[2:] + b'\\n')\n");
+        const QString code =
+            QStringLiteral("import os, time\n"
+                           "for i in range(300):\n"
+                           "    os.write(1, f'out {i} h\\u00e9llo \\u2713\\n'.encode())\n"
+                           "    os.write(2, bytes([0xff, 0xfe, i % 256]) + b'err\\n')\n"
+                           "    if i % 60 == 0: time.sleep(0.01)\n"
+                           "e = '\\u20ac'.encode()\n"
+                           "os.write(1, e[:2]); time.sleep(0.05); os.write(1, e[2:] + b'\\n')\n");
         const QString id = submitOk(ws, {{"argv", QJsonArray{"/usr/bin/python3", "-c", code}}});
         QVERIFY(!id.isEmpty());
         QCOMPARE(waitUntilFinal(client(), id).value("state").toString(),
@@ -134,8 +134,9 @@ private Q_SLOTS:
                                     .arg(size - n)));
             QVERIFY(part.endsWithExit());
         }
-        QCOMPARE(client().call("GET", "/v1/executions/" + id.toUtf8() + "/log?offset=" +
-                                          QByteArray::number(size + 1))
+        QCOMPARE(client()
+                     .call("GET", "/v1/executions/" + id.toUtf8() +
+                                      "/log?offset=" + QByteArray::number(size + 1))
                      .status,
                  400);
     }
@@ -151,10 +152,16 @@ private Q_SLOTS:
         for (int i = 100; i < 200; ++i)
             expected += "line " + QByteArray::number(i) + '\n';
         // Wait until some output exists, then follow from inside it.
-        QVERIFY(waitForRecord(client(), id, [](const QJsonObject& r) {
-                    return r.value("logBytes").toObject().value("stdout").toInteger() > 50 ||
-                           isFinalState(r.value("state").toString());
-                }).value("logBytes").toObject().value("stdout").toInteger() > 50);
+        QVERIFY(waitForRecord(
+                    client(), id,
+                    [](const QJsonObject& r) {
+                        return r.value("logBytes").toObject().value("stdout").toInteger() > 50 ||
+                               isFinalState(r.value("state").toString());
+                    })
+                    .value("logBytes")
+                    .toObject()
+                    .value("stdout")
+                    .toInteger() > 50);
         const LogCapture followed = readLog(client(), id, 37, true);
         QCOMPARE(followed.status, 200);
         QCOMPARE(followed.firstOffset, qint64(37));
@@ -184,8 +191,11 @@ private Q_SLOTS:
         QCOMPARE(q.value("state").toString(), QStringLiteral("queued"));
         QCOMPARE(q.value("queuePosition").toInt(-1), 0);
         QCOMPARE(executionRecord(client(), next).value("queuePosition").toInt(-1), 1);
-        const QJsonArray listed =
-            client().call("GET", "/v1/executions?state=queued").json().value("executions").toArray();
+        const QJsonArray listed = client()
+                                      .call("GET", "/v1/executions?state=queued")
+                                      .json()
+                                      .value("executions")
+                                      .toArray();
         QCOMPARE(listed.size(), 2);
 
         const ApiResponse cancelled =
@@ -237,6 +247,26 @@ private Q_SLOTS:
         const QByteArray atFinal = readFile(beat);
         QTest::qWait(300); // the loop wrote every 10 ms: it would have moved on by now
         QCOMPARE(readFile(beat), atFinal);
+    }
+
+    void testCancelWhileTheSandboxIsStillSettingUpLeavesNothingRunning() {
+        // Cancelled as soon as it is running: bwrap is usually still building the sandbox, before
+        // its namespace init has a parent-death signal of its own.
+        const QString ws = m_agent.createWorkspace();
+        for (int round = 0; round < 5; ++round) {
+            const QString marker = uniqueMarker();
+            const QString id = submitOk(ws, bashWithMarker("sleep 120", marker));
+            QVERIFY(isRunning(waitForRecord(client(), id, isRunning)));
+            QCOMPARE(client().call("POST", "/v1/executions/" + id.toUtf8() + "/cancel").status,
+                     200);
+            QCOMPARE(waitUntilFinal(client(), id).value("state").toString(),
+                     QStringLiteral("cancelled"));
+            const QList<int> left = processesWithMarker(marker.toUtf8());
+            QVERIFY2(left.isEmpty(),
+                     qPrintable(QStringLiteral("round %1: %2 sandbox process(es) still run")
+                                    .arg(round)
+                                    .arg(left.size())));
+        }
     }
 
     void testOneWriterPerWorkspaceAndDifferentWorkspacesInParallel() {

@@ -44,7 +44,9 @@ QJsonObject waitForRecord(ApiClient& client, const QString& executionId,
 QJsonObject waitUntilFinal(ApiClient& client, const QString& executionId, int timeoutMs) {
     return waitForRecord(
         client, executionId,
-        [](const QJsonObject& r) { return isFinalState(r.value(QLatin1String("state")).toString()); },
+        [](const QJsonObject& r) {
+            return isFinalState(r.value(QLatin1String("state")).toString());
+        },
         timeoutMs);
 }
 
@@ -56,8 +58,8 @@ bool LogCapture::endsWithExit() const {
 LogCapture readLog(ApiClient& client, const QString& executionId, qint64 offset, bool follow,
                    int timeoutMs, const std::function<bool(const QJsonObject&)>& onEvent) {
     LogCapture capture;
-    QByteArray path = "/v1/executions/" + executionId.toUtf8() +
-                      "/log?offset=" + QByteArray::number(offset);
+    QByteArray path =
+        "/v1/executions/" + executionId.toUtf8() + "/log?offset=" + QByteArray::number(offset);
     if (follow)
         path += "&follow=true";
     QEventLoop loop;

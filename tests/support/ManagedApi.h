@@ -27,8 +27,8 @@ QJsonObject waitUntilFinal(ApiClient& client, const QString& executionId, int ti
 
 /// What one `GET /v1/executions/{id}/log` stream delivered.
 struct LogCapture {
-    int status = 0;            ///< HTTP status (0: no answer)
-    QByteArray bytes;          ///< stdout and stderr bytes in offset order
+    int status = 0;   ///< HTTP status (0: no answer)
+    QByteArray bytes; ///< stdout and stderr bytes in offset order
     QByteArray stdoutBytes;
     QByteArray stderrBytes;
     QList<QJsonObject> events; ///< every event, in order
@@ -37,7 +37,7 @@ struct LogCapture {
     qint64 nextOffset = -1;    ///< offset after the last output byte or gap
     bool contiguous = true;    ///< each output event started where the previous one ended
     bool timedOut = false;
-    bool aborted = false;      ///< @p onEvent returned false
+    bool aborted = false; ///< @p onEvent returned false
     /// True when the last event is `exit` (nothing follows it).
     bool endsWithExit() const;
 };
