@@ -14,35 +14,36 @@ QJsonObject HealthRoutes::publicHealth() {
 }
 
 void HealthRoutes::registerRoutes(Router& router, AgentContext* ctx) {
-    router.add(
-        "GET", QStringLiteral("/v1/health"),
-        [ctx](http::HttpExchange* ex, const Principal&, const PathParams&) {
-            QJsonObject sandbox = ctx->host.capability.toJson();
-            sandbox.insert(QStringLiteral("ready"), ctx->sandboxReady());
-            if (!ctx->sandboxReady())
-                sandbox.insert(QStringLiteral("unavailableReason"), ctx->unavailableReason());
-            QJsonObject seccomp{{"arch", sandbox::SeccompProfile::nativeArch()},
-                                {"profiles", QJsonArray{"baseline", "network", "npu"}},
-                                {"deniedAction", "EPERM"}};
-            if (!ctx->host.seccompError.isEmpty())
-                seccomp.insert(QStringLiteral("error"), ctx->host.seccompError);
-            QJsonObject body = publicHealth();
-            body.insert(QStringLiteral("sandbox"), sandbox);
-            body.insert(QStringLiteral("seccomp"), seccomp);
-            body.insert(QStringLiteral("limits"),
-                        QJsonObject{{"executionTimeoutMs", ctx->config.defaultExecutionTimeoutMs},
-                                    {"maxOutputBytes", ctx->config.maxOutputBytes},
-                                    {"setupTimeoutMs", ctx->config.setupTimeoutMs}});
-            // The quotas in force now (issue #3): what executions created now run under.
-            body.insert(QStringLiteral("quotas"), ctx->quotas->current().toJson());
-            body.insert(QStringLiteral("languages"), ctx->rAvailable
-                                                         ? QJsonArray{"shell", "python", "r"}
-                                                         : QJsonArray{"shell", "python"});
-            body.insert(QStringLiteral("workspaces"), ctx->workspaces->list().size());
-            body.insert(QStringLiteral("uptimeMs"),
-                        QDateTime::currentMSecsSinceEpoch() - ctx->startedAtMs);
-            ex->replyJson(200, body);
-        });
+    router.add("GET", QStringLiteral("/v1/health"),
+               [ctx](http::HttpExchange* ex, const Principal&, const PathParams&) {
+                   QJsonObject sandbox = ctx->host.capability.toJson();
+                   sandbox.insert(QStringLiteral("ready"), ctx->sandboxReady());
+                   if (!ctx->sandboxReady())
+                       sandbox.insert(QStringLiteral("unavailableReason"),
+                                      ctx->unavailableReason());
+                   QJsonObject seccomp{{"arch", sandbox::SeccompProfile::nativeArch()},
+                                       {"profiles", QJsonArray{"baseline", "network", "npu"}},
+                                       {"deniedAction", "EPERM"}};
+                   if (!ctx->host.seccompError.isEmpty())
+                       seccomp.insert(QStringLiteral("error"), ctx->host.seccompError);
+                   QJsonObject body = publicHealth();
+                   const store::QuotaSettings quotas = ctx->quotas->current();
+                   body.insert(QStringLiteral("sandbox"), sandbox);
+                   body.insert(QStringLiteral("seccomp"), seccomp);
+                   body.insert(QStringLiteral("limits"),
+                               QJsonObject{{"executionTimeoutMs", quotas.defaultExecutionTimeoutMs},
+                                           {"maxOutputBytes", quotas.maxOutputBytes},
+                                           {"setupTimeoutMs", ctx->config.setupTimeoutMs}});
+                   // The quotas in force now (issue #3): what executions created now run under.
+                   body.insert(QStringLiteral("quotas"), quotas.toJson());
+                   body.insert(QStringLiteral("languages"), ctx->rAvailable
+                                                                ? QJsonArray{"shell", "python", "r"}
+                                                                : QJsonArray{"shell", "python"});
+                   body.insert(QStringLiteral("workspaces"), ctx->workspaces->list().size());
+                   body.insert(QStringLiteral("uptimeMs"),
+                               QDateTime::currentMSecsSinceEpoch() - ctx->startedAtMs);
+                   ex->replyJson(200, body);
+               });
 }
 
 } // namespace runbox::api

@@ -31,6 +31,11 @@ void LogStreamSession::write(const QJsonObject& ev) {
         m_exchange->writeChunk(QJsonDocument(ev).toJson(QJsonDocument::Compact) + '\n');
 }
 
+void LogStreamSession::writeFrame(const execution::OutputFrame& frame) {
+    if (m_exchange)
+        m_exchange->writeChunk(frame.toJsonLine());
+}
+
 void LogStreamSession::pump() {
     if (m_pumping) {
         m_pumpAgain = true;
@@ -64,7 +69,7 @@ void LogStreamSession::pumpOnce() {
         for (const store::LogChunk& chunk : r.chunks) {
             if (chunk.kind == store::LogChunk::Kind::Gap) {
                 for (const auto& f : m_framer.flush())
-                    write(f.toEvent());
+                    writeFrame(f);
                 write({{"type", "gap"}, {"offset", chunk.offset}, {"bytes", chunk.gapBytes}});
                 m_framer.skipTo(chunk.endOffset());
                 continue;
@@ -74,7 +79,7 @@ void LogStreamSession::pumpOnce() {
                                     ? execution::OutputStream::Stdout
                                     : execution::OutputStream::Stderr;
             for (const auto& f : m_framer.feed(stream, chunk.data))
-                write(f.toEvent());
+                writeFrame(f);
         }
         if (r.atEnd()) {
             m_logDone = true;
@@ -83,7 +88,7 @@ void LogStreamSession::pumpOnce() {
         if (r.chunks.isEmpty()) {
             if (!m_follow) {
                 for (const auto& f : m_framer.flush())
-                    write(f.toEvent());
+                    writeFrame(f);
                 return finish(m_exitEvent());
             }
             return; // wait for readyRead
@@ -91,7 +96,7 @@ void LogStreamSession::pumpOnce() {
     }
     if (m_logDone) {
         for (const auto& f : m_framer.flush())
-            write(f.toEvent());
+            writeFrame(f);
         const QJsonObject exit = m_exitEvent();
         if (!exit.isEmpty() || !m_follow)
             finish(exit); // else: the record becomes final in a moment (onExecutionFinished)

@@ -40,6 +40,7 @@ private:
     void pumpOnce();
     void finish(const QJsonObject& exitEvent);
     void write(const QJsonObject& ev);
+    void writeFrame(const execution::OutputFrame& frame);
 
     QPointer<http::HttpExchange> m_exchange;
     store::LogFollower* m_follower;

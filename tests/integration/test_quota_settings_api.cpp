@@ -39,6 +39,18 @@ private Q_SLOTS:
         QCOMPARE(health.value("quotas").toObject(), quotas);
     }
 
+    void testZeroInTheEnvironmentSeedsUnlimited() {
+        AgentProcess fresh;
+        AgentOptions options;
+        options.extraEnv.insert(QStringLiteral("RUNBOX_MAX_OUTPUT_BYTES"), QStringLiteral("0"));
+        QVERIFY2(fresh.start(options), qPrintable(fresh.errorString()));
+        const QJsonObject health = fresh.client()->call("GET", "/v1/health").json();
+        QCOMPARE(health.value("quotas").toObject().value("maxOutputBytes").toInteger(-1),
+                 qint64(0));
+        QCOMPARE(health.value("limits").toObject().value("maxOutputBytes").toInteger(-1),
+                 qint64(0));
+    }
+
     void testInvalidValuesAreRefusedAndChangeNothing_data() {
         QTest::addColumn<QByteArray>("body");
         QTest::newRow("negative") << QByteArray(R"({"maxOutputBytes":-1})");
