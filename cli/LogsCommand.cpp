@@ -69,7 +69,7 @@ LogStreamResult streamLog(ApiClient& client, const QString& executionId, qint64 
                 loop.quit();
             });
         loop.exec();
-        if (final.status != 0 && final.status != 200) {
+        if ((final.status != 0 && final.status != 200) || (!follow && final.status == 0)) {
             err << "runbox " << command << ": " << final.status << ' ' << final.errorCode() << ": "
                 << final.errorMessage() << Qt::endl;
             return result;

@@ -125,6 +125,38 @@ private Q_SLOTS:
         QCOMPARE(cli({"logs", m.captured(1)}).out.count('\n'), 40);
     }
 
+    void testLogsFollowResumesExactlyAcrossAnAgentRestart() {
+        const ApiResponse submitted = submitExecution(
+            client(), m_ws,
+            {{"argv", QJsonArray{"/usr/bin/bash", "-c",
+                                 "i=0; while :; do echo \"line $i\"; i=$((i+1)); sleep 0.005; "
+                                 "done"}}});
+        QCOMPARE(submitted.status, 202);
+        const QString id = submitted.json().value("executionId").toString();
+        QProcess follower;
+        follower.start(AgentProcess::cliPath(), m_agent.cliConnectionArgs() << "logs"
+                                                                            << "-f" << id);
+        QVERIFY(follower.waitForStarted());
+        QByteArray out;
+        QTRY_VERIFY_WITH_TIMEOUT((out += follower.readAllStandardOutput()).count('\n') >= 20,
+                                 30000);
+        // The agent dies mid-stream and comes back on the same address: the follower
+        // reconnects and continues from the first byte it has not seen.
+        const int port = m_agent.baseUrl().port();
+        m_agent.kill();
+        AgentOptions sameAddress;
+        sameAddress.extraArgs = {"--listen", QStringLiteral("127.0.0.1:%1").arg(port)};
+        QVERIFY2(m_agent.start(sameAddress), qPrintable(m_agent.errorString()));
+        QVERIFY(follower.waitForFinished(60000));
+        out += follower.readAllStandardOutput();
+        const QByteArray err = follower.readAllStandardError();
+        QCOMPARE(follower.exitCode(), 1); // the execution ended `lost`, without an exit code
+        QVERIFY2(err.contains("lost"), err.constData());
+        const LogCapture full = readLog(client(), id, 0, false);
+        QCOMPARE(full.exitEvent.value("status").toString(), QStringLiteral("lost"));
+        QCOMPARE(out, full.stdoutBytes);
+    }
+
     void testPsListsExecutionsAndCancelStopsOne() {
         const CliResult started = cli({"run", "--workspace", m_ws, "--", "/usr/bin/sleep", "120"});
         QCOMPARE(started.exitCode, 0);
