@@ -149,7 +149,8 @@ int main(int argc, char** argv) {
         fprintf(stderr, "runbox-sandbox-guard: PR_SET_CHILD_SUBREAPER: %s\n", strerror(errno));
         return 127;
     }
-    const pid_t program = fork();
+    /* vfork: the child only restores the signal mask and execs (or reports and _exits). */
+    const pid_t program = vfork();
     if (program < 0) {
         fprintf(stderr, "runbox-sandbox-guard: fork: %s\n", strerror(errno));
         return 127;
@@ -157,7 +158,8 @@ int main(int argc, char** argv) {
     if (program == 0) {
         sigprocmask(SIG_SETMASK, &previous, NULL);
         execv(argv[1], argv + 1);
-        fprintf(stderr, "runbox-sandbox-guard: cannot run %s: %s\n", argv[1], strerror(errno));
+        static const char failed[] = "runbox-sandbox-guard: cannot run the sandbox launcher\n";
+        (void)!write(2, failed, sizeof failed - 1);
         _exit(127);
     }
     close_all_descriptors();
