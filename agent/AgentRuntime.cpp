@@ -97,6 +97,16 @@ int AgentRuntime::start(const QStringList& args) {
         host.seccompPaths.insert(kind, path);
     }
     host.identityDir = state.filePath(QStringLiteral("run/identity"));
+    // Every sandbox runs under runbox-sandbox-guard (installed next to the agent) so that none
+    // outlives the agent; without it bwrap's own --die-with-parent is all there is.
+    const QString guard =
+        QCoreApplication::applicationDirPath() + QStringLiteral("/runbox-sandbox-guard");
+    if (QFileInfo(guard).isExecutable())
+        host.guardPath = guard;
+    else
+        logLine(QStringLiteral("warning: %1 is missing: a sandbox that is still setting up when "
+                               "the agent dies can outlive it until the next start-up sweep")
+                    .arg(guard));
     if (const QString e = sandbox::SandboxIdentity::write(host.identityDir); !e.isEmpty()) {
         logLine(QStringLiteral("runbox-agent: %1").arg(e));
         return 1;

@@ -36,10 +36,13 @@ void HealthRoutes::registerRoutes(Router& router, AgentContext* ctx) {
                                     : QJsonObject{{"available", false},
                                                   {"reason", "egress is not wired"},
                                                   {"modes", QJsonArray{"none"}}});
+            const store::QuotaSettings quotas = ctx->quotas->current();
             body.insert(QStringLiteral("limits"),
-                        QJsonObject{{"executionTimeoutMs", ctx->config.defaultExecutionTimeoutMs},
-                                    {"maxOutputBytes", ctx->config.maxOutputBytes},
+                        QJsonObject{{"executionTimeoutMs", quotas.defaultExecutionTimeoutMs},
+                                    {"maxOutputBytes", quotas.maxOutputBytes},
                                     {"setupTimeoutMs", ctx->config.setupTimeoutMs}});
+            // The quotas in force now (issue #3): what executions created now run under.
+            body.insert(QStringLiteral("quotas"), quotas.toJson());
             body.insert(QStringLiteral("languages"), ctx->rAvailable
                                                          ? QJsonArray{"shell", "python", "r"}
                                                          : QJsonArray{"shell", "python"});

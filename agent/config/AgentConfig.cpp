@@ -115,20 +115,25 @@ bool AgentConfig::parse(const QStringList& args, QString* error) {
         const char* envName;
         const char* fileKey;
         qint64* target;
+        bool zeroIsUnlimited; ///< also a quota seed (store::QuotaSettings), where 0 = unlimited
     };
     const NumberSource numbers[] = {
-        {"RUNBOX_SIGNATURE_WINDOW_MS", "signatureWindowMs", &signatureWindowMs},
-        {"RUNBOX_EXECUTION_TIMEOUT_MS", "executionTimeoutMs", &defaultExecutionTimeoutMs},
-        {"RUNBOX_MAX_OUTPUT_BYTES", "maxOutputBytes", &maxOutputBytes},
-        {"RUNBOX_SETUP_TIMEOUT_MS", "setupTimeoutMs", &setupTimeoutMs},
+        {"RUNBOX_SIGNATURE_WINDOW_MS", "signatureWindowMs", &signatureWindowMs, false},
+        {"RUNBOX_EXECUTION_TIMEOUT_MS", "executionTimeoutMs", &defaultExecutionTimeoutMs, true},
+        {"RUNBOX_MAX_OUTPUT_BYTES", "maxOutputBytes", &maxOutputBytes, true},
+        {"RUNBOX_SETUP_TIMEOUT_MS", "setupTimeoutMs", &setupTimeoutMs, false},
     };
     for (const NumberSource& n : numbers) {
         QString text = env.value(QLatin1String(n.envName));
         if (text.isEmpty())
             text = fileValue(n.fileKey);
-        if (!text.isEmpty() && !parsePositive(text, n.target)) {
-            *error = QStringLiteral("%1 must be a positive integer, got \"%2\"")
-                         .arg(QLatin1String(n.envName), text);
+        if (text.isEmpty() || (n.zeroIsUnlimited && text.trimmed() == QLatin1String("0")))
+            continue; // 0: unlimited; the quota store validates and keeps the value
+        if (!parsePositive(text, n.target)) {
+            *error =
+                QStringLiteral("%1 must be a positive integer%2, got \"%3\"")
+                    .arg(QLatin1String(n.envName),
+                         n.zeroIsUnlimited ? QStringLiteral(" or 0 (unlimited)") : QString(), text);
             return false;
         }
     }
