@@ -10,7 +10,8 @@ namespace runbox {
 
 namespace api {
 class ApiService;
-}
+class LightService;
+} // namespace api
 namespace http {
 class HttpServer;
 }
@@ -30,8 +31,9 @@ class ExecutionManager;
 
 /// Brings the agent up in the order the start-up contract needs (config, state dir, token,
 /// bwrap preflight, capability probe, seccomp programs, identity files, workspaces, listener,
-/// agent.url) and takes it down on SIGTERM/SIGINT (stop accepting, kill running executions,
-/// exit once they have reported).
+/// light tier (it must know the listening port, which it keeps out of reach), agent.url) and takes
+/// it down on SIGTERM/SIGINT (stop accepting, kill running executions, exit once they have
+/// reported).
 class AgentRuntime final : public QObject {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(AgentRuntime)
@@ -55,6 +57,7 @@ private:
     std::unique_ptr<store::LogStore> m_logs;
     std::unique_ptr<workspace::WorkspaceRegistry> m_workspaces;
     std::unique_ptr<execution::ExecutionManager> m_manager;
+    std::unique_ptr<api::LightService> m_light; ///< after the registry, before the API (order)
     std::unique_ptr<api::ApiService> m_api;
     std::unique_ptr<http::HttpServer> m_server;
 };

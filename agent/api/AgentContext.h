@@ -5,6 +5,7 @@
 #include "agent/workspace/WorkspaceRegistry.h"
 
 #include <QByteArray>
+#include <QJsonObject>
 #include <QString>
 
 namespace runbox::store {
@@ -19,6 +20,8 @@ class ExecutionManager;
 
 namespace runbox::api {
 
+class LightService;
+
 /// What the route handlers share. Owned by AgentRuntime; lives as long as the agent.
 struct AgentContext {
     config::AgentConfig config;
@@ -30,13 +33,21 @@ struct AgentContext {
     store::ExecutionRepository* executions = nullptr;
     store::LogStore* logs = nullptr;
     execution::ExecutionManager* manager = nullptr;
+    LightService* light = nullptr; ///< the light tier (null until started; may be unavailable)
     qint64 startedAtMs = 0;
+    /// Since when (ms since epoch) the agent has held no workspace at all; 0 while it holds some.
+    qint64 noWorkspacesSinceMs = 0;
     bool rAvailable = false; ///< /usr/bin/R exists
 
     /// True when executions may run: bwrap usable and the seccomp programs built.
     bool sandboxReady() const { return host.ready(); }
     /// The 503 `sandbox_unavailable` message with the reason and the sysctl hints.
     QString unavailableReason() const;
+    /// Call after workspaces were created or deleted: keeps noWorkspacesSinceMs true.
+    void noteWorkspaceCount();
+    /// `{"workspaces":N,"noWorkspacesForMs":ms|null,"idleAfterMs":ms,"idle":bool}` for
+    /// /v1/health: how long the agent has held no workspace (hosts that shut down when unused).
+    QJsonObject idleJson() const;
 };
 
 } // namespace runbox::api

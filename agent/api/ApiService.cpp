@@ -3,6 +3,8 @@
 #include "agent/api/ExecRoutes.h"
 #include "agent/api/ExecutionRoutes.h"
 #include "agent/api/HealthRoutes.h"
+#include "agent/api/LightService.h"
+#include "agent/api/ProxyRoutes.h"
 #include "agent/api/SettingsRoutes.h"
 #include "agent/api/WorkspaceRoutes.h"
 #include "agent/execution/ExecutionManager.h"
@@ -39,13 +41,15 @@ ApiService::ApiService(AgentContext* context, QObject* parent)
                  return ws ? ws->tokenNonce : QByteArray();
              }),
       m_exec(std::make_unique<ExecRoutes>(context)),
-      m_executions(std::make_unique<ExecutionRoutes>(context)) {
+      m_executions(std::make_unique<ExecutionRoutes>(context)),
+      m_proxy(std::make_unique<ProxyRoutes>(context)) {
     HealthRoutes::registerRoutes(m_router, context);
     WorkspaceRoutes::registerRoutes(m_router, context, [context](const QString& id) {
         return context->manager->workspaceBusy(id);
     });
     m_exec->registerRoutes(m_router);
     m_executions->registerRoutes(m_router);
+    m_proxy->registerRoutes(m_router);
     SettingsRoutes::registerRoutes(m_router, context);
 }
 
@@ -75,6 +79,9 @@ void ApiService::handle(http::HttpExchange* ex) {
         return ex->replyError(404, QStringLiteral("not_found"),
                               QStringLiteral("no route %1").arg(QString::fromLatin1(req.rawPath)));
     }
+    if (m_context->light && params.contains(QStringLiteral("id")) &&
+        req.rawPath.startsWith("/v1/workspaces/"))
+        m_context->light->touch(params.value(QStringLiteral("id"))); // idle eviction clock
     (*handler)(ex, who, params);
 }
 

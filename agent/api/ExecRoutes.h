@@ -2,6 +2,7 @@
 
 #include "agent/api/AgentContext.h"
 #include "agent/api/Router.h"
+#include "agent/execution/ExecRequest.h"
 
 #include <QHash>
 #include <QObject>
@@ -10,6 +11,7 @@
 namespace runbox::api {
 
 class SyncExecSession;
+class LightExecSession;
 
 /// `POST /v1/workspaces/{id}/exec`: validates the request, waits for the workspace lease (one
 /// writer per workspace; a `{"type":"queued","position":N}` event tells the client it waits),
@@ -27,12 +29,15 @@ public:
 
 private:
     void handleExec(http::HttpExchange* ex, const Principal& who, const PathParams& params);
+    void handleLightExec(http::HttpExchange* ex, const workspace::Workspace& ws,
+                         execution::ExecRequest req);
     /// Remembers @p id for 60 s; false when it was seen within that time.
     bool claimExecutionId(const QString& id);
 
     AgentContext* m_context;
     QHash<QString, qint64> m_recentIds; ///< client executionId → ms when claimed
     QSet<SyncExecSession*> m_sessions;  ///< removed when they end
+    QSet<LightExecSession*> m_lightSessions;
 };
 
 } // namespace runbox::api

@@ -1,5 +1,6 @@
 #include "agent/api/HealthRoutes.h"
 
+#include "agent/api/LightService.h"
 #include "agent/execution/ExecutionManager.h"
 #include "agent/store/QuotaStore.h"
 #include "agent/workspace/WorkspaceResolver.h"
@@ -36,7 +37,12 @@ void HealthRoutes::registerRoutes(Router& router, AgentContext* ctx) {
             body.insert(QStringLiteral("languages"), ctx->rAvailable
                                                          ? QJsonArray{"shell", "python", "r"}
                                                          : QJsonArray{"shell", "python"});
-            body.insert(QStringLiteral("workspaces"), ctx->workspaces->list().size());
+            body.insert(QStringLiteral("workspaces"), ctx->workspaces->count());
+            body.insert(QStringLiteral("light"),
+                        ctx->light ? ctx->light->healthJson()
+                                   : QJsonObject{{"available", false},
+                                                 {"reason", "light workspaces not started"}});
+            body.insert(QStringLiteral("idle"), ctx->idleJson());
             body.insert(QStringLiteral("uptimeMs"),
                         QDateTime::currentMSecsSinceEpoch() - ctx->startedAtMs);
             ex->replyJson(200, body);

@@ -6,7 +6,8 @@
 namespace runbox::api {
 
 /// `GET /health` (liveness, version, protocol) and `GET /v1/health` (the sandbox conclusion,
-/// seccomp, limits, workspaces).
+/// seccomp, limits, workspaces, `"light"`: LightService::healthJson(), `"idle"`:
+/// AgentContext::idleJson()).
 class HealthRoutes final {
 public:
     static constexpr int kProtocol = 1;
