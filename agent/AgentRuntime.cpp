@@ -163,8 +163,9 @@ int AgentRuntime::start(const QStringList& args) {
         logLine(QStringLiteral("light workspaces unavailable (503 light_unavailable): %1")
                     .arg(m_light->availability().reason));
     }
-    for (const QString& w : m_light->availability().warnings)
-        logLine(QStringLiteral("warning: light: %1").arg(w));
+    if (m_light->available()) // an unavailable tier's weaknesses do not matter
+        for (const QString& w : m_light->availability().warnings)
+            logLine(QStringLiteral("warning: light: %1").arg(w));
 
     const QString hostName =
         m_context.config.listenAddress.protocol() == QAbstractSocket::IPv6Protocol
