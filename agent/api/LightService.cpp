@@ -200,6 +200,7 @@ void LightService::create(const LightCreateRequest& request, const QString& owne
 void LightService::finishCreate(const LightCreateRequest& request, const QString& ownerTokenId,
                                 const light::LightCreateResult& result, CreateDone done) {
     QList<workspace::Workspace> made;
+    QList<QJsonObject> confinements; // parallel to made
     QStringList orphans; // created by the host but not registrable: removed again
     const QDateTime createdAt = QDateTime::currentDateTimeUtc();
     for (const light::LightWorkspaceInfo& info : result.workspaces) {
@@ -219,6 +220,7 @@ void LightService::finishCreate(const LightCreateRequest& request, const QString
         ws.uid = info.uid;
         ws.fs = std::move(fs);
         made << ws;
+        confinements << info.confinement.toJson();
     }
     std::optional<ApiError> error;
     if (!made.isEmpty())
@@ -243,7 +245,7 @@ void LightService::finishCreate(const LightCreateRequest& request, const QString
         QJsonObject item = ws.toJson();
         item.insert(QStringLiteral("token"), QString::fromLatin1(WorkspaceToken::derive(
                                                  m_context->agentToken, ws.id, ws.tokenNonce)));
-        item.insert(QStringLiteral("confinement"), result.workspaces[i].confinement.toJson());
+        item.insert(QStringLiteral("confinement"), confinements[i]);
         item.insert(QStringLiteral("idleTimeoutS"), double(request.idleTimeoutMs / 1000));
         items.append(item);
     }
