@@ -1,6 +1,7 @@
 #include "agent/AgentRuntime.h"
 
 #include "agent/api/ApiService.h"
+#include "agent/api/LightService.h"
 #include "agent/config/StateDir.h"
 #include "agent/egress/EgressDecisionStore.h"
 #include "agent/egress/EgressProbe.h"
@@ -138,6 +139,7 @@ int AgentRuntime::start(const QStringList& args) {
         state.filePath(QStringLiteral("workspaces")), m_workspaceRows.get());
     m_workspaces->load();
     m_context.workspaces = m_workspaces.get();
+    m_context.noteWorkspaceCount();
     m_context.database = m_database.get();
     m_context.quotas = m_quotas.get();
     m_context.executions = m_executions.get();
@@ -159,6 +161,8 @@ int AgentRuntime::start(const QStringList& args) {
         return 1;
     m_context.startedAtMs = QDateTime::currentMSecsSinceEpoch();
 
+    m_light = std::make_unique<api::LightService>(&m_context);
+    m_context.light = m_light.get();
     m_api = std::make_unique<api::ApiService>(&m_context);
     http::HttpLimits limits;
     limits.maxBodyBytes = m_context.config.maxRequestBodyBytes;
@@ -173,6 +177,17 @@ int AgentRuntime::start(const QStringList& args) {
         return 1;
     }
     installSignalHandlers();
+    // The light tier starts once the port is known: it is kept out of the workspaces' reach.
+    if (m_light->start(m_server->serverPort())) {
+        logLine(QStringLiteral("light workspaces available (Landlock ABI %1)")
+                    .arg(m_light->availability().expected.landlockAbi));
+    } else {
+        logLine(QStringLiteral("light workspaces unavailable (503 light_unavailable): %1")
+                    .arg(m_light->availability().reason));
+    }
+    if (m_light->available()) // an unavailable tier's weaknesses do not matter
+        for (const QString& w : m_light->availability().warnings)
+            logLine(QStringLiteral("warning: light: %1").arg(w));
 
     const QString hostName =
         m_context.config.listenAddress.protocol() == QAbstractSocket::IPv6Protocol

@@ -10,7 +10,8 @@ namespace runbox {
 
 namespace api {
 class ApiService;
-}
+class LightService;
+} // namespace api
 namespace http {
 class HttpServer;
 }
@@ -41,9 +42,9 @@ class NpuStage;
 
 /// Brings the agent up in the order the start-up contract needs (config, state dir, token,
 /// bwrap preflight, capability probe, seccomp programs, identity files, workspaces, executions,
-/// egress and its probe, NPU service and its launch stage, listener, agent.url) and takes it down
-/// on SIGTERM/SIGINT (stop accepting,
-/// kill running executions, exit once they have reported).
+/// egress and its probe, NPU service and its launch stage, listener, light tier (it must know the
+/// listening port, which it keeps out of reach), agent.url) and takes it down on SIGTERM/SIGINT
+/// (stop accepting, kill running executions, exit once they have reported).
 class AgentRuntime final : public QObject {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(AgentRuntime)
@@ -80,6 +81,7 @@ private:
     std::unique_ptr<npu::NpuService> m_npu;
     std::unique_ptr<npu::NpuStage> m_npuStage;
     std::unique_ptr<execution::ExecutionManager> m_manager;
+    std::unique_ptr<api::LightService> m_light; ///< after the registry, before the API (order)
     std::unique_ptr<api::ApiService> m_api;
     std::unique_ptr<http::HttpServer> m_server;
 };

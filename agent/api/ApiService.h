@@ -14,6 +14,7 @@ namespace runbox::api {
 class ExecRoutes;
 class ExecutionRoutes;
 class NpuRoutes;
+class ProxyRoutes;
 
 /// The agent's HTTP API: `GET /health` without auth, everything else verified by AuthVerifier
 /// and then routed. Unknown paths are 404, known paths with another method 405, and every error
@@ -36,6 +37,7 @@ private:
     std::unique_ptr<ExecRoutes> m_exec;
     std::unique_ptr<ExecutionRoutes> m_executions;
     std::unique_ptr<NpuRoutes> m_npu;
+    std::unique_ptr<ProxyRoutes> m_proxy;
 };
 
 /// Parses a JSON object body; an empty body is an empty object. Error: 400 invalid_json.

@@ -11,6 +11,7 @@
 namespace runbox::api {
 
 class SyncExecSession;
+class LightExecSession;
 
 /// `POST /v1/workspaces/{id}/exec`: validates the request (`npuDevices` against the NPU
 /// inventory: 400 `invalid_npu_devices`; 409 `chip_busy` under the refusal policy), waits for the
@@ -32,12 +33,15 @@ private:
     /// Continues a validated request (chips already checked against the inventory).
     void startSession(http::HttpExchange* ex, const QString& workspaceId,
                       execution::ExecRequest request);
+    void handleLightExec(http::HttpExchange* ex, const workspace::Workspace& ws,
+                         execution::ExecRequest req);
     /// Remembers @p id for 60 s; false when it was seen within that time.
     bool claimExecutionId(const QString& id);
 
     AgentContext* m_context;
     QHash<QString, qint64> m_recentIds; ///< client executionId → ms when claimed
     QSet<SyncExecSession*> m_sessions;  ///< removed when they end
+    QSet<LightExecSession*> m_lightSessions;
 };
 
 } // namespace runbox::api

@@ -91,9 +91,16 @@ void ExecutionRoutes::submit(http::HttpExchange* ex, const Principal& who) {
     if (wsId.isEmpty())
         return ex->replyError(400, QStringLiteral("invalid_request"),
                               QStringLiteral("\"workspace\" (a workspace id) is required"));
-    if (!m_context->workspaces->find(wsId) || !who.mayUseWorkspace(wsId))
+    const workspace::Workspace* ws = m_context->workspaces->find(wsId);
+    if (!ws || !who.mayUseWorkspace(wsId))
         return ex->replyError(404, QStringLiteral("workspace_not_found"),
                               QStringLiteral("no workspace %1").arg(wsId));
+    if (ws->isLight())
+        return ex->replyError(
+            400, QStringLiteral("light_managed_unsupported"),
+            QStringLiteral("managed executions are not available in light workspaces yet: use "
+                           "the sync POST /v1/workspaces/%1/exec")
+                .arg(wsId));
     execution::ExecRequest req;
     if (auto err = execution::ExecRequest::parse(body, m_context->manager->limits(), &req))
         return ex->replyError(*err);

@@ -110,12 +110,14 @@ void HttpExchange::replyError(const ApiError& error) {
     reply(error.httpStatus, error.toJsonBody() + '\n', "application/json; charset=utf-8");
 }
 
-void HttpExchange::beginChunked(int status, const QByteArray& contentType) {
+void HttpExchange::beginChunked(int status, const QByteArray& contentType,
+                                const QList<QPair<QByteArray, QByteArray>>& extraHeaders) {
     if (m_started || m_finished)
         return;
     m_started = true;
     if (m_socket && !m_clientGone)
-        m_socket->write(statusHead(status, contentType, {}) + "Transfer-Encoding: chunked\r\n\r\n");
+        m_socket->write(statusHead(status, contentType, extraHeaders) +
+                        "Transfer-Encoding: chunked\r\n\r\n");
 }
 
 void HttpExchange::writeChunk(const QByteArray& data) {

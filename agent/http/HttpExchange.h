@@ -34,7 +34,8 @@ public:
         replyError(ApiError{status, code, message});
     }
 
-    void beginChunked(int status, const QByteArray& contentType);
+    void beginChunked(int status, const QByteArray& contentType,
+                      const QList<QPair<QByteArray, QByteArray>>& extraHeaders = {});
     void writeChunk(const QByteArray& data);
     void endChunked();
 
