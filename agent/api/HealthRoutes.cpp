@@ -1,10 +1,7 @@
 #include "agent/api/HealthRoutes.h"
 
-<<<<<<< HEAD
-#include "agent/egress/EgressService.h"
-=======
 #include "agent/api/LightService.h"
->>>>>>> feat/lightint
+#include "agent/egress/EgressService.h"
 #include "agent/execution/ExecutionManager.h"
 #include "agent/npu/NpuService.h"
 #include "agent/store/QuotaStore.h"
@@ -50,21 +47,17 @@ void HealthRoutes::registerRoutes(Router& router, AgentContext* ctx) {
             body.insert(QStringLiteral("languages"), ctx->rAvailable
                                                          ? QJsonArray{"shell", "python", "r"}
                                                          : QJsonArray{"shell", "python"});
-<<<<<<< HEAD
-            body.insert(QStringLiteral("workspaces"), ctx->workspaces->list().size());
-            body.insert(QStringLiteral("npu"), ctx->npu ? ctx->npu->healthSummary()
-                                                        : QJsonObject{{"source", "none"},
-                                                                      {"chips", 0},
-                                                                      {"usable", 0},
-                                                                      {"broker", false}});
-=======
             body.insert(QStringLiteral("workspaces"), ctx->workspaces->count());
             body.insert(QStringLiteral("light"),
                         ctx->light ? ctx->light->healthJson()
                                    : QJsonObject{{"available", false},
                                                  {"reason", "light workspaces not started"}});
             body.insert(QStringLiteral("idle"), ctx->idleJson());
->>>>>>> feat/lightint
+            body.insert(QStringLiteral("npu"), ctx->npu ? ctx->npu->healthSummary()
+                                                        : QJsonObject{{"source", "none"},
+                                                                      {"chips", 0},
+                                                                      {"usable", 0},
+                                                                      {"broker", false}});
             body.insert(QStringLiteral("uptimeMs"),
                         QDateTime::currentMSecsSinceEpoch() - ctx->startedAtMs);
             ex->replyJson(200, body);
