@@ -11,9 +11,10 @@ namespace runbox {
 
 namespace {
 
-bool fail(QString* error, const QString& message) {
+// Messages are English, marked with QT_TRANSLATE_NOOP for the console's translations.
+bool fail(QString* error, const char* message) {
     if (error)
-        *error = message;
+        *error = QString::fromUtf8(message);
     return false;
 }
 
@@ -57,32 +58,36 @@ std::optional<QString> canonicalName(QString host, QString* error) {
     if (host.endsWith(u'.'))
         host.chop(1);
     if (host.isEmpty()) {
-        fail(error, QStringLiteral("empty host name"));
+        fail(error, QT_TRANSLATE_NOOP("runbox::NetworkPolicyGrammar", "empty host name"));
         return std::nullopt;
     }
     if (NetworkPolicyGrammar::looksLikeIpLiteral(host)) {
-        fail(error, QStringLiteral("IP literals are not allowed; use a domain name"));
+        fail(error, QT_TRANSLATE_NOOP("runbox::NetworkPolicyGrammar",
+                                      "IP literals are not allowed; use a domain name"));
         return std::nullopt;
     }
     const QString ace = QString::fromLatin1(QUrl::toAce(host));
     if (ace.isEmpty()) {
-        fail(error, QStringLiteral("not a valid domain name"));
+        fail(error, QT_TRANSLATE_NOOP("runbox::NetworkPolicyGrammar", "not a valid domain name"));
         return std::nullopt;
     }
     // IDNA mapping can turn e.g. full-width digits into ASCII ones: check again.
     if (NetworkPolicyGrammar::looksLikeIpLiteral(ace)) {
-        fail(error, QStringLiteral("IP literals are not allowed; use a domain name"));
+        fail(error, QT_TRANSLATE_NOOP("runbox::NetworkPolicyGrammar",
+                                      "IP literals are not allowed; use a domain name"));
         return std::nullopt;
     }
     const QStringList labels = ace.split(u'.');
     if (labels.size() < 2) {
-        fail(error, QStringLiteral("a single label is not allowed; name a domain such as "
-                                   "example.org"));
+        fail(error,
+             QT_TRANSLATE_NOOP("runbox::NetworkPolicyGrammar",
+                               "a single label is not allowed; name a domain such as example.org"));
         return std::nullopt;
     }
     if (ace.size() > 253 || !std::all_of(labels.begin(), labels.end(), isLdhLabel)) {
-        fail(error, QStringLiteral("labels must be letters, digits and inner hyphens, "
-                                   "1-63 characters"));
+        fail(error, QT_TRANSLATE_NOOP(
+                        "runbox::NetworkPolicyGrammar",
+                        "labels must be letters, digits and inner hyphens, 1-63 characters"));
         return std::nullopt;
     }
     return ace;
@@ -131,17 +136,19 @@ std::optional<DomainRule> NetworkPolicyGrammar::parseDomain(const QString& origi
                                                             QString* error) {
     const QString entry = original.trimmed();
     if (entry.isEmpty()) {
-        fail(error, QStringLiteral("empty entry"));
+        fail(error, QT_TRANSLATE_NOOP("runbox::NetworkPolicyGrammar", "empty entry"));
         return std::nullopt;
     }
     for (const QChar c : entry) {
         if (c.isSpace() || c == u'/' || c == u'@') {
-            fail(error, QStringLiteral("'/', '@' and whitespace are not allowed"));
+            fail(error, QT_TRANSLATE_NOOP("runbox::NetworkPolicyGrammar",
+                                          "'/', '@' and whitespace are not allowed"));
             return std::nullopt;
         }
     }
     if (entry.contains(u'[') || entry.count(u':') > 1) {
-        fail(error, QStringLiteral("IP literals are not allowed; use a domain name"));
+        fail(error, QT_TRANSLATE_NOOP("runbox::NetworkPolicyGrammar",
+                                      "IP literals are not allowed; use a domain name"));
         return std::nullopt;
     }
     DomainRule rule;
@@ -151,13 +158,15 @@ std::optional<DomainRule> NetworkPolicyGrammar::parseDomain(const QString& origi
         host = host.mid(2);
     }
     if (host.contains(u'*')) {
-        fail(error, QStringLiteral("'*' is only allowed as a leading \"*.\""));
+        fail(error, QT_TRANSLATE_NOOP("runbox::NetworkPolicyGrammar",
+                                      "'*' is only allowed as a leading \"*.\""));
         return std::nullopt;
     }
     const qsizetype colon = host.indexOf(u':');
     if (colon >= 0) {
         if (!parsePort(QStringView(host).sliced(colon + 1), &rule.port)) {
-            fail(error, QStringLiteral("bad port (must be 1-65535)"));
+            fail(error,
+                 QT_TRANSLATE_NOOP("runbox::NetworkPolicyGrammar", "bad port (must be 1-65535)"));
             return std::nullopt;
         }
         host.truncate(colon);
@@ -173,7 +182,8 @@ std::optional<QString> NetworkPolicyGrammar::parseCidr(const QString& entry, QSt
     const QString text = entry.trimmed();
     const QPair<QHostAddress, int> subnet = QHostAddress::parseSubnet(text);
     if (text.isEmpty() || subnet.second < 0 || subnet.first.isNull()) {
-        fail(error, QStringLiteral("not an address prefix such as 10.0.0.0/8 or fd00::/8"));
+        fail(error, QT_TRANSLATE_NOOP("runbox::NetworkPolicyGrammar",
+                                      "not an address prefix such as 10.0.0.0/8 or fd00::/8"));
         return std::nullopt;
     }
     QHostAddress network = subnet.first;
@@ -211,18 +221,21 @@ HostVerdict NetworkPolicyGrammar::check(const QList<DomainRule>& rules,
     HostVerdict verdict;
     QString text = hostAndPort.trimmed();
     if (text.isEmpty()) {
-        verdict.reason = QStringLiteral("enter a host name such as pypi.org or pypi.org:443");
+        verdict.reason = QString::fromUtf8(QT_TRANSLATE_NOOP(
+            "runbox::NetworkPolicyGrammar", "enter a host name such as pypi.org or pypi.org:443"));
         return verdict;
     }
     if (text.startsWith(u'[') || text.count(u':') > 1 || looksLikeIpLiteral(text)) {
-        verdict.reason = QStringLiteral("IP addresses are never allowed; egress admits domain "
-                                        "names only");
+        verdict.reason = QString::fromUtf8(
+            QT_TRANSLATE_NOOP("runbox::NetworkPolicyGrammar",
+                              "IP addresses are never allowed; egress admits domain names only"));
         return verdict;
     }
     const qsizetype colon = text.indexOf(u':');
     if (colon >= 0) {
         if (!parsePort(QStringView(text).sliced(colon + 1), &verdict.port)) {
-            verdict.reason = QStringLiteral("bad port (must be 1-65535)");
+            verdict.reason = QString::fromUtf8(
+                QT_TRANSLATE_NOOP("runbox::NetworkPolicyGrammar", "bad port (must be 1-65535)"));
             return verdict;
         }
         text.truncate(colon);
@@ -247,7 +260,8 @@ HostVerdict NetworkPolicyGrammar::check(const QList<DomainRule>& rules,
             return verdict;
         }
     }
-    verdict.reason = rules.isEmpty() ? QStringLiteral("no domain is allowed")
+    verdict.reason = rules.isEmpty() ? QString::fromUtf8(QT_TRANSLATE_NOOP(
+                                           "runbox::NetworkPolicyGrammar", "no domain is allowed"))
                                      : QStringLiteral("no entry matches %1").arg(verdict.host);
     return verdict;
 }

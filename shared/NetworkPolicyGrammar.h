@@ -45,6 +45,10 @@ struct HostVerdict {
 /// CIDR entries (`allowPrivateCidrs`) are "a.b.c.d/len", "v6/len" or a bare address (/32,
 /// /128); they are canonicalised with the host bits cleared, an IPv4-mapped prefix
 /// (::ffff:0:0/96 or longer) becomes the IPv4 prefix.
+///
+/// Error texts are English sentences without the entry itself; the constant ones are marked
+/// with QT_TRANSLATE_NOOP in context "runbox::NetworkPolicyGrammar", so a UI can show them
+/// translated with QCoreApplication::translate("runbox::NetworkPolicyGrammar", text).
 class NetworkPolicyGrammar final {
 public:
     /// Parses one allowedDomains entry. On refusal returns nullopt and sets @p error to an
