@@ -206,8 +206,7 @@ qint64 HealthReport::uptimeMs() const {
 QString formatBytes(qint64 bytes) {
     const QLocale locale;
     if (bytes < 1024)
-        return QCoreApplication::translate("runbox::console::Format", "%n byte(s)", nullptr,
-                                           int(bytes));
+        return QCoreApplication::translate("runbox::console::Format", "%1 B").arg(bytes);
     const char* units[] = {QT_TRANSLATE_NOOP("runbox::console::Format", "%1 KiB"),
                            QT_TRANSLATE_NOOP("runbox::console::Format", "%1 MiB"),
                            QT_TRANSLATE_NOOP("runbox::console::Format", "%1 GiB"),

@@ -93,7 +93,7 @@ void MainWindow::buildAgentsDock() {
     m_agentList->setObjectName(QStringLiteral("agentList"));
     m_agentList->setIconSize(QSize(16, 16));
     m_agentList->setSpacing(2);
-    m_agentList->setMinimumWidth(200);
+    m_agentList->setMinimumWidth(170);
     connect(m_agentList->selectionModel(), &QItemSelectionModel::currentChanged, this,
             &MainWindow::onCurrentProfileChanged);
     connect(m_agentList, &QListView::doubleClicked, this, &MainWindow::connectSelected);
@@ -335,7 +335,10 @@ void MainWindow::startRun(const RunRequest& request) {
             [this](const QString& step) { statusBar()->showMessage(step); });
     connect(launcher, &ExecutionLauncher::failed, this, [this](const QString& message) {
         statusBar()->showMessage(message, 10000);
-        QMessageBox::warning(this, tr("Run"), message);
+        auto* box =
+            new QMessageBox(QMessageBox::Warning, tr("Run"), message, QMessageBox::Ok, this);
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->open(); // never a nested event loop
         Q_EMIT runFailed(message);
     });
     connect(launcher, &ExecutionLauncher::launched, this,

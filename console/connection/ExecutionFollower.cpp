@@ -97,6 +97,11 @@ void ExecutionFollower::startSync() {
 void ExecutionFollower::onEvent(const QJsonObject& ev) {
     if (m_mode == Mode::Managed)
         m_watchdog.start();
+    if (m_resuming) {
+        m_resuming = false;
+        m_backoff.reset();
+        Q_EMIT notice(QString()); // the stream is back: the interruption notice is over
+    }
     const QString type = ev.value(QLatin1String("type")).toString();
     if (type == QLatin1String("stdout")) {
         onOutputEvent(Stdout, ev);
@@ -201,6 +206,7 @@ void ExecutionFollower::scheduleResume(const QString& why) {
                      (delay + 999) / 1000)
                       .arg(why)
                       .arg(m_nextOffset));
+    m_resuming = true;
     m_resumeTimer.start(delay);
 }
 

@@ -60,6 +60,7 @@ Q_SIGNALS:
     /// Retention dropped @p bytes between head and tail of the log (issue 3).
     void gap(qint64 bytes);
     /// Something the operator should know (translated): a reconnect, a refused cancel…
+    /// An empty text means the last notice no longer applies (the stream resumed).
     void notice(const QString& text);
     /// The execution reached a final state (after all of its output was delivered).
     void finished(const runbox::console::ExecutionInfo& info);
@@ -84,6 +85,7 @@ private:
     bool m_finished = false;
     bool m_sawExit = false;
     bool m_cancelRequested = false;
+    bool m_resuming = false;
     ReconnectBackoff m_backoff;
     QTimer m_resumeTimer;
     QTimer m_watchdog;

@@ -25,13 +25,15 @@ QVariant EntryListModel::data(const QModelIndex& index, int role) const {
     const QString error = errorOf(e);
     switch (role) {
     case Qt::DisplayRole:
+        // A refused entry says why right in the list (the tooltip repeats it).
+        return error.isEmpty() ? e.text : tr("%1   — %2").arg(e.text, error);
     case Qt::EditRole:
         return e.text;
     case Qt::ToolTipRole:
         return error.isEmpty() ? e.text : tr("%1: refused — %2").arg(e.text, error);
     case Qt::DecorationRole:
-        return QIcon(error.isEmpty() ? QStringLiteral(":/icons/state-completed.svg")
-                                     : QStringLiteral(":/icons/warning.svg"));
+        return error.isEmpty() ? QVariant()
+                               : QVariant(QIcon(QStringLiteral(":/icons/warning.svg")));
     case Qt::ForegroundRole:
         return error.isEmpty() ? QVariant() : QVariant(QBrush(QColor(0xb7, 0x1c, 0x1c)));
     case Qt::BackgroundRole:

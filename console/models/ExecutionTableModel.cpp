@@ -16,7 +16,7 @@ void ExecutionTableModel::setFetcher(PageFetcher fetcher) {
 }
 
 void ExecutionTableModel::reload() {
-    ++m_generation;
+    ++m_generation; // answers to earlier requests are ignored from now on
     beginResetModel();
     m_rows.clear();
     m_nextCursor.clear();
@@ -24,12 +24,9 @@ void ExecutionTableModel::reload() {
     m_routeMissing = false;
     m_lastError.clear();
     m_headInFlight = false;
-    endResetModel();
     setLoading(false);
-    if (m_fetcher) {
-        m_atEnd = false;
-        fetchMore({});
-    }
+    endResetModel();
+    fetchMore({}); // a no-op when a view already asked for the first page during the reset
 }
 
 void ExecutionTableModel::refreshHead() {
@@ -65,26 +62,32 @@ void ExecutionTableModel::fetchMore(const QModelIndex& parent) {
 void ExecutionTableModel::onPage(quint64 generation, bool head, const Page& page) {
     if (generation != m_generation)
         return; // an answer for a model state that no longer exists
-    if (head)
-        m_headInFlight = false;
-    else
-        setLoading(false);
     if (!page.error.isEmpty() || page.routeMissing) {
         m_lastError = page.error;
         m_routeMissing = page.routeMissing;
-        if (!head)
+        if (head)
+            m_headInFlight = false;
+        else
             m_atEnd = true; // do not hammer a failing route from fetchMore(); reload() retries
+        setLoading(false);
         Q_EMIT loadFailed(page.error, page.routeMissing);
         return;
     }
     m_lastError.clear();
     if (head) {
-        mergeHead(page.items);
-        if (m_rows.size() == page.items.size() && m_nextCursor.isEmpty()) {
+        const bool wasEmpty = m_rows.isEmpty() && m_nextCursor.isEmpty();
+        if (wasEmpty) {
             m_nextCursor = page.nextCursor;
             m_atEnd = page.nextCursor.isEmpty();
         }
+        mergeHead(page.items);
+        m_headInFlight = false;
     } else {
+        // The cursor moves before the rows appear: a view reacting to the insertion asks for
+        // the next page, never this one again. Loading ends after the insertion for the same
+        // reason.
+        m_nextCursor = page.nextCursor;
+        m_atEnd = page.nextCursor.isEmpty();
         QList<ExecutionInfo> fresh;
         for (const ExecutionInfo& e : page.items)
             if (rowOf(e.id) < 0)
@@ -95,8 +98,7 @@ void ExecutionTableModel::onPage(quint64 generation, bool head, const Page& page
             m_rows.append(fresh);
             endInsertRows();
         }
-        m_nextCursor = page.nextCursor;
-        m_atEnd = page.nextCursor.isEmpty();
+        setLoading(false);
     }
     Q_EMIT pageLoaded();
 }

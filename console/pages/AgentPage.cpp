@@ -3,6 +3,7 @@
 #include "console/connection/AgentConnection.h"
 #include "console/widgets/HostBanner.h"
 
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QStackedWidget>
 #include <QVBoxLayout>
@@ -18,7 +19,11 @@ AgentPage::AgentPage(const QString& title, const QString& iconPath, QWidget* par
     ph->addStretch(1);
     ph->addWidget(m_placeholderIcon, 0, Qt::AlignHCenter);
     ph->addWidget(m_placeholderTitle, 0, Qt::AlignHCenter);
-    ph->addWidget(m_placeholderText, 0, Qt::AlignHCenter);
+    auto* textRow = new QHBoxLayout;
+    textRow->addStretch(1);
+    textRow->addWidget(m_placeholderText, 4);
+    textRow->addStretch(1);
+    ph->addLayout(textRow);
     ph->addStretch(2);
     QFont f = m_placeholderTitle->font();
     f.setPointSizeF(f.pointSizeF() * 1.25);
@@ -26,7 +31,6 @@ AgentPage::AgentPage(const QString& title, const QString& iconPath, QWidget* par
     m_placeholderTitle->setFont(f);
     m_placeholderText->setWordWrap(true);
     m_placeholderText->setAlignment(Qt::AlignHCenter);
-    m_placeholderText->setMaximumWidth(560);
     m_placeholderText->setObjectName(QStringLiteral("placeholderText"));
     m_placeholderText->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_stack->addWidget(m_placeholder);

@@ -170,7 +170,7 @@ ExecutionWindow::ExecutionWindow(ExecutionFollower* follower, ConsoleSettings* s
     });
     connect(follower, &ExecutionFollower::notice, this, [this](const QString& text) {
         m_notice->setText(text);
-        m_notice->setVisible(true);
+        m_notice->setVisible(!text.isEmpty());
     });
     connect(follower, &ExecutionFollower::finished, this, &ExecutionWindow::onFinished);
 
@@ -273,6 +273,7 @@ void ExecutionWindow::showDetails(const ExecutionInfo& info) {
     if (provenance.contains(QLatin1String("argv")))
         new QTreeWidgetItem(run, {tr("Command"), jsonText(provenance.value("argv"))});
     auto* env = new QTreeWidgetItem(run, {tr("Environment")});
+    env->setExpanded(true);
     const QJsonObject envObject = provenance.value(QLatin1String("env")).toObject();
     if (envObject.isEmpty())
         new QTreeWidgetItem(env, {tr("(not reported)"), QString()});
@@ -295,19 +296,27 @@ void ExecutionWindow::showDetails(const ExecutionInfo& info) {
         addObject(out, bytes);
     }
     m_details->expandToDepth(0);
+    env->setExpanded(true);
 }
 
 void ExecutionWindow::addEgressRow(const QJsonObject& d) {
     const bool allowed = d.value(QLatin1String("allowed")).toBool() ||
                          d.value(QLatin1String("decision")).toString() == QLatin1String("allowed");
+    const QDateTime at =
+        QDateTime::fromString(d.value(QLatin1String("at")).toString(), Qt::ISODateWithMs);
     auto* item = new QTreeWidgetItem(
         m_egress,
-        {d.value(QLatin1String("at")).toString(), d.value(QLatin1String("host")).toString(),
-         jsonText(d.value(QLatin1String("port"))), allowed ? tr("allowed") : tr("denied"),
-         d.value(QLatin1String("reason")).toString(), jsonText(d.value(QLatin1String("bytesUp"))),
+        {at.isValid() ? QLocale().toString(at.toLocalTime().time(), QLocale::LongFormat)
+                      : d.value(QLatin1String("at")).toString(),
+         d.value(QLatin1String("host")).toString(), jsonText(d.value(QLatin1String("port"))),
+         allowed ? tr("allowed") : tr("denied"), d.value(QLatin1String("reason")).toString(),
+         jsonText(d.value(QLatin1String("bytesUp"))),
          jsonText(d.value(QLatin1String("bytesDown")))});
     item->setIcon(3, QIcon(allowed ? QStringLiteral(":/icons/state-completed.svg")
                                    : QStringLiteral(":/icons/state-failed.svg")));
+    item->setToolTip(4, item->text(4));
+    for (int c = 0; c < m_egress->columnCount(); ++c)
+        m_egress->resizeColumnToContents(c);
 }
 
 void ExecutionWindow::loadEgress() {

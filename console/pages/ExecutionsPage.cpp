@@ -73,10 +73,16 @@ ExecutionsPage::ExecutionsPage(ConsoleSettings* settings, QWidget* parent)
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->horizontalHeader()->setSectionsMovable(true);
     m_table->setWordWrap(false);
-    m_table->setColumnWidth(ExecutionTableModel::IdColumn, 260);
-    m_table->setColumnWidth(ExecutionTableModel::WorkspaceColumn, 170);
-    m_table->setColumnWidth(ExecutionTableModel::StateColumn, 140);
-    m_table->setColumnWidth(ExecutionTableModel::StartedColumn, 150);
+    const QFontMetrics fm = m_table->fontMetrics();
+    const int idWidth = fm.horizontalAdvance(QStringLiteral("ex_0123456789abcdef0123")) + 16;
+    m_table->setColumnWidth(ExecutionTableModel::IdColumn, idWidth);
+    m_table->setColumnWidth(ExecutionTableModel::WorkspaceColumn,
+                            fm.horizontalAdvance(QStringLiteral("w0123456789abcdef")) + 16);
+    m_table->setColumnWidth(ExecutionTableModel::KindColumn, fm.horizontalAdvance(u'm') * 6);
+    m_table->setColumnWidth(ExecutionTableModel::StateColumn, fm.horizontalAdvance(u'm') * 11);
+    m_table->setColumnWidth(ExecutionTableModel::StartedColumn, fm.horizontalAdvance(u'm') * 11);
+    m_table->setColumnWidth(ExecutionTableModel::DurationColumn, fm.horizontalAdvance(u'm') * 7);
+    m_table->setColumnWidth(ExecutionTableModel::ExitCodeColumn, fm.horizontalAdvance(u'm') * 6);
     if (m_settings)
         m_table->horizontalHeader()->restoreState(m_settings->tableState(kTableKey));
     connect(m_table, &QTableView::activated, this, &ExecutionsPage::openRow);

@@ -208,6 +208,7 @@ void NetworkPolicyPage::load() {
                                    QStringLiteral(":/icons/state-failed.svg"));
         showPolicy(r.json());
         showContent();
+        Q_EMIT loaded();
     });
 }
 

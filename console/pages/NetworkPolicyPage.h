@@ -39,6 +39,8 @@ public:
 Q_SIGNALS:
     /// An Apply finished: @p ok false with the reason shown.
     void applied(bool ok, const QString& message);
+    /// The agent's policy was (re)loaded and is shown.
+    void loaded();
 
 protected:
     void onConnectionChanged() override;

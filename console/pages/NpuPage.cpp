@@ -125,6 +125,7 @@ void NpuPage::load(bool refresh) {
                 return showPlaceholder(tr("Could not read the chips"), r.errorMessage(),
                                        QStringLiteral(":/icons/state-failed.svg"));
             showInventory(r.json());
+            Q_EMIT loaded();
             if (refresh)
                 Q_EMIT statusMessage(tr("Chips probed again."), 4000);
         },

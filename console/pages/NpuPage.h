@@ -33,6 +33,8 @@ public:
 
 Q_SIGNALS:
     void runRequested(const QList<int>& chips);
+    /// An inventory answer was shown.
+    void loaded();
 
 protected:
     void onConnectionChanged() override;

@@ -89,6 +89,7 @@ void QuotasPage::load() {
                                    QStringLiteral(":/icons/state-failed.svg"));
         showValues(r.json());
         showContent();
+        Q_EMIT loaded();
     });
 }
 

@@ -35,6 +35,8 @@ public:
 Q_SIGNALS:
     /// An Apply finished: @p ok false with the agent's or validation message.
     void applied(bool ok, const QString& message);
+    /// The agent's values were (re)loaded and are shown.
+    void loaded();
 
 protected:
     void onConnectionChanged() override;

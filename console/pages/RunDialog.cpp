@@ -76,6 +76,7 @@ RunDialog::RunDialog(AgentConnection* connection, QWidget* parent)
     m_envView->horizontalHeader()->setStretchLastSection(true);
     m_envView->verticalHeader()->setVisible(false);
     m_envView->setMinimumHeight(90);
+    m_envView->setMaximumHeight(140);
     auto* addEnv = new QPushButton(QIcon(QStringLiteral(":/icons/add.svg")), QString(), this);
     addEnv->setToolTip(tr("Add a variable"));
     auto* removeEnv = new QPushButton(QIcon(QStringLiteral(":/icons/remove.svg")), QString(), this);
@@ -105,7 +106,9 @@ RunDialog::RunDialog(AgentConnection* connection, QWidget* parent)
     form->addRow(tr("&Kind:"), m_kind);
     form->addRow(tr("&Script:"), m_code);
     form->addRow(tr("Working &directory:"), m_cwd);
-    form->addRow(tr("&Environment:"), envRow);
+    auto* envLabel = new QLabel(tr("&Environment:"), this);
+    envLabel->setBuddy(m_envView);
+    form->addRow(envLabel, envRow);
     form->addRow(tr("&Timeout:"), m_timeout);
     form->addRow(tr("NPU &chips:"), m_chips);
 

@@ -14,7 +14,7 @@ namespace runbox::console {
 
 namespace {
 constexpr int kTileWidth = 220;
-constexpr int kTileHeight = 168;
+constexpr int kTileHeight = 154;
 constexpr int kPad = 10;
 
 QRect checkRect(const QRect& tile) {
@@ -92,7 +92,7 @@ void ChipTileDelegate::paint(QPainter* p, const QStyleOptionViewItem& option,
     const QString health = index.data(NpuChipModel::HealthRole).toString();
     const QColor healthColor = index.data(NpuChipModel::HealthColorRole).value<QColor>();
     const int dotX = r.left() + r.width() / 2;
-    p->setBrush(selectable ? healthColor : dim);
+    p->setBrush(healthColor); // health stays readable on unusable chips too
     p->setPen(Qt::NoPen);
     p->drawEllipse(QRect(dotX, y + line / 2 - 5, 10, 10));
     p->setPen(text);

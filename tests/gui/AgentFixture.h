@@ -39,9 +39,11 @@ public:
             return false;
         }
         const QString urlFile = m_dir.filePath(QStringLiteral("agent.url"));
-        if (!QTest::qWaitFor([&] { return QFile::exists(urlFile) ||
-                                          m_process->state() == QProcess::NotRunning; },
-                             30000) ||
+        if (!QTest::qWaitFor(
+                [&] {
+                    return QFile::exists(urlFile) || m_process->state() == QProcess::NotRunning;
+                },
+                30000) ||
             !QFile::exists(urlFile)) {
             *error = QStringLiteral("the agent did not write agent.url: ") +
                      QString::fromUtf8(m_process->readAll());
@@ -68,7 +70,9 @@ public:
     }
 
     QString stateDir() const { return m_dir.path(); }
-    QString output() const { return m_process ? QString::fromUtf8(m_process->readAll()) : QString(); }
+    QString output() const {
+        return m_process ? QString::fromUtf8(m_process->readAll()) : QString();
+    }
 
     QUrl url;
     QByteArray token;

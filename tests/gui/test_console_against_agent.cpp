@@ -33,8 +33,8 @@
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QStatusBar>
-#include <QTextBlock>
 #include <QTest>
+#include <QTextBlock>
 
 using namespace runbox::console;
 
@@ -53,9 +53,7 @@ private:
 
     AgentConnection* connection() const { return m_manager->connection(m_profile.id); }
 
-    int statusOf(const QByteArray& path) {
-        return m_client->call("GET", path).status;
-    }
+    int statusOf(const QByteArray& path) { return m_client->call("GET", path).status; }
 
     void closeDialogs() {
         for (QWidget* w : QApplication::topLevelWidgets())
@@ -86,9 +84,8 @@ private Q_SLOTS:
 
     void testConnectsWithToken() {
         m_window->addAndConnect(m_profile, m_agent.token);
-        QTRY_VERIFY_WITH_TIMEOUT(connection() &&
-                                     connection()->state() == AgentConnection::State::Connected,
-                                 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            connection() && connection()->state() == AgentConnection::State::Connected, 20000);
         QCOMPARE(m_window->currentConnection(), connection());
         // Every page says which host it is about.
         for (AgentPage* page : m_window->pages())
@@ -108,9 +105,8 @@ private Q_SLOTS:
         QSignalSpy asked(&other, &ConnectionManager::tokenNeeded);
         const AgentProfile wrong{AgentProfile::newId(), QStringLiteral("wrong"), m_agent.url};
         other.connectProfile(wrong, QByteArray(64, 'a'));
-        QTRY_VERIFY_WITH_TIMEOUT(other.connection(wrong.id)->state() ==
-                                     AgentConnection::State::AuthFailed,
-                                 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            other.connection(wrong.id)->state() == AgentConnection::State::AuthFailed, 20000);
         QCOMPARE(asked.count(), 1);
         QVERIFY(!other.connection(wrong.id)->lastError().isEmpty());
     }
@@ -214,8 +210,10 @@ private Q_SLOTS:
                   "shows 'not offered' meanwhile. Re-enable when the route lands.");
         QuotasPage* page = m_window->quotasPage();
         m_window->tabs()->setCurrentWidget(page);
+        QSignalSpy loaded(page, &QuotasPage::loaded);
         page->refresh();
-        QTRY_VERIFY_WITH_TIMEOUT(page->editor(QStringLiteral("maxOutputBytes")), 10000);
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 10000);
+        QVERIFY(page->editor(QStringLiteral("maxOutputBytes")));
         QSignalSpy applied(page, &QuotasPage::applied);
         page->editor(QStringLiteral("maxOutputBytes"))->setDisplayNumber(2.5);
         QVERIFY(page->applyButton()->isEnabled());
@@ -234,8 +232,9 @@ private Q_SLOTS:
                   "the page shows 'not offered' meanwhile. Re-enable when the route lands.");
         NetworkPolicyPage* page = m_window->networkPolicyPage();
         m_window->tabs()->setCurrentWidget(page);
+        QSignalSpy loaded(page, &NetworkPolicyPage::loaded);
         page->refresh();
-        QTRY_VERIFY_WITH_TIMEOUT(!page->revisionText().isEmpty(), 10000);
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 10000);
         const QString before = page->revisionText();
         QSignalSpy applied(page, &NetworkPolicyPage::applied);
         page->setAllowlistMode(true);
@@ -260,7 +259,9 @@ private Q_SLOTS:
             QSKIP("GET /v1/npu/chips is not offered by this agent yet (issue 5); the board shows "
                   "'not offered' meanwhile. Re-enable with the simulated NPU host.");
         NpuPage* page = m_window->npuPage();
+        QSignalSpy loaded(page, &NpuPage::loaded);
         page->refresh();
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 10000);
         const int expected = int(chips.json().value("chips").toArray().size());
         QTRY_COMPARE_WITH_TIMEOUT(page->model()->rowCount(), expected, 10000);
     }
@@ -270,9 +271,8 @@ private Q_SLOTS:
         m_agent.stop();
         QTRY_VERIFY_WITH_TIMEOUT(connection()->state() == AgentConnection::State::Reconnecting,
                                  20000);
-        QTRY_VERIFY_WITH_TIMEOUT(m_window->statusBar()->currentMessage().contains(
-                                     m_profile.displayName()),
-                                 5000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            m_window->statusBar()->currentMessage().contains(m_profile.displayName()), 5000);
         QVERIFY(connection()->secondsUntilRetry() > 0);
         // The pages say they wait for the host instead of showing stale data as live.
         QVERIFY2(m_window->overviewPage()->banner()->hostText().contains(
