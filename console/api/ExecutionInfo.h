@@ -20,7 +20,7 @@ bool isRouteMissing(const ApiResponse& r);
 /// One execution as `GET /v1/executions[/{id}]` returns it (issue 3), or as the console builds
 /// it from a sync exec stream (`started` and `exit` events).
 struct ExecutionInfo {
-    Q_DECLARE_TR_FUNCTIONS(ExecutionInfo)
+    Q_DECLARE_TR_FUNCTIONS(runbox::console::ExecutionInfo)
 
 public:
     QString id;

@@ -24,7 +24,7 @@ struct HealthFinding {
 /// Landlock, execution counts, disk use) are reported as "not reported by this agent" rather than
 /// guessed.
 class HealthReport final {
-    Q_DECLARE_TR_FUNCTIONS(HealthReport)
+    Q_DECLARE_TR_FUNCTIONS(runbox::console::HealthReport)
 
 public:
     explicit HealthReport(const QJsonObject& health);

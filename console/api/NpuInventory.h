@@ -12,7 +12,7 @@ namespace runbox::console {
 
 /// One Ascend chip of `GET /v1/npu/chips` (issue 5). Identity is the chip logic id.
 struct NpuChip {
-    Q_DECLARE_TR_FUNCTIONS(NpuChip)
+    Q_DECLARE_TR_FUNCTIONS(runbox::console::NpuChip)
 
 public:
     int logicId = -1; ///< N of /dev/davinciN

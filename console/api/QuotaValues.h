@@ -36,7 +36,7 @@ bool isExactInGib(qint64 bytes);
 /// Accepts the fields at the top level or under "quotas"; keeps unknown numeric fields so a
 /// newer agent's settings are shown and never dropped.
 class QuotaValues final {
-    Q_DECLARE_TR_FUNCTIONS(QuotaValues)
+    Q_DECLARE_TR_FUNCTIONS(runbox::console::QuotaValues)
 
 public:
     /// The fields the console knows, in display order.

@@ -11,7 +11,7 @@ namespace runbox::console {
 
 /// What the run dialog asks for: one execution (DESIGN.md §3 exec request).
 struct RunRequest {
-    Q_DECLARE_TR_FUNCTIONS(RunRequest)
+    Q_DECLARE_TR_FUNCTIONS(runbox::console::RunRequest)
 
 public:
     QString workspaceId;                    ///< empty: create a new strong workspace first

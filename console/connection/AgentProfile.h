@@ -10,7 +10,7 @@ namespace runbox::console {
 /// A saved agent the console can connect to. The token is never part of a profile: it lives in
 /// the OS keychain (see TokenVault), keyed by id.
 struct AgentProfile {
-    Q_DECLARE_TR_FUNCTIONS(AgentProfile)
+    Q_DECLARE_TR_FUNCTIONS(runbox::console::AgentProfile)
 
 public:
     QString id;   ///< stable random id (keychain key, settings key)

@@ -40,13 +40,13 @@ QString LanguageManager::resolve(const QString& choice) {
 QString LanguageManager::install(QCoreApplication* app, const QString& choice) {
     const QString code = resolve(choice);
     QLocale::setDefault(QLocale(code));
-    if (code == QLatin1String("en"))
-        return code;
     auto* own = new QTranslator(app);
     if (own->load(QStringLiteral(":/i18n/runbox_console_%1.qm").arg(code)))
         QCoreApplication::installTranslator(own);
     else
         delete own;
+    if (code == QLatin1String("en"))
+        return code; // Qt's own English needs no translator
     auto* qt = new QTranslator(app);
     if (qt->load(QStringLiteral("qtbase_%1").arg(code),
                  QLibraryInfo::path(QLibraryInfo::TranslationsPath)))
