@@ -2,16 +2,23 @@
 
 #include "agent/api/ApiService.h"
 #include "agent/config/StateDir.h"
+#include "agent/execution/ExecutionManager.h"
 #include "agent/http/HttpServer.h"
 #include "agent/sandbox/BwrapPreflight.h"
 #include "agent/sandbox/CapabilityProbe.h"
 #include "agent/sandbox/SandboxIdentity.h"
 #include "agent/sandbox/SeccompProfile.h"
+#include "agent/store/Database.h"
+#include "agent/store/ExecutionRepository.h"
+#include "agent/store/LogStore.h"
+#include "agent/store/QuotaStore.h"
+#include "agent/store/WorkspaceRepository.h"
 #include "agent/workspace/WorkspaceRegistry.h"
 
 #include <QCoreApplication>
 #include <QDateTime>
 #include <QFileInfo>
+#include <QProcessEnvironment>
 #include <QSocketNotifier>
 #include <QTextStream>
 #include <QTimer>
@@ -67,27 +74,67 @@ int AgentRuntime::start(const QStringList& args) {
         logLine(QStringLiteral("runbox-agent: %1").arg(e));
         return 1;
     }
-    m_context.capability = sandbox::CapabilityProbe::probe(bwrapPath);
+    execution::SandboxHost& host = m_context.host;
+    host.capability = sandbox::CapabilityProbe::probe(bwrapPath);
+    host.stateDir = state.path();
     for (const sandbox::SeccompProfileKind kind :
          {sandbox::SeccompProfileKind::Baseline, sandbox::SeccompProfileKind::Network,
           sandbox::SeccompProfileKind::Npu}) {
         const QString path = sandbox::SeccompProfile::publish(kind, state.path(), &error);
         if (path.isEmpty()) {
-            m_context.seccompError = error;
+            host.seccompError = error;
             break;
         }
-        m_context.seccompPaths.insert(kind, path);
+        host.seccompPaths.insert(kind, path);
     }
-    m_context.identityDir = state.filePath(QStringLiteral("run/identity"));
-    if (const QString e = sandbox::SandboxIdentity::write(m_context.identityDir); !e.isEmpty()) {
+    host.identityDir = state.filePath(QStringLiteral("run/identity"));
+    if (const QString e = sandbox::SandboxIdentity::write(host.identityDir); !e.isEmpty()) {
         logLine(QStringLiteral("runbox-agent: %1").arg(e));
         return 1;
     }
     m_context.rAvailable = QFileInfo(QStringLiteral("/usr/bin/R")).isExecutable();
+
+    m_database = store::Database::open(state.path(), &error);
+    if (!m_database) {
+        logLine(QStringLiteral("runbox-agent: cannot open the state database: %1").arg(error));
+        return 1;
+    }
+    m_quotas = std::make_unique<store::QuotaStore>(*m_database);
+    QStringList quotaWarnings;
+    if (auto err =
+            m_quotas->initialize(QProcessEnvironment::systemEnvironment(), 0, &quotaWarnings)) {
+        logLine(QStringLiteral("runbox-agent: %1").arg(err->message));
+        return 1;
+    }
+    for (const QString& w : quotaWarnings)
+        logLine(QStringLiteral("warning: %1").arg(w));
+    m_executions = std::make_unique<store::ExecutionRepository>(*m_database);
+    m_workspaceRows = std::make_unique<store::WorkspaceRepository>(*m_database);
+    m_logs = std::make_unique<store::LogStore>(state.path());
+    if (!m_logs->initialize(&error)) {
+        logLine(QStringLiteral("runbox-agent: %1").arg(error));
+        return 1;
+    }
     m_workspaces = std::make_unique<workspace::WorkspaceRegistry>(
-        state.filePath(QStringLiteral("workspaces")));
+        state.filePath(QStringLiteral("workspaces")), m_workspaceRows.get());
     m_workspaces->load();
     m_context.workspaces = m_workspaces.get();
+    m_context.database = m_database.get();
+    m_context.quotas = m_quotas.get();
+    m_context.executions = m_executions.get();
+    m_context.logs = m_logs.get();
+    execution::ExecutionManager::Dependencies deps;
+    deps.repository = m_executions.get();
+    deps.logs = m_logs.get();
+    deps.quotas = m_quotas.get();
+    deps.workspaces = m_workspaces.get();
+    deps.host = &m_context.host;
+    deps.rAvailable = m_context.rAvailable;
+    m_manager = std::make_unique<execution::ExecutionManager>(deps);
+    m_context.manager = m_manager.get();
+    if (const int lost = m_manager->recover(); lost > 0)
+        logLine(QStringLiteral("warning: %1 execution(s) of a previous run were marked lost")
+                    .arg(lost));
     m_context.startedAtMs = QDateTime::currentMSecsSinceEpoch();
 
     m_api = std::make_unique<api::ApiService>(&m_context);
@@ -105,19 +152,21 @@ int AgentRuntime::start(const QStringList& args) {
     }
     installSignalHandlers();
 
-    const QString host = m_context.config.listenAddress.protocol() == QAbstractSocket::IPv6Protocol
-                             ? '[' + m_context.config.listenAddress.toString() + ']'
-                             : m_context.config.listenAddress.toString();
-    const QString url = QStringLiteral("http://%1:%2").arg(host).arg(m_server->serverPort());
-    for (const QString& w : m_context.capability.warnings)
+    const QString hostName =
+        m_context.config.listenAddress.protocol() == QAbstractSocket::IPv6Protocol
+            ? '[' + m_context.config.listenAddress.toString() + ']'
+            : m_context.config.listenAddress.toString();
+    const QString url = QStringLiteral("http://%1:%2").arg(hostName).arg(m_server->serverPort());
+    for (const QString& w : m_context.host.capability.warnings)
         logLine(QStringLiteral("warning: %1").arg(w));
     if (!m_context.sandboxReady())
         logLine(QStringLiteral("warning: executions are refused (503 sandbox_unavailable): %1")
                     .arg(m_context.unavailableReason()));
     logLine(QStringLiteral("runbox-agent %1 listening on %2; %3%4; state %5")
-                .arg(QStringLiteral(RUNBOX_VERSION), url, m_context.capability.summaryLine(),
-                     m_context.seccompError.isEmpty() ? QString()
-                                                      : QStringLiteral(" (seccomp unavailable)"),
+                .arg(QStringLiteral(RUNBOX_VERSION), url, m_context.host.capability.summaryLine(),
+                     m_context.host.seccompError.isEmpty()
+                         ? QString()
+                         : QStringLiteral(" (seccomp unavailable)"),
                      state.path()));
     state.writeUrl(url);
     return -1;

@@ -17,6 +17,16 @@ class HttpServer;
 namespace workspace {
 class WorkspaceRegistry;
 }
+namespace store {
+class Database;
+class QuotaStore;
+class ExecutionRepository;
+class WorkspaceRepository;
+class LogStore;
+} // namespace store
+namespace execution {
+class ExecutionManager;
+}
 
 /// Brings the agent up in the order the start-up contract needs (config, state dir, token,
 /// bwrap preflight, capability probe, seccomp programs, identity files, workspaces, listener,
@@ -38,7 +48,13 @@ private:
     void shutdown();
 
     api::AgentContext m_context;
+    std::unique_ptr<store::Database> m_database;
+    std::unique_ptr<store::QuotaStore> m_quotas;
+    std::unique_ptr<store::ExecutionRepository> m_executions;
+    std::unique_ptr<store::WorkspaceRepository> m_workspaceRows;
+    std::unique_ptr<store::LogStore> m_logs;
     std::unique_ptr<workspace::WorkspaceRegistry> m_workspaces;
+    std::unique_ptr<execution::ExecutionManager> m_manager;
     std::unique_ptr<api::ApiService> m_api;
     std::unique_ptr<http::HttpServer> m_server;
 };

@@ -3,13 +3,13 @@
 namespace runbox::api {
 
 QString AgentContext::unavailableReason() const {
-    if (!capability.usable)
-        return capability.unusableReason.isEmpty()
+    if (!host.capability.usable)
+        return host.capability.unusableReason.isEmpty()
                    ? QStringLiteral("bubblewrap cannot build a sandbox on this host: %1")
-                         .arg(capability.detail)
-                   : capability.unusableReason;
-    if (!seccompError.isEmpty())
-        return QStringLiteral("the seccomp profile could not be built: %1").arg(seccompError);
+                         .arg(host.capability.detail)
+                   : host.capability.unusableReason;
+    if (!host.seccompError.isEmpty())
+        return QStringLiteral("the seccomp profile could not be built: %1").arg(host.seccompError);
     return {};
 }
 

@@ -1,8 +1,11 @@
 #include "agent/api/ApiService.h"
 
 #include "agent/api/ExecRoutes.h"
+#include "agent/api/ExecutionRoutes.h"
 #include "agent/api/HealthRoutes.h"
+#include "agent/api/SettingsRoutes.h"
 #include "agent/api/WorkspaceRoutes.h"
+#include "agent/execution/ExecutionManager.h"
 
 #include <QDateTime>
 #include <QJsonDocument>
@@ -35,11 +38,15 @@ ApiService::ApiService(AgentContext* context, QObject* parent)
                  const workspace::Workspace* ws = context->workspaces->find(id);
                  return ws ? ws->tokenNonce : QByteArray();
              }),
-      m_exec(std::make_unique<ExecRoutes>(context)) {
+      m_exec(std::make_unique<ExecRoutes>(context)),
+      m_executions(std::make_unique<ExecutionRoutes>(context)) {
     HealthRoutes::registerRoutes(m_router, context);
-    WorkspaceRoutes::registerRoutes(m_router, context,
-                                    [this](const QString& id) { return m_exec->isBusy(id); });
+    WorkspaceRoutes::registerRoutes(m_router, context, [context](const QString& id) {
+        return context->manager->workspaceBusy(id);
+    });
     m_exec->registerRoutes(m_router);
+    m_executions->registerRoutes(m_router);
+    SettingsRoutes::registerRoutes(m_router, context);
 }
 
 ApiService::~ApiService() = default;

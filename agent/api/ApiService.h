@@ -12,6 +12,7 @@
 namespace runbox::api {
 
 class ExecRoutes;
+class ExecutionRoutes;
 
 /// The agent's HTTP API: `GET /health` without auth, everything else verified by AuthVerifier
 /// and then routed. Unknown paths are 404, known paths with another method 405, and every error
@@ -32,6 +33,7 @@ private:
     Router m_router;
     AuthVerifier m_auth;
     std::unique_ptr<ExecRoutes> m_exec;
+    std::unique_ptr<ExecutionRoutes> m_executions;
 };
 
 /// Parses a JSON object body; an empty body is an empty object. Error: 400 invalid_json.

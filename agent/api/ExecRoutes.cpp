@@ -1,32 +1,22 @@
 #include "agent/api/ExecRoutes.h"
 
 #include "agent/api/ApiService.h"
-#include "agent/execution/ExecutionRunner.h"
-#include "agent/sandbox/BwrapCommand.h"
+#include "agent/api/SyncExecSession.h"
+#include "agent/execution/ExecutionManager.h"
 #include "shared/Crypto.h"
 
 #include <QDateTime>
 #include <QJsonDocument>
+#include <QPointer>
 
 namespace runbox::api {
 
 namespace {
 constexpr qint64 kIdReuseWindowMs = 60000;
-constexpr qint64 kPauseAboveBytes = 1 << 20;
-constexpr qint64 kResumeBelowBytes = 256 << 10;
 } // namespace
 
 ExecRoutes::ExecRoutes(AgentContext* context, QObject* parent)
     : QObject(parent), m_context(context) {}
-
-execution::ExecLimits ExecRoutes::limits() const {
-    execution::ExecLimits l;
-    l.defaultTimeoutMs = m_context->config.defaultExecutionTimeoutMs;
-    l.defaultMaxOutputBytes = m_context->config.maxOutputBytes;
-    l.maxOutputBytesCeiling = m_context->config.maxOutputBytes;
-    l.rAvailable = m_context->rAvailable;
-    return l;
-}
 
 void ExecRoutes::registerRoutes(Router& router) {
     router.add("POST", QStringLiteral("/v1/workspaces/{id}/exec"),
@@ -54,8 +44,9 @@ void ExecRoutes::handleExec(http::HttpExchange* ex, const Principal& who, const 
     QJsonObject body;
     if (auto err = parseJsonObject(ex->request().body, &body))
         return ex->replyError(*err);
+    execution::ExecutionManager* manager = m_context->manager;
     execution::ExecRequest req;
-    if (auto err = execution::ExecRequest::parse(body, limits(), &req))
+    if (auto err = execution::ExecRequest::parse(body, manager->limits(), &req))
         return ex->replyError(*err);
     if (!req.npuDevices.isEmpty())
         return ex->replyError(400, QStringLiteral("npu_unavailable"),
@@ -67,66 +58,25 @@ void ExecRoutes::handleExec(http::HttpExchange* ex, const Principal& who, const 
         return ex->replyError(
             409, QStringLiteral("duplicate_execution_id"),
             QStringLiteral("executionId %1 was used in the last 60 s").arg(req.executionId));
-
-    sandbox::LaunchSpec spec;
-    spec.workspaceDir = ws->directory;
-    spec.cwd = req.cwd;
-    spec.command = req.sandboxCommand();
-    spec.userEnv = req.env;
-    spec.seccompPath = m_context->seccompPaths.value(sandbox::SeccompProfileKind::Baseline);
-    spec.identityDir = m_context->identityDir;
-    spec.stateDir = m_context->config.stateDir;
-    const sandbox::SandboxLaunch launch = sandbox::BwrapCommand::build(m_context->capability, spec);
-
-    execution::ExecutionRunner::Options opts;
-    opts.executionId =
+    execution::LaunchContext context;
+    context.executionId =
         req.executionId.isEmpty()
             ? QStringLiteral("x") + QString::fromLatin1(crypto::randomBytes(8).toHex())
             : req.executionId;
-    opts.workspaceId = wsId;
-    opts.timeoutMs = req.timeoutMs;
-    opts.maxOutputBytes = req.maxOutputBytes;
-    opts.setupTimeoutMs = m_context->config.setupTimeoutMs;
-    opts.stdinData = req.stdinData;
-    auto* runner = new execution::ExecutionRunner(launch, opts, this);
-    m_running.insert(runner);
-    m_busy[wsId] += 1;
-
-    QPointer<http::HttpExchange> exchange(ex);
-    ex->beginChunked(200, "application/x-ndjson");
-    connect(runner, &execution::ExecutionRunner::event, ex,
-            [exchange, runner](const QJsonObject& ev) {
-                if (!exchange)
-                    return;
-                exchange->writeChunk(QJsonDocument(ev).toJson(QJsonDocument::Compact) + '\n');
-                if (exchange->pendingBytes() > kPauseAboveBytes)
-                    runner->setPaused(true);
-            });
-    connect(ex, &http::HttpExchange::writable, runner, [exchange, runner] {
-        if (exchange && exchange->pendingBytes() < kResumeBelowBytes)
-            runner->setPaused(false);
-    });
-    connect(ex, &http::HttpExchange::clientGone, runner, [runner] {
-        runner->stop(QStringLiteral("cancelled"), QStringLiteral("the client disconnected"));
-    });
-    connect(ex, &QObject::destroyed, runner, [runner] {
-        runner->stop(QStringLiteral("cancelled"), QStringLiteral("the client disconnected"));
-    });
-    connect(runner, &execution::ExecutionRunner::finished, this,
-            [this, exchange, runner, wsId](const execution::ExecutionResult&) {
-                if (exchange)
-                    exchange->endChunked();
-                if (--m_busy[wsId] <= 0)
-                    m_busy.remove(wsId);
-                m_running.remove(runner);
-                runner->deleteLater();
-            });
-    runner->start();
+    context.workspaceId = wsId;
+    context.workspaceDir = ws->directory;
+    context.epoch = manager->currentEpoch(req);
+    context.request = std::move(req);
+    auto* session = new SyncExecSession(ex, manager, std::move(context), ws->fs,
+                                        m_context->config.setupTimeoutMs, this);
+    m_sessions.insert(session);
+    connect(session, &QObject::destroyed, this, [this, session] { m_sessions.remove(session); });
+    session->start();
 }
 
 void ExecRoutes::stopAll() {
-    for (execution::ExecutionRunner* r : std::as_const(m_running))
-        r->stop(QStringLiteral("cancelled"), QStringLiteral("the agent is shutting down"));
+    for (SyncExecSession* s : std::as_const(m_sessions))
+        s->stop(QStringLiteral("the agent is shutting down"));
 }
 
 } // namespace runbox::api

@@ -1,5 +1,9 @@
 #include "agent/api/HealthRoutes.h"
 
+#include "agent/execution/ExecutionManager.h"
+#include "agent/store/QuotaStore.h"
+#include "agent/workspace/WorkspaceResolver.h"
+
 #include <QDateTime>
 #include <QJsonArray>
 
@@ -13,15 +17,15 @@ void HealthRoutes::registerRoutes(Router& router, AgentContext* ctx) {
     router.add(
         "GET", QStringLiteral("/v1/health"),
         [ctx](http::HttpExchange* ex, const Principal&, const PathParams&) {
-            QJsonObject sandbox = ctx->capability.toJson();
+            QJsonObject sandbox = ctx->host.capability.toJson();
             sandbox.insert(QStringLiteral("ready"), ctx->sandboxReady());
             if (!ctx->sandboxReady())
                 sandbox.insert(QStringLiteral("unavailableReason"), ctx->unavailableReason());
             QJsonObject seccomp{{"arch", sandbox::SeccompProfile::nativeArch()},
                                 {"profiles", QJsonArray{"baseline", "network", "npu"}},
                                 {"deniedAction", "EPERM"}};
-            if (!ctx->seccompError.isEmpty())
-                seccomp.insert(QStringLiteral("error"), ctx->seccompError);
+            if (!ctx->host.seccompError.isEmpty())
+                seccomp.insert(QStringLiteral("error"), ctx->host.seccompError);
             QJsonObject body = publicHealth();
             body.insert(QStringLiteral("sandbox"), sandbox);
             body.insert(QStringLiteral("seccomp"), seccomp);

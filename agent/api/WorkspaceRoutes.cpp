@@ -36,7 +36,7 @@ void WorkspaceRoutes::registerRoutes(Router& router, AgentContext* ctx,
                     400, QStringLiteral("invalid_request"),
                     QStringLiteral("strong workspaces are created one at a time (count 1)"));
             workspace::Workspace ws;
-            if (auto err = ctx->workspaces->create(&ws))
+            if (auto err = ctx->workspaces->create(who.tokenId, &ws))
                 return ex->replyError(*err);
             QJsonObject item = ws.toJson();
             item.insert(QStringLiteral("token"), QString::fromLatin1(WorkspaceToken::derive(

@@ -41,6 +41,8 @@ ExecutionRunner::ExecutionRunner(sandbox::SandboxLaunch launch, Options options,
     : QObject(parent), m_launch(std::move(launch)), m_options(std::move(options)),
       m_process(new SandboxProcess(this)) {
     m_timeout.setSingleShot(true);
+    // A coarse timer may fire up to 5 % early: a run must get at least its executionTimeoutMs.
+    m_timeout.setTimerType(Qt::PreciseTimer);
     m_setupTimer.setSingleShot(true);
     m_ping.setInterval(kPingIntervalMs);
     connect(&m_timeout, &QTimer::timeout, this, [this] {
@@ -112,8 +114,9 @@ void ExecutionRunner::onOutput(int stream, const QByteArray& data) {
         m_stderrHead += data.left(kStderrHeadBytes - m_stderrHead.size());
     if (m_options.maxOutputBytes > 0 && m_outputBytes + bytes.size() > m_options.maxOutputBytes) {
         bytes.truncate(qsizetype(m_options.maxOutputBytes - m_outputBytes));
-        for (const OutputFrame& f : m_framer[stream].feed(bytes))
-            sendEvent(f.toEvent(stream == 0 ? QStringLiteral("stdout") : QStringLiteral("stderr")));
+        Q_EMIT output(OutputStream(stream), bytes);
+        for (const OutputFrame& f : m_framer.feed(OutputStream(stream), bytes))
+            sendEvent(f.toEvent());
         m_outputBytes += bytes.size();
         stop(QStringLiteral("output_limited"),
              QStringLiteral("output exceeded maxOutputBytes (%1 bytes)")
@@ -121,14 +124,14 @@ void ExecutionRunner::onOutput(int stream, const QByteArray& data) {
         return;
     }
     m_outputBytes += bytes.size();
-    for (const OutputFrame& f : m_framer[stream].feed(bytes))
-        sendEvent(f.toEvent(stream == 0 ? QStringLiteral("stdout") : QStringLiteral("stderr")));
+    Q_EMIT output(OutputStream(stream), bytes);
+    for (const OutputFrame& f : m_framer.feed(OutputStream(stream), bytes))
+        sendEvent(f.toEvent());
 }
 
 void ExecutionRunner::onProcessFinished(const ProcessExit& exit) {
-    for (int s = 0; s < 2; ++s)
-        for (const OutputFrame& f : m_framer[s].flush())
-            sendEvent(f.toEvent(s == 0 ? QStringLiteral("stdout") : QStringLiteral("stderr")));
+    for (const OutputFrame& f : m_framer.flush())
+        sendEvent(f.toEvent());
     ExecutionResult r;
     r.exitCode = exit.exited ? exit.exitCode : -1;
     if (!m_stopStatus.isEmpty()) {
@@ -171,8 +174,8 @@ void ExecutionRunner::finishWith(ExecutionResult result) {
     m_setupTimer.stop();
     m_ping.stop();
     result.durationMs = m_clock.isValid() ? m_clock.elapsed() : 0;
-    result.stdoutBytes = m_framer[0].totalBytes();
-    result.stderrBytes = m_framer[1].totalBytes();
+    result.stdoutBytes = m_framer.bytesFed(OutputStream::Stdout);
+    result.stderrBytes = m_framer.bytesFed(OutputStream::Stderr);
     if (m_options.changesAfter && result.status != QLatin1String("setup_failed"))
         result.changes = m_options.changesAfter();
     sendEvent(result.toEvent());

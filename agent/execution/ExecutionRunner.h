@@ -71,6 +71,9 @@ public:
 
 Q_SIGNALS:
     void event(const QJsonObject& event);
+    /// Raw output bytes in arrival order (what the execution log stores), emitted before the
+    /// frames made of them. Bytes past the output limit are not emitted.
+    void output(runbox::execution::OutputStream stream, const QByteArray& bytes);
     void finished(const runbox::execution::ExecutionResult& result);
 
 private:
@@ -83,7 +86,7 @@ private:
     sandbox::SandboxLaunch m_launch;
     Options m_options;
     SandboxProcess* m_process;
-    OutputFramer m_framer[2];
+    OutputFramer m_framer;
     QByteArray m_stderrHead; ///< first bytes of stderr, to explain a failed set-up
     qint64 m_outputBytes = 0;
     QString m_stopStatus, m_stopReason;

@@ -61,8 +61,9 @@ qsizetype incompleteUtf8Tail(const QByteArray& data) {
     return 0;
 }
 
-QJsonObject OutputFrame::toEvent(const QString& stream) const {
-    QJsonObject ev{{"type", stream}, {"offset", offset}};
+QJsonObject OutputFrame::toEvent() const {
+    QJsonObject ev{{"type", stream == OutputStream::Stdout ? "stdout" : "stderr"},
+                   {"offset", offset}};
     if (isValidUtf8(bytes.constData(), bytes.size()))
         ev.insert(QStringLiteral("data"), QString::fromUtf8(bytes));
     else
@@ -70,7 +71,8 @@ QJsonObject OutputFrame::toEvent(const QString& stream) const {
     return ev;
 }
 
-void OutputFramer::emitFrames(const QByteArray& bytes, QList<OutputFrame>* out) {
+void OutputFramer::cut(OutputStream stream, const QByteArray& bytes, qint64 offset,
+                       QList<OutputFrame>* out) {
     qsizetype pos = 0;
     while (pos < bytes.size()) {
         qsizetype len = std::min(m_maxFrame, bytes.size() - pos);
@@ -80,32 +82,45 @@ void OutputFramer::emitFrames(const QByteArray& bytes, QList<OutputFrame>* out) 
             if (tail > 0 && tail < len)
                 len -= tail;
         }
-        out->append(OutputFrame{bytes.mid(pos, len), m_offset});
-        m_offset += len;
+        out->append(OutputFrame{stream, bytes.mid(pos, len), offset + pos});
         pos += len;
     }
 }
 
-QList<OutputFrame> OutputFramer::feed(const QByteArray& bytes) {
+QList<OutputFrame> OutputFramer::feed(OutputStream stream, const QByteArray& bytes) {
     QList<OutputFrame> out;
+    if (bytes.isEmpty())
+        return out;
+    if (!m_carry.isEmpty() && m_carryStream != stream)
+        out += flush();
+    const qint64 start = m_carry.isEmpty() ? m_offset : m_carryOffset;
     QByteArray data = m_carry + bytes;
     m_carry.clear();
+    m_offset += bytes.size();
+    m_fed[int(stream)] += bytes.size();
     const qsizetype tail = incompleteUtf8Tail(data);
     if (tail > 0) {
         m_carry = data.right(tail);
+        m_carryStream = stream;
+        m_carryOffset = start + data.size() - tail;
         data.chop(tail);
     }
-    emitFrames(data, &out);
+    cut(stream, data, start, &out);
     return out;
 }
 
 QList<OutputFrame> OutputFramer::flush() {
     QList<OutputFrame> out;
     if (!m_carry.isEmpty()) {
-        emitFrames(m_carry, &out);
+        cut(m_carryStream, m_carry, m_carryOffset, &out);
         m_carry.clear();
     }
     return out;
+}
+
+void OutputFramer::skipTo(qint64 offset) {
+    if (offset > m_offset)
+        m_offset = offset;
 }
 
 } // namespace runbox::execution

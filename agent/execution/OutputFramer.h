@@ -6,34 +6,49 @@
 
 namespace runbox::execution {
 
-/// One piece of a stdout or stderr stream as sent in an event.
+/// The two output streams of an execution.
+enum class OutputStream { Stdout = 0, Stderr = 1 };
+
+/// One piece of output as sent in an event.
 struct OutputFrame {
+    OutputStream stream = OutputStream::Stdout;
     QByteArray bytes;
-    qint64 offset = 0; ///< byte offset of bytes[0] in its stream
-    /// `{"type":stream,"offset":N,"data":text}` when the bytes are valid UTF-8, otherwise
-    /// `{"type":stream,"offset":N,"dataBase64":…}` (RFC 4648 §4): no byte is ever lost.
-    QJsonObject toEvent(const QString& stream) const;
+    qint64 offset = 0; ///< logical offset of bytes[0]: stdout and stderr share one offset space
+
+    /// `{"type":"stdout"|"stderr","offset":N,"data":text}` when the bytes are valid UTF-8,
+    /// otherwise `{…,"dataBase64":…}` (RFC 4648 §4): no byte is ever lost.
+    QJsonObject toEvent() const;
 };
 
-/// Cuts one output stream into bounded frames as bytes arrive, without waiting for newlines.
-/// A multi-byte UTF-8 character split across reads is held back (at most 3 bytes) and sent with
-/// the next read, so text frames stay valid; whatever is held is flushed at the end.
+/// Cuts an execution's output into bounded frames as bytes arrive, without waiting for
+/// newlines. Offsets are *logical*: every byte of stdout and stderr gets the next number in
+/// arrival order (the same numbering as the execution log, so `?offset=N` resumes exactly), and
+/// each frame covers a contiguous range. A multi-byte UTF-8 character split across reads is held
+/// back (at most 3 bytes) and sent with the next read of the same stream; if the other stream
+/// speaks first, the held bytes are sent on their own (as base64) to keep ranges contiguous.
 class OutputFramer final {
 public:
-    explicit OutputFramer(qsizetype maxFrameBytes = 64 * 1024) : m_maxFrame(maxFrameBytes) {}
+    explicit OutputFramer(qsizetype maxFrameBytes = 64 * 1024, qint64 startOffset = 0)
+        : m_maxFrame(maxFrameBytes), m_offset(startOffset) {}
 
-    QList<OutputFrame> feed(const QByteArray& bytes);
-    /// The held-back tail, if any (end of stream).
+    QList<OutputFrame> feed(OutputStream stream, const QByteArray& bytes);
+    /// The held-back bytes, if any (end of output, or before a gap).
     QList<OutputFrame> flush();
-    /// Total bytes fed so far.
-    qint64 totalBytes() const { return m_offset + m_carry.size(); }
+    /// Moves the next logical offset forward (after a retention gap in a replayed log).
+    void skipTo(qint64 offset);
+    /// Logical offset of the next byte to arrive.
+    qint64 nextOffset() const { return m_offset; }
+    qint64 bytesFed(OutputStream stream) const { return m_fed[int(stream)]; }
 
 private:
-    void emitFrames(const QByteArray& bytes, QList<OutputFrame>* out);
+    void cut(OutputStream stream, const QByteArray& bytes, qint64 offset, QList<OutputFrame>* out);
 
     qsizetype m_maxFrame;
+    qint64 m_offset; ///< logical offset of the next byte fed
     QByteArray m_carry;
-    qint64 m_offset = 0; ///< offset of the next byte to be framed
+    OutputStream m_carryStream = OutputStream::Stdout;
+    qint64 m_carryOffset = 0;
+    qint64 m_fed[2] = {0, 0};
 };
 
 /// Strict UTF-8 check (RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF).

@@ -22,7 +22,8 @@ namespace runbox::execution {
 namespace {
 
 constexpr int kReadChunk = 64 * 1024;
-constexpr int kHighFdBase = 64; ///< sources are moved above the targets before dup2
+constexpr int kNamespaceTeardownMs = 10000; ///< longest wait for the namespace init to end
+constexpr int kHighFdBase = 64;             ///< sources are moved above the targets before dup2
 
 void closeFd(int& fd) {
     if (fd >= 0)
@@ -36,6 +37,20 @@ void setNonBlocking(int fd) {
 
 int pidfdOpen(pid_t pid) {
     return int(::syscall(SYS_pidfd_open, pid, 0));
+}
+
+/// True when @p pid is the init (pid 1) of a PID namespace below ours: the last `NSpid:` field of
+/// /proc/<pid>/status (proc(5)) is 1.
+bool isNamespaceInit(pid_t pid) {
+    QFile status(QStringLiteral("/proc/%1/status").arg(pid));
+    if (!status.open(QIODevice::ReadOnly))
+        return false;
+    for (const QByteArray& line : status.readAll().split('\n'))
+        if (line.startsWith("NSpid:")) {
+            const QList<QByteArray> ids = line.mid(6).simplified().split(' ');
+            return ids.size() >= 2 && ids.last() == "1";
+        }
+    return false;
 }
 
 /// An argv/envp array whose strings live as long as the object.
@@ -65,6 +80,7 @@ SandboxProcess::~SandboxProcess() {
     closeFd(m_stdinFd);
     closeFd(m_statusFd);
     closeFd(m_pidfd);
+    closeFd(m_nsInitPidfd);
 }
 
 bool SandboxProcess::start(const sandbox::SandboxLaunch& launch, const QByteArray& stdinData,
@@ -264,8 +280,10 @@ void SandboxProcess::readStatus() {
     // bwrap writes one JSON object per line: {"child-pid": N, …} then {"exit-code": N}.
     for (const QByteArray& line : m_status.split('\n')) {
         const QJsonObject o = QJsonDocument::fromJson(line).object();
-        if (o.contains(QLatin1String("child-pid")))
+        if (o.contains(QLatin1String("child-pid")) && m_childPid <= 0) {
             m_childPid = pid_t(o.value(QLatin1String("child-pid")).toInteger());
+            watchNamespaceInit();
+        }
         if (o.contains(QLatin1String("exit-code")))
             m_exit.commandStarted = true;
     }
@@ -278,6 +296,31 @@ bool SandboxProcess::commandForked() const {
         return false;
     QFile children(QStringLiteral("/proc/%1/task/%1/children").arg(m_childPid));
     return children.open(QIODevice::ReadOnly) && !children.readAll().trimmed().isEmpty();
+}
+
+void SandboxProcess::watchNamespaceInit() {
+    // bwrap reports the child's pid right after clone(2), while that child is alive. The NSpid
+    // check guards against a pid that was already reused: then we merely wait (bounded) for an
+    // unrelated process; nothing is ever signalled through this pidfd.
+    const int fd = m_childPid > 0 ? pidfdOpen(m_childPid) : -1;
+    if (fd < 0)
+        return;
+    if (!isNamespaceInit(m_childPid)) {
+        ::close(fd);
+        return;
+    }
+    m_nsInitPidfd = fd;
+    m_nsInitNotifier = new QSocketNotifier(fd, QSocketNotifier::Read, this);
+    connect(m_nsInitNotifier, &QSocketNotifier::activated, this, [this] {
+        stopWatchingNamespaceInit();
+        maybeFinish();
+    });
+}
+
+void SandboxProcess::stopWatchingNamespaceInit() {
+    delete m_nsInitNotifier;
+    m_nsInitNotifier = nullptr;
+    closeFd(m_nsInitPidfd);
 }
 
 void SandboxProcess::onPidfdReadable() {
@@ -293,10 +336,16 @@ void SandboxProcess::onPidfdReadable() {
     m_exit.exited = WIFEXITED(wstatus);
     m_exit.exitCode = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1;
     m_exit.signal = WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : 0;
-    // Anything still in the group (it should be empty: the PID namespace died with its init).
+    // Anything still in the group: the namespace init among them, which would otherwise wait for
+    // orphans (its --die-with-parent signal would follow, but asynchronously).
     ::kill(-m_pid, SIGKILL);
     if (m_statusFd >= 0)
         readStatus();
+    if (m_nsInitPidfd >= 0)
+        QTimer::singleShot(kNamespaceTeardownMs, this, [this] {
+            stopWatchingNamespaceInit();
+            maybeFinish();
+        });
     if (m_paused)
         setReadingPaused(false);
     // Output of a process that escaped into another group could keep a pipe open: give the
@@ -322,7 +371,7 @@ void SandboxProcess::onPidfdReadable() {
 }
 
 void SandboxProcess::maybeFinish() {
-    if (m_finishedEmitted || !m_reaped || m_outFd[0] >= 0 || m_outFd[1] >= 0)
+    if (m_finishedEmitted || !m_reaped || m_outFd[0] >= 0 || m_outFd[1] >= 0 || m_nsInitPidfd >= 0)
         return;
     m_finishedEmitted = true;
     Q_EMIT finished(m_exit);

@@ -24,6 +24,12 @@ struct ProcessExit {
 /// Reading can be paused for backpressure. Exit is observed with a pidfd (pidfd_open(2)).
 /// kill() signals the whole process group; with --unshare-pid the namespace's init dies with
 /// bwrap and the kernel kills every process in it (pid_namespaces(7)).
+///
+/// bwrap exits as soon as the command does, while its namespace init may still be reaping
+/// orphans (setsid, nohup, double fork); the init then dies of --die-with-parent and takes the
+/// namespace with it, asynchronously. `finished` therefore also waits (bounded) until that init
+/// has exited: once it has, the kernel has already reaped every process of the namespace, so no
+/// descendant outlives the result (DESIGN.md §4).
 class SandboxProcess final : public QObject {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(SandboxProcess)
@@ -56,6 +62,8 @@ private:
     void writeStdin();
     void readStatus();
     void onPidfdReadable();
+    void watchNamespaceInit();
+    void stopWatchingNamespaceInit();
     void maybeFinish();
 
     pid_t m_pid = 0;
@@ -71,6 +79,8 @@ private:
     QSocketNotifier* m_stdinNotifier = nullptr;
     QSocketNotifier* m_statusNotifier = nullptr;
     QSocketNotifier* m_pidNotifier = nullptr;
+    int m_nsInitPidfd = -1; ///< pidfd of the namespace init (bwrap's child), -1 once gone
+    QSocketNotifier* m_nsInitNotifier = nullptr;
     bool m_reaped = false;
     bool m_finishedEmitted = false;
     bool m_paused = false;

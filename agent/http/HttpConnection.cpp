@@ -109,7 +109,10 @@ int HttpConnection::onHeadersComplete(http_parser* p) {
     c->m_keepAlive = http_should_keep_alive(p) != 0;
     c->m_headComplete = true;
     if (p->content_length != ULLONG_MAX && qint64(p->content_length) > c->m_limits.maxBodyBytes)
-        return 2; // reported as 413 by parseBuffered()
+        // Not 1 or 2: http_parser reads those as "skip the body" / "upgrade" and would dispatch
+        // the request with an empty body, then parse the body bytes as the next request. Any
+        // other non-zero value is HPE_CB_headers_complete, reported as 413 by parseBuffered().
+        return 3;
     c->m_timer.start(int(c->m_limits.bodyStallTimeoutMs));
     return 0;
 }
@@ -117,7 +120,7 @@ int HttpConnection::onHeadersComplete(http_parser* p) {
 int HttpConnection::onBody(http_parser* p, const char* at, size_t len) {
     HttpConnection* c = self(p);
     if (c->m_current.body.size() + qint64(len) > c->m_limits.maxBodyBytes)
-        return 2;
+        return 3;
     c->m_current.body.append(at, qsizetype(len));
     return 0;
 }
@@ -154,7 +157,7 @@ void HttpConnection::parseBuffered() {
             m_input.remove(0, qsizetype(n));
             http_parser_pause(&m_parser, 0);
         } else if (err != HPE_OK) {
-            // A callback returning 2 means a body over the limit; 1 means an oversized head.
+            // Callbacks return 3 for a body over the limit and 1 for an oversized head.
             const bool bodyTooLarge = err == HPE_CB_headers_complete || err == HPE_CB_body;
             if (bodyTooLarge)
                 failRequest(

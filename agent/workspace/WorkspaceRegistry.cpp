@@ -1,6 +1,5 @@
 #include "agent/workspace/WorkspaceRegistry.h"
 
-#include "agent/config/StateDir.h"
 #include "shared/Crypto.h"
 
 #include <QDir>
@@ -17,6 +16,11 @@
 namespace runbox::workspace {
 
 namespace {
+std::shared_ptr<const WorkspaceFs> openFs(const QString& dir) {
+    Result<WorkspaceFs> fs = WorkspaceFs::open(dir);
+    return fs.ok() ? std::make_shared<const WorkspaceFs>(std::move(fs.value())) : nullptr;
+}
+
 int removeEntry(const char* path, const struct stat*, int type, struct FTW*) {
     return type == FTW_DP ? ::rmdir(path) : ::unlink(path);
 }
@@ -46,32 +50,28 @@ QJsonObject Workspace::toJson() const {
         {"id", id}, {"isolation", isolation}, {"createdAt", createdAt.toString(Qt::ISODateWithMs)}};
 }
 
-WorkspaceRegistry::WorkspaceRegistry(QString workspacesDir) : m_dir(std::move(workspacesDir)) {}
+WorkspaceRegistry::WorkspaceRegistry(QString workspacesDir, store::WorkspaceRepository* repository)
+    : m_dir(std::move(workspacesDir)), m_repository(repository) {}
 
 int WorkspaceRegistry::load() {
-    static const QRegularExpression idPattern(QStringLiteral("^w[0-9a-f]{16}$"));
-    const QDir dir(m_dir);
-    for (const QString& name : dir.entryList({QStringLiteral("*.json")}, QDir::Files)) {
-        QFile f(dir.filePath(name));
-        if (!f.open(QIODevice::ReadOnly))
-            continue;
-        const QJsonObject o = QJsonDocument::fromJson(f.readAll()).object();
+    QList<store::WorkspaceRecord> rows;
+    if (m_repository->listLive(QStringLiteral("strong"), &rows))
+        return 0;
+    for (const store::WorkspaceRecord& row : rows) {
         Workspace ws;
-        ws.id = o.value(QLatin1String("id")).toString();
-        if (!idPattern.match(ws.id).hasMatch() || name != ws.id + QLatin1String(".json"))
-            continue;
-        ws.isolation = o.value(QLatin1String("isolation")).toString();
-        ws.tokenNonce = o.value(QLatin1String("tokenNonce")).toString().toLatin1();
-        ws.createdAt = QDateTime::fromString(o.value(QLatin1String("createdAt")).toString(),
-                                             Qt::ISODateWithMs);
-        ws.directory = dir.filePath(ws.id);
-        if (QFileInfo(ws.directory).isDir() && ws.tokenNonce.size() == 32)
+        ws.id = row.id;
+        ws.isolation = row.isolation;
+        ws.tokenNonce = row.tokenNonce.toLatin1();
+        ws.createdAt = QDateTime::fromMSecsSinceEpoch(row.createdMs, Qt::UTC);
+        ws.directory = row.rootPath;
+        ws.fs = openFs(ws.directory);
+        if (ws.fs)
             m_workspaces.insert(ws.id, ws);
     }
     return int(m_workspaces.size());
 }
 
-std::optional<ApiError> WorkspaceRegistry::create(Workspace* out) {
+std::optional<ApiError> WorkspaceRegistry::create(const QString& ownerTokenId, Workspace* out) {
     Workspace ws;
     ws.id = QStringLiteral("w") + QString::fromLatin1(crypto::randomBytes(8).toHex());
     ws.isolation = QStringLiteral("strong");
@@ -83,16 +83,23 @@ std::optional<ApiError> WorkspaceRegistry::create(Workspace* out) {
         return ApiError{500, QStringLiteral("workspace_create_failed"),
                         QStringLiteral("cannot create workspace directory: %1")
                             .arg(QString::fromLocal8Bit(strerror(errno)))};
-    const QJsonObject meta{{"id", ws.id},
-                           {"isolation", ws.isolation},
-                           {"tokenNonce", QString::fromLatin1(ws.tokenNonce)},
-                           {"createdAt", ws.createdAt.toString(Qt::ISODateWithMs)}};
-    QString error;
-    if (!config::writeFileAtomically(m_dir + '/' + ws.id + QStringLiteral(".json"),
-                                     QJsonDocument(meta).toJson(QJsonDocument::Compact), 0600,
-                                     &error)) {
+    ws.fs = openFs(ws.directory);
+    store::WorkspaceRecord row;
+    row.id = ws.id;
+    row.isolation = ws.isolation;
+    row.createdMs = ws.createdAt.toMSecsSinceEpoch();
+    row.rootPath = ws.directory;
+    row.ownerTokenId = ownerTokenId;
+    row.tokenNonce = QString::fromLatin1(ws.tokenNonce);
+    std::optional<ApiError> err;
+    if (!ws.fs)
+        err = ApiError{500, QStringLiteral("workspace_create_failed"),
+                       QStringLiteral("cannot open the new workspace directory")};
+    else
+        err = m_repository->insert({row});
+    if (err) {
         ::rmdir(path.constData());
-        return ApiError{500, QStringLiteral("workspace_create_failed"), error};
+        return err;
     }
     m_workspaces.insert(ws.id, ws);
     *out = ws;
@@ -113,7 +120,8 @@ std::optional<ApiError> WorkspaceRegistry::remove(const QString& id) {
     if (!ws)
         return ApiError{404, QStringLiteral("workspace_not_found"),
                         QStringLiteral("no workspace %1").arg(id)};
-    QFile::remove(m_dir + '/' + id + QStringLiteral(".json"));
+    if (auto err = m_repository->markDeleted(id, 0))
+        return err;
     const QString error = removeTree(ws->directory);
     m_workspaces.remove(id);
     if (!error.isEmpty())

@@ -1,0 +1,204 @@
+#include "agent/api/ExecutionRoutes.h"
+
+#include "agent/api/ApiService.h"
+#include "agent/api/LogStreamSession.h"
+#include "agent/execution/ExecutionManager.h"
+#include "agent/store/ExecutionRepository.h"
+#include "agent/store/LogStore.h"
+
+#include <QJsonArray>
+#include <QPointer>
+
+#include <csignal>
+#include <cstring>
+
+namespace runbox::api {
+
+QJsonObject exitEventOf(const store::ExecutionRecord& r) {
+    if (!store::isTerminal(r.state))
+        return {};
+    QString signal;
+    if (r.signal && sigabbrev_np(*r.signal))
+        signal = QStringLiteral("SIG") + QLatin1String(sigabbrev_np(*r.signal));
+    QJsonObject ev{{"type", "exit"},
+                   {"status", store::toString(r.state)},
+                   {"exitCode", r.exitCode ? QJsonValue(*r.exitCode) : QJsonValue()},
+                   {"signal", signal.isEmpty() ? QJsonValue() : QJsonValue(signal)},
+                   {"durationMs", r.durationMs ? QJsonValue(*r.durationMs) : QJsonValue()},
+                   {"createdFiles", QJsonArray::fromStringList(r.createdFiles)},
+                   {"modifiedFiles", QJsonArray::fromStringList(r.modifiedFiles)},
+                   {"deletedFiles", QJsonArray::fromStringList(r.deletedFiles)}};
+    if (!r.statusReason.isEmpty())
+        ev.insert(QStringLiteral("reason"), r.statusReason);
+    return ev;
+}
+
+ExecutionRoutes::ExecutionRoutes(AgentContext* context, QObject* parent)
+    : QObject(parent), m_context(context) {}
+
+void ExecutionRoutes::registerRoutes(Router& router) {
+    router.add("POST", QStringLiteral("/v1/executions"),
+               [this](http::HttpExchange* ex, const Principal& who, const PathParams&) {
+                   submit(ex, who);
+               });
+    router.add(
+        "GET", QStringLiteral("/v1/executions"),
+        [this](http::HttpExchange* ex, const Principal& who, const PathParams&) { list(ex, who); });
+    router.add("GET", QStringLiteral("/v1/executions/{id}"),
+               [this](http::HttpExchange* ex, const Principal& who, const PathParams& p) {
+                   store::ExecutionRecord r;
+                   if (loadVisible(ex, who, p.value(QStringLiteral("id")), &r))
+                       ex->replyJson(200, r.toJson());
+               });
+    router.add("POST", QStringLiteral("/v1/executions/{id}/cancel"),
+               [this](http::HttpExchange* ex, const Principal& who, const PathParams& p) {
+                   store::ExecutionRecord r;
+                   if (!loadVisible(ex, who, p.value(QStringLiteral("id")), &r))
+                       return;
+                   if (auto err = m_context->manager->cancel(r.executionId, &r))
+                       return ex->replyError(*err);
+                   ex->replyJson(200, r.toJson());
+               });
+    router.add("GET", QStringLiteral("/v1/executions/{id}/log"),
+               [this](http::HttpExchange* ex, const Principal& who, const PathParams& p) {
+                   store::ExecutionRecord r;
+                   if (loadVisible(ex, who, p.value(QStringLiteral("id")), &r))
+                       streamLog(ex, r.executionId);
+               });
+}
+
+bool ExecutionRoutes::loadVisible(http::HttpExchange* ex, const Principal& who, const QString& id,
+                                  store::ExecutionRecord* out) {
+    if (auto err = m_context->manager->get(id, out)) {
+        ex->replyError(*err);
+        return false;
+    }
+    if (!who.mayUseWorkspace(out->workspaceId)) {
+        ex->replyError(404, QStringLiteral("execution_not_found"),
+                       QStringLiteral("no execution %1").arg(id));
+        return false;
+    }
+    return true;
+}
+
+void ExecutionRoutes::submit(http::HttpExchange* ex, const Principal& who) {
+    QJsonObject body;
+    if (auto err = parseJsonObject(ex->request().body, &body))
+        return ex->replyError(*err);
+    const QString wsId = body.value(QLatin1String("workspace")).toString();
+    if (wsId.isEmpty())
+        return ex->replyError(400, QStringLiteral("invalid_request"),
+                              QStringLiteral("\"workspace\" (a workspace id) is required"));
+    if (!m_context->workspaces->find(wsId) || !who.mayUseWorkspace(wsId))
+        return ex->replyError(404, QStringLiteral("workspace_not_found"),
+                              QStringLiteral("no workspace %1").arg(wsId));
+    execution::ExecRequest req;
+    if (auto err = execution::ExecRequest::parse(body, m_context->manager->limits(), &req))
+        return ex->replyError(*err);
+    if (!req.npuDevices.isEmpty())
+        return ex->replyError(400, QStringLiteral("npu_unavailable"),
+                              QStringLiteral("no Ascend NPU passthrough on this agent"));
+    if (!m_context->sandboxReady())
+        return ex->replyError(503, QStringLiteral("sandbox_unavailable"),
+                              m_context->unavailableReason());
+    store::ExecutionRecord record;
+    if (auto err = m_context->manager->submit(req, wsId, &record))
+        return ex->replyError(*err);
+    ex->replyJson(202, record.toJson());
+}
+
+void ExecutionRoutes::list(http::HttpExchange* ex, const Principal& who) {
+    const http::HttpRequest& req = ex->request();
+    store::ExecutionFilter filter;
+    filter.workspaceId = req.queryValue(QStringLiteral("workspace"));
+    if (!who.isAgent()) {
+        if (!filter.workspaceId.isEmpty() && filter.workspaceId != who.workspaceId)
+            return ex->replyJson(200, {{"executions", QJsonArray{}}, {"nextCursor", QJsonValue()}});
+        filter.workspaceId = who.workspaceId;
+    }
+    const QString states = req.queryValue(QStringLiteral("state"));
+    for (const QString& name : states.split(',', Qt::SkipEmptyParts)) {
+        const auto state = store::executionStateFromString(name.trimmed());
+        if (!state)
+            return ex->replyError(400, QStringLiteral("invalid_filter"),
+                                  QStringLiteral("unknown state \"%1\"").arg(name));
+        filter.states.append(*state);
+    }
+    auto readMs = [&](const char* name, std::optional<qint64>* out) {
+        bool present = false;
+        const QString text = req.queryValue(QLatin1String(name), &present);
+        if (!present)
+            return true;
+        bool ok = false;
+        *out = text.toLongLong(&ok);
+        return ok;
+    };
+    if (!readMs("since", &filter.createdFromMs) || !readMs("until", &filter.createdToMs))
+        return ex->replyError(400, QStringLiteral("invalid_filter"),
+                              QStringLiteral("since/until are ms since the epoch"));
+    bool hasLimit = false;
+    const QString limit = req.queryValue(QStringLiteral("limit"), &hasLimit);
+    if (hasLimit) {
+        bool ok = false;
+        filter.limit = limit.toInt(&ok);
+        if (!ok || filter.limit < 1 || filter.limit > 1000)
+            return ex->replyError(400, QStringLiteral("invalid_filter"),
+                                  QStringLiteral("limit must be 1..1000"));
+    }
+    filter.cursor = req.queryValue(QStringLiteral("cursor"));
+    store::ExecutionPage page;
+    if (auto err = m_context->executions->list(filter, &page))
+        return ex->replyError(*err);
+    QJsonArray items;
+    for (const store::ExecutionRecord& r : page.items) {
+        store::ExecutionRecord live = r;
+        m_context->manager->get(r.executionId, &live);
+        items.append(live.toJson());
+    }
+    ex->replyJson(200, {{"executions", items},
+                        {"nextCursor",
+                         page.nextCursor.isEmpty() ? QJsonValue() : QJsonValue(page.nextCursor)}});
+}
+
+void ExecutionRoutes::streamLog(http::HttpExchange* ex, const QString& id) {
+    const http::HttpRequest& req = ex->request();
+    bool hasOffset = false;
+    const QString offsetText = req.queryValue(QStringLiteral("offset"), &hasOffset);
+    qint64 offset = 0;
+    if (hasOffset) {
+        bool ok = false;
+        offset = offsetText.toLongLong(&ok);
+        if (!ok || offset < 0)
+            return ex->replyError(400, QStringLiteral("invalid_offset"),
+                                  QStringLiteral("offset must be a non-negative integer"));
+    }
+    const QString follow = req.queryValue(QStringLiteral("follow"));
+    const bool following = follow == QLatin1String("true") || follow == QLatin1String("1");
+    store::LogInfo info;
+    if (!m_context->logs->info(id, &info) && info.finished && offset > info.endOffset)
+        return ex->replyError(400, QStringLiteral("invalid_offset"),
+                              QStringLiteral("offset %1 is past the end of the log (%2)")
+                                  .arg(offset)
+                                  .arg(info.endOffset));
+    execution::ExecutionManager* manager = m_context->manager;
+    auto exitEvent = [manager, id]() -> QJsonObject {
+        store::ExecutionRecord r;
+        if (manager->get(id, &r))
+            return {};
+        return exitEventOf(r);
+    };
+    auto* session =
+        new LogStreamSession(ex, m_context->logs, id, offset, following, exitEvent, this);
+    QPointer<LogStreamSession> guard(session);
+    connect(manager, &execution::ExecutionManager::executionFinished, session,
+            [guard, id](const QString& finished) {
+                if (guard && finished == id)
+                    guard->onExecutionFinished();
+            });
+    // A final execution that never produced a log (cancelled while queued, setup failed).
+    store::ExecutionRecord r;
+    if (!manager->get(id, &r) && store::isTerminal(r.state) && m_context->logs->info(id, &info))
+        session->onExecutionFinished();
+}
+
+} // namespace runbox::api

@@ -1,0 +1,46 @@
+#pragma once
+
+#include "agent/api/AgentContext.h"
+#include "agent/api/Router.h"
+#include "agent/store/ExecutionRecord.h"
+
+#include <QObject>
+
+namespace runbox::api {
+
+/// Managed executions (issue #3):
+/// - `POST /v1/executions` `{…exec request…, "workspace": id}` → 202 with the record;
+///   a client executionId is an idempotency key kept forever (409 on reuse).
+/// - `GET /v1/executions?workspace=&state=a,b&since=MS&until=MS&limit=N&cursor=C` → newest
+///   first, `{"executions":[…],"nextCursor"}`.
+/// - `GET /v1/executions/{id}` → the record.
+/// - `GET /v1/executions/{id}/log?offset=N&follow=true` → NDJSON: output events from logical
+///   offset N (`{"type":"stdout"|"stderr","offset","data"|"dataBase64"}`, `{"type":"gap",
+///   "offset","bytes"}` where retention dropped bytes), then the `exit` event once the execution
+///   is final (with follow=true it waits for it; without, it stops at the current end).
+/// - `POST /v1/executions/{id}/cancel` → the record (a running one reads `running` until its
+///   process is gone).
+/// Workspace tokens see only their workspace's executions; readers never take the lease.
+class ExecutionRoutes final : public QObject {
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(ExecutionRoutes)
+public:
+    explicit ExecutionRoutes(AgentContext* context, QObject* parent = nullptr);
+    void registerRoutes(Router& router);
+
+private:
+    void submit(http::HttpExchange* ex, const Principal& who);
+    void list(http::HttpExchange* ex, const Principal& who);
+    void streamLog(http::HttpExchange* ex, const QString& id);
+    /// Loads the record and checks that @p who may see it (404 otherwise).
+    bool loadVisible(http::HttpExchange* ex, const Principal& who, const QString& id,
+                     store::ExecutionRecord* out);
+
+    AgentContext* m_context;
+};
+
+/// The `exit` event of a final record: {"type":"exit","status","exitCode","signal",
+/// "durationMs","reason","createdFiles","modifiedFiles","deletedFiles"}.
+QJsonObject exitEventOf(const store::ExecutionRecord& record);
+
+} // namespace runbox::api

@@ -1,0 +1,106 @@
+#include "agent/api/LogStreamSession.h"
+
+#include "agent/store/LogFollower.h"
+#include "agent/store/LogStore.h"
+
+#include <QJsonDocument>
+#include <QTimer>
+
+namespace runbox::api {
+
+namespace {
+constexpr qint64 kReadBytes = 256 * 1024;
+constexpr qint64 kPauseAboveBytes = 1 << 20;
+} // namespace
+
+LogStreamSession::LogStreamSession(http::HttpExchange* exchange, const store::LogStore* logs,
+                                   const QString& executionId, qint64 offset, bool follow,
+                                   std::function<QJsonObject()> exitEvent, QObject* parent)
+    : QObject(parent), m_exchange(exchange),
+      m_follower(new store::LogFollower(logs, executionId, offset, this)),
+      m_framer(64 * 1024, offset), m_follow(follow), m_exitEvent(std::move(exitEvent)) {
+    exchange->beginChunked(200, "application/x-ndjson");
+    connect(m_follower, &store::LogFollower::readyRead, this, &LogStreamSession::pump);
+    connect(exchange, &http::HttpExchange::writable, this, &LogStreamSession::pump);
+    connect(exchange, &http::HttpExchange::clientGone, this, &QObject::deleteLater);
+    connect(exchange, &QObject::destroyed, this, &QObject::deleteLater);
+}
+
+void LogStreamSession::write(const QJsonObject& ev) {
+    if (m_exchange)
+        m_exchange->writeChunk(QJsonDocument(ev).toJson(QJsonDocument::Compact) + '\n');
+}
+
+void LogStreamSession::pump() {
+    if (m_finished || !m_exchange)
+        return;
+    while (m_exchange && m_exchange->pendingBytes() < kPauseAboveBytes) {
+        store::LogReadResult r;
+        if (auto err = m_follower->readNext(kReadBytes, &r)) {
+            if (err->httpStatus == 404) {
+                // No log yet: it has not started (readyRead comes when it does), or it ended
+                // without ever running (cancelled while queued, set-up failed).
+                const QJsonObject exit = m_exitEvent();
+                if (!exit.isEmpty() || !m_follow)
+                    finish(exit);
+                return;
+            }
+            write({{"type", "error"}, {"code", err->code}, {"message", err->message}});
+            return finish({});
+        }
+        for (const store::LogChunk& chunk : r.chunks) {
+            if (chunk.kind == store::LogChunk::Kind::Gap) {
+                for (const auto& f : m_framer.flush())
+                    write(f.toEvent());
+                write({{"type", "gap"}, {"offset", chunk.offset}, {"bytes", chunk.gapBytes}});
+                m_framer.skipTo(chunk.endOffset());
+                continue;
+            }
+            m_framer.skipTo(chunk.offset);
+            const auto stream = chunk.kind == store::LogChunk::Kind::Stdout
+                                    ? execution::OutputStream::Stdout
+                                    : execution::OutputStream::Stderr;
+            for (const auto& f : m_framer.feed(stream, chunk.data))
+                write(f.toEvent());
+        }
+        if (r.atEnd()) {
+            m_logDone = true;
+            break;
+        }
+        if (r.chunks.isEmpty()) {
+            if (!m_follow) {
+                for (const auto& f : m_framer.flush())
+                    write(f.toEvent());
+                return finish(m_exitEvent());
+            }
+            return; // wait for readyRead
+        }
+    }
+    if (m_logDone) {
+        for (const auto& f : m_framer.flush())
+            write(f.toEvent());
+        const QJsonObject exit = m_exitEvent();
+        if (!exit.isEmpty() || !m_follow)
+            finish(exit); // else: the record becomes final in a moment (onExecutionFinished)
+    }
+}
+
+void LogStreamSession::onExecutionFinished() {
+    if (m_logDone && !m_finished)
+        finish(m_exitEvent());
+    else
+        QTimer::singleShot(0, this, &LogStreamSession::pump);
+}
+
+void LogStreamSession::finish(const QJsonObject& exitEvent) {
+    if (m_finished)
+        return;
+    m_finished = true;
+    if (!exitEvent.isEmpty())
+        write(exitEvent);
+    if (m_exchange)
+        m_exchange->endChunked();
+    deleteLater();
+}
+
+} // namespace runbox::api

@@ -1,0 +1,49 @@
+#pragma once
+
+#include "agent/execution/OutputFramer.h"
+#include "agent/http/HttpExchange.h"
+
+#include <QObject>
+#include <QPointer>
+
+#include <functional>
+
+namespace runbox::store {
+class LogFollower;
+class LogStore;
+} // namespace runbox::store
+
+namespace runbox::api {
+
+/// Streams one execution's log to one client as NDJSON from a logical offset: output events
+/// (bounded frames, UTF-8 carried over, base64 for other bytes), `gap` markers for bytes dropped
+/// by retention, and — when the log is complete and the record final — the `exit` event. With
+/// follow it waits for new bytes; without it ends at the current end of the log. Reading pauses
+/// while more than 1 MiB waits for the client. Deletes itself when done or when the client goes.
+class LogStreamSession final : public QObject {
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(LogStreamSession)
+public:
+    /// @p exitEvent returns the exit event when the record is final, or an empty object.
+    LogStreamSession(http::HttpExchange* exchange, const store::LogStore* logs,
+                     const QString& executionId, qint64 offset, bool follow,
+                     std::function<QJsonObject()> exitEvent, QObject* parent = nullptr);
+
+    /// Called when the record of this execution became final.
+    void onExecutionFinished();
+
+private:
+    void pump();
+    void finish(const QJsonObject& exitEvent);
+    void write(const QJsonObject& ev);
+
+    QPointer<http::HttpExchange> m_exchange;
+    store::LogFollower* m_follower;
+    execution::OutputFramer m_framer;
+    bool m_follow;
+    std::function<QJsonObject()> m_exitEvent;
+    bool m_logDone = false;
+    bool m_finished = false;
+};
+
+} // namespace runbox::api

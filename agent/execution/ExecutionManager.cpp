@@ -1,0 +1,153 @@
+#include "agent/execution/ExecutionManager.h"
+
+#include "agent/execution/ManagedRun.h"
+#include "agent/execution/SandboxSweep.h"
+#include "agent/store/ExecutionRepository.h"
+#include "agent/store/LogStore.h"
+#include "agent/store/QuotaStore.h"
+#include "agent/workspace/WorkspaceRegistry.h"
+
+#include <QDateTime>
+
+namespace runbox::execution {
+
+ExecutionManager::ExecutionManager(Dependencies deps, QObject* parent)
+    : QObject(parent), m_deps(deps), m_planner(deps.host) {
+    applyQuotas();
+    connect(&m_scheduler, &ExecutionScheduler::queueChanged, this,
+            &ExecutionManager::publishQueuePositions);
+}
+
+ExecutionManager::~ExecutionManager() = default;
+
+int ExecutionManager::recover() {
+    const QString reason = QStringLiteral("the agent stopped while it ran; it is never re-run");
+    QStringList ids;
+    m_deps.repository->markRunningAsLost(reason, 0, &ids);
+    for (const QString& id : ids)
+        m_deps.logs->recover(id, reason);
+    m_deps.logs->recoverAll(reason);
+    SandboxSweep::killLeftovers(m_deps.host->stateDir, m_deps.host->capability.bwrapPath);
+    return int(ids.size());
+}
+
+ExecLimits ExecutionManager::limits() const {
+    const store::QuotaSettings q = m_deps.quotas->current();
+    ExecLimits l;
+    l.defaultTimeoutMs = q.defaultExecutionTimeoutMs;
+    l.maxTimeoutMs = q.maxExecutionTimeoutMs;
+    l.defaultMaxOutputBytes = q.maxOutputBytes;
+    l.maxOutputBytesCeiling = q.maxOutputBytes;
+    l.rAvailable = m_deps.rAvailable;
+    return l;
+}
+
+PermissionEpoch ExecutionManager::currentEpoch(const ExecRequest& request) const {
+    PermissionEpoch epoch;
+    epoch.quotas = m_deps.quotas->current().toJson();
+    epoch.npuDevices = request.npuDevices;
+    return epoch;
+}
+
+void ExecutionManager::applyQuotas() {
+    m_scheduler.setMaxConcurrent(int(m_deps.quotas->current().maxConcurrentExecutions));
+}
+
+std::optional<ApiError> ExecutionManager::submit(const ExecRequest& request,
+                                                 const QString& workspaceId,
+                                                 store::ExecutionRecord* out) {
+    const PermissionEpoch epoch = currentEpoch(request);
+    store::NewExecution row;
+    row.executionId = request.executionId;
+    row.workspaceId = workspaceId;
+    row.kind = store::executionKindFromString(request.kind).value_or(store::ExecutionKind::Argv);
+    row.permissionEpoch = epoch.toJson();
+    row.permissionEpoch.insert(QStringLiteral("executionTimeoutMs"), request.timeoutMs);
+    row.permissionEpoch.insert(QStringLiteral("maxOutputBytes"), request.maxOutputBytes);
+    row.queuePosition = m_scheduler.queuedCount();
+    store::ExecutionRepository::InsertResult inserted;
+    if (auto err = m_deps.repository->insert(row, &inserted))
+        return err;
+    if (inserted.duplicate)
+        return ApiError{409, QStringLiteral("duplicate_execution_id"),
+                        QStringLiteral("executionId %1 was already used (existing execution %1)")
+                            .arg(inserted.record.executionId)};
+    const QString id = inserted.record.executionId;
+    if (auto err = m_deps.logs->create(id, request.maxOutputBytes)) {
+        store::ExecutionOutcome outcome;
+        outcome.state = store::ExecutionState::SetupFailed;
+        outcome.statusReason = err->message;
+        m_deps.repository->finish(id, outcome);
+        return err;
+    }
+    m_scheduler.enqueue(
+        {id, workspaceId,
+         [this, id, request, workspaceId, epoch] { startManaged(id, request, workspaceId, epoch); },
+         true});
+    return get(id, out);
+}
+
+void ExecutionManager::startManaged(const QString& id, const ExecRequest& request,
+                                    const QString& workspaceId, const PermissionEpoch& epoch) {
+    const workspace::Workspace* ws = m_deps.workspaces->find(workspaceId);
+    ManagedRun::Context ctx{m_deps.repository, m_deps.logs, &m_planner, m_deps.host};
+    auto* run = new ManagedRun(
+        ctx, id, request, workspaceId, ws ? ws->fs : nullptr, ws ? ws->directory : QString(), epoch,
+        epoch.quotas.value(QLatin1String("maxWorkspaceBytes")).toInteger(), this);
+    m_runs.insert(id, run);
+    connect(run, &ManagedRun::done, this, [this, run](const QString& doneId) {
+        m_runs.remove(doneId);
+        m_scheduler.release(doneId);
+        run->deleteLater();
+        Q_EMIT executionFinished(doneId);
+    });
+    if (!ws) {
+        run->stop(QStringLiteral("setup_failed"), QStringLiteral("the workspace was deleted"));
+    }
+    run->start();
+}
+
+std::optional<ApiError> ExecutionManager::cancel(const QString& id, store::ExecutionRecord* out) {
+    if (auto err = get(id, out))
+        return err;
+    if (m_scheduler.isQueued(id)) {
+        m_scheduler.release(id);
+        store::ExecutionOutcome outcome;
+        outcome.state = store::ExecutionState::Cancelled;
+        outcome.statusReason = QStringLiteral("cancelled before it started");
+        m_deps.logs->finish(id);
+        if (auto err = m_deps.repository->finish(id, outcome))
+            return err;
+        Q_EMIT executionFinished(id);
+    } else if (ManagedRun* run = m_runs.value(id)) {
+        run->stop(QStringLiteral("cancelled"), QStringLiteral("cancelled by a client"));
+    }
+    return get(id, out);
+}
+
+std::optional<ApiError> ExecutionManager::get(const QString& id,
+                                              store::ExecutionRecord* out) const {
+    if (auto err = m_deps.repository->get(id, out))
+        return err;
+    const int position = m_scheduler.queuePosition(id);
+    if (position > 0)
+        out->queuePosition = position - 1;
+    return std::nullopt;
+}
+
+void ExecutionManager::scheduleSync(const QString& jobId, const QString& workspaceId,
+                                    std::function<void()> start) {
+    m_scheduler.enqueue({jobId, workspaceId, std::move(start), true});
+}
+
+void ExecutionManager::publishQueuePositions() {
+    // Positions live in memory and are merged into records on read (get()); persisting every
+    // change would cost a commit per queue move.
+}
+
+void ExecutionManager::stopAll(const QString& reason) {
+    for (ManagedRun* run : std::as_const(m_runs))
+        run->stop(QStringLiteral("cancelled"), reason);
+}
+
+} // namespace runbox::execution

@@ -1,0 +1,106 @@
+#pragma once
+
+#include "agent/execution/ExecRequest.h"
+#include "agent/execution/ExecutionScheduler.h"
+#include "agent/execution/LaunchPlanner.h"
+#include "agent/store/ExecutionRecord.h"
+#include "shared/ApiError.h"
+
+#include <QHash>
+#include <QObject>
+
+#include <functional>
+#include <optional>
+
+namespace runbox::store {
+class Database;
+class ExecutionRepository;
+class LogStore;
+class QuotaStore;
+} // namespace runbox::store
+namespace runbox::workspace {
+class WorkspaceRegistry;
+}
+
+namespace runbox::execution {
+
+class ManagedRun;
+
+/// Owns every execution of the agent (issue #3): admission through the ExecutionScheduler
+/// (workspace lease + global limit from the quotas), managed executions with durable records and
+/// logs that outlive clients, cancellation, the limits requests are validated against, and
+/// start-up recovery (running/queued records → lost, unfinished logs closed, stray sandboxes
+/// killed). Sync executions take the same lease but are not recorded.
+class ExecutionManager final : public QObject {
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(ExecutionManager)
+public:
+    struct Dependencies {
+        store::ExecutionRepository* repository = nullptr;
+        store::LogStore* logs = nullptr;
+        store::QuotaStore* quotas = nullptr;
+        workspace::WorkspaceRegistry* workspaces = nullptr;
+        const SandboxHost* host = nullptr;
+        bool rAvailable = false;
+    };
+
+    explicit ExecutionManager(Dependencies deps, QObject* parent = nullptr);
+    ~ExecutionManager() override;
+
+    /// Start-up: marks running/queued records lost, closes their logs, kills sandboxes a dead
+    /// agent left behind. Returns the number of records marked lost.
+    int recover();
+
+    /// The limits requests are validated against now (quotas in force).
+    ExecLimits limits() const;
+    /// The permission epoch an execution created now gets.
+    PermissionEpoch currentEpoch(const ExecRequest& request) const;
+    /// Applies a quota change to admission (global concurrency).
+    void applyQuotas();
+
+    /// `POST /v1/executions`: records a queued execution and queues it. A duplicate client
+    /// executionId → 409 `duplicate_execution_id` (the message names the existing id).
+    std::optional<ApiError> submit(const ExecRequest& request, const QString& workspaceId,
+                                   store::ExecutionRecord* out);
+    /// Cancels: a queued execution never starts; a running one is killed and becomes cancelled
+    /// once its process is gone. Final ones are left as they are (200 with the record).
+    std::optional<ApiError> cancel(const QString& executionId, store::ExecutionRecord* out);
+    /// The record with its live queue position.
+    std::optional<ApiError> get(const QString& executionId, store::ExecutionRecord* out) const;
+
+    /// Sync path: calls @p start once the workspace lease is granted (the caller then runs and
+    /// must call releaseSync(@p jobId) at the end), or @p queuedAt with the queue position while
+    /// it waits.
+    void scheduleSync(const QString& jobId, const QString& workspaceId,
+                      std::function<void()> start);
+    void releaseSync(const QString& jobId) { m_scheduler.release(jobId); }
+    /// 1-based queue position of a waiting job, 0 when admitted or unknown.
+    int queuePosition(const QString& jobId) const { return m_scheduler.queuePosition(jobId); }
+    bool workspaceBusy(const QString& workspaceId) const {
+        return m_scheduler.workspaceBusy(workspaceId);
+    }
+    const LaunchPlanner& planner() const { return m_planner; }
+    /// For features to add their LaunchStage at start-up.
+    LaunchPlanner& planner() { return m_planner; }
+    const SandboxHost& host() const { return *m_deps.host; }
+    int runningCount() const { return m_scheduler.runningCount(); }
+    int queuedCount() const { return m_scheduler.queuedCount(); }
+    /// Kills everything running (agent shutdown); records end as cancelled.
+    void stopAll(const QString& reason);
+
+Q_SIGNALS:
+    /// The record of @p executionId is final.
+    void executionFinished(const QString& executionId);
+
+private:
+    void startManaged(const QString& executionId, const ExecRequest& request,
+                      const QString& workspaceId, const PermissionEpoch& epoch);
+    void publishQueuePositions();
+
+    Dependencies m_deps;
+    LaunchPlanner m_planner;
+    ExecutionScheduler m_scheduler;
+    QHash<QString, ManagedRun*> m_runs; ///< running managed executions
+};
+
+} // namespace runbox::execution

@@ -1,0 +1,96 @@
+#include "agent/execution/LaunchPlanner.h"
+
+#include <QJsonArray>
+
+namespace runbox::execution {
+
+QJsonObject PermissionEpoch::toJson() const {
+    QJsonArray chips;
+    for (int id : npuDevices)
+        chips.append(id);
+    QJsonObject o{
+        {"networkPolicy", networkMode},
+        {"networkAccessRevision", networkRevision},
+        {"quotas", quotas},
+        {"npuDevices", chips},
+        {"environmentId", environmentId.isEmpty() ? QJsonValue() : QJsonValue(environmentId)}};
+    if (!networkPolicy.isEmpty())
+        o.insert(QStringLiteral("networkPolicyDetail"), networkPolicy);
+    return o;
+}
+
+PermissionEpoch PermissionEpoch::fromJson(const QJsonObject& json) {
+    PermissionEpoch e;
+    e.networkMode = json.value(QLatin1String("networkPolicy")).toString(QStringLiteral("none"));
+    e.networkRevision =
+        json.value(QLatin1String("networkAccessRevision")).toString(QStringLiteral("none"));
+    e.networkPolicy = json.value(QLatin1String("networkPolicyDetail")).toObject();
+    e.quotas = json.value(QLatin1String("quotas")).toObject();
+    for (const QJsonValue& v : json.value(QLatin1String("npuDevices")).toArray())
+        e.npuDevices.append(v.toInt());
+    e.environmentId = json.value(QLatin1String("environmentId")).toString();
+    return e;
+}
+
+void LaunchPlan::release() {
+    for (auto it = releases.rbegin(); it != releases.rend(); ++it)
+        if (*it)
+            (*it)();
+    releases.clear();
+}
+
+void LaunchPlanner::plan(const LaunchContext& context, Done done) const {
+    if (!m_host->ready()) {
+        done(ApiError{503, QStringLiteral("sandbox_unavailable"),
+                      m_host->capability.usable
+                          ? QStringLiteral("the seccomp profile could not be built: %1")
+                                .arg(m_host->seccompError)
+                          : m_host->capability.unusableReason},
+             nullptr);
+        return;
+    }
+    auto ctx = std::make_shared<LaunchContext>(context);
+    auto plan = std::make_shared<LaunchPlan>();
+    sandbox::LaunchSpec& spec = plan->spec;
+    spec.workspaceDir = context.workspaceDir;
+    spec.cwd = context.request.cwd;
+    spec.command = context.request.sandboxCommand();
+    spec.userEnv = context.request.env;
+    spec.identityDir = m_host->identityDir;
+    spec.stateDir = m_host->stateDir;
+    runStage(ctx, plan, 0, std::move(done));
+}
+
+void LaunchPlanner::runStage(std::shared_ptr<LaunchContext> ctx, std::shared_ptr<LaunchPlan> plan,
+                             qsizetype index, Done done) const {
+    if (index == m_stages.size()) {
+        build(*ctx, plan.get());
+        done(std::nullopt, plan);
+        return;
+    }
+    m_stages[index]->prepare(*ctx, plan.get(),
+                             [this, ctx, plan, index, done](std::optional<ApiError> err) {
+                                 if (err) {
+                                     plan->release();
+                                     done(err, nullptr);
+                                     return;
+                                 }
+                                 runStage(ctx, plan, index + 1, done);
+                             });
+}
+
+void LaunchPlanner::abandon(const QString& executionId) const {
+    for (LaunchStage* stage : m_stages)
+        stage->abandon(executionId);
+}
+
+void LaunchPlanner::build(const LaunchContext&, LaunchPlan* plan) const {
+    sandbox::LaunchSpec spec = plan->spec;
+    spec.seccompPath = m_host->seccompPaths.value(plan->seccompProfile);
+    spec.command = plan->commandPrefix + spec.command;
+    plan->launch = sandbox::BwrapCommand::build(m_host->capability, spec);
+    // What the user's code runs, for provenance, without the agent's own prefix.
+    plan->launch.command = plan->spec.command;
+}
+
+} // namespace runbox::execution

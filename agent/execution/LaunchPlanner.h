@@ -1,0 +1,109 @@
+#pragma once
+
+#include "agent/execution/ExecRequest.h"
+#include "agent/sandbox/BwrapCommand.h"
+#include "agent/sandbox/SandboxCapability.h"
+#include "agent/sandbox/SeccompProfile.h"
+
+#include <QJsonObject>
+#include <QList>
+#include <QMap>
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace runbox::execution {
+
+/// What every launch on this host shares: the probe's conclusion and the published seccomp
+/// programs. Filled once at start-up.
+struct SandboxHost {
+    sandbox::SandboxCapability capability;
+    QMap<sandbox::SeccompProfileKind, QString> seccompPaths;
+    QString seccompError;
+    QString identityDir;
+    QString stateDir;
+    QString binDir;              ///< where runbox-agent (and runbox-egress-bridge) live
+    quint64 maxProcesses = 4096; ///< RLIMIT_NPROC per sandbox
+
+    bool ready() const { return capability.usable && seccompError.isEmpty(); }
+};
+
+/// The settings an execution runs under, fixed when it is created (its permission epoch,
+/// DESIGN.md §2): `{"networkPolicy","networkAccessRevision","quotas":{…},"npuDevices":[…],
+/// "environmentId"}` plus whatever features add to @c extra (e.g. the allowlist itself).
+struct PermissionEpoch {
+    QString networkMode = QStringLiteral("none");
+    QString networkRevision = QStringLiteral("none");
+    QJsonObject networkPolicy; ///< the whole policy object in force (features read it)
+    QJsonObject quotas;
+    QList<int> npuDevices;
+    QString environmentId;
+
+    QJsonObject toJson() const;
+    static PermissionEpoch fromJson(const QJsonObject& json);
+};
+
+/// One execution being prepared for launch.
+struct LaunchContext {
+    ExecRequest request;
+    QString executionId;
+    QString workspaceId;
+    QString workspaceDir;
+    PermissionEpoch epoch;
+};
+
+/// A launch being assembled by the stages, then built.
+struct LaunchPlan {
+    sandbox::LaunchSpec spec; ///< stages add extraArgs / extraEnv
+    sandbox::SeccompProfileKind seccompProfile = sandbox::SeccompProfileKind::Baseline;
+    QStringList commandPrefix;     ///< run before the command (e.g. the egress bridge ... --)
+    sandbox::SandboxLaunch launch; ///< filled by LaunchPlanner once every stage agreed
+    std::vector<std::function<void()>> releases; ///< undo what stages acquired, in reverse
+
+    /// Runs the release actions once (reverse order).
+    void release();
+};
+
+/// A feature that adds to a launch (egress bridge, NPU passthrough…). prepare() may finish
+/// later (waiting for a chip, probing a device); it must call @p done exactly once, with an
+/// error to refuse the launch (the execution then ends setup_failed, or the request is refused).
+class LaunchStage {
+public:
+    virtual ~LaunchStage() = default;
+    virtual void prepare(const LaunchContext& context, LaunchPlan* plan,
+                         std::function<void(std::optional<ApiError>)> done) = 0;
+    /// Drops a prepare() still in progress for @p executionId (the execution was cancelled);
+    /// its done() must then not be called.
+    virtual void abandon(const QString& executionId) { Q_UNUSED(executionId); }
+};
+
+/// Turns a validated request into a sandbox launch. The stages run in order, each adding to the
+/// plan; then BwrapCommand builds the launch. The sync and the managed paths both come here, so
+/// they build identical sandboxes.
+class LaunchPlanner final {
+public:
+    explicit LaunchPlanner(const SandboxHost* host) : m_host(host) {}
+
+    /// Stages run in the order they were added. Not owned.
+    void addStage(LaunchStage* stage) { m_stages.append(stage); }
+
+    using Done = std::function<void(std::optional<ApiError>, std::shared_ptr<LaunchPlan>)>;
+    /// Prepares the launch of @p context; @p done gets the plan or the error (503
+    /// sandbox_unavailable when the host cannot sandbox, or a stage's error). On error the
+    /// stages' acquisitions are already released.
+    void plan(const LaunchContext& context, Done done) const;
+    /// Abandons an unfinished plan() of @p executionId (cancelled while waiting in a stage).
+    void abandon(const QString& executionId) const;
+
+private:
+    void runStage(std::shared_ptr<LaunchContext> context, std::shared_ptr<LaunchPlan> plan,
+                  qsizetype index, Done done) const;
+    void build(const LaunchContext& context, LaunchPlan* plan) const;
+
+    const SandboxHost* m_host;
+    QList<LaunchStage*> m_stages;
+};
+
+} // namespace runbox::execution

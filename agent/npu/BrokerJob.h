@@ -1,0 +1,131 @@
+#pragma once
+
+#include <QByteArray>
+#include <QDateTime>
+#include <QDeadlineTimer>
+#include <QJsonObject>
+#include <QList>
+#include <QObject>
+#include <QProcessEnvironment>
+#include <QStringList>
+
+#include <optional>
+
+class QProcess;
+class QTimer;
+
+namespace runbox::npu {
+
+/// One host broker job: a fixed argv started with no shell, in the host namespace, as the
+/// leader of its own session and process group, with its output kept in memory.
+///
+/// Lifecycle: queued → running → completed | failed | cancelled | timed_out | setup_failed.
+/// Cancel and timeout send SIGTERM to the whole group, then SIGKILL after the grace period;
+/// when the leader ends on its own, the group is killed too, so the job's state is final only
+/// once nothing it started inside its group is left. A descendant that calls setsid() itself
+/// leaves the group and is out of reach (no cgroup here).
+///
+/// Output: stdout and stderr each have byte offsets from 0; chunks are recorded in arrival order
+/// (the NDJSON `{"type":"stdout","data","offset"}` stream). Past maxOutputBytes (both streams
+/// together) further output is dropped and `truncated` is set; the job keeps running.
+class BrokerJob final : public QObject {
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(BrokerJob)
+public:
+    enum class State { Queued, Running, Completed, Failed, Cancelled, TimedOut, SetupFailed };
+    enum class Stream { Stdout, Stderr };
+    /// One piece of output as it arrived.
+    struct Chunk {
+        Stream stream = Stream::Stdout;
+        qint64 offset = 0; ///< byte offset within its stream
+        QByteArray data;
+    };
+    struct Spec {
+        QString id;
+        QString workloadId;
+        QString workspace; ///< canonical; the job's cwd
+        QStringList argv;  ///< program first
+        QProcessEnvironment environment;
+        QList<int> chips;       ///< host logic ids (empty = the host queue)
+        qint64 timeoutMs = 0;   ///< 0 = none
+        int killGraceMs = 2000; ///< SIGTERM → SIGKILL
+        qint64 maxOutputBytes = 64LL * 1024 * 1024;
+    };
+
+    explicit BrokerJob(Spec spec, QObject* parent = nullptr);
+    ~BrokerJob() override;
+
+    /// Starts the process (queued → running). A program that cannot start → setup_failed.
+    void start();
+    /// Cancels: queued → cancelled at once; running → SIGTERM to the group, SIGKILL after the
+    /// grace period, cancelled once the leader is gone. No-op when already final.
+    void cancel();
+    /// SIGKILL to the group now (agent shutdown); the state becomes cancelled.
+    void killNow();
+
+    const Spec& spec() const { return m_spec; }
+    QString id() const { return m_spec.id; }
+    State state() const { return m_state; }
+    bool isFinal() const;
+    static QString stateName(State state);
+    std::optional<int> exitCode() const { return m_exitCode; }
+    std::optional<int> signal() const { return m_signal; }
+    QString message() const { return m_message; } ///< why it failed / was cancelled
+    qint64 pid() const { return m_pid; }          ///< = its process group id; 0 before start
+    QDateTime createdAt() const { return m_createdAt; }
+    QDateTime startedAt() const { return m_startedAt; }
+    QDateTime finishedAt() const { return m_finishedAt; }
+    bool truncated() const { return m_truncated; }
+
+    int chunkCount() const { return m_chunks.size(); }
+    /// Chunks from index @p from on (for followers: remember chunkCount()).
+    QList<Chunk> chunksFrom(int from) const;
+    /// Bytes of @p stream from @p offset.
+    QByteArray read(Stream stream, qint64 offset = 0) const;
+    qint64 streamSize(Stream stream) const;
+
+    /// `{id, workloadId, state, chips, exitCode, signal, message, createdAt, startedAt,
+    /// finishedAt, durationMs, stdoutBytes, stderrBytes, truncated}`.
+    QJsonObject toJson() const;
+
+Q_SIGNALS:
+    void started();
+    void outputAppended();
+    /// Emitted once, when the state becomes final.
+    void finished();
+
+private:
+    void readChannel(Stream stream);
+    void onLeaderFinished(int exitCode, int exitStatus);
+    void terminateGroup(const QString& why, State finalState);
+    void onGraceExpired();
+    /// SIGKILL to the group, then finish once no member is left running (polled, 5 s at most).
+    void endGroupThenFinish(State state, const QString& message);
+    void finish(State state, const QString& message);
+    /// Whether a process of the job's group still runs (zombies do not count).
+    bool groupAlive() const;
+
+    Spec m_spec;
+    State m_state = State::Queued;
+    QProcess* m_process = nullptr;
+    QTimer* m_timeout = nullptr;
+    QTimer* m_grace = nullptr;
+    QTimer* m_reap = nullptr;
+    QDeadlineTimer m_reapDeadline;
+    qint64 m_pid = 0;
+    bool m_leaderDone = false;
+    std::optional<State> m_pendingState; ///< cancel/timeout requested
+    QString m_pendingMessage;
+    std::optional<int> m_exitCode;
+    std::optional<int> m_signal;
+    QString m_message;
+    QDateTime m_createdAt;
+    QDateTime m_startedAt;
+    QDateTime m_finishedAt;
+    QList<Chunk> m_chunks;
+    qint64 m_sizes[2] = {0, 0};
+    qint64 m_kept = 0;
+    bool m_truncated = false;
+};
+
+} // namespace runbox::npu

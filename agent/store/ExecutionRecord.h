@@ -1,0 +1,98 @@
+#pragma once
+
+#include "agent/store/ExecutionState.h"
+
+#include <QJsonObject>
+#include <QString>
+#include <QStringList>
+
+#include <optional>
+
+namespace runbox::store {
+
+/// What an execution runs: `shell` (bash script on stdin), `python`, `r`, or an `argv` vector.
+enum class ExecutionKind { Shell, Python, R, Argv };
+
+QString toString(ExecutionKind kind);
+std::optional<ExecutionKind> executionKindFromString(const QString& name);
+
+/// Whether @p id may be an execution id: 1..128 characters of `[A-Za-z0-9_.:-]` starting with a
+/// letter or digit. Ids name log files (`<id>.log`) and appear in URL paths, so nothing else is
+/// allowed (no `/`, no leading `.`).
+bool isValidExecutionId(const QString& id);
+
+/// `2024-05-01T12:34:56.789Z` (UTC, milliseconds) for ms since the epoch.
+QString isoTimestamp(qint64 msSinceEpoch);
+
+/// Output byte counts of an execution's log (see LogStore).
+struct LogByteCounts {
+    qint64 stdoutBytes = 0;  ///< bytes the process wrote to stdout
+    qint64 stderrBytes = 0;  ///< bytes the process wrote to stderr
+    qint64 droppedBytes = 0; ///< bytes dropped by retention (between head and tail)
+
+    /// `{"stdout":N,"stderr":N,"dropped":N,"retentionTruncated":bool}`.
+    QJsonObject toJson() const;
+    bool operator==(const LogByteCounts&) const = default;
+};
+
+/// One row of the executions table.
+struct ExecutionRecord {
+    QString executionId;           ///< the API id: client-chosen idempotency key or generated
+    bool clientSuppliedId = false; ///< whether the client chose executionId
+    QString workspaceId;
+    ExecutionKind kind = ExecutionKind::Shell;
+    ExecutionState state = ExecutionState::Queued;
+    std::optional<int> queuePosition; ///< 0 = next to start; only while queued
+    qint64 createdMs = 0;             ///< ms since the epoch
+    std::optional<qint64> startedMs;
+    std::optional<qint64> finishedMs;
+    std::optional<int> exitCode; ///< when the process exited
+    std::optional<int> signal;   ///< when a signal ended it (e.g. 9)
+    std::optional<qint64> durationMs;
+    QString statusReason; ///< human text for non-`completed` ends ("timed out after 5000 ms")
+    /// The settings it runs under, fixed at creation (DESIGN.md §2), e.g.
+    /// `{"networkPolicy":"none","networkAccessRevision":"…","quotas":{…},"npuDevices":[…],
+    ///   "environmentId":"…"}`. Shape owned by the execution layer; stored verbatim.
+    QJsonObject permissionEpoch;
+    /// How it ran, recorded at start: `{"env":{…exact env injected…},"cwd":"…","argv":[…]}`.
+    /// Never put a light workspace's own env values here (issue 7: env never reaches disk).
+    QJsonObject provenance;
+    QStringList createdFiles; ///< workspace-relative POSIX paths, sorted
+    QStringList modifiedFiles;
+    QStringList deletedFiles;
+    LogByteCounts logBytes;
+    qint64 seq = 0; ///< insertion order (internal; cursor tie-break)
+
+    /// The API shape: `{"executionId","workspace","kind","state","queuePosition"|null,
+    /// "createdAt" (ISO),"startedAt"|null,"finishedAt"|null,"exitCode"|null,"signal"|null,
+    /// "durationMs"|null,"statusReason","permissionEpoch":{…},"provenance":{…},
+    /// "createdFiles":[…],"modifiedFiles":[…],"deletedFiles":[…],"logBytes":{…}}`.
+    QJsonObject toJson() const;
+};
+
+/// The creation request for ExecutionRepository::insert().
+struct NewExecution {
+    QString executionId; ///< client's idempotency key; empty → the repository generates one
+    QString workspaceId;
+    ExecutionKind kind = ExecutionKind::Shell;
+    qint64 createdMs = 0; ///< 0 → now
+    QJsonObject permissionEpoch;
+    QJsonObject provenance; ///< may be filled later by markRunning()
+    std::optional<int> queuePosition;
+};
+
+/// How an execution ended, for ExecutionRepository::finish().
+struct ExecutionOutcome {
+    ExecutionState state = ExecutionState::Completed; ///< must be terminal
+    qint64 finishedMs = 0;                            ///< 0 → now
+    std::optional<int> exitCode;
+    std::optional<int> signal;
+    std::optional<qint64> durationMs; ///< absent → finishedMs - startedMs when it started
+    QString statusReason;
+    QStringList createdFiles;
+    QStringList modifiedFiles;
+    QStringList deletedFiles;
+    LogByteCounts logBytes;
+};
+
+} // namespace runbox::store

@@ -1,0 +1,43 @@
+#include "agent/store/LogFollower.h"
+
+#include <QMetaObject>
+
+namespace runbox::store {
+
+LogFollower::LogFollower(const LogStore* store, const QString& executionId, qint64 fromOffset,
+                         QObject* parent)
+    : QObject(parent), m_store(store), m_executionId(executionId), m_position(fromOffset) {
+    connect(store, &LogStore::appended, this, &LogFollower::onAppended);
+    connect(store, &LogStore::finished, this, &LogFollower::onFinished);
+    m_notified = true;
+    QMetaObject::invokeMethod(this, &LogFollower::readyRead, Qt::QueuedConnection);
+}
+
+std::optional<ApiError> LogFollower::readNext(qint64 maxBytes, LogReadResult* out) {
+    m_notified = false;
+    if (!m_store)
+        return ApiError{503, QStringLiteral("log_unavailable"),
+                        QStringLiteral("the log store has shut down")};
+    if (const auto error = m_store->read(m_executionId, m_position, maxBytes, out))
+        return error;
+    m_position = out->nextOffset;
+    m_atEnd = out->atEnd();
+    return std::nullopt;
+}
+
+void LogFollower::onAppended(const QString& executionId, qint64 newEnd) {
+    if (executionId != m_executionId || newEnd <= m_position || m_notified)
+        return;
+    m_notified = true;
+    Q_EMIT readyRead();
+}
+
+void LogFollower::onFinished(const QString& executionId) {
+    if (executionId != m_executionId)
+        return;
+    // Always wake the reader: it must read up to the end to see atEnd().
+    m_notified = true;
+    Q_EMIT readyRead();
+}
+
+} // namespace runbox::store

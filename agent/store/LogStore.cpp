@@ -1,0 +1,178 @@
+#include "agent/store/LogStore.h"
+
+#include "agent/store/ExecutionRecord.h"
+
+#include <QDir>
+#include <QFile>
+#include <QMutexLocker>
+#include <QRegularExpression>
+
+namespace runbox::store {
+
+namespace {
+
+/// Finished logs kept open for readers; beyond it, unused finished ones are dropped (and
+/// reloaded from disk on the next read).
+constexpr qsizetype kCachedFinishedLogs = 128;
+
+ApiError invalidId(const QString& id) {
+    return ApiError{400, QStringLiteral("invalid_execution_id"),
+                    QStringLiteral("%1 is not a valid execution id").arg(id.left(200))};
+}
+
+} // namespace
+
+LogStore::LogStore(const QString& stateDir, QObject* parent)
+    : QObject(parent), m_dir(QDir(stateDir).absoluteFilePath(QStringLiteral("logs"))) {}
+
+LogStore::~LogStore() = default;
+
+bool LogStore::initialize(QString* error) {
+    if (!QDir().mkpath(m_dir)) {
+        *error = QStringLiteral("cannot create %1").arg(m_dir);
+        return false;
+    }
+    QFile::setPermissions(m_dir, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+    return true;
+}
+
+std::optional<ApiError> LogStore::create(const QString& executionId, qint64 maxOutputBytes) {
+    if (!isValidExecutionId(executionId))
+        return invalidId(executionId);
+    QMutexLocker lock(&m_mutex);
+    if (m_logs.contains(executionId))
+        return ApiError{409, QStringLiteral("log_exists"),
+                        QStringLiteral("a log for %1 already exists").arg(executionId)};
+    ApiError error;
+    auto log = ExecutionLog::create(m_dir, executionId, maxOutputBytes, &error);
+    if (!log)
+        return error;
+    m_logs.insert(executionId, log);
+    return std::nullopt;
+}
+
+qint64 LogStore::append(const QString& executionId, LogStream stream, QByteArrayView data,
+                        ApiError* error) {
+    std::shared_ptr<ExecutionLog> log;
+    {
+        QMutexLocker lock(&m_mutex);
+        log = m_logs.value(executionId);
+    }
+    if (!log) {
+        if (error)
+            *error = ApiError{404, QStringLiteral("log_not_found"),
+                              QStringLiteral("no log is being written for %1").arg(executionId)};
+        return -1;
+    }
+    const qint64 first = log->append(stream, data, error);
+    if (first >= 0 && !data.isEmpty())
+        Q_EMIT appended(executionId, first + data.size());
+    return first;
+}
+
+std::optional<ApiError> LogStore::finish(const QString& executionId) {
+    ApiError error;
+    const auto log = acquire(executionId, &error);
+    if (!log)
+        return error;
+    if (const auto failed = log->finish())
+        return failed;
+    Q_EMIT finished(executionId);
+    return std::nullopt;
+}
+
+std::optional<ApiError> LogStore::read(const QString& executionId, qint64 fromOffset,
+                                       qint64 maxBytes, LogReadResult* out) const {
+    ApiError error;
+    const auto log = acquire(executionId, &error);
+    if (!log)
+        return error;
+    return log->read(fromOffset, maxBytes, out);
+}
+
+std::optional<ApiError> LogStore::info(const QString& executionId, LogInfo* out) const {
+    ApiError error;
+    const auto log = acquire(executionId, &error);
+    if (!log)
+        return error;
+    *out = log->info();
+    return std::nullopt;
+}
+
+std::optional<ApiError> LogStore::recover(const QString& executionId, const QString& reason) {
+    ApiError error;
+    const auto log = acquire(executionId, &error);
+    if (!log)
+        return error;
+    if (log->info().finished)
+        return std::nullopt;
+    if (const auto failed = log->recover(reason))
+        return failed;
+    Q_EMIT finished(executionId);
+    return std::nullopt;
+}
+
+QStringList LogStore::recoverAll(const QString& reason, QStringList* errors) {
+    static const QRegularExpression headName(QStringLiteral("^(.+)\\.log$"));
+    QStringList recovered;
+    const QStringList names =
+        QDir(m_dir).entryList({QStringLiteral("*.log")}, QDir::Files, QDir::Name);
+    for (const QString& name : names) {
+        const QString id = headName.match(name).captured(1);
+        if (!isValidExecutionId(id))
+            continue;
+        std::shared_ptr<ExecutionLog> cached;
+        {
+            QMutexLocker lock(&m_mutex);
+            cached = m_logs.value(id);
+        }
+        if (cached && cached->isWritable())
+            continue; // this process is writing it: not a dead agent's
+        if (!cached && ExecutionLog::endsWithEndRecord(m_dir, id))
+            continue; // finished: skip the full scan
+        cached.reset();
+        ApiError error;
+        const auto log = acquire(id, &error);
+        if (log && log->info().finished)
+            continue;
+        const auto failed = log ? recover(id, reason) : std::optional<ApiError>(error);
+        if (failed) {
+            if (errors)
+                errors->append(QStringLiteral("%1: %2").arg(id, failed->message));
+            continue;
+        }
+        recovered.append(id);
+    }
+    return recovered;
+}
+
+std::shared_ptr<ExecutionLog> LogStore::acquire(const QString& executionId, ApiError* error) const {
+    if (!isValidExecutionId(executionId)) {
+        *error = invalidId(executionId);
+        return nullptr;
+    }
+    QMutexLocker lock(&m_mutex);
+    if (const auto log = m_logs.value(executionId))
+        return log;
+    auto log = ExecutionLog::load(m_dir, executionId, error);
+    if (!log)
+        return nullptr;
+    trimCacheLocked();
+    m_logs.insert(executionId, log);
+    return log;
+}
+
+void LogStore::trimCacheLocked() const {
+    if (m_logs.size() < kCachedFinishedLogs * 2)
+        return;
+    qsizetype finishedCount = 0;
+    for (auto it = m_logs.begin(); it != m_logs.end();) {
+        const bool idle = it.value().use_count() == 1 && !it.value()->isWritable();
+        if (idle && ++finishedCount > kCachedFinishedLogs / 2)
+            it = m_logs.erase(it);
+        else
+            ++it;
+    }
+}
+
+} // namespace runbox::store

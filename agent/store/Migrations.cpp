@@ -1,0 +1,171 @@
+#include "agent/store/Migrations.h"
+
+#include <QSqlError>
+#include <QSqlQuery>
+#include <QVariant>
+
+namespace runbox::store::migrations {
+
+namespace {
+
+QList<Migration> buildMigrations() {
+    QList<Migration> list;
+    list.append(Migration{
+        1,
+        QStringLiteral("tables: workspaces, executions, settings, audit"),
+        {
+            // Workspaces. There is deliberately no env column: a workspace's env lives only in
+            // memory (issue 7: never on disk, never in the database, never in a log).
+            // Rows are soft-deleted (deleted_ms) because executions keep pointing at them.
+            QStringLiteral("CREATE TABLE workspaces ("
+                           " id TEXT PRIMARY KEY NOT NULL,"
+                           " isolation TEXT NOT NULL CHECK (isolation IN ('strong','light')),"
+                           " created_ms INTEGER NOT NULL,"
+                           " root_path TEXT NOT NULL,"
+                           " owner_token_id TEXT NOT NULL DEFAULT '',"
+                           " token_nonce TEXT NOT NULL DEFAULT '',"
+                           " uid INTEGER,"
+                           " deleted_ms INTEGER)"),
+            // Executions. seq orders inserts (AUTOINCREMENT: never reused); execution_id is the
+            // API id, client-chosen (idempotency key) or generated, unique forever.
+            QStringLiteral(
+                "CREATE TABLE executions ("
+                " seq INTEGER PRIMARY KEY AUTOINCREMENT,"
+                " execution_id TEXT NOT NULL UNIQUE,"
+                " client_supplied INTEGER NOT NULL DEFAULT 0,"
+                " workspace_id TEXT NOT NULL REFERENCES workspaces(id) ON DELETE RESTRICT,"
+                " kind TEXT NOT NULL CHECK (kind IN ('shell','python','r','argv')),"
+                " state TEXT NOT NULL CHECK (state IN ('queued','running','completed','failed',"
+                "  'timed_out','cancelled','output_limited','quota_exceeded','setup_failed',"
+                "  'lost')),"
+                " queue_position INTEGER,"
+                " created_ms INTEGER NOT NULL,"
+                " started_ms INTEGER,"
+                " finished_ms INTEGER,"
+                " exit_code INTEGER,"
+                " signal INTEGER,"
+                " duration_ms INTEGER,"
+                " status_reason TEXT NOT NULL DEFAULT '',"
+                " permission_epoch TEXT NOT NULL DEFAULT '{}',"
+                " provenance TEXT NOT NULL DEFAULT '{}',"
+                " created_files TEXT NOT NULL DEFAULT '[]',"
+                " modified_files TEXT NOT NULL DEFAULT '[]',"
+                " deleted_files TEXT NOT NULL DEFAULT '[]',"
+                " stdout_bytes INTEGER NOT NULL DEFAULT 0,"
+                " stderr_bytes INTEGER NOT NULL DEFAULT 0,"
+                " log_dropped_bytes INTEGER NOT NULL DEFAULT 0)"),
+            QStringLiteral("CREATE TABLE settings ("
+                           " key TEXT PRIMARY KEY NOT NULL,"
+                           " value TEXT NOT NULL,"
+                           " updated_ms INTEGER NOT NULL)"),
+            QStringLiteral("CREATE TABLE audit ("
+                           " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+                           " at_ms INTEGER NOT NULL,"
+                           " token_id TEXT NOT NULL,"
+                           " key TEXT NOT NULL,"
+                           " before_json TEXT,"
+                           " after_json TEXT)"),
+        },
+    });
+    list.append(Migration{
+        2,
+        QStringLiteral("listing indexes; execution ids can never be deleted or changed"),
+        {
+            QStringLiteral("CREATE INDEX executions_by_created ON executions(created_ms, seq)"),
+            QStringLiteral("CREATE INDEX executions_by_workspace ON executions(workspace_id, "
+                           "created_ms, seq)"),
+            QStringLiteral(
+                "CREATE INDEX executions_by_state ON executions(state, created_ms, seq)"),
+            QStringLiteral("CREATE INDEX audit_by_key ON audit(key, id)"),
+            // The idempotency key is kept forever (issue 3): enforce it in the schema itself.
+            QStringLiteral("CREATE TRIGGER executions_kept_forever BEFORE DELETE ON executions"
+                           " BEGIN SELECT RAISE(ABORT, 'execution records are kept forever');"
+                           " END"),
+            QStringLiteral("CREATE TRIGGER executions_id_immutable BEFORE UPDATE OF execution_id"
+                           " ON executions WHEN NEW.execution_id IS NOT OLD.execution_id"
+                           " BEGIN SELECT RAISE(ABORT, 'an execution id never changes'); END"),
+        },
+    });
+    return list;
+}
+
+bool exec(QSqlDatabase& db, const QString& sql, QString* error) {
+    QSqlQuery query(db);
+    if (query.exec(sql))
+        return true;
+    *error = query.lastError().text();
+    return false;
+}
+
+} // namespace
+
+const QList<Migration>& all() {
+    static const QList<Migration> list = buildMigrations();
+    return list;
+}
+
+int latestVersion() {
+    return all().constLast().version;
+}
+
+int userVersion(QSqlDatabase& db) {
+    QSqlQuery query(db);
+    if (!query.exec(QStringLiteral("PRAGMA user_version")) || !query.next())
+        return -1;
+    return query.value(0).toInt();
+}
+
+bool migrate(QSqlDatabase& db, int targetVersion, int* reachedVersion, QString* error) {
+    int version = userVersion(db);
+    if (version < 0) {
+        *error = QStringLiteral("cannot read the schema version: %1").arg(db.lastError().text());
+        return false;
+    }
+    if (version > latestVersion()) {
+        *error = QStringLiteral("%1 has schema version %2, written by a newer Runbox (this one "
+                                "knows up to %3); refusing to open it")
+                     .arg(db.databaseName())
+                     .arg(version)
+                     .arg(latestVersion());
+        return false;
+    }
+    if (version == 0) {
+        QSqlQuery query(db);
+        if (!query.exec(QStringLiteral("SELECT count(*) FROM sqlite_master")) || !query.next()) {
+            *error = query.lastError().text();
+            return false;
+        }
+        if (query.value(0).toInt() > 0) {
+            *error = QStringLiteral("%1 holds tables but no Runbox schema version; not a Runbox "
+                                    "database")
+                         .arg(db.databaseName());
+            return false;
+        }
+    }
+    for (const Migration& migration : all()) {
+        if (migration.version <= version)
+            continue;
+        if (migration.version > targetVersion)
+            break;
+        QString stepError;
+        bool ok = exec(db, QStringLiteral("BEGIN IMMEDIATE"), &stepError);
+        for (qsizetype i = 0; ok && i < migration.statements.size(); ++i)
+            ok = exec(db, migration.statements.at(i), &stepError);
+        ok = ok && exec(db, QStringLiteral("PRAGMA user_version = %1").arg(migration.version),
+                        &stepError);
+        ok = ok && exec(db, QStringLiteral("COMMIT"), &stepError);
+        if (!ok) {
+            QString ignored;
+            exec(db, QStringLiteral("ROLLBACK"), &ignored);
+            *error = QStringLiteral("schema migration %1 (%2) failed: %3")
+                         .arg(migration.version)
+                         .arg(migration.description, stepError);
+            return false;
+        }
+        version = migration.version;
+    }
+    *reachedVersion = version;
+    return true;
+}
+
+} // namespace runbox::store::migrations

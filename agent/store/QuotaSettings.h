@@ -1,0 +1,91 @@
+#pragma once
+
+#include "shared/ApiError.h"
+
+#include <QJsonObject>
+#include <QList>
+#include <QProcessEnvironment>
+#include <QString>
+
+#include <optional>
+
+namespace runbox::store {
+
+/// The agent-wide quotas (issue 3 "Quotas", issue 7 `maxLightWorkspaces`). Every value is a
+/// whole number; 0 means unlimited. New values apply to executions created afterwards; each
+/// execution keeps the limits it was created under (its permission epoch).
+///
+/// | JSON field                  | env var (first start only)         | default         | unit  |
+/// |-----------------------------|------------------------------------|-----------------|-------|
+/// | maxWorkspaceBytes           | RUNBOX_MAX_WORKSPACE_BYTES         | 10 GiB          | bytes |
+/// | maxOutputBytes              | RUNBOX_MAX_OUTPUT_BYTES            | 1 GiB           | bytes |
+/// | uploadMaxFileBytes          | RUNBOX_UPLOAD_MAX_FILE_BYTES       | 1 GiB           | bytes |
+/// | uploadMaxRequestBytes       | RUNBOX_UPLOAD_MAX_REQUEST_BYTES    | 10 GiB          | bytes |
+/// | defaultExecutionTimeoutMs   | RUNBOX_EXECUTION_TIMEOUT_MS        | 7 200 000 (2 h) | ms    |
+/// | maxExecutionTimeoutMs       | RUNBOX_MAX_EXECUTION_TIMEOUT_MS    | 86 400 000 (24 h)| ms   |
+/// | maxConcurrentExecutions     | RUNBOX_MAX_CONCURRENT_EXECUTIONS   | 16              | count |
+/// | maxLightWorkspaces          | RUNBOX_MAX_LIGHT_WORKSPACES        | 4096            | count |
+///
+/// Validation (400 `invalid_quota`, the message names the field or env var): a JSON number that
+/// is a whole number from 0 to the field's ceiling — bytes ≤ 1 PiB (2^50), timeouts ≤ 365 days,
+/// maxConcurrentExecutions ≤ 100 000, maxLightWorkspaces ≤ 65 536 — and nothing above 2^53
+/// (integers beyond it are not exact in JSON doubles). Negative, fractional, strings, booleans,
+/// null, unknown fields are refused. Across fields: when maxExecutionTimeoutMs is limited,
+/// defaultExecutionTimeoutMs must be 1..maxExecutionTimeoutMs.
+struct QuotaSettings {
+    static constexpr qint64 kGiB = qint64(1) << 30;
+
+    qint64 maxWorkspaceBytes = 10 * kGiB;
+    qint64 maxOutputBytes = 1 * kGiB;
+    qint64 uploadMaxFileBytes = 1 * kGiB;
+    qint64 uploadMaxRequestBytes = 10 * kGiB;
+    qint64 defaultExecutionTimeoutMs = 2 * 3600 * 1000;
+    qint64 maxExecutionTimeoutMs = 24 * 3600 * 1000;
+    qint64 maxConcurrentExecutions = 16;
+    qint64 maxLightWorkspaces = 4096;
+
+    /// The table above, one entry per field, in order.
+    struct Field {
+        QString name;   ///< JSON field
+        QString envVar; ///< RUNBOX_…
+        qint64 QuotaSettings::*member;
+        qint64 ceiling; ///< largest accepted value
+    };
+    static const QList<Field>& fields();
+
+    /// `{"maxWorkspaceBytes":N,…}` with every field.
+    QJsonObject toJson() const;
+
+    /// Applies the fields present in @p patch to @p base (PUT with only some fields changes
+    /// only those) and validates the result. Unknown fields are refused.
+    static std::optional<ApiError> fromJson(const QJsonObject& patch, const QuotaSettings& base,
+                                            QuotaSettings* out);
+    /// Applies the RUNBOX_* variables set in @p env to @p base: each a decimal whole number
+    /// (surrounding spaces allowed), same ranges as JSON. Errors name the variable.
+    static std::optional<ApiError> fromEnvironment(const QProcessEnvironment& env,
+                                                   const QuotaSettings& base, QuotaSettings* out);
+    /// Checks every field's range and the relations between fields.
+    std::optional<ApiError> validate() const;
+
+    bool operator==(const QuotaSettings&) const = default;
+};
+
+/// The limits one execution runs under, after its request's overrides.
+struct ExecutionLimits {
+    qint64 maxOutputBytes = 0;     ///< 0 = unlimited
+    qint64 maxWorkspaceBytes = 0;  ///< 0 = unlimited
+    qint64 executionTimeoutMs = 0; ///< 0 = unlimited
+    /// `{"maxOutputBytes","maxWorkspaceBytes","executionTimeoutMs"}` (for the permission epoch).
+    QJsonObject toJson() const;
+};
+
+/// Resolves an exec request's optional `maxOutputBytes`, `maxWorkspaceBytes` and
+/// `executionTimeoutMs` (other keys of @p request are ignored) against @p settings. An override
+/// may only tighten (issue 3): under a limited setting, 0 (unlimited) or a larger value is
+/// refused with 400 `quota_override_not_tighter`; under an unlimited setting any value is taken.
+/// The timeout's ceiling is maxExecutionTimeoutMs; when absent it is defaultExecutionTimeoutMs.
+/// A malformed value is 400 `invalid_quota`.
+std::optional<ApiError> tighten(const QuotaSettings& settings, const QJsonObject& request,
+                                ExecutionLimits* out);
+
+} // namespace runbox::store

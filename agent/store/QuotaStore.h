@@ -1,0 +1,55 @@
+#pragma once
+
+#include "agent/store/QuotaSettings.h"
+#include "agent/store/SettingsRepository.h"
+
+#include <QMutex>
+
+namespace runbox::store {
+
+/// The quota settings as stored in the settings table (one key per field, `quota.<field>`),
+/// with their audit trail. Serves `GET/PUT /v1/settings/quotas` and `/v1/health`.
+/// current() is served from memory; update() writes through. Thread-safe.
+class QuotaStore final {
+public:
+    static constexpr const char* kKeyPrefix = "quota.";
+    /// The tokenId of audit rows written by first-start seeding.
+    static constexpr const char* kSeedTokenId = "agent:first-start";
+
+    explicit QuotaStore(const Database& database) : m_settings(database) {}
+
+    /// Loads the quotas. Keys not stored yet (first start, or a field added by an upgrade) are
+    /// seeded from the RUNBOX_* variables in @p env (QuotaSettings lists them), else from the
+    /// defaults, with audit rows by kSeedTokenId; stored values always win over the environment.
+    /// @p warnings (optional) receives one line per RUNBOX_* variable that was ignored because a
+    /// stored value exists. Errors: an invalid variable (400 `invalid_quota` naming it: refuse
+    /// to start), invalid stored values (500 `store_error`), store errors.
+    std::optional<ApiError> initialize(const QProcessEnvironment& env, qint64 nowMs = 0,
+                                       QStringList* warnings = nullptr);
+
+    /// The settings in force (defaults before initialize()).
+    QuotaSettings current() const;
+
+    /// Applies @p patch (the PUT body: any subset of the fields; see QuotaSettings::fromJson())
+    /// on top of the stored values, as @p tokenId, in one transaction that also writes one audit
+    /// row per changed field. @p applied receives the settings now in force.
+    std::optional<ApiError> update(const QJsonObject& patch, const QString& tokenId, qint64 nowMs,
+                                   QuotaSettings* applied);
+
+    /// The newest quota change (for the console), std::nullopt in @p out if never changed.
+    std::optional<ApiError> lastChange(std::optional<AuditEntry>* out) const;
+    /// Quota changes, newest first (see SettingsRepository::audit()).
+    std::optional<ApiError> history(qint64 beforeId, int limit, QList<AuditEntry>* out) const;
+
+private:
+    static QList<SettingChange> toChanges(const QuotaSettings& settings);
+    static std::optional<ApiError> fromStored(const QHash<QString, QJsonValue>& stored,
+                                              QuotaSettings* out);
+
+    SettingsRepository m_settings;
+    QMutex m_updateMutex; ///< update() calls, so m_current follows the commit order
+    mutable QMutex m_mutex;
+    QuotaSettings m_current;
+};
+
+} // namespace runbox::store

@@ -1,0 +1,88 @@
+#include "agent/store/Transaction.h"
+
+namespace runbox::store {
+
+namespace {
+// SQLite primary result codes (https://sqlite.org/rescode.html).
+constexpr int kSqliteBusy = 5;
+constexpr int kSqliteLocked = 6;
+} // namespace
+
+ApiError storeError(const QSqlError& error, const QString& what) {
+    const int code =
+        error.nativeErrorCode().toInt() & 0xff; // extended codes keep it in the low byte
+    if (code == kSqliteBusy || code == kSqliteLocked)
+        return ApiError{503, QStringLiteral("store_busy"),
+                        QStringLiteral("%1: the database is busy, try again").arg(what)};
+    return ApiError{500, QStringLiteral("store_error"),
+                    QStringLiteral("%1: %2").arg(what, error.text())};
+}
+
+bool execQuery(QSqlQuery& query, const QString& what, ApiError* error) {
+    if (query.exec())
+        return true;
+    *error = storeError(query.lastError(), what);
+    return false;
+}
+
+Transaction::Transaction(const Database& database, Durability durability)
+    : m_db(database.connection()) {
+    if (!m_db.isOpen()) {
+        m_error = ApiError{500, QStringLiteral("store_error"),
+                           QStringLiteral("the database connection could not be opened")};
+        return;
+    }
+    QSqlQuery query(m_db);
+    if (durability == Durability::Acknowledged && !database.options().fullSyncEveryCommit) {
+        if (!query.exec(QStringLiteral("PRAGMA synchronous=FULL"))) {
+            m_error = storeError(query.lastError(), QStringLiteral("PRAGMA synchronous"));
+            return;
+        }
+        m_raisedSync = true;
+    }
+    if (!query.exec(QStringLiteral("BEGIN IMMEDIATE"))) {
+        m_error = storeError(query.lastError(), QStringLiteral("begin transaction"));
+        restoreSynchronous();
+        return;
+    }
+    m_begun = true;
+}
+
+Transaction::~Transaction() {
+    if (m_begun && !m_done) {
+        QSqlQuery query(m_db);
+        query.exec(QStringLiteral("ROLLBACK"));
+    }
+    restoreSynchronous();
+}
+
+QSqlQuery Transaction::prepare(const QString& sql) {
+    QSqlQuery query(m_db);
+    query.prepare(sql);
+    return query;
+}
+
+std::optional<ApiError> Transaction::commit() {
+    if (!m_begun)
+        return m_error;
+    QSqlQuery query(m_db);
+    m_done = true;
+    if (!query.exec(QStringLiteral("COMMIT"))) {
+        m_error = storeError(query.lastError(), QStringLiteral("commit"));
+        query.exec(QStringLiteral("ROLLBACK"));
+        restoreSynchronous();
+        return m_error;
+    }
+    restoreSynchronous();
+    return std::nullopt;
+}
+
+void Transaction::restoreSynchronous() {
+    if (!m_raisedSync)
+        return;
+    m_raisedSync = false;
+    QSqlQuery query(m_db);
+    query.exec(QStringLiteral("PRAGMA synchronous=NORMAL"));
+}
+
+} // namespace runbox::store

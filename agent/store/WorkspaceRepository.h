@@ -1,0 +1,45 @@
+#pragma once
+
+#include "agent/store/Database.h"
+#include "shared/ApiError.h"
+
+#include <QList>
+#include <QString>
+
+#include <optional>
+
+namespace runbox::store {
+
+/// One row of the workspaces table. There is no env field on purpose: a workspace's env is
+/// held in memory only (issue 7), never here.
+struct WorkspaceRecord {
+    QString id;
+    QString isolation;      ///< "strong" | "light"
+    qint64 createdMs = 0;   ///< ms since the epoch; 0 → now on insert
+    QString rootPath;       ///< absolute host path of the workspace directory / home
+    QString ownerTokenId;   ///< id of the token that created it (audit), not the token
+    QString tokenNonce;     ///< public nonce the scoped token is derived from (DESIGN.md §3)
+    std::optional<int> uid; ///< light workspaces: the uid it runs as
+    std::optional<qint64> deletedMs; ///< set once deleted (rows stay: executions refer to them)
+};
+
+/// The workspaces table. Callable from any thread. Errors: 400 `invalid_workspace`,
+/// 404 `workspace_not_found`, 409 `workspace_exists`, and storeError()'s.
+class WorkspaceRepository final {
+public:
+    explicit WorkspaceRepository(const Database& database) : m_database(database) {}
+
+    /// Inserts @p workspaces in one transaction (all or none). 409 if an id exists.
+    std::optional<ApiError> insert(const QList<WorkspaceRecord>& workspaces);
+    /// The row (deleted ones too), or 404.
+    std::optional<ApiError> get(const QString& id, WorkspaceRecord* out) const;
+    /// Rows not deleted, oldest first; @p isolation filters when not empty.
+    std::optional<ApiError> listLive(const QString& isolation, QList<WorkspaceRecord>* out) const;
+    /// Marks the workspace deleted at @p deletedMs (0 → now). 404 if absent or already deleted.
+    std::optional<ApiError> markDeleted(const QString& id, qint64 deletedMs);
+
+private:
+    const Database& m_database;
+};
+
+} // namespace runbox::store

@@ -1,0 +1,252 @@
+#include "agent/store/Database.h"
+#include "agent/store/Migrations.h"
+#include "agent/store/Transaction.h"
+
+#include <QSqlError>
+#include <QSqlQuery>
+#include <QSqlRecord>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QThread>
+
+using namespace runbox::store;
+
+namespace {
+
+QVariant scalar(QSqlDatabase db, const QString& sql) {
+    QSqlQuery query(db);
+    if (!query.exec(sql) || !query.next())
+        return QVariant();
+    return query.value(0);
+}
+
+QStringList columns(QSqlDatabase db, const QString& table) {
+    QStringList names;
+    QSqlQuery query(db);
+    query.exec(QStringLiteral("PRAGMA table_info(%1)").arg(table));
+    while (query.next())
+        names.append(query.value(1).toString());
+    return names;
+}
+
+/// Builds a database file at schema @p version directly (no Database object involved).
+void createAtVersion(const QString& dir, int version) {
+    const QString name = QStringLiteral("raw-%1").arg(version);
+    {
+        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), name);
+        db.setDatabaseName(dir + QStringLiteral("/runbox.db"));
+        QVERIFY(db.open());
+        int reached = -1;
+        QString error;
+        QVERIFY2(migrations::migrate(db, version, &reached, &error), qPrintable(error));
+        QCOMPARE(reached, version);
+        QSqlQuery query(db);
+        if (version >= 1) {
+            QVERIFY(query.exec(
+                QStringLiteral("INSERT INTO workspaces (id, isolation, created_ms, root_path)"
+                               " VALUES ('w1', 'strong', 1, '/tmp/w1')")));
+            QVERIFY(query.exec(QStringLiteral(
+                "INSERT INTO executions (execution_id, workspace_id, kind, state, created_ms)"
+                " VALUES ('old-run', 'w1', 'shell', 'completed', 5)")));
+        }
+        db.close();
+    }
+    QSqlDatabase::removeDatabase(name);
+}
+
+} // namespace
+
+class TestStoreDatabase final : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void testEmptyDirectoryMigratesFromV0ToLatest() {
+        QTemporaryDir dir;
+        QString error;
+        auto db = Database::open(dir.path() + QStringLiteral("/state"), &error);
+        QVERIFY2(db, qPrintable(error));
+        QCOMPARE(db->schemaVersion(), migrations::latestVersion());
+        QCOMPARE(migrations::latestVersion(), migrations::all().size());
+        QSqlDatabase c = db->connection();
+        QCOMPARE(scalar(c, QStringLiteral("PRAGMA user_version")).toInt(),
+                 migrations::latestVersion());
+        for (const QString& table : {QStringLiteral("workspaces"), QStringLiteral("executions"),
+                                     QStringLiteral("settings"), QStringLiteral("audit")})
+            QVERIFY2(!columns(c, table).isEmpty(), qPrintable(table));
+    }
+
+    void testEachMigrationStepKeepsData() {
+        // An old file at every earlier version is brought forward with its rows intact.
+        for (int version = 1; version < migrations::latestVersion(); ++version) {
+            QTemporaryDir dir;
+            createAtVersion(dir.path(), version);
+            QString error;
+            auto db = Database::open(dir.path(), &error);
+            QVERIFY2(db, qPrintable(error));
+            QCOMPARE(db->schemaVersion(), migrations::latestVersion());
+            QCOMPARE(scalar(db->connection(), QStringLiteral("SELECT state FROM executions WHERE "
+                                                             "execution_id = 'old-run'"))
+                         .toString(),
+                     QStringLiteral("completed"));
+        }
+    }
+
+    void testReopeningDoesNotMigrateAgain() {
+        QTemporaryDir dir;
+        QString error;
+        { QVERIFY(Database::open(dir.path(), &error)); }
+        auto db = Database::open(dir.path(), &error);
+        QVERIFY2(db, qPrintable(error));
+        QCOMPARE(db->schemaVersion(), migrations::latestVersion());
+    }
+
+    void testNewerSchemaIsRefused() {
+        QTemporaryDir dir;
+        QString error;
+        {
+            auto db = Database::open(dir.path(), &error);
+            QVERIFY(db);
+            QSqlQuery query(db->connection());
+            QVERIFY(query.exec(
+                QStringLiteral("PRAGMA user_version = %1").arg(migrations::latestVersion() + 1)));
+        }
+        QVERIFY(!Database::open(dir.path(), &error));
+        QVERIFY2(error.contains(QStringLiteral("newer")), qPrintable(error));
+    }
+
+    void testForeignDatabaseIsRefused() {
+        QTemporaryDir dir;
+        createAtVersion(dir.path(), 0);
+        {
+            QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), "foreign");
+            db.setDatabaseName(dir.path() + QStringLiteral("/runbox.db"));
+            QVERIFY(db.open());
+            QSqlQuery(db).exec(QStringLiteral("CREATE TABLE something (x)"));
+            db.close();
+        }
+        QSqlDatabase::removeDatabase(QStringLiteral("foreign"));
+        QString error;
+        QVERIFY(!Database::open(dir.path(), &error));
+        QVERIFY2(error.contains(QStringLiteral("not a Runbox database")), qPrintable(error));
+    }
+
+    void testGarbageFileIsAnErrorNotACrash() {
+        QTemporaryDir dir;
+        QFile file(dir.path() + QStringLiteral("/runbox.db"));
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(QByteArray(8192, 'x'));
+        file.close();
+        QString error;
+        QVERIFY(!Database::open(dir.path(), &error));
+        QVERIFY2(error.contains(QStringLiteral("not a database")), qPrintable(error));
+    }
+
+    void testConnectionRunsWalWithForeignKeys() {
+        QTemporaryDir dir;
+        QString error;
+        auto db = Database::open(dir.path(), &error);
+        QVERIFY(db);
+        QSqlDatabase c = db->connection();
+        QCOMPARE(scalar(c, QStringLiteral("PRAGMA journal_mode")).toString(),
+                 QStringLiteral("wal"));
+        QCOMPARE(scalar(c, QStringLiteral("PRAGMA foreign_keys")).toInt(), 1);
+        QCOMPARE(scalar(c, QStringLiteral("PRAGMA synchronous")).toInt(), 1); // NORMAL
+        {
+            Transaction tx(*db, Durability::Acknowledged);
+            QVERIFY(tx.begun());
+            QCOMPARE(scalar(tx.db(), QStringLiteral("PRAGMA synchronous")).toInt(), 2); // FULL
+            QVERIFY(!tx.commit());
+        }
+        QCOMPARE(scalar(c, QStringLiteral("PRAGMA synchronous")).toInt(), 1);
+        // Foreign keys are enforced: an execution in a workspace that does not exist.
+        QSqlQuery query(c);
+        QVERIFY(!query.exec(QStringLiteral(
+            "INSERT INTO executions (execution_id, workspace_id, kind, state, created_ms)"
+            " VALUES ('x', 'nowhere', 'shell', 'queued', 1)")));
+    }
+
+    void testWorkspacesHaveNoEnvColumn() {
+        QTemporaryDir dir;
+        QString error;
+        auto db = Database::open(dir.path(), &error);
+        QVERIFY(db);
+        const QStringList names = columns(db->connection(), QStringLiteral("workspaces"));
+        QVERIFY(names.contains(QStringLiteral("root_path"))); // positive control
+        for (const QString& name : names)
+            QVERIFY2(!name.contains(QStringLiteral("env"), Qt::CaseInsensitive), qPrintable(name));
+    }
+
+    void testExecutionRowsCannotBeDeletedOrRenamed() {
+        QTemporaryDir dir;
+        createAtVersion(dir.path(), migrations::latestVersion());
+        QString error;
+        auto db = Database::open(dir.path(), &error);
+        QVERIFY(db);
+        QSqlQuery query(db->connection());
+        QVERIFY(query.exec(QStringLiteral("UPDATE executions SET state = 'completed'"))); // control
+        QVERIFY(!query.exec(QStringLiteral("DELETE FROM executions")));
+        QVERIFY(!query.exec(QStringLiteral("UPDATE executions SET execution_id = 'renamed'")));
+        QCOMPARE(scalar(db->connection(), QStringLiteral("SELECT count(*) FROM executions WHERE "
+                                                         "execution_id = 'old-run'"))
+                     .toInt(),
+                 1);
+    }
+
+    void testEachThreadGetsItsOwnConnectionRemovedWithTheThread() {
+        QTemporaryDir dir;
+        QString error;
+        auto db = Database::open(dir.path(), &error);
+        QVERIFY(db);
+        const QString mainName = db->connection().connectionName();
+        QCOMPARE(db->connection().connectionName(), mainName); // stable within a thread
+        QString workerName;
+        bool workerOpen = false;
+        QThread* worker = QThread::create([&] {
+            QSqlDatabase c = db->connection();
+            workerName = c.connectionName();
+            workerOpen = c.isOpen() && scalar(c, QStringLiteral("SELECT 1")).toInt() == 1;
+        });
+        worker->start();
+        QVERIFY(worker->wait(10000));
+        QVERIFY(workerOpen);
+        QVERIFY(!workerName.isEmpty());
+        QVERIFY(workerName != mainName);
+        QVERIFY(!QSqlDatabase::contains(workerName)); // removed when the thread finished
+        QVERIFY(QSqlDatabase::contains(mainName));
+        delete worker;
+        db.reset();
+        QVERIFY(!QSqlDatabase::contains(mainName));
+    }
+
+    void testConcurrentWritersWaitInsteadOfFailing() {
+        QTemporaryDir dir;
+        QString error;
+        auto db = Database::open(dir.path(), &error);
+        QVERIFY(db);
+        constexpr int kThreads = 4, kRows = 50;
+        QList<QThread*> threads;
+        QAtomicInt failures = 0;
+        for (int t = 0; t < kThreads; ++t) {
+            threads.append(QThread::create([&, t] {
+                for (int i = 0; i < kRows; ++i) {
+                    Transaction tx(*db, Durability::Normal);
+                    QSqlQuery q = tx.prepare(QStringLiteral(
+                        "INSERT INTO settings (key, value, updated_ms) VALUES (?, '1', 0)"));
+                    q.addBindValue(QStringLiteral("k-%1-%2").arg(t).arg(i));
+                    if (!tx.begun() || !q.exec() || tx.commit())
+                        failures.fetchAndAddRelaxed(1);
+                }
+            }));
+            threads.last()->start();
+        }
+        for (QThread* thread : threads) {
+            QVERIFY(thread->wait(60000));
+            delete thread;
+        }
+        QCOMPARE(failures.loadRelaxed(), 0);
+        QCOMPARE(scalar(db->connection(), QStringLiteral("SELECT count(*) FROM settings")).toInt(),
+                 kThreads * kRows);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestStoreDatabase)
+#include "test_store_database.moc"
