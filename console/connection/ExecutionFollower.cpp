@@ -128,6 +128,9 @@ void ExecutionFollower::onEvent(const QJsonObject& ev) {
         const qint64 offset = qint64(ev.value(QLatin1String("offset")).toDouble(m_nextOffset));
         m_nextOffset = std::max(m_nextOffset, offset + bytes);
         Q_EMIT gap(bytes);
+    } else if (type == QLatin1String("error")) {
+        Q_EMIT notice(tr("The agent reported an error in the stream: %1")
+                          .arg(ev.value(QLatin1String("message")).toString()));
     } else if (ev.contains(QLatin1String("state"))) {
         m_info.state = ev.value(QLatin1String("state")).toString();
         Q_EMIT infoChanged(m_info);

@@ -20,6 +20,7 @@
 #include "console/pages/NpuPage.h"
 #include "console/pages/OverviewPage.h"
 #include "console/pages/QuotasPage.h"
+#include "console/pages/RunDialog.h"
 #include "console/widgets/HostBanner.h"
 #include "console/widgets/LogView.h"
 #include "console/widgets/QuotaEditor.h"
@@ -50,6 +51,7 @@ private:
     std::unique_ptr<MainWindow> m_window;
     std::unique_ptr<runbox::ApiClient> m_client; // the test's own view of the agent
     AgentProfile m_profile;
+    QString m_cancelledExecutionId; ///< from the run test, for the executions page test
 
     AgentConnection* connection() const { return m_manager->connection(m_profile.id); }
 
@@ -131,11 +133,15 @@ private Q_SLOTS:
 
     void testRunShowsOutputWhileRunningThenCancel() {
         QSignalSpy opened(m_window.get(), &MainWindow::executionWindowOpened);
-        RunRequest request;
-        request.kind = QStringLiteral("shell");
-        request.code = QStringLiteral("echo first-line\necho to-stderr >&2\nsleep 120\n"
-                                      "echo never-printed\n");
-        m_window->startRun(request);
+        // Through the run dialog, as an operator would.
+        m_window->openRunDialog();
+        RunDialog* dialog = nullptr;
+        QTRY_VERIFY((dialog = m_window->findChild<RunDialog*>()) && dialog->isVisible());
+        dialog->setKind(QStringLiteral("shell"));
+        dialog->setScript(QStringLiteral("echo first-line\necho to-stderr >&2\nsleep 120\n"
+                                         "echo never-printed\n"));
+        QVERIFY2(dialog->problems().isEmpty(), qPrintable(dialog->problems().join(u'\n')));
+        QTest::mouseClick(dialog->runButton(), Qt::LeftButton);
         QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, 20000);
         auto* window = opened.at(0).at(0).value<ExecutionWindow*>();
         QVERIFY(window);
@@ -155,6 +161,8 @@ private Q_SLOTS:
         const QTextDocument* doc = log->editor()->document();
         QColor stdoutColor, stderrColor;
         for (QTextBlock b = doc->begin(); b.isValid(); b = b.next()) {
+            if (b.begin().atEnd())
+                continue; // an empty line has no fragment
             const QColor c = b.begin().fragment().charFormat().foreground().color();
             if (b.text() == QLatin1String("first-line"))
                 stdoutColor = c;
@@ -164,6 +172,7 @@ private Q_SLOTS:
         QVERIFY(stdoutColor.isValid() && stderrColor.isValid());
         QVERIFY(stdoutColor != stderrColor);
 
+        m_cancelledExecutionId = follower->info().id;
         const QString workspace = follower->info().workspace;
         QVERIFY(!workspace.isEmpty());
         // Positive control: while it runs, its workspace is busy on the agent.
@@ -202,6 +211,25 @@ private Q_SLOTS:
         }
         QTRY_VERIFY_WITH_TIMEOUT(!page->model()->isLoading(), 10000);
         QVERIFY(!page->isUnavailableShown());
+        // The run of the previous test is listed, and opening it replays its log.
+        QVERIFY(!m_cancelledExecutionId.isEmpty());
+        QTRY_VERIFY_WITH_TIMEOUT(page->model()->rowOf(m_cancelledExecutionId) >= 0, 10000);
+        const ExecutionInfo listed =
+            page->model()->executionAt(page->model()->rowOf(m_cancelledExecutionId));
+        QCOMPARE(listed.state, QStringLiteral("cancelled"));
+        ExecutionWindow* window = m_window->openExecution(listed);
+        QVERIFY(window);
+        QCOMPARE(window->follower()->mode(), ExecutionFollower::Mode::Managed);
+        QTRY_VERIFY_WITH_TIMEOUT(window->follower()->isFinished(), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            window->logView()->plainText().contains(QStringLiteral("first-line")), 10000);
+        // Agent bug (issue 3 log replay, reported to the lead): a finished execution's
+        // `GET …/log?offset=0` leaves out records after the first although the log file holds
+        // them. XPASS once fixed: then remove this line.
+        QEXPECT_FAIL("", "agent log replay drops the stderr record (issue 3)", Continue);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            window->logView()->plainText().contains(QStringLiteral("to-stderr")), 3000);
+        window->close();
     }
 
     void testQuotaChangeIsStoredByTheAgent() {

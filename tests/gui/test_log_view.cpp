@@ -14,7 +14,7 @@ namespace {
 QColor colorOfBlock(const LogView& view, const QString& text) {
     const QTextDocument* doc = view.editor()->document();
     for (QTextBlock b = doc->begin(); b.isValid(); b = b.next())
-        if (b.text() == text)
+        if (b.text() == text && !b.begin().atEnd())
             return b.begin().fragment().charFormat().foreground().color();
     return {};
 }

@@ -27,7 +27,7 @@ private Q_SLOTS:
         QuotaEditor editor(QuotaValues::field(QStringLiteral("maxWorkspaceBytes")));
         editor.setValue(1000000007);
         QCOMPARE(editor.value(), qint64(1000000007)); // 0.93 GiB on screen, exact underneath
-        editor.setDisplayNumber(0.93); // the number shown: not a change
+        editor.setDisplayNumber(0.93);                // the number shown: not a change
         QCOMPARE(editor.value(), qint64(1000000007));
         editor.setDisplayNumber(0.95);
         QCOMPARE(editor.value(), gibToBytes(0.95));
