@@ -291,6 +291,10 @@
         <source>Cancel requested; waiting for the execution to end.</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>The agent reported an error in the stream: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::ExecutionInfo</name>
@@ -940,6 +944,10 @@
     </message>
     <message>
         <source>The agent gave no reason.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Light workspaces</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -291,6 +291,10 @@
         <source>Cancel requested; waiting for the execution to end.</source>
         <translation>Cancelación solicitada; esperando a que termine la ejecución.</translation>
     </message>
+    <message>
+        <source>The agent reported an error in the stream: %1</source>
+        <translation>El agente informó de un error en el flujo: %1</translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::ExecutionInfo</name>
@@ -941,6 +945,10 @@
     <message>
         <source>The agent gave no reason.</source>
         <translation>El agente no dio ningún motivo.</translation>
+    </message>
+    <message>
+        <source>Light workspaces</source>
+        <translation>Espacios de trabajo ligeros</translation>
     </message>
 </context>
 <context>

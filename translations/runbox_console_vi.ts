@@ -287,6 +287,10 @@
         <source>Cancel requested; waiting for the execution to end.</source>
         <translation>Đã yêu cầu hủy; đang chờ lần chạy kết thúc.</translation>
     </message>
+    <message>
+        <source>The agent reported an error in the stream: %1</source>
+        <translation>Agent báo lỗi trong luồng: %1</translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::ExecutionInfo</name>
@@ -935,6 +939,10 @@
     <message>
         <source>The agent gave no reason.</source>
         <translation>Agent không nêu lý do.</translation>
+    </message>
+    <message>
+        <source>Light workspaces</source>
+        <translation>Workspace nhẹ</translation>
     </message>
 </context>
 <context>

@@ -287,6 +287,10 @@
         <source>Cancel requested; waiting for the execution to end.</source>
         <translation>已请求取消；正在等待执行结束。</translation>
     </message>
+    <message>
+        <source>The agent reported an error in the stream: %1</source>
+        <translation>代理在流中报告了错误：%1</translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::ExecutionInfo</name>
@@ -935,6 +939,10 @@
     <message>
         <source>The agent gave no reason.</source>
         <translation>代理没有给出原因。</translation>
+    </message>
+    <message>
+        <source>Light workspaces</source>
+        <translation>轻量工作区</translation>
     </message>
 </context>
 <context>

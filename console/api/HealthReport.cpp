@@ -122,12 +122,19 @@ QList<HealthFinding> HealthReport::sandboxFindings() const {
                     tr("The agent did not say which syscall filter it loads.")});
     }
 
-    std::optional<qint64> abi = number({"landlock", "abi"});
+    // Landlock confines light workspaces: "light": {"available","reason","warnings",
+    // "confinement":{"landlockAbi",…}} (issue 7), or an older "landlock": {"abi"}.
+    const QJsonObject light = m_health.value(QLatin1String("light")).toObject();
+    std::optional<qint64> abi = number({"light", "confinement", "landlockAbi"});
+    if (!abi)
+        abi = number({"landlock", "abi"});
     if (!abi)
         abi = number({"sandbox", "landlockAbi"});
-    if (!abi)
-        abi = number({"light", "landlockAbi"});
-    if (!abi) {
+    if (!light.isEmpty() && !light.value(QLatin1String("available")).toBool(true)) {
+        out.append(
+            {S::Warning, tr("Light workspaces"), tr("unavailable"),
+             light.value(QLatin1String("reason")).toString(tr("The agent gave no reason."))});
+    } else if (!abi) {
         out.append({S::Info, tr("Landlock"), tr("not reported by this agent"),
                     tr("Landlock confines light workspaces; this agent does not report its ABI.")});
     } else if (*abi <= 0) {
@@ -138,6 +145,8 @@ QList<HealthFinding> HealthReport::sandboxFindings() const {
         out.append({S::Ok, tr("Landlock"), tr("ABI %1").arg(*abi),
                     tr("Light workspaces are confined to their home by a Landlock ruleset.")});
     }
+    for (const QJsonValue& w : light.value(QLatin1String("warnings")).toArray())
+        out.append({S::Warning, tr("Light workspaces"), w.toString(), w.toString()});
 
     for (const QJsonValue& w : s.value(QLatin1String("warnings")).toArray())
         out.append({S::Warning, tr("Agent warning"), w.toString(), w.toString()});

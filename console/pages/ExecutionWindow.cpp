@@ -309,12 +309,13 @@ void ExecutionWindow::addEgressRow(const QJsonObject& d) {
         {at.isValid() ? QLocale().toString(at.toLocalTime().time(), QLocale::LongFormat)
                       : d.value(QLatin1String("at")).toString(),
          d.value(QLatin1String("host")).toString(), jsonText(d.value(QLatin1String("port"))),
-         allowed ? tr("allowed") : tr("denied"), d.value(QLatin1String("reason")).toString(),
+         allowed ? tr("allowed") : tr("denied"),
+         d.value(QLatin1String("message")).toString(d.value(QLatin1String("reason")).toString()),
          jsonText(d.value(QLatin1String("bytesUp"))),
          jsonText(d.value(QLatin1String("bytesDown")))});
     item->setIcon(3, QIcon(allowed ? QStringLiteral(":/icons/state-completed.svg")
                                    : QStringLiteral(":/icons/state-failed.svg")));
-    item->setToolTip(4, item->text(4));
+    item->setToolTip(4, d.value(QLatin1String("reason")).toString());
     for (int c = 0; c < m_egress->columnCount(); ++c)
         m_egress->resizeColumnToContents(c);
 }

@@ -88,6 +88,24 @@ private Q_SLOTS:
         QCOMPARE(r.queuedCount(), 5);
     }
 
+    void testLightWorkspacesAsIssue7ReportsThem() {
+        QJsonObject h = health("new", "blocked", true);
+        h.insert("light", QJsonObject{{"available", true},
+                                      {"warnings", QJsonArray{"uid pool is small"}},
+                                      {"confinement", QJsonObject{{"landlockAbi", 6}}}});
+        QList<HealthFinding> findings = HealthReport(h).sandboxFindings();
+        QString all;
+        for (const HealthFinding& f : findings)
+            all += f.topic + u':' + f.summary + u'\n';
+        QVERIFY2(all.contains(QStringLiteral("Landlock:ABI 6")), qPrintable(all));
+        QCOMPARE(ofSeverity(findings, Severity::Warning).size(), 1);
+        h.insert("light", QJsonObject{{"available", false}, {"reason", "no Landlock in kernel"}});
+        findings = HealthReport(h).sandboxFindings();
+        QCOMPARE(ofSeverity(findings, Severity::Warning).size(), 1);
+        QCOMPARE(ofSeverity(findings, Severity::Warning).first().explanation,
+                 QStringLiteral("no Landlock in kernel"));
+    }
+
     void testFormatting() {
         QCOMPARE(formatBytes(512), QStringLiteral("512 B"));
         QCOMPARE(formatBytes(qint64(10) << 30), QStringLiteral("10.00 GiB"));
