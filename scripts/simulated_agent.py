@@ -191,12 +191,15 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Type", "application/x-ndjson")
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
-        for ev in events:
-            line = (json.dumps(ev) + "\n").encode()
-            self.wfile.write(b"%x\r\n%s\r\n" % (len(line), line))
-            self.wfile.flush()
-            time.sleep(delay)
-        self.wfile.write(b"0\r\n\r\n")
+        try:
+            for ev in events:
+                line = (json.dumps(ev) + "\n").encode()
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(line), line))
+                self.wfile.flush()
+                time.sleep(delay)
+            self.wfile.write(b"0\r\n\r\n")
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the console closed the window: fine
 
     def do_GET(self):
         url = urlparse(self.path)

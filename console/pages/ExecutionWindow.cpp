@@ -316,6 +316,8 @@ void ExecutionWindow::addEgressRow(const QJsonObject& d) {
     item->setIcon(3, QIcon(allowed ? QStringLiteral(":/icons/state-completed.svg")
                                    : QStringLiteral(":/icons/state-failed.svg")));
     item->setToolTip(4, d.value(QLatin1String("reason")).toString());
+    for (int c : {2, 5, 6})
+        item->setTextAlignment(c, Qt::AlignRight | Qt::AlignVCenter);
     for (int c = 0; c < m_egress->columnCount(); ++c)
         m_egress->resizeColumnToContents(c);
 }

@@ -81,7 +81,9 @@ NetworkPolicyPage::NetworkPolicyPage(QWidget* parent)
     m_domainView->setEditTriggers(QAbstractItemView::DoubleClicked |
                                   QAbstractItemView::EditKeyPressed |
                                   QAbstractItemView::AnyKeyPressed);
-    m_domainView->setUniformItemSizes(true);
+    m_domainView->setWordWrap(true); // a refused entry shows its reason in full
+    m_domainView->setResizeMode(QListView::Adjust);
+    m_domainView->setSpacing(2);
     m_domainStatus = new QLabel(domainsBox);
     m_domainStatus->setWordWrap(true);
     auto* add = toolButton(QStringLiteral(":/icons/add.svg"), tr("Add"), domainsBox);

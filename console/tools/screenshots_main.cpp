@@ -166,7 +166,8 @@ int main(int argc, char** argv) {
     // The real local agent: its overview, the run dialog, a live sync run, a missing route.
     window.selectProfile(real.id);
     page(window.overviewPage(), QStringLiteral("overview-local"));
-    page(window.quotasPage(), QStringLiteral("not-offered"));
+    // A route this agent lacks (today: the NPU routes of issue 5).
+    page(window.npuPage(), QStringLiteral("not-offered"));
     window.openRunDialog({});
     waitMs(500);
     if (auto* dialog = window.findChild<RunDialog*>()) {
