@@ -12,6 +12,9 @@
 
 #include <memory>
 
+#include <csignal>
+#include <sys/prctl.h>
+
 class AgentFixture final {
 public:
     AgentFixture() = default;
@@ -32,6 +35,8 @@ public:
         }
         m_process = std::make_unique<QProcess>();
         m_process->setProcessChannelMode(QProcess::MergedChannels);
+        // The agent dies with the test, even when the test crashes.
+        m_process->setChildProcessModifier([] { ::prctl(PR_SET_PDEATHSIG, SIGTERM); });
         m_process->start(binary, {QStringLiteral("--state-dir"), m_dir.path(),
                                   QStringLiteral("--listen"), QStringLiteral("127.0.0.1:0")});
         if (!m_process->waitForStarted(10000)) {
