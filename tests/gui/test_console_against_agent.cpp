@@ -226,7 +226,6 @@ private Q_SLOTS:
         // Agent bug (issue 3 log replay, reported to the lead): a finished execution's
         // `GET …/log?offset=0` leaves out records after the first although the log file holds
         // them. XPASS once fixed: then remove this line.
-        QEXPECT_FAIL("", "agent log replay drops the stderr record (issue 3)", Continue);
         QTRY_VERIFY_WITH_TIMEOUT(
             window->logView()->plainText().contains(QStringLiteral("to-stderr")), 3000);
         window->close();
