@@ -223,9 +223,8 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(window->follower()->isFinished(), 10000);
         QTRY_VERIFY_WITH_TIMEOUT(
             window->logView()->plainText().contains(QStringLiteral("first-line")), 10000);
-        // Agent bug (issue 3 log replay, reported to the lead): a finished execution's
-        // `GET …/log?offset=0` leaves out records after the first although the log file holds
-        // them. XPASS once fixed: then remove this line.
+        // The replay of a finished log keeps every record (stderr too): regression test for
+        // the LogStreamSession re-entrancy fix.
         QTRY_VERIFY_WITH_TIMEOUT(
             window->logView()->plainText().contains(QStringLiteral("to-stderr")), 3000);
         window->close();
