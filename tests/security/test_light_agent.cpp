@@ -373,7 +373,8 @@ private Q_SLOTS:
                            .body.indexOf(c.id.toUtf8()) < 0;
             },
             20000));
-        QVERIFY(!QFileInfo::exists(c.home));
+        // The home is removed on a worker thread after the workspace left the registry.
+        QVERIFY(waitUntil([&] { return !QFileInfo::exists(c.home); }, 10000));
     }
 
     void testConsecutiveShortExecsNeverLoseTrailingOutput() {
