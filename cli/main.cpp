@@ -1,5 +1,6 @@
 // runbox: command-line client of a runbox-agent.
 #include "cli/CliOptions.h"
+#include "cli/CopyCommand.h"
 #include "cli/ExecCommand.h"
 #include "shared/ApiClient.h"
 
@@ -21,7 +22,9 @@ const char kUsage[] =
     "  exec [options] -- ARGV...   run a command in a sandbox and stream its output\n"
     "       --kind shell|python|r --code CODE | --code-file FILE   run a script instead\n"
     "       --workspace ID --cwd DIR --env K=V --stdin TEXT --timeout-ms N\n"
-    "       --max-output-bytes N --id EXECUTION_ID --json\n";
+    "       --max-output-bytes N --id EXECUTION_ID --json\n"
+    "  cp [--overwrite] [--mode MODE] [--parents] LOCAL WS:PATH   upload a file\n"
+    "  cp WS:PATH LOCAL|-          download a file (to stdout with -)\n";
 
 int printJson(const ApiResponse& r) {
     QTextStream out(stdout), err(stderr);
@@ -68,6 +71,8 @@ int main(int argc, char** argv) {
         return printJson(client.call("DELETE", "/v1/workspaces/" + args.at(1).toUtf8()));
     if (command == QLatin1String("exec"))
         return cli::runExec(client, args);
+    if (command == QLatin1String("cp"))
+        return cli::runCopy(client, args);
     err << "runbox: unknown command " << command << "\n" << kUsage;
     return 2;
 }

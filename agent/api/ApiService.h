@@ -13,10 +13,17 @@ namespace runbox::api {
 
 class ExecRoutes;
 class ExecutionRoutes;
+class FileRoutes;
 
 /// The agent's HTTP API: `GET /health` without auth, everything else verified by AuthVerifier
 /// and then routed. Unknown paths are 404, known paths with another method 405, and every error
 /// has the `{"error":{"code","message"}}` body.
+///
+/// Routes added with Router::addStreaming (file uploads) take their body as a stream: they are
+/// authenticated on the request head, with the body hash the client declares in
+/// `X-Runbox-Content-SHA256` standing in for the hash of the body (DESIGN.md §3; missing or not
+/// 64 hex digits → 400 `content_sha256_required`), before any body byte is read; the route then
+/// checks the real hash before it commits anything.
 class ApiService final : public QObject, public http::RequestHandler {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(ApiService)
@@ -24,6 +31,7 @@ public:
     explicit ApiService(AgentContext* context, QObject* parent = nullptr);
     ~ApiService() override;
 
+    bool wantsBodyStream(const http::HttpRequest& head) override;
     void handle(http::HttpExchange* exchange) override;
     /// Kills every running execution (agent shutdown).
     void stopAll();
@@ -34,6 +42,7 @@ private:
     AuthVerifier m_auth;
     std::unique_ptr<ExecRoutes> m_exec;
     std::unique_ptr<ExecutionRoutes> m_executions;
+    std::unique_ptr<FileRoutes> m_files;
 };
 
 /// Parses a JSON object body; an empty body is an empty object. Error: 400 invalid_json.
