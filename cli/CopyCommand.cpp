@@ -20,7 +20,7 @@ namespace runbox::cli {
 
 namespace {
 
-constexpr qint64 kReadBufferBytes = 4 * 1024 * 1024;
+constexpr qint64 kReadBufferBytes = 8 * 1024 * 1024;
 
 int fail(const QString& message, int code = 1) {
     QTextStream(stderr) << "runbox cp: " << message << Qt::endl;

@@ -168,9 +168,10 @@ void HttpConnection::readFromSocket() {
         m_socket->readAll(); // lingering: drop what the client still sends
         return;
     }
-    // A streamed body whose consumer is behind: leave the bytes in the socket (Qt stops reading
-    // the kernel buffer once its own is full, and TCP flow control reaches the client).
-    if (m_streamBody && m_exchange && !canFeed() && !m_input.isEmpty())
+    // A streamed body whose consumer is behind: once a buffer's worth waits here, leave the
+    // bytes in the socket (Qt stops reading the kernel buffer once its own is full, and TCP flow
+    // control reaches the client). Below that, keep reading, so a client that leaves is noticed.
+    if (m_streamBody && m_exchange && !canFeed() && m_input.size() >= m_limits.streamBufferBytes)
         return;
     m_input += m_socket->readAll();
     if (m_inMessage && m_headComplete)
