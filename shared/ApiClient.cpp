@@ -75,7 +75,9 @@ QNetworkReply* ApiClient::send(const QByteArray& method, const QByteArray& pathA
         req.setHeader(QNetworkRequest::ContentTypeHeader, contentType);
     for (const auto& [name, value] : extraHeaders)
         req.setRawHeader(name, value);
-    QNetworkReply* reply = m_nam->sendCustomRequest(req, method, body);
+    // HEAD through its own operation: as a custom verb, Qt would wait for the announced body.
+    QNetworkReply* reply =
+        method == "HEAD" ? m_nam->head(req) : m_nam->sendCustomRequest(req, method, body);
     watchDate(reply, sentAt);
     return reply;
 }

@@ -291,6 +291,11 @@ private Q_SLOTS:
             {{"Transfer-Encoding", "chunked"}, {"X-Runbox-Content-SHA256", hash}}, framed, hash);
         QCOMPARE(crossing.status, 413);
         QCOMPARE(hostEntries(wsDir()), QStringList());
+        // A client library still sending when the 413 comes gets the answer, not a reset.
+        const Reply viaClient = put("big.bin", randomBytes(8 << 20));
+        QCOMPARE(viaClient.status, 413);
+        QCOMPARE(viaClient.code(), QStringLiteral("upload_too_large"));
+        QCOMPARE(hostEntries(wsDir()), QStringList());
 
         // The workspace quota: usage + Content-Length over maxWorkspaceBytes.
         QVERIFY(m_agent.setQuotas({{"uploadMaxFileBytes", 0}, {"maxWorkspaceBytes", 1 << 20}}));
@@ -401,6 +406,10 @@ private Q_SLOTS:
         auto dir = runCli({"cp", m_ws + ":in", local.filePath("d")});
         QCOMPARE(dir.first, 1);
         QVERIFY(!QFile::exists(local.filePath("d")));
+        QVERIFY(m_agent.setQuotas({{"uploadMaxFileBytes", 1 << 20}}));
+        auto tooBig = runCli({"cp", src.fileName(), m_ws + ":big.bin"});
+        QCOMPARE(tooBig.first, 1);
+        QVERIFY2(tooBig.second.contains("413 upload_too_large"), tooBig.second.constData());
         auto missing = runCli({"cp", m_ws + ":nope", local.filePath("n")});
         QCOMPARE(missing.first, 1);
         QVERIFY(missing.second.contains("not_found"));
@@ -441,6 +450,7 @@ private Q_SLOTS:
         sampler.stop();
         peak = std::max(peak, m_agent.rssKiB());
         slow.abort();
+        qInfo() << "agent RSS" << before << "KiB before, peak" << peak << "KiB";
         QVERIFY2(peak - before < 64 * 1024,
                  qPrintable(QStringLiteral("agent RSS grew by %1 KiB").arg(peak - before)));
         // Positive control: the whole file does come back intact to a reading client.
