@@ -2,6 +2,12 @@
 
 #include "agent/api/ApiService.h"
 #include "agent/config/StateDir.h"
+#include "agent/egress/EgressDecisionStore.h"
+#include "agent/egress/EgressProbe.h"
+#include "agent/egress/EgressService.h"
+#include "agent/egress/EgressStage.h"
+#include "agent/egress/HostsFileResolver.h"
+#include "agent/egress/NetworkPolicyStore.h"
 #include "agent/execution/ExecutionManager.h"
 #include "agent/http/HttpServer.h"
 #include "agent/sandbox/BwrapPreflight.h"
@@ -77,6 +83,7 @@ int AgentRuntime::start(const QStringList& args) {
     execution::SandboxHost& host = m_context.host;
     host.capability = sandbox::CapabilityProbe::probe(bwrapPath);
     host.stateDir = state.path();
+    host.binDir = QCoreApplication::applicationDirPath();
     for (const sandbox::SeccompProfileKind kind :
          {sandbox::SeccompProfileKind::Baseline, sandbox::SeccompProfileKind::Network,
           sandbox::SeccompProfileKind::Npu}) {
@@ -135,6 +142,8 @@ int AgentRuntime::start(const QStringList& args) {
     if (const int lost = m_manager->recover(); lost > 0)
         logLine(QStringLiteral("warning: %1 execution(s) of a previous run were marked lost")
                     .arg(lost));
+    if (!startEgress())
+        return 1;
     m_context.startedAtMs = QDateTime::currentMSecsSinceEpoch();
 
     m_api = std::make_unique<api::ApiService>(&m_context);
@@ -170,6 +179,56 @@ int AgentRuntime::start(const QStringList& args) {
                      state.path()));
     state.writeUrl(url);
     return -1;
+}
+
+bool AgentRuntime::startEgress() {
+    const config::StateDir state(m_context.config.stateDir);
+    m_networkPolicies = std::make_unique<egress::NetworkPolicyStore>(*m_database);
+    if (auto err = m_networkPolicies->initialize()) {
+        logLine(QStringLiteral("runbox-agent: %1").arg(err->message));
+        return false;
+    }
+    m_egressDecisions = std::make_unique<egress::EgressDecisionStore>(*m_database);
+    egress::EgressService::Options options;
+    options.runtimeDir = state.filePath(QStringLiteral("egress"));
+    options.bridgePath = m_context.host.binDir + QStringLiteral("/runbox-egress-bridge");
+    const QString testHosts = qEnvironmentVariable(egress::HostsFileResolver::kEnvVar);
+    if (testHosts.isEmpty()) {
+        options.resolver = std::make_shared<egress::SystemResolver>();
+    } else {
+        options.resolver = std::make_shared<egress::HostsFileResolver>(testHosts);
+        logLine(QStringLiteral("warning: %1 is set: egress resolves names from %2, not DNS "
+                               "(for tests only)")
+                    .arg(QLatin1String(egress::HostsFileResolver::kEnvVar), testHosts));
+    }
+    m_egress = std::make_unique<egress::EgressService>(options, m_networkPolicies.get(),
+                                                       m_egressDecisions.get());
+    m_egressStage = std::make_unique<egress::EgressStage>(m_egress.get());
+    m_manager->planner().addStage(m_egressStage.get());
+    egress::EgressService* service = m_egress.get();
+    m_manager->addEpochContributor(
+        [service](execution::PermissionEpoch* epoch) { service->snapshotInto(epoch); });
+    execution::ExecutionManager* manager = m_manager.get();
+    connect(service, &egress::EgressService::decisionRecorded, manager,
+            [manager](const QString& executionId, const egress::EgressDecision& decision) {
+                manager->publishEvent(executionId, egress::EgressService::eventOf(decision));
+            });
+    m_context.egress = service;
+
+    bool works = false;
+    QString reason = m_egress->bridgeProblem();
+    if (!m_context.sandboxReady())
+        reason = QStringLiteral("no sandbox: %1").arg(m_context.unavailableReason());
+    else if (reason.isEmpty())
+        egress::EgressProbe::runAndWait(m_manager->planner(), m_context.host,
+                                        state.filePath(QStringLiteral("run/egress-probe")), 15000,
+                                        &works, &reason);
+    m_egress->setProbeResult(works, reason);
+    if (!works)
+        logLine(QStringLiteral("warning: egress is unavailable (policy domain-allowlist cannot "
+                               "run): %1")
+                    .arg(reason));
+    return true;
 }
 
 void AgentRuntime::installSignalHandlers() {

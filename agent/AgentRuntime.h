@@ -27,11 +27,17 @@ class LogStore;
 namespace execution {
 class ExecutionManager;
 }
+namespace egress {
+class EgressDecisionStore;
+class EgressService;
+class EgressStage;
+class NetworkPolicyStore;
+} // namespace egress
 
 /// Brings the agent up in the order the start-up contract needs (config, state dir, token,
-/// bwrap preflight, capability probe, seccomp programs, identity files, workspaces, listener,
-/// agent.url) and takes it down on SIGTERM/SIGINT (stop accepting, kill running executions,
-/// exit once they have reported).
+/// bwrap preflight, capability probe, seccomp programs, identity files, workspaces, executions,
+/// egress and its probe, listener, agent.url) and takes it down on SIGTERM/SIGINT (stop accepting,
+/// kill running executions, exit once they have reported).
 class AgentRuntime final : public QObject {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(AgentRuntime)
@@ -44,6 +50,9 @@ public:
     int start(const QStringList& args);
 
 private:
+    /// Network policy, gateways, decision record, launch stage, start-up probe (issue 4).
+    /// Returns false (reason logged) when the stored policy cannot be loaded.
+    bool startEgress();
     void installSignalHandlers();
     void shutdown();
 
@@ -54,6 +63,11 @@ private:
     std::unique_ptr<store::WorkspaceRepository> m_workspaceRows;
     std::unique_ptr<store::LogStore> m_logs;
     std::unique_ptr<workspace::WorkspaceRegistry> m_workspaces;
+    // Egress outlives the manager: runs release their gateway sockets when they are destroyed.
+    std::unique_ptr<egress::NetworkPolicyStore> m_networkPolicies;
+    std::unique_ptr<egress::EgressDecisionStore> m_egressDecisions;
+    std::unique_ptr<egress::EgressService> m_egress;
+    std::unique_ptr<egress::EgressStage> m_egressStage;
     std::unique_ptr<execution::ExecutionManager> m_manager;
     std::unique_ptr<api::ApiService> m_api;
     std::unique_ptr<http::HttpServer> m_server;

@@ -57,9 +57,10 @@ public:
     /// read from its current position to its end, never held in memory as a whole. The request
     /// is signed with @p contentSha256Hex — the body's SHA-256 as lowercase hex, computed
     /// beforehand (sha256OfDevice) — which also travels in `X-Runbox-Content-SHA256`
-    /// (DESIGN.md §3); the agent refuses to commit a body that does not match it. A
-    /// random-access device is sent with Content-Length, a sequential one chunked. @p body must
-    /// stay open until the reply finishes; the caller owns the reply.
+    /// (DESIGN.md §3); the agent refuses to commit a body that does not match it. Use a
+    /// random-access device (a file, a buffer): it is sent with Content-Length as the socket
+    /// takes it (Qt would read a sequential one whole into memory first, having no chunked
+    /// uploads). @p body must stay open until the reply finishes; the caller owns the reply.
     QNetworkReply* sendStream(const QByteArray& method, const QByteArray& pathAndQuery,
                               QIODevice* body, const QByteArray& contentSha256Hex,
                               const QByteArray& contentType = "application/octet-stream");

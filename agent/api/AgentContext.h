@@ -16,6 +16,9 @@ class QuotaStore;
 namespace runbox::execution {
 class ExecutionManager;
 }
+namespace runbox::egress {
+class EgressService;
+}
 
 namespace runbox::api {
 
@@ -30,6 +33,7 @@ struct AgentContext {
     store::ExecutionRepository* executions = nullptr;
     store::LogStore* logs = nullptr;
     execution::ExecutionManager* manager = nullptr;
+    egress::EgressService* egress = nullptr; ///< network policy, gateways, decisions
     qint64 startedAtMs = 0;
     bool rAvailable = false; ///< /usr/bin/R exists
 

@@ -4,6 +4,7 @@
 #include "agent/api/ExecutionRoutes.h"
 #include "agent/api/FileRoutes.h"
 #include "agent/api/HealthRoutes.h"
+#include "agent/api/NetworkPolicyRoutes.h"
 #include "agent/api/SettingsRoutes.h"
 #include "agent/api/WorkspaceRoutes.h"
 #include "agent/execution/ExecutionManager.h"
@@ -50,6 +51,7 @@ ApiService::ApiService(AgentContext* context, QObject* parent)
     m_executions->registerRoutes(m_router);
     m_files->registerRoutes(m_router);
     SettingsRoutes::registerRoutes(m_router, context);
+    NetworkPolicyRoutes::registerRoutes(m_router, context);
 }
 
 ApiService::~ApiService() = default;

@@ -2,6 +2,7 @@
 
 #include "agent/api/ApiService.h"
 #include "agent/api/LogStreamSession.h"
+#include "agent/egress/EgressService.h"
 #include "agent/execution/ExecutionManager.h"
 #include "agent/store/ExecutionRepository.h"
 #include "agent/store/LogStore.h"
@@ -187,8 +188,20 @@ void ExecutionRoutes::streamLog(http::HttpExchange* ex, const QString& id) {
             return {};
         return exitEventOf(r);
     };
-    auto* session =
-        new LogStreamSession(ex, m_context->logs, id, offset, following, exitEvent, this);
+    // Egress decisions are replayed from the store before the exit event: by then the record is
+    // final, so every decision has been recorded (ManagedRun releases the gateway socket first).
+    egress::EgressService* egress = m_context->egress;
+    auto egressEvents = [egress, id]() -> QList<QJsonObject> {
+        QList<QJsonObject> events;
+        QList<egress::EgressDecision> decisions;
+        if (!egress || egress->decisions(id, &decisions))
+            return events;
+        for (const egress::EgressDecision& d : std::as_const(decisions))
+            events.append(egress::EgressService::eventOf(d));
+        return events;
+    };
+    auto* session = new LogStreamSession(ex, m_context->logs, id, offset, following, exitEvent,
+                                         egressEvents, this);
     QPointer<LogStreamSession> guard(session);
     connect(manager, &execution::ExecutionManager::executionFinished, session,
             [guard, id](const QString& finished) {

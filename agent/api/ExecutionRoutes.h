@@ -17,7 +17,8 @@ namespace runbox::api {
 /// - `GET /v1/executions/{id}/log?offset=N&follow=true` → NDJSON: output events from logical
 ///   offset N (`{"type":"stdout"|"stderr","offset","data"|"dataBase64"}`, `{"type":"gap",
 ///   "offset","bytes"}` where retention dropped bytes), then the `exit` event once the execution
-///   is final (with follow=true it waits for it; without, it stops at the current end).
+///   is final (with follow=true it waits for it; without, it stops at the current end),
+///   preceded by the execution's `{"type":"egress",…}` decisions (replayed from the store).
 /// - `POST /v1/executions/{id}/cancel` → the record (a running one reads `running` until its
 ///   process is gone).
 /// Workspace tokens see only their workspace's executions; readers never take the lease.

@@ -1,5 +1,6 @@
 #include "agent/api/HealthRoutes.h"
 
+#include "agent/egress/EgressService.h"
 #include "agent/execution/ExecutionManager.h"
 #include "agent/store/QuotaStore.h"
 #include "agent/workspace/WorkspaceResolver.h"
@@ -29,6 +30,11 @@ void HealthRoutes::registerRoutes(Router& router, AgentContext* ctx) {
             QJsonObject body = publicHealth();
             body.insert(QStringLiteral("sandbox"), sandbox);
             body.insert(QStringLiteral("seccomp"), seccomp);
+            body.insert(QStringLiteral("egress"),
+                        ctx->egress ? ctx->egress->healthJson()
+                                    : QJsonObject{{"available", false},
+                                                  {"reason", "egress is not wired"},
+                                                  {"modes", QJsonArray{"none"}}});
             body.insert(QStringLiteral("limits"),
                         QJsonObject{{"executionTimeoutMs", ctx->config.defaultExecutionTimeoutMs},
                                     {"maxOutputBytes", ctx->config.maxOutputBytes},

@@ -6,7 +6,7 @@
 namespace runbox::api {
 
 /// `GET /health` (liveness, version, protocol) and `GET /v1/health` (the sandbox conclusion,
-/// seccomp, limits, workspaces).
+/// seccomp, limits, workspaces, `egress: {"available","reason","modes","mode","revision"}`).
 class HealthRoutes final {
 public:
     static constexpr int kProtocol = 1;

@@ -15,10 +15,12 @@ constexpr qint64 kPauseAboveBytes = 1 << 20;
 
 LogStreamSession::LogStreamSession(http::HttpExchange* exchange, const store::LogStore* logs,
                                    const QString& executionId, qint64 offset, bool follow,
-                                   std::function<QJsonObject()> exitEvent, QObject* parent)
+                                   std::function<QJsonObject()> exitEvent,
+                                   std::function<QList<QJsonObject>()> beforeExit, QObject* parent)
     : QObject(parent), m_exchange(exchange),
       m_follower(new store::LogFollower(logs, executionId, offset, this)),
-      m_framer(64 * 1024, offset), m_follow(follow), m_exitEvent(std::move(exitEvent)) {
+      m_framer(64 * 1024, offset), m_follow(follow), m_exitEvent(std::move(exitEvent)),
+      m_beforeExit(std::move(beforeExit)) {
     exchange->beginChunked(200, "application/x-ndjson");
     connect(m_follower, &store::LogFollower::readyRead, this, &LogStreamSession::pump);
     connect(exchange, &http::HttpExchange::writable, this, &LogStreamSession::pump);
@@ -96,8 +98,12 @@ void LogStreamSession::finish(const QJsonObject& exitEvent) {
     if (m_finished)
         return;
     m_finished = true;
-    if (!exitEvent.isEmpty())
+    if (!exitEvent.isEmpty()) {
+        if (m_beforeExit)
+            for (const QJsonObject& event : m_beforeExit())
+                write(event);
         write(exitEvent);
+    }
     if (m_exchange)
         m_exchange->endChunked();
     deleteLater();

@@ -17,7 +17,8 @@ namespace runbox::api {
 
 /// Streams one execution's log to one client as NDJSON from a logical offset: output events
 /// (bounded frames, UTF-8 carried over, base64 for other bytes), `gap` markers for bytes dropped
-/// by retention, and — when the log is complete and the record final — the `exit` event. With
+/// by retention, and — when the log is complete and the record final — the execution's `egress`
+/// events (replayed from the store) and then the `exit` event. With
 /// follow it waits for new bytes; without it ends at the current end of the log. Reading pauses
 /// while more than 1 MiB waits for the client. Deletes itself when done or when the client goes.
 class LogStreamSession final : public QObject {
@@ -25,9 +26,13 @@ class LogStreamSession final : public QObject {
     Q_DISABLE_COPY_MOVE(LogStreamSession)
 public:
     /// @p exitEvent returns the exit event when the record is final, or an empty object.
+    /// @p beforeExit (optional) returns events written right before the exit event (the egress
+    /// decisions of the execution, replayed from the store once it is final).
     LogStreamSession(http::HttpExchange* exchange, const store::LogStore* logs,
                      const QString& executionId, qint64 offset, bool follow,
-                     std::function<QJsonObject()> exitEvent, QObject* parent = nullptr);
+                     std::function<QJsonObject()> exitEvent,
+                     std::function<QList<QJsonObject>()> beforeExit = {},
+                     QObject* parent = nullptr);
 
     /// Called when the record of this execution became final.
     void onExecutionFinished();
@@ -42,6 +47,7 @@ private:
     execution::OutputFramer m_framer;
     bool m_follow;
     std::function<QJsonObject()> m_exitEvent;
+    std::function<QList<QJsonObject>()> m_beforeExit;
     bool m_logDone = false;
     bool m_finished = false;
 };

@@ -88,8 +88,16 @@ void SyncExecSession::launch(std::shared_ptr<execution::LaunchPlan> plan) {
     opts.maxProcesses = m_manager->host().maxProcesses;
     opts.stdinData = m_context.request.stdinData;
     execution::trackWorkspaceChanges(&opts, m_fs);
+    opts.beforeExitEvent = [plan] { plan->release(); };
     m_runner = new execution::ExecutionRunner(plan->launch, opts, this);
     connect(m_runner, &execution::ExecutionRunner::event, this, &SyncExecSession::write);
+    // Features' events of this execution (egress decisions) go into the same stream, up to the
+    // exit event (beforeExitEvent flushes the last of them).
+    connect(m_manager, &execution::ExecutionManager::executionEvent, this,
+            [this](const QString& executionId, const QJsonObject& event) {
+                if (m_phase == Phase::Running && executionId == m_context.executionId)
+                    write(event);
+            });
     if (m_exchange)
         connect(m_exchange, &http::HttpExchange::writable, this, [this] {
             if (m_runner && m_exchange && m_exchange->pendingBytes() < kResumeBelowBytes)

@@ -46,6 +46,8 @@ PermissionEpoch ExecutionManager::currentEpoch(const ExecRequest& request) const
     PermissionEpoch epoch;
     epoch.quotas = m_deps.quotas->current().toJson();
     epoch.npuDevices = request.npuDevices;
+    for (const EpochContributor& contribute : m_epochContributors)
+        contribute(&epoch);
     return epoch;
 }
 

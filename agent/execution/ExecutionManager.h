@@ -53,8 +53,20 @@ public:
 
     /// The limits requests are validated against now (quotas in force).
     ExecLimits limits() const;
-    /// The permission epoch an execution created now gets.
+    /// The permission epoch an execution created now gets: quotas and chips, then what each
+    /// contributor adds (the network policy in force, …).
     PermissionEpoch currentEpoch(const ExecRequest& request) const;
+    /// A feature that fills in its part of every new permission epoch (called on the agent's
+    /// thread at creation: the snapshot is then fixed for the execution's whole life).
+    using EpochContributor = std::function<void(PermissionEpoch*)>;
+    void addEpochContributor(EpochContributor contributor) {
+        m_epochContributors.append(std::move(contributor));
+    }
+    /// Publishes a feature's event of a running execution (e.g. `{"type":"egress",…}`) to the
+    /// sync stream of that execution, if one is open (executionEvent()).
+    void publishEvent(const QString& executionId, const QJsonObject& event) {
+        Q_EMIT executionEvent(executionId, event);
+    }
     /// Applies a quota change to admission (global concurrency).
     void applyQuotas();
 
@@ -97,6 +109,8 @@ public:
 Q_SIGNALS:
     /// The record of @p executionId is final.
     void executionFinished(const QString& executionId);
+    /// An event of @p executionId that a feature published (publishEvent()).
+    void executionEvent(const QString& executionId, const QJsonObject& event);
 
 private:
     void startManaged(const QString& executionId, const ExecRequest& request,
@@ -107,6 +121,7 @@ private:
     LaunchPlanner m_planner;
     ExecutionScheduler m_scheduler;
     QHash<QString, ManagedRun*> m_runs; ///< running managed executions
+    QList<EpochContributor> m_epochContributors;
 };
 
 } // namespace runbox::execution

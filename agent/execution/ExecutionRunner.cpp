@@ -41,6 +41,8 @@ ExecutionRunner::ExecutionRunner(sandbox::SandboxLaunch launch, Options options,
     : QObject(parent), m_launch(std::move(launch)), m_options(std::move(options)),
       m_process(new SandboxProcess(this)) {
     m_timeout.setSingleShot(true);
+    // A coarse timer may fire up to 5 % early: a run must get at least its executionTimeoutMs.
+    m_timeout.setTimerType(Qt::PreciseTimer);
     m_setupTimer.setSingleShot(true);
     m_ping.setInterval(kPingIntervalMs);
     connect(&m_timeout, &QTimer::timeout, this, [this] {
@@ -152,10 +154,33 @@ void ExecutionRunner::onProcessFinished(const ProcessExit& exit) {
             r.exitCode = -1;
             r.reason = detail.isEmpty() ? QStringLiteral("the sandbox could not be built") : detail;
         }
+    } else if (exit.setupStatusExpected && !exit.setupStatus.startsWith("ready")) {
+        r = helperSetupResult(exit);
     } else {
         r.status = exit.exitCode == 0 ? QStringLiteral("completed") : QStringLiteral("failed");
     }
     finishWith(r);
+}
+
+ExecutionResult ExecutionRunner::helperSetupResult(const ProcessExit& exit) {
+    // The helper (runbox-egress-bridge --status-fd) writes "ready" once the command runs, or
+    // "error: <why>"; "error: cannot execute" is the command's own failure (126/127, as a shell
+    // and bwrap's execvp report it), anything else — or no line at all — is a set-up failure.
+    ExecutionResult r;
+    const QString line = QString::fromUtf8(exit.setupStatus).trimmed();
+    if (line.startsWith(QLatin1String("error: cannot execute"))) {
+        r.status = QStringLiteral("failed");
+        r.exitCode = exit.exitCode;
+        r.reason = line.mid(7);
+        return r;
+    }
+    r.status = QStringLiteral("setup_failed");
+    r.exitCode = -1;
+    r.reason = line.startsWith(QLatin1String("error: "))
+                   ? QStringLiteral("egress bridge: %1").arg(line.mid(7))
+                   : QStringLiteral("the egress bridge did not report ready (exit status %1)")
+                         .arg(exit.exitCode);
+    return r;
 }
 
 void ExecutionRunner::sendEvent(const QJsonObject& ev) {
@@ -176,6 +201,8 @@ void ExecutionRunner::finishWith(ExecutionResult result) {
     result.stderrBytes = m_framer.bytesFed(OutputStream::Stderr);
     if (m_options.changesAfter && result.status != QLatin1String("setup_failed"))
         result.changes = m_options.changesAfter();
+    if (m_options.beforeExitEvent)
+        m_options.beforeExitEvent();
     sendEvent(result.toEvent());
     Q_EMIT finished(result);
 }

@@ -57,6 +57,10 @@ public:
         /// Called before start and after the end to compute the workspace changes.
         std::function<void()> snapshotBefore;
         std::function<FileChanges()> changesAfter;
+        /// Called once the sandbox is gone, right before the `exit` event: the owner releases
+        /// what the launch acquired (LaunchPlan::release), so that reports those releases cause
+        /// (the egress gateway's last decisions) reach the stream before `exit`.
+        std::function<void()> beforeExitEvent;
     };
 
     ExecutionRunner(sandbox::SandboxLaunch launch, Options options, QObject* parent = nullptr);
@@ -80,6 +84,8 @@ private:
     void onOutput(int stream, const QByteArray& data);
     void onProcessFinished(const ProcessExit& exit);
     void checkSetup();
+    /// The result of a launch whose wrapping helper (egress bridge) did not say `ready`.
+    static ExecutionResult helperSetupResult(const ProcessExit& exit);
     void sendEvent(const QJsonObject& ev);
     void finishWith(ExecutionResult result);
 

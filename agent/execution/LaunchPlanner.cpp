@@ -89,6 +89,7 @@ void LaunchPlanner::build(const LaunchContext&, LaunchPlan* plan) const {
     spec.seccompPath = m_host->seccompPaths.value(plan->seccompProfile);
     spec.command = plan->commandPrefix + spec.command;
     plan->launch = sandbox::BwrapCommand::build(m_host->capability, spec);
+    plan->launch.setupStatusFd = plan->setupStatusFd;
     // What the user's code runs, for provenance, without the agent's own prefix.
     plan->launch.command = plan->spec.command;
 }

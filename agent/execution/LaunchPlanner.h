@@ -58,7 +58,8 @@ struct LaunchContext {
 struct LaunchPlan {
     sandbox::LaunchSpec spec; ///< stages add extraArgs / extraEnv
     sandbox::SeccompProfileKind seccompProfile = sandbox::SeccompProfileKind::Baseline;
-    QStringList commandPrefix;     ///< run before the command (e.g. the egress bridge ... --)
+    QStringList commandPrefix; ///< run before the command (e.g. the egress bridge ... --)
+    int setupStatusFd = -1; ///< fd on which the prefix says `ready` (SandboxLaunch::setupStatusFd)
     sandbox::SandboxLaunch launch; ///< filled by LaunchPlanner once every stage agreed
     std::vector<std::function<void()>> releases; ///< undo what stages acquired, in reverse
 

@@ -141,6 +141,10 @@ void ManagedRun::record(const ExecutionResult& r) {
     if (m_done)
         return;
     m_done = true;
+    // The sandbox is gone: release what its launch acquired first, so that what the releases
+    // report (the egress gateway's last decisions) is recorded before the record is final.
+    if (m_plan)
+        m_plan->release();
     if (m_logOpen)
         m_ctx.logs->finish(m_id);
     store::ExecutionOutcome outcome;
@@ -163,8 +167,6 @@ void ManagedRun::record(const ExecutionResult& r) {
         outcome.logBytes.droppedBytes = info.droppedBytes;
     }
     m_ctx.repository->finish(m_id, outcome);
-    if (m_plan)
-        m_plan->release();
     Q_EMIT done(m_id);
 }
 

@@ -22,7 +22,8 @@ namespace runbox::execution {
 namespace {
 
 constexpr int kReadChunk = 64 * 1024;
-constexpr int kHighFdBase = 64; ///< sources are moved above the targets before dup2
+constexpr int kNamespaceTeardownMs = 10000; ///< longest wait for the namespace init to end
+constexpr int kHighFdBase = 64;             ///< sources are moved above the targets before dup2
 
 void closeFd(int& fd) {
     if (fd >= 0)
@@ -36,6 +37,20 @@ void setNonBlocking(int fd) {
 
 int pidfdOpen(pid_t pid) {
     return int(::syscall(SYS_pidfd_open, pid, 0));
+}
+
+/// True when @p pid is the init (pid 1) of a PID namespace below ours: the last `NSpid:` field of
+/// /proc/<pid>/status (proc(5)) is 1.
+bool isNamespaceInit(pid_t pid) {
+    QFile status(QStringLiteral("/proc/%1/status").arg(pid));
+    if (!status.open(QIODevice::ReadOnly))
+        return false;
+    for (const QByteArray& line : status.readAll().split('\n'))
+        if (line.startsWith("NSpid:")) {
+            const QList<QByteArray> ids = line.mid(6).simplified().split(' ');
+            return ids.size() >= 2 && ids.last() == "1";
+        }
+    return false;
 }
 
 /// An argv/envp array whose strings live as long as the object.
@@ -64,7 +79,9 @@ SandboxProcess::~SandboxProcess() {
         closeFd(fd);
     closeFd(m_stdinFd);
     closeFd(m_statusFd);
+    closeFd(m_setupStatusFd);
     closeFd(m_pidfd);
+    closeFd(m_nsInitPidfd);
 }
 
 bool SandboxProcess::start(const sandbox::SandboxLaunch& launch, const QByteArray& stdinData,
@@ -98,7 +115,7 @@ bool SandboxProcess::start(const sandbox::SandboxLaunch& launch, const QByteArra
         return true;
     };
 
-    int in[2], out[2], err[2], status[2];
+    int in[2], out[2], err[2], status[2], setup[2] = {-1, -1};
     if (::pipe2(in, O_CLOEXEC) != 0)
         return fail(QStringLiteral("pipe"));
     toCloseInParent.push_back(in[1]);
@@ -113,6 +130,13 @@ bool SandboxProcess::start(const sandbox::SandboxLaunch& launch, const QByteArra
     toCloseInParent.push_back(status[0]);
     if (!addMove(status[1], launch.jsonStatusFd))
         return fail(QStringLiteral("pipe"));
+    if (launch.setupStatusFd >= 0) {
+        if (::pipe2(setup, O_CLOEXEC) != 0)
+            return fail(QStringLiteral("pipe"));
+        toCloseInParent.push_back(setup[0]);
+        if (!addMove(setup[1], launch.setupStatusFd))
+            return fail(QStringLiteral("pipe"));
+    }
     for (const sandbox::FdBinding& b : launch.fds) {
         const int fd = ::open(QFile::encodeName(b.path).constData(), O_RDONLY | O_CLOEXEC);
         if (fd < 0 || !addMove(fd, b.childFd))
@@ -169,9 +193,12 @@ bool SandboxProcess::start(const sandbox::SandboxLaunch& launch, const QByteArra
     m_outFd[0] = out[0];
     m_outFd[1] = err[0];
     m_statusFd = status[0];
+    m_setupStatusFd = setup[0];
+    m_exit.setupStatusExpected = launch.setupStatusFd >= 0;
     m_pidfd = pidfdOpen(pid);
-    for (int fd : {m_stdinFd, m_outFd[0], m_outFd[1], m_statusFd})
-        setNonBlocking(fd);
+    for (int fd : {m_stdinFd, m_outFd[0], m_outFd[1], m_statusFd, m_setupStatusFd})
+        if (fd >= 0)
+            setNonBlocking(fd);
 
     for (int i = 0; i < 2; ++i) {
         m_outNotifier[i] = new QSocketNotifier(m_outFd[i], QSocketNotifier::Read, this);
@@ -179,6 +206,11 @@ bool SandboxProcess::start(const sandbox::SandboxLaunch& launch, const QByteArra
     }
     m_statusNotifier = new QSocketNotifier(m_statusFd, QSocketNotifier::Read, this);
     connect(m_statusNotifier, &QSocketNotifier::activated, this, &SandboxProcess::readStatus);
+    if (m_setupStatusFd >= 0) {
+        m_setupStatusNotifier = new QSocketNotifier(m_setupStatusFd, QSocketNotifier::Read, this);
+        connect(m_setupStatusNotifier, &QSocketNotifier::activated, this,
+                &SandboxProcess::readSetupStatus);
+    }
     m_stdin = stdinData;
     if (m_stdin.isEmpty()) {
         closeFd(m_stdinFd);
@@ -264,20 +296,70 @@ void SandboxProcess::readStatus() {
     // bwrap writes one JSON object per line: {"child-pid": N, …} then {"exit-code": N}.
     for (const QByteArray& line : m_status.split('\n')) {
         const QJsonObject o = QJsonDocument::fromJson(line).object();
-        if (o.contains(QLatin1String("child-pid")))
+        if (o.contains(QLatin1String("child-pid")) && m_childPid <= 0) {
             m_childPid = pid_t(o.value(QLatin1String("child-pid")).toInteger());
+            watchNamespaceInit();
+        }
         if (o.contains(QLatin1String("exit-code")))
             m_exit.commandStarted = true;
     }
 }
 
+void SandboxProcess::readSetupStatus() {
+    char buf[1024];
+    for (;;) {
+        const ssize_t n = ::read(m_setupStatusFd, buf, sizeof buf);
+        if (n > 0) {
+            // One line is all a helper writes; anything longer is cut at 4 KiB.
+            if (m_exit.setupStatus.size() < 4096)
+                m_exit.setupStatus.append(buf, qsizetype(n));
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && errno == EAGAIN)
+            return;
+        break;
+    }
+    delete m_setupStatusNotifier;
+    m_setupStatusNotifier = nullptr;
+    closeFd(m_setupStatusFd);
+}
+
 bool SandboxProcess::commandForked() const {
+    if (m_exit.setupStatusExpected && !m_exit.setupStatus.startsWith("ready"))
+        return false;
     if (m_exit.commandStarted)
         return true;
     if (m_childPid <= 0)
         return false;
     QFile children(QStringLiteral("/proc/%1/task/%1/children").arg(m_childPid));
     return children.open(QIODevice::ReadOnly) && !children.readAll().trimmed().isEmpty();
+}
+
+void SandboxProcess::watchNamespaceInit() {
+    // bwrap reports the child's pid right after clone(2), while that child is alive. The NSpid
+    // check guards against a pid that was already reused: then we merely wait (bounded) for an
+    // unrelated process; nothing is ever signalled through this pidfd.
+    const int fd = m_childPid > 0 ? pidfdOpen(m_childPid) : -1;
+    if (fd < 0)
+        return;
+    if (!isNamespaceInit(m_childPid)) {
+        ::close(fd);
+        return;
+    }
+    m_nsInitPidfd = fd;
+    m_nsInitNotifier = new QSocketNotifier(fd, QSocketNotifier::Read, this);
+    connect(m_nsInitNotifier, &QSocketNotifier::activated, this, [this] {
+        stopWatchingNamespaceInit();
+        maybeFinish();
+    });
+}
+
+void SandboxProcess::stopWatchingNamespaceInit() {
+    delete m_nsInitNotifier;
+    m_nsInitNotifier = nullptr;
+    closeFd(m_nsInitPidfd);
 }
 
 void SandboxProcess::onPidfdReadable() {
@@ -293,10 +375,21 @@ void SandboxProcess::onPidfdReadable() {
     m_exit.exited = WIFEXITED(wstatus);
     m_exit.exitCode = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1;
     m_exit.signal = WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : 0;
-    // Anything still in the group (it should be empty: the PID namespace died with its init).
+    // Anything still in the group: the namespace init among them, which would otherwise wait for
+    // orphans (its --die-with-parent signal would follow, but asynchronously).
     ::kill(-m_pid, SIGKILL);
     if (m_statusFd >= 0)
         readStatus();
+    if (m_setupStatusFd >= 0)
+        readSetupStatus();
+    const qsizetype newline = m_exit.setupStatus.indexOf('\n');
+    if (newline >= 0)
+        m_exit.setupStatus.truncate(newline);
+    if (m_nsInitPidfd >= 0)
+        QTimer::singleShot(kNamespaceTeardownMs, this, [this] {
+            stopWatchingNamespaceInit();
+            maybeFinish();
+        });
     if (m_paused)
         setReadingPaused(false);
     // Output of a process that escaped into another group could keep a pipe open: give the
@@ -322,7 +415,7 @@ void SandboxProcess::onPidfdReadable() {
 }
 
 void SandboxProcess::maybeFinish() {
-    if (m_finishedEmitted || !m_reaped || m_outFd[0] >= 0 || m_outFd[1] >= 0)
+    if (m_finishedEmitted || !m_reaped || m_outFd[0] >= 0 || m_outFd[1] >= 0 || m_nsInitPidfd >= 0)
         return;
     m_finishedEmitted = true;
     Q_EMIT finished(m_exit);

@@ -17,6 +17,10 @@ struct ProcessExit {
     int exitCode = -1;   ///< bwrap's exit code (the command's, or 128+N for a signal inside)
     int signal = 0;      ///< signal that killed bwrap itself
     bool commandStarted = false; ///< bwrap reported the command's own exit (set-up completed)
+    /// With SandboxLaunch::setupStatusFd: the line the wrapping helper wrote ("ready",
+    /// "error: …"), without the newline; empty when it wrote none.
+    QByteArray setupStatus;
+    bool setupStatusExpected = false; ///< the launch had a setupStatusFd
 };
 
 /// One bwrap process: started in its own process group with pipes for stdin/stdout/stderr, the
@@ -24,6 +28,12 @@ struct ProcessExit {
 /// Reading can be paused for backpressure. Exit is observed with a pidfd (pidfd_open(2)).
 /// kill() signals the whole process group; with --unshare-pid the namespace's init dies with
 /// bwrap and the kernel kills every process in it (pid_namespaces(7)).
+///
+/// bwrap exits as soon as the command does, while its namespace init may still be reaping
+/// orphans (setsid, nohup, double fork); the init then dies of --die-with-parent and takes the
+/// namespace with it, asynchronously. `finished` therefore also waits (bounded) until that init
+/// has exited: once it has, the kernel has already reaped every process of the namespace, so no
+/// descendant outlives the result (DESIGN.md §4).
 class SandboxProcess final : public QObject {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(SandboxProcess)
@@ -38,7 +48,8 @@ public:
     pid_t pid() const { return m_pid; }
     /// Host pid of bwrap's sandbox child (from --json-status-fd), 0 until known.
     pid_t sandboxChildPid() const { return m_childPid; }
-    /// True once the sandbox's command has been forked (set-up finished).
+    /// True once the sandbox's command has been forked (set-up finished); with a setupStatusFd
+    /// only once the helper said `ready`.
     bool commandForked() const;
 
     /// SIGKILL to the process group (bwrap, the namespace init and anything left in the group).
@@ -55,7 +66,10 @@ private:
     void readPipe(int which);
     void writeStdin();
     void readStatus();
+    void readSetupStatus();
     void onPidfdReadable();
+    void watchNamespaceInit();
+    void stopWatchingNamespaceInit();
     void maybeFinish();
 
     pid_t m_pid = 0;
@@ -64,13 +78,17 @@ private:
     int m_outFd[2] = {-1, -1}; ///< stdout, stderr read ends
     int m_stdinFd = -1;
     int m_statusFd = -1;
+    int m_setupStatusFd = -1; ///< read end of the setup status pipe
     QByteArray m_stdin;
     qsizetype m_stdinWritten = 0;
     QByteArray m_status;
     QSocketNotifier* m_outNotifier[2] = {nullptr, nullptr};
     QSocketNotifier* m_stdinNotifier = nullptr;
     QSocketNotifier* m_statusNotifier = nullptr;
+    QSocketNotifier* m_setupStatusNotifier = nullptr;
     QSocketNotifier* m_pidNotifier = nullptr;
+    int m_nsInitPidfd = -1; ///< pidfd of the namespace init (bwrap's child), -1 once gone
+    QSocketNotifier* m_nsInitNotifier = nullptr;
     bool m_reaped = false;
     bool m_finishedEmitted = false;
     bool m_paused = false;

@@ -17,8 +17,10 @@ HttpConnection* self(http_parser* p) {
 /// the kernel socket while a streamed body waits for its consumer.
 constexpr qint64 kSocketReadBufferBytes = 256 * 1024;
 
-/// on_headers_complete return value that http-parser turns into HPE_CB_headers_complete
-/// (0 = go on, 1 = skip body, 2 = upgrade; anything else is an error).
+/// Callback return value for a body over the limit. Not 1 or 2: from on_headers_complete
+/// http-parser reads those as "skip the body" / "upgrade" and would dispatch the request with an
+/// empty body, then parse the body bytes as the next request. Any other non-zero value is
+/// HPE_CB_headers_complete / HPE_CB_body, reported as 413 by parseBuffered().
 constexpr int kRefuseBody = 3;
 } // namespace
 
@@ -143,7 +145,7 @@ int HttpConnection::onBody(http_parser* p, const char* at, size_t len) {
         return 0;
     }
     if (c->m_current.body.size() + qint64(len) > c->m_limits.maxBodyBytes)
-        return 2;
+        return kRefuseBody;
     c->m_current.body.append(at, qsizetype(len));
     return 0;
 }
@@ -201,7 +203,7 @@ void HttpConnection::parseBuffered() {
             m_input.remove(0, qsizetype(n));
             http_parser_pause(&m_parser, 0);
         } else if (err != HPE_OK) {
-            // A callback returning 2 means a body over the limit; 1 means an oversized head.
+            // Callbacks return kRefuseBody for a body over the limit, 1 for an oversized head.
             const bool bodyTooLarge = err == HPE_CB_headers_complete || err == HPE_CB_body;
             if (bodyTooLarge)
                 failRequest(

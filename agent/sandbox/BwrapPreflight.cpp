@@ -24,18 +24,6 @@ const QStringList& requiredOptions() {
     return options;
 }
 
-} // namespace
-
-QString BwrapPreflight::installHint() {
-    return QStringLiteral(
-        "Install bubblewrap with your package manager: apt-get install bubblewrap (Debian, "
-        "Ubuntu), dnf install bubblewrap (Fedora, RHEL, openEuler), pacman -S bubblewrap "
-        "(Arch), apk add bubblewrap (Alpine); or point the agent at a bwrap binary with its "
-        "bwrap path setting.");
-}
-
-namespace {
-
 bool isExecutableFile(const QString& path) {
     struct stat st {};
     const QByteArray native = QFile::encodeName(path);
@@ -63,7 +51,27 @@ QStringList searchPath() {
     return dirs;
 }
 
+QStringList missingOptions(const QString& helpText) {
+    QStringList missing;
+    for (const QString& option : requiredOptions()) {
+        // Whole option only: "--unshare-user-try" does not count as "--unshare-user".
+        const QRegularExpression pattern(
+            QStringLiteral("(?<![\\w-])%1(?![\\w-])").arg(QRegularExpression::escape(option)));
+        if (!pattern.match(helpText).hasMatch())
+            missing << option;
+    }
+    return missing;
+}
+
 } // namespace
+
+QString BwrapPreflight::installHint() {
+    return QStringLiteral(
+        "Install bubblewrap with your package manager: apt-get install bubblewrap (Debian, "
+        "Ubuntu), dnf install bubblewrap (Fedora, RHEL, openEuler), pacman -S bubblewrap "
+        "(Arch), apk add bubblewrap (Alpine); or point the agent at a bwrap binary with its "
+        "bwrap path setting.");
+}
 
 QString BwrapPreflight::resolve(const QString& name, QString* error) {
     QString ignored;
@@ -97,22 +105,6 @@ QString BwrapPreflight::resolve(const QString& name, QString* error) {
                     .arg(name, dirs.join(QLatin1Char(':')));
     return {};
 }
-
-namespace {
-
-QStringList missingOptions(const QString& helpText) {
-    QStringList missing;
-    for (const QString& option : requiredOptions()) {
-        // Whole option only: "--unshare-user-try" does not count as "--unshare-user".
-        const QRegularExpression pattern(
-            QStringLiteral("(?<![\\w-])%1(?![\\w-])").arg(QRegularExpression::escape(option)));
-        if (!pattern.match(helpText).hasMatch())
-            missing << option;
-    }
-    return missing;
-}
-
-} // namespace
 
 QString BwrapPreflight::check(const QString& bwrap, QString* resolvedPath) {
     if (resolvedPath)

@@ -28,6 +28,10 @@ struct SandboxLaunch {
     QString sandboxCwd;                        ///< cwd inside the sandbox
     QStringList command;                       ///< argv run inside, after "--"
     int jsonStatusFd = 4;                      ///< fd given to --json-status-fd
+    /// When >= 0: the write end of a pipe is handed to the child as this fd (inherited through
+    /// bwrap) for a helper that wraps the command (the egress bridge's `--status-fd`) to say
+    /// `ready` or `error: …`; the launcher reads it (execution::ProcessExit::setupStatus).
+    int setupStatusFd = -1;
 
     /// `{"program","arguments":[…],"environment":{…},"sandboxEnvironment":{…},"sandboxCwd",
     /// "command":[…]}` for provenance.

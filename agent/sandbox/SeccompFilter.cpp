@@ -6,7 +6,9 @@
 
 #include <cerrno>
 #include <cstring>
+#include <netinet/in.h>
 #include <seccomp.h>
+#include <sys/socket.h>
 
 // The rules (DESIGN.md §4, issue #2; numbers per architecture come from libseccomp):
 // - Default action ALLOW: this is a deny list on top of bwrap's namespaces and --cap-drop ALL.
@@ -25,6 +27,14 @@
 //   query 0xffffffff; ioctl(2) TIOCSTI / TIOCLINUX. personality and ioctl take an `unsigned
 //   int` in the kernel, so the comparison is on the low 32 bits of the argument: a value with
 //   high bits set must not slip past.
+// - Network profile (egress through the bridge, issue 4): socket(2) is allowed only for
+//   domain AF_UNIX / AF_INET / AF_INET6, type SOCK_STREAM / SOCK_DGRAM (plus the SOCK_NONBLOCK /
+//   SOCK_CLOEXEC flags) and protocol 0 / IPPROTO_TCP / IPPROTO_UDP; everything else is EPERM:
+//   raw and packet sockets, netlink, IPPROTO_MPTCP (262), SCTP, vsock, … libseccomp compares
+//   each argument once per rule, so each refused value (or range) is its own rule. The kernel
+//   reads all three arguments as `int` (socket(2)): exact values are compared on the low 32
+//   bits; the "greater than" rules compare all 64 bits, which refuses every value with high
+//   bits set (harmless: no valid call has any).
 
 namespace runbox::sandbox {
 namespace {
@@ -159,6 +169,42 @@ bool addConditionalRules(scmp_filter_ctx ctx, QString* error) {
     return true;
 }
 
+constexpr scmp_datum_t kSockTypeMask = 0xf; // SOCK_TYPE_MASK, include/linux/net.h
+
+/// socket(2) argument filtering of the Network profile (see the rules at the top).
+bool addNetworkSocketRules(scmp_filter_ctx ctx, QString* error) {
+    const int socketNr = resolve("socket");
+    if (socketNr < 0)
+        return true;
+    const auto deny = [&](const scmp_arg_cmp& cmp) {
+        return addRule(ctx, EPERM, socketNr, "socket", 1, &cmp, error);
+    };
+    // Domains: AF_UNIX (1), AF_INET (2) and AF_INET6 (10) only.
+    for (scmp_datum_t domain = 0; domain <= 10; ++domain) {
+        if (domain == AF_UNIX || domain == AF_INET || domain == AF_INET6)
+            continue;
+        if (!deny(SCMP_A0(SCMP_CMP_MASKED_EQ, kLow32, domain)))
+            return false;
+    }
+    if (!deny(SCMP_A0(SCMP_CMP_GT, 10)))
+        return false;
+    // Types: SOCK_STREAM (1) and SOCK_DGRAM (2) only; SOCK_RAW, SOCK_PACKET, SOCK_SEQPACKET… no.
+    for (scmp_datum_t type = 0; type <= kSockTypeMask; ++type) {
+        if (type == SOCK_STREAM || type == SOCK_DGRAM)
+            continue;
+        if (!deny(SCMP_A1(SCMP_CMP_MASKED_EQ, kSockTypeMask, type)))
+            return false;
+    }
+    // Protocols: 0 (the default of the domain/type), IPPROTO_TCP (6), IPPROTO_UDP (17) only.
+    for (scmp_datum_t protocol = 1; protocol < IPPROTO_UDP; ++protocol) {
+        if (protocol == IPPROTO_TCP)
+            continue;
+        if (!deny(SCMP_A2(SCMP_CMP_MASKED_EQ, kLow32, protocol)))
+            return false;
+    }
+    return deny(SCMP_A2(SCMP_CMP_GT, IPPROTO_UDP)); // IPPROTO_MPTCP is 262
+}
+
 FilterPtr buildFilter(SeccompProfileKind kind, QString* error) {
     FilterPtr ctx(seccomp_init(SCMP_ACT_ALLOW), &seccomp_release);
     if (!ctx) {
@@ -180,6 +226,8 @@ FilterPtr buildFilter(SeccompProfileKind kind, QString* error) {
             return FilterPtr(nullptr, &seccomp_release);
     }
     if (!addConditionalRules(ctx.get(), error))
+        return FilterPtr(nullptr, &seccomp_release);
+    if (kind == SeccompProfileKind::Network && !addNetworkSocketRules(ctx.get(), error))
         return FilterPtr(nullptr, &seccomp_release);
     return ctx;
 }
@@ -207,6 +255,8 @@ QStringList SeccompFilter::deniedSyscalls(SeccompProfileKind kind) {
             names << QString::fromLatin1(denial.name);
     }
     names << QStringLiteral("clone") << QStringLiteral("personality") << QStringLiteral("ioctl");
+    if (kind == SeccompProfileKind::Network)
+        names << QStringLiteral("socket"); // raw, packet, netlink, MPTCP…: see the rules above
     return names;
 }
 

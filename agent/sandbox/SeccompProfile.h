@@ -5,10 +5,11 @@
 namespace runbox::sandbox {
 
 /// The seccomp profiles (libseccomp BPF) a sandbox runs under. The deny list, the errno values
-/// and the architecture rules are documented in SeccompProfile.cpp and docs/ARCHITECTURE.md.
+/// and the architecture rules are documented in SeccompFilter.cpp and docs/sandbox.md.
 enum class SeccompProfileKind {
     Baseline, ///< network none: the socket family is denied too
-    Network,  ///< egress through the bridge: sockets allowed, everything else as baseline
+    Network,  ///< egress through the bridge: AF_UNIX/AF_INET/AF_INET6 stream and datagram
+              ///< sockets only (no raw, packet, netlink, MPTCP…); everything else as baseline
     Npu,      ///< NPU passthrough: sockets allowed (CANN needs them), netns stays private
 };
 

@@ -75,7 +75,22 @@ std::shared_ptr<ExecutionLog> ExecutionLog::create(const QString& dir, const QSt
         ::unlink(QFile::encodeName(head.path).constData());
         return nullptr;
     }
+    // The writer fd is opened again by the first append: a queued execution holds none.
+    ::close(log->m_fd);
+    log->m_fd = -1;
+    log->m_writable = true;
     return log;
+}
+
+bool ExecutionLog::openWriter(ApiError* error) {
+    if (m_fd >= 0)
+        return true;
+    const QString& path = m_segments.constLast().path;
+    m_fd = ::open(QFile::encodeName(path).constData(), O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (m_fd >= 0)
+        return true;
+    *error = ioError(QStringLiteral("cannot open"), path, errno);
+    return false;
 }
 
 qint64 ExecutionLog::roomInCurrentSegment() const {
@@ -90,11 +105,13 @@ qint64 ExecutionLog::append(LogStream stream, QByteArrayView data, ApiError* err
     ApiError ignored;
     ApiError* err = error ? error : &ignored;
     QMutexLocker lock(&m_mutex);
-    if (m_finished || m_fd < 0) {
+    if (m_finished || !m_writable) {
         *err = ApiError{409, QStringLiteral("log_finished"),
                         QStringLiteral("the log of %1 is finished").arg(m_id)};
         return -1;
     }
+    if (!data.isEmpty() && !openWriter(err))
+        return -1;
     const qint64 first = m_end;
     const RecordType type = stream == LogStream::Stdout ? RecordType::Stdout : RecordType::Stderr;
     qsizetype pos = 0;
@@ -159,6 +176,7 @@ bool ExecutionLog::rollover(ApiError* error) {
     if (m_fd >= 0)
         ::close(m_fd);
     m_fd = -1; // no segment to write to: the log keeps what it has, further appends fail
+    m_writable = false;
     ::unlink(QFile::encodeName(next.path).constData());
     m_segments.removeLast();
     return false;
@@ -219,6 +237,7 @@ bool ExecutionLog::writeVector(std::vector<::iovec>& iov, qint64 total, ApiError
             if (::ftruncate(m_fd, off_t(segment.fileSize)) != 0) {
                 ::close(m_fd);
                 m_fd = -1; // cannot continue safely; readers still see the valid part
+                m_writable = false;
             }
             return false;
         }
@@ -263,6 +282,7 @@ bool ExecutionLog::writeEndRecord(bool lost, const QString& reason, ApiError* er
     }
     fsyncDirectory(m_dir);
     m_finished = true;
+    m_writable = false;
     m_lost = lost;
     m_endReason = lost ? reason : QString();
     return true;
@@ -272,10 +292,12 @@ std::optional<ApiError> ExecutionLog::finish() {
     QMutexLocker lock(&m_mutex);
     if (m_finished)
         return std::nullopt;
-    if (m_fd < 0)
+    ApiError error;
+    if (!m_writable)
         return ApiError{409, QStringLiteral("log_finished"),
                         QStringLiteral("the log of %1 is not open for writing").arg(m_id)};
-    ApiError error;
+    if (!openWriter(&error))
+        return error;
     if (!writeEndRecord(false, QString(), &error))
         return error;
     return std::nullopt;
@@ -283,7 +305,7 @@ std::optional<ApiError> ExecutionLog::finish() {
 
 bool ExecutionLog::isWritable() const {
     QMutexLocker lock(&m_mutex);
-    return m_fd >= 0 && !m_finished;
+    return m_writable && !m_finished;
 }
 
 LogInfo ExecutionLog::info() const {

@@ -115,6 +115,7 @@ private:
     /// The segment files of @p id in @p dir by index (`<id>.log` = 0, `<id>.log.<n>` = n).
     static std::map<quint32, QString> segmentFiles(const QString& dir, const QString& id);
     QString segmentPath(quint32 index) const;
+    bool openWriter(ApiError* error);
     qint64 roomInCurrentSegment() const;
     bool rollover(ApiError* error);
     void makeRoomInTail(qint64 incoming);
@@ -139,7 +140,8 @@ private:
     bool m_finished = false;
     bool m_lost = false;
     QString m_endReason;
-    int m_fd = -1; ///< writer fd of the last segment (O_APPEND), -1 when not writing
+    int m_fd = -1; ///< writer fd of the last segment (O_APPEND), opened by the first append
+    bool m_writable = false; ///< created by this process, not finished, no fatal write error
 };
 
 } // namespace runbox::store

@@ -49,7 +49,10 @@ public:
     QString logsDir() const { return m_dir; }
 
     /// Starts the log of @p executionId with retention bounded by @p maxOutputBytes (0 =
-    /// unlimited). 400 `invalid_execution_id`, 409 `log_exists`, 500 `log_io_error`.
+    /// unlimited). Create it when the execution is created (queued): followers can then attach
+    /// at once, and a queued execution that never runs is closed with finish(). A log holds a
+    /// file descriptor only from its first append to finish().
+    /// 400 `invalid_execution_id`, 409 `log_exists`, 500 `log_io_error`.
     std::optional<ApiError> create(const QString& executionId, qint64 maxOutputBytes);
     /// Appends output and emits appended(); returns the logical offset of its first byte, or
     /// -1 with @p error (404 unknown or not being written, 409 finished, 500 I/O: the log keeps

@@ -86,6 +86,35 @@ QList<Migration> buildMigrations() {
                            " BEGIN SELECT RAISE(ABORT, 'an execution id never changes'); END"),
         },
     });
+    list.append(Migration{
+        3,
+        QStringLiteral("egress decisions (append-only)"),
+        {
+            // One row per proxied connection of an execution's egress gateway (issue 4). Sync
+            // executions have no executions row, so there is no foreign key; workspace_id says
+            // who may read the rows of an execution that has none.
+            QStringLiteral("CREATE TABLE egress_decisions ("
+                           " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+                           " execution_id TEXT NOT NULL,"
+                           " workspace_id TEXT NOT NULL DEFAULT '',"
+                           " at_ms INTEGER NOT NULL,"
+                           " host TEXT NOT NULL,"
+                           " port INTEGER NOT NULL,"
+                           " allowed INTEGER NOT NULL CHECK (allowed IN (0, 1)),"
+                           " reason TEXT NOT NULL,"
+                           " message TEXT NOT NULL DEFAULT '',"
+                           " bytes_up INTEGER NOT NULL DEFAULT 0,"
+                           " bytes_down INTEGER NOT NULL DEFAULT 0)"),
+            QStringLiteral("CREATE INDEX egress_decisions_by_execution ON "
+                           "egress_decisions(execution_id, id)"),
+            QStringLiteral("CREATE TRIGGER egress_decisions_append_only_update BEFORE UPDATE ON "
+                           "egress_decisions BEGIN SELECT RAISE(ABORT, 'egress decisions are "
+                           "append-only'); END"),
+            QStringLiteral("CREATE TRIGGER egress_decisions_append_only_delete BEFORE DELETE ON "
+                           "egress_decisions BEGIN SELECT RAISE(ABORT, 'egress decisions are "
+                           "append-only'); END"),
+        },
+    });
     return list;
 }
 

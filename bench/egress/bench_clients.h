@@ -5,13 +5,16 @@
 // and small-request latency directly over loopback, through bridge + gateway with absolute-form
 // requests, and through a CONNECT tunnel (the https path), and prints one JSON line per mode.
 // Downloads are repeated REPEAT times (default 3), interleaved, and the best time is kept.
+// MODES (comma-separated) picks the modes: the agent variant runs `direct` on the host and the
+// proxied modes inside a sandbox.
 
 namespace {
 
 const char* kBenchClient = R"PY(
 import http.client, json, os, time
 up = int(os.environ["UPSTREAM_PORT"])
-proxy = int(os.environ["BRIDGE_PORT"])
+proxy_host = os.environ.get("UPSTREAM_NAME", "mirror.test")
+proxy = int(os.environ.get("BRIDGE_PORT", "18118"))
 requests = int(os.environ["REQUESTS"])
 
 def fetch(mode, path):
@@ -20,10 +23,10 @@ def fetch(mode, path):
         c.request("GET", path)
     elif mode == "absolute-form":
         c = http.client.HTTPConnection("127.0.0.1", proxy, timeout=120)
-        c.request("GET", "http://mirror.test:%d%s" % (up, path))
+        c.request("GET", "http://%s:%d%s" % (proxy_host, up, path))
     else:
         c = http.client.HTTPConnection("127.0.0.1", proxy, timeout=120)
-        c.set_tunnel("mirror.test", up)
+        c.set_tunnel(proxy_host, up)
         c.request("GET", path)
     r = c.getresponse()
     total = 0
@@ -35,7 +38,7 @@ def fetch(mode, path):
     c.close()
     return total
 
-modes = ("direct", "absolute-form", "connect")
+modes = tuple(os.environ.get("MODES", "direct,absolute-form,connect").split(","))
 best = {mode: None for mode in modes}
 size = {}
 for _ in range(int(os.environ.get("REPEAT", "3"))):  # interleaved; best of N on a busy host

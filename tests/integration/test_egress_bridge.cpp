@@ -21,7 +21,7 @@ using namespace runbox::egress::testing;
 
 namespace {
 
-const QString kBridge = QStringLiteral(RUNBOX_BINARY_DIR "/egress-bridge/runbox-egress-bridge");
+const QString kBridge = QStringLiteral(RUNBOX_BINARY_DIR "/agent/runbox-egress-bridge");
 
 quint16 freePort() {
     QTcpServer probe;

@@ -5,7 +5,8 @@
 #include "shared/ApiClient.h"
 #include "shared/Crypto.h"
 #include "shared/RequestSigner.h"
-#include "support/FileApiAgent.h"
+#include "support/AgentProcess.h"
+#include "support/FileApiRaw.h"
 
 #include <QBuffer>
 #include <QDateTime>
@@ -79,8 +80,13 @@ QStringList hostEntries(const QString& dir) {
 class TestFileApi final : public QObject {
     Q_OBJECT
 
-    FileApiAgent m_agent;
+    AgentProcess m_agent;
     QString m_ws;
+
+    FileApiRaw raw() const { return FileApiRaw(m_agent.port(), m_agent.token()); }
+    bool setQuotas(const QJsonObject& patch) {
+        return m_agent.client()->call("PUT", "/v1/settings/quotas", patch).status == 200;
+    }
 
     QByteArray files(const QByteArray& path, const QByteArray& query = {}) const {
         return "/v1/workspaces/" + m_ws.toUtf8() + "/files/" + path +
@@ -111,9 +117,9 @@ private Q_SLOTS:
     void initTestCase() { QVERIFY2(m_agent.start(), qPrintable(m_agent.errorString())); }
 
     void init() {
-        QVERIFY(m_agent.setQuotas({{"uploadMaxFileBytes", 1LL << 30},
-                                   {"uploadMaxRequestBytes", 10LL << 30},
-                                   {"maxWorkspaceBytes", 10LL << 30}}));
+        QVERIFY(setQuotas({{"uploadMaxFileBytes", 1LL << 30},
+                           {"uploadMaxRequestBytes", 10LL << 30},
+                           {"maxWorkspaceBytes", 10LL << 30}}));
         m_ws = m_agent.createWorkspace();
         QVERIFY2(!m_ws.isEmpty(), qPrintable(m_agent.errorString()));
     }
@@ -234,14 +240,14 @@ private Q_SLOTS:
     }
 
     void testStreamedUploadWithoutDeclaredHashIs400() {
-        RawHttp raw = m_agent.raw();
-        const RawResponse r =
+        const FileApiRaw raw = this->raw();
+        const RawHttpResponse r =
             raw.send("PUT", files("x"), {{"Content-Length", "3"}}, "abc"); // signed over "abc"
         QCOMPARE(r.status, 400);
         QVERIFY(r.body.contains("content_sha256_required"));
         QCOMPARE(get("x").status, 404);
         // A declared hash the signature does not cover is refused as unauthenticated.
-        const RawResponse forged = raw.send(
+        const RawHttpResponse forged = raw.send(
             "PUT", files("x"),
             {{"Content-Length", "3"}, {"X-Runbox-Content-SHA256", crypto::sha256Hex("abc")}}, "abc",
             crypto::sha256Hex("xyz"));
@@ -250,12 +256,12 @@ private Q_SLOTS:
     }
 
     void testChunkedUploadAndConflictRejectIs409() {
-        RawHttp raw = m_agent.raw();
+        const FileApiRaw raw = this->raw();
         const QByteArray body = "hello chunked world";
         const QByteArray hash = crypto::sha256Hex(body);
         const QByteArray framed = "5\r\nhello\r\n" + QByteArray::number(body.size() - 5, 16) +
                                   "\r\n" + body.mid(5) + "\r\n0\r\n\r\n";
-        const RawResponse r = raw.send(
+        const RawHttpResponse r = raw.send(
             "PUT", files("c.txt"),
             {{"Transfer-Encoding", "chunked"}, {"X-Runbox-Content-SHA256", hash}}, framed, hash);
         QCOMPARE(r.status, 201);
@@ -269,11 +275,11 @@ private Q_SLOTS:
     }
 
     void test413BeforeAnyByteLands() {
-        QVERIFY(m_agent.setQuotas({{"uploadMaxFileBytes", 1 << 20}}));
+        QVERIFY(setQuotas({{"uploadMaxFileBytes", 1 << 20}}));
         // Only the head is sent: the answer cannot have waited for the body.
-        RawHttp raw = m_agent.raw();
+        const FileApiRaw raw = this->raw();
         const QByteArray hash = crypto::sha256Hex("whatever");
-        const RawResponse tooBig = raw.send(
+        const RawHttpResponse tooBig = raw.send(
             "PUT", files("big.bin"),
             {{"Content-Length", QByteArray::number(2 << 20)}, {"X-Runbox-Content-SHA256", hash}},
             {}, hash, 10000);
@@ -286,7 +292,7 @@ private Q_SLOTS:
         for (int i = 0; i < 40; ++i)
             framed += "10000\r\n" + QByteArray(0x10000, 'z') + "\r\n";
         framed += "0\r\n\r\n";
-        const RawResponse crossing = raw.send(
+        const RawHttpResponse crossing = raw.send(
             "PUT", files("big.bin"),
             {{"Transfer-Encoding", "chunked"}, {"X-Runbox-Content-SHA256", hash}}, framed, hash);
         QCOMPARE(crossing.status, 413);
@@ -298,9 +304,9 @@ private Q_SLOTS:
         QCOMPARE(hostEntries(wsDir()), QStringList());
 
         // The workspace quota: usage + Content-Length over maxWorkspaceBytes.
-        QVERIFY(m_agent.setQuotas({{"uploadMaxFileBytes", 0}, {"maxWorkspaceBytes", 1 << 20}}));
+        QVERIFY(setQuotas({{"uploadMaxFileBytes", 0}, {"maxWorkspaceBytes", 1 << 20}}));
         QCOMPARE(put("first.bin", randomBytes(600 * 1024)).status, 201);
-        const RawResponse over = raw.send(
+        const RawHttpResponse over = raw.send(
             "PUT", files("second.bin"),
             {{"Content-Length", QByteArray::number(600 * 1024)}, {"X-Runbox-Content-SHA256", hash}},
             {}, hash, 10000);
@@ -406,7 +412,7 @@ private Q_SLOTS:
         auto dir = runCli({"cp", m_ws + ":in", local.filePath("d")});
         QCOMPARE(dir.first, 1);
         QVERIFY(!QFile::exists(local.filePath("d")));
-        QVERIFY(m_agent.setQuotas({{"uploadMaxFileBytes", 1 << 20}}));
+        QVERIFY(setQuotas({{"uploadMaxFileBytes", 1 << 20}}));
         auto tooBig = runCli({"cp", src.fileName(), m_ws + ":big.bin"});
         QCOMPARE(tooBig.first, 1);
         QVERIFY2(tooBig.second.contains("413 upload_too_large"), tooBig.second.constData());

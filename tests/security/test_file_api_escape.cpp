@@ -7,7 +7,8 @@
 // and write if it ever followed a link. Each attack starts with a positive control.
 #include "shared/ApiClient.h"
 #include "shared/Crypto.h"
-#include "support/FileApiAgent.h"
+#include "support/AgentProcess.h"
+#include "support/FileApiRaw.h"
 
 #include <QBuffer>
 #include <QDir>
@@ -43,16 +44,12 @@ QJsonObject jsonOf(const QByteArray& body) {
     return QJsonDocument::fromJson(body).object();
 }
 
-QString codeOf(const RawResponse& r) {
-    return jsonOf(r.body).value("error").toObject().value("code").toString();
-}
-
 } // namespace
 
 class TestFileApiEscape final : public QObject {
     Q_OBJECT
 
-    FileApiAgent m_agent;
+    AgentProcess m_agent;
     QTemporaryDir m_canaryParent;
     QString m_canary;    ///< world-writable directory outside every workspace
     QByteArray m_secret; ///< content of m_canary/secret.txt
@@ -65,19 +62,22 @@ class TestFileApiEscape final : public QObject {
     QByteArray moveTarget(const QString& ws = {}) const {
         return "/v1/workspaces/" + (ws.isEmpty() ? m_ws : ws).toUtf8() + "/files:move";
     }
-    RawResponse get(const QByteArray& tail) const { return m_agent.raw().send("GET", files(tail)); }
-    RawResponse put(const QByteArray& tail, const QByteArray& data) const {
-        return m_agent.raw().put(files(tail), data);
+    RawHttpResponse get(const QByteArray& tail) const {
+        return FileApiRaw(m_agent.port(), m_agent.token()).send("GET", files(tail));
     }
-    RawResponse del(const QByteArray& tail) const {
-        return m_agent.raw().send("DELETE", files(tail));
+    RawHttpResponse put(const QByteArray& tail, const QByteArray& data) const {
+        return FileApiRaw(m_agent.port(), m_agent.token()).put(files(tail), data);
     }
-    RawResponse move(const QJsonObject& body) const {
+    RawHttpResponse del(const QByteArray& tail) const {
+        return FileApiRaw(m_agent.port(), m_agent.token()).send("DELETE", files(tail));
+    }
+    RawHttpResponse move(const QJsonObject& body) const {
         const QByteArray json = QJsonDocument(body).toJson(QJsonDocument::Compact);
-        return m_agent.raw().send("POST", moveTarget(),
-                                  {{"Content-Type", "application/json"},
-                                   {"Content-Length", QByteArray::number(json.size())}},
-                                  json);
+        return FileApiRaw(m_agent.port(), m_agent.token())
+            .send("POST", moveTarget(),
+                  {{"Content-Type", "application/json"},
+                   {"Content-Length", QByteArray::number(json.size())}},
+                  json);
     }
     /// The outside world is exactly as the test made it.
     void verifyCanaryIntact() const {
@@ -111,29 +111,28 @@ private Q_SLOTS:
     void cleanup() { verifyCanaryIntact(); }
 
     void testLinksPlantedBySandboxedCodeAreNeverFollowed() {
-        const ExecResult planted = m_agent.shell(
+        const ExecOutcome planted = m_agent.shell(
             m_ws, QStringLiteral("mkdir real && echo inside > real/f && "
                                  "ln -s /etc/passwd pw && ln -s / rootlink && ln -s .. up && "
                                  "ln -s %1/secret.txt secret && ln -s %1 cdir && "
                                  "ln -s real/f inner")
                       .arg(m_canary));
-        QVERIFY2(planted.status == QLatin1String("completed"),
-                 planted.errorBody + planted.stderrBytes);
+        QVERIFY2(planted.status() == QLatin1String("completed"), qPrintable(planted.describe()));
         // Positive control: what sandboxed code wrote is readable through the API.
-        const RawResponse ok = get("real/f");
+        const RawHttpResponse ok = get("real/f");
         QCOMPARE(ok.status, 200);
         QCOMPARE(ok.body, QByteArray("inside\n"));
 
         // Read: never through a link, wherever it points (even inside the workspace).
         for (const char* tail : {"pw", "rootlink/etc/passwd", "up", "up/up", "secret",
                                  "cdir/secret.txt", "inner", "rootlink", "cdir"}) {
-            const RawResponse r = get(tail);
+            const RawHttpResponse r = get(tail);
             QVERIFY2(r.status == 400, tail);
-            QCOMPARE(codeOf(r), QStringLiteral("symlink_not_followed"));
+            QCOMPARE(r.errorCode(), QStringLiteral("symlink_not_followed"));
             QVERIFY(!r.body.contains("root:") && !r.body.contains(m_secret));
         }
         // List: links are shown as links with their target text.
-        const RawResponse root = get("");
+        const RawHttpResponse root = get("");
         QCOMPARE(root.status, 200);
         QMap<QString, QJsonObject> byName;
         for (const QJsonValue& e : jsonOf(root.body).value("entries").toArray())
@@ -150,13 +149,13 @@ private Q_SLOTS:
         for (const char* tail : {"secret?conflict=overwrite", "pw?conflict=overwrite",
                                  "cdir/new.txt", "cdir/secret.txt?conflict=overwrite",
                                  "rootlink/tmp/x", "up/escaped", "cdir/x?parents=true"}) {
-            const RawResponse r = put(tail, "pwned");
+            const RawHttpResponse r = put(tail, "pwned");
             QVERIFY2(r.status == 400, tail);
             verifyCanaryIntact();
         }
 
         // Move: never out through a link, never in through one, links move as links.
-        const RawResponse stolen = move({{"from", "cdir/secret.txt"}, {"to", "stolen"}});
+        const RawHttpResponse stolen = move({{"from", "cdir/secret.txt"}, {"to", "stolen"}});
         QCOMPARE(stolen.status, 400);
         QCOMPARE(move({{"from", "rootlink/etc/passwd"}, {"to", "stolen"}}).status, 400);
         QCOMPARE(move({{"from", "real/f"}, {"to", "cdir/f"}}).status, 400);
@@ -211,12 +210,12 @@ private Q_SLOTS:
             [&](const ApiResponse&) { execDone = true; });
 
         int served = 0, refused = 0;
-        std::vector<std::unique_ptr<QTcpSocket>> puts;
-        const RawHttp raw = m_agent.raw();
+        std::vector<std::unique_ptr<RawHttpConnection>> puts;
+        const FileApiRaw raw(m_agent.port(), m_agent.token());
         QTRY_VERIFY_WITH_TIMEOUT(execStarted || execDone, 30000);
         for (int round = 0; !execDone; ++round) {
             for (const char* tail : {"d/etc/passwd", "d/w.txt"}) {
-                const RawResponse r = raw.send("GET", files(tail));
+                const RawHttpResponse r = raw.send("GET", files(tail));
                 QVERIFY(!r.body.contains("root:") && !r.body.contains(m_secret));
                 if (r.status == 200) {
                     // The loop's own file, maybe caught between its creation and its write.
@@ -224,13 +223,13 @@ private Q_SLOTS:
                     ++served;
                 } else {
                     QVERIFY2(r.status == 400 || r.status == 404 || r.status == 409,
-                             r.head.constData());
+                             QByteArray::number(r.status).constData());
                     ++refused;
                 }
             }
-            const RawResponse secret = raw.send("GET", files("d/secret.txt"));
+            const RawHttpResponse secret = raw.send("GET", files("d/secret.txt"));
             QVERIFY2(secret.status != 200, "read the canary through a swapped directory");
-            const RawResponse listing = raw.send("GET", files("d"));
+            const RawHttpResponse listing = raw.send("GET", files("d"));
             if (listing.status == 200) {
                 for (const QJsonValue& e : jsonOf(listing.body).value("entries").toArray()) {
                     const QString name = e.toObject().value("name").toString();
@@ -253,7 +252,7 @@ private Q_SLOTS:
         QCOMPARE(execStatus, QStringLiteral("completed"));
         QMap<int, int> putStatuses;
         for (const auto& p : puts) {
-            const RawResponse r = RawHttp::finish(p.get(), 60000);
+            const RawHttpResponse r = p->readResponse(60000);
             ++putStatuses[r.status];
             QVERIFY2(r.status != 0, "no answer to a PUT");
         }
@@ -271,8 +270,8 @@ private Q_SLOTS:
     }
 
     void testEncodedTraversalIsRefused() {
-        const ExecResult planted = m_agent.shell(m_ws, QStringLiteral("echo hi > 'my file.txt'"));
-        QCOMPARE(planted.status, QStringLiteral("completed"));
+        const ExecOutcome planted = m_agent.shell(m_ws, QStringLiteral("echo hi > 'my file.txt'"));
+        QCOMPARE(planted.status(), QStringLiteral("completed"));
         // Positive controls: an encoded space and a literal '%' that is no escape.
         QCOMPARE(get("my%20file.txt").body, QByteArray("hi\n"));
         QCOMPARE(put("100%25", "p").status, 201); // the name "100%", its '%' encoded
@@ -299,19 +298,19 @@ private Q_SLOTS:
                                       "%zz",
                                       "x%2"};
         for (const QByteArray& tail : tails) {
-            const RawResponse g = get(tail);
-            QVERIFY2(g.status == 400 || g.status == 404, tail + ": " + g.head);
+            const RawHttpResponse g = get(tail);
+            QVERIFY2(g.status == 400 || g.status == 404, tail);
             QVERIFY(!g.body.contains("root:"));
-            const RawResponse p = put(tail + "?parents=true", "pwned");
-            QVERIFY2(p.status == 400 || p.status == 404, tail + ": " + p.head);
-            const RawResponse d = del(tail + "?recursive=true");
-            QVERIFY2(d.status == 400 || d.status == 404, tail + ": " + d.head);
+            const RawHttpResponse p = put(tail + "?parents=true", "pwned");
+            QVERIFY2(p.status == 400 || p.status == 404, tail);
+            const RawHttpResponse d = del(tail + "?recursive=true");
+            QVERIFY2(d.status == 400 || d.status == 404, tail);
         }
         // A workspace id is one plain segment.
         for (const QByteArray& target :
              {QByteArray("/v1/workspaces/..%2f/files/x"),
               QByteArray("/v1/workspaces/%2e%2e/files/x"), QByteArray("/v1/workspaces/../files/x")})
-            QCOMPARE(m_agent.raw().send("GET", target).status, 404);
+            QCOMPARE(FileApiRaw(m_agent.port(), m_agent.token()).send("GET", target).status, 404);
 
         const QList<QPair<QString, QString>> moves{{"../x", "y"},
                                                    {"my file.txt", "../../tmp/y"},
@@ -326,7 +325,7 @@ private Q_SLOTS:
                                                    {"my file.txt", "a/./b"},
                                                    {"%252e%252e", "y"}};
         for (const auto& [from, to] : moves) {
-            const RawResponse r = move({{"from", from}, {"to", to}});
+            const RawHttpResponse r = move({{"from", from}, {"to", to}});
             QVERIFY2(r.status == 400 || r.status == 404, qPrintable(from + " -> " + to));
         }
         QCOMPARE(move({{"from", "my file.txt"}, {"to", "renamed.txt"}}).status, 200);
@@ -338,7 +337,7 @@ private Q_SLOTS:
         const QString a = m_agent.createWorkspace(&tokenA);
         const QString b = m_ws;
         QVERIFY(!a.isEmpty() && !tokenA.isEmpty());
-        const RawHttp asA = m_agent.raw(tokenA);
+        const FileApiRaw asA(m_agent.port(), tokenA);
         // Positive control: its own workspace, fully.
         QCOMPARE(asA.put(files("mine", a), "m").status, 201);
         QCOMPARE(asA.send("GET", files("mine", a)).body, QByteArray("m"));

@@ -83,6 +83,11 @@ private Q_SLOTS:
         QCOMPARE(r.createdMs, qint64(1234));
         QCOMPARE(r.permissionEpoch.value(QStringLiteral("networkPolicy")).toString(),
                  QStringLiteral("none"));
+        const QJsonObject json = r.toJson();
+        for (const char* unset :
+             {"startedAt", "finishedAt", "exitCode", "signal", "durationMs", "queuePosition"})
+            QVERIFY2(json.value(QLatin1String(unset)).isNull(), unset);
+        QCOMPARE(json.value(QStringLiteral("state")).toString(), QStringLiteral("queued"));
     }
 
     void testGeneratedIdsAreValidAndDistinct() {

@@ -329,6 +329,22 @@ private Q_SLOTS:
         QVERIFY(m_store->recoverAll(QStringLiteral("again")).isEmpty()); // idempotent
     }
 
+    void testLogsWithoutOutputHoldNoFileDescriptor() {
+        const auto openFds = [] { return QDir(QStringLiteral("/proc/self/fd")).count(); };
+        const qsizetype before = openFds();
+        for (int i = 0; i < 50; ++i)
+            QVERIFY(!m_store->create(QStringLiteral("q%1").arg(i), 0));
+        QCOMPARE(openFds(), before); // queued executions can have logs without costing an fd
+        QCOMPARE(m_store->append(QStringLiteral("q1"), LogStream::Stdout, "x"), qint64(0));
+        QCOMPARE(openFds(), before + 1); // control: a log being written holds its segment
+        QVERIFY(!m_store->finish(QStringLiteral("q1")));
+        QVERIFY(!m_store->finish(QStringLiteral("q2"))); // finishing without output works too
+        QCOMPARE(openFds(), before);
+        LogReadResult r;
+        QVERIFY(!m_store->read(QStringLiteral("q2"), 0, 10, &r));
+        QVERIFY(r.atEnd());
+    }
+
     void testFinishedLogsAreRecognisedWithoutAScan() {
         const QString logs = m_store->logsDir();
         QVERIFY(!m_store->create(QStringLiteral("empty"), 0));

@@ -1,0 +1,40 @@
+#pragma once
+
+#include "agent/egress/EgressDecision.h"
+#include "shared/ApiError.h"
+
+#include <QList>
+#include <QString>
+
+#include <optional>
+
+namespace runbox::store {
+class Database;
+}
+
+namespace runbox::egress {
+
+/// The `egress_decisions` table (schema migration 3): every EgressDecision of every execution,
+/// append-only (triggers refuse UPDATE and DELETE), so `GET /v1/executions/{id}/egress` and the
+/// log stream's replay read what the gateway decided, also after a restart. Thread-safe.
+class EgressDecisionStore final {
+public:
+    explicit EgressDecisionStore(const store::Database& database) : m_database(database) {}
+
+    /// Appends @p decision of an execution in @p workspaceId (one commit, Durability::Normal:
+    /// it survives a crash of the agent; a decision is never re-derived).
+    std::optional<ApiError> append(const EgressDecision& decision, const QString& workspaceId);
+
+    /// The decisions of @p executionId in the order they were made (at most @p limit, 1..10000).
+    std::optional<ApiError> list(const QString& executionId, int limit,
+                                 QList<EgressDecision>* out) const;
+
+    /// The workspace recorded with the decisions of @p executionId ("" when there are none):
+    /// who may read them when the execution has no record (sync executions).
+    std::optional<ApiError> workspaceOf(const QString& executionId, QString* out) const;
+
+private:
+    const store::Database& m_database;
+};
+
+} // namespace runbox::egress

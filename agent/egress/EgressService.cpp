@@ -1,0 +1,122 @@
+#include "agent/egress/EgressService.h"
+
+#include "agent/egress/EgressDecisionStore.h"
+#include "agent/egress/EgressGatewayPool.h"
+#include "agent/egress/NetworkPolicyStore.h"
+#include "agent/execution/LaunchPlanner.h"
+
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QLoggingCategory>
+
+namespace runbox::egress {
+
+namespace {
+Q_LOGGING_CATEGORY(lcEgress, "runbox.egress")
+constexpr int kMaxDecisionsListed = 10000;
+} // namespace
+
+EgressService::EgressService(Options options, NetworkPolicyStore* policies,
+                             EgressDecisionStore* decisions, QObject* parent)
+    : QObject(parent), m_options(std::move(options)), m_policies(policies), m_decisions(decisions),
+      m_pool(new EgressGatewayPool(m_options.runtimeDir, m_options.resolver, m_options.gateway,
+                                   this)) {
+    m_pool->setCurrentRevision(m_policies->current().revision());
+    connect(m_pool, &EgressGatewayPool::decisionMade, this, &EgressService::record);
+}
+
+EgressService::~EgressService() {
+    // Deleted here, not as a child in ~QObject, so that the decisions of connections the pool
+    // aborts on its way out are still recorded.
+    delete m_pool;
+}
+
+NetworkPolicy EgressService::currentPolicy() const {
+    return m_policies->current();
+}
+
+std::optional<ApiError> EgressService::updatePolicy(const QJsonObject& body, const QString& tokenId,
+                                                    NetworkPolicy* applied) {
+    NetworkPolicy policy;
+    if (auto error = m_policies->update(body, tokenId, 0, &policy))
+        return error;
+    m_pool->setCurrentRevision(policy.revision());
+    if (applied)
+        *applied = policy;
+    return std::nullopt;
+}
+
+void EgressService::snapshotInto(execution::PermissionEpoch* epoch) const {
+    const NetworkPolicy policy = m_policies->current();
+    epoch->networkMode = NetworkPolicy::toString(policy.mode());
+    epoch->networkRevision = policy.revision();
+    epoch->networkPolicy =
+        policy.mode() == NetworkPolicy::Mode::None ? QJsonObject() : policy.toJson();
+}
+
+std::optional<QString> EgressService::acquire(const NetworkPolicy& policy,
+                                              const QString& executionId,
+                                              const QString& workspaceId, ApiError* error) {
+    std::optional<QString> path = m_pool->acquire(policy, executionId, error);
+    if (path)
+        m_workspaceOf.insert(executionId, workspaceId);
+    return path;
+}
+
+void EgressService::release(const QString& executionId) {
+    m_pool->release(executionId); // aborts its connections: their decisions are recorded now
+    m_workspaceOf.remove(executionId);
+}
+
+QString EgressService::bridgeProblem() const {
+    const QFileInfo bridge(m_options.bridgePath);
+    if (m_options.bridgePath.isEmpty() || !bridge.exists())
+        return QStringLiteral("runbox-egress-bridge is not installed next to runbox-agent (%1)")
+            .arg(m_options.bridgePath);
+    if (!bridge.isFile() || !bridge.isExecutable())
+        return QStringLiteral("%1 is not an executable file").arg(m_options.bridgePath);
+    return {};
+}
+
+void EgressService::setProbeResult(bool works, const QString& reason) {
+    m_probeWorks = works;
+    m_probeReason = works ? QString() : reason;
+}
+
+QJsonObject EgressService::healthJson() const {
+    QString reason = bridgeProblem();
+    if (reason.isEmpty())
+        reason = m_probeReason;
+    const bool ok = reason.isEmpty();
+    const NetworkPolicy policy = m_policies->current();
+    return {{"available", ok},
+            {"reason", ok ? QJsonValue() : QJsonValue(reason)},
+            {"modes", ok ? QJsonArray{"none", "domain-allowlist"} : QJsonArray{"none"}},
+            {"mode", NetworkPolicy::toString(policy.mode())},
+            {"revision", policy.revision()}};
+}
+
+std::optional<ApiError> EgressService::decisions(const QString& executionId,
+                                                 QList<EgressDecision>* out) const {
+    return m_decisions->list(executionId, kMaxDecisionsListed, out);
+}
+
+std::optional<ApiError> EgressService::decisionWorkspace(const QString& executionId,
+                                                         QString* out) const {
+    return m_decisions->workspaceOf(executionId, out);
+}
+
+QJsonObject EgressService::eventOf(const EgressDecision& decision) {
+    QJsonObject event = decision.toJson();
+    event.insert(QStringLiteral("type"), QStringLiteral("egress"));
+    return event;
+}
+
+void EgressService::record(const EgressDecision& decision) {
+    if (auto error = m_decisions->append(decision, m_workspaceOf.value(decision.executionId)))
+        qCWarning(lcEgress, "egress decision of %s could not be recorded: %s",
+                  qPrintable(decision.executionId), qPrintable(error->message));
+    Q_EMIT decisionRecorded(decision.executionId, decision);
+}
+
+} // namespace runbox::egress

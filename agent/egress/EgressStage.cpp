@@ -1,0 +1,65 @@
+#include "agent/egress/EgressStage.h"
+
+#include "agent/egress/EgressService.h"
+#include "agent/egress/NetworkPolicy.h"
+
+namespace runbox::egress {
+
+void EgressStage::prepare(const execution::LaunchContext& context, execution::LaunchPlan* plan,
+                          std::function<void(std::optional<ApiError>)> done) {
+    const execution::PermissionEpoch& epoch = context.epoch;
+    if (epoch.networkMode == QLatin1String("none"))
+        return done(std::nullopt);
+    const auto invalid = [&](const QString& why) {
+        done(ApiError{
+            500, QStringLiteral("invalid_network_snapshot"),
+            QStringLiteral("the execution's network policy snapshot is unusable: %1").arg(why)});
+    };
+    if (epoch.networkMode != QLatin1String("domain-allowlist"))
+        return invalid(QStringLiteral("unknown mode \"%1\"").arg(epoch.networkMode));
+    ApiError parseError;
+    const std::optional<NetworkPolicy> policy =
+        NetworkPolicy::fromJson(epoch.networkPolicy, &parseError);
+    if (!policy)
+        return invalid(parseError.message);
+    if (policy->revision() != epoch.networkRevision)
+        return invalid(QStringLiteral("revision %1 does not match its policy (%2)")
+                           .arg(epoch.networkRevision, policy->revision()));
+    if (const QString problem = m_service->bridgeProblem(); !problem.isEmpty())
+        return done(ApiError{503, QStringLiteral("egress_unavailable"), problem});
+
+    ApiError error;
+    const std::optional<QString> socket =
+        m_service->acquire(*policy, context.executionId, context.workspaceId, &error);
+    if (!socket)
+        return done(error);
+    EgressService* service = m_service;
+    const QString executionId = context.executionId;
+    plan->releases.push_back([service, executionId] { service->release(executionId); });
+
+    const QString runDir = QLatin1String(kRunDir);
+    const QString bridge = QLatin1String(kBridgeInSandbox);
+    const QString socketInside = QLatin1String(kSocketInSandbox);
+    plan->spec.extraArgs << QStringLiteral("--dir") << runDir << QStringLiteral("--ro-bind")
+                         << m_service->bridgePath() << bridge << QStringLiteral("--bind") << *socket
+                         << socketInside;
+    const QString proxy = QLatin1String(kProxyUrl);
+    for (const char* name : {"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"})
+        plan->spec.extraEnv.insert(QLatin1String(name), proxy);
+    for (const char* name : {"NO_PROXY", "no_proxy"})
+        plan->spec.extraEnv.insert(QLatin1String(name), QLatin1String(kNoProxy));
+    plan->seccompProfile = sandbox::SeccompProfileKind::Network;
+    plan->commandPrefix = QStringList{bridge,
+                                      QStringLiteral("--socket"),
+                                      socketInside,
+                                      QStringLiteral("--listen"),
+                                      QLatin1String(kListen),
+                                      QStringLiteral("--status-fd"),
+                                      QString::number(kStatusFd),
+                                      QStringLiteral("--")} +
+                          plan->commandPrefix;
+    plan->setupStatusFd = kStatusFd;
+    done(std::nullopt);
+}
+
+} // namespace runbox::egress

@@ -1,0 +1,126 @@
+#pragma once
+
+#include "agent/light/LightPrivileges.h"
+#include "agent/light/Rlimits.h"
+#include "agent/light/UidPool.h"
+
+#include <QJsonObject>
+#include <QList>
+#include <QMap>
+#include <QString>
+#include <QStringList>
+
+#include <cstdint>
+#include <optional>
+#include <sys/types.h>
+
+namespace runbox::light {
+
+/// Host-wide settings of the light tier.
+struct LightHostConfig {
+    QString workspaceRoot;             ///< homes live at <root>/<id>; created 0711, marked as ours
+    QString supervisorPath;            ///< the runbox-light-supervisor binary
+    UidPool::Config uids;              ///< uid range (default 20000..64999)
+    int minLandlockAbi = 6;            ///< below it the tier is unavailable (fail closed)
+    int capacity = 4096;               ///< maxLightWorkspaces; create() answers "rejected" past it
+    QList<quint16> controlPlanePorts;  ///< never reachable from a workspace (the agent's port…)
+    QStringList extraReadExecutePaths; ///< more read+execute trees for every workspace
+    bool pidNamespace =
+        true; ///< a PID namespace per workspace (init = its supervisor), if privileged
+    bool privateProc =
+        true; ///< with it, a mount namespace + fresh /proc showing only the workspace
+    /// Start each workspace's supervisor in the background right after create(), so the first
+    /// exec finds it ready (costs one small process per idle workspace); else at the first exec.
+    bool prestartSupervisors = true;
+    bool selfTest = true;  ///< start() runs `true` in a scratch workspace before saying yes
+    int sweepPasses = 100; ///< uid sweep: kill + rescan rounds before quarantine
+    int sweepPauseMs = 5;  ///< pause between rounds
+    /// With a PID namespace the kernel already ended every process when remove() returns, and the
+    /// uid sweep that confirms it runs in background batches (a failure quarantines the uid and
+    /// reaches the quarantine listener). True makes remove() sweep itself and answer 500 on
+    /// failure, at the cost of one /proc scan per delete.
+    bool synchronousSweep = false;
+
+    /// Where runbox-light-supervisor normally is: $RUNBOX_LIGHT_SUPERVISOR, else next to the
+    /// running program, else <prefix>/libexec/runbox/ (installed layout). "" when none exists.
+    static QString defaultSupervisorPath();
+};
+
+/// What confines a workspace's processes (reported by /v1/health and on each workspace).
+struct LightConfinement {
+    int landlockAbi = 0;
+    bool filesystem = false;        ///< Landlock path rules
+    bool network = false;           ///< TCP bind denied, connect only to allowed ports (ABI ≥ 4)
+    bool scopeAbstractUnix = false; ///< ABI ≥ 6
+    bool scopeSignal = false;       ///< ABI ≥ 6
+    bool pidNamespace = false;
+    bool privateProc = false;
+    /// /run, /tmp, /var/tmp, /dev/shm covered by empty read-only tmpfs in the workspace's mount
+    /// namespace, so host unix sockets there cannot be reached by path (Landlock does not
+    /// restrict connect(2) to pathname sockets). False when one of them holds the workspace root.
+    bool hostRuntimeDirsMasked = false;
+
+    /// `{"mode":"landlock","landlockAbi":7,"filesystem":true,"network":true,
+    ///   "scopedAbstractUnixSockets":true,"scopedSignals":true,"pidNamespace":true,
+    ///   "privateProc":true,"hostRuntimeDirsMasked":true}`
+    QJsonObject toJson() const;
+    /// From a supervisor's Hello flags (wire::kHas*).
+    static LightConfinement fromFlags(int abi, std::uint32_t flags);
+};
+
+/// Whether light workspaces can run here, and why not.
+struct LightAvailability {
+    bool available = false;
+    QString reason;       ///< why not ("" when available)
+    QStringList warnings; ///< what is weaker than the full design, each naming what is lost
+    LightPrivileges privileges;
+    LightConfinement expected;
+    /// `{"available":bool,"reason":"…","warnings":[…],"confinement":{…}}`
+    QJsonObject toJson() const;
+};
+
+/// Per-workspace choices made at creation.
+struct LightWorkspaceOptions {
+    QMap<QString, QString> env; ///< applied to every exec, under the exec's own env; memory only
+    Rlimits limits;
+    QList<quint16> allowedConnectPorts; ///< TCP connect allowed only to these (network policy)
+};
+
+/// A workspace as reported to callers (never includes its env).
+struct LightWorkspaceInfo {
+    QString id;
+    uid_t uid = 0;
+    QString home;
+    Rlimits limits;
+    QList<quint16> allowedConnectPorts;
+    LightConfinement confinement;
+    qint64 createdMs = 0;  ///< ms since epoch
+    qint64 lastUsedMs = 0; ///< ms since epoch: creation or last exec
+    int runningExecutions = 0;
+    bool supervisorRunning = false;
+
+    /// `{"id","uid","isolation":"light","confinement":{…},"limits":{…},"allowedConnectPorts":[…],
+    ///   "runningExecutions":N}`
+    QJsonObject toJson() const;
+};
+
+struct LightCreateResult {
+    QList<LightWorkspaceInfo> workspaces;
+    int rejected = 0; ///< asked for but not created: capacity or uids exhausted
+};
+
+/// One command to run in a workspace.
+struct LightExecRequest {
+    QStringList argv;            ///< argv[0] is searched in the exec env's PATH when it has no '/'
+    QMap<QString, QString> env;  ///< on top of the base and workspace env
+    QString cwd;                 ///< relative to the home ("" = the home)
+    int stdinFd = -1;            ///< borrowed; −1 = /dev/null
+    int stdoutFd = -1;           ///< borrowed; −1 = /dev/null
+    int stderrFd = -1;           ///< borrowed; −1 = /dev/null
+    qint64 timeoutMs = 0;        ///< 0 = none; at the deadline the whole tree is SIGKILLed
+    bool killTreeOnExit = false; ///< when the leader ends, kill what it left running
+    /// Narrower network policy for this exec (a subset of the workspace's ports), when set.
+    std::optional<QList<quint16>> allowedConnectPorts;
+};
+
+} // namespace runbox::light

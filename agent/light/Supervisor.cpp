@@ -1,0 +1,374 @@
+#include "agent/light/Supervisor.h"
+
+#include "agent/light/LandlockRuleset.h"
+#include "agent/light/ProcessTree.h"
+#include "agent/light/Shepherd.h"
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace runbox::light {
+
+namespace {
+
+constexpr const char* kDefaultPath = "/usr/local/bin:/usr/bin:/bin";
+
+/// Splits the NUL-separated strings of an Exec request; false when malformed.
+bool splitStrings(const char* data, std::size_t size, std::size_t expected,
+                  std::vector<char*>* out) {
+    std::size_t offset = 0;
+    while (offset < size && out->size() < expected) {
+        const void* end = std::memchr(data + offset, '\0', size - offset);
+        if (!end)
+            return false;
+        out->push_back(const_cast<char*>(data + offset));
+        offset = static_cast<std::size_t>(static_cast<const char*>(end) - data) + 1;
+    }
+    return out->size() == expected && offset == size;
+}
+
+/// Program paths to try for @p program: itself when it has a '/', else each PATH entry of the
+/// exec's own environment (execvp would search the supervisor's PATH instead).
+std::vector<std::string> programCandidates(const char* program, char* const* envp) {
+    if (std::strchr(program, '/'))
+        return {program};
+    const char* path = kDefaultPath;
+    for (char* const* entry = envp; *entry; ++entry) {
+        if (std::strncmp(*entry, "PATH=", 5) == 0)
+            path = *entry + 5;
+    }
+    std::vector<std::string> candidates;
+    const std::string all = path;
+    std::size_t start = 0;
+    for (;;) {
+        const std::size_t colon = all.find(':', start);
+        std::string dir =
+            all.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
+        candidates.push_back((dir.empty() ? std::string(".") : dir) + "/" + program);
+        if (colon == std::string::npos)
+            break;
+        start = colon + 1;
+    }
+    return candidates;
+}
+
+/// Landlock does not govern connect(2) to a pathname unix socket, so a world-writable host socket
+/// (D-Bus, X11, …) would be reachable by path. In the workspace's own mount namespace, cover the
+/// directories that hold them with empty read-only tmpfs — except one that holds the home.
+bool maskHostRuntimeDirs(const char* home) {
+    bool all = true;
+    for (const char* dir : {"/run", "/tmp", "/var/tmp", "/dev/shm"}) {
+        const std::size_t length = std::strlen(dir);
+        if (std::strncmp(home, dir, length) == 0 && home[length] == '/') {
+            all = false;
+            continue;
+        }
+        struct stat st {};
+        if (::lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+            continue; // missing, or a symlink such as /var/run → /run (covered there)
+        if (::mount("tmpfs", dir, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                    "size=4k,nr_inodes=1,mode=0755") != 0)
+            all = false;
+    }
+    return all;
+}
+
+} // namespace
+
+void Supervisor::run(const wire::SpawnRequest& request, int controlFd, int homeFd,
+                     const std::vector<PinnedPath>& pinned) {
+    static Supervisor supervisor(controlFd); // lives until _exit; S and C are forks of it
+    supervisor.setUp(request, homeFd, pinned);
+}
+
+void Supervisor::fail(const char* stage, int error, const std::string& message) {
+    auto reply = wire::make<wire::SetupFailed>(wire::Type::SetupFailed);
+    reply.errorNumber = error;
+    wire::copyString(reply.message, sizeof(reply.message),
+                     std::string(stage) + ": " + message +
+                         (error ? std::string(" (") + std::strerror(error) + ")" : ""));
+    wire::sendMessage(m_control, &reply, sizeof(reply));
+    ::_exit(1);
+}
+
+void Supervisor::setUp(const wire::SpawnRequest& request, int homeFd,
+                       const std::vector<PinnedPath>& pinned) {
+    // Children are reaped here (the zygote auto-reaps with SIG_IGN; undo that) via a signalfd.
+    struct sigaction defaults {};
+    defaults.sa_handler = SIG_DFL;
+    ::sigaction(SIGCHLD, &defaults, nullptr);
+    sigset_t childSignals;
+    sigemptyset(&childSignals);
+    sigaddset(&childSignals, SIGCHLD);
+    ::sigprocmask(SIG_BLOCK, &childSignals, nullptr);
+    m_signalFd = ::signalfd(-1, &childSignals, SFD_CLOEXEC | SFD_NONBLOCK);
+    if (m_signalFd < 0)
+        fail("signalfd", errno, "cannot watch children");
+
+    char self[32] = {};
+    const ssize_t selfLength = ::readlink("/proc/self", self, sizeof(self) - 1);
+    const int hostPid = selfLength > 0 ? std::atoi(self) : 0;
+
+    std::uint32_t confinement = 0;
+    if (request.flags & wire::kSpawnPidNamespace)
+        confinement |= wire::kHasPidNamespace;
+    if (request.flags & wire::kSpawnPrivateProc) {
+        if (::unshare(CLONE_NEWNS) != 0)
+            fail("mount namespace", errno, "unshare(CLONE_NEWNS)");
+        if (::mount(nullptr, "/", nullptr, MS_REC | MS_SLAVE, nullptr) != 0)
+            fail("mount namespace", errno, "make / a slave mount");
+        if (::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0)
+            fail("private /proc", errno, "mount proc");
+        confinement |= wire::kHasPrivateProc;
+        if (maskHostRuntimeDirs(request.home))
+            confinement |= wire::kHasMaskedRuntimeDirs;
+    }
+
+    std::string why;
+    m_abi = LandlockRuleset::probeAbi(&why);
+    if (m_abi < request.minAbi)
+        fail("landlock", 0,
+             "kernel Landlock ABI " + std::to_string(m_abi) + " is below the required " +
+                 std::to_string(request.minAbi) + (why.empty() ? "" : " (" + why + ")"));
+    LandlockRuleset ruleset;
+    if (!ruleset.create(m_abi, true, &why))
+        fail("landlock", 0, why);
+    for (const PinnedPath& path : pinned) {
+        if (!ruleset.allowPath(path.fd, path.access, &why))
+            fail("landlock", 0, why);
+    }
+    if (!ruleset.allowPath("/proc", rights::kReadOnly, false, &why) ||
+        !ruleset.allowPath(homeFd, rights::kEverything, &why))
+        fail("landlock", 0, why);
+    for (std::uint32_t i = 0; i < request.portCount && i < wire::kMaxPorts; ++i) {
+        if (!ruleset.allowConnectPort(request.ports[i], &why))
+            fail("landlock", 0, why);
+    }
+    confinement |= wire::kHasFsRules;
+    if (ruleset.handledNet())
+        confinement |= wire::kHasNetRules;
+    if (ruleset.scoped() & landlock::kScopeAbstractUnixSocket)
+        confinement |= wire::kHasScopeAbstractUnix;
+    if (ruleset.scoped() & landlock::kScopeSignal)
+        confinement |= wire::kHasScopeSignal;
+
+    m_limits = request.limits;
+    if (!request.limits.applyToSelf(&why, false))
+        fail("rlimits", 0, why);
+    if (::setgroups(0, nullptr) != 0)
+        fail("setgroups", errno, "drop supplementary groups");
+    if (::setresgid(request.gid, request.gid, request.gid) != 0)
+        fail("setresgid", errno, "switch group");
+    if (::setresuid(request.uid, request.uid, request.uid) != 0)
+        fail("setresuid", errno, "switch user");
+    uid_t ruid, euid, suid;
+    if (::getresuid(&ruid, &euid, &suid) != 0 || ruid != request.uid || euid != request.uid ||
+        suid != request.uid)
+        fail("setresuid", 0, "uid did not change");
+    ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+    ::umask(022); // the zygote runs with 077; workspace code gets the usual default
+    ::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+    if (!ruleset.restrictSelf(&why))
+        fail("landlock", 0, why);
+    ruleset.close();
+
+    struct stat byFd {
+    }, byPath{};
+    if (::fstat(homeFd, &byFd) != 0 || ::chdir(request.home) != 0 || ::stat(".", &byPath) != 0 ||
+        byFd.st_dev != byPath.st_dev || byFd.st_ino != byPath.st_ino)
+        fail("home", errno, "cannot enter the workspace home");
+    m_home = request.home;
+    ::close(homeFd);
+    for (const PinnedPath& path : pinned)
+        ::close(path.fd);
+
+    const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, ::getpid(), 0));
+    if (pidfd < 0)
+        fail("pidfd", errno, "pidfd_open");
+    auto hello = wire::make<wire::Hello>(wire::Type::Hello);
+    hello.abi = m_abi;
+    hello.confinement = confinement;
+    hello.hostPid = hostPid;
+    if (!wire::sendMessage(m_control, &hello, sizeof(hello), &pidfd, 1))
+        ::_exit(1);
+    ::close(pidfd);
+    loop();
+}
+
+void Supervisor::loop() {
+    static char buffer[wire::kMaxExecMessage + 4096];
+    for (;;) {
+        pollfd fds[2] = {{m_control, POLLIN, 0}, {m_signalFd, POLLIN, 0}};
+        // While a kill is pending, walk its tree again every 10 ms: a process forked between
+        // two walks (or a leader not yet started when the Kill arrived) is caught next time.
+        if (::poll(fds, 2, m_killPending.empty() ? 1000 : 10) < 0 && errno != EINTR)
+            ::_exit(1);
+        reapChildren(); // also on timeout: a lost SIGCHLD never leaves zombies behind
+        for (std::uint64_t execId :
+             std::vector<std::uint64_t>(m_killPending.begin(), m_killPending.end()))
+            handleKill(execId);
+        if (!(fds[0].revents & (POLLIN | POLLHUP | POLLERR)))
+            continue;
+        int received[wire::kMaxFds];
+        int receivedCount = 0;
+        const long got =
+            wire::receiveMessage(m_control, buffer, sizeof(buffer), received, &receivedCount);
+        if (got == 0 || (got < 0 && errno != EMSGSIZE && errno != EAGAIN && errno != EINTR)) {
+            // The agent is gone (or deleted us): end every process of the workspace, then exit.
+            ProcessTree::killDescendants(::getpid(), 1000, true);
+            ::_exit(0);
+        }
+        if (got > 0)
+            handleMessage(buffer, static_cast<std::size_t>(got), received, receivedCount);
+    }
+}
+
+void Supervisor::handleMessage(const char* data, std::size_t size, int* fds, int fdCount) {
+    wire::Header header;
+    if (size < sizeof(header)) {
+        for (int i = 0; i < fdCount; ++i)
+            ::close(fds[i]);
+        return;
+    }
+    std::memcpy(&header, data, sizeof(header));
+    if (header.type == static_cast<std::uint32_t>(wire::Type::Exec)) {
+        handleExec(data, size, fds, fdCount);
+        return;
+    }
+    for (int i = 0; i < fdCount; ++i)
+        ::close(fds[i]);
+    if (header.type == static_cast<std::uint32_t>(wire::Type::Kill))
+        handleKill(header.execId);
+}
+
+void Supervisor::sendExecFailed(std::uint64_t execId, int error, const char* stage) {
+    auto message = wire::make<wire::ExecFailed>(wire::Type::ExecFailed, execId);
+    message.errorNumber = error;
+    wire::copyString(message.stage, sizeof(message.stage), stage);
+    wire::sendMessage(m_control, &message, sizeof(message));
+}
+
+void Supervisor::handleExec(const char* data, std::size_t size, int* fds, int fdCount) {
+    wire::ExecRequest request;
+    std::memcpy(&request.header, data, sizeof(request.header)); // size ≥ header: checked by caller
+    std::vector<char*> strings;
+    bool valid = size >= sizeof(request);
+    if (valid) {
+        std::memcpy(&request, data, sizeof(request));
+        valid = fdCount == 3 && request.argc >= 1 && request.portCount <= wire::kMaxPorts &&
+                request.stringsSize == size - sizeof(request) &&
+                splitStrings(data + sizeof(request), request.stringsSize,
+                             std::size_t{request.argc} + request.envc + 1, &strings);
+    }
+    if (!valid) {
+        for (int i = 0; i < fdCount; ++i)
+            ::close(fds[i]);
+        sendExecFailed(request.header.execId, EINVAL, "request");
+        return;
+    }
+    std::vector<char*> argv(strings.begin(), strings.begin() + request.argc);
+    argv.push_back(nullptr);
+    std::vector<char*> envp(strings.begin() + request.argc,
+                            strings.begin() + request.argc + request.envc);
+    envp.push_back(nullptr);
+    const char* cwd = strings.back();
+    const std::vector<std::string> candidates = programCandidates(argv[0], envp.data());
+    std::vector<const char*> candidatePointers;
+    for (const std::string& candidate : candidates)
+        candidatePointers.push_back(candidate.c_str());
+    candidatePointers.push_back(nullptr);
+
+    LandlockRuleset nested;
+    if (request.flags & wire::kExecNarrowPorts) {
+        std::string why;
+        bool ok = nested.createNetworkOnly(m_abi, &why);
+        for (std::uint32_t i = 0; ok && i < request.portCount; ++i)
+            ok = nested.allowConnectPort(request.ports[i], &why);
+        if (!ok) {
+            for (int i = 0; i < fdCount; ++i)
+                ::close(fds[i]);
+            sendExecFailed(request.header.execId, errno, "landlock");
+            return;
+        }
+    }
+
+    ShepherdJob job;
+    job.execId = request.header.execId;
+    job.flags = request.flags;
+    job.controlFd = m_control;
+    for (int i = 0; i < 3; ++i)
+        job.stdioFds[i] = fds[i];
+    job.nestedRulesetFd = nested.fd();
+    job.argv = argv.data();
+    job.envp = envp.data();
+    job.candidates = candidatePointers.data();
+    job.cwd = cwd[0] ? cwd : m_home.c_str();
+    job.limits = m_limits;
+
+    const pid_t shepherd = ::fork();
+    if (shepherd == 0) {
+        ::close(m_signalFd);
+        Shepherd::run(job);
+    }
+    const int forkError = errno;
+    for (int i = 0; i < 3; ++i)
+        ::close(fds[i]);
+    if (shepherd < 0) {
+        sendExecFailed(request.header.execId, forkError, "fork");
+        return;
+    }
+    m_shepherds[shepherd] = request.header.execId;
+}
+
+void Supervisor::handleKill(std::uint64_t execId) {
+    for (const auto& [shepherd, id] : m_shepherds) {
+        if (id != execId)
+            continue;
+        // Freeze the shepherd so it cannot exit mid-walk (its orphans would then reparent here
+        // and leave the exec's tree); kill everything below it; let it report the leader.
+        m_killPending.insert(execId);
+        ::kill(shepherd, SIGSTOP);
+        ProcessTree::killDescendants(shepherd, 1000, false);
+        ::kill(shepherd, SIGCONT);
+        return;
+    }
+    m_killPending.erase(execId); // finished (or unknown): nothing left to kill
+}
+
+void Supervisor::reapChildren() {
+    signalfd_siginfo info;
+    while (::read(m_signalFd, &info, sizeof(info)) > 0) {
+    }
+    for (;;) {
+        int status = 0;
+        const pid_t pid = ::waitpid(-1, &status, WNOHANG);
+        if (pid <= 0)
+            return;
+        const auto it = m_shepherds.find(pid);
+        if (it == m_shepherds.end())
+            continue; // an orphan of the workspace, reparented to us
+        if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
+            // The shepherd was killed (by the workspace's own code): the exec's result is lost.
+            auto exited = wire::make<wire::Exited>(wire::Type::Exited, it->second);
+            exited.waitStatus = status;
+            exited.flags = wire::kExitedShepherdLost;
+            wire::sendMessage(m_control, &exited, sizeof(exited));
+        }
+        m_killPending.erase(it->second);
+        m_shepherds.erase(it);
+    }
+}
+
+} // namespace runbox::light

@@ -1,0 +1,57 @@
+#pragma once
+
+#include "agent/light/SupervisorProtocol.h"
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <sys/types.h>
+#include <vector>
+
+namespace runbox::light {
+
+/// A system path opened once (O_PATH) by the zygote, granted to every workspace.
+struct PinnedPath {
+    int fd = -1;
+    std::uint64_t access = 0;
+};
+
+/// The per-workspace supervisor: one long-lived process per light workspace that holds the
+/// workspace's single Landlock domain. Forked by the zygote (as init of a new PID namespace with a
+/// private /proc when the agent is root), it confines itself once — rlimits, setgroups(0) +
+/// setresgid + setresuid to the workspace uid, non-dumpable, child subreaper, NO_NEW_PRIVS,
+/// landlock_restrict_self — reports Hello, then serves Exec and Kill requests from the agent over
+/// its control socket until that socket closes. Each exec runs under a Shepherd, so every process
+/// of the workspace is a descendant of this supervisor and shares its domain: a background process
+/// started by one exec can be signalled and reached over abstract sockets by a later one, while
+/// other workspaces and the host stay out of scope.
+class Supervisor final {
+public:
+    /// Runs in the child the zygote forked; never returns. Sends SetupFailed and exits when any
+    /// confinement step fails (fail closed).
+    [[noreturn]] static void run(const wire::SpawnRequest& request, int controlFd, int homeFd,
+                                 const std::vector<PinnedPath>& pinned);
+
+private:
+    explicit Supervisor(int controlFd) : m_control(controlFd) {}
+    [[noreturn]] void setUp(const wire::SpawnRequest& request, int homeFd,
+                            const std::vector<PinnedPath>& pinned);
+    [[noreturn]] void fail(const char* stage, int error, const std::string& message);
+    [[noreturn]] void loop();
+    void handleMessage(const char* data, std::size_t size, int* fds, int fdCount);
+    void handleExec(const char* data, std::size_t size, int* fds, int fdCount);
+    void handleKill(std::uint64_t execId);
+    void reapChildren();
+    void sendExecFailed(std::uint64_t execId, int error, const char* stage);
+
+    int m_control = -1;
+    int m_signalFd = -1;
+    int m_abi = 0;
+    std::string m_home;
+    std::map<pid_t, std::uint64_t> m_shepherds; ///< shepherd pid → exec id
+    std::set<std::uint64_t> m_killPending;      ///< execs whose tree is being killed
+    Rlimits m_limits;
+};
+
+} // namespace runbox::light

@@ -1,0 +1,176 @@
+#include "agent/light/Zygote.h"
+
+#include "agent/light/LandlockRuleset.h"
+#include "agent/light/Supervisor.h"
+#include "agent/light/SupervisorProtocol.h"
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <sched.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace runbox::light {
+
+namespace {
+
+struct SystemPath {
+    const char* path;
+    std::uint64_t access;
+};
+
+// What every light workspace may use outside its home (issue #7): programs and libraries
+// read + execute, /etc and /sys read-only (/proc is added by each supervisor, after it mounted its
+// own), and the harmless device nodes read + write. /tmp, /dev/shm, /var, /home, /root, /run and
+// every other workspace's home stay denied.
+constexpr SystemPath kSystemPaths[] = {
+    {"/usr", rights::kReadExecute},
+    {"/bin", rights::kReadExecute},
+    {"/sbin", rights::kReadExecute},
+    {"/lib", rights::kReadExecute},
+    {"/lib32", rights::kReadExecute},
+    {"/lib64", rights::kReadExecute},
+    {"/libx32", rights::kReadExecute},
+    {"/opt", rights::kReadExecute},
+    {"/etc", rights::kReadOnly},
+    {"/sys", rights::kReadOnly},
+    {"/dev/null", rights::kDeviceReadWrite},
+    {"/dev/zero", rights::kDeviceReadWrite},
+    {"/dev/full", rights::kDeviceReadWrite},
+    {"/dev/random", rights::kDeviceReadWrite},
+    {"/dev/urandom", rights::kDeviceReadWrite},
+    {"/dev/tty", rights::kDeviceReadWrite},
+};
+
+std::vector<PinnedPath> pinSystemPaths(const ZygoteConfig& config) {
+    std::vector<PinnedPath> pinned;
+    const auto pin = [&pinned](const char* path, std::uint64_t access) {
+        const int fd = ::open(path, O_PATH | O_CLOEXEC);
+        if (fd >= 0)
+            pinned.push_back({fd, access});
+    };
+    for (const SystemPath& entry : kSystemPaths)
+        pin(entry.path, entry.access);
+    for (const std::string& path : config.extraReadExecute)
+        pin(path.c_str(), rights::kReadExecute);
+    return pinned;
+}
+
+/// Checks a Spawn request against the zygote's own limits; "" when acceptable.
+std::string rejectReason(const ZygoteConfig& config, const wire::SpawnRequest& request) {
+    if (request.uid < config.uidMin || request.uid > config.uidMax || request.gid != request.uid)
+        return "uid/gid outside the light uid range";
+    if (::memchr(request.home, '\0', sizeof(request.home)) == nullptr)
+        return "home path not terminated";
+    const std::string home = request.home;
+    const std::string prefix = config.root + "/";
+    if (home.size() <= prefix.size() || home.compare(0, prefix.size(), prefix) != 0 ||
+        home.find('/', prefix.size()) != std::string::npos || home.find("..") != std::string::npos)
+        return "home is not a direct child of the workspace root";
+    if (request.portCount > wire::kMaxPorts)
+        return "too many ports";
+    const std::uint32_t wanted = (config.pidNamespace ? wire::kSpawnPidNamespace : 0) |
+                                 (config.privateProc ? wire::kSpawnPrivateProc : 0);
+    if (request.flags != wanted)
+        return "spawn flags do not match the zygote's mode";
+    std::string why;
+    if (!request.limits.validate(&why))
+        return why;
+    return {};
+}
+
+void replyFailure(int controlFd, int error, const std::string& message) {
+    auto reply = wire::make<wire::SetupFailed>(wire::Type::SetupFailed);
+    reply.errorNumber = error;
+    wire::copyString(reply.message, sizeof(reply.message), "zygote: " + message);
+    wire::sendMessage(controlFd, &reply, sizeof(reply));
+}
+
+void prepareProcess(const ZygoteConfig& config) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+    if (config.parentPid > 0 && ::getppid() != config.parentPid)
+        ::_exit(1); // the agent died before we were set up
+    struct sigaction action {};
+    action.sa_handler = SIG_DFL;
+    for (int sig = 1; sig < NSIG; ++sig) {
+        if (sig != SIGKILL && sig != SIGSTOP)
+            ::sigaction(sig, &action, nullptr);
+    }
+    action.sa_handler = SIG_IGN;
+    action.sa_flags = SA_NOCLDWAIT;
+    ::sigaction(SIGCHLD, &action, nullptr);
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    for (int fd = 0; fd < 3; ++fd) {
+        if (::fcntl(fd, F_GETFD) < 0) {
+            const int null = ::open("/dev/null", O_RDWR);
+            if (null >= 0 && null != fd) {
+                ::dup2(null, fd);
+                ::close(null);
+            }
+        }
+    }
+    ::umask(077);
+}
+
+} // namespace
+
+int Zygote::run(const ZygoteConfig& config) {
+    prepareProcess(config);
+    const std::vector<PinnedPath> pinned = pinSystemPaths(config);
+    // unshare(CLONE_NEWPID) only works while the namespace for children is our own
+    // (kernel copy_pid_ns), so each spawn first points it back with setns.
+    const int ownPidNamespace = ::open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
+    wire::SpawnRequest request;
+    for (;;) {
+        int fds[wire::kMaxFds];
+        int fdCount = 0;
+        const long got =
+            wire::receiveMessage(config.agentFd, &request, sizeof(request), fds, &fdCount);
+        if (got == 0)
+            return 0;
+        if (got < 0) {
+            if (errno == EINTR || errno == EAGAIN || errno == EMSGSIZE)
+                continue;
+            return 1;
+        }
+        if (fdCount != 2 || got != static_cast<long>(sizeof(request)) ||
+            request.header.type != static_cast<std::uint32_t>(wire::Type::Spawn)) {
+            if (fdCount >= 1)
+                replyFailure(fds[0], EINVAL, "malformed spawn request");
+            for (int i = 0; i < fdCount; ++i)
+                ::close(fds[i]);
+            continue;
+        }
+        const std::string reason = rejectReason(config, request);
+        if (!reason.empty()) {
+            replyFailure(fds[0], EPERM, reason);
+            ::close(fds[0]);
+            ::close(fds[1]);
+            continue;
+        }
+        if (config.pidNamespace &&
+            (::setns(ownPidNamespace, CLONE_NEWPID) != 0 || ::unshare(CLONE_NEWPID) != 0)) {
+            replyFailure(fds[0], errno, "unshare(CLONE_NEWPID) failed");
+            ::close(fds[0]);
+            ::close(fds[1]);
+            continue;
+        }
+        const pid_t pid = ::fork();
+        if (pid == 0) {
+            ::close(config.agentFd); // never reachable from a workspace
+            ::close(ownPidNamespace);
+            Supervisor::run(request, fds[0], fds[1], pinned);
+        }
+        if (pid < 0)
+            replyFailure(fds[0], errno, "fork failed");
+        ::close(fds[0]);
+        ::close(fds[1]);
+    }
+}
+
+} // namespace runbox::light

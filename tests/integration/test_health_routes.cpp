@@ -1,0 +1,77 @@
+// GET /health (the only unauthenticated route) and the authenticated GET /v1/health.
+#include "shared/ApiClient.h"
+#include "support/AgentProcess.h"
+#include "support/RawHttp.h"
+
+#include <QJsonArray>
+#include <QTest>
+
+using namespace runbox;
+using namespace runbox::testsupport;
+
+class TestHealthRoutes final : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase() { QVERIFY2(m_agent.start(), qPrintable(m_agent.errorString())); }
+    void cleanupTestCase() { QVERIFY2(m_agent.stop(), qPrintable(m_agent.log())); }
+
+    void testPublicHealthNeedsNoAuthAndTellsOnlyLiveness() {
+        const RawHttpResponse r = rawRoundTrip(m_agent.port(), buildRequest("GET", "/health", {}));
+        QCOMPARE(r.status, 200);
+        const QJsonObject body = r.json();
+        QStringList keys = body.keys();
+        keys.sort();
+        QCOMPARE(keys, (QStringList{"protocol", "status", "version"}));
+        QCOMPARE(body.value("status").toString(), QStringLiteral("ok"));
+        QVERIFY(!body.value("version").toString().isEmpty());
+        QVERIFY(body.value("protocol").isDouble());
+        const double protocol = body.value("protocol").toDouble();
+        QVERIFY(protocol >= 1 && protocol == double(qint64(protocol)));
+    }
+
+    void testDetailedHealthNeedsAuth() {
+        const RawHttpResponse r =
+            rawRoundTrip(m_agent.port(), buildRequest("GET", "/v1/health", {}));
+        QCOMPARE(r.status, 401);
+        QVERIFY(!r.json().contains("sandbox"));
+    }
+
+    void testDetailedHealthShowsSandboxConclusion() {
+        const ApiResponse r = m_agent.client()->call("GET", "/v1/health", {}, 30000);
+        QCOMPARE(r.status, 200);
+        const QJsonObject sandbox = r.json().value("sandbox").toObject();
+        QCOMPARE(sandbox.value("usable").toBool(), true);
+        QCOMPARE(sandbox.value("ready").toBool(), true);
+        QVERIFY(!sandbox.value("bwrapPath").toString().isEmpty());
+        const QString proc = sandbox.value("procMode").toString();
+        QVERIFY2(proc == QLatin1String("new") || proc == QLatin1String("bind"), qPrintable(proc));
+        QVERIFY(!sandbox.value("nestedUserns").toString().isEmpty());
+        QVERIFY(sandbox.value("warnings").isArray());
+        const QJsonObject seccomp = r.json().value("seccomp").toObject();
+        QVERIFY(!seccomp.value("arch").toString().isEmpty());
+        QVERIFY(!seccomp.contains("error"));
+        // The agent logged the same conclusion in its one start-up summary line.
+        QVERIFY2(m_agent.log().contains(QLatin1String("sandbox: ")), qPrintable(m_agent.log()));
+    }
+
+    void testHealthRefusesOtherMethods() {
+        const RawHttpResponse r =
+            rawRoundTrip(m_agent.port(), buildRequest("POST", "/health", {}, "{}"));
+        QCOMPARE(r.status, 405);
+        QVERIFY(!r.errorCode().isEmpty());
+    }
+
+    void testUnknownRouteIs404OnlyAfterAuth() {
+        const RawHttpResponse anonymous =
+            rawRoundTrip(m_agent.port(), buildRequest("GET", "/v1/nothing-here", {}));
+        QCOMPARE(anonymous.status, 401); // no route disclosure before authentication
+        const ApiResponse r = m_agent.client()->call("GET", "/v1/nothing-here", {}, 30000);
+        QCOMPARE(r.status, 404);
+    }
+
+private:
+    AgentProcess m_agent;
+};
+
+QTEST_GUILESS_MAIN(TestHealthRoutes)
+#include "test_health_routes.moc"

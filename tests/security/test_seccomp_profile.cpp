@@ -1,0 +1,516 @@
+// The exported seccomp profiles, attacked for real: a forked child loads the published .bpf
+// file exactly as bwrap does (PR_SET_NO_NEW_PRIVS, then PR_SET_SECCOMP with the program read from
+// the file) and attempts each call; the errno comes back through a pipe. Every row first runs
+// the same call without the filter (positive control), so a refusal that the kernel would give
+// anyway cannot pass as the filter's work.
+
+#include "agent/sandbox/SeccompProfile.h"
+
+#include <QFile>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <vector>
+
+using namespace runbox::sandbox;
+
+namespace {
+
+using Call = long (*)();
+
+/// What a call did in the child: "ok" (returned >= 0), an errno name ("EPERM"), "SIGSYS" or
+/// "signal N" when the child was killed, "no-filter: …" when the filter could not be loaded.
+QString runInChild(const QByteArray& program, Call call) {
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) != 0)
+        return QStringLiteral("pipe failed");
+    const pid_t pid = ::fork();
+    if (pid < 0)
+        return QStringLiteral("fork failed");
+    if (pid == 0) {
+        ::close(fds[0]);
+        // fd 0 becomes /dev/null: the TIOCSTI rows must never reach a real terminal.
+        const int devNull = ::open("/dev/null", O_RDWR);
+        ::dup2(devNull, 0);
+        long payload[3] = {1, 0, 0}; // loaded, return value, errno
+        if (!program.isEmpty()) {
+            sock_fprog prog{};
+            prog.len = static_cast<unsigned short>(program.size() / sizeof(sock_filter));
+            prog.filter = reinterpret_cast<sock_filter*>(const_cast<char*>(program.constData()));
+            if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+                ::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0) {
+                payload[0] = 0;
+                payload[2] = errno;
+                (void)!::write(fds[1], payload, sizeof payload);
+                ::_exit(2);
+            }
+        }
+        errno = 0;
+        payload[1] = call();
+        payload[2] = errno;
+        (void)!::write(fds[1], payload, sizeof payload);
+        ::_exit(0);
+    }
+    ::close(fds[1]);
+    long payload[3] = {0, 0, 0};
+    const ssize_t got = ::read(fds[0], payload, sizeof payload);
+    ::close(fds[0]);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    if (WIFSIGNALED(status))
+        return WTERMSIG(status) == SIGSYS ? QStringLiteral("SIGSYS")
+                                          : QStringLiteral("signal %1").arg(WTERMSIG(status));
+    if (got != sizeof payload)
+        return QStringLiteral("no report (exit %1)").arg(WEXITSTATUS(status));
+    if (payload[0] == 0)
+        return QStringLiteral("no-filter: %1")
+            .arg(QString::fromLatin1(strerrorname_np(int(payload[2]))));
+    if (payload[1] >= 0)
+        return QStringLiteral("ok");
+    const char* name = strerrorname_np(int(payload[2]));
+    return name ? QString::fromLatin1(name) : QStringLiteral("errno %1").arg(payload[2]);
+}
+
+/// Raw clone(2) like fork (no new stack); the child exits at once. Flags are argument 0 on
+/// x86_64 and aarch64 alike.
+long rawClone(unsigned long flags) {
+    const long pid = ::syscall(SYS_clone, flags, 0, 0, 0, 0);
+    if (pid == 0)
+        ::_exit(0);
+    if (pid > 0)
+        ::waitpid(pid_t(pid), nullptr, __WALL);
+    return pid;
+}
+
+long ioctlRequest(unsigned long request) {
+    char c = 'x';
+    return ::syscall(SYS_ioctl, 0, request, &c);
+}
+
+constexpr unsigned long kHighBits = 0x100000000UL;
+
+struct Row {
+    const char* name;
+    Call call;
+    const char* baseline; ///< expected outcome under the baseline profile
+    const char* network;  ///< expected outcome under the network profile
+};
+
+// clang-format off
+const Row kRows[] = {
+    {"getpid", [] { return long(::getpid()); }, "ok", "ok"},
+    {"socket(AF_UNIX)", [] { return long(::socket(AF_UNIX, SOCK_STREAM, 0)); }, "EPERM", "ok"},
+    {"socket(AF_INET)", [] { return long(::socket(AF_INET, SOCK_STREAM, 0)); }, "EPERM", "ok"},
+    {"socketpair", [] { int sv[2]; return long(::socketpair(AF_UNIX, SOCK_STREAM, 0, sv)); },
+     "EPERM", "ok"},
+    {"connect", [] { return long(::connect(-1, nullptr, 0)); }, "EPERM", "EBADF"},
+    {"bind", [] { return long(::bind(-1, nullptr, 0)); }, "EPERM", "EBADF"},
+    {"listen", [] { return long(::listen(-1, 0)); }, "EPERM", "EBADF"},
+    {"accept", [] { return long(::accept(-1, nullptr, nullptr)); }, "EPERM", "EBADF"},
+    {"accept4", [] { return long(::accept4(-1, nullptr, nullptr, 0)); }, "EPERM", "EBADF"},
+    {"ptrace(PTRACE_TRACEME)", [] { return ::syscall(SYS_ptrace, 0 /*TRACEME*/, 0, 0, 0); },
+     "EPERM", "EPERM"},
+    {"process_vm_readv", [] { return ::syscall(SYS_process_vm_readv, ::getpid(), 0, 0, 0, 0, 1); },
+     "EPERM", "EPERM"},
+    {"process_vm_writev", [] { return ::syscall(SYS_process_vm_writev, ::getpid(), 0, 0, 0, 0, 1); },
+     "EPERM", "EPERM"},
+    {"kcmp", [] { return ::syscall(SYS_kcmp, ::getpid(), ::getpid(), 99, 0, 0); }, "EPERM", "EPERM"},
+    {"perf_event_open", [] { return ::syscall(SYS_perf_event_open, 0, 0, -1, -1, 0); }, "EPERM", "EPERM"},
+    {"mount", [] { return ::syscall(SYS_mount, 0, 0, 0, 0, 0); }, "EPERM", "EPERM"},
+    {"umount2", [] { return ::syscall(SYS_umount2, "/", 0xffff); }, "EPERM", "EPERM"},
+    {"pivot_root", [] { return ::syscall(SYS_pivot_root, 0, 0); }, "EPERM", "EPERM"},
+    {"open_tree", [] { return ::syscall(SYS_open_tree, -1, "", 0xffffffffUL); }, "EPERM", "EPERM"},
+    {"move_mount", [] { return ::syscall(SYS_move_mount, -1, "", -1, "", 0xffffffffUL); }, "EPERM", "EPERM"},
+    {"fsopen", [] { return ::syscall(SYS_fsopen, 0, 0xffffffffUL); }, "EPERM", "EPERM"},
+    {"fsconfig", [] { return ::syscall(SYS_fsconfig, -1, 0xff, 0, 0, 0); }, "EPERM", "EPERM"},
+    {"fsmount", [] { return ::syscall(SYS_fsmount, -1, 0xffffffffUL, 0); }, "EPERM", "EPERM"},
+    {"fspick", [] { return ::syscall(SYS_fspick, -1, 0, 0xffffffffUL); }, "EPERM", "EPERM"},
+    {"mount_setattr", [] { return ::syscall(SYS_mount_setattr, -1, 0, 0xffffffffUL, 0, 0); }, "EPERM", "EPERM"},
+    {"unshare(CLONE_NEWUSER)", [] { return long(::unshare(CLONE_NEWUSER)); }, "EPERM", "EPERM"},
+    {"setns", [] { return ::syscall(SYS_setns, -1, 0); }, "EPERM", "EPERM"},
+    {"clone(CLONE_NEWUSER|CLONE_NEWNS)", [] { return rawClone(CLONE_NEWUSER | CLONE_NEWNS | SIGCHLD); },
+     "EPERM", "EPERM"},
+    // Each CLONE_NEW* flag alone; CLONE_SIGHAND without CLONE_VM makes the kernel answer EINVAL,
+    // so the control is the same for every user.
+    {"clone(CLONE_NEWNS)", [] { return rawClone(CLONE_NEWNS | CLONE_SIGHAND); }, "EPERM", "EPERM"},
+    {"clone(CLONE_NEWCGROUP)", [] { return rawClone(CLONE_NEWCGROUP | CLONE_SIGHAND); }, "EPERM", "EPERM"},
+    {"clone(CLONE_NEWUTS)", [] { return rawClone(CLONE_NEWUTS | CLONE_SIGHAND); }, "EPERM", "EPERM"},
+    {"clone(CLONE_NEWIPC)", [] { return rawClone(CLONE_NEWIPC | CLONE_SIGHAND); }, "EPERM", "EPERM"},
+    {"clone(CLONE_NEWUSER)", [] { return rawClone(CLONE_NEWUSER | CLONE_SIGHAND); }, "EPERM", "EPERM"},
+    {"clone(CLONE_NEWPID)", [] { return rawClone(CLONE_NEWPID | CLONE_SIGHAND); }, "EPERM", "EPERM"},
+    {"clone(CLONE_NEWNET)", [] { return rawClone(CLONE_NEWNET | CLONE_SIGHAND); }, "EPERM", "EPERM"},
+    {"clone without namespace flags reaches the kernel", [] { return rawClone(CLONE_SIGHAND); },
+     "EINVAL", "EINVAL"},
+    {"open_by_handle_at", [] { return ::syscall(SYS_open_by_handle_at, -1, 0, 0); }, "EPERM", "EPERM"},
+    {"name_to_handle_at", [] { return ::syscall(SYS_name_to_handle_at, -1, 0, 0, 0, 0xffff); }, "EPERM", "EPERM"},
+    {"swapon", [] { return ::syscall(SYS_swapon, 0, 0); }, "EPERM", "EPERM"},
+    {"swapoff", [] { return ::syscall(SYS_swapoff, 0); }, "EPERM", "EPERM"},
+    {"reboot", [] { return ::syscall(SYS_reboot, 0, 0, 0, 0); }, "EPERM", "EPERM"},
+    {"kexec_load", [] { return ::syscall(SYS_kexec_load, 0, 0, 0, 0xffffffffUL); }, "EPERM", "EPERM"},
+    {"kexec_file_load", [] { return ::syscall(SYS_kexec_file_load, -1, -1, 0, 0, 0xffffffffUL); }, "EPERM", "EPERM"},
+    {"init_module", [] { return ::syscall(SYS_init_module, 0, 0, 0); }, "EPERM", "EPERM"},
+    {"finit_module", [] { return ::syscall(SYS_finit_module, -1, 0, 0xffff); }, "EPERM", "EPERM"},
+    {"delete_module", [] { return ::syscall(SYS_delete_module, 0, 0); }, "EPERM", "EPERM"},
+    {"acct", [] { return ::syscall(SYS_acct, 1); }, "EPERM", "EPERM"},
+    {"quotactl", [] { return ::syscall(SYS_quotactl, 0, 0, 0, 0); }, "EPERM", "EPERM"},
+    {"add_key", [] { return ::syscall(SYS_add_key, 0, 0, 0, 0, 0); }, "EPERM", "EPERM"},
+    {"request_key", [] { return ::syscall(SYS_request_key, 0, 0, 0, 0); }, "EPERM", "EPERM"},
+    {"keyctl", [] { return ::syscall(SYS_keyctl, -1, 0, 0, 0, 0); }, "EPERM", "EPERM"},
+    {"bpf", [] { return ::syscall(SYS_bpf, -1, 0, 0); }, "EPERM", "EPERM"},
+    {"userfaultfd", [] { return ::syscall(SYS_userfaultfd, 0xffff); }, "EPERM", "EPERM"},
+    {"personality(PER_LINUX32)", [] { return ::syscall(SYS_personality, 0x0008UL); }, "EPERM", "EPERM"},
+    {"personality(PER_LINUX32, high bits set)", [] { return ::syscall(SYS_personality, kHighBits | 0x0008UL); },
+     "EPERM", "EPERM"},
+    {"personality(ADDR_NO_RANDOMIZE)", [] { return ::syscall(SYS_personality, 0x0040000UL); }, "EPERM", "EPERM"},
+    {"personality(0xfffffffe)", [] { return ::syscall(SYS_personality, 0xfffffffeUL); }, "EPERM", "EPERM"},
+    {"personality(PER_LINUX)", [] { return ::syscall(SYS_personality, 0UL); }, "ok", "ok"},
+    {"personality(0xffffffff) query", [] { return ::syscall(SYS_personality, 0xffffffffUL); }, "ok", "ok"},
+    {"ioctl(TIOCSTI)", [] { return ioctlRequest(TIOCSTI); }, "EPERM", "EPERM"},
+    {"ioctl(TIOCSTI, high bits set)", [] { return ioctlRequest(TIOCSTI | kHighBits); }, "EPERM", "EPERM"},
+    {"ioctl(TIOCLINUX)", [] { return ioctlRequest(TIOCLINUX); }, "EPERM", "EPERM"},
+    {"ioctl(TIOCLINUX, high bits set)", [] { return ioctlRequest(TIOCLINUX | kHighBits); }, "EPERM", "EPERM"},
+    {"ioctl(TCGETS) reaches the kernel", [] { return ioctlRequest(TCGETS); }, "ENOTTY", "ENOTTY"},
+    {"io_uring_setup", [] { return ::syscall(SYS_io_uring_setup, 1, 0); }, "ENOSYS", "ENOSYS"},
+    {"io_uring_enter", [] { return ::syscall(SYS_io_uring_enter, -1, 0, 0, 0, 0, 0); }, "ENOSYS", "ENOSYS"},
+    {"io_uring_register", [] { return ::syscall(SYS_io_uring_register, -1, 0, 0, 0); }, "ENOSYS", "ENOSYS"},
+    {"clone3", [] { return ::syscall(SYS_clone3, 0, 0); }, "ENOSYS", "ENOSYS"},
+    {"pthread_create + join", [] {
+         pthread_t thread;
+         const int rc = ::pthread_create(&thread, nullptr, [](void*) -> void* { return reinterpret_cast<void*>(42); }, nullptr);
+         if (rc != 0) { errno = rc; return -1L; }
+         void* result = nullptr;
+         ::pthread_join(thread, &result);
+         return result == reinterpret_cast<void*>(42) ? 0L : (errno = EIO, -1L);
+     }, "ok", "ok"},
+    {"fork", [] {
+         const pid_t pid = ::fork();
+         if (pid == 0) ::_exit(7);
+         if (pid < 0) return -1L;
+         int status = 0;
+         ::waitpid(pid, &status, 0);
+         return WIFEXITED(status) && WEXITSTATUS(status) == 7 ? 0L : (errno = ECHILD, -1L);
+     }, "ok", "ok"},
+#if defined(__x86_64__)
+    // x32 ABI: same audit arch, syscall number | 0x40000000: libseccomp sends it to the bad-arch
+    // action (KILL_PROCESS) since x32 is not in the filter.
+    {"x32 getpid", [] { return ::syscall(0x40000000L | SYS_getpid); }, "SIGSYS", "SIGSYS"},
+    // i386 via int 0x80: another audit arch, killed as well.
+    {"i386 getpid via int 0x80", [] {
+         long ret = 0;
+         __asm__ volatile("int $0x80" : "=a"(ret) : "a"(20L) : "r8", "r9", "r10", "r11", "memory");
+         if (ret < 0 && ret > -4096) { errno = int(-ret); return -1L; }
+         return ret;
+     }, "SIGSYS", "SIGSYS"},
+#endif
+};
+// clang-format on
+
+/// Runs @p script with /usr/bin/python3 in a real bwrap sandbox (the strong-tier namespace
+/// flags), with @p bpfPath on fd 3 and `--seccomp 3` when given. Returns stdout+stderr and sets
+/// @p exitCode (-1 when killed).
+QByteArray runPythonInBwrap(const QString& bpfPath, const QByteArray& script, int* exitCode) {
+    QList<QByteArray> args{"/usr/bin/bwrap",
+                           "--unshare-all",
+                           "--unshare-user",
+                           "--die-with-parent",
+                           "--new-session",
+                           "--cap-drop",
+                           "ALL",
+                           "--ro-bind",
+                           "/usr",
+                           "/usr",
+                           "--symlink",
+                           "usr/bin",
+                           "/bin",
+                           "--symlink",
+                           "usr/lib",
+                           "/lib",
+                           "--symlink",
+                           "usr/lib64",
+                           "/lib64",
+                           "--proc",
+                           "/proc",
+                           "--dev",
+                           "/dev",
+                           "--tmpfs",
+                           "/tmp"};
+    if (!bpfPath.isEmpty())
+        args << "--seccomp"
+             << "3";
+    args << "--"
+         << "/usr/bin/python3"
+         << "-I"
+         << "-c" << script;
+    std::vector<char*> argv;
+    for (QByteArray& arg : args)
+        argv.push_back(arg.data());
+    argv.push_back(nullptr);
+    char path[] = "PATH=/usr/bin:/bin";
+    char lang[] = "LANG=C.UTF-8";
+    char* envp[] = {path, lang, nullptr};
+    const QByteArray bpf = QFile::encodeName(bpfPath);
+
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) != 0)
+        return "pipe failed";
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        ::dup2(fds[1], 1);
+        ::dup2(fds[1], 2);
+        const int devNull = ::open("/dev/null", O_RDONLY);
+        ::dup2(devNull, 0);
+        if (!bpf.isEmpty()) {
+            const int fd = ::open(bpf.constData(), O_RDONLY);
+            if (fd < 0 || ::dup2(fd, 3) != 3)
+                ::_exit(126);
+        }
+        ::execve(argv[0], argv.data(), envp);
+        ::_exit(127);
+    }
+    ::close(fds[1]);
+    QByteArray output;
+    char buffer[4096];
+    ssize_t n = 0;
+    while ((n = ::read(fds[0], buffer, sizeof buffer)) > 0)
+        output.append(buffer, n);
+    ::close(fds[0]);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    *exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return output;
+}
+
+QByteArray readFile(const QString& path) {
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+struct stat statOf(const QString& path) {
+    struct stat st {};
+    ::stat(QFile::encodeName(path).constData(), &st);
+    return st;
+}
+
+} // namespace
+
+class TestSeccompProfile final : public QObject {
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_stateDir;
+    QByteArray m_baseline;
+    QByteArray m_network;
+    QByteArray m_npu;
+
+    QString publishOrFail(SeccompProfileKind kind) {
+        QString error;
+        const QString path = SeccompProfile::publish(kind, m_stateDir.path(), &error);
+        if (path.isEmpty())
+            qWarning("publish failed: %s", qPrintable(error));
+        return path;
+    }
+
+private Q_SLOTS:
+    void initTestCase() {
+        QVERIFY(m_stateDir.isValid());
+        const QString baseline = publishOrFail(SeccompProfileKind::Baseline);
+        const QString network = publishOrFail(SeccompProfileKind::Network);
+        const QString npu = publishOrFail(SeccompProfileKind::Npu);
+        QVERIFY(!baseline.isEmpty() && !network.isEmpty() && !npu.isEmpty());
+        m_baseline = readFile(baseline);
+        m_network = readFile(network);
+        m_npu = readFile(npu);
+        QVERIFY(!m_baseline.isEmpty() && m_baseline.size() % 8 == 0);
+    }
+
+    // Positive control: the harness works, and a filtered child still runs ordinary code.
+    void testFilteredChildRunsOrdinaryCalls() {
+        const Call openAndRead = [] {
+            const int fd = ::open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+            char buffer[64];
+            const long n = fd < 0 ? -1 : long(::read(fd, buffer, sizeof buffer));
+            return n;
+        };
+        QCOMPARE(runInChild({}, openAndRead), QStringLiteral("ok"));
+        QCOMPARE(runInChild(m_baseline, openAndRead), QStringLiteral("ok"));
+        const Call socketCall = [] { return long(::socket(AF_UNIX, SOCK_STREAM, 0)); };
+        QCOMPARE(runInChild({}, socketCall), QStringLiteral("ok"));
+        // A program that is not one (garbage length) is refused by the kernel: the harness
+        // really loads what it is given.
+        QVERIFY(
+            runInChild(QByteArray(5, '\0'), socketCall).startsWith(QStringLiteral("no-filter")));
+    }
+
+    void testSyscallOutcomes_data() {
+        QTest::addColumn<int>("row");
+        for (int i = 0; i < int(std::size(kRows)); ++i)
+            QTest::newRow(kRows[i].name) << i;
+    }
+
+    void testSyscallOutcomes() {
+        QFETCH(int, row);
+        const Row& r = kRows[row];
+        const QString baseline = QString::fromLatin1(r.baseline);
+        const QString network = QString::fromLatin1(r.network);
+        auto isFilterRefusal = [](const QString& outcome) {
+            return outcome == QLatin1String("EPERM") || outcome == QLatin1String("ENOSYS") ||
+                   outcome == QLatin1String("SIGSYS");
+        };
+
+        // Control: without the filter the kernel answers as the profiles that let the call
+        // through say, and differently from the refusal the filter must produce.
+        const QString unfiltered = runInChild({}, r.call);
+        QVERIFY2(!unfiltered.startsWith(QStringLiteral("signal")), qPrintable(unfiltered));
+        if (!isFilterRefusal(baseline))
+            QCOMPARE(unfiltered, baseline);
+        else if (!isFilterRefusal(network))
+            QCOMPARE(unfiltered, network);
+        else if (unfiltered == baseline)
+            QSKIP(qPrintable(QStringLiteral("control inconclusive on this host: without the "
+                                            "filter the kernel already answers %1 (run as root)")
+                                 .arg(unfiltered)));
+
+        QCOMPARE(runInChild(m_baseline, r.call), baseline);
+        QCOMPARE(runInChild(m_network, r.call), network);
+    }
+
+    // The published file is what bwrap --seccomp reads: Python in a real sandbox loses sockets
+    // under the baseline, keeps them under the network profile, and keeps threads and fork.
+    void testBwrapLoadsThePublishedProfile() {
+        if (!QFile::exists(QStringLiteral("/usr/bin/bwrap")) ||
+            !QFile::exists(QStringLiteral("/usr/bin/python3")))
+            QSKIP("needs /usr/bin/bwrap and /usr/bin/python3");
+        const QByteArray script =
+            "import os, socket, threading\n"
+            "box = []\n"
+            "t = threading.Thread(target=lambda: box.append(1)); t.start(); t.join()\n"
+            "print('threads-ok' if box == [1] else 'threads-broken')\n"
+            "pid = os.fork()\n"
+            "if pid == 0: os._exit(5)\n"
+            "print('fork-ok' if os.waitpid(pid, 0)[1] >> 8 == 5 else 'fork-broken')\n"
+            "try:\n"
+            "    socket.socket(socket.AF_UNIX); print('socket-ok')\n"
+            "except PermissionError: print('socket-eperm')\n";
+        int exitCode = -1;
+        const QByteArray control = runPythonInBwrap({}, script, &exitCode);
+        QCOMPARE(exitCode, 0);
+        QCOMPARE(control, QByteArray("threads-ok\nfork-ok\nsocket-ok\n"));
+
+        const QString baseline = publishOrFail(SeccompProfileKind::Baseline);
+        const QByteArray filtered = runPythonInBwrap(baseline, script, &exitCode);
+        QVERIFY2(exitCode == 0, filtered.constData());
+        QCOMPARE(filtered, QByteArray("threads-ok\nfork-ok\nsocket-eperm\n"));
+
+        const QString network = publishOrFail(SeccompProfileKind::Network);
+        QCOMPARE(runPythonInBwrap(network, script, &exitCode),
+                 QByteArray("threads-ok\nfork-ok\nsocket-ok\n"));
+    }
+
+    void testNpuProfileIsTheNetworkProfile() {
+        QCOMPARE(m_npu, m_network);
+        QVERIFY(m_network != m_baseline);
+    }
+
+    // Bad arch kills the process; no return is KILL_THREAD (0), which would leave a
+    // multi-threaded process half alive.
+    void testProgramKillsProcessNeverThread() {
+        bool killsProcess = false;
+        for (qsizetype offset = 0; offset < m_baseline.size(); offset += 8) {
+            sock_filter insn{};
+            std::memcpy(&insn, m_baseline.constData() + offset, sizeof insn);
+            QVERIFY2(insn.code != (BPF_RET | BPF_A), "return of a computed action");
+            if (insn.code != (BPF_RET | BPF_K))
+                continue;
+            QVERIFY2((insn.k & SECCOMP_RET_ACTION_FULL) != SECCOMP_RET_KILL_THREAD,
+                     "KILL_THREAD action in the program");
+            killsProcess |= (insn.k & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_KILL_PROCESS;
+        }
+        QVERIFY(killsProcess);
+    }
+
+    void testPublishedFileIsPrivateAndNamedByKindAndArch() {
+        const QString path = publishOrFail(SeccompProfileKind::Baseline);
+        QCOMPARE(path,
+                 m_stateDir.filePath(
+                     QStringLiteral("seccomp/baseline-%1.bpf").arg(SeccompProfile::nativeArch())));
+        const struct stat file = statOf(path);
+        QVERIFY(S_ISREG(file.st_mode));
+        QCOMPARE(file.st_mode & 07777, mode_t(0600));
+        const struct stat dir = statOf(m_stateDir.filePath(QStringLiteral("seccomp")));
+        QCOMPARE(dir.st_mode & 07777, mode_t(0700));
+    }
+
+    void testPublishIsCachedUntilTheFileChanges() {
+        const QString path = publishOrFail(SeccompProfileKind::Baseline);
+        const ino_t inode = statOf(path).st_ino;
+        QCOMPARE(publishOrFail(SeccompProfileKind::Baseline), path);
+        QCOMPARE(statOf(path).st_ino, inode);
+
+        QVERIFY(QFile::remove(path));
+        QCOMPARE(publishOrFail(SeccompProfileKind::Baseline), path);
+        QCOMPARE(readFile(path), m_baseline);
+    }
+
+    // A launch that already opened the file keeps a whole program while another publishes.
+    void testRepublishReplacesInodeWhileOpenFdKeepsWholeProgram() {
+        const QString path = publishOrFail(SeccompProfileKind::Baseline);
+        const int fd = ::open(QFile::encodeName(path).constData(), O_RDONLY | O_CLOEXEC);
+        QVERIFY(fd >= 0);
+        struct stat before {};
+        QVERIFY(::fstat(fd, &before) == 0);
+
+        SeccompProfile::resetCacheForTests();
+        QCOMPARE(publishOrFail(SeccompProfileKind::Baseline), path);
+        const struct stat after = statOf(path);
+        QVERIFY(after.st_ino != before.st_ino);
+        QCOMPARE(after.st_mode & 07777, mode_t(0600));
+
+        QByteArray held(int(before.st_size) + 64, '\0');
+        const ssize_t n = ::pread(fd, held.data(), size_t(held.size()), 0);
+        ::close(fd);
+        QCOMPARE(qint64(n), qint64(before.st_size));
+        held.truncate(n);
+        QCOMPARE(held, m_baseline);
+        const Call socketCall = [] { return long(::socket(AF_UNIX, SOCK_STREAM, 0)); };
+        QCOMPARE(runInChild(held, socketCall), QStringLiteral("EPERM"));
+    }
+
+    void testNoTemporaryFilesAreLeftBehind() {
+        publishOrFail(SeccompProfileKind::Baseline);
+        SeccompProfile::resetCacheForTests();
+        publishOrFail(SeccompProfileKind::Baseline);
+        const QStringList entries =
+            QDir(m_stateDir.filePath(QStringLiteral("seccomp"))).entryList(QDir::Files);
+        for (const QString& entry : entries)
+            QVERIFY2(entry.endsWith(QStringLiteral(".bpf")), qPrintable(entry));
+    }
+
+    void testUnwritableStateDirIsAnError() {
+        QString error;
+        QVERIFY(SeccompProfile::publish(SeccompProfileKind::Baseline,
+                                        QStringLiteral("/proc/runbox-no-such-dir"), &error)
+                    .isEmpty());
+        QVERIFY(!error.isEmpty());
+        QVERIFY(SeccompProfile::publish(SeccompProfileKind::Baseline, QString(), &error).isEmpty());
+        QVERIFY(error.contains(QStringLiteral("state directory")));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSeccompProfile)
+#include "test_seccomp_profile.moc"

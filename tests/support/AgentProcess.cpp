@@ -1,0 +1,233 @@
+#include "support/AgentProcess.h"
+
+#include "shared/ApiClient.h"
+
+#include <QDeadlineTimer>
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QProcessEnvironment>
+#include <QTest>
+
+#include <csignal>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace runbox::testsupport {
+
+namespace {
+constexpr char kSetpriv[] = "/usr/bin/setpriv";
+
+/// setpriv(1) arguments that drop to @p uid (and gid @p uid, no supplementary groups). The
+/// parent-death signal is set after the credential change (which would clear it, prctl(2)): an
+/// agent never outlives a test that crashed or was killed by ctest's timeout.
+QStringList setprivPrefix(uid_t uid) {
+    return {QStringLiteral("--reuid=%1").arg(uid),
+            QStringLiteral("--regid=%1").arg(uid),
+            QStringLiteral("--clear-groups"),
+            QStringLiteral("--pdeathsig"),
+            QStringLiteral("KILL"),
+            QStringLiteral("--")};
+}
+} // namespace
+
+AgentProcess::AgentProcess(QObject* parent) : QObject(parent) {
+    m_process.setProcessChannelMode(QProcess::MergedChannels);
+    connect(&m_process, &QProcess::readyRead, this, [this] { m_log += m_process.readAll(); });
+}
+
+AgentProcess::~AgentProcess() {
+    if (isRunning())
+        stop();
+    m_client.reset();
+}
+
+bool AgentProcess::runningAsRoot() {
+    return ::geteuid() == 0;
+}
+
+bool AgentProcess::fail(const QString& message) {
+    m_error = message;
+    return false;
+}
+
+bool AgentProcess::checkBinaryReachable(const QString& agentPath) {
+    if (!runningAsRoot())
+        return QFileInfo(agentPath).isExecutable() ||
+               fail(QStringLiteral("%1 is not executable; build the agent first").arg(agentPath));
+    // The agent runs as another user: every directory above the binary must be searchable by it.
+    QProcess probe;
+    probe.start(QLatin1String(kSetpriv), setprivPrefix(m_uid) << QStringLiteral("/usr/bin/test")
+                                                              << QStringLiteral("-x") << agentPath);
+    if (!probe.waitForFinished(10000) || probe.exitStatus() != QProcess::NormalExit ||
+        probe.exitCode() != 0)
+        return fail(QStringLiteral("uid %1 cannot execute %2: make the build directory and every "
+                                   "directory above it world-searchable (chmod o+x)")
+                        .arg(m_uid)
+                        .arg(agentPath));
+    return true;
+}
+
+bool AgentProcess::start(const AgentOptions& options) {
+    if (isRunning())
+        return fail(QStringLiteral("the agent is already running"));
+    m_log.clear();
+    m_error.clear();
+    m_uid = runningAsRoot() ? options.unprivilegedUid : ::geteuid();
+    const QString agentPath = QStringLiteral(RUNBOX_BINARY_DIR "/agent/runbox-agent");
+    if (!checkBinaryReachable(agentPath))
+        return false;
+
+    m_stateDir =
+        std::make_unique<QTemporaryDir>(QDir::tempPath() + QStringLiteral("/runbox-itest-XXXXXX"));
+    if (!m_stateDir->isValid())
+        return fail(QStringLiteral("cannot create a temporary state directory"));
+    const QByteArray state = QFile::encodeName(m_stateDir->path());
+    if (runningAsRoot() && ::chown(state.constData(), m_uid, m_uid) != 0)
+        return fail(QStringLiteral("cannot chown %1 to %2").arg(m_stateDir->path()).arg(m_uid));
+    ::chmod(state.constData(), 0700);
+
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    for (const QString& key : env.keys())
+        if (key.startsWith(QLatin1String("RUNBOX_")))
+            env.remove(key);
+    env.insert(QStringLiteral("HOME"), m_stateDir->path());
+    for (auto it = options.extraEnv.begin(); it != options.extraEnv.end(); ++it)
+        env.insert(it.key(), it.value());
+    m_process.setProcessEnvironment(env);
+    m_process.setWorkingDirectory(m_stateDir->path());
+
+    QStringList args{QStringLiteral("--state-dir"), m_stateDir->path(), QStringLiteral("--listen"),
+                     QStringLiteral("127.0.0.1:0")};
+    args << options.extraArgs;
+    if (runningAsRoot()) {
+        m_process.start(QLatin1String(kSetpriv), setprivPrefix(m_uid) << agentPath << args);
+    } else {
+        m_process.setChildProcessModifier([] { ::prctl(PR_SET_PDEATHSIG, SIGKILL); });
+        m_process.start(agentPath, args);
+    }
+    if (!m_process.waitForStarted(10000))
+        return fail(QStringLiteral("cannot start %1: %2").arg(agentPath, m_process.errorString()));
+
+    const QString urlPath = m_stateDir->filePath(QStringLiteral("agent.url"));
+    QDeadlineTimer deadline(options.startTimeoutMs);
+    while (!QFile::exists(urlPath)) {
+        if (m_process.state() == QProcess::NotRunning)
+            return fail(QStringLiteral("the agent exited during start-up (code %1): %2")
+                            .arg(m_process.exitCode())
+                            .arg(log()));
+        if (deadline.hasExpired())
+            return fail(QStringLiteral("agent.url did not appear within %1 ms: %2")
+                            .arg(options.startTimeoutMs)
+                            .arg(log()));
+        QTest::qWait(20);
+    }
+    QFile urlFile(urlPath);
+    QFile tokenFile(m_stateDir->filePath(QStringLiteral("agent.token")));
+    if (!urlFile.open(QIODevice::ReadOnly) || !tokenFile.open(QIODevice::ReadOnly))
+        return fail(
+            QStringLiteral("cannot read agent.url / agent.token in %1").arg(m_stateDir->path()));
+    m_url = QUrl(QString::fromUtf8(urlFile.readAll().trimmed()));
+    m_token = tokenFile.readAll().trimmed();
+    if (!m_url.isValid() || m_url.port() <= 0 || m_token.isEmpty())
+        return fail(QStringLiteral("agent.url or agent.token is malformed"));
+    m_client = std::make_unique<ApiClient>(m_url, m_token);
+    return true;
+}
+
+bool AgentProcess::isRunning() const {
+    return m_process.state() != QProcess::NotRunning;
+}
+
+bool AgentProcess::stop(int timeoutMs) {
+    if (!isRunning())
+        return m_process.exitStatus() == QProcess::NormalExit && m_process.exitCode() == 0;
+    ::kill(pid_t(m_process.processId()), SIGTERM);
+    if (!m_process.waitForFinished(timeoutMs)) {
+        m_process.kill();
+        m_process.waitForFinished(5000);
+        return false;
+    }
+    m_log += m_process.readAll();
+    return m_process.exitStatus() == QProcess::NormalExit && m_process.exitCode() == 0;
+}
+
+QString AgentProcess::log() {
+    m_log += m_process.readAll();
+    return QString::fromUtf8(m_log);
+}
+
+qint64 AgentProcess::pid() const {
+    return m_process.processId();
+}
+
+QString AgentProcess::workspaceDir(const QString& workspaceId) const {
+    return m_stateDir->filePath(QStringLiteral("workspaces/") + workspaceId);
+}
+
+QString AgentProcess::createWorkspace(QByteArray* workspaceToken) {
+    const ApiResponse r =
+        m_client->call("POST", "/v1/workspaces", QJsonObject{{"isolation", "strong"}}, 30000);
+    const QJsonObject ws = r.json().value(QLatin1String("workspaces")).toArray().first().toObject();
+    const QString id = ws.value(QLatin1String("id")).toString();
+    if (r.status != 201 || id.isEmpty()) {
+        m_error = QStringLiteral("POST /v1/workspaces answered %1: %2")
+                      .arg(r.status)
+                      .arg(QString::fromUtf8(r.body) + r.networkError);
+        return {};
+    }
+    if (workspaceToken)
+        *workspaceToken = ws.value(QLatin1String("token")).toString().toLatin1();
+    return id;
+}
+
+int AgentProcess::workspaceCount() {
+    const ApiResponse r = m_client->call("GET", "/v1/workspaces", {}, 30000);
+    if (r.status != 200)
+        return -1;
+    return int(r.json().value(QLatin1String("workspaces")).toArray().size());
+}
+
+ExecOutcome AgentProcess::exec(const QString& workspaceId, const QJsonObject& body, int timeoutMs) {
+    ExecStream stream(m_client.get(), workspaceId, body);
+    if (!stream.waitForFinished(timeoutMs)) {
+        stream.abort();
+        ExecOutcome out = stream.outcome();
+        out.waitTimedOut = true;
+        return out;
+    }
+    return stream.outcome();
+}
+
+ExecOutcome AgentProcess::shell(const QString& workspaceId, const QString& code,
+                                const QJsonObject& extra, int timeoutMs) {
+    QJsonObject body = extra;
+    body.insert(QStringLiteral("kind"), QStringLiteral("shell"));
+    body.insert(QStringLiteral("code"), code);
+    return exec(workspaceId, body, timeoutMs);
+}
+
+ExecOutcome AgentProcess::python(const QString& workspaceId, const QString& code,
+                                 const QJsonObject& extra, int timeoutMs) {
+    QJsonObject body = extra;
+    body.insert(QStringLiteral("kind"), QStringLiteral("python"));
+    body.insert(QStringLiteral("code"), code);
+    return exec(workspaceId, body, timeoutMs);
+}
+
+ExecStream* AgentProcess::execStreaming(const QString& workspaceId, const QJsonObject& body) {
+    return new ExecStream(m_client.get(), workspaceId, body, this);
+}
+
+qint64 AgentProcess::rssKiB() const {
+    QFile status(QStringLiteral("/proc/%1/status").arg(pid()));
+    if (!status.open(QIODevice::ReadOnly))
+        return -1;
+    for (const QByteArray& line : status.readAll().split('\n'))
+        if (line.startsWith("VmRSS:"))
+            return line.mid(6).trimmed().split(' ').first().toLongLong();
+    return -1;
+}
+
+} // namespace runbox::testsupport
