@@ -61,6 +61,10 @@ bool ApiService::wantsBodyStream(const http::HttpRequest& head) {
 }
 
 namespace {
+/// How much of a refused upload's body is still read (and dropped): above the default
+/// uploadMaxRequestBytes (10 GiB), so a refused upload of any allowed size gets its answer.
+constexpr qint64 kDrainAfterEarlyAnswerBytes = 16LL << 30;
+
 bool isHex64(const QByteArray& s) {
     if (s.size() != 64)
         return false;
@@ -95,6 +99,10 @@ void ApiService::handle(http::HttpExchange* ex) {
     if (auto err =
             m_auth.verify(req, QDateTime::currentMSecsSinceEpoch(), &who, declaredBodySha256))
         return ex->replyError(*err);
+    // An authenticated upload refused early (409, 413, 404…) is read to its end before the
+    // connection closes, so that clients which read only after sending (Qt) see the answer.
+    if (ex->isBodyStreamed())
+        ex->setDrainLimit(kDrainAfterEarlyAnswerBytes);
     PathParams params;
     bool pathMatched = false;
     const RouteHandler* handler = m_router.match(req.method, req.rawPath, &params, &pathMatched);

@@ -23,7 +23,9 @@ class FileRoutes;
 /// authenticated on the request head, with the body hash the client declares in
 /// `X-Runbox-Content-SHA256` standing in for the hash of the body (DESIGN.md §3; missing or not
 /// 64 hex digits → 400 `content_sha256_required`), before any body byte is read; the route then
-/// checks the real hash before it commits anything.
+/// checks the real hash before it commits anything. An authenticated upload answered early
+/// (409, 413, …) has the rest of its body read and dropped (HttpExchange::setDrainLimit) before
+/// the connection closes; an unauthenticated one is closed at once.
 class ApiService final : public QObject, public http::RequestHandler {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(ApiService)

@@ -142,6 +142,8 @@ int HttpConnection::onBody(http_parser* p, const char* at, size_t len) {
     if (c->m_streamBody) {
         if (c->m_exchange)
             c->m_exchange->appendBody(at, qsizetype(len));
+        else if (c->m_draining && (c->m_drainLeft -= qint64(len)) < 0)
+            return kRefuseBody; // drained enough: parseBuffered() closes
         return 0;
     }
     if (c->m_current.body.size() + qint64(len) > c->m_limits.maxBodyBytes)
@@ -199,6 +201,10 @@ void HttpConnection::parseBuffered() {
         const size_t n = http_parser_execute(&m_parser, &m_settings, m_input.constData(),
                                              size_t(m_input.size()));
         const http_errno err = HTTP_PARSER_ERRNO(&m_parser);
+        if (m_draining && (err != HPE_OK && err != HPE_PAUSED)) {
+            closeConnection(); // the answer is already out: no second one
+            return;
+        }
         if (err == HPE_PAUSED) {
             m_input.remove(0, qsizetype(n));
             http_parser_pause(&m_parser, 0);
@@ -221,6 +227,10 @@ void HttpConnection::parseBuffered() {
             return;
         } else {
             m_input.remove(0, qsizetype(n));
+        }
+        if (m_draining && !m_streamBody) { // the drained body ended: now close
+            closeConnection();
+            return;
         }
         if (feedingStream && m_exchange) {
             QPointer<HttpConnection> guard(this);
@@ -263,14 +273,26 @@ void HttpConnection::dispatchStreamed() {
 
 void HttpConnection::onExchangeFinished() {
     bool keepAlive = m_keepAlive;
+    qint64 drainLimit = 0;
     if (m_exchange) {
         keepAlive = keepAlive && m_exchange->keepAlive();
-        // A streamed body that is still arriving is not read to its end: close instead.
-        if (m_exchange->isBodyStreamed() && !m_exchange->isBodyComplete())
+        // A streamed body that is still arriving is not read to its end: close instead, after
+        // draining it when the handler allowed that (clients that read only after sending).
+        if (m_exchange->isBodyStreamed() && !m_exchange->isBodyComplete()) {
             keepAlive = false;
+            drainLimit = m_streamBody && !m_closing ? m_exchange->drainLimit() : 0;
+        }
         m_exchange->deleteLater();
     }
     m_exchange = nullptr;
+    if (drainLimit > 0) {
+        m_keepAlive = false;
+        m_draining = true;
+        m_drainLeft = drainLimit;
+        m_timer.start(int(m_limits.bodyStallTimeoutMs));
+        readFromSocket();
+        return;
+    }
     if (!keepAlive) {
         m_keepAlive = false;
         closeConnection();
@@ -302,6 +324,10 @@ void HttpConnection::onTimeout() {
     if (m_lingering) {
         m_socket->abort();
         deleteLater();
+        return;
+    }
+    if (m_draining) { // the answer is out; a stalled body only ends the connection
+        closeConnection();
         return;
     }
     if (m_exchange && m_streamBody && m_exchange->isBodyAccepted()) {

@@ -58,7 +58,9 @@ struct HttpLimits {
 /// after the handler accepted the body and while it keeps up, so a slow consumer stops the
 /// socket reads and TCP pushes back on the client. A response that starts before the whole
 /// body arrived closes the connection afterwards; a framing error or a stall in the middle of
-/// the body is reported to the exchange (bodyFailed) and answered on it.
+/// the body is reported to the exchange (bodyFailed) and answered on it. An early response
+/// closes only after the rest of the body was read and dropped, up to
+/// HttpExchange::drainLimit() bytes (0: at once, with a lingering close).
 class HttpConnection final : public QObject {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(HttpConnection)
@@ -108,6 +110,8 @@ private:
     bool m_headPending = false; ///< a streamed head waits to be dispatched
     bool m_lingering = false;   ///< closing: reading and dropping input until EOF or lingerMs
     bool m_writeShut = false;
+    bool m_draining = false; ///< answered early: reading and dropping the rest of the body
+    qint64 m_drainLeft = 0;  ///< body bytes still allowed while draining
     QPointer<HttpExchange> m_exchange;
     QTimer m_timer;
 };

@@ -72,6 +72,12 @@ public:
     bool isBodyComplete() const { return m_bodyComplete; }
     /// Why the body broke off (valid after bodyFailed()).
     const ApiError& bodyError() const { return m_bodyError; }
+    /// After an answer given before the body is complete (an early 409 or 413), read and drop
+    /// up to @p maxBytes more body bytes before closing the connection, so that clients which
+    /// read the answer only once they have sent their whole body (Qt's QNetworkAccessManager)
+    /// get it rather than a reset. 0 (default): close at once, with a lingering close.
+    void setDrainLimit(qint64 maxBytes) { m_drainLimit = maxBytes; }
+    qint64 drainLimit() const { return m_drainLimit; }
 
     // --- called by the connection ---
     void setBodyStreamed() { m_bodyStreamed = true; }
@@ -133,6 +139,7 @@ private:
     bool m_bodyNewData = false;
     QByteArray m_body; ///< streamed body bytes not yet read
     qint64 m_bodyReceived = 0;
+    qint64 m_drainLimit = 0;
     ApiError m_bodyError;
 };
 

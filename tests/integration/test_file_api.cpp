@@ -298,7 +298,7 @@ private Q_SLOTS:
         QCOMPARE(crossing.status, 413);
         QCOMPARE(hostEntries(wsDir()), QStringList());
         // A client library still sending when the 413 comes gets the answer, not a reset.
-        const Reply viaClient = put("big.bin", randomBytes(8 << 20));
+        const Reply viaClient = put("big.bin", randomBytes(64 << 20));
         QCOMPARE(viaClient.status, 413);
         QCOMPARE(viaClient.code(), QStringLiteral("upload_too_large"));
         QCOMPARE(hostEntries(wsDir()), QStringList());
@@ -315,6 +315,22 @@ private Q_SLOTS:
         QCOMPARE(hostEntries(wsDir()), QStringList{"first.bin"});
         // Overwriting frees the old file's blocks: the same size again fits.
         QCOMPARE(put("first.bin", randomBytes(600 * 1024), "conflict=overwrite").status, 200);
+    }
+
+    void testRefusedLargeUploadIsAnsweredToAQtClient() {
+        // Qt's QNetworkAccessManager reads the answer only once it has sent the whole body: the
+        // agent must keep reading a refused upload (a 4 GiB sparse file, over the 1 GiB
+        // uploadMaxFileBytes) rather than close on it.
+        QTemporaryDir local;
+        QFile sparse(local.filePath("sparse.bin"));
+        QVERIFY(sparse.open(QIODevice::ReadWrite));
+        QVERIFY(sparse.resize(4LL << 30));
+        const QByteArray hash = ApiClient::sha256OfDevice(&sparse);
+        const Reply r =
+            finish(m_agent.client()->sendStream("PUT", files("huge.bin"), &sparse, hash));
+        QCOMPARE(r.status, 413);
+        QCOMPARE(r.code(), QStringLiteral("upload_too_large"));
+        QCOMPARE(hostEntries(wsDir()), QStringList());
     }
 
     void testDeleteAndMove() {
@@ -380,7 +396,7 @@ private Q_SLOTS:
 
     void testCliCopyRoundTrip() {
         QTemporaryDir local;
-        const QByteArray data = randomBytes(5 * 1024 * 1024);
+        const QByteArray data = randomBytes(64 * 1024 * 1024); // still being sent when refused
         QFile src(local.filePath("src.bin"));
         QVERIFY(src.open(QIODevice::WriteOnly));
         src.write(data);
