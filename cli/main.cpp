@@ -1,6 +1,7 @@
 // runbox: command-line client of a runbox-agent. Each command family lives in its own file;
 // this one only finds the agent and dispatches.
 #include "cli/CliOptions.h"
+#include "cli/CopyCommand.h"
 #include "cli/ExecCommand.h"
 #include "cli/ExecutionsCommand.h"
 #include "cli/LogsCommand.h"
@@ -39,7 +40,9 @@ const char kUsage[] =
     "             [--upload-request SIZE] [--timeout DUR] [--max-timeout DUR]\n"
     "             [--concurrency N] [--light-workspaces N]\n"
     "                              SIZE: 20GiB, 512MiB, 64KiB, bytes or unlimited;\n"
-    "                              DUR: 500ms, 30s, 15m, 2h, 1h30m or unlimited\n";
+    "                              DUR: 500ms, 30s, 15m, 2h, 1h30m or unlimited\n"
+    "  cp [--overwrite] [--mode MODE] [--parents] LOCAL WS:PATH   upload a file\n"
+    "  cp WS:PATH LOCAL|-          download a file (to stdout with -)\n";
 
 int printJson(const ApiResponse& r) {
     QTextStream out(stdout), err(stderr);
@@ -67,6 +70,8 @@ int dispatch(ApiClient& client, const QString& command, const QStringList& args)
         return cli::runExec(client, args);
     if (command == QLatin1String("run"))
         return cli::runManaged(client, args);
+    if (command == QLatin1String("cp"))
+        return cli::runCopy(client, args);
     if (command == QLatin1String("ps"))
         return cli::runPs(client, args);
     if (command == QLatin1String("logs"))

@@ -1,6 +1,7 @@
 #include "shared/ApiClient.h"
 
 #include "shared/ApiError.h"
+#include "shared/Crypto.h"
 #include "shared/NdjsonReader.h"
 #include "shared/RequestSigner.h"
 
@@ -42,9 +43,8 @@ ApiClient::ApiClient(const QUrl& baseUrl, const QByteArray& token, QObject* pare
 
 ApiClient::~ApiClient() = default;
 
-QNetworkReply* ApiClient::send(const QByteArray& method, const QByteArray& pathAndQuery,
-                               const QByteArray& body, const QByteArray& contentType,
-                               const QList<QPair<QByteArray, QByteArray>>& extraHeaders) {
+QNetworkRequest ApiClient::signedRequest(const QByteArray& method, const QByteArray& pathAndQuery,
+                                         const QByteArray& bodySha256Hex, qint64 sentAtMs) const {
     QUrl url = m_baseUrl;
     const QUrl rel = QUrl::fromEncoded(pathAndQuery, QUrl::StrictMode);
     url.setPath(rel.path(QUrl::FullyEncoded), QUrl::StrictMode);
@@ -53,20 +53,67 @@ QNetworkReply* ApiClient::send(const QByteArray& method, const QByteArray& pathA
     req.setAttribute(QNetworkRequest::Http2AllowedAttribute, false);
     req.setAttribute(QNetworkRequest::CacheLoadControlAttribute, QNetworkRequest::AlwaysNetwork);
     const QByteArray signedTarget = url.toEncoded(QUrl::RemoveScheme | QUrl::RemoveAuthority);
-    const qint64 sentAt = QDateTime::currentMSecsSinceEpoch();
     if (!(method == "GET" && signedTarget == "/health")) {
-        for (const auto& [name, value] : RequestSigner::headersFor(m_token, method, signedTarget,
-                                                                   body, sentAt + m_clockOffsetMs))
+        for (const auto& [name, value] : RequestSigner::headersForHash(
+                 m_token, method, signedTarget, bodySha256Hex, sentAtMs + m_clockOffsetMs))
             req.setRawHeader(name, value);
     }
+    return req;
+}
+
+void ApiClient::watchDate(QNetworkReply* reply, qint64 sentAtMs) {
+    connect(reply, &QNetworkReply::metaDataChanged, this,
+            [this, reply, sentAtMs] { noteServerDate(reply, sentAtMs); });
+}
+
+QNetworkReply* ApiClient::send(const QByteArray& method, const QByteArray& pathAndQuery,
+                               const QByteArray& body, const QByteArray& contentType,
+                               const QList<QPair<QByteArray, QByteArray>>& extraHeaders) {
+    const qint64 sentAt = QDateTime::currentMSecsSinceEpoch();
+    QNetworkRequest req = signedRequest(method, pathAndQuery, crypto::sha256Hex(body), sentAt);
     if (!body.isEmpty() || method == "POST" || method == "PUT")
         req.setHeader(QNetworkRequest::ContentTypeHeader, contentType);
     for (const auto& [name, value] : extraHeaders)
         req.setRawHeader(name, value);
-    QNetworkReply* reply = m_nam->sendCustomRequest(req, method, body);
-    connect(reply, &QNetworkReply::metaDataChanged, this,
-            [this, reply, sentAt] { noteServerDate(reply, sentAt); });
+    // HEAD through its own operation: as a custom verb, Qt would wait for the announced body.
+    QNetworkReply* reply =
+        method == "HEAD" ? m_nam->head(req) : m_nam->sendCustomRequest(req, method, body);
+    watchDate(reply, sentAt);
     return reply;
+}
+
+QNetworkReply* ApiClient::sendStream(const QByteArray& method, const QByteArray& pathAndQuery,
+                                     QIODevice* body, const QByteArray& contentSha256Hex,
+                                     const QByteArray& contentType) {
+    const qint64 sentAt = QDateTime::currentMSecsSinceEpoch();
+    const QByteArray hash = contentSha256Hex.toLower();
+    QNetworkRequest req = signedRequest(method, pathAndQuery, hash, sentAt);
+    req.setHeader(QNetworkRequest::ContentTypeHeader, contentType);
+    req.setRawHeader(auth_headers::kContentSha256, hash);
+    // Read the device as the socket takes it, never all of it into memory.
+    req.setAttribute(QNetworkRequest::DoNotBufferUploadDataAttribute, true);
+    if (!body->isSequential())
+        req.setHeader(QNetworkRequest::ContentLengthHeader, body->size() - body->pos());
+    QNetworkReply* reply = m_nam->sendCustomRequest(req, method, body);
+    watchDate(reply, sentAt);
+    return reply;
+}
+
+QByteArray ApiClient::sha256OfDevice(QIODevice* device) {
+    const qint64 start = device->isSequential() ? 0 : device->pos();
+    crypto::Sha256Stream sha;
+    QByteArray buffer(1024 * 1024, Qt::Uninitialized);
+    for (;;) {
+        const qint64 n = device->read(buffer.data(), buffer.size());
+        if (n < 0)
+            return {};
+        if (n == 0)
+            break;
+        sha.addData(buffer.constData(), qsizetype(n));
+    }
+    if (!device->isSequential() && !device->seek(start))
+        return {};
+    return sha.finalHex();
 }
 
 void ApiClient::noteServerDate(QNetworkReply* reply, qint64 sentAtMs) {

@@ -9,8 +9,10 @@
 
 #include <functional>
 
+class QIODevice;
 class QNetworkAccessManager;
 class QNetworkReply;
+class QNetworkRequest;
 
 namespace runbox {
 
@@ -51,6 +53,22 @@ public:
                         const QByteArray& contentType = "application/json",
                         const QList<QPair<QByteArray, QByteArray>>& extraHeaders = {});
 
+    /// Streams @p body as the request body (file uploads: `PUT /v1/workspaces/ID/files/PATH`):
+    /// read from its current position to its end, never held in memory as a whole. The request
+    /// is signed with @p contentSha256Hex — the body's SHA-256 as lowercase hex, computed
+    /// beforehand (sha256OfDevice) — which also travels in `X-Runbox-Content-SHA256`
+    /// (DESIGN.md §3); the agent refuses to commit a body that does not match it. Use a
+    /// random-access device (a file, a buffer): it is sent with Content-Length as the socket
+    /// takes it (Qt would read a sequential one whole into memory first, having no chunked
+    /// uploads). @p body must stay open until the reply finishes; the caller owns the reply.
+    QNetworkReply* sendStream(const QByteArray& method, const QByteArray& pathAndQuery,
+                              QIODevice* body, const QByteArray& contentSha256Hex,
+                              const QByteArray& contentType = "application/octet-stream");
+
+    /// SHA-256 (lowercase hex) of @p device from its current position to its end, read in
+    /// 1 MiB blocks; a random-access device is put back where it was. Empty on a read error.
+    static QByteArray sha256OfDevice(QIODevice* device);
+
     /// Async convenience: calls @p done with the whole response.
     void request(const QByteArray& method, const QByteArray& pathAndQuery, const QByteArray& body,
                  std::function<void(const ApiResponse&)> done);
@@ -68,6 +86,11 @@ public:
                           std::function<void(const ApiResponse&)> done);
 
 private:
+    /// The request for @p pathAndQuery, signed over a body whose hash is @p bodySha256Hex
+    /// (empty: `GET /health`, unsigned).
+    QNetworkRequest signedRequest(const QByteArray& method, const QByteArray& pathAndQuery,
+                                  const QByteArray& bodySha256Hex, qint64 sentAtMs) const;
+    void watchDate(QNetworkReply* reply, qint64 sentAtMs);
     void noteServerDate(QNetworkReply* reply, qint64 sentAtMs);
 
     QNetworkAccessManager* m_nam;

@@ -39,9 +39,15 @@ QList<QPair<QByteArray, QByteArray>> RequestSigner::headersFor(const QByteArray&
                                                                const QByteArray& rawPathAndQuery,
                                                                const QByteArray& body,
                                                                qint64 timestampMs) {
+    return headersForHash(token, method, rawPathAndQuery, crypto::sha256Hex(body), timestampMs);
+}
+
+QList<QPair<QByteArray, QByteArray>>
+RequestSigner::headersForHash(const QByteArray& token, const QByteArray& method,
+                              const QByteArray& rawPathAndQuery, const QByteArray& bodySha256Hex,
+                              qint64 timestampMs) {
     const QByteArray nonce = newNonce();
-    const QByteArray sig =
-        sign(token, method, rawPathAndQuery, timestampMs, nonce, crypto::sha256Hex(body));
+    const QByteArray sig = sign(token, method, rawPathAndQuery, timestampMs, nonce, bodySha256Hex);
     return {{"Authorization", "Bearer " + token},
             {auth_headers::kTimestamp, QByteArray::number(timestampMs)},
             {auth_headers::kNonce, nonce},

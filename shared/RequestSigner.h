@@ -37,6 +37,13 @@ public:
     static QList<QPair<QByteArray, QByteArray>>
     headersFor(const QByteArray& token, const QByteArray& method, const QByteArray& rawPathAndQuery,
                const QByteArray& body, qint64 timestampMs);
+    /// Same, for a body known only by its lowercase hex SHA-256 (streamed uploads, whose hash
+    /// also travels in X-Runbox-Content-SHA256).
+    static QList<QPair<QByteArray, QByteArray>> headersForHash(const QByteArray& token,
+                                                               const QByteArray& method,
+                                                               const QByteArray& rawPathAndQuery,
+                                                               const QByteArray& bodySha256Hex,
+                                                               qint64 timestampMs);
 };
 
 } // namespace runbox

@@ -2,6 +2,7 @@
 
 #include "agent/api/ExecRoutes.h"
 #include "agent/api/ExecutionRoutes.h"
+#include "agent/api/FileRoutes.h"
 #include "agent/api/HealthRoutes.h"
 #include "agent/api/NetworkPolicyRoutes.h"
 #include "agent/api/NpuRoutes.h"
@@ -45,7 +46,8 @@ ApiService::ApiService(AgentContext* context, QObject* parent)
       m_exec(std::make_unique<ExecRoutes>(context)),
       m_executions(std::make_unique<ExecutionRoutes>(context)),
       m_npu(std::make_unique<NpuRoutes>(context)),
-      m_proxy(std::make_unique<ProxyRoutes>(context)) {
+      m_proxy(std::make_unique<ProxyRoutes>(context)),
+      m_files(std::make_unique<FileRoutes>(context)) {
     HealthRoutes::registerRoutes(m_router, context);
     WorkspaceRoutes::registerRoutes(m_router, context, [context](const QString& id) {
         return context->manager->workspaceBusy(id);
@@ -54,11 +56,31 @@ ApiService::ApiService(AgentContext* context, QObject* parent)
     m_executions->registerRoutes(m_router);
     m_npu->registerRoutes(m_router);
     m_proxy->registerRoutes(m_router);
+    m_files->registerRoutes(m_router);
     SettingsRoutes::registerRoutes(m_router, context);
     NetworkPolicyRoutes::registerRoutes(m_router, context);
 }
 
 ApiService::~ApiService() = default;
+
+bool ApiService::wantsBodyStream(const http::HttpRequest& head) {
+    return m_router.streamsBody(head.method, head.rawPath);
+}
+
+namespace {
+/// How much of a refused upload's body is still read (and dropped): above the default
+/// uploadMaxRequestBytes (10 GiB), so a refused upload of any allowed size gets its answer.
+constexpr qint64 kDrainAfterEarlyAnswerBytes = 16LL << 30;
+
+bool isHex64(const QByteArray& s) {
+    if (s.size() != 64)
+        return false;
+    for (char c : s)
+        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')))
+            return false;
+    return true;
+}
+} // namespace
 
 void ApiService::handle(http::HttpExchange* ex) {
     const http::HttpRequest& req = ex->request();
@@ -69,9 +91,25 @@ void ApiService::handle(http::HttpExchange* ex) {
         return ex->replyJson(200, HealthRoutes::publicHealth());
     }
     // Authenticate before looking at anything else: no side effect, no route disclosure.
+    // A streamed body is not here yet: the signature covers the hash the client declares, and
+    // the route refuses to commit a body that does not match it.
+    QByteArray declaredBodySha256;
+    if (ex->isBodyStreamed()) {
+        declaredBodySha256 = req.header("x-runbox-content-sha256").toLower();
+        if (req.headerCount("x-runbox-content-sha256") != 1 || !isHex64(declaredBodySha256))
+            return ex->replyError(
+                400, QStringLiteral("content_sha256_required"),
+                QStringLiteral("a streamed upload declares its body's SHA-256 in "
+                               "X-Runbox-Content-SHA256 (64 hex digits) and signs with it"));
+    }
     Principal who;
-    if (auto err = m_auth.verify(req, QDateTime::currentMSecsSinceEpoch(), &who))
+    if (auto err =
+            m_auth.verify(req, QDateTime::currentMSecsSinceEpoch(), &who, declaredBodySha256))
         return ex->replyError(*err);
+    // An authenticated upload refused early (409, 413, 404…) is read to its end before the
+    // connection closes, so that clients which read only after sending (Qt) see the answer.
+    if (ex->isBodyStreamed())
+        ex->setDrainLimit(kDrainAfterEarlyAnswerBytes);
     PathParams params;
     bool pathMatched = false;
     const RouteHandler* handler = m_router.match(req.method, req.rawPath, &params, &pathMatched);

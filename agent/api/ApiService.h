@@ -15,10 +15,19 @@ class ExecRoutes;
 class ExecutionRoutes;
 class NpuRoutes;
 class ProxyRoutes;
+class FileRoutes;
 
 /// The agent's HTTP API: `GET /health` without auth, everything else verified by AuthVerifier
 /// and then routed. Unknown paths are 404, known paths with another method 405, and every error
 /// has the `{"error":{"code","message"}}` body.
+///
+/// Routes added with Router::addStreaming (file uploads) take their body as a stream: they are
+/// authenticated on the request head, with the body hash the client declares in
+/// `X-Runbox-Content-SHA256` standing in for the hash of the body (DESIGN.md §3; missing or not
+/// 64 hex digits → 400 `content_sha256_required`), before any body byte is read; the route then
+/// checks the real hash before it commits anything. An authenticated upload answered early
+/// (409, 413, …) has the rest of its body read and dropped (HttpExchange::setDrainLimit) before
+/// the connection closes; an unauthenticated one is closed at once.
 class ApiService final : public QObject, public http::RequestHandler {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(ApiService)
@@ -26,6 +35,7 @@ public:
     explicit ApiService(AgentContext* context, QObject* parent = nullptr);
     ~ApiService() override;
 
+    bool wantsBodyStream(const http::HttpRequest& head) override;
     void handle(http::HttpExchange* exchange) override;
     /// Kills every running execution (agent shutdown).
     void stopAll();
@@ -38,6 +48,7 @@ private:
     std::unique_ptr<ExecutionRoutes> m_executions;
     std::unique_ptr<NpuRoutes> m_npu;
     std::unique_ptr<ProxyRoutes> m_proxy;
+    std::unique_ptr<FileRoutes> m_files;
 };
 
 /// Parses a JSON object body; an empty body is an empty object. Error: 400 invalid_json.

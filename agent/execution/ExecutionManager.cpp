@@ -143,6 +143,11 @@ void ExecutionManager::scheduleSync(const QString& jobId, const QString& workspa
     m_scheduler.enqueue({jobId, workspaceId, std::move(start), true});
 }
 
+void ExecutionManager::scheduleFileWrite(const QString& jobId, const QString& workspaceId,
+                                         std::function<void()> start) {
+    m_scheduler.enqueue({jobId, workspaceId, std::move(start), false});
+}
+
 void ExecutionManager::publishQueuePositions() {
     // Positions live in memory and are merged into records on read (get()); persisting every
     // change would cost a commit per queue move.

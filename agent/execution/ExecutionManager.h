@@ -86,6 +86,12 @@ public:
     void scheduleSync(const QString& jobId, const QString& workspaceId,
                       std::function<void()> start);
     void releaseSync(const QString& jobId) { m_scheduler.release(jobId); }
+    /// File-API writes (PUT commit, DELETE, move; issue 3 "Writes take the workspace lease"):
+    /// calls @p start once @p workspaceId's lease is granted — the lease only, no execution
+    /// slot, so short writes are not held up by the global concurrency limit. The caller must
+    /// then call releaseSync(@p jobId); releasing a job that still waits drops it from the queue.
+    void scheduleFileWrite(const QString& jobId, const QString& workspaceId,
+                           std::function<void()> start);
     /// 1-based queue position of a waiting job, 0 when admitted or unknown.
     int queuePosition(const QString& jobId) const { return m_scheduler.queuePosition(jobId); }
     bool workspaceBusy(const QString& workspaceId) const {

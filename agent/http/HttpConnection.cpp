@@ -4,18 +4,31 @@
 
 #include <QTcpSocket>
 
+#include <sys/socket.h>
+
 namespace runbox::http {
 
 namespace {
 HttpConnection* self(http_parser* p) {
     return static_cast<HttpConnection*>(p->data);
 }
+
+/// Largest read from Qt's socket buffer at once; also what Qt buffers before it stops reading
+/// the kernel socket while a streamed body waits for its consumer.
+constexpr qint64 kSocketReadBufferBytes = 256 * 1024;
+
+/// Callback return value for a body over the limit. Not 1 or 2: from on_headers_complete
+/// http-parser reads those as "skip the body" / "upgrade" and would dispatch the request with an
+/// empty body, then parse the body bytes as the next request. Any other non-zero value is
+/// HPE_CB_headers_complete / HPE_CB_body, reported as 413 by parseBuffered().
+constexpr int kRefuseBody = 3;
 } // namespace
 
 HttpConnection::HttpConnection(QTcpSocket* socket, RequestHandler* handler,
                                const HttpLimits& limits, QObject* parent)
     : QObject(parent), m_socket(socket), m_handler(handler), m_limits(limits) {
     socket->setParent(this);
+    socket->setReadBufferSize(kSocketReadBufferBytes);
     http_parser_init(&m_parser, HTTP_REQUEST);
     m_parser.data = this;
     http_parser_settings_init(&m_settings);
@@ -108,19 +121,33 @@ int HttpConnection::onHeadersComplete(http_parser* p) {
     r.rawQuery = q < 0 ? QByteArray() : r.rawTarget.mid(q + 1);
     c->m_keepAlive = http_should_keep_alive(p) != 0;
     c->m_headComplete = true;
-    if (p->content_length != ULLONG_MAX && qint64(p->content_length) > c->m_limits.maxBodyBytes)
-        // Not 1 or 2: http_parser reads those as "skip the body" / "upgrade" and would dispatch
-        // the request with an empty body, then parse the body bytes as the next request. Any
-        // other non-zero value is HPE_CB_headers_complete, reported as 413 by parseBuffered().
-        return 3;
     c->m_timer.start(int(c->m_limits.bodyStallTimeoutMs));
+    if (c->m_handler->wantsBodyStream(r)) {
+        // Dispatch before the first body byte: the handler decides (auth, quotas) first.
+        c->m_streamBody = true;
+        c->m_headPending = true;
+        http_parser_pause(p, 1);
+        return 0;
+    }
+    if (p->content_length != ULLONG_MAX && qint64(p->content_length) > c->m_limits.maxBodyBytes)
+        return kRefuseBody; // reported as 413 by parseBuffered()
+    // RFC 9110 §10.1.1: the body is wanted, tell a client that waits for it.
+    if (p->http_major == 1 && p->http_minor >= 1 && r.header("expect").toLower() == "100-continue")
+        c->m_socket->write("HTTP/1.1 100 Continue\r\n\r\n");
     return 0;
 }
 
 int HttpConnection::onBody(http_parser* p, const char* at, size_t len) {
     HttpConnection* c = self(p);
+    if (c->m_streamBody) {
+        if (c->m_exchange)
+            c->m_exchange->appendBody(at, qsizetype(len));
+        else if (c->m_draining && (c->m_drainLeft -= qint64(len)) < 0)
+            return kRefuseBody; // drained enough: parseBuffered() closes
+        return 0;
+    }
     if (c->m_current.body.size() + qint64(len) > c->m_limits.maxBodyBytes)
-        return 3;
+        return kRefuseBody;
     c->m_current.body.append(at, qsizetype(len));
     return 0;
 }
@@ -128,36 +155,61 @@ int HttpConnection::onBody(http_parser* p, const char* at, size_t len) {
 int HttpConnection::onMessageComplete(http_parser* p) {
     HttpConnection* c = self(p);
     c->m_inMessage = false;
-    c->m_messageReady = true;
     c->m_timer.stop();
+    if (c->m_streamBody) {
+        c->m_streamBody = false; // already dispatched; its exchange learns it in parseBuffered
+        if (c->m_exchange)
+            c->m_exchange->markBodyComplete();
+    } else {
+        c->m_messageReady = true;
+    }
     http_parser_pause(p, 1); // one request at a time: the rest waits in m_input
     return 0;
 }
 
 void HttpConnection::readFromSocket() {
     if (m_closing) {
-        m_socket->readAll();
+        m_socket->readAll(); // lingering: drop what the client still sends
         return;
     }
+    // A streamed body whose consumer is behind: once a buffer's worth waits here, leave the
+    // bytes in the socket (Qt stops reading the kernel buffer once its own is full, and TCP flow
+    // control reaches the client). Below that, keep reading, so a client that leaves is noticed.
+    if (m_streamBody && m_exchange && !canFeed() && m_input.size() >= m_limits.streamBufferBytes)
+        return;
     m_input += m_socket->readAll();
     if (m_inMessage && m_headComplete)
         m_timer.start(int(m_limits.bodyStallTimeoutMs));
-    if (!m_exchange)
+    if (canFeed())
         parseBuffered();
 }
 
+bool HttpConnection::canFeed() const {
+    if (m_closing)
+        return false;
+    if (!m_exchange)
+        return true;
+    return m_streamBody && !m_exchange->isFinished() && m_exchange->isBodyAccepted() &&
+           m_exchange->bodyBytesAvailable() < m_limits.streamBufferBytes;
+}
+
 void HttpConnection::parseBuffered() {
-    while (!m_input.isEmpty() && !m_exchange && !m_closing) {
+    while (!m_input.isEmpty() && canFeed()) {
         if (!m_inMessage && !m_messageReady)
             m_timer.start(int(m_limits.headerTimeoutMs));
+        const bool feedingStream = m_streamBody && m_exchange;
         const size_t n = http_parser_execute(&m_parser, &m_settings, m_input.constData(),
                                              size_t(m_input.size()));
         const http_errno err = HTTP_PARSER_ERRNO(&m_parser);
+        if (m_draining && (err != HPE_OK && err != HPE_PAUSED)) {
+            closeConnection(); // the answer is already out: no second one
+            return;
+        }
         if (err == HPE_PAUSED) {
             m_input.remove(0, qsizetype(n));
             http_parser_pause(&m_parser, 0);
         } else if (err != HPE_OK) {
-            // Callbacks return 3 for a body over the limit and 1 for an oversized head.
+            // Callbacks return kRefuseBody for a body over the limit, 1 for an oversized head.
             const bool bodyTooLarge = err == HPE_CB_headers_complete || err == HPE_CB_body;
             if (bodyTooLarge)
                 failRequest(
@@ -176,7 +228,19 @@ void HttpConnection::parseBuffered() {
         } else {
             m_input.remove(0, qsizetype(n));
         }
-        if (m_messageReady)
+        if (m_draining && !m_streamBody) { // the drained body ended: now close
+            closeConnection();
+            return;
+        }
+        if (feedingStream && m_exchange) {
+            QPointer<HttpConnection> guard(this);
+            m_exchange->publishBody(); // the handler may answer (and end) right here
+            if (!guard)
+                return;
+        }
+        if (m_headPending)
+            dispatchStreamed();
+        else if (m_messageReady)
             dispatch();
         else if (err == HPE_OK)
             break; // need more bytes
@@ -193,11 +257,44 @@ void HttpConnection::dispatch() {
     m_handler->handle(exchange);
 }
 
+void HttpConnection::dispatchStreamed() {
+    m_headPending = false;
+    auto* exchange = new HttpExchange(std::move(m_current), m_socket, m_keepAlive, this);
+    m_current = HttpRequest{};
+    exchange->setBodyStreamed();
+    m_exchange = exchange;
+    connect(exchange, &HttpExchange::finished, this, &HttpConnection::onExchangeFinished,
+            Qt::QueuedConnection);
+    // Resume reading when the consumer wants more (queued: never from inside its own call).
+    connect(exchange, &HttpExchange::bodyWanted, this, &HttpConnection::readFromSocket,
+            Qt::QueuedConnection);
+    m_handler->handle(exchange);
+}
+
 void HttpConnection::onExchangeFinished() {
-    if (m_exchange)
+    bool keepAlive = m_keepAlive;
+    qint64 drainLimit = 0;
+    if (m_exchange) {
+        keepAlive = keepAlive && m_exchange->keepAlive();
+        // A streamed body that is still arriving is not read to its end: close instead, after
+        // draining it when the handler allowed that (clients that read only after sending).
+        if (m_exchange->isBodyStreamed() && !m_exchange->isBodyComplete()) {
+            keepAlive = false;
+            drainLimit = m_streamBody && !m_closing ? m_exchange->drainLimit() : 0;
+        }
         m_exchange->deleteLater();
+    }
     m_exchange = nullptr;
-    if (!m_keepAlive) {
+    if (drainLimit > 0) {
+        m_keepAlive = false;
+        m_draining = true;
+        m_drainLeft = drainLimit;
+        m_timer.start(int(m_limits.bodyStallTimeoutMs));
+        readFromSocket();
+        return;
+    }
+    if (!keepAlive) {
+        m_keepAlive = false;
         closeConnection();
         return;
     }
@@ -206,15 +303,42 @@ void HttpConnection::onExchangeFinished() {
 }
 
 void HttpConnection::failRequest(int status, const QString& code, const QString& message) {
-    m_closing = true;
     m_keepAlive = false;
     m_timer.stop();
+    if (m_streamBody && m_exchange) {
+        // The broken body belongs to a dispatched exchange: it tells its handler and answers.
+        m_streamBody = false;
+        QPointer<HttpConnection> guard(this);
+        m_exchange->failBody(ApiError{status, code, message});
+        if (guard)
+            closeConnection();
+        return;
+    }
+    m_closing = true;
     HttpExchange e(std::move(m_current), m_socket, false, nullptr);
     e.replyError(status, code, message);
     closeConnection();
 }
 
 void HttpConnection::onTimeout() {
+    if (m_lingering) {
+        m_socket->abort();
+        deleteLater();
+        return;
+    }
+    if (m_draining) { // the answer is out; a stalled body only ends the connection
+        closeConnection();
+        return;
+    }
+    if (m_exchange && m_streamBody && m_exchange->isBodyAccepted()) {
+        if (!canFeed()) { // the consumer is behind, not the client
+            m_timer.start(int(m_limits.bodyStallTimeoutMs));
+            return;
+        }
+        failRequest(408, QStringLiteral("request_timeout"),
+                    QStringLiteral("the request body stalled"));
+        return;
+    }
     if (m_exchange)
         return; // a response in progress is the handler's business
     if (m_inMessage || !m_input.isEmpty()) {
@@ -227,9 +351,28 @@ void HttpConnection::onTimeout() {
 
 void HttpConnection::closeConnection() {
     m_closing = true;
-    m_socket->disconnectFromHost(); // flushes what is queued, then closes
-    if (m_socket->state() == QAbstractSocket::UnconnectedState)
+    if (m_lingering)
+        return;
+    if (m_socket->state() != QAbstractSocket::ConnectedState) {
+        m_socket->abort();
         deleteLater();
+        return;
+    }
+    // Lingering close: send everything, shut down our sending side, and keep reading (and
+    // dropping) until the client closes or lingerMs pass — closing with unread input would
+    // make the kernel send a reset that can destroy the response before the client reads it.
+    m_lingering = true;
+    m_timer.start(int(m_limits.lingerMs));
+    connect(m_socket, &QTcpSocket::bytesWritten, this, &HttpConnection::shutdownWriteWhenFlushed);
+    shutdownWriteWhenFlushed();
+    readFromSocket();
+}
+
+void HttpConnection::shutdownWriteWhenFlushed() {
+    if (m_writeShut || m_socket->bytesToWrite() > 0)
+        return;
+    m_writeShut = true;
+    ::shutdown(int(m_socket->socketDescriptor()), SHUT_WR);
 }
 
 } // namespace runbox::http

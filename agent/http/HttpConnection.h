@@ -14,11 +14,22 @@ namespace runbox::http {
 
 class HttpExchange;
 
-/// What the server calls for each complete request.
+/// What the server calls for each request.
 class RequestHandler {
 public:
     virtual ~RequestHandler() = default;
-    /// Answers @p exchange now or later; must end it with a reply or endChunked().
+
+    /// Asked once the request head (method, target, headers) has arrived, before any body byte
+    /// is read. true: the body is streamed — handle() is called at once with an empty
+    /// HttpRequest::body, and the body arrives through the exchange (HttpExchange::acceptBody(),
+    /// readBody(), bodyReadyRead(), bodyComplete()) without the maxBodyBytes limit, the socket
+    /// being read only while fewer than HttpLimits::streamBufferBytes wait unread.
+    /// false (default): the body is buffered (at most maxBodyBytes, else 413) before handle().
+    virtual bool wantsBodyStream(const HttpRequest& head) {
+        Q_UNUSED(head);
+        return false;
+    }
+    /// Answers @p exchange now or later; must end it with a reply, endChunked() or endFixed().
     virtual void handle(HttpExchange* exchange) = 0;
 };
 
@@ -29,12 +40,27 @@ struct HttpLimits {
     qint64 headerTimeoutMs = 10000;         ///< the request head must arrive within this
     qint64 bodyStallTimeoutMs = 30000;      ///< no body byte for this long → 408
     qint64 idleTimeoutMs = 120000;          ///< idle keep-alive connection is closed
+    /// Streamed bodies: the socket is not read while this many body bytes wait unread.
+    qint64 streamBufferBytes = 1024 * 1024;
+    /// After a response that closes the connection: how long unread request bytes are still
+    /// read and dropped (after a write shutdown) so that the client gets the response rather
+    /// than a reset (the "lingering close" of RFC 9112 §9.6).
+    qint64 lingerMs = 2000;
 };
 
 /// One client connection: parses requests with http-parser (one at a time; pipelined requests
 /// wait), hands each to the handler, and keeps the connection alive per RFC 9112 §9.3.
 /// Framing errors (both Content-Length and Transfer-Encoding, bad chunk sizes, bad header
-/// syntax) get a 400 JSON error and the connection is closed after it.
+/// syntax) get a 400 JSON error and the connection is closed after it (lingering close).
+///
+/// Streamed request bodies (RequestHandler::wantsBodyStream): the exchange is created as soon
+/// as the head is parsed; body bytes (Content-Length or chunked, decoded) are fed to it only
+/// after the handler accepted the body and while it keeps up, so a slow consumer stops the
+/// socket reads and TCP pushes back on the client. A response that starts before the whole
+/// body arrived closes the connection afterwards; a framing error or a stall in the middle of
+/// the body is reported to the exchange (bodyFailed) and answered on it. An early response
+/// closes only after the rest of the body was read and dropped, up to
+/// HttpExchange::drainLimit() bytes (0: at once, with a lingering close).
 class HttpConnection final : public QObject {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(HttpConnection)
@@ -54,11 +80,15 @@ private:
 
     void readFromSocket();
     void parseBuffered();
+    /// True when buffered input may be fed to the parser now.
+    bool canFeed() const;
     void dispatch();
+    void dispatchStreamed();
     void onExchangeFinished();
     void failRequest(int status, const QString& code, const QString& message);
     void onTimeout();
     void closeConnection();
+    void shutdownWriteWhenFlushed();
 
     QTcpSocket* m_socket;
     RequestHandler* m_handler;
@@ -76,6 +106,12 @@ private:
     bool m_messageReady = false;
     bool m_closing = false;
     bool m_keepAlive = true;
+    bool m_streamBody = false;  ///< the current message's body goes to m_exchange
+    bool m_headPending = false; ///< a streamed head waits to be dispatched
+    bool m_lingering = false;   ///< closing: reading and dropping input until EOF or lingerMs
+    bool m_writeShut = false;
+    bool m_draining = false; ///< answered early: reading and dropping the rest of the body
+    qint64 m_drainLeft = 0;  ///< body bytes still allowed while draining
     QPointer<HttpExchange> m_exchange;
     QTimer m_timer;
 };

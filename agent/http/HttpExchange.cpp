@@ -72,8 +72,12 @@ HttpExchange::HttpExchange(HttpRequest request, QTcpSocket* socket, bool keepAli
     connect(socket, &QTcpSocket::bytesWritten, this, &HttpExchange::writable);
 }
 
-QByteArray HttpExchange::statusHead(int status, const QByteArray& contentType,
-                                    const QList<QPair<QByteArray, QByteArray>>& extra) const {
+QByteArray HttpExchange::startHead(int status, const QByteArray& contentType,
+                                   const QList<QPair<QByteArray, QByteArray>>& extra) {
+    m_started = true;
+    // A streamed body still arriving cannot be skipped cheaply: close after this response.
+    if (m_bodyStreamed && !m_bodyComplete)
+        m_keepAlive = false;
     QByteArray head = "HTTP/1.1 " + QByteArray::number(status) + ' ' + reasonPhrase(status) +
                       "\r\nDate: " + httpDate() +
                       "\r\nServer: runbox-agent/" RUNBOX_VERSION
@@ -86,15 +90,22 @@ QByteArray HttpExchange::statusHead(int status, const QByteArray& contentType,
     return head;
 }
 
+bool HttpExchange::canWrite() const {
+    return m_socket && !m_clientGone;
+}
+
 void HttpExchange::reply(int status, const QByteArray& body, const QByteArray& contentType,
                          const QList<QPair<QByteArray, QByteArray>>& extraHeaders) {
     if (m_started || m_finished)
         return;
-    m_started = true;
-    if (m_socket && !m_clientGone) {
-        QByteArray out = statusHead(status, contentType, extraHeaders);
-        out += "Content-Length: " + QByteArray::number(body.size()) + "\r\n\r\n";
-        if (m_request.method != "HEAD")
+    QByteArray out = startHead(status, contentType, extraHeaders);
+    if (canWrite()) {
+        // RFC 9110 §8.6: no Content-Length (and no content) in 1xx, 204 and 304 responses.
+        const bool bodyless = status < 200 || status == 204 || status == 304;
+        if (!bodyless)
+            out += "Content-Length: " + QByteArray::number(body.size()) + "\r\n";
+        out += "\r\n";
+        if (m_request.method != "HEAD" && !bodyless)
             out += body;
         m_socket->write(out);
     }
@@ -114,14 +125,13 @@ void HttpExchange::beginChunked(int status, const QByteArray& contentType,
                                 const QList<QPair<QByteArray, QByteArray>>& extraHeaders) {
     if (m_started || m_finished)
         return;
-    m_started = true;
-    if (m_socket && !m_clientGone)
-        m_socket->write(statusHead(status, contentType, extraHeaders) +
-                        "Transfer-Encoding: chunked\r\n\r\n");
+    const QByteArray head = startHead(status, contentType, extraHeaders);
+    if (canWrite())
+        m_socket->write(head + "Transfer-Encoding: chunked\r\n\r\n");
 }
 
 void HttpExchange::writeChunk(const QByteArray& data) {
-    if (!m_started || m_finished || data.isEmpty() || !m_socket || m_clientGone)
+    if (!m_started || m_finished || data.isEmpty() || !canWrite())
         return;
     m_socket->write(QByteArray::number(data.size(), 16) + "\r\n" + data + "\r\n");
     m_socket->flush();
@@ -130,8 +140,35 @@ void HttpExchange::writeChunk(const QByteArray& data) {
 void HttpExchange::endChunked() {
     if (!m_started || m_finished)
         return;
-    if (m_socket && !m_clientGone)
+    if (canWrite())
         m_socket->write("0\r\n\r\n");
+    finish();
+}
+
+void HttpExchange::beginFixed(int status, const QByteArray& contentType, qint64 contentLength,
+                              const QList<QPair<QByteArray, QByteArray>>& extraHeaders) {
+    if (m_started || m_finished)
+        return;
+    const QByteArray head = startHead(status, contentType, extraHeaders);
+    m_fixedRemaining = m_request.method == "HEAD" ? 0 : contentLength;
+    if (canWrite())
+        m_socket->write(head + "Content-Length: " + QByteArray::number(contentLength) + "\r\n\r\n");
+}
+
+void HttpExchange::writeFixed(const QByteArray& data) {
+    if (!m_started || m_finished || m_fixedRemaining <= 0 || data.isEmpty() || !canWrite())
+        return;
+    const QByteArray part = data.size() > m_fixedRemaining ? data.left(m_fixedRemaining) : data;
+    m_fixedRemaining -= part.size();
+    m_socket->write(part);
+    m_socket->flush();
+}
+
+void HttpExchange::endFixed() {
+    if (!m_started || m_finished)
+        return;
+    if (m_fixedRemaining > 0)
+        m_keepAlive = false; // the body is short: only closing tells the client
     finish();
 }
 
@@ -149,6 +186,65 @@ void HttpExchange::markClientGone() {
         return;
     m_clientGone = true;
     Q_EMIT clientGone();
+}
+
+void HttpExchange::acceptBody() {
+    if (!m_bodyStreamed || m_bodyAccepted)
+        return;
+    m_bodyAccepted = true;
+    // RFC 9110 §10.1.1: a client that sent "Expect: 100-continue" waits for this interim answer.
+    if (!m_started && !m_bodyComplete && canWrite() &&
+        m_request.header("expect").toLower() == "100-continue")
+        m_socket->write("HTTP/1.1 100 Continue\r\n\r\n");
+    Q_EMIT bodyWanted();
+}
+
+QByteArray HttpExchange::readBody(qint64 maxBytes) {
+    QByteArray out;
+    if (maxBytes < 0 || maxBytes >= m_body.size()) {
+        out.swap(m_body);
+    } else {
+        out = m_body.left(maxBytes);
+        m_body.remove(0, maxBytes);
+    }
+    if (!out.isEmpty() && !m_bodyComplete)
+        Q_EMIT bodyWanted();
+    return out;
+}
+
+void HttpExchange::appendBody(const char* data, qsizetype size) {
+    if (m_finished || m_bodyFailed || size <= 0)
+        return;
+    m_body.append(data, size);
+    m_bodyReceived += size;
+    m_bodyNewData = true;
+}
+
+void HttpExchange::publishBody() {
+    if (m_finished || m_bodyFailed)
+        return;
+    QPointer<HttpExchange> self(this);
+    if (m_bodyNewData) {
+        m_bodyNewData = false;
+        Q_EMIT bodyReadyRead();
+    }
+    if (self && m_bodyComplete && !m_bodyCompleteSent && !m_finished) {
+        m_bodyCompleteSent = true;
+        Q_EMIT bodyComplete();
+    }
+}
+
+void HttpExchange::failBody(const ApiError& error) {
+    if (m_bodyFailed || m_bodyComplete)
+        return;
+    m_bodyFailed = true;
+    m_bodyError = error;
+    m_keepAlive = false;
+    m_body.clear();
+    QPointer<HttpExchange> self(this);
+    Q_EMIT bodyFailed();
+    if (self && !m_started)
+        replyError(error);
 }
 
 } // namespace runbox::http

@@ -14,10 +14,18 @@ namespace runbox::http {
 /// One request and its response. Handlers answer through it, at once or later (streams).
 ///
 /// A plain response: reply()/replyJson()/replyError(). A stream: beginChunked(), any number of
-/// writeChunk() (each flushed as one HTTP chunk, RFC 9112 §7.1), then endChunked(). When the
+/// writeChunk() (each flushed as one HTTP chunk, RFC 9112 §7.1), then endChunked(); or, when
+/// the length is known (downloads), beginFixed(), writeFixed()…, endFixed(). When the
 /// client goes away, clientGone() is emitted once and later writes are ignored; the object is
 /// deleted by its connection after the response ends or the client is gone — hold it in a
 /// QPointer.
+///
+/// Streamed request bodies (see RequestHandler::wantsBodyStream): nothing is read until the
+/// handler calls acceptBody() (which also sends `100 Continue` when the client asked for it,
+/// RFC 9110 §10.1.1); then bodyReadyRead() tells that readBody() has bytes, and bodyComplete()
+/// that the last byte arrived. bodyFailed() reports a broken body (framing error, stall): the
+/// connection answers it with bodyError() and closes. Replying before the body is complete
+/// is allowed (e.g. 413): the response then says `Connection: close`.
 class HttpExchange final : public QObject {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(HttpExchange)
@@ -39,10 +47,56 @@ public:
     void writeChunk(const QByteArray& data);
     void endChunked();
 
+    /// Starts a response of exactly @p contentLength body bytes that follow through
+    /// writeFixed() (raw, not chunked). For HEAD only the head is sent.
+    void beginFixed(int status, const QByteArray& contentType, qint64 contentLength,
+                    const QList<QPair<QByteArray, QByteArray>>& extraHeaders = {});
+    /// Writes body bytes of a beginFixed() response; bytes beyond contentLength are dropped.
+    void writeFixed(const QByteArray& data);
+    /// Ends a beginFixed() response. Fewer bytes than announced (a file that shrank) close
+    /// the connection, so the client sees a short body rather than a wrong one.
+    void endFixed();
+
+    // --- streamed request bodies (handler side) ---
+    bool isBodyStreamed() const { return m_bodyStreamed; }
+    /// Lets the body flow (idempotent); sends `100 Continue` when the client expects it.
+    void acceptBody();
+    bool isBodyAccepted() const { return m_bodyAccepted; }
+    /// Takes up to @p maxBytes (all when negative) of the body bytes received and not yet read.
+    QByteArray readBody(qint64 maxBytes = -1);
+    /// Body bytes received and not yet read.
+    qint64 bodyBytesAvailable() const { return m_body.size(); }
+    /// Body bytes received so far (read or not).
+    qint64 bodyBytesReceived() const { return m_bodyReceived; }
+    /// The last body byte has arrived (some may still be unread).
+    bool isBodyComplete() const { return m_bodyComplete; }
+    /// Why the body broke off (valid after bodyFailed()).
+    const ApiError& bodyError() const { return m_bodyError; }
+    /// After an answer given before the body is complete (an early 409 or 413), read and drop
+    /// up to @p maxBytes more body bytes before closing the connection, so that clients which
+    /// read the answer only once they have sent their whole body (Qt's QNetworkAccessManager)
+    /// get it rather than a reset. 0 (default): close at once, with a lingering close.
+    void setDrainLimit(qint64 maxBytes) { m_drainLimit = maxBytes; }
+    qint64 drainLimit() const { return m_drainLimit; }
+
+    // --- called by the connection ---
+    void setBodyStreamed() { m_bodyStreamed = true; }
+    void appendBody(const char* data, qsizetype size);
+    void markBodyComplete() { m_bodyComplete = true; }
+    /// Emits bodyReadyRead() / bodyComplete() for what arrived since the last call.
+    void publishBody();
+    /// Reports a broken body: emits bodyFailed(), then answers @p error unless a response
+    /// already started.
+    void failBody(const ApiError& error);
+
     /// Bytes queued in the socket and not yet sent: streams pause their producer above a
     /// threshold and resume on writable().
     qint64 pendingBytes() const;
     bool isFinished() const { return m_finished; }
+    /// A response has started (its head was written or queued).
+    bool isStarted() const { return m_started; }
+    /// The connection stays open after this response.
+    bool keepAlive() const { return m_keepAlive; }
     bool isClientGone() const { return m_clientGone; }
 
     /// Called by the connection.
@@ -54,10 +108,20 @@ Q_SIGNALS:
     void writable();
     /// The whole response has been handed to the socket.
     void finished();
+    /// Streamed body: more bytes can be read with readBody().
+    void bodyReadyRead();
+    /// Streamed body: the last byte has arrived (emitted after the last bodyReadyRead()).
+    void bodyComplete();
+    /// Streamed body: it broke off (bodyError()); the connection answers and closes.
+    void bodyFailed();
+    /// Streamed body: the handler accepted it or read some (the connection resumes reading).
+    void bodyWanted();
 
 private:
-    QByteArray statusHead(int status, const QByteArray& contentType,
-                          const QList<QPair<QByteArray, QByteArray>>& extra) const;
+    /// Marks the response started and builds its head (status line and common headers).
+    QByteArray startHead(int status, const QByteArray& contentType,
+                         const QList<QPair<QByteArray, QByteArray>>& extra);
+    bool canWrite() const;
     void finish();
 
     HttpRequest m_request;
@@ -66,6 +130,17 @@ private:
     bool m_started = false;
     bool m_finished = false;
     bool m_clientGone = false;
+    qint64 m_fixedRemaining = -1; ///< beginFixed(): body bytes still to write
+    bool m_bodyStreamed = false;
+    bool m_bodyAccepted = false;
+    bool m_bodyComplete = false;
+    bool m_bodyCompleteSent = false;
+    bool m_bodyFailed = false;
+    bool m_bodyNewData = false;
+    QByteArray m_body; ///< streamed body bytes not yet read
+    qint64 m_bodyReceived = 0;
+    qint64 m_drainLimit = 0;
+    ApiError m_bodyError;
 };
 
 /// Reason phrase of @p status (RFC 9110 §15).

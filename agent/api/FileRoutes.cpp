@@ -1,0 +1,314 @@
+#include "agent/api/FileRoutes.h"
+
+#include "agent/api/ApiService.h"
+#include "agent/api/ByteRange.h"
+#include "agent/api/FileDownload.h"
+#include "agent/api/FileUpload.h"
+#include "agent/api/FileWork.h"
+#include "agent/execution/ExecutionManager.h"
+#include "agent/store/QuotaStore.h"
+
+#include <QJsonDocument>
+#include <QUrlQuery>
+
+namespace runbox::api {
+
+using workspace::WorkspaceFs;
+using workspace::WorkspacePath;
+
+namespace {
+
+constexpr int kFileWorkThreads = 4;
+const QByteArray kJson = "application/json; charset=utf-8";
+using Headers = QList<QPair<QByteArray, QByteArray>>;
+
+ApiError invalidArgument(const QString& message) {
+    return ApiError{400, QStringLiteral("invalid_argument"), message};
+}
+
+/// Refuses query parameters other than @p allowed (a typo must not silently change behaviour).
+std::optional<ApiError> checkQueryNames(const http::HttpRequest& req, const QStringList& allowed) {
+    const QUrlQuery query(QString::fromLatin1(req.rawQuery));
+    for (const auto& [name, value] : query.queryItems(QUrl::FullyDecoded)) {
+        Q_UNUSED(value);
+        if (!allowed.contains(name))
+            return invalidArgument(QStringLiteral("unknown query parameter \"%1\" (allowed: %2)")
+                                       .arg(name, allowed.join(QStringLiteral(", "))));
+    }
+    return std::nullopt;
+}
+
+/// `?name=true|false|1|0` (absent: @p fallback).
+std::optional<ApiError> boolParam(const http::HttpRequest& req, const QString& name, bool fallback,
+                                  bool* out) {
+    bool present = false;
+    const QString v = req.queryValue(name, &present);
+    *out = fallback;
+    if (!present)
+        return std::nullopt;
+    if (v == QLatin1String("true") || v == QLatin1String("1"))
+        *out = true;
+    else if (v == QLatin1String("false") || v == QLatin1String("0"))
+        *out = false;
+    else
+        return invalidArgument(QStringLiteral("%1 must be true or false").arg(name));
+    return std::nullopt;
+}
+
+/// `?name=N`, a whole number of at most 15 digits (absent: 0).
+std::optional<ApiError> intParam(const http::HttpRequest& req, const QString& name, qint64* out) {
+    bool present = false;
+    const QString v = req.queryValue(name, &present);
+    *out = 0;
+    if (!present)
+        return std::nullopt;
+    bool ok = v.size() <= 15 && !v.isEmpty();
+    for (const QChar c : v)
+        ok = ok && c.isDigit() && c.unicode() < 128;
+    if (!ok)
+        return invalidArgument(QStringLiteral("%1 must be a whole number").arg(name));
+    *out = v.toLongLong();
+    return std::nullopt;
+}
+
+QByteArray jsonBytes(const QJsonObject& o) {
+    return QJsonDocument(o).toJson(QJsonDocument::Compact) + '\n';
+}
+
+} // namespace
+
+FileRoutes::FileRoutes(AgentContext* context, QObject* parent)
+    : QObject(parent), m_context(context) {
+    m_pool.setMaxThreadCount(kFileWorkThreads);
+}
+
+FileRoutes::~FileRoutes() {
+    m_pool.waitForDone();
+}
+
+void FileRoutes::registerRoutes(Router& router) {
+    const QString files = QStringLiteral("/v1/workspaces/{id}/files/{path...}");
+    router.add("GET", files,
+               [this](http::HttpExchange* ex, const Principal& who, const PathParams& p) {
+                   handleGet(ex, who, p);
+               });
+    router.addStreaming("PUT", files,
+                        [this](http::HttpExchange* ex, const Principal& who, const PathParams& p) {
+                            handlePut(ex, who, p);
+                        });
+    router.add("DELETE", files,
+               [this](http::HttpExchange* ex, const Principal& who, const PathParams& p) {
+                   handleDelete(ex, who, p);
+               });
+    router.add("POST", QStringLiteral("/v1/workspaces/{id}/files:move"),
+               [this](http::HttpExchange* ex, const Principal& who, const PathParams& p) {
+                   handleMove(ex, who, p);
+               });
+}
+
+namespace {
+
+/// The workspace's file view, or null after answering 404 (unknown, or not the caller's).
+std::shared_ptr<const WorkspaceFs> workspaceFs(AgentContext* ctx, http::HttpExchange* ex,
+                                               const Principal& who, const QString& id) {
+    const workspace::Workspace* ws = ctx->workspaces->find(id);
+    if (!ws || !who.mayUseWorkspace(id) || !ws->fs) {
+        ex->replyError(404, QStringLiteral("workspace_not_found"),
+                       QStringLiteral("no workspace %1").arg(id));
+        return nullptr;
+    }
+    return ws->fs;
+}
+
+/// The `{path...}` tail, decoded once by the file layer; null after answering its error.
+std::optional<WorkspacePath> tailPath(http::HttpExchange* ex, const PathParams& p) {
+    auto path = WorkspacePath::fromUrlTail(p.value(QStringLiteral("path")).toLatin1());
+    if (!path) {
+        ex->replyError(path.error());
+        return std::nullopt;
+    }
+    return path.value();
+}
+
+} // namespace
+
+void FileRoutes::handleGet(http::HttpExchange* ex, const Principal& who, const PathParams& p) {
+    const http::HttpRequest& req = ex->request();
+    if (auto err = checkQueryNames(req, {QStringLiteral("offset"), QStringLiteral("limit")}))
+        return ex->replyError(*err);
+    auto fs = workspaceFs(m_context, ex, who, p.value(QStringLiteral("id")));
+    if (!fs)
+        return;
+    const std::optional<WorkspacePath> path = tailPath(ex, p);
+    if (!path)
+        return;
+    auto info = fs->stat(*path);
+    if (!info)
+        return ex->replyError(info.error());
+    if (info->type != workspace::FileType::Directory)
+        return sendFile(ex, fs, *path); // openForRead refuses links and special files itself
+    qint64 offset = 0, limit = 0;
+    if (auto err = intParam(req, QStringLiteral("offset"), &offset))
+        return ex->replyError(*err);
+    if (auto err = intParam(req, QStringLiteral("limit"), &limit))
+        return ex->replyError(*err);
+    auto listing = fs->list(*path, offset, limit);
+    if (!listing)
+        return ex->replyError(listing.error());
+    ex->reply(200, jsonBytes(listing->toJson()), kJson, {{"X-Runbox-Entry-Type", "directory"}});
+}
+
+void FileRoutes::sendFile(http::HttpExchange* ex, std::shared_ptr<const WorkspaceFs> fs,
+                          const WorkspacePath& path) {
+    const http::HttpRequest& req = ex->request();
+    auto handle = fs->openForRead(path);
+    if (!handle)
+        return ex->replyError(handle.error());
+    const qint64 size = handle->info.size;
+    Headers headers{
+        {"ETag", handle->etag}, {"Accept-Ranges", "bytes"}, {"X-Runbox-Entry-Type", "file"}};
+    // RFC 9110 §13.2.2: If-None-Match is evaluated before Range.
+    const QByteArray noneMatch = req.header("if-none-match");
+    if (!noneMatch.isEmpty() && EntityTag::noneMatchHits(noneMatch, handle->etag))
+        return ex->reply(304, {}, {}, headers);
+    ByteRange range;
+    range.length = size;
+    const QByteArray rangeHeader = req.header("range");
+    const QByteArray ifRange = req.header("if-range");
+    if (!rangeHeader.isEmpty() &&
+        (ifRange.isEmpty() || EntityTag::ifRangeMatches(ifRange, handle->etag)))
+        range = ByteRange::parse(rangeHeader, size);
+    if (range.kind == ByteRange::Kind::Unsatisfiable) {
+        headers.append({"Content-Range", range.contentRange(size)});
+        const ApiError err{416, QStringLiteral("range_not_satisfiable"),
+                           QStringLiteral("the range is outside the file's %1 bytes").arg(size)};
+        return ex->reply(416, err.toJsonBody() + '\n', kJson, headers);
+    }
+    int status = 200;
+    if (range.kind == ByteRange::Kind::Partial) {
+        status = 206;
+        headers.append({"Content-Range", range.contentRange(size)});
+    }
+    ex->beginFixed(status, "application/octet-stream", range.length, headers);
+    if (req.method == "HEAD" || range.length == 0)
+        return ex->endFixed();
+    auto* download =
+        new FileDownload(ex, std::move(fs), std::move(handle.value()), range.first, range.length);
+    download->start();
+}
+
+void FileRoutes::handlePut(http::HttpExchange* ex, const Principal& who, const PathParams& p) {
+    const http::HttpRequest& req = ex->request();
+    if (auto err = checkQueryNames(
+            req, {QStringLiteral("conflict"), QStringLiteral("mode"), QStringLiteral("parents")}))
+        return ex->replyError(*err);
+    UploadRequest up;
+    up.workspaceId = p.value(QStringLiteral("id"));
+    up.fs = workspaceFs(m_context, ex, who, up.workspaceId);
+    if (!up.fs)
+        return;
+    const std::optional<WorkspacePath> path = tailPath(ex, p);
+    if (!path)
+        return;
+    up.path = *path;
+    bool present = false;
+    const QString conflict = req.queryValue(QStringLiteral("conflict"), &present);
+    if (!present || conflict == QLatin1String("reject"))
+        up.options.conflict = workspace::ConflictPolicy::Reject;
+    else if (conflict == QLatin1String("overwrite"))
+        up.options.conflict = workspace::ConflictPolicy::Overwrite;
+    else
+        return ex->replyError(
+            invalidArgument(QStringLiteral("conflict must be reject or overwrite")));
+    const QString mode = req.queryValue(QStringLiteral("mode"), &present);
+    if (present) {
+        up.options.mode = workspace::UploadOptions::parseMode(mode);
+        if (!up.options.mode)
+            return ex->replyError(
+                400, QStringLiteral("invalid_mode"),
+                QStringLiteral("mode must be 1 to 4 octal digits within 0..0777"));
+    }
+    if (auto err = boolParam(req, QStringLiteral("parents"), false, &up.options.createParents))
+        return ex->replyError(*err);
+    up.declaredSha256 = req.header("x-runbox-content-sha256").toLower(); // checked by ApiService
+    const QByteArray length = req.header("content-length");
+    up.contentLength = length.isEmpty() ? -1 : length.toLongLong();
+    up.quotas = m_context->quotas->current();
+    auto* upload = new FileUpload(ex, m_context->manager, &m_pool, std::move(up));
+    upload->start();
+}
+
+void FileRoutes::handleDelete(http::HttpExchange* ex, const Principal& who, const PathParams& p) {
+    if (auto err = checkQueryNames(ex->request(), {QStringLiteral("recursive")}))
+        return ex->replyError(*err);
+    const QString id = p.value(QStringLiteral("id"));
+    auto fs = workspaceFs(m_context, ex, who, id);
+    if (!fs)
+        return;
+    const std::optional<WorkspacePath> path = tailPath(ex, p);
+    if (!path)
+        return;
+    bool recursive = false;
+    if (auto err = boolParam(ex->request(), QStringLiteral("recursive"), false, &recursive))
+        return ex->replyError(*err);
+    auto result = std::make_shared<workspace::Status>();
+    FileWork::runLeased(
+        m_context->manager, id, &m_pool, ex,
+        [fs, path = *path, recursive, result] { *result = fs->remove(path, recursive); },
+        [ex, result, rel = path->toRelative()] {
+            if (!result->ok())
+                return ex->replyError(result->error());
+            ex->replyJson(200, {{"deleted", QString::fromUtf8(rel)}});
+        });
+}
+
+void FileRoutes::handleMove(http::HttpExchange* ex, const Principal& who, const PathParams& p) {
+    if (auto err = checkQueryNames(ex->request(), {}))
+        return ex->replyError(*err);
+    const QString id = p.value(QStringLiteral("id"));
+    auto fs = workspaceFs(m_context, ex, who, id);
+    if (!fs)
+        return;
+    QJsonObject body;
+    if (auto err = parseJsonObject(ex->request().body, &body))
+        return ex->replyError(*err);
+    static const QStringList known{QStringLiteral("from"), QStringLiteral("to"),
+                                   QStringLiteral("overwrite"), QStringLiteral("parents")};
+    for (auto it = body.begin(); it != body.end(); ++it)
+        if (!known.contains(it.key()))
+            return ex->replyError(invalidArgument(
+                QStringLiteral("unknown field \"%1\" (allowed: from, to, overwrite, parents)")
+                    .arg(it.key())));
+    const QJsonValue fromValue = body.value(QLatin1String("from"));
+    const QJsonValue toValue = body.value(QLatin1String("to"));
+    if (!fromValue.isString() || !toValue.isString())
+        return ex->replyError(invalidArgument(QStringLiteral("from and to must be strings")));
+    for (const char* flag : {"overwrite", "parents"}) {
+        const QJsonValue v = body.value(QLatin1String(flag));
+        if (!v.isUndefined() && !v.isBool())
+            return ex->replyError(
+                invalidArgument(QStringLiteral("%1 must be a boolean").arg(QLatin1String(flag))));
+    }
+    auto from = WorkspacePath::fromPlain(fromValue.toString().toUtf8());
+    if (!from)
+        return ex->replyError(from.error());
+    auto to = WorkspacePath::fromPlain(toValue.toString().toUtf8());
+    if (!to)
+        return ex->replyError(to.error());
+    const bool overwrite = body.value(QLatin1String("overwrite")).toBool(false);
+    const bool parents = body.value(QLatin1String("parents")).toBool(false);
+    auto result = std::make_shared<workspace::Status>();
+    FileWork::runLeased(
+        m_context->manager, id, &m_pool, ex,
+        [fs, from = from.value(), to = to.value(), overwrite, parents, result] {
+            *result = fs->move(from, to, overwrite, parents);
+        },
+        [ex, result, fromRel = from->toRelative(), toRel = to->toRelative()] {
+            if (!result->ok())
+                return ex->replyError(result->error());
+            ex->replyJson(200,
+                          {{"from", QString::fromUtf8(fromRel)}, {"to", QString::fromUtf8(toRel)}});
+        });
+}
+
+} // namespace runbox::api

@@ -1,0 +1,54 @@
+#pragma once
+
+#include "agent/api/AgentContext.h"
+#include "agent/api/Router.h"
+
+#include <QObject>
+#include <QThreadPool>
+
+namespace runbox::api {
+
+/// The workspace file API (issue 3 "Workspace file API"; DESIGN.md §3, §4), over
+/// workspace::WorkspaceFs — the only way it touches files: every path is decoded once by
+/// WorkspacePath::fromUrlTail (the raw `{path...}` tail of the URL; never decoded elsewhere) or
+/// WorkspacePath::fromPlain (JSON bodies) and resolved by the kernel beneath the workspace's
+/// directory descriptor, never following a symlink. Errors are the file layer's ApiErrors as
+/// they are. A workspace token reaches only its own workspace (others: 404 workspace_not_found).
+///
+/// - `GET|HEAD /v1/workspaces/{id}/files/{path...}` — a regular file: its raw bytes
+///   (`application/octet-stream`, `ETag`, `Accept-Ranges: bytes`), streamed by FileDownload;
+///   `If-None-Match` matching → 304; one `Range` (RFC 9110 §14, see ByteRange; `If-Range` with
+///   the strong ETag) → 206 + `Content-Range`, unsatisfiable → 416 `range_not_satisfiable` with
+///   `Content-Range: bytes */SIZE`. A directory (the root: an empty path): the Listing JSON
+///   (`?offset=N&limit=N`, WorkspaceFs::list). `X-Runbox-Entry-Type: file|directory` says which.
+/// - `PUT …/files/{path...}?conflict=reject|overwrite&mode=755&parents=true` — a streamed body
+///   (Content-Length or chunked) with `X-Runbox-Content-SHA256`; see FileUpload.
+///   201 created / 200 replaced, `{FileInfo…, "path"}`.
+/// - `DELETE …/files/{path...}?recursive=true` — under the workspace lease → 200
+///   `{"deleted": path}`.
+/// - `POST /v1/workspaces/{id}/files:move` `{"from": str, "to": str, "overwrite"?: bool,
+///   "parents"?: bool}` — renameat2, a symlink moves as a link; under the lease → 200
+///   `{"from", "to"}`.
+/// Unknown query parameters and body fields are 400 `invalid_argument`. Blocking work (usage
+/// walks, commits with fsync, recursive deletes, moves) runs on a small pool of its own.
+class FileRoutes final : public QObject {
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(FileRoutes)
+public:
+    explicit FileRoutes(AgentContext* context, QObject* parent = nullptr);
+    ~FileRoutes() override;
+    void registerRoutes(Router& router);
+
+private:
+    void handleGet(http::HttpExchange* ex, const Principal& who, const PathParams& params);
+    void handlePut(http::HttpExchange* ex, const Principal& who, const PathParams& params);
+    void handleDelete(http::HttpExchange* ex, const Principal& who, const PathParams& params);
+    void handleMove(http::HttpExchange* ex, const Principal& who, const PathParams& params);
+    void sendFile(http::HttpExchange* ex, std::shared_ptr<const workspace::WorkspaceFs> fs,
+                  const workspace::WorkspacePath& path);
+
+    AgentContext* m_context;
+    QThreadPool m_pool;
+};
+
+} // namespace runbox::api

@@ -1,0 +1,175 @@
+#include "cli/CopyCommand.h"
+
+#include "cli/CliOptions.h"
+
+#include <QDir>
+#include <QEventLoop>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QNetworkReply>
+#include <QRegularExpression>
+#include <QSaveFile>
+#include <QTextStream>
+#include <QUrl>
+
+#include <cstdio>
+#include <memory>
+
+namespace runbox::cli {
+
+namespace {
+
+constexpr qint64 kReadBufferBytes = 8 * 1024 * 1024;
+
+int fail(const QString& message, int code = 1) {
+    QTextStream(stderr) << "runbox cp: " << message << Qt::endl;
+    return code;
+}
+
+int failResponse(QNetworkReply* reply, const QByteArray& body) {
+    ApiResponse r;
+    r.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    r.body = body;
+    r.networkError = reply->errorString();
+    return fail(QStringLiteral("%1 %2: %3").arg(r.status).arg(r.errorCode(), r.errorMessage()));
+}
+
+/// Runs a local event loop until @p reply finishes.
+void waitFor(QNetworkReply* reply) {
+    if (reply->isFinished())
+        return;
+    QEventLoop loop;
+    QObject::connect(reply, &QNetworkReply::finished, &loop, &QEventLoop::quit);
+    loop.exec();
+}
+
+int upload(ApiClient& client, const QString& local, RemotePath remote, const QString& query,
+           bool json) {
+    QFileInfo info(local);
+    if (info.isDir())
+        return fail(QStringLiteral("%1 is a directory (only files are copied)").arg(local));
+    QFile file(local);
+    if (!file.open(QIODevice::ReadOnly))
+        return fail(QStringLiteral("cannot read %1: %2").arg(local, file.errorString()));
+    if (remote.path.isEmpty() || remote.path.endsWith('/'))
+        remote.path += info.fileName();
+    const QByteArray hash = ApiClient::sha256OfDevice(&file);
+    if (hash.isEmpty())
+        return fail(QStringLiteral("cannot read %1: %2").arg(local, file.errorString()));
+    std::unique_ptr<QNetworkReply> reply(
+        client.sendStream("PUT", remote.apiPath() + query.toUtf8(), &file, hash));
+    waitFor(reply.get());
+    const QByteArray body = reply->readAll();
+    const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    if (status != 200 && status != 201)
+        return failResponse(reply.get(), body);
+    if (json)
+        QTextStream(stdout) << QJsonDocument::fromJson(body).toJson(QJsonDocument::Indented);
+    return 0;
+}
+
+int download(ApiClient& client, const RemotePath& remote, QString local) {
+    const bool toStdout = local == QLatin1String("-");
+    if (!toStdout && QFileInfo(local).isDir()) {
+        const QString name = remote.path.section('/', -1, -1, QString::SectionSkipEmpty);
+        if (name.isEmpty())
+            return fail(QStringLiteral("name a local file to download the workspace root to"));
+        local = QDir(local).filePath(name);
+    }
+    QSaveFile saveFile(local);
+    QFile out;
+    QIODevice* sink = &saveFile;
+    if (toStdout) {
+        if (!out.open(stdout, QIODevice::WriteOnly))
+            return fail(QStringLiteral("cannot write to stdout"));
+        sink = &out;
+    } else if (!saveFile.open(QIODevice::WriteOnly)) {
+        return fail(QStringLiteral("cannot write %1: %2").arg(local, saveFile.errorString()));
+    }
+    std::unique_ptr<QNetworkReply> reply(client.send("GET", remote.apiPath()));
+    reply->setReadBufferSize(kReadBufferBytes); // the socket is read as fast as the disk takes it
+    QByteArray errorBody;
+    bool writeFailed = false;
+    auto drain = [&] {
+        const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+        const QByteArray data = reply->readAll();
+        if (status != 200 || reply->rawHeader("X-Runbox-Entry-Type") != "file") {
+            errorBody += data.left(64 * 1024);
+            return;
+        }
+        if (!writeFailed && sink->write(data) != data.size())
+            writeFailed = true;
+    };
+    QObject::connect(reply.get(), &QNetworkReply::readyRead, reply.get(), drain);
+    waitFor(reply.get());
+    drain();
+    const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    if (status == 200 && reply->rawHeader("X-Runbox-Entry-Type") == "directory")
+        return fail(QStringLiteral("%1:%2 is a directory (only files are copied)")
+                        .arg(remote.workspaceId, remote.path));
+    if (status != 200 || reply->error() != QNetworkReply::NoError)
+        return failResponse(reply.get(), errorBody);
+    if (writeFailed)
+        return fail(QStringLiteral("cannot write %1: %2").arg(local, sink->errorString()));
+    if (!toStdout && !saveFile.commit())
+        return fail(QStringLiteral("cannot write %1: %2").arg(local, saveFile.errorString()));
+    return 0;
+}
+
+} // namespace
+
+bool RemotePath::parse(const QString& arg, RemotePath* out) {
+    static const QRegularExpression remote(QStringLiteral("^([A-Za-z0-9][A-Za-z0-9._-]*):(.*)$"));
+    const QRegularExpressionMatch m = remote.match(arg);
+    if (!m.hasMatch())
+        return false;
+    out->workspaceId = m.captured(1);
+    out->path = m.captured(2);
+    while (out->path.startsWith('/'))
+        out->path.remove(0, 1);
+    return true;
+}
+
+QByteArray RemotePath::apiPath() const {
+    QByteArrayList segments;
+    for (const QString& s : path.split('/'))
+        segments << QUrl::toPercentEncoding(s);
+    return "/v1/workspaces/" + QUrl::toPercentEncoding(workspaceId) + "/files/" +
+           segments.join('/');
+}
+
+int runCopy(ApiClient& client, QStringList args) {
+    QString error;
+    const bool overwrite = takeFlag(&args, QStringLiteral("--overwrite"));
+    const bool parents = takeFlag(&args, QStringLiteral("--parents"));
+    const bool json = takeFlag(&args, QStringLiteral("--json"));
+    const QString mode = takeOption(&args, QStringLiteral("--mode"), &error);
+    if (!error.isEmpty())
+        return fail(error, 2);
+    if (args.size() != 2)
+        return fail(QStringLiteral("usage: runbox cp [--overwrite] [--mode MODE] [--parents] "
+                                   "LOCAL WS:PATH  |  runbox cp WS:PATH LOCAL"),
+                    2);
+    RemotePath from, to;
+    const bool fromRemote = RemotePath::parse(args[0], &from);
+    const bool toRemote = RemotePath::parse(args[1], &to);
+    if (fromRemote == toRemote)
+        return fail(QStringLiteral("exactly one side must be WS:PATH (a workspace file)"), 2);
+    if (toRemote) {
+        QStringList query;
+        if (overwrite)
+            query << QStringLiteral("conflict=overwrite");
+        if (!mode.isEmpty())
+            query << QStringLiteral("mode=") + QString::fromLatin1(QUrl::toPercentEncoding(mode));
+        if (parents)
+            query << QStringLiteral("parents=true");
+        return upload(client, args[0], to, query.isEmpty() ? QString() : '?' + query.join('&'),
+                      json);
+    }
+    if (overwrite || parents || !mode.isEmpty())
+        return fail(QStringLiteral("--overwrite, --mode and --parents apply to uploads"), 2);
+    return download(client, from, args[1]);
+}
+
+} // namespace runbox::cli

@@ -1,0 +1,30 @@
+#pragma once
+
+#include "shared/ApiClient.h"
+
+#include <QStringList>
+
+namespace runbox::cli {
+
+/// A workspace file named on the command line as `WS:PATH` (scp's rule: a ':' before any '/'
+/// makes an argument remote; write `./a:b` for a local name with a colon).
+struct RemotePath {
+    QString workspaceId;
+    QString path; ///< workspace-relative, leading '/' removed; may end with '/'
+
+    /// Parses @p arg; false when it names a local file.
+    static bool parse(const QString& arg, RemotePath* out);
+    /// `/v1/workspaces/ID/files/` + each segment percent-encoded (RFC 3986 unreserved kept).
+    QByteArray apiPath() const;
+};
+
+/// `runbox cp [--overwrite] [--mode MODE] [--parents] [--json] LOCAL WS:PATH` uploads a file:
+/// its SHA-256 is computed first, then the file is streamed from disk (PUT with
+/// X-Runbox-Content-SHA256; the agent commits it only if the hash matches). A PATH ending in
+/// '/' (or empty) receives LOCAL's file name.
+/// `runbox cp WS:PATH LOCAL` downloads a file, streamed to disk through a temporary file that
+/// replaces LOCAL only once complete (QSaveFile); LOCAL may be a directory, or `-` for stdout.
+/// Exit status 0 on success, 1 on an API or I/O error (message on stderr), 2 on bad usage.
+int runCopy(ApiClient& client, QStringList args);
+
+} // namespace runbox::cli
