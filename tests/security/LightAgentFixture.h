@@ -131,9 +131,14 @@ public:
 
     /// Starts the agent with @p env added (RUNBOX_LIGHT_UID_FIRST etc.). False with @p error.
     bool start(const QMap<QString, QString>& env, QString* error) {
-        QDir().mkpath(QStringLiteral(RUNBOX_BINARY_DIR "/tests/light-agent"));
-        m_dir = std::make_unique<QTemporaryDir>(
-            QStringLiteral(RUNBOX_BINARY_DIR "/tests/light-agent/state-XXXXXX"));
+        // The supervisor masks /tmp, /run, /var/tmp and /dev/shm with empty tmpfs: homes below
+        // them could not be reached, so a build tree there keeps its light state elsewhere.
+        QString base = QStringLiteral(RUNBOX_BINARY_DIR "/tests/light-agent");
+        for (const char* masked : {"/tmp/", "/run/", "/var/tmp/", "/dev/shm/"})
+            if (base.startsWith(QLatin1String(masked)))
+                base = QStringLiteral("/var/lib/runbox-tests/light-agent");
+        QDir().mkpath(base);
+        m_dir = std::make_unique<QTemporaryDir>(base + QStringLiteral("/state-XXXXXX"));
         if (!m_dir->isValid()) {
             *error = QStringLiteral("cannot create a state directory");
             return false;
