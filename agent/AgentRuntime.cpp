@@ -1,6 +1,7 @@
 #include "agent/AgentRuntime.h"
 
 #include "agent/api/ApiService.h"
+#include "agent/api/LightService.h"
 #include "agent/config/StateDir.h"
 #include "agent/egress/EgressDecisionStore.h"
 #include "agent/egress/EgressProbe.h"
@@ -10,6 +11,8 @@
 #include "agent/egress/NetworkPolicyStore.h"
 #include "agent/execution/ExecutionManager.h"
 #include "agent/http/HttpServer.h"
+#include "agent/npu/NpuService.h"
+#include "agent/npu/NpuStage.h"
 #include "agent/sandbox/BwrapPreflight.h"
 #include "agent/sandbox/CapabilityProbe.h"
 #include "agent/sandbox/SandboxIdentity.h"
@@ -95,6 +98,16 @@ int AgentRuntime::start(const QStringList& args) {
         host.seccompPaths.insert(kind, path);
     }
     host.identityDir = state.filePath(QStringLiteral("run/identity"));
+    // Every sandbox runs under runbox-sandbox-guard (installed next to the agent) so that none
+    // outlives the agent; without it bwrap's own --die-with-parent is all there is.
+    const QString guard =
+        QCoreApplication::applicationDirPath() + QStringLiteral("/runbox-sandbox-guard");
+    if (QFileInfo(guard).isExecutable())
+        host.guardPath = guard;
+    else
+        logLine(QStringLiteral("warning: %1 is missing: a sandbox that is still setting up when "
+                               "the agent dies can outlive it until the next start-up sweep")
+                    .arg(guard));
     if (const QString e = sandbox::SandboxIdentity::write(host.identityDir); !e.isEmpty()) {
         logLine(QStringLiteral("runbox-agent: %1").arg(e));
         return 1;
@@ -126,6 +139,7 @@ int AgentRuntime::start(const QStringList& args) {
         state.filePath(QStringLiteral("workspaces")), m_workspaceRows.get());
     m_workspaces->load();
     m_context.workspaces = m_workspaces.get();
+    m_context.noteWorkspaceCount();
     m_context.database = m_database.get();
     m_context.quotas = m_quotas.get();
     m_context.executions = m_executions.get();
@@ -139,6 +153,7 @@ int AgentRuntime::start(const QStringList& args) {
     deps.rAvailable = m_context.rAvailable;
     m_manager = std::make_unique<execution::ExecutionManager>(deps);
     m_context.manager = m_manager.get();
+    startNpu();
     if (const int lost = m_manager->recover(); lost > 0)
         logLine(QStringLiteral("warning: %1 execution(s) of a previous run were marked lost")
                     .arg(lost));
@@ -146,6 +161,8 @@ int AgentRuntime::start(const QStringList& args) {
         return 1;
     m_context.startedAtMs = QDateTime::currentMSecsSinceEpoch();
 
+    m_light = std::make_unique<api::LightService>(&m_context);
+    m_context.light = m_light.get();
     m_api = std::make_unique<api::ApiService>(&m_context);
     http::HttpLimits limits;
     limits.maxBodyBytes = m_context.config.maxRequestBodyBytes;
@@ -160,6 +177,17 @@ int AgentRuntime::start(const QStringList& args) {
         return 1;
     }
     installSignalHandlers();
+    // The light tier starts once the port is known: it is kept out of the workspaces' reach.
+    if (m_light->start(m_server->serverPort())) {
+        logLine(QStringLiteral("light workspaces available (Landlock ABI %1)")
+                    .arg(m_light->availability().expected.landlockAbi));
+    } else {
+        logLine(QStringLiteral("light workspaces unavailable (503 light_unavailable): %1")
+                    .arg(m_light->availability().reason));
+    }
+    if (m_light->available()) // an unavailable tier's weaknesses do not matter
+        for (const QString& w : m_light->availability().warnings)
+            logLine(QStringLiteral("warning: light: %1").arg(w));
 
     const QString hostName =
         m_context.config.listenAddress.protocol() == QAbstractSocket::IPv6Protocol
@@ -231,6 +259,28 @@ bool AgentRuntime::startEgress() {
     return true;
 }
 
+void AgentRuntime::startNpu() {
+    // One inventory and one set of reservations for executions and broker jobs alike; the probe
+    // sandbox has the real launch's shape (same bwrap, same argv up to --dev /dev).
+    npu::NpuConfig config =
+        npu::NpuConfig::fromEnvironment(QProcessEnvironment::systemEnvironment());
+    if (!m_context.host.capability.bwrapPath.isEmpty())
+        config.bwrapPath = m_context.host.capability.bwrapPath;
+    m_npu = std::make_unique<npu::NpuService>(
+        config, npu::NpuService::probeOptionsFor(m_context.host, config));
+    m_npuStage = std::make_unique<npu::NpuStage>(m_npu.get());
+    m_manager->planner().addStage(m_npuStage.get());
+    m_context.npu = m_npu.get();
+    if (!m_npu->brokerError().isEmpty())
+        logLine(QStringLiteral("warning: npu broker: %1").arg(m_npu->brokerError()));
+    else if (m_npu->broker())
+        logLine(QStringLiteral("npu broker on: %1 workload(s) from %2")
+                    .arg(m_npu->broker()->catalog().workloads().size())
+                    .arg(config.workloadCatalogPath));
+    m_npu->start(
+        [](const npu::NpuSnapshot& snapshot) { logLine(npu::NpuService::summaryLine(snapshot)); });
+}
+
 void AgentRuntime::installSignalHandlers() {
     if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, g_signalPipe) != 0)
         return;
@@ -252,6 +302,8 @@ void AgentRuntime::shutdown() {
     logLine(QStringLiteral("runbox-agent: stopping (signal received)"));
     m_server->close();
     m_api->stopAll();
+    if (m_npu)
+        m_npu->shutdown();
     // Executions report their end within the event loop; give them a moment, then leave.
     QTimer::singleShot(1500, qApp, &QCoreApplication::quit);
 }

@@ -10,7 +10,8 @@ namespace runbox {
 
 namespace api {
 class ApiService;
-}
+class LightService;
+} // namespace api
 namespace http {
 class HttpServer;
 }
@@ -34,10 +35,16 @@ class EgressStage;
 class NetworkPolicyStore;
 } // namespace egress
 
+namespace npu {
+class NpuService;
+class NpuStage;
+} // namespace npu
+
 /// Brings the agent up in the order the start-up contract needs (config, state dir, token,
 /// bwrap preflight, capability probe, seccomp programs, identity files, workspaces, executions,
-/// egress and its probe, listener, agent.url) and takes it down on SIGTERM/SIGINT (stop accepting,
-/// kill running executions, exit once they have reported).
+/// egress and its probe, NPU service and its launch stage, listener, light tier (it must know the
+/// listening port, which it keeps out of reach), agent.url) and takes it down on SIGTERM/SIGINT
+/// (stop accepting, kill running executions, exit once they have reported).
 class AgentRuntime final : public QObject {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(AgentRuntime)
@@ -53,6 +60,9 @@ private:
     /// Network policy, gateways, decision record, launch stage, start-up probe (issue 4).
     /// Returns false (reason logged) when the stored policy cannot be loaded.
     bool startEgress();
+    /// NPU config from the environment, the NpuService, its launch stage, the first inventory
+    /// read in the background.
+    void startNpu();
     void installSignalHandlers();
     void shutdown();
 
@@ -68,7 +78,10 @@ private:
     std::unique_ptr<egress::EgressDecisionStore> m_egressDecisions;
     std::unique_ptr<egress::EgressService> m_egress;
     std::unique_ptr<egress::EgressStage> m_egressStage;
+    std::unique_ptr<npu::NpuService> m_npu;
+    std::unique_ptr<npu::NpuStage> m_npuStage;
     std::unique_ptr<execution::ExecutionManager> m_manager;
+    std::unique_ptr<api::LightService> m_light; ///< after the registry, before the API (order)
     std::unique_ptr<api::ApiService> m_api;
     std::unique_ptr<http::HttpServer> m_server;
 };

@@ -6,9 +6,8 @@
 
 namespace runbox::cli {
 
-/// `runbox exec [--workspace ID] [--kind shell|python|r --code CODE] [--cwd DIR] [--env K=V]…
-/// [--timeout-ms N] [--max-output-bytes N] [--stdin TEXT] [--id EXECUTION_ID] [--json]
-/// [-- ARGV…]`: runs one sync execution and streams its output to stdout/stderr. Without
+/// `runbox exec [ExecOptions…]` (cli/ExecOptions.h): runs one sync execution and streams its output
+/// to stdout/stderr. Without
 /// --workspace a fresh workspace is created and deleted afterwards. The exit status is the
 /// command's exit code; when the execution did not complete normally its status and reason are
 /// printed to stderr and the exit status is 125 (setup failed) or the command's code.

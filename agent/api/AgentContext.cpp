@@ -1,5 +1,7 @@
 #include "agent/api/AgentContext.h"
 
+#include <QDateTime>
+
 namespace runbox::api {
 
 QString AgentContext::unavailableReason() const {
@@ -11,6 +13,26 @@ QString AgentContext::unavailableReason() const {
     if (!host.seccompError.isEmpty())
         return QStringLiteral("the seccomp profile could not be built: %1").arg(host.seccompError);
     return {};
+}
+
+void AgentContext::noteWorkspaceCount() {
+    if (!workspaces)
+        return;
+    if (workspaces->count() > 0)
+        noWorkspacesSinceMs = 0;
+    else if (noWorkspacesSinceMs == 0)
+        noWorkspacesSinceMs = QDateTime::currentMSecsSinceEpoch();
+}
+
+QJsonObject AgentContext::idleJson() const {
+    const int count = workspaces ? workspaces->count() : 0;
+    const qint64 emptyFor = count == 0 && noWorkspacesSinceMs > 0
+                                ? QDateTime::currentMSecsSinceEpoch() - noWorkspacesSinceMs
+                                : -1;
+    return {{"workspaces", count},
+            {"noWorkspacesForMs", emptyFor >= 0 ? QJsonValue(emptyFor) : QJsonValue()},
+            {"idleAfterMs", config.idleAfterMs},
+            {"idle", config.idleAfterMs > 0 && emptyFor >= config.idleAfterMs}};
 }
 
 } // namespace runbox::api

@@ -5,6 +5,7 @@
 #include "agent/workspace/WorkspaceRegistry.h"
 
 #include <QByteArray>
+#include <QJsonObject>
 #include <QString>
 
 namespace runbox::store {
@@ -19,8 +20,13 @@ class ExecutionManager;
 namespace runbox::egress {
 class EgressService;
 }
+namespace runbox::npu {
+class NpuService;
+}
 
 namespace runbox::api {
+
+class LightService;
 
 /// What the route handlers share. Owned by AgentRuntime; lives as long as the agent.
 struct AgentContext {
@@ -34,13 +40,24 @@ struct AgentContext {
     store::LogStore* logs = nullptr;
     execution::ExecutionManager* manager = nullptr;
     egress::EgressService* egress = nullptr; ///< network policy, gateways, decisions
+    /// NPU inventory, chip reservations and the optional broker; null when not wired (then
+    /// requests naming chips get 400 `npu_unavailable`).
+    npu::NpuService* npu = nullptr;
+    LightService* light = nullptr; ///< the light tier (null until started; may be unavailable)
     qint64 startedAtMs = 0;
+    /// Since when (ms since epoch) the agent has held no workspace at all; 0 while it holds some.
+    qint64 noWorkspacesSinceMs = 0;
     bool rAvailable = false; ///< /usr/bin/R exists
 
     /// True when executions may run: bwrap usable and the seccomp programs built.
     bool sandboxReady() const { return host.ready(); }
     /// The 503 `sandbox_unavailable` message with the reason and the sysctl hints.
     QString unavailableReason() const;
+    /// Call after workspaces were created or deleted: keeps noWorkspacesSinceMs true.
+    void noteWorkspaceCount();
+    /// `{"workspaces":N,"noWorkspacesForMs":ms|null,"idleAfterMs":ms,"idle":bool}` for
+    /// /v1/health: how long the agent has held no workspace (hosts that shut down when unused).
+    QJsonObject idleJson() const;
 };
 
 } // namespace runbox::api

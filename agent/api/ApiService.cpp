@@ -5,6 +5,9 @@
 #include "agent/api/FileRoutes.h"
 #include "agent/api/HealthRoutes.h"
 #include "agent/api/NetworkPolicyRoutes.h"
+#include "agent/api/NpuRoutes.h"
+#include "agent/api/LightService.h"
+#include "agent/api/ProxyRoutes.h"
 #include "agent/api/SettingsRoutes.h"
 #include "agent/api/WorkspaceRoutes.h"
 #include "agent/execution/ExecutionManager.h"
@@ -42,6 +45,8 @@ ApiService::ApiService(AgentContext* context, QObject* parent)
              }),
       m_exec(std::make_unique<ExecRoutes>(context)),
       m_executions(std::make_unique<ExecutionRoutes>(context)),
+      m_npu(std::make_unique<NpuRoutes>(context)),
+      m_proxy(std::make_unique<ProxyRoutes>(context)),
       m_files(std::make_unique<FileRoutes>(context)) {
     HealthRoutes::registerRoutes(m_router, context);
     WorkspaceRoutes::registerRoutes(m_router, context, [context](const QString& id) {
@@ -49,6 +54,8 @@ ApiService::ApiService(AgentContext* context, QObject* parent)
     });
     m_exec->registerRoutes(m_router);
     m_executions->registerRoutes(m_router);
+    m_npu->registerRoutes(m_router);
+    m_proxy->registerRoutes(m_router);
     m_files->registerRoutes(m_router);
     SettingsRoutes::registerRoutes(m_router, context);
     NetworkPolicyRoutes::registerRoutes(m_router, context);
@@ -115,6 +122,9 @@ void ApiService::handle(http::HttpExchange* ex) {
         return ex->replyError(404, QStringLiteral("not_found"),
                               QStringLiteral("no route %1").arg(QString::fromLatin1(req.rawPath)));
     }
+    if (m_context->light && params.contains(QStringLiteral("id")) &&
+        req.rawPath.startsWith("/v1/workspaces/"))
+        m_context->light->touch(params.value(QStringLiteral("id"))); // idle eviction clock
     (*handler)(ex, who, params);
 }
 

@@ -13,6 +13,8 @@ namespace runbox::api {
 
 class ExecRoutes;
 class ExecutionRoutes;
+class NpuRoutes;
+class ProxyRoutes;
 class FileRoutes;
 
 /// The agent's HTTP API: `GET /health` without auth, everything else verified by AuthVerifier
@@ -44,6 +46,8 @@ private:
     AuthVerifier m_auth;
     std::unique_ptr<ExecRoutes> m_exec;
     std::unique_ptr<ExecutionRoutes> m_executions;
+    std::unique_ptr<NpuRoutes> m_npu;
+    std::unique_ptr<ProxyRoutes> m_proxy;
     std::unique_ptr<FileRoutes> m_files;
 };
 

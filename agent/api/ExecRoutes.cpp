@@ -1,8 +1,11 @@
 #include "agent/api/ExecRoutes.h"
 
 #include "agent/api/ApiService.h"
+#include "agent/api/LightExecSession.h"
+#include "agent/api/LightService.h"
 #include "agent/api/SyncExecSession.h"
 #include "agent/execution/ExecutionManager.h"
+#include "agent/npu/NpuService.h"
 #include "shared/Crypto.h"
 
 #include <QDateTime>
@@ -48,12 +51,44 @@ void ExecRoutes::handleExec(http::HttpExchange* ex, const Principal& who, const 
     execution::ExecRequest req;
     if (auto err = execution::ExecRequest::parse(body, manager->limits(), &req))
         return ex->replyError(*err);
-    if (!req.npuDevices.isEmpty())
-        return ex->replyError(400, QStringLiteral("npu_unavailable"),
-                              QStringLiteral("no Ascend NPU passthrough on this agent"));
+    if (ws->isLight()) {
+        if (!req.npuDevices.isEmpty())
+            return ex->replyError(400, QStringLiteral("npu_unavailable"),
+                                  QStringLiteral("light workspaces have no NPU passthrough"));
+        return handleLightExec(ex, *ws, std::move(req));
+    }
     if (!m_context->sandboxReady())
         return ex->replyError(503, QStringLiteral("sandbox_unavailable"),
                               m_context->unavailableReason());
+    if (req.npuDevices.isEmpty())
+        return startSession(ex, wsId, std::move(req));
+    npu::NpuService* npu = m_context->npu;
+    if (!npu)
+        return ex->replyError(400, QStringLiteral("npu_unavailable"),
+                              QStringLiteral("no Ascend NPU passthrough on this agent"));
+    // Validated against the inventory (which may still be reading the host: then later).
+    QPointer<http::HttpExchange> guard(ex);
+    npu->resolveSelection(
+        body.value(QLatin1String("npuDevices")), ex,
+        [this, guard, wsId, req](std::optional<ApiError> err, const QList<int>& chips) mutable {
+            if (!guard)
+                return;
+            if (err)
+                return guard->replyError(*err);
+            if (auto busy = m_context->npu->checkBusy(chips))
+                return guard->replyError(*busy);
+            req.npuDevices = chips;
+            startSession(guard, wsId, std::move(req));
+        });
+}
+
+void ExecRoutes::startSession(http::HttpExchange* ex, const QString& wsId,
+                              execution::ExecRequest req) {
+    const workspace::Workspace* ws = m_context->workspaces->find(wsId);
+    if (!ws)
+        return ex->replyError(404, QStringLiteral("workspace_not_found"),
+                              QStringLiteral("no workspace %1").arg(wsId));
+    execution::ExecutionManager* manager = m_context->manager;
     if (!req.executionId.isEmpty() && !claimExecutionId(req.executionId))
         return ex->replyError(
             409, QStringLiteral("duplicate_execution_id"),
@@ -74,8 +109,38 @@ void ExecRoutes::handleExec(http::HttpExchange* ex, const Principal& who, const 
     session->start();
 }
 
+void ExecRoutes::handleLightExec(http::HttpExchange* ex, const workspace::Workspace& ws,
+                                 execution::ExecRequest req) {
+    if (!m_context->light || !m_context->light->available())
+        return ex->replyError(503, QStringLiteral("light_unavailable"),
+                              m_context->light ? m_context->light->availability().reason
+                                               : QStringLiteral("light workspaces not started"));
+    if (!req.executionId.isEmpty() && !claimExecutionId(req.executionId))
+        return ex->replyError(
+            409, QStringLiteral("duplicate_execution_id"),
+            QStringLiteral("executionId %1 was used in the last 60 s").arg(req.executionId));
+    LightExecSession::Options options;
+    options.executionId =
+        req.executionId.isEmpty()
+            ? QStringLiteral("x") + QString::fromLatin1(crypto::randomBytes(8).toHex())
+            : req.executionId;
+    options.workspaceId = ws.id;
+    options.request = std::move(req);
+    options.fs = ws.fs;
+    auto* session = new LightExecSession(ex, m_context->light, std::move(options), this);
+    if (auto err = session->start()) {
+        delete session;
+        return ex->replyError(*err);
+    }
+    m_lightSessions.insert(session);
+    connect(session, &QObject::destroyed, this,
+            [this, session] { m_lightSessions.remove(session); });
+}
+
 void ExecRoutes::stopAll() {
     for (SyncExecSession* s : std::as_const(m_sessions))
+        s->stop(QStringLiteral("the agent is shutting down"));
+    for (LightExecSession* s : std::as_const(m_lightSessions))
         s->stop(QStringLiteral("the agent is shutting down"));
 }
 

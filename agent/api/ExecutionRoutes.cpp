@@ -4,6 +4,7 @@
 #include "agent/api/LogStreamSession.h"
 #include "agent/egress/EgressService.h"
 #include "agent/execution/ExecutionManager.h"
+#include "agent/npu/NpuService.h"
 #include "agent/store/ExecutionRepository.h"
 #include "agent/store/LogStore.h"
 
@@ -90,18 +91,48 @@ void ExecutionRoutes::submit(http::HttpExchange* ex, const Principal& who) {
     if (wsId.isEmpty())
         return ex->replyError(400, QStringLiteral("invalid_request"),
                               QStringLiteral("\"workspace\" (a workspace id) is required"));
-    if (!m_context->workspaces->find(wsId) || !who.mayUseWorkspace(wsId))
+    const workspace::Workspace* ws = m_context->workspaces->find(wsId);
+    if (!ws || !who.mayUseWorkspace(wsId))
         return ex->replyError(404, QStringLiteral("workspace_not_found"),
                               QStringLiteral("no workspace %1").arg(wsId));
+    if (ws->isLight())
+        return ex->replyError(
+            400, QStringLiteral("light_managed_unsupported"),
+            QStringLiteral("managed executions are not available in light workspaces yet: use "
+                           "the sync POST /v1/workspaces/%1/exec")
+                .arg(wsId));
     execution::ExecRequest req;
     if (auto err = execution::ExecRequest::parse(body, m_context->manager->limits(), &req))
         return ex->replyError(*err);
-    if (!req.npuDevices.isEmpty())
-        return ex->replyError(400, QStringLiteral("npu_unavailable"),
-                              QStringLiteral("no Ascend NPU passthrough on this agent"));
     if (!m_context->sandboxReady())
         return ex->replyError(503, QStringLiteral("sandbox_unavailable"),
                               m_context->unavailableReason());
+    if (req.npuDevices.isEmpty())
+        return submitValidated(ex, wsId, req);
+    npu::NpuService* npu = m_context->npu;
+    if (!npu)
+        return ex->replyError(400, QStringLiteral("npu_unavailable"),
+                              QStringLiteral("no Ascend NPU passthrough on this agent"));
+    QPointer<http::HttpExchange> guard(ex);
+    npu->resolveSelection(
+        body.value(QLatin1String("npuDevices")), ex,
+        [this, guard, wsId, req](std::optional<ApiError> err, const QList<int>& chips) mutable {
+            if (!guard)
+                return;
+            if (err)
+                return guard->replyError(*err);
+            if (auto busy = m_context->npu->checkBusy(chips))
+                return guard->replyError(*busy);
+            req.npuDevices = chips;
+            submitValidated(guard, wsId, req);
+        });
+}
+
+void ExecutionRoutes::submitValidated(http::HttpExchange* ex, const QString& wsId,
+                                      const execution::ExecRequest& req) {
+    if (!m_context->workspaces->find(wsId))
+        return ex->replyError(404, QStringLiteral("workspace_not_found"),
+                              QStringLiteral("no workspace %1").arg(wsId));
     store::ExecutionRecord record;
     if (auto err = m_context->manager->submit(req, wsId, &record))
         return ex->replyError(*err);

@@ -2,6 +2,7 @@
 
 #include "agent/api/AgentContext.h"
 #include "agent/api/Router.h"
+#include "agent/execution/ExecRequest.h"
 #include "agent/store/ExecutionRecord.h"
 
 #include <QObject>
@@ -10,7 +11,9 @@ namespace runbox::api {
 
 /// Managed executions (issue #3):
 /// - `POST /v1/executions` `{…exec request…, "workspace": id}` → 202 with the record;
-///   a client executionId is an idempotency key kept forever (409 on reuse).
+///   a client executionId is an idempotency key kept forever (409 on reuse); `npuDevices` is
+///   checked against the NPU inventory (400 `invalid_npu_devices`; 409 `chip_busy` under the
+///   refusal policy while another execution holds one of them).
 /// - `GET /v1/executions?workspace=&state=a,b&since=MS&until=MS&limit=N&cursor=C` → newest
 ///   first, `{"executions":[…],"nextCursor"}`.
 /// - `GET /v1/executions/{id}` → the record.
@@ -31,6 +34,9 @@ public:
 
 private:
     void submit(http::HttpExchange* ex, const Principal& who);
+    /// Records and queues a validated request (chips already checked against the inventory).
+    void submitValidated(http::HttpExchange* ex, const QString& workspaceId,
+                         const execution::ExecRequest& request);
     void list(http::HttpExchange* ex, const Principal& who);
     void streamLog(http::HttpExchange* ex, const QString& id);
     /// Loads the record and checks that @p who may see it (404 otherwise).

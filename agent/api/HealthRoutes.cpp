@@ -1,7 +1,9 @@
 #include "agent/api/HealthRoutes.h"
 
+#include "agent/api/LightService.h"
 #include "agent/egress/EgressService.h"
 #include "agent/execution/ExecutionManager.h"
+#include "agent/npu/NpuService.h"
 #include "agent/store/QuotaStore.h"
 #include "agent/workspace/WorkspaceResolver.h"
 
@@ -35,14 +37,27 @@ void HealthRoutes::registerRoutes(Router& router, AgentContext* ctx) {
                                     : QJsonObject{{"available", false},
                                                   {"reason", "egress is not wired"},
                                                   {"modes", QJsonArray{"none"}}});
+            const store::QuotaSettings quotas = ctx->quotas->current();
             body.insert(QStringLiteral("limits"),
-                        QJsonObject{{"executionTimeoutMs", ctx->config.defaultExecutionTimeoutMs},
-                                    {"maxOutputBytes", ctx->config.maxOutputBytes},
+                        QJsonObject{{"executionTimeoutMs", quotas.defaultExecutionTimeoutMs},
+                                    {"maxOutputBytes", quotas.maxOutputBytes},
                                     {"setupTimeoutMs", ctx->config.setupTimeoutMs}});
+            // The quotas in force now (issue #3): what executions created now run under.
+            body.insert(QStringLiteral("quotas"), quotas.toJson());
             body.insert(QStringLiteral("languages"), ctx->rAvailable
                                                          ? QJsonArray{"shell", "python", "r"}
                                                          : QJsonArray{"shell", "python"});
-            body.insert(QStringLiteral("workspaces"), ctx->workspaces->list().size());
+            body.insert(QStringLiteral("workspaces"), ctx->workspaces->count());
+            body.insert(QStringLiteral("light"),
+                        ctx->light ? ctx->light->healthJson()
+                                   : QJsonObject{{"available", false},
+                                                 {"reason", "light workspaces not started"}});
+            body.insert(QStringLiteral("idle"), ctx->idleJson());
+            body.insert(QStringLiteral("npu"), ctx->npu ? ctx->npu->healthSummary()
+                                                        : QJsonObject{{"source", "none"},
+                                                                      {"chips", 0},
+                                                                      {"usable", 0},
+                                                                      {"broker", false}});
             body.insert(QStringLiteral("uptimeMs"),
                         QDateTime::currentMSecsSinceEpoch() - ctx->startedAtMs);
             ex->replyJson(200, body);

@@ -6,7 +6,9 @@
 namespace runbox::api {
 
 /// `GET /health` (liveness, version, protocol) and `GET /v1/health` (the sandbox conclusion,
-/// seccomp, limits, workspaces, `egress: {"available","reason","modes","mode","revision"}`).
+/// seccomp, limits, workspaces, `egress: {"available","reason","modes","mode","revision"}`, the
+/// `npu` summary of NpuService::healthSummary(), `"light"`: LightService::healthJson(), `"idle"`:
+/// AgentContext::idleJson()).
 class HealthRoutes final {
 public:
     static constexpr int kProtocol = 1;

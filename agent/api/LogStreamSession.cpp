@@ -33,7 +33,25 @@ void LogStreamSession::write(const QJsonObject& ev) {
         m_exchange->writeChunk(QJsonDocument(ev).toJson(QJsonDocument::Compact) + '\n');
 }
 
+void LogStreamSession::writeFrame(const execution::OutputFrame& frame) {
+    if (m_exchange)
+        m_exchange->writeChunk(frame.toJsonLine());
+}
+
 void LogStreamSession::pump() {
+    if (m_pumping) {
+        m_pumpAgain = true;
+        return;
+    }
+    m_pumping = true;
+    do {
+        m_pumpAgain = false;
+        pumpOnce();
+    } while (m_pumpAgain && !m_finished);
+    m_pumping = false;
+}
+
+void LogStreamSession::pumpOnce() {
     if (m_finished || !m_exchange)
         return;
     while (m_exchange && m_exchange->pendingBytes() < kPauseAboveBytes) {
@@ -53,7 +71,7 @@ void LogStreamSession::pump() {
         for (const store::LogChunk& chunk : r.chunks) {
             if (chunk.kind == store::LogChunk::Kind::Gap) {
                 for (const auto& f : m_framer.flush())
-                    write(f.toEvent());
+                    writeFrame(f);
                 write({{"type", "gap"}, {"offset", chunk.offset}, {"bytes", chunk.gapBytes}});
                 m_framer.skipTo(chunk.endOffset());
                 continue;
@@ -63,7 +81,7 @@ void LogStreamSession::pump() {
                                     ? execution::OutputStream::Stdout
                                     : execution::OutputStream::Stderr;
             for (const auto& f : m_framer.feed(stream, chunk.data))
-                write(f.toEvent());
+                writeFrame(f);
         }
         if (r.atEnd()) {
             m_logDone = true;
@@ -72,7 +90,7 @@ void LogStreamSession::pump() {
         if (r.chunks.isEmpty()) {
             if (!m_follow) {
                 for (const auto& f : m_framer.flush())
-                    write(f.toEvent());
+                    writeFrame(f);
                 return finish(m_exitEvent());
             }
             return; // wait for readyRead
@@ -80,7 +98,7 @@ void LogStreamSession::pump() {
     }
     if (m_logDone) {
         for (const auto& f : m_framer.flush())
-            write(f.toEvent());
+            writeFrame(f);
         const QJsonObject exit = m_exitEvent();
         if (!exit.isEmpty() || !m_follow)
             finish(exit); // else: the record becomes final in a moment (onExecutionFinished)

@@ -38,9 +38,14 @@ public:
     void onExecutionFinished();
 
 private:
+    /// Runs pumpOnce(); re-entrant calls (a write can flush the socket, whose bytesWritten →
+    /// HttpExchange::writable comes back here synchronously) only ask for another round, so
+    /// events of one read are never overtaken by a nested round that already finished the stream.
     void pump();
+    void pumpOnce();
     void finish(const QJsonObject& exitEvent);
     void write(const QJsonObject& ev);
+    void writeFrame(const execution::OutputFrame& frame);
 
     QPointer<http::HttpExchange> m_exchange;
     store::LogFollower* m_follower;
@@ -50,6 +55,8 @@ private:
     std::function<QList<QJsonObject>()> m_beforeExit;
     bool m_logDone = false;
     bool m_finished = false;
+    bool m_pumping = false;
+    bool m_pumpAgain = false;
 };
 
 } // namespace runbox::api

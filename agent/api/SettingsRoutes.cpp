@@ -1,6 +1,7 @@
 #include "agent/api/SettingsRoutes.h"
 
 #include "agent/api/ApiService.h"
+#include "agent/api/LightService.h"
 #include "agent/execution/ExecutionManager.h"
 #include "agent/store/QuotaStore.h"
 
@@ -47,6 +48,8 @@ void SettingsRoutes::registerRoutes(Router& router, AgentContext* ctx) {
                            patch, who.tokenId, QDateTime::currentMSecsSinceEpoch(), &applied))
                        return ex->replyError(*err);
                    ctx->manager->applyQuotas();
+                   if (ctx->light)
+                       ctx->light->applyQuotas();
                    ex->replyJson(200, quotasBody(ctx));
                });
 }

@@ -86,6 +86,7 @@ void SyncExecSession::launch(std::shared_ptr<execution::LaunchPlan> plan) {
     opts.maxOutputBytes = m_context.request.maxOutputBytes;
     opts.setupTimeoutMs = m_setupTimeoutMs;
     opts.maxProcesses = m_manager->host().maxProcesses;
+    opts.guardPath = m_manager->host().guardPath;
     opts.stdinData = m_context.request.stdinData;
     execution::trackWorkspaceChanges(&opts, m_fs);
     opts.beforeExitEvent = [plan] { plan->release(); };

@@ -1,10 +1,58 @@
 #include "agent/api/WorkspaceRoutes.h"
 
 #include "agent/api/ApiService.h"
+#include "agent/api/LightService.h"
 
 #include <QJsonArray>
+#include <QPointer>
 
 namespace runbox::api {
+
+namespace {
+
+void createLight(AgentContext* ctx, http::HttpExchange* ex, const Principal& who,
+                 const QJsonObject& body) {
+    if (!ctx->light || !ctx->light->available())
+        return ex->replyError(503, QStringLiteral("light_unavailable"),
+                              ctx->light ? ctx->light->availability().reason
+                                         : QStringLiteral("light workspaces are not started"));
+    LightCreateRequest request;
+    if (auto err = ctx->light->parseCreate(body, &request))
+        return ex->replyError(*err);
+    QPointer<http::HttpExchange> guard(ex);
+    ctx->light->create(request, who.tokenId,
+                       [guard](std::optional<ApiError> err, const QJsonObject& created) {
+                           if (!guard)
+                               return;
+                           if (err)
+                               return guard->replyError(*err);
+                           guard->replyJson(201, created);
+                       });
+}
+
+void deleteAllLight(AgentContext* ctx, http::HttpExchange* ex, const Principal& who) {
+    if (!who.isAgent())
+        return ex->replyError(403, QStringLiteral("forbidden"),
+                              QStringLiteral("only the agent token deletes workspaces in bulk"));
+    if (ex->request().queryValue(QStringLiteral("isolation")) != QLatin1String("light"))
+        return ex->replyError(400, QStringLiteral("invalid_request"),
+                              QStringLiteral("bulk delete needs ?isolation=light (strong "
+                                             "workspaces are deleted one by one)"));
+    if (!ctx->light)
+        return ex->replyJson(200, {{"deleted", QJsonArray{}}, {"errors", QJsonArray{}}});
+    QPointer<http::HttpExchange> guard(ex);
+    ctx->light->removeAll([guard](const QStringList& deleted, const QList<ApiError>& errors) {
+        if (!guard)
+            return;
+        QJsonArray failures;
+        for (const ApiError& e : errors)
+            failures.append(QJsonObject{{"code", e.code}, {"message", e.message}});
+        guard->replyJson(errors.isEmpty() ? 200 : 500,
+                         {{"deleted", QJsonArray::fromStringList(deleted)}, {"errors", failures}});
+    });
+}
+
+} // namespace
 
 void WorkspaceRoutes::registerRoutes(Router& router, AgentContext* ctx,
                                      std::function<bool(const QString&)> isBusy) {
@@ -17,16 +65,14 @@ void WorkspaceRoutes::registerRoutes(Router& router, AgentContext* ctx,
             QJsonObject body;
             if (auto err = parseJsonObject(ex->request().body, &body))
                 return ex->replyError(*err);
+            const QString isolation =
+                body.value(QLatin1String("isolation")).toString(QStringLiteral("strong"));
+            if (isolation == QLatin1String("light"))
+                return createLight(ctx, ex, who, body);
             for (auto it = body.begin(); it != body.end(); ++it)
                 if (it.key() != QLatin1String("isolation") && it.key() != QLatin1String("count"))
                     return ex->replyError(400, QStringLiteral("invalid_request"),
                                           QStringLiteral("unknown field \"%1\"").arg(it.key()));
-            const QString isolation =
-                body.value(QLatin1String("isolation")).toString(QStringLiteral("strong"));
-            if (isolation == QLatin1String("light"))
-                return ex->replyError(
-                    503, QStringLiteral("light_unavailable"),
-                    QStringLiteral("light workspaces are not available on this agent yet"));
             if (isolation != QLatin1String("strong"))
                 return ex->replyError(400, QStringLiteral("invalid_isolation"),
                                       QStringLiteral("isolation must be \"strong\" or \"light\""));
@@ -38,6 +84,7 @@ void WorkspaceRoutes::registerRoutes(Router& router, AgentContext* ctx,
             workspace::Workspace ws;
             if (auto err = ctx->workspaces->create(who.tokenId, &ws))
                 return ex->replyError(*err);
+            ctx->noteWorkspaceCount();
             QJsonObject item = ws.toJson();
             item.insert(QStringLiteral("token"), QString::fromLatin1(WorkspaceToken::derive(
                                                      ctx->agentToken, ws.id, ws.tokenNonce)));
@@ -45,24 +92,43 @@ void WorkspaceRoutes::registerRoutes(Router& router, AgentContext* ctx,
         });
     router.add("GET", QStringLiteral("/v1/workspaces"),
                [ctx](http::HttpExchange* ex, const Principal& who, const PathParams&) {
+                   bool filtered = false;
+                   const QString isolation =
+                       ex->request().queryValue(QStringLiteral("isolation"), &filtered);
                    QJsonArray items;
                    for (const workspace::Workspace& ws : ctx->workspaces->list())
-                       if (who.mayUseWorkspace(ws.id))
+                       if (who.mayUseWorkspace(ws.id) && (!filtered || ws.isolation == isolation))
                            items.append(ws.toJson());
                    ex->replyJson(200, {{"workspaces", items}});
+               });
+    router.add("DELETE", QStringLiteral("/v1/workspaces"),
+               [ctx](http::HttpExchange* ex, const Principal& who, const PathParams&) {
+                   deleteAllLight(ctx, ex, who);
                });
     router.add("DELETE", QStringLiteral("/v1/workspaces/{id}"),
                [ctx, isBusy](http::HttpExchange* ex, const Principal& who, const PathParams& p) {
                    const QString id = p.value(QStringLiteral("id"));
-                   if (!who.mayUseWorkspace(id) || !ctx->workspaces->find(id))
+                   const workspace::Workspace* ws = ctx->workspaces->find(id);
+                   if (!who.mayUseWorkspace(id) || !ws)
                        return ex->replyError(404, QStringLiteral("workspace_not_found"),
                                              QStringLiteral("no workspace %1").arg(id));
+                   if (ws->isLight() && ctx->light) {
+                       QPointer<http::HttpExchange> guard(ex);
+                       return ctx->light->remove(id, [guard, id](std::optional<ApiError> err) {
+                           if (!guard)
+                               return;
+                           if (err)
+                               return guard->replyError(*err);
+                           guard->replyJson(200, {{"deleted", id}});
+                       });
+                   }
                    if (isBusy(id))
                        return ex->replyError(
                            409, QStringLiteral("workspace_busy"),
                            QStringLiteral("an execution is running in %1").arg(id));
                    if (auto err = ctx->workspaces->remove(id))
                        return ex->replyError(*err);
+                   ctx->noteWorkspaceCount();
                    ex->replyJson(200, {{"deleted", id}});
                });
 }

@@ -8,9 +8,12 @@
 namespace runbox::api {
 
 /// `POST /v1/workspaces` (agent token; `{"isolation":"strong"}` → 201 `{"workspaces":[{"id",
-/// "token","isolation","createdAt"}],"rejected":0}`), `GET /v1/workspaces` (agent: all;
-/// workspace token: its own), `DELETE /v1/workspaces/{id}` (409 workspace_busy while an
-/// execution runs in it).
+/// "token","isolation","createdAt"}],"rejected":0}`; `{"isolation":"light","count":N,…}` → see
+/// LightService::create), `GET /v1/workspaces[?isolation=strong|light]` (agent: all; workspace
+/// token: its own), `DELETE /v1/workspaces/{id}` (strong: 409 workspace_busy while an execution
+/// runs in it; light: LightService::remove, 500 cleanup_failed when its uid was quarantined),
+/// `DELETE /v1/workspaces?isolation=light` (agent token: every light workspace →
+/// `{"deleted":[ids],"errors":[{"code","message"}]}`, 500 when some cleanup failed).
 class WorkspaceRoutes final {
 public:
     /// @p isBusy tells whether an execution is running in a workspace.

@@ -32,6 +32,15 @@ bool parsePositive(const QString& text, qint64* out) {
     return true;
 }
 
+bool parseInRange(const QString& text, qint64 min, qint64 max, qint64* out) {
+    bool ok = false;
+    const qint64 v = text.trimmed().toLongLong(&ok);
+    if (!ok || v < min || v > max)
+        return false;
+    *out = v;
+    return true;
+}
+
 QString defaultStateDir(const QProcessEnvironment& env) {
     const QString systemd = env.value(QStringLiteral("STATE_DIRECTORY"));
     if (!systemd.isEmpty())
@@ -52,8 +61,9 @@ QString AgentConfig::usage() {
         "  --log-level LEVEL    debug|info|warning (default info)\n"
         "  --help               this text\n"
         "Environment: RUNBOX_STATE_DIR, RUNBOX_LISTEN, RUNBOX_BWRAP, RUNBOX_SIGNATURE_WINDOW_MS,\n"
-        "RUNBOX_EXECUTION_TIMEOUT_MS, RUNBOX_MAX_OUTPUT_BYTES. Config file: "
-        "<state-dir>/agent.conf.\n");
+        "RUNBOX_EXECUTION_TIMEOUT_MS, RUNBOX_MAX_OUTPUT_BYTES, RUNBOX_LIGHT_MIN_LANDLOCK_ABI,\n"
+        "RUNBOX_LIGHT_IDLE_TIMEOUT_S, RUNBOX_LIGHT_UID_FIRST, RUNBOX_LIGHT_UID_COUNT,\n"
+        "RUNBOX_IDLE_AFTER_MS, RUNBOX_LIGHT_ROOT. Config file: <state-dir>/agent.conf.\n");
 }
 
 bool AgentConfig::parse(const QStringList& args, QString* error) {
@@ -115,20 +125,54 @@ bool AgentConfig::parse(const QStringList& args, QString* error) {
         const char* envName;
         const char* fileKey;
         qint64* target;
+        bool zeroIsUnlimited; ///< also a quota seed (store::QuotaSettings), where 0 = unlimited
     };
     const NumberSource numbers[] = {
-        {"RUNBOX_SIGNATURE_WINDOW_MS", "signatureWindowMs", &signatureWindowMs},
-        {"RUNBOX_EXECUTION_TIMEOUT_MS", "executionTimeoutMs", &defaultExecutionTimeoutMs},
-        {"RUNBOX_MAX_OUTPUT_BYTES", "maxOutputBytes", &maxOutputBytes},
-        {"RUNBOX_SETUP_TIMEOUT_MS", "setupTimeoutMs", &setupTimeoutMs},
+        {"RUNBOX_SIGNATURE_WINDOW_MS", "signatureWindowMs", &signatureWindowMs, false},
+        {"RUNBOX_EXECUTION_TIMEOUT_MS", "executionTimeoutMs", &defaultExecutionTimeoutMs, true},
+        {"RUNBOX_MAX_OUTPUT_BYTES", "maxOutputBytes", &maxOutputBytes, true},
+        {"RUNBOX_SETUP_TIMEOUT_MS", "setupTimeoutMs", &setupTimeoutMs, false},
     };
     for (const NumberSource& n : numbers) {
         QString text = env.value(QLatin1String(n.envName));
         if (text.isEmpty())
             text = fileValue(n.fileKey);
-        if (!text.isEmpty() && !parsePositive(text, n.target)) {
-            *error = QStringLiteral("%1 must be a positive integer, got \"%2\"")
-                         .arg(QLatin1String(n.envName), text);
+        if (text.isEmpty() || (n.zeroIsUnlimited && text.trimmed() == QLatin1String("0")))
+            continue; // 0: unlimited; the quota store validates and keeps the value
+        if (!parsePositive(text, n.target)) {
+            *error =
+                QStringLiteral("%1 must be a positive integer%2, got \"%3\"")
+                    .arg(QLatin1String(n.envName),
+                         n.zeroIsUnlimited ? QStringLiteral(" or 0 (unlimited)") : QString(), text);
+            return false;
+        }
+    }
+    lightRoot = env.value(QStringLiteral("RUNBOX_LIGHT_ROOT"), fileValue("lightRoot"));
+    if (!lightRoot.isEmpty())
+        lightRoot = QDir(lightRoot).absolutePath();
+    struct RangeSource {
+        const char* envName;
+        const char* fileKey;
+        qint64 min, max;
+        qint64* target;
+    };
+    const RangeSource ranges[] = {
+        {"RUNBOX_LIGHT_MIN_LANDLOCK_ABI", "lightMinLandlockAbi", 1, 64, &lightMinLandlockAbi},
+        {"RUNBOX_LIGHT_IDLE_TIMEOUT_S", "lightIdleTimeoutS", 0, 7 * 86400, &lightIdleTimeoutS},
+        {"RUNBOX_LIGHT_UID_FIRST", "lightUidFirst", 1000, 4000000000LL, &lightUidFirst},
+        {"RUNBOX_LIGHT_UID_COUNT", "lightUidCount", 1, 1000000, &lightUidCount},
+        {"RUNBOX_IDLE_AFTER_MS", "idleAfterMs", 0, 365LL * 86400 * 1000, &idleAfterMs},
+    };
+    for (const RangeSource& r : ranges) {
+        QString text = env.value(QLatin1String(r.envName));
+        if (text.isEmpty())
+            text = fileValue(r.fileKey);
+        if (!text.isEmpty() && !parseInRange(text, r.min, r.max, r.target)) {
+            *error = QStringLiteral("%1 must be a whole number from %2 to %3, got \"%4\"")
+                         .arg(QLatin1String(r.envName))
+                         .arg(r.min)
+                         .arg(r.max)
+                         .arg(text);
             return false;
         }
     }

@@ -23,6 +23,23 @@ struct AgentConfig {
     qint64 headerTimeoutMs = 10000;          ///< a client must send its request head within this
     qint64 idleTimeoutMs = 120000;           ///< keep-alive connections idle longer are closed
     QString logLevel = QStringLiteral("info");
+    /// Where light workspace homes live (RUNBOX_LIGHT_ROOT / `lightRoot`; default
+    /// `<stateDir>/light`). Every directory above it must be searchable by other users.
+    QString lightRoot;
+    /// Light workspaces (issue 7): below this Landlock ABI the tier is unavailable (fail closed).
+    /// RUNBOX_LIGHT_MIN_LANDLOCK_ABI / `lightMinLandlockAbi`, 1..64.
+    qint64 lightMinLandlockAbi = 6;
+    /// Idle timeout of a light workspace whose create request gives no idleTimeoutS, seconds
+    /// (0 = never evicted). RUNBOX_LIGHT_IDLE_TIMEOUT_S / `lightIdleTimeoutS`.
+    qint64 lightIdleTimeoutS = 600;
+    /// The light uid range: first uid and count (RUNBOX_LIGHT_UID_FIRST / _COUNT, default
+    /// 20000 and 45000; the pool also skips uids in /etc/passwd and uids owning a process).
+    qint64 lightUidFirst = 20000;
+    qint64 lightUidCount = 45000;
+    /// /v1/health says `"idle": true` once the agent has held no workspace for this long, ms
+    /// (RUNBOX_IDLE_AFTER_MS / `idleAfterMs`; 0 = never idle). For hosts that shut down when
+    /// unused.
+    qint64 idleAfterMs = 0;
 
     /// Parses @p args (argv without the program name) over defaults and environment. On a bad
     /// option returns false and sets @p error to a one-line message naming it.

@@ -27,7 +27,8 @@ int ExecutionManager::recover() {
     for (const QString& id : ids)
         m_deps.logs->recover(id, reason);
     m_deps.logs->recoverAll(reason);
-    SandboxSweep::killLeftovers(m_deps.host->stateDir, m_deps.host->capability.bwrapPath);
+    SandboxSweep::killLeftovers(m_deps.host->stateDir,
+                                {m_deps.host->capability.bwrapPath, m_deps.host->guardPath});
     return int(ids.size());
 }
 

@@ -63,7 +63,8 @@ void ExecutionRunner::start() {
         m_options.snapshotBefore();
     m_clock.start();
     QString error;
-    if (!m_process->start(m_launch, m_options.stdinData, m_options.maxProcesses, &error)) {
+    if (!m_process->start(m_launch, m_options.stdinData, m_options.maxProcesses, &error,
+                          m_options.guardPath)) {
         sendEvent({{"type", "started"},
                    {"executionId", m_options.executionId},
                    {"workspace", m_options.workspaceId}});

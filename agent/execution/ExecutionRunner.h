@@ -53,6 +53,7 @@ public:
         qint64 maxOutputBytes = 0; ///< stdout + stderr; 0 = unlimited
         qint64 setupTimeoutMs = 10000;
         quint64 maxProcesses = 4096; ///< RLIMIT_NPROC of the sandbox
+        QString guardPath;           ///< runbox-sandbox-guard (SandboxHost::guardPath); empty: none
         QByteArray stdinData;
         /// Called before start and after the end to compute the workspace changes.
         std::function<void()> snapshotBefore;

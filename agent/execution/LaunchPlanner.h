@@ -26,6 +26,9 @@ struct SandboxHost {
     QString stateDir;
     QString binDir;              ///< where runbox-agent (and runbox-egress-bridge) live
     quint64 maxProcesses = 4096; ///< RLIMIT_NPROC per sandbox
+    /// runbox-sandbox-guard next to the agent: every sandbox runs under it so that none
+    /// outlives the agent (SandboxProcess); empty when it is missing (warned at start-up).
+    QString guardPath;
 
     bool ready() const { return capability.usable && seccompError.isEmpty(); }
 };

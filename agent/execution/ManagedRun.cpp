@@ -85,6 +85,7 @@ void ManagedRun::launch() {
     opts.maxOutputBytes = 0; // the log's retention bounds what is kept; a managed run is not cut
     opts.setupTimeoutMs = 10000;
     opts.maxProcesses = m_ctx.host->maxProcesses;
+    opts.guardPath = m_ctx.host->guardPath;
     opts.stdinData = m_request.stdinData;
     trackWorkspaceChanges(&opts, m_fs);
     m_runner = new ExecutionRunner(m_plan->launch, opts, this);

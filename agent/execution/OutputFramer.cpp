@@ -1,5 +1,7 @@
 #include "agent/execution/OutputFramer.h"
 
+#include <cstring>
+
 namespace runbox::execution {
 
 namespace {
@@ -23,6 +25,16 @@ bool isValidUtf8(const char* data, qsizetype size) {
     const auto* s = reinterpret_cast<const unsigned char*>(data);
     qsizetype i = 0;
     while (i < size) {
+        // ASCII runs eight bytes at a time.
+        while (i + 8 <= size) {
+            quint64 word;
+            std::memcpy(&word, s + i, 8);
+            if (word & 0x8080808080808080ULL)
+                break;
+            i += 8;
+        }
+        if (i >= size)
+            break;
         const unsigned char c = s[i];
         if (c < 0x80) {
             ++i;
@@ -61,14 +73,79 @@ qsizetype incompleteUtf8Tail(const QByteArray& data) {
     return 0;
 }
 
+namespace {
+/// Control characters JSON can only write as `\u00XX` (RFC 8259 §7).
+bool needsUnicodeEscape(unsigned char c) {
+    return c < 0x20 && c != '\b' && c != '\f' && c != '\n' && c != '\r' && c != '\t';
+}
+} // namespace
+
+bool OutputFrame::sendsAsText() const {
+    // Control characters first: binary output (zeros…) is decided within its first few KiB.
+    const qsizetype allowed = bytes.size() / 16;
+    qsizetype escaped = 0;
+    for (const char c : bytes)
+        if (needsUnicodeEscape(static_cast<unsigned char>(c)) && ++escaped > allowed)
+            return false;
+    return isValidUtf8(bytes.constData(), bytes.size());
+}
+
 QJsonObject OutputFrame::toEvent() const {
     QJsonObject ev{{"type", stream == OutputStream::Stdout ? "stdout" : "stderr"},
                    {"offset", offset}};
-    if (isValidUtf8(bytes.constData(), bytes.size()))
+    if (sendsAsText())
         ev.insert(QStringLiteral("data"), QString::fromUtf8(bytes));
     else
         ev.insert(QStringLiteral("dataBase64"), QString::fromLatin1(bytes.toBase64()));
     return ev;
+}
+
+QByteArray OutputFrame::toJsonLine() const {
+    static const char hex[] = "0123456789abcdef";
+    const bool text = sendsAsText();
+    QByteArray line;
+    line.reserve(text ? bytes.size() + bytes.size() / 8 + 64 : bytes.size() * 4 / 3 + 64);
+    line += text ? "{\"data\":\"" : "{\"dataBase64\":\"";
+    if (!text) {
+        line += bytes.toBase64();
+    } else {
+        for (const char ch : bytes) {
+            const auto c = static_cast<unsigned char>(ch);
+            if (c >= 0x20 && c != '"' && c != '\\') {
+                line += ch; // UTF-8 passes through as is (it was validated)
+                continue;
+            }
+            line += '\\';
+            switch (c) {
+            case '"':
+            case '\\':
+                line += ch;
+                break;
+            case '\b':
+                line += 'b';
+                break;
+            case '\f':
+                line += 'f';
+                break;
+            case '\n':
+                line += 'n';
+                break;
+            case '\r':
+                line += 'r';
+                break;
+            case '\t':
+                line += 't';
+                break;
+            default:
+                line += "u00";
+                line += hex[c >> 4];
+                line += hex[c & 0xf];
+            }
+        }
+    }
+    line += "\",\"offset\":" + QByteArray::number(offset) + ",\"type\":\"" +
+            (stream == OutputStream::Stdout ? "stdout" : "stderr") + "\"}\n";
+    return line;
 }
 
 void OutputFramer::cut(OutputStream stream, const QByteArray& bytes, qint64 offset,

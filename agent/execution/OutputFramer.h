@@ -15,9 +15,17 @@ struct OutputFrame {
     QByteArray bytes;
     qint64 offset = 0; ///< logical offset of bytes[0]: stdout and stderr share one offset space
 
-    /// `{"type":"stdout"|"stderr","offset":N,"data":text}` when the bytes are valid UTF-8,
-    /// otherwise `{…,"dataBase64":…}` (RFC 4648 §4): no byte is ever lost.
+    /// `{"type":"stdout"|"stderr","offset":N,"data":text}` when the bytes are valid UTF-8 text,
+    /// otherwise `{…,"dataBase64":…}` (RFC 4648 §4): no byte is ever lost. "Text" also means
+    /// few control characters: JSON spells each one other than \b \f \n \r \t as a 6-byte
+    /// `\u00XX` (RFC 8259 §7), so a frame where they exceed 1/16 of the bytes (e.g. binary
+    /// zeros) goes as base64, which costs 4/3 at most. Clients must accept both fields.
     QJsonObject toEvent() const;
+    /// The same event as one compact NDJSON line (ending in '\n'), written directly from the
+    /// bytes: no QString or QJsonDocument round trip, for high-volume streams.
+    QByteArray toJsonLine() const;
+    /// Whether toEvent()/toJsonLine() use `data` (true) or `dataBase64`.
+    bool sendsAsText() const;
 };
 
 /// Cuts an execution's output into bounded frames as bytes arrive, without waiting for

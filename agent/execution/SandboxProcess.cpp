@@ -10,6 +10,7 @@
 #include <csignal>
 #include <cstring>
 #include <fcntl.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -72,8 +73,21 @@ SandboxProcess::SandboxProcess(QObject* parent) : QObject(parent) {}
 
 SandboxProcess::~SandboxProcess() {
     if (m_pid > 0 && !m_reaped) {
-        ::kill(-m_pid, SIGKILL);
-        ::waitpid(m_pid, nullptr, 0);
+        if (m_guarded) {
+            // Let the guard kill the sandbox (orphans included); the group only as a fallback.
+            ::kill(m_pid, SIGTERM);
+            for (int waited = 0; waited < kGuardGraceMs; waited += 10) {
+                if (::waitpid(m_pid, nullptr, WNOHANG) == m_pid) {
+                    m_reaped = true;
+                    break;
+                }
+                ::usleep(10 * 1000);
+            }
+        }
+        if (!m_reaped) {
+            ::kill(-m_pid, SIGKILL);
+            ::waitpid(m_pid, nullptr, 0);
+        }
     }
     for (int& fd : m_outFd)
         closeFd(fd);
@@ -85,14 +99,17 @@ SandboxProcess::~SandboxProcess() {
 }
 
 bool SandboxProcess::start(const sandbox::SandboxLaunch& launch, const QByteArray& stdinData,
-                           quint64 maxProcesses, QString* error) {
+                           quint64 maxProcesses, QString* error, const QString& guardPath) {
     CStringArray argv, envp;
+    m_guarded = !guardPath.isEmpty();
+    if (m_guarded)
+        argv.add(QFile::encodeName(guardPath));
     argv.add(QFile::encodeName(launch.program));
     for (const QString& a : launch.arguments)
         argv.add(a.toUtf8());
     for (auto it = launch.environment.begin(); it != launch.environment.end(); ++it)
         envp.add((it.key() + '=' + it.value()).toUtf8());
-    const QByteArray program = QFile::encodeName(launch.program);
+    const QByteArray program = QFile::encodeName(m_guarded ? guardPath : launch.program);
     const QByteArray cwd = QFile::encodeName(launch.workingDirectory);
 
     // (source fd, target fd) pairs; sources are first moved to >= kHighFdBase.
@@ -152,11 +169,20 @@ bool SandboxProcess::start(const sandbox::SandboxLaunch& launch, const QByteArra
     char** argvp = argv.finish();
     char** envpp = envp.finish();
     const rlimit nproc{rlim_t(maxProcesses), rlim_t(maxProcesses)};
+    volatile const int deathSignal = m_guarded ? SIGTERM : SIGKILL;
+    const pid_t agentPid = ::getpid();
     volatile int childErrno = 0;
 
     // vfork: the child only makes async-signal-safe system calls and then execs or _exits.
     const pid_t pid = vfork();
     if (pid == 0) {
+        // The launch dies with the agent (the signal survives execve of a program that is not
+        // set-user-ID); if the agent died before this prctl, nothing is started. The agent
+        // spawns from its main thread, whose exit is what PR_SET_PDEATHSIG watches.
+        if (::prctl(PR_SET_PDEATHSIG, deathSignal) != 0 || ::getppid() != agentPid) {
+            childErrno = ::getppid() != agentPid ? ESRCH : errno;
+            _exit(127);
+        }
         ::setpgid(0, 0);
         if (maxProcesses > 0)
             ::setrlimit(RLIMIT_NPROC, &nproc);
@@ -422,8 +448,17 @@ void SandboxProcess::maybeFinish() {
 }
 
 void SandboxProcess::killGroup() {
-    if (m_pid > 0 && !m_reaped)
+    if (m_pid <= 0 || m_reaped)
+        return;
+    if (!m_guarded) {
         ::kill(-m_pid, SIGKILL);
+        return;
+    }
+    ::kill(m_pid, SIGTERM);
+    QTimer::singleShot(kGuardGraceMs, this, [this] {
+        if (!m_reaped)
+            ::kill(-m_pid, SIGKILL); // the guard is stuck: the group at least
+    });
 }
 
 void SandboxProcess::setReadingPaused(bool paused) {

@@ -43,8 +43,13 @@ public:
 
     /// Starts @p launch with @p stdinData written to its stdin (then closed) and RLIMIT_NPROC
     /// @p maxProcesses (0 = inherit). Returns false with @p error set when it could not start.
+    /// With @p guardPath (runbox-sandbox-guard, see its header comment) the launch runs under
+    /// the guard, which gets PR_SET_PDEATHSIG(SIGTERM) so that it kills the whole sandbox when
+    /// the agent dies; without it, bwrap gets PR_SET_PDEATHSIG(SIGKILL) directly. Either way the
+    /// signal is set in the child before exec and the child gives up if the agent is already
+    /// gone (prctl(2)), so no launch outlives an agent that dies while it starts.
     bool start(const sandbox::SandboxLaunch& launch, const QByteArray& stdinData,
-               quint64 maxProcesses, QString* error);
+               quint64 maxProcesses, QString* error, const QString& guardPath = QString());
     pid_t pid() const { return m_pid; }
     /// Host pid of bwrap's sandbox child (from --json-status-fd), 0 until known.
     pid_t sandboxChildPid() const { return m_childPid; }
@@ -52,8 +57,12 @@ public:
     /// only once the helper said `ready`.
     bool commandForked() const;
 
-    /// SIGKILL to the process group (bwrap, the namespace init and anything left in the group).
+    /// Ends the sandbox. Guarded: SIGTERM to the guard, which kills every process of the
+    /// sandbox (orphans included) and exits once none is left; SIGKILL to the whole group if it
+    /// has not exited after kGuardGraceMs. Unguarded: SIGKILL to the process group (bwrap, the
+    /// namespace init and anything left in the group).
     void killGroup();
+    static constexpr int kGuardGraceMs = 5000;
     void setReadingPaused(bool paused);
 
 Q_SIGNALS:
@@ -73,6 +82,7 @@ private:
     void maybeFinish();
 
     pid_t m_pid = 0;
+    bool m_guarded = false;
     pid_t m_childPid = 0;
     int m_pidfd = -1;
     int m_outFd[2] = {-1, -1}; ///< stdout, stderr read ends

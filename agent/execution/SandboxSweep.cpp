@@ -9,10 +9,13 @@
 
 namespace runbox::execution {
 
-int SandboxSweep::killLeftovers(const QString& stateDir, const QString& bwrapPath) {
-    const QString bwrap = QFileInfo(bwrapPath).canonicalFilePath();
+int SandboxSweep::killLeftovers(const QString& stateDir, const QStringList& launchers) {
+    QStringList executables;
+    for (const QString& path : launchers)
+        if (const QString canonical = QFileInfo(path).canonicalFilePath(); !canonical.isEmpty())
+            executables << canonical;
     const QString state = QFileInfo(stateDir).canonicalFilePath();
-    if (bwrap.isEmpty() || state.isEmpty())
+    if (executables.isEmpty() || state.isEmpty())
         return 0;
     int killed = 0;
     const QStringList pids = QDir(QStringLiteral("/proc")).entryList(QDir::Dirs);
@@ -22,7 +25,7 @@ int SandboxSweep::killLeftovers(const QString& stateDir, const QString& bwrapPat
         if (!ok || pid == getpid())
             continue;
         const QString proc = QStringLiteral("/proc/") + pidText;
-        if (QFile::symLinkTarget(proc + QStringLiteral("/exe")) != bwrap ||
+        if (!executables.contains(QFile::symLinkTarget(proc + QStringLiteral("/exe"))) ||
             QFile::symLinkTarget(proc + QStringLiteral("/cwd")) != state)
             continue;
         const pid_t group = getpgid(pid);

@@ -1,5 +1,6 @@
 #include "agent/npu/NpuConfig.h"
 
+#include <QDir>
 #include <QFileInfo>
 
 namespace runbox::npu {
@@ -45,6 +46,18 @@ NpuConfig NpuConfig::fromEnvironment(const QProcessEnvironment& env, NpuConfig b
     const QString dcmi = env.value(QStringLiteral("RUNBOX_NPU_DCMI_PATHS"));
     if (!dcmi.isEmpty())
         base.dcmiLibraryPaths = dcmi.split(QLatin1Char(':'), Qt::SkipEmptyParts);
+    for (const QString& path : env.value(QStringLiteral("RUNBOX_NPU_PROBE_BINDS"))
+                                   .split(QLatin1Char(':'), Qt::SkipEmptyParts))
+        if (QDir::isAbsolutePath(path))
+            base.probeBinds.append(QDir::cleanPath(path));
+    auto takeMs = [&env](const char* name, int* field) {
+        bool ok = false;
+        const int value = env.value(QString::fromLatin1(name)).toInt(&ok);
+        if (ok && value > 0)
+            *field = value;
+    };
+    takeMs("RUNBOX_NPU_CACHE_TTL_MS", &base.cacheTtlMs);
+    takeMs("RUNBOX_NPU_PROBE_TIMEOUT_MS", &base.probeTimeoutMs);
     const QString policy = env.value(QStringLiteral("RUNBOX_NPU_BUSY_POLICY")).toLower();
     if (policy == QLatin1String("refuse"))
         base.busyPolicy = ChipBusyPolicy::Refuse;

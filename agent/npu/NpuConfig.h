@@ -44,6 +44,10 @@ struct NpuConfig {
     bool brokerEnabled = false;
     /// The operator's workload allowlist (JSON) for the broker.
     QString workloadCatalogPath;
+    /// Host paths bound read-only at the same path into the per-chip probe sandbox only (a
+    /// vendor tool's own files outside /usr; tests bind the simulated npu-smi's state here).
+    /// Never bound into executions.
+    QStringList probeBinds;
 
     /// The `npu-smi` to run: npuSmiPath when set, else the first default that exists; empty when
     /// none exists.
@@ -57,8 +61,9 @@ struct NpuConfig {
     /// Overrides from the environment: RUNBOX_NPU_DEVICE_ROOT, RUNBOX_NPU_SMI,
     /// RUNBOX_NPU_DRIVER_PATH, RUNBOX_NPU_TOOLKIT_PATH, RUNBOX_NPU_INSTALL_INFO,
     /// RUNBOX_NPU_DCMI_PATHS (colon-separated), RUNBOX_NPU_BUSY_POLICY (queue|refuse),
-    /// RUNBOX_NPU_BROKER (1|true|yes), RUNBOX_NPU_WORKLOADS (catalog path). Unknown values keep
-    /// the defaults.
+    /// RUNBOX_NPU_BROKER (1|true|yes), RUNBOX_NPU_WORKLOADS (catalog path),
+    /// RUNBOX_NPU_PROBE_BINDS (colon-separated absolute paths), RUNBOX_NPU_CACHE_TTL_MS and
+    /// RUNBOX_NPU_PROBE_TIMEOUT_MS (positive integers). Unknown values keep the defaults.
     static NpuConfig fromEnvironment(const QProcessEnvironment& env, NpuConfig base);
     /// fromEnvironment(env, NpuConfig()).
     static NpuConfig fromEnvironment(const QProcessEnvironment& env);

@@ -6,6 +6,8 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QMutexLocker>
+#include <QReadLocker>
+#include <QWriteLocker>
 
 namespace runbox::npu {
 
@@ -128,6 +130,9 @@ QString NpuInventory::noDeviceReason(const QString& dcmiReason) const {
 }
 
 void NpuInventory::attachProbes(NpuSnapshot* snapshot, const std::optional<NpuSnapshot>& previous) {
+    // Exclusive against reprobe(): the reserved set is read only once no execution's probe runs,
+    // so a chip acquired before this point is skipped and one acquired after waits for us.
+    QWriteLocker probeLock(&m_probeLock);
     QSet<int> reserved;
     {
         QMutexLocker lock(&m_cacheMutex);
@@ -157,6 +162,7 @@ void NpuInventory::attachProbes(NpuSnapshot* snapshot, const std::optional<NpuSn
 }
 
 QList<ChipProbeResult> NpuInventory::reprobe(const QList<int>& logicIds) {
+    QReadLocker probeLock(&m_probeLock);
     const QList<ChipProbeResult> results = m_probe.probeMany(logicIds);
     QMutexLocker lock(&m_cacheMutex);
     if (m_cache)

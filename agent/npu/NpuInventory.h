@@ -5,6 +5,7 @@
 #include "agent/npu/NpuConfig.h"
 
 #include <QMutex>
+#include <QReadWriteLock>
 #include <QSet>
 
 #include <functional>
@@ -43,6 +44,9 @@ public:
 
     /// Probes exactly @p logicIds now (as every execution with chips must, just before it
     /// launches), stores the results in the cached snapshot and returns them in order.
+    /// Reprobes run side by side, but never while a refresh probes: a chip an execution holds is
+    /// then either skipped by the refresh or probed by it before the execution's own probe, so
+    /// an inventory probe never overlaps the execution's use of the chip.
     QList<ChipProbeResult> reprobe(const QList<int>& logicIds);
 
     /// Chips that are held by running executions: they are not probed on refresh (a probe would
@@ -68,6 +72,7 @@ private:
     quint64 m_readsStarted = 0; ///< host reads begun so far
     quint64 m_cacheRead = 0;    ///< which read produced m_cache
     std::function<QSet<int>()> m_reserved;
+    QReadWriteLock m_probeLock; ///< refresh probes (write) vs execution reprobes (read)
 };
 
 } // namespace runbox::npu

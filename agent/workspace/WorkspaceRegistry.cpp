@@ -46,8 +46,11 @@ QString removeTree(const QString& path) {
 }
 
 QJsonObject Workspace::toJson() const {
-    return {
+    QJsonObject json{
         {"id", id}, {"isolation", isolation}, {"createdAt", createdAt.toString(Qt::ISODateWithMs)}};
+    if (uid)
+        json.insert(QStringLiteral("uid"), double(*uid));
+    return json;
 }
 
 WorkspaceRegistry::WorkspaceRegistry(QString workspacesDir, store::WorkspaceRepository* repository)
@@ -55,6 +58,11 @@ WorkspaceRegistry::WorkspaceRegistry(QString workspacesDir, store::WorkspaceRepo
 
 int WorkspaceRegistry::load() {
     QList<store::WorkspaceRecord> rows;
+    // Light workspaces do not outlive the agent: the light host removes their homes at start.
+    if (!m_repository->listLive(QStringLiteral("light"), &rows))
+        for (const store::WorkspaceRecord& row : rows)
+            m_repository->markDeleted(row.id, 0);
+    rows.clear();
     if (m_repository->listLive(QStringLiteral("strong"), &rows))
         return 0;
     for (const store::WorkspaceRecord& row : rows) {
@@ -106,6 +114,39 @@ std::optional<ApiError> WorkspaceRegistry::create(const QString& ownerTokenId, W
     return std::nullopt;
 }
 
+std::optional<ApiError> WorkspaceRegistry::addLight(const QList<Workspace>& workspaces,
+                                                    const QString& ownerTokenId) {
+    QList<store::WorkspaceRecord> rows;
+    rows.reserve(workspaces.size());
+    for (const Workspace& ws : workspaces) {
+        store::WorkspaceRecord row;
+        row.id = ws.id;
+        row.isolation = QStringLiteral("light");
+        row.createdMs = ws.createdAt.toMSecsSinceEpoch();
+        row.rootPath = ws.directory;
+        row.ownerTokenId = ownerTokenId;
+        row.tokenNonce = QString::fromLatin1(ws.tokenNonce);
+        if (ws.uid)
+            row.uid = int(*ws.uid);
+        rows.append(row);
+    }
+    if (auto err = m_repository->insert(rows))
+        return err;
+    for (const Workspace& ws : workspaces)
+        m_workspaces.insert(ws.id, ws);
+    return std::nullopt;
+}
+
+std::optional<ApiError> WorkspaceRegistry::forgetLight(const QString& id) {
+    const Workspace* ws = find(id);
+    if (!ws || !ws->isLight())
+        return ApiError{404, QStringLiteral("workspace_not_found"),
+                        QStringLiteral("no light workspace %1").arg(id)};
+    m_workspaces.remove(id);
+    // The row is only an audit trail: a failure to mark it is reported, the workspace is gone.
+    return m_repository->markDeleted(id, 0);
+}
+
 const Workspace* WorkspaceRegistry::find(const QString& id) const {
     auto it = m_workspaces.constFind(id);
     return it == m_workspaces.constEnd() ? nullptr : &it.value();
@@ -120,6 +161,9 @@ std::optional<ApiError> WorkspaceRegistry::remove(const QString& id) {
     if (!ws)
         return ApiError{404, QStringLiteral("workspace_not_found"),
                         QStringLiteral("no workspace %1").arg(id)};
+    if (ws->isLight())
+        return ApiError{409, QStringLiteral("workspace_is_light"),
+                        QStringLiteral("workspace %1 is a light workspace").arg(id)};
     if (auto err = m_repository->markDeleted(id, 0))
         return err;
     const QString error = removeTree(ws->directory);

@@ -12,38 +12,60 @@
 
 #include <memory>
 #include <optional>
+#include <sys/types.h>
 
 namespace runbox::workspace {
 
-/// A workspace of the strong tier: a directory bound at /workspace in each sandbox.
+/// A workspace: of the strong tier (a directory bound at /workspace in each sandbox) or of the
+/// light tier (a home owned by a dedicated uid, run by agent/light; its env stays there, in
+/// memory, and is never part of this struct).
 struct Workspace {
-    QString id;            ///< "w" + 16 hex
-    QString isolation;     ///< "strong"
+    QString id;            ///< strong: "w" + 16 hex; light: 16 hex
+    QString isolation;     ///< "strong" | "light"
     QByteArray tokenNonce; ///< public nonce of its scoped token (32 hex)
-    QString directory;     ///< host path
+    QString directory;     ///< host path (light: the home)
     QDateTime createdAt;
+    std::optional<uid_t> uid; ///< light: the uid (= gid) its processes run as
     /// The descriptor-relative view of the directory, opened once (file API, snapshots, usage).
+    /// Light: rooted at the home's descriptor, files created through it owned by the uid.
     std::shared_ptr<const WorkspaceFs> fs;
 
-    /// `{"id","isolation","createdAt"}` (never the token, never the host path).
+    bool isLight() const { return uid.has_value(); }
+    /// `{"id","isolation","createdAt"}` plus `"uid"` for light workspaces (never the token,
+    /// never the host path).
     QJsonObject toJson() const;
 };
 
-/// The strong workspaces of this agent: each a directory `<stateDir>/workspaces/<id>/` and a row
-/// of the workspaces table (store::WorkspaceRepository), so they survive restarts.
+/// The workspaces of this agent, by id. Strong ones are each a directory
+/// `<stateDir>/workspaces/<id>/` and a row of the workspaces table (store::WorkspaceRepository),
+/// so they survive restarts. Light ones are registered here by api::LightService (a row without
+/// env, for audit and for executions to refer to), so that auth, listings and the file API
+/// resolve every workspace the same way; they do not survive a restart (their rows are marked
+/// deleted by load()). Not thread-safe: the agent's main thread only.
 class WorkspaceRegistry final {
 public:
     WorkspaceRegistry(QString workspacesDir, store::WorkspaceRepository* repository);
 
-    /// Loads the live strong workspaces from the store; returns how many were loaded.
+    /// Loads the live strong workspaces from the store and marks the light rows of an earlier
+    /// run deleted (their homes are removed by the light host at start); returns how many strong
+    /// workspaces were loaded.
     int load();
     /// Creates a new empty workspace (directory mode 0700) for @p ownerTokenId (audit).
     /// Errors: 500 workspace_create_failed, store errors.
     std::optional<ApiError> create(const QString& ownerTokenId, Workspace* out);
+    /// Registers light workspaces already made by the light host: rows inserted in one
+    /// transaction (all or none), then kept in memory. Store errors are returned as they are.
+    std::optional<ApiError> addLight(const QList<Workspace>& workspaces,
+                                     const QString& ownerTokenId);
+    /// Forgets light workspace @p id (row marked deleted; nothing on disk is touched: the light
+    /// host removes the home). Its token stops working at once. 404 when unknown or not light.
+    std::optional<ApiError> forgetLight(const QString& id);
     const Workspace* find(const QString& id) const;
     QList<Workspace> list() const;
-    /// Marks the workspace deleted in the store and removes its directory tree (never following
-    /// symlinks: nftw(3) FTW_PHYS). Errors: 404 workspace_not_found, 500 workspace_delete_failed.
+    int count() const { return int(m_workspaces.size()); }
+    /// Marks the strong workspace deleted in the store and removes its directory tree (never
+    /// following symlinks: nftw(3) FTW_PHYS). Errors: 404 workspace_not_found, 500
+    /// workspace_delete_failed, 409 workspace_is_light (light ones go through LightService).
     std::optional<ApiError> remove(const QString& id);
 
 private:

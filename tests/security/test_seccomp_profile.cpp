@@ -4,6 +4,7 @@
 // the same call without the filter (positive control), so a refusal that the kernel would give
 // anyway cannot pass as the filter's work.
 
+#include "agent/sandbox/SeccompFilter.h"
 #include "agent/sandbox/SeccompProfile.h"
 
 #include <QFile>
@@ -422,9 +423,15 @@ private Q_SLOTS:
                  QByteArray("threads-ok\nfork-ok\nsocket-ok\n"));
     }
 
-    void testNpuProfileIsTheNetworkProfile() {
-        QCOMPARE(m_npu, m_network);
+    // The Npu profile allows the whole socket family (CANN imports open netlink and other
+    // sockets; the netns stays private), the Network profile filters socket() arguments (no raw,
+    // packet, netlink or MPTCP sockets), and the Baseline denies sockets: three programs.
+    void testNpuProfileAllowsMoreSocketsThanTheNetworkProfile() {
+        QVERIFY(m_npu != m_network);
+        QVERIFY(m_npu != m_baseline);
         QVERIFY(m_network != m_baseline);
+        QVERIFY(!SeccompFilter::deniedSyscalls(SeccompProfileKind::Npu).contains("socket"));
+        QVERIFY(SeccompFilter::deniedSyscalls(SeccompProfileKind::Network).contains("socket"));
     }
 
     // Bad arch kills the process; no return is KILL_THREAD (0), which would leave a

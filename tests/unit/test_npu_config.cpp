@@ -30,6 +30,9 @@ private Q_SLOTS:
         env.insert("RUNBOX_NPU_BUSY_POLICY", "refuse");
         env.insert("RUNBOX_NPU_BROKER", "1");
         env.insert("RUNBOX_NPU_WORKLOADS", "/etc/runbox/npu-workloads.json");
+        env.insert("RUNBOX_NPU_PROBE_BINDS", "/opt/vendor/state::relative/path:/var/log/npu/");
+        env.insert("RUNBOX_NPU_CACHE_TTL_MS", "5000");
+        env.insert("RUNBOX_NPU_PROBE_TIMEOUT_MS", "-3");
         const NpuConfig c = NpuConfig::fromEnvironment(env);
         QCOMPARE(c.deviceRoot, QStringLiteral("/sim/dev"));
         QCOMPARE(c.resolvedNpuSmiPath(), QStringLiteral("/sim/npu-smi"));
@@ -37,6 +40,10 @@ private Q_SLOTS:
         QCOMPARE(c.busyPolicy, ChipBusyPolicy::Refuse);
         QVERIFY(c.brokerEnabled);
         QCOMPARE(c.workloadCatalogPath, QStringLiteral("/etc/runbox/npu-workloads.json"));
+        // Relative paths are dropped; the rest are cleaned.
+        QCOMPARE(c.probeBinds, QStringList({"/opt/vendor/state", "/var/log/npu"}));
+        QCOMPARE(c.cacheTtlMs, 5000);
+        QCOMPARE(c.probeTimeoutMs, 15000); // a negative value keeps the default
         env.insert("RUNBOX_NPU_BROKER", "no");
         QVERIFY(!NpuConfig::fromEnvironment(env).brokerEnabled);
         env.insert("RUNBOX_NPU_BUSY_POLICY", "bogus");

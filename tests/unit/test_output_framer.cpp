@@ -1,5 +1,6 @@
 #include "agent/execution/OutputFramer.h"
 
+#include <QJsonDocument>
 #include <QTest>
 
 using namespace runbox::execution;
@@ -92,6 +93,36 @@ private Q_SLOTS:
         QCOMPARE(incompleteUtf8Tail("a\xf0\x9f\x98"), 3);
         QCOMPARE(incompleteUtf8Tail("a\xf0\x9f\x98\x80"), 0);
         QCOMPARE(incompleteUtf8Tail("a\x80"), 0);
+    }
+    void testJsonLineIsTheSameEventAsToEvent_data() {
+        QTest::addColumn<QByteArray>("bytes");
+        QTest::newRow("plain") << QByteArray("hello world\n");
+        QTest::newRow("quotes and backslashes") << QByteArray("say \"hi\" \\ C:\\dir\n");
+        QTest::newRow("short escapes") << QByteArray("a\tb\rc\bd\fe\n");
+        QTest::newRow("a few controls") << QByteArray("x\x01y\x1fz padding padding padding pad");
+        QTest::newRow("unicode") << QByteArray("\xc3\xa9t\xc3\xa9 \xe2\x9c\x93 \xf0\x9f\x98\x80");
+        QTest::newRow("invalid utf-8") << QByteArray("\xff\xfe\x80ok", 5);
+        QTest::newRow("zeros") << QByteArray(4096, '\0');
+        QTest::newRow("empty") << QByteArray();
+    }
+    void testJsonLineIsTheSameEventAsToEvent() {
+        QFETCH(QByteArray, bytes);
+        const OutputFrame frame{Err, bytes, 12345};
+        const QByteArray line = frame.toJsonLine();
+        QVERIFY(line.endsWith('\n'));
+        QCOMPARE(line.count('\n'), 1);
+        QJsonParseError error;
+        const QJsonDocument doc = QJsonDocument::fromJson(line, &error);
+        QCOMPARE(error.error, QJsonParseError::NoError);
+        QCOMPARE(doc.object(), frame.toEvent());
+    }
+    void testControlHeavyTextIsSentAsBase64() {
+        const OutputFrame zeros{Out, QByteArray(1000, '\0'), 0};
+        QVERIFY(!zeros.sendsAsText()); // valid UTF-8, but 6 bytes of JSON per byte as text
+        QCOMPARE(QByteArray::fromBase64(zeros.toEvent().value("dataBase64").toString().toLatin1()),
+                 zeros.bytes);
+        const OutputFrame log{Out, QByteArray("epoch 1: loss 0.4213, accuracy 0.871\n\x1b[1mdone\x1b[0m\n"), 0};
+        QVERIFY(log.sendsAsText()); // newlines are cheap; a few escapes stay text
     }
 };
 

@@ -1,0 +1,392 @@
+#include "agent/api/LightService.h"
+
+#include "agent/api/AuthVerifier.h"
+#include "agent/api/LightRootPath.h"
+#include "agent/light/LightExecMessage.h"
+#include "agent/light/LightWorkspaceHost.h"
+#include "agent/light/RlimitsJson.h"
+#include "agent/sandbox/EnvPolicy.h"
+#include "agent/store/QuotaStore.h"
+#include "agent/workspace/WorkspaceRegistry.h"
+#include "shared/Crypto.h"
+
+#include <QDateTime>
+#include <QJsonArray>
+#include <QTextStream>
+
+#include <climits>
+#include <cmath>
+#include <fcntl.h>
+
+namespace runbox::api {
+
+namespace {
+
+constexpr int kCountMax = 4096;
+constexpr qint64 kIdleTimeoutMaxS = 7 * 86400;
+constexpr int kInlineCreateMax = 16; ///< larger batches are made on a worker thread
+constexpr int kIdleScanMs = 500;
+
+qint64 nowMs() {
+    return QDateTime::currentMSecsSinceEpoch();
+}
+
+void logLine(const QString& line) {
+    QTextStream(stderr) << QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs) << ' '
+                        << line << Qt::endl;
+}
+
+ApiError bad(const QString& message) {
+    return ApiError{400, QStringLiteral("invalid_request"), message};
+}
+
+/// A whole JSON number in [min, max], or nullopt.
+std::optional<qint64> wholeNumber(const QJsonValue& value, qint64 min, qint64 max) {
+    if (!value.isDouble())
+        return std::nullopt;
+    const double d = value.toDouble();
+    if (!std::isfinite(d) || std::floor(d) != d || d < double(min) || d > double(max))
+        return std::nullopt;
+    return qint64(d);
+}
+
+} // namespace
+
+LightService::LightService(AgentContext* context, QObject* parent)
+    : QObject(parent), m_context(context) {
+    m_workers.setMaxThreadCount(8);
+    m_idleTimer.setInterval(kIdleScanMs);
+    connect(&m_idleTimer, &QTimer::timeout, this, &LightService::evictIdle);
+}
+
+LightService::~LightService() {
+    m_idleTimer.stop();
+    m_workers.waitForDone();
+    m_host.reset(); // removes every workspace, stops the zygote
+}
+
+bool LightService::start(quint16 controlPlanePort) {
+    const config::AgentConfig& config = m_context->config;
+    light::LightHostConfig host;
+    host.workspaceRoot =
+        config.lightRoot.isEmpty() ? config.stateDir + QStringLiteral("/light") : config.lightRoot;
+    host.supervisorPath = light::LightHostConfig::defaultSupervisorPath();
+    host.uids.first = uid_t(config.lightUidFirst);
+    host.uids.count = std::uint32_t(config.lightUidCount);
+    host.minLandlockAbi = int(config.lightMinLandlockAbi);
+    host.controlPlanePorts = {controlPlanePort};
+    m_host = std::make_unique<light::LightWorkspaceHost>(host);
+    applyQuotas();
+    // Only when the tier could run at all: the homes must be reachable by their uids.
+    if (light::LightWorkspaceHost::probe(host).available &&
+        !LightRootPath::makeReachable(host.workspaceRoot, config.stateDir, &m_startError))
+        return false;
+    const bool ok = m_host->start();
+    m_host->setQuarantineListener([](uid_t uid, const QString& reason) {
+        logLine(QStringLiteral("warning: light uid %1 quarantined: %2").arg(uid).arg(reason));
+    });
+    if (ok)
+        m_idleTimer.start();
+    return ok;
+}
+
+bool LightService::available() const {
+    return m_host && m_host->availability().available;
+}
+
+light::LightAvailability LightService::availability() const {
+    if (!m_host) {
+        light::LightAvailability none;
+        none.reason = QStringLiteral("light workspaces not started");
+        return none;
+    }
+    light::LightAvailability availability = m_host->availability();
+    if (!m_startError.isEmpty()) {
+        availability.available = false;
+        availability.reason = m_startError;
+    }
+    return availability;
+}
+
+void LightService::applyQuotas() {
+    if (!m_host || !m_context->quotas)
+        return;
+    const qint64 max = m_context->quotas->current().maxLightWorkspaces;
+    m_host->setCapacity(max <= 0 ? INT_MAX : int(qMin<qint64>(max, INT_MAX)));
+}
+
+std::optional<ApiError> LightService::parseCreate(const QJsonObject& body,
+                                                  LightCreateRequest* out) const {
+    static const QStringList known = {
+        "isolation",   "count",        "env",           "idleTimeoutS",  "maxProcs",
+        "maxMemoryMb", "maxOpenFiles", "maxFileSizeMb", "maxCpuSeconds", "allowedConnectPorts"};
+    for (auto it = body.begin(); it != body.end(); ++it)
+        if (!known.contains(it.key()))
+            return bad(QStringLiteral("unknown field \"%1\"").arg(it.key()));
+    LightCreateRequest r;
+    const QJsonValue count = body.value(QLatin1String("count"));
+    if (!count.isUndefined()) {
+        const auto n = wholeNumber(count, 1, kCountMax);
+        if (!n)
+            return ApiError{
+                400, QStringLiteral("invalid_count"),
+                QStringLiteral("count must be a whole number from 1 to %1").arg(kCountMax)};
+        r.count = int(*n);
+    }
+    if (auto err = sandbox::EnvPolicy::parse(body.value(QLatin1String("env")), &r.options.env))
+        return err;
+    if (auto err = light::LightExecMessage::validateEnv(r.options.env))
+        return err;
+    r.idleTimeoutMs = m_context->config.lightIdleTimeoutS * 1000;
+    const QJsonValue idle = body.value(QLatin1String("idleTimeoutS"));
+    if (!idle.isUndefined() && !idle.isNull()) {
+        const auto s = wholeNumber(idle, 0, kIdleTimeoutMaxS);
+        if (!s)
+            return ApiError{400, QStringLiteral("invalid_idle_timeout"),
+                            QStringLiteral("idleTimeoutS must be a whole number of seconds from 0 "
+                                           "(never) to %1")
+                                .arg(kIdleTimeoutMaxS)};
+        r.idleTimeoutMs = *s * 1000;
+    }
+    ApiError limitError;
+    const auto limits = light::RlimitsJson::fromJson(body, &limitError);
+    if (!limits)
+        return limitError;
+    r.options.limits = *limits;
+    const QJsonValue ports = body.value(QLatin1String("allowedConnectPorts"));
+    if (!ports.isUndefined() && !ports.isNull()) {
+        if (!ports.isArray())
+            return ApiError{400, QStringLiteral("invalid_network_policy"),
+                            QStringLiteral("allowedConnectPorts must be an array of TCP ports")};
+        for (const QJsonValue& v : ports.toArray()) {
+            const auto port = wholeNumber(v, 1, 65535);
+            if (!port)
+                return ApiError{400, QStringLiteral("invalid_network_policy"),
+                                QStringLiteral("allowedConnectPorts items must be 1..65535")};
+            if (!r.options.allowedConnectPorts.contains(quint16(*port)))
+                r.options.allowedConnectPorts.append(quint16(*port));
+        }
+    }
+    *out = std::move(r);
+    return std::nullopt;
+}
+
+void LightService::create(const LightCreateRequest& request, const QString& ownerTokenId,
+                          CreateDone done) {
+    if (!available())
+        return done(ApiError{503, QStringLiteral("light_unavailable"), availability().reason}, {});
+    if (request.count <= kInlineCreateMax) {
+        light::LightCreateResult result;
+        if (auto err = m_host->create(request.options, request.count, &result))
+            return done(err, {});
+        return finishCreate(request, ownerTokenId, result, std::move(done));
+    }
+    light::LightWorkspaceHost* host = m_host.get();
+    m_workers.start([this, host, request, ownerTokenId, done = std::move(done)]() mutable {
+        auto result = std::make_shared<light::LightCreateResult>();
+        const std::optional<ApiError> err =
+            host->create(request.options, request.count, result.get());
+        QMetaObject::invokeMethod(
+            this,
+            [this, err, result, request, ownerTokenId, done = std::move(done)]() mutable {
+                if (err)
+                    return done(err, {});
+                finishCreate(request, ownerTokenId, *result, std::move(done));
+            },
+            Qt::QueuedConnection);
+    });
+}
+
+void LightService::finishCreate(const LightCreateRequest& request, const QString& ownerTokenId,
+                                const light::LightCreateResult& result, CreateDone done) {
+    QList<workspace::Workspace> made;
+    QList<QJsonObject> confinements; // parallel to made
+    QStringList orphans; // created by the host but not registrable: removed again
+    const QDateTime createdAt = QDateTime::currentDateTimeUtc();
+    for (const light::LightWorkspaceInfo& info : result.workspaces) {
+        const int fd = m_host->openHome(info.id);
+        if (fd < 0) {
+            orphans << info.id;
+            continue;
+        }
+        auto fs = std::make_shared<workspace::WorkspaceFs>(workspace::UniqueFd(fd));
+        fs->setOwner(workspace::WorkspaceOwner{info.uid, info.uid});
+        workspace::Workspace ws;
+        ws.id = info.id;
+        ws.isolation = QStringLiteral("light");
+        ws.tokenNonce = crypto::randomBytes(16).toHex();
+        ws.directory = info.home;
+        ws.createdAt = createdAt;
+        ws.uid = info.uid;
+        ws.fs = std::move(fs);
+        made << ws;
+        confinements << info.confinement.toJson();
+    }
+    std::optional<ApiError> error;
+    if (!made.isEmpty())
+        error = m_context->workspaces->addLight(made, ownerTokenId);
+    if (error) {
+        for (const workspace::Workspace& ws : made)
+            orphans << ws.id;
+        made.clear();
+    }
+    if (!orphans.isEmpty())
+        removeInBackground(orphans, [](const QList<ApiError>& errors) {
+            for (const ApiError& e : errors)
+                logLine(QStringLiteral("warning: %1").arg(e.message));
+        });
+    if (error)
+        return done(error, {});
+    const qint64 now = nowMs();
+    QJsonArray items;
+    for (qsizetype i = 0; i < made.size(); ++i) {
+        const workspace::Workspace& ws = made[i];
+        m_entries.insert(ws.id, Entry{request.idleTimeoutMs, now, 0});
+        QJsonObject item = ws.toJson();
+        item.insert(QStringLiteral("token"), QString::fromLatin1(WorkspaceToken::derive(
+                                                 m_context->agentToken, ws.id, ws.tokenNonce)));
+        item.insert(QStringLiteral("confinement"), confinements[i]);
+        item.insert(QStringLiteral("idleTimeoutS"), double(request.idleTimeoutMs / 1000));
+        items.append(item);
+    }
+    m_context->noteWorkspaceCount();
+    done(std::nullopt, {{"workspaces", items}, {"rejected", request.count - int(made.size())}});
+}
+
+void LightService::forget(const QString& id) {
+    m_entries.remove(id);
+    if (auto err = m_context->workspaces->forgetLight(id); err && err->httpStatus != 404)
+        logLine(QStringLiteral("warning: light workspace %1: %2").arg(id, err->message));
+    m_context->noteWorkspaceCount();
+    Q_EMIT workspaceRemoved(id);
+}
+
+void LightService::removeInBackground(const QStringList& ids,
+                                      std::function<void(const QList<ApiError>&)> done) {
+    if (ids.isEmpty())
+        return done({});
+    light::LightWorkspaceHost* host = m_host.get();
+    // One task per workspace: removes block on the kernel (supervisor exit, home walk), so
+    // several run side by side; the last one to finish answers.
+    struct Pending {
+        std::mutex mutex;
+        QList<ApiError> errors;
+        int left = 0;
+    };
+    auto pending = std::make_shared<Pending>();
+    pending->left = int(ids.size());
+    auto finish = std::make_shared<std::function<void(const QList<ApiError>&)>>(std::move(done));
+    for (const QString& id : ids) {
+        m_workers.start([this, host, id, pending, finish] {
+            const std::optional<ApiError> err = host->remove(id);
+            bool last;
+            QList<ApiError> errors;
+            {
+                std::lock_guard lock(pending->mutex);
+                if (err && err->httpStatus != 404)
+                    pending->errors << *err;
+                last = --pending->left == 0;
+                if (last)
+                    errors = pending->errors;
+            }
+            if (last)
+                QMetaObject::invokeMethod(
+                    this, [finish, errors] { (*finish)(errors); }, Qt::QueuedConnection);
+        });
+    }
+}
+
+void LightService::remove(const QString& id, RemoveDone done) {
+    const workspace::Workspace* ws = m_context->workspaces->find(id);
+    if (!ws || !ws->isLight() || !m_host)
+        return done(ApiError{404, QStringLiteral("workspace_not_found"),
+                             QStringLiteral("no workspace %1").arg(id)});
+    forget(id);
+    removeInBackground({id}, [done = std::move(done)](const QList<ApiError>& errors) {
+        done(errors.isEmpty() ? std::nullopt : std::optional<ApiError>(errors.first()));
+    });
+}
+
+void LightService::removeAll(
+    std::function<void(const QStringList& deleted, const QList<ApiError>& errors)> done) {
+    QStringList ids;
+    for (const workspace::Workspace& ws : m_context->workspaces->list())
+        if (ws.isLight())
+            ids << ws.id;
+    for (const QString& id : ids)
+        forget(id);
+    removeInBackground(
+        ids, [ids, done = std::move(done)](const QList<ApiError>& errors) { done(ids, errors); });
+}
+
+void LightService::touch(const QString& id) {
+    const auto it = m_entries.find(id);
+    if (it != m_entries.end())
+        it->lastUsedMs = nowMs();
+}
+
+void LightService::beginActivity(const QString& id) {
+    const auto it = m_entries.find(id);
+    if (it != m_entries.end()) {
+        ++it->active;
+        it->lastUsedMs = nowMs();
+    }
+}
+
+void LightService::endActivity(const QString& id) {
+    const auto it = m_entries.find(id);
+    if (it != m_entries.end()) {
+        it->active = qMax(0, it->active - 1);
+        it->lastUsedMs = nowMs();
+    }
+}
+
+void LightService::evictIdle() {
+    const qint64 now = nowMs();
+    QStringList idle;
+    for (auto it = m_entries.cbegin(); it != m_entries.cend(); ++it) {
+        const Entry& e = it.value();
+        if (e.idleTimeoutMs <= 0 || e.active > 0 || now - e.lastUsedMs < e.idleTimeoutMs)
+            continue;
+        // A managed or otherwise tracked execution still running keeps it too.
+        const auto info = m_host->info(it.key());
+        if (info && info->runningExecutions > 0)
+            continue;
+        idle << it.key();
+    }
+    if (!idle.isEmpty())
+        logLine(QStringLiteral("%1 idle light workspace(s) evicted: %2")
+                    .arg(idle.size())
+                    .arg(idle.mid(0, 8).join(QLatin1Char(' ')) +
+                         (idle.size() > 8 ? QStringLiteral(" …") : QString())));
+    for (const QString& id : idle) {
+        remove(id, [id](std::optional<ApiError> err) {
+            if (err)
+                logLine(QStringLiteral("warning: evicting light workspace %1: %2")
+                            .arg(id, err->message));
+        });
+    }
+}
+
+QJsonObject LightService::healthJson() const {
+    QJsonObject json = availability().toJson();
+    json.insert(QStringLiteral("workspaces"), m_host ? m_host->count() : 0);
+    const qint64 capacity = m_context->quotas ? m_context->quotas->current().maxLightWorkspaces : 0;
+    json.insert(QStringLiteral("capacity"), capacity);
+    json.insert(QStringLiteral("defaultIdleTimeoutS"), m_context->config.lightIdleTimeoutS);
+    if (m_host && m_host->uidPool()) {
+        const light::UidPool::Stats stats = m_host->uidPool()->stats();
+        json.insert(QStringLiteral("uids"),
+                    QJsonObject{{"free", double(stats.free)},
+                                {"inUse", double(stats.inUse)},
+                                {"quarantined", double(stats.quarantined)}});
+        QJsonArray quarantined;
+        const auto reasons = m_host->uidPool()->quarantined();
+        for (auto it = reasons.cbegin(); it != reasons.cend(); ++it)
+            quarantined.append(QJsonObject{{"uid", double(it.key())}, {"reason", it.value()}});
+        json.insert(QStringLiteral("quarantinedUids"), quarantined);
+    }
+    return json;
+}
+
+} // namespace runbox::api

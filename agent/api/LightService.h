@@ -1,0 +1,119 @@
+#pragma once
+
+#include "agent/api/AgentContext.h"
+#include "agent/light/LightTypes.h"
+#include "shared/ApiError.h"
+
+#include <QHash>
+#include <QJsonObject>
+#include <QObject>
+#include <QThreadPool>
+#include <QTimer>
+
+#include <functional>
+#include <memory>
+#include <optional>
+
+namespace runbox::light {
+class LightWorkspaceHost;
+}
+
+namespace runbox::api {
+
+/// A parsed `POST /v1/workspaces {"isolation":"light",…}` body.
+struct LightCreateRequest {
+    int count = 1;                        ///< 1..4096
+    light::LightWorkspaceOptions options; ///< env (memory only), rlimits, allowed ports
+    qint64 idleTimeoutMs = 0;             ///< 0 = never evicted
+};
+
+/// The light tier inside the agent (issue 7): owns the LightWorkspaceHost, registers its
+/// workspaces in the WorkspaceRegistry (so auth, listings and the file API treat them like strong
+/// ones), deletes them off the event-loop thread, and evicts idle ones. Lives on the main thread;
+/// every callback it takes is called there.
+///
+/// Deleting first forgets the workspace in the registry (its token and every route answer
+/// 401/404 from then on, and workspaceRemoved() tells open proxy streams), then the host kills
+/// everything of the uid and removes the home on a worker thread; the uid returns to the pool
+/// only after that. So a request racing a delete fails with 404 (registry) or 409 (host), and
+/// never runs under a recycled uid.
+class LightService final : public QObject {
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(LightService)
+public:
+    explicit LightService(AgentContext* context, QObject* parent = nullptr);
+    /// Deletes every light workspace (blocking) and stops the host.
+    ~LightService() override;
+
+    /// Starts the host: homes under `<state>/light` (or config.lightRoot; LightRootPath makes it
+    /// reachable by the workspace uids, or refuses with the reason), @p controlPlanePort (the
+    /// agent's port) never reachable from a workspace, capacity from the quotas, minimum Landlock
+    /// ABI from the config. False when the tier is unavailable (availability() says why); the agent
+    /// runs on.
+    bool start(quint16 controlPlanePort);
+    bool available() const;
+    light::LightAvailability availability() const;
+    light::LightWorkspaceHost* host() const { return m_host.get(); }
+    /// Applies the quotas in force (maxLightWorkspaces; 0 = only the uid range limits).
+    void applyQuotas();
+
+    /// Reads a create body (isolation already checked): `count` (1..4096), `env` (object of
+    /// strings, sandbox::EnvPolicy rules), `idleTimeoutS` (0..604800; default from the config),
+    /// `maxProcs`, `maxMemoryMb`, `maxOpenFiles`, `maxFileSizeMb`, `maxCpuSeconds`
+    /// (light::RlimitsJson), `allowedConnectPorts` (array of 1..65535). 400 on anything else.
+    std::optional<ApiError> parseCreate(const QJsonObject& body, LightCreateRequest* out) const;
+
+    using CreateDone = std::function<void(std::optional<ApiError> error, const QJsonObject& body)>;
+    /// Creates the workspaces and registers them. @p done gets the 201 body
+    /// `{"workspaces":[{"id","token","uid","isolation":"light","confinement":{…},"createdAt"}],
+    /// "rejected":M}` (a full host is not an error: M counts what did not fit), or an error:
+    /// 503 light_unavailable, 400s from the host, store errors.
+    void create(const LightCreateRequest& request, const QString& ownerTokenId, CreateDone done);
+
+    using RemoveDone = std::function<void(std::optional<ApiError> error)>;
+    /// Deletes light workspace @p id (404 when unknown; 500 cleanup_failed with the reason when
+    /// its uid had to be quarantined).
+    void remove(const QString& id, RemoveDone done);
+    /// Deletes every light workspace; @p done gets the ids deleted and the errors.
+    void
+    removeAll(std::function<void(const QStringList& deleted, const QList<ApiError>& errors)> done);
+
+    /// Marks @p id as used now (any authenticated route naming it). No-op for other ids.
+    void touch(const QString& id);
+    /// Something is running for @p id (a sync exec, a proxied request): never evicted meanwhile.
+    void beginActivity(const QString& id);
+    void endActivity(const QString& id);
+
+    /// `availability().toJson()` plus `"workspaces"`, `"capacity"`, `"defaultIdleTimeoutS"`,
+    /// `"uids":{"free","inUse","quarantined"}` and `"quarantinedUids":[{"uid","reason"}]`.
+    QJsonObject healthJson() const;
+
+Q_SIGNALS:
+    /// @p id was forgotten (deleted or evicted): streams still open on it must end.
+    void workspaceRemoved(const QString& id);
+
+private:
+    struct Entry {
+        qint64 idleTimeoutMs = 0;
+        qint64 lastUsedMs = 0;
+        int active = 0;
+    };
+    /// Registers what the host created; answers @p done.
+    void finishCreate(const LightCreateRequest& request, const QString& ownerTokenId,
+                      const light::LightCreateResult& result, CreateDone done);
+    /// Forgets @p id here and in the registry (the first step of every delete).
+    void forget(const QString& id);
+    /// Runs host->remove(@p ids) on the worker pool, then @p done on this thread.
+    void removeInBackground(const QStringList& ids,
+                            std::function<void(const QList<ApiError>&)> done);
+    void evictIdle();
+
+    AgentContext* m_context;
+    std::unique_ptr<light::LightWorkspaceHost> m_host;
+    QString m_startError; ///< why start() refused before the host was asked (root unreachable)
+    QHash<QString, Entry> m_entries; ///< the light workspaces registered and not being deleted
+    QThreadPool m_workers;           ///< blocking host calls (remove, large creates)
+    QTimer m_idleTimer;
+};
+
+} // namespace runbox::api

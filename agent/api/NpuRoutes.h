@@ -1,0 +1,55 @@
+#pragma once
+
+#include "agent/api/AgentContext.h"
+#include "agent/api/Router.h"
+
+#include <QHash>
+#include <QObject>
+
+namespace runbox::npu {
+class BrokerJob;
+}
+
+namespace runbox::api {
+
+/// The NPU routes (issue #5; docs/npu.md):
+/// - `GET /v1/npu/chips[?refresh=true]` → `{capturedAt, source: "dcmi"|"npu-smi"|"none",
+///   reason, chips: [{logicId, npuId, chipId, name, supported, health, powerW, temperatureC,
+///   aiCorePercent, hbmUsedMb, hbmTotalMb, busId, probe: {usable, reason, at}}], held: [ids]}`,
+///   served from the inventory's cache (about a minute), read and probed on a worker thread
+///   (never on the event loop). A host without NPU answers an empty list and the reason.
+///
+/// Host broker, registered only when `RUNBOX_NPU_BROKER=1` (otherwise every path below is a
+/// plain 404 `not_found`, like any unknown route, and nothing is exposed):
+/// - `GET /v1/npu/workloads` → `{"workloads": [{id, label, description, inputs, npuDevices,
+///   timeoutMs}]}` (never the argv).
+/// - `POST /v1/npu/jobs {workloadId, workspace, inputs?: {NAME: relative path}, npuDevices?,
+///   jobId?}` → 202 with the job; 400 `unknown_workload` / `invalid_input` /
+///   `invalid_npu_devices`, 404 `workspace_not_found`, 409 `duplicate_job`.
+/// - `GET /v1/npu/jobs` → `{"jobs": [...]}`, oldest first; `GET /v1/npu/jobs/{id}` → the job
+///   (`BrokerJob::toJson()` plus `"workspace"`); 404 `job_not_found`.
+/// - `GET /v1/npu/jobs/{id}/log?offset=N&follow=true` → NDJSON (BrokerLogSession).
+/// - `POST /v1/npu/jobs/{id}/cancel` → the job (SIGTERM to its group, SIGKILL after the grace).
+/// Workspace ids resolve through the WorkspaceRegistry; a workspace token reaches only its own
+/// workspace's jobs.
+class NpuRoutes final : public QObject {
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(NpuRoutes)
+public:
+    explicit NpuRoutes(AgentContext* context, QObject* parent = nullptr);
+    void registerRoutes(Router& router);
+
+private:
+    void chips(http::HttpExchange* ex);
+    void submitJob(http::HttpExchange* ex, const Principal& who);
+    void listJobs(http::HttpExchange* ex, const Principal& who);
+    void streamLog(http::HttpExchange* ex, npu::BrokerJob* job);
+    /// The job if @p who may see it; otherwise replies 404 and returns null.
+    npu::BrokerJob* findVisible(http::HttpExchange* ex, const Principal& who, const QString& id);
+    QJsonObject jobJson(const npu::BrokerJob& job) const;
+
+    AgentContext* m_context;
+    QHash<QString, QString> m_jobWorkspace; ///< job id → workspace id
+};
+
+} // namespace runbox::api

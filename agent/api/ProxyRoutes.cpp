@@ -1,0 +1,64 @@
+#include "agent/api/ProxyRoutes.h"
+
+#include "agent/api/LightService.h"
+#include "agent/api/ProxySession.h"
+#include "agent/api/WorkspaceSocket.h"
+#include "agent/workspace/WorkspaceFs.h"
+
+#include <QRegularExpression>
+
+namespace runbox::api {
+
+ProxyRoutes::ProxyRoutes(AgentContext* context, QObject* parent)
+    : QObject(parent), m_context(context) {}
+
+void ProxyRoutes::registerRoutes(Router& router) {
+    for (const char* method : {"GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+        router.add(method, QStringLiteral("/v1/workspaces/{id}/proxy/{port}/{path...}"),
+                   [this](http::HttpExchange* ex, const Principal& who, const PathParams& p) {
+                       handle(ex, who, p);
+                   });
+}
+
+void ProxyRoutes::handle(http::HttpExchange* ex, const Principal& who, const PathParams& params) {
+    const QString id = params.value(QStringLiteral("id"));
+    const workspace::Workspace* ws = m_context->workspaces->find(id);
+    if (!ws || !who.mayUseWorkspace(id))
+        return ex->replyError(404, QStringLiteral("workspace_not_found"),
+                              QStringLiteral("no workspace %1").arg(id));
+    if (!ws->isLight() || !ws->fs)
+        return ex->replyError(400, QStringLiteral("proxy_unsupported"),
+                              QStringLiteral("the port proxy serves light workspaces only"));
+    if (!m_context->light || !m_context->light->available())
+        return ex->replyError(503, QStringLiteral("light_unavailable"),
+                              QStringLiteral("light workspaces are not available"));
+    static const QRegularExpression digits(QStringLiteral("^[1-9][0-9]{0,4}$"));
+    const QString portText = params.value(QStringLiteral("port"));
+    const int port = portText.toInt();
+    if (!digits.match(portText).hasMatch() || port < 1 || port > 65535)
+        return ex->replyError(400, QStringLiteral("invalid_port"),
+                              QStringLiteral("the port must be a number from 1 to 65535"));
+    const http::HttpRequest& req = ex->request();
+    if (!req.header("upgrade").isEmpty())
+        return ex->replyError(501, QStringLiteral("websocket_unsupported"),
+                              QStringLiteral("the port proxy does not relay protocol upgrades "
+                                             "(WebSocket) yet"));
+    // The rest of the raw path, as sent (still percent-encoded): the workspace decodes it.
+    const QByteArray rest = params.value(QStringLiteral("path")).toLatin1();
+    for (char c : rest)
+        if (static_cast<unsigned char>(c) <= 0x20 || c == 0x7f)
+            return ex->replyError(400, QStringLiteral("invalid_path"),
+                                  QStringLiteral("the proxied path has control characters"));
+    QByteArray target = '/' + rest;
+    if (!req.rawQuery.isEmpty() || req.rawTarget.contains('?'))
+        target += '?' + req.rawQuery;
+    ApiError error;
+    const int fd = WorkspaceSocket::connect(ws->fs->rootFd(), *ws->uid, port, &error);
+    if (fd < 0)
+        return ex->replyError(error);
+    const QByteArray prefix = "/v1/workspaces/" + id.toLatin1() + "/proxy/" + portText.toLatin1();
+    auto* session = new ProxySession(ex, m_context->light, id, fd, target, prefix, this);
+    session->start();
+}
+
+} // namespace runbox::api

@@ -1,0 +1,34 @@
+#pragma once
+
+#include "agent/api/AgentContext.h"
+#include "agent/api/Router.h"
+
+#include <QObject>
+
+namespace runbox::api {
+
+/// The port proxy of light workspaces (issue 7):
+/// `GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS /v1/workspaces/{id}/proxy/{port}/{path...}` forwards
+/// the request to `~/.runbox/proxy/{port}.sock` in the workspace's home (WorkspaceSocket: no
+/// link followed, a socket owned by the workspace uid, peer credentials checked once connected)
+/// as `/{path}?{query}`, and streams the response back (ProxySession; SSE included). Every
+/// request, including each one on a kept-alive connection, has passed ApiService's signature
+/// check before it gets here; the workspace's token or the agent token may use it.
+///
+/// Errors: 404 workspace_not_found, 400 proxy_unsupported (a strong workspace), 400 invalid_port
+/// (not 1..65535), 400 invalid_path, 501 websocket_unsupported (`Upgrade` requests), 503
+/// light_unavailable, then WorkspaceSocket's 403/502/503 and ProxySession's 502/504.
+class ProxyRoutes final : public QObject {
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(ProxyRoutes)
+public:
+    explicit ProxyRoutes(AgentContext* context, QObject* parent = nullptr);
+    void registerRoutes(Router& router);
+
+private:
+    void handle(http::HttpExchange* ex, const Principal& who, const PathParams& params);
+
+    AgentContext* m_context;
+};
+
+} // namespace runbox::api

@@ -1,0 +1,72 @@
+#pragma once
+
+#include "agent/http/HttpExchange.h"
+
+#include <QByteArray>
+#include <QList>
+#include <QObject>
+#include <QPair>
+#include <QPointer>
+#include <QTimer>
+
+#include <http_parser.h>
+
+class QLocalSocket;
+
+namespace runbox::api {
+
+class LightService;
+
+/// One request forwarded by the port proxy (issue 7) to a light workspace's unix socket, and its
+/// response streamed back: the request goes out as HTTP/1.1 with `Connection: close`, without
+/// the agent's auth headers and hop-by-hop headers (RFC 9110 §7.6.1), with `X-Forwarded-For`,
+/// `X-Forwarded-Prefix`; the response head is parsed with http-parser and relayed (status,
+/// end-to-end headers), its body re-chunked as it arrives — so `text/event-stream` (SSE) flows
+/// event by event. Reading from the workspace pauses while more than 1 MiB waits for the client.
+/// The client going away, the workspace being deleted, or 60 s without a response head end it.
+/// Deletes itself at the end.
+class ProxySession final : public QObject {
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(ProxySession)
+public:
+    /// @p socketFd: connected (WorkspaceSocket::connect), owned from here on. @p target: the
+    /// origin-form target for the workspace ("/path?query"). @p prefix: the public path prefix.
+    ProxySession(http::HttpExchange* exchange, LightService* light, QString workspaceId,
+                 int socketFd, QByteArray target, QByteArray prefix, QObject* parent = nullptr);
+    ~ProxySession() override;
+
+    void start();
+
+private:
+    static int onHeaderField(http_parser* p, const char* at, size_t len);
+    static int onHeaderValue(http_parser* p, const char* at, size_t len);
+    static int onHeadersComplete(http_parser* p);
+    static int onBody(http_parser* p, const char* at, size_t len);
+    static int onMessageComplete(http_parser* p);
+
+    QByteArray requestHead() const;
+    void onUpstreamData();
+    void onUpstreamClosed();
+    void feed(const char* data, size_t size);
+    void fail(int status, const QString& code, const QString& message);
+    void finish();
+
+    QPointer<http::HttpExchange> m_exchange;
+    LightService* m_light;
+    QString m_workspaceId;
+    QLocalSocket* m_upstream;
+    QByteArray m_target, m_prefix;
+    http_parser m_parser{};
+    http_parser_settings m_settings{};
+    QList<QPair<QByteArray, QByteArray>> m_headers; ///< upstream response headers
+    QByteArray m_field, m_value;
+    bool m_lastWasValue = false;
+    qint64 m_headBytes = 0;
+    bool m_headDone = false;
+    bool m_chunked = false; ///< the client response is a chunked stream
+    bool m_paused = false;
+    bool m_done = false;
+    QTimer m_headTimer;
+};
+
+} // namespace runbox::api

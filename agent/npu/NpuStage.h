@@ -1,0 +1,64 @@
+#pragma once
+
+#include "agent/execution/LaunchPlanner.h"
+#include "agent/npu/NpuChip.h"
+
+#include <QHash>
+#include <QObject>
+#include <QPointer>
+
+namespace runbox::npu {
+
+class NpuService;
+
+/// The launch stage that passes Ascend chips into a sandbox (issue #5). For an execution whose
+/// permission epoch names chips (`npuDevices`, validated at request time):
+/// 1. acquires them in the shared ChipReservations under the operator's policy: queue (the
+///    execution waits here, its record still `queued`, until every chip is free) or refuse
+///    (409 `chip_busy`; the execution ends `setup_failed`);
+/// 2. probes exactly those chips again, off the event-loop thread; any unusable chip refuses the
+///    launch (503 `npu_unusable`, the reason names the chip) — it never runs on fewer chips;
+/// 3. adds NpuPassthrough's bwrap fragment (after `--dev /dev`) and environment, and selects the
+///    `Npu` seccomp profile;
+/// 4. registers a release action, so the chips are freed when the execution ends.
+/// An execution with no chips passes through untouched: its launch is byte-for-byte the same.
+///
+/// Reservation holders are `exec:<executionId>` (broker job ids cannot contain ':').
+/// Lives on the event-loop thread.
+class NpuStage final : public QObject, public execution::LaunchStage {
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(NpuStage)
+public:
+    explicit NpuStage(NpuService* service, QObject* parent = nullptr);
+    ~NpuStage() override;
+
+    void prepare(const execution::LaunchContext& context, execution::LaunchPlan* plan,
+                 std::function<void(std::optional<ApiError>)> done) override;
+    /// Withdraws a waiting request, drops an unfinished probe's result, and frees whatever the
+    /// execution holds; its done() is never called afterwards.
+    void abandon(const QString& executionId) override;
+
+    /// Executions waiting for chips or for their probe.
+    int pendingCount() const { return int(m_pending.size()); }
+    /// The reservation holder name of @p executionId.
+    static QString holderOf(const QString& executionId);
+
+private:
+    struct Pending {
+        QList<int> chips;
+        execution::LaunchPlan* plan = nullptr; ///< kept alive by @c done (LaunchPlanner)
+        std::function<void(std::optional<ApiError>)> done;
+        bool probing = false;
+    };
+    void onGranted(const QString& holder);
+    void beginProbe(const QString& executionId);
+    void onProbed(const QString& executionId, const QList<ChipProbeResult>& results);
+    /// Adds the passthrough to @p plan; an error when a device node is missing.
+    std::optional<ApiError> applyPassthrough(const QList<int>& chips,
+                                             execution::LaunchPlan* plan) const;
+
+    NpuService* m_service;
+    QHash<QString, Pending> m_pending; ///< by execution id
+};
+
+} // namespace runbox::npu

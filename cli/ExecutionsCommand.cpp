@@ -1,0 +1,161 @@
+#include "cli/ExecutionsCommand.h"
+
+#include "cli/CliOptions.h"
+#include "cli/Units.h"
+#include "shared/ApiClient.h"
+
+#include <QDeadlineTimer>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QTextStream>
+#include <QThread>
+#include <QUrl>
+
+#include <csignal>
+#include <cstring>
+
+namespace runbox::cli {
+
+namespace {
+
+constexpr int kCancelWaitMs = 60000;
+
+bool isFinal(const QString& state) {
+    return state != QLatin1String("queued") && state != QLatin1String("running");
+}
+
+int reportError(const char* command, const ApiResponse& r) {
+    QTextStream(stderr) << "runbox " << command << ": " << r.status << ' ' << r.errorCode() << ": "
+                        << r.errorMessage() << Qt::endl;
+    return 1;
+}
+
+QString exitText(const QJsonObject& e) {
+    const QJsonValue code = e.value(QLatin1String("exitCode"));
+    if (code.isDouble())
+        return QString::number(code.toInt());
+    const int signal = e.value(QLatin1String("signal")).toInt(0);
+    if (signal > 0 && signal < NSIG && sigabbrev_np(signal))
+        return QStringLiteral("SIG") + QLatin1String(sigabbrev_np(signal));
+    return QStringLiteral("-");
+}
+
+QStringList rowOf(const QJsonObject& e) {
+    const QJsonValue queue = e.value(QLatin1String("queuePosition"));
+    const QJsonValue duration = e.value(QLatin1String("durationMs"));
+    QString created = e.value(QLatin1String("createdAt")).toString();
+    created.replace(QLatin1Char('T'), QLatin1Char(' '));
+    created = created.left(19); // seconds are enough in a table
+    return {e.value(QLatin1String("executionId")).toString(),
+            e.value(QLatin1String("workspace")).toString(),
+            e.value(QLatin1String("kind")).toString(),
+            e.value(QLatin1String("state")).toString(),
+            queue.isDouble() ? QString::number(queue.toInt()) : QStringLiteral("-"),
+            created,
+            duration.isDouble() && duration.toInteger() > 0 ? formatDurationMs(duration.toInteger())
+                                                            : QStringLiteral("-"),
+            exitText(e)};
+}
+
+} // namespace
+
+QString formatTable(const QList<QStringList>& rows) {
+    QList<qsizetype> widths;
+    for (const QStringList& row : rows)
+        for (qsizetype i = 0; i < row.size(); ++i) {
+            if (widths.size() <= i)
+                widths.append(0);
+            widths[i] = std::max(widths[i], row[i].size());
+        }
+    QString text;
+    for (const QStringList& row : rows) {
+        QString line;
+        for (qsizetype i = 0; i < row.size(); ++i)
+            line += i + 1 < row.size() ? row[i].leftJustified(widths[i] + 2) : row[i];
+        text += line + QLatin1Char('\n');
+    }
+    return text;
+}
+
+int runPs(ApiClient& client, QStringList args) {
+    QTextStream err(stderr);
+    QString error;
+    const QString workspace = takeOption(&args, QStringLiteral("--workspace"), &error);
+    const QString state = takeOption(&args, QStringLiteral("--state"), &error);
+    const QString limit = takeOption(&args, QStringLiteral("--limit"), &error);
+    const QString cursor = takeOption(&args, QStringLiteral("--cursor"), &error);
+    const bool json = takeFlag(&args, QStringLiteral("--json"));
+    if (error.isEmpty() && !args.isEmpty())
+        error = QStringLiteral("unexpected argument \"%1\"").arg(args.first());
+    bool limitOk = true;
+    if (!limit.isEmpty() && (limit.toInt(&limitOk) < 1 || !limitOk))
+        error = QStringLiteral("--limit takes a positive number");
+    if (!error.isEmpty()) {
+        err << "runbox ps: " << error << Qt::endl;
+        return 2;
+    }
+    QByteArray path = "/v1/executions";
+    char separator = '?';
+    const auto add = [&](const char* name, const QString& value) {
+        if (value.isEmpty())
+            return;
+        path += separator + QByteArray(name) + '=' + QUrl::toPercentEncoding(value, ",");
+        separator = '&';
+    };
+    add("workspace", workspace);
+    add("state", state);
+    add("limit", limit);
+    add("cursor", cursor);
+    const ApiResponse r = client.call("GET", path);
+    if (!r.ok())
+        return reportError("ps", r);
+    const QJsonObject page = r.json();
+    if (json) {
+        QTextStream(stdout) << QJsonDocument(page).toJson(QJsonDocument::Indented);
+        return 0;
+    }
+    QList<QStringList> rows{{QStringLiteral("EXECUTION"), QStringLiteral("WORKSPACE"),
+                             QStringLiteral("KIND"), QStringLiteral("STATE"),
+                             QStringLiteral("QUEUE"), QStringLiteral("CREATED"),
+                             QStringLiteral("DURATION"), QStringLiteral("EXIT")}};
+    for (const QJsonValue& v : page.value(QLatin1String("executions")).toArray())
+        rows.append(rowOf(v.toObject()));
+    QTextStream(stdout) << formatTable(rows);
+    const QString next = page.value(QLatin1String("nextCursor")).toString();
+    if (!next.isEmpty())
+        err << "more: runbox ps --cursor " << next << Qt::endl;
+    return 0;
+}
+
+int runCancel(ApiClient& client, QStringList args) {
+    const bool json = takeFlag(&args, QStringLiteral("--json"));
+    const bool noWait = takeFlag(&args, QStringLiteral("--no-wait"));
+    if (args.size() != 1 || args.first().startsWith('-')) {
+        QTextStream(stderr) << "runbox cancel: usage: runbox cancel [--no-wait] [--json] ID"
+                            << Qt::endl;
+        return 2;
+    }
+    const QByteArray path = "/v1/executions/" + QUrl::toPercentEncoding(args.first());
+    ApiResponse r = client.call("POST", path + "/cancel");
+    if (!r.ok())
+        return reportError("cancel", r);
+    // A running execution becomes final once its process is gone: wait for that.
+    QDeadlineTimer deadline(kCancelWaitMs);
+    while (!noWait && !isFinal(r.json().value(QLatin1String("state")).toString()) &&
+           !deadline.hasExpired()) {
+        QThread::msleep(50);
+        r = client.call("GET", path);
+        if (!r.ok())
+            return reportError("cancel", r);
+    }
+    const QJsonObject record = r.json();
+    QTextStream out(stdout);
+    if (json)
+        out << QJsonDocument(record).toJson(QJsonDocument::Compact) << '\n';
+    else
+        out << record.value(QLatin1String("executionId")).toString() << ' '
+            << record.value(QLatin1String("state")).toString() << '\n';
+    return 0;
+}
+
+} // namespace runbox::cli

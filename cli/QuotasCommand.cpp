@@ -1,0 +1,165 @@
+#include "cli/QuotasCommand.h"
+
+#include "cli/CliOptions.h"
+#include "cli/ExecutionsCommand.h"
+#include "cli/Units.h"
+#include "shared/ApiClient.h"
+
+#include <QJsonDocument>
+#include <QTextStream>
+
+#include <optional>
+
+namespace runbox::cli {
+
+namespace {
+
+enum class Unit { Bytes, DurationMs, Count };
+
+/// One quota as the CLI shows and sets it.
+struct QuotaField {
+    const char* field;  ///< JSON field of /v1/settings/quotas
+    const char* option; ///< `quotas set` option
+    Unit unit;
+};
+
+constexpr QuotaField kFields[] = {
+    {"maxWorkspaceBytes", "--workspace", Unit::Bytes},
+    {"maxOutputBytes", "--output", Unit::Bytes},
+    {"uploadMaxFileBytes", "--upload-file", Unit::Bytes},
+    {"uploadMaxRequestBytes", "--upload-request", Unit::Bytes},
+    {"defaultExecutionTimeoutMs", "--timeout", Unit::DurationMs},
+    {"maxExecutionTimeoutMs", "--max-timeout", Unit::DurationMs},
+    {"maxConcurrentExecutions", "--concurrency", Unit::Count},
+    {"maxLightWorkspaces", "--light-workspaces", Unit::Count},
+};
+
+QString formatValue(Unit unit, const QJsonValue& value) {
+    if (!value.isDouble())
+        return value.isString() ? value.toString() : QStringLiteral("-");
+    const qint64 v = value.toInteger();
+    switch (unit) {
+    case Unit::Bytes:
+        return formatGiB(v);
+    case Unit::DurationMs:
+        return formatDurationMs(v);
+    case Unit::Count:
+        return v == 0 ? QStringLiteral("unlimited") : QString::number(v);
+    }
+    return {};
+}
+
+std::optional<qint64> parseCount(const QString& text, QString* error) {
+    if (text.trimmed().compare(QLatin1String("unlimited"), Qt::CaseInsensitive) == 0)
+        return 0;
+    bool ok = false;
+    const qint64 n = text.trimmed().toLongLong(&ok);
+    if (!ok || n < 0) {
+        *error = QStringLiteral("\"%1\" is not a count (a whole number or unlimited)")
+                     .arg(text.left(40));
+        return std::nullopt;
+    }
+    return n;
+}
+
+const QuotaField* fieldNamed(const QString& name) {
+    for (const QuotaField& f : kFields)
+        if (name == QLatin1String(f.field))
+            return &f;
+    return nullptr;
+}
+
+} // namespace
+
+QString formatQuotas(const QJsonObject& body) {
+    const QJsonObject quotas = body.value(QLatin1String("quotas")).toObject();
+    QList<QStringList> rows{{QStringLiteral("QUOTA"), QStringLiteral("VALUE")}};
+    for (const QuotaField& f : kFields)
+        if (quotas.contains(QLatin1String(f.field)))
+            rows.append({QLatin1String(f.field),
+                         formatValue(f.unit, quotas.value(QLatin1String(f.field)))});
+    for (auto it = quotas.begin(); it != quotas.end(); ++it) // fields this CLI does not know yet
+        if (!fieldNamed(it.key()))
+            rows.append({it.key(), QString::number(it.value().toInteger())});
+    QString text = formatTable(rows);
+    const QJsonObject last = body.value(QLatin1String("lastChange")).toObject();
+    if (!last.isEmpty()) {
+        QString key = last.value(QLatin1String("key")).toString();
+        if (key.startsWith(QLatin1String("quota.")))
+            key = key.mid(6);
+        const QuotaField* f = fieldNamed(key);
+        const Unit unit = f ? f->unit : Unit::Count;
+        text += QStringLiteral("last change: %1 %2 -> %3 by %4 at %5\n")
+                    .arg(key, formatValue(unit, last.value(QLatin1String("before"))),
+                         formatValue(unit, last.value(QLatin1String("after"))),
+                         last.value(QLatin1String("tokenId")).toString(),
+                         last.value(QLatin1String("at")).toString());
+    }
+    return text;
+}
+
+QString parseQuotaOptions(QStringList* args, QJsonObject* patch) {
+    QString error;
+    for (const QuotaField& f : kFields) {
+        const QString text = takeOption(args, QLatin1String(f.option), &error);
+        if (!error.isEmpty())
+            return error;
+        if (text.isEmpty())
+            continue;
+        std::optional<qint64> value;
+        switch (f.unit) {
+        case Unit::Bytes:
+            value = parseBytes(text, &error);
+            break;
+        case Unit::DurationMs:
+            value = parseDurationMs(text, &error);
+            break;
+        case Unit::Count:
+            value = parseCount(text, &error);
+            break;
+        }
+        if (!value)
+            return QStringLiteral("%1: %2").arg(QLatin1String(f.option), error);
+        patch->insert(QLatin1String(f.field), *value);
+    }
+    if (!args->isEmpty())
+        return QStringLiteral("unexpected argument \"%1\"").arg(args->first());
+    if (patch->isEmpty())
+        return QStringLiteral("nothing to set: give at least one of --workspace, --output, "
+                              "--upload-file, --upload-request, --timeout, --max-timeout, "
+                              "--concurrency, --light-workspaces");
+    return {};
+}
+
+int runQuotas(ApiClient& client, QStringList args) {
+    QTextStream err(stderr);
+    const bool json = takeFlag(&args, QStringLiteral("--json"));
+    ApiResponse r;
+    if (!args.isEmpty() && args.first() == QLatin1String("set")) {
+        args.removeFirst();
+        QJsonObject patch;
+        if (const QString error = parseQuotaOptions(&args, &patch); !error.isEmpty()) {
+            err << "runbox quotas set: " << error << Qt::endl;
+            return 2;
+        }
+        r = client.call("PUT", "/v1/settings/quotas", patch);
+    } else if (args.isEmpty()) {
+        r = client.call("GET", "/v1/settings/quotas");
+    } else {
+        err << "runbox quotas: usage: runbox quotas [set OPTIONS] [--json]" << Qt::endl;
+        return 2;
+    }
+    if (!r.ok()) {
+        err << "runbox quotas: " << r.status << ' ' << r.errorCode() << ": " << r.errorMessage()
+            << Qt::endl;
+        return 1;
+    }
+    QTextStream out(stdout);
+    if (json)
+        out << QJsonDocument(r.json()).toJson(QJsonDocument::Indented);
+    else
+        out << formatQuotas(r.json());
+    return 0;
+}
+
+} // namespace runbox::cli

@@ -1,0 +1,105 @@
+#pragma once
+
+#include "console/api/ExecutionInfo.h"
+#include "console/api/RunRequest.h"
+#include "console/connection/AgentProfile.h"
+
+#include <QMainWindow>
+#include <QPointer>
+
+class QLabel;
+class QListView;
+class QTabWidget;
+
+namespace runbox::console {
+
+class AgentConnection;
+class AgentPage;
+class ConnectionManager;
+class ConsoleSettings;
+class ExecutionFollower;
+class ExecutionWindow;
+class ExecutionsPage;
+class NetworkPolicyPage;
+class NpuPage;
+class OverviewPage;
+class ProfileListModel;
+class QuotasPage;
+
+/// The console's main window: the agents on the left (several connected at once), the pages of
+/// the selected agent in tabs, the status bar for connection news. Window geometry, dock layout
+/// and the selected agent are remembered through ConsoleSettings.
+class MainWindow final : public QMainWindow {
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(MainWindow)
+public:
+    MainWindow(ConsoleSettings* settings, ConnectionManager* manager, QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    /// Saves @p profile (new or edited) and connects with @p token (empty: the stored one).
+    void addAndConnect(const AgentProfile& profile, const QByteArray& token);
+    /// Shows the pages of @p profileId.
+    void selectProfile(const QString& profileId);
+    /// The connection the pages show (nullptr when the selected agent is not connected).
+    AgentConnection* currentConnection() const;
+    /// Opens the run dialog for the current agent, chips pre-filled.
+    void openRunDialog(const QList<int>& chips = {});
+    /// Starts @p request on the current agent and opens its window when it runs.
+    void startRun(const RunRequest& request);
+    /// Opens a window following @p follower (takes ownership).
+    ExecutionWindow* openExecutionWindow(ExecutionFollower* follower);
+    /// Opens a window following the managed execution @p execution.
+    ExecutionWindow* openExecution(const ExecutionInfo& execution);
+
+    ProfileListModel* profileModel() const { return m_profiles; }
+    QTabWidget* tabs() const { return m_tabs; }
+    OverviewPage* overviewPage() const { return m_overview; }
+    QuotasPage* quotasPage() const { return m_quotas; }
+    NetworkPolicyPage* networkPolicyPage() const { return m_policy; }
+    NpuPage* npuPage() const { return m_npu; }
+    ExecutionsPage* executionsPage() const { return m_executions; }
+    QList<AgentPage*> pages() const;
+
+Q_SIGNALS:
+    void executionWindowOpened(runbox::console::ExecutionWindow* window);
+    /// A run could not start (translated reason).
+    void runFailed(const QString& message);
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+
+private:
+    void buildActions();
+    void buildAgentsDock();
+    void restoreSession();
+    void saveProfiles();
+    void showPagesFor(const QString& profileId);
+    void onCurrentProfileChanged();
+    void addAgent();
+    void editAgent();
+    void removeAgent();
+    void connectSelected();
+    void disconnectSelected();
+    void askToken(const AgentProfile& profile, const QString& reason);
+    void showSettings();
+    void showAbout();
+    QString selectedProfileId() const;
+    void updateKeychainLabel();
+
+    ConsoleSettings* m_settings;
+    ConnectionManager* m_manager;
+    ProfileListModel* m_profiles;
+    QListView* m_agentList;
+    QTabWidget* m_tabs;
+    OverviewPage* m_overview;
+    QuotasPage* m_quotas;
+    NetworkPolicyPage* m_policy;
+    NpuPage* m_npu;
+    ExecutionsPage* m_executions;
+    QLabel* m_keychainLabel;
+    QString m_currentProfileId;
+    QList<QPointer<ExecutionWindow>> m_windows;
+    QPointer<QDialog> m_tokenDialog;
+};
+
+} // namespace runbox::console

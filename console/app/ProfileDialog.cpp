@@ -1,0 +1,106 @@
+#include "console/app/ProfileDialog.h"
+
+#include <QAction>
+#include <QDialogButtonBox>
+#include <QFormLayout>
+#include <QIcon>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QVBoxLayout>
+
+namespace runbox::console {
+
+ProfileDialog::ProfileDialog(Mode mode, const AgentProfile& profile, const QString& explanation,
+                             QWidget* parent)
+    : QDialog(parent), m_mode(mode), m_profile(profile), m_name(new QLineEdit(this)),
+      m_url(new QLineEdit(this)), m_token(new QLineEdit(this)), m_problem(new QLabel(this)) {
+    setWindowTitle(mode == Mode::Add    ? tr("Add agent")
+                   : mode == Mode::Edit ? tr("Edit agent")
+                                        : tr("Token for %1").arg(profile.displayName()));
+    setWindowIcon(QIcon(QStringLiteral(":/icons/agent.svg")));
+    if (m_profile.id.isEmpty())
+        m_profile.id = AgentProfile::newId();
+    m_name->setText(profile.name);
+    m_name->setPlaceholderText(tr("e.g. gpu-node-3"));
+    m_url->setText(profile.url.isEmpty() ? QString() : profile.url.toString());
+    m_url->setPlaceholderText(QStringLiteral("http://127.0.0.1:4311"));
+    m_token->setEchoMode(QLineEdit::Password);
+    m_token->setObjectName(QStringLiteral("tokenEdit"));
+    m_token->setPlaceholderText(mode == Mode::Edit ? tr("unchanged")
+                                                   : tr("contents of agent.token"));
+    auto* reveal =
+        m_token->addAction(QIcon(QStringLiteral(":/icons/eye.svg")), QLineEdit::TrailingPosition);
+    reveal->setCheckable(true);
+    reveal->setToolTip(tr("Show the token"));
+    connect(reveal, &QAction::toggled, this, [this](bool on) {
+        m_token->setEchoMode(on ? QLineEdit::Normal : QLineEdit::Password);
+    });
+
+    auto* form = new QFormLayout;
+    form->addRow(tr("&Name:"), m_name);
+    form->addRow(tr("&URL:"), m_url);
+    form->addRow(tr("&Token:"), m_token);
+    if (mode == Mode::TokenOnly) {
+        m_name->setEnabled(false);
+        m_url->setEnabled(false);
+    }
+    auto* info = new QLabel(
+        tr("The token is kept in the system keychain. Where no keychain service is reachable it "
+           "is kept for this session only, never in a file."),
+        this);
+    info->setWordWrap(true);
+    info->setStyleSheet(QStringLiteral("color: palette(dark);"));
+    auto* why = new QLabel(explanation, this);
+    why->setWordWrap(true);
+    why->setVisible(!explanation.isEmpty());
+    m_problem->setWordWrap(true);
+    m_problem->setStyleSheet(QStringLiteral("color: #c62828;"));
+
+    auto* box = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
+    m_ok = box->button(QDialogButtonBox::Ok);
+    m_ok->setText(mode == Mode::Edit ? tr("Save") : tr("Connect"));
+    connect(box, &QDialogButtonBox::accepted, this, &QDialog::accept);
+    connect(box, &QDialogButtonBox::rejected, this, &QDialog::reject);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(why);
+    layout->addLayout(form);
+    layout->addWidget(info);
+    layout->addWidget(m_problem);
+    layout->addWidget(box);
+    setMinimumWidth(480);
+
+    for (QLineEdit* e : {m_name, m_url, m_token})
+        connect(e, &QLineEdit::textChanged, this, &ProfileDialog::updateState);
+    updateState();
+    (mode == Mode::TokenOnly ? m_token : m_name)->setFocus();
+}
+
+AgentProfile ProfileDialog::profile() const {
+    AgentProfile p = m_profile;
+    p.name = m_name->text().trimmed();
+    p.url = QUrl(m_url->text().trimmed());
+    return p;
+}
+
+QByteArray ProfileDialog::token() const {
+    return m_token->text().trimmed().toUtf8();
+}
+
+void ProfileDialog::setToken(const QString& token) {
+    m_token->setText(token);
+}
+
+void ProfileDialog::updateState() {
+    QString problem = profile().validationError();
+    if (problem.isEmpty() && m_mode != Mode::Edit && token().isEmpty())
+        problem = tr("Paste the agent's token (its agent.token file, or a workspace token).");
+    if (problem.isEmpty() && token().contains(' '))
+        problem = tr("A token has no spaces.");
+    m_problem->setText(problem);
+    m_problem->setVisible(!problem.isEmpty());
+    m_ok->setEnabled(problem.isEmpty());
+}
+
+} // namespace runbox::console

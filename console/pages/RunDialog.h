@@ -1,0 +1,58 @@
+#pragma once
+
+#include "console/api/RunRequest.h"
+
+#include <QDialog>
+#include <QPointer>
+
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QPlainTextEdit;
+class QPushButton;
+class QSpinBox;
+class QTableView;
+
+namespace runbox::console {
+
+class AgentConnection;
+class EnvTableModel;
+
+/// Asks what to run on one agent: workspace (an existing one or a new strong one), kind
+/// (shell, Python, R), the script, working directory, environment, timeout and NPU chips.
+/// Accepting it yields a validated RunRequest; the caller starts it (ExecutionLauncher).
+class RunDialog final : public QDialog {
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(RunDialog)
+public:
+    explicit RunDialog(AgentConnection* connection, QWidget* parent = nullptr);
+
+    RunRequest request() const;
+    void setChips(const QList<int>& chips);
+    void setKind(const QString& kind);
+    void setScript(const QString& code);
+    void setWorkspace(const QString& workspaceId);
+    /// Problems that keep Run disabled (translated), empty when it can run.
+    QStringList problems() const;
+    QPushButton* runButton() const { return m_run; }
+
+private:
+    void loadWorkspaces();
+    void onKindChanged();
+    void updateState();
+
+    QPointer<AgentConnection> m_connection;
+    QComboBox* m_workspace;
+    QComboBox* m_kind;
+    QPlainTextEdit* m_code;
+    QLineEdit* m_cwd;
+    EnvTableModel* m_env;
+    QTableView* m_envView;
+    QSpinBox* m_timeout;
+    QLineEdit* m_chips;
+    QLabel* m_problems;
+    QPushButton* m_run;
+    bool m_codeEdited = false;
+};
+
+} // namespace runbox::console

@@ -1,0 +1,219 @@
+#pragma once
+// The real runbox-agent, started as root (light workspaces need it) on a free loopback port with
+// a fresh state directory under the build tree (not /tmp, so the workspaces' host runtime dirs are
+// masked as in production), plus small helpers to run sync execs through the HTTP API.
+
+#include "shared/ApiClient.h"
+#include "shared/NdjsonReader.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QThread>
+#include <QUrl>
+
+#include <csignal>
+#include <functional>
+#include <memory>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+namespace lightagent {
+
+using runbox::ApiClient;
+using runbox::ApiResponse;
+
+/// What a sync exec streamed back.
+struct Outcome {
+    int httpStatus = 0;
+    QByteArray body; ///< raw body (the error body when not 200)
+    QByteArray out, err;
+    QJsonObject exit;
+    QList<QJsonObject> events;
+
+    QString status() const { return exit.value(QLatin1String("status")).toString(); }
+    int exitCode() const { return exit.value(QLatin1String("exitCode")).toInt(-1); }
+    QString errorCode() const {
+        return QJsonDocument::fromJson(body)
+            .object()
+            .value("error")
+            .toObject()
+            .value("code")
+            .toString();
+    }
+    QString describe() const {
+        return QStringLiteral("http %1, status %2, exit %3, out %4, err %5, body %6")
+            .arg(httpStatus)
+            .arg(status())
+            .arg(exitCode())
+            .arg(QString::fromUtf8(out.left(200)), QString::fromUtf8(err.left(200)),
+                 QString::fromUtf8(body.left(300)));
+    }
+};
+
+/// Bytes of a stdout/stderr event (`data`, or `dataBase64`).
+inline QByteArray eventBytes(const QJsonObject& event) {
+    if (event.contains(QLatin1String("dataBase64")))
+        return QByteArray::fromBase64(
+            event.value(QLatin1String("dataBase64")).toString().toLatin1());
+    return event.value(QLatin1String("data")).toString().toUtf8();
+}
+
+/// Collects a whole NDJSON exec response.
+inline Outcome parseOutcome(const ApiResponse& response) {
+    Outcome o;
+    o.httpStatus = response.status;
+    o.body = response.body;
+    if (response.status != 200)
+        return o;
+    runbox::NdjsonReader reader;
+    for (const QJsonObject& event : reader.feed(response.body)) {
+        o.events << event;
+        const QString type = event.value(QLatin1String("type")).toString();
+        if (type == QLatin1String("stdout"))
+            o.out += eventBytes(event);
+        else if (type == QLatin1String("stderr"))
+            o.err += eventBytes(event);
+        else if (type == QLatin1String("exit"))
+            o.exit = event;
+    }
+    return o;
+}
+
+inline Outcome exec(ApiClient& client, const QString& id, const QJsonObject& body,
+                    int timeoutMs = 120000) {
+    return parseOutcome(client.callRaw("POST", "/v1/workspaces/" + id.toUtf8() + "/exec",
+                                       QJsonDocument(body).toJson(QJsonDocument::Compact),
+                                       timeoutMs));
+}
+
+inline Outcome sh(ApiClient& client, const QString& id, const QString& script,
+                  QJsonObject extra = {}) {
+    extra.insert(QStringLiteral("argv"), QJsonArray{"/bin/sh", "-c", script});
+    return exec(client, id, extra);
+}
+
+/// Polls @p condition (spinning the event loop) for up to @p boundMs — a bound, not a timing
+/// assertion.
+inline bool waitUntil(const std::function<bool()>& condition, int boundMs = 15000) {
+    QElapsedTimer timer;
+    timer.start();
+    while (!condition()) {
+        if (timer.elapsed() > boundMs)
+            return false;
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+        QThread::msleep(20);
+    }
+    return true;
+}
+
+/// One light workspace as created.
+struct Workspace {
+    QString id;
+    QByteArray token;
+    uid_t uid = 0;
+    QString home;
+};
+
+/// The agent process. The destructor stops it (SIGTERM, then SIGKILL) and removes its state.
+class Agent final {
+public:
+    Agent() = default;
+    ~Agent() { stop(); }
+    Agent(const Agent&) = delete;
+    Agent& operator=(const Agent&) = delete;
+
+    /// Starts the agent with @p env added (RUNBOX_LIGHT_UID_FIRST etc.). False with @p error.
+    bool start(const QMap<QString, QString>& env, QString* error) {
+        QDir().mkpath(QStringLiteral(RUNBOX_BINARY_DIR "/tests/light-agent"));
+        m_dir = std::make_unique<QTemporaryDir>(
+            QStringLiteral(RUNBOX_BINARY_DIR "/tests/light-agent/state-XXXXXX"));
+        if (!m_dir->isValid()) {
+            *error = QStringLiteral("cannot create a state directory");
+            return false;
+        }
+        QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+        for (auto it = env.cbegin(); it != env.cend(); ++it)
+            environment.insert(it.key(), it.value());
+        m_process.setProcessEnvironment(environment);
+        m_process.setProcessChannelMode(QProcess::MergedChannels);
+        m_process.setChildProcessModifier([] { ::prctl(PR_SET_PDEATHSIG, SIGTERM); });
+        m_process.start(QStringLiteral(RUNBOX_BINARY_DIR "/agent/runbox-agent"),
+                        {QStringLiteral("--state-dir"), m_dir->path(), QStringLiteral("--listen"),
+                         QStringLiteral("127.0.0.1:0")});
+        if (!m_process.waitForStarted(10000)) {
+            *error = m_process.errorString();
+            return false;
+        }
+        const QString urlFile = m_dir->path() + QStringLiteral("/agent.url");
+        if (!waitUntil([&] { return QFile::exists(urlFile); }, 60000)) {
+            *error = QStringLiteral("agent.url never appeared: ") + log();
+            return false;
+        }
+        QFile url(urlFile), token(m_dir->path() + QStringLiteral("/agent.token"));
+        if (!url.open(QIODevice::ReadOnly) || !token.open(QIODevice::ReadOnly)) {
+            *error = QStringLiteral("cannot read agent.url / agent.token");
+            return false;
+        }
+        m_url = QUrl(QString::fromUtf8(url.readAll().trimmed()));
+        m_token = token.readAll().trimmed();
+        m_client = std::make_unique<ApiClient>(m_url, m_token);
+        return true;
+    }
+
+    void stop() {
+        if (m_process.state() != QProcess::NotRunning) {
+            m_process.terminate();
+            if (!m_process.waitForFinished(20000)) {
+                m_process.kill();
+                m_process.waitForFinished(5000);
+            }
+        }
+    }
+
+    QString log() {
+        m_log += m_process.readAll();
+        return QString::fromUtf8(m_log);
+    }
+    QString stateDir() const { return m_dir ? m_dir->path() : QString(); }
+    QUrl url() const { return m_url; }
+    QByteArray token() const { return m_token; }
+    ApiClient& client() { return *m_client; }
+    qint64 pid() const { return m_process.processId(); }
+
+    /// `POST /v1/workspaces {isolation: light, …extra}`; the 201 body.
+    ApiResponse createLight(QJsonObject extra = {}) {
+        extra.insert(QStringLiteral("isolation"), QStringLiteral("light"));
+        return m_client->call("POST", "/v1/workspaces", extra, 60000);
+    }
+    /// One light workspace (empty id on failure).
+    Workspace createOne(QJsonObject extra = {}) {
+        Workspace ws;
+        const ApiResponse r = createLight(extra);
+        const QJsonArray items = r.json().value("workspaces").toArray();
+        if (r.status != 201 || items.size() != 1)
+            return ws;
+        const QJsonObject item = items.first().toObject();
+        ws.id = item.value("id").toString();
+        ws.token = item.value("token").toString().toUtf8();
+        ws.uid = uid_t(item.value("uid").toDouble());
+        ws.home = stateDir() + QStringLiteral("/light/") + ws.id;
+        return ws;
+    }
+
+private:
+    std::unique_ptr<QTemporaryDir> m_dir;
+    QProcess m_process;
+    QByteArray m_log;
+    QUrl m_url;
+    QByteArray m_token;
+    std::unique_ptr<ApiClient> m_client;
+};
+
+} // namespace lightagent

@@ -1,0 +1,517 @@
+// Light workspaces through the real agent's HTTP API (issue 7), the agent running as root: two
+// workspaces A and B attack each other, the agent's routes and the host; every check is preceded
+// by a positive control showing that the same path works where it is allowed.
+#include "LightAgentFixture.h"
+#include "LightTestSupport.h"
+
+#include "agent/workspace/WorkspaceFs.h"
+#include "shared/RequestSigner.h"
+
+#include <QDateTime>
+#include <QDirIterator>
+#include <QLocalServer>
+#include <QTcpSocket>
+#include <QtTest>
+
+using namespace lightagent;
+
+namespace {
+
+// Serves HTTP on ~/.runbox/proxy/<port>.sock: "/sse" streams three events, everything else
+// answers "path=… uid=… auth=…".
+const char kServer[] = R"PY(
+import os, socketserver, http.server, sys, time
+port = sys.argv[1]
+d = os.path.expanduser('~/.runbox/proxy'); os.makedirs(d, exist_ok=True)
+p = d + '/' + port + '.sock'
+try: os.unlink(p)
+except FileNotFoundError: pass
+class H(http.server.BaseHTTPRequestHandler):
+    protocol_version = 'HTTP/1.1'
+    def log_message(self, *a): pass
+    def do_GET(self):
+        if self.path.startswith('/sse'):
+            self.send_response(200); self.send_header('Content-Type', 'text/event-stream')
+            self.send_header('X-Test', 'sse'); self.end_headers()
+            for i in range(3):
+                self.wfile.write(b'data: event %d\n\n' % i); self.wfile.flush(); time.sleep(0.1)
+            self.close_connection = True
+            return
+        body = ('path=%s uid=%d auth=%s\n' % (self.path, os.getuid(),
+                self.headers.get('Authorization'))).encode()
+        self.send_response(200); self.send_header('Content-Type', 'text/plain')
+        self.send_header('Content-Length', str(len(body))); self.end_headers()
+        self.wfile.write(body)
+class S(socketserver.ThreadingMixIn, socketserver.UnixStreamServer): daemon_threads = True
+S(p, H).serve_forever()
+)PY";
+
+QByteArray seqBytes(int n) {
+    QByteArray out;
+    for (int i = 1; i <= n; ++i)
+        out += QByteArray::number(i) + '\n';
+    return out;
+}
+
+QList<pid_t> sleepersOf(uid_t uid) {
+    return lighttest::processesOf(uid, "sleep 1000");
+}
+
+} // namespace
+
+class TestLightAgent final : public QObject {
+    Q_OBJECT
+
+private:
+    Agent m_agent;
+    Workspace m_a, m_b;
+
+    bool startServer(const Workspace& ws, int port) {
+        QJsonObject write{{"argv", QJsonArray{"/bin/sh", "-c", "cat > srv.py"}},
+                          {"stdin", QString::fromLatin1(kServer)}};
+        if (exec(m_agent.client(), ws.id, write).status() != QLatin1String("completed"))
+            return false;
+        const Outcome started =
+            sh(m_agent.client(), ws.id,
+               QStringLiteral("setsid python3 srv.py %1 </dev/null >/dev/null 2>&1 & "
+                              "for i in $(seq 200); do [ -S ~/.runbox/proxy/%1.sock ] && exit 0; "
+                              "sleep 0.05; done; exit 1")
+                   .arg(port));
+        return started.status() == QLatin1String("completed");
+    }
+
+    ApiResponse proxyGet(const QByteArray& token, const Workspace& ws, int port,
+                         const QByteArray& rest) {
+        ApiClient client(m_agent.url(), token);
+        return client.callRaw(
+            "GET", "/v1/workspaces/" + ws.id.toUtf8() + "/proxy/" + QByteArray::number(port) + rest,
+            {}, 30000);
+    }
+
+private Q_SLOTS:
+    void initTestCase() {
+        if (::geteuid() != 0)
+            QSKIP("light workspaces need root (setuid/chown); run this test as root");
+        QString error;
+        QVERIFY2(
+            m_agent.start({{"RUNBOX_LIGHT_UID_FIRST", "43000"}, {"RUNBOX_LIGHT_UID_COUNT", "1000"}},
+                          &error),
+            qPrintable(error));
+        const ApiResponse health = m_agent.client().call("GET", "/v1/health");
+        const QJsonObject light = health.json().value("light").toObject();
+        if (!light.value("available").toBool())
+            QSKIP(qPrintable(QStringLiteral("light tier unavailable here: %1")
+                                 .arg(light.value("reason").toString())));
+        m_a = m_agent.createOne();
+        m_b = m_agent.createOne();
+        QVERIFY(!m_a.id.isEmpty() && !m_b.id.isEmpty());
+        QVERIFY(m_a.uid != m_b.uid);
+    }
+
+    void testHealthReportsTheLightTierAndIdleTime() {
+        const QJsonObject health = m_agent.client().call("GET", "/v1/health").json();
+        const QJsonObject light = health.value("light").toObject();
+        QVERIFY(light.value("available").toBool());
+        QVERIFY(light.value("confinement").toObject().value("landlockAbi").toInt() >= 6);
+        QVERIFY(light.value("confinement").toObject().value("hostRuntimeDirsMasked").toBool());
+        QCOMPARE(light.value("workspaces").toInt(), 2);
+        const QJsonObject idle = health.value("idle").toObject();
+        QCOMPARE(idle.value("workspaces").toInt(), 2);
+        QVERIFY(idle.value("noWorkspacesForMs").isNull()); // it holds some
+    }
+
+    void testScopedTokenReachesOnlyItsOwnWorkspace() {
+        ApiClient a(m_agent.url(), m_a.token);
+        // Positive control: A's token runs in A, lists A.
+        const Outcome own = sh(a, m_a.id, QStringLiteral("id -u"));
+        QCOMPARE(own.status(), QStringLiteral("completed"));
+        QCOMPARE(own.out.trimmed(), QByteArray::number(m_a.uid));
+        const QJsonArray mine =
+            a.call("GET", "/v1/workspaces").json().value("workspaces").toArray();
+        QCOMPARE(mine.size(), 1);
+        QCOMPARE(mine.first().toObject().value("id").toString(), m_a.id);
+        QCOMPARE(m_agent.client()
+                     .call("GET", "/v1/workspaces")
+                     .json()
+                     .value("workspaces")
+                     .toArray()
+                     .size(),
+                 2);
+        QCOMPARE(m_agent.client().call("GET", "/v1/settings/quotas").status, 200);
+
+        // A's token on B: exec, delete, proxy, executions of B.
+        const Outcome other = sh(a, m_b.id, QStringLiteral("id -u"));
+        QCOMPARE(other.httpStatus, 404);
+        QCOMPARE(a.call("DELETE", "/v1/workspaces/" + m_b.id.toUtf8()).status, 404);
+        QCOMPARE(proxyGet(m_a.token, m_b, 8080, "/").status, 404);
+        const ApiResponse executions = a.call("GET", "/v1/executions?workspace=" + m_b.id.toUtf8());
+        QCOMPARE(executions.status, 200);
+        QCOMPARE(executions.json().value("executions").toArray().size(), 0);
+        // Settings and agent-wide operations.
+        QCOMPARE(a.call("GET", "/v1/settings/quotas").status, 403);
+        QCOMPARE(a.call("PUT", "/v1/settings/quotas", {{"maxLightWorkspaces", 1}}).status, 403);
+        QCOMPARE(a.call("POST", "/v1/workspaces", {{"isolation", "light"}}).status, 403);
+        QCOMPARE(a.call("DELETE", "/v1/workspaces?isolation=light").status, 403);
+        QVERIFY(a.call("GET", "/v1/workspaces").json().value("workspaces").toArray().size() == 1);
+    }
+
+    void testWorkspaceCannotReadAnotherWorkspacesFiles() {
+        ApiClient a(m_agent.url(), m_a.token), b(m_agent.url(), m_b.token);
+        QCOMPARE(sh(b, m_b.id, QStringLiteral("echo b-secret > secret")).status(),
+                 QStringLiteral("completed"));
+        // Positive control: B reads its own file, A its own home.
+        QCOMPARE(sh(b, m_b.id, QStringLiteral("cat secret")).out, QByteArray("b-secret\n"));
+        QCOMPARE(sh(a, m_a.id, QStringLiteral("ls -a . >/dev/null")).status(),
+                 QStringLiteral("completed"));
+        const Outcome read = sh(a, m_a.id, QStringLiteral("cat %1/secret").arg(m_b.home));
+        QCOMPARE(read.status(), QStringLiteral("failed"));
+        QVERIFY(!read.out.contains("b-secret"));
+        QCOMPARE(sh(a, m_a.id, QStringLiteral("ls %1").arg(m_b.home)).status(),
+                 QStringLiteral("failed"));
+        QCOMPARE(sh(a, m_a.id, QStringLiteral("cat /etc/shadow")).status(),
+                 QStringLiteral("failed"));
+    }
+
+    // The file routes are being written on another branch; until they land, this checks the
+    // WorkspaceFs the agent registers for a light workspace (rooted at its home, the same class
+    // the file routes resolve through WorkspaceRegistry::find(id)->fs).
+    void testFileLayerRefusesSymlinksPlantedByTheWorkspace() {
+        ApiClient a(m_agent.url(), m_a.token), b(m_agent.url(), m_b.token);
+        QCOMPARE(sh(b, m_b.id, QStringLiteral("echo b-secret > secret")).status(),
+                 QStringLiteral("completed"));
+        const Outcome plant = sh(a, m_a.id,
+                                 QStringLiteral("echo mine > own && ln -sf /etc/shadow shadow && "
+                                                "ln -sf %1/secret bsecret && ln -sfn %1 bhome")
+                                     .arg(m_b.home));
+        QCOMPARE(plant.status(), QStringLiteral("completed"));
+        auto fs = runbox::workspace::WorkspaceFs::open(m_a.home);
+        QVERIFY(fs.ok());
+        auto path = [](const char* p) {
+            return runbox::workspace::WorkspacePath::fromUrlTail(QByteArray(p)).value();
+        };
+        // Positive control: A's own regular file is served.
+        auto own = fs.value().openForRead(path("own"));
+        QVERIFY(own.ok());
+        char buffer[16] = {};
+        QCOMPARE(own.value().readAt(0, buffer, sizeof(buffer)), qint64(5));
+        for (const char* planted : {"shadow", "bsecret", "bhome/secret"}) {
+            auto r = fs.value().openForRead(path(planted));
+            QVERIFY2(!r.ok(), planted);
+        }
+    }
+
+    void testProxyServesTheWorkspacesOwnSocketOnly() {
+        QVERIFY(startServer(m_b, 8080));
+        QVERIFY(startServer(m_a, 8081));
+        // Positive controls: each workspace's own server, through its own token.
+        const ApiResponse viaB = proxyGet(m_b.token, m_b, 8080, "/hello?x=1");
+        QCOMPARE(viaB.status, 200);
+        QCOMPARE(viaB.body,
+                 QByteArray("path=/hello?x=1 uid=") + QByteArray::number(m_b.uid) + " auth=None\n");
+        QCOMPARE(proxyGet(m_a.token, m_a, 8081, "/").status, 200);
+
+        // A plants links to B's socket: as the socket, and as the whole ~/.runbox directory.
+        ApiClient a(m_agent.url(), m_a.token);
+        QCOMPARE(sh(a, m_a.id,
+                    QStringLiteral("ln -sf %1/.runbox/proxy/8080.sock ~/.runbox/proxy/8080.sock")
+                        .arg(m_b.home))
+                     .status(),
+                 QStringLiteral("completed"));
+        const ApiResponse linked = proxyGet(m_a.token, m_a, 8080, "/");
+        QCOMPARE(linked.status, 403);
+        QCOMPARE(linked.errorCode(), QStringLiteral("proxy_socket_refused"));
+        QVERIFY(!linked.body.contains("path="));
+
+        // A link to a host socket (root's, listening).
+        QLocalServer host;
+        const QString hostSocket =
+            QStringLiteral(RUNBOX_BINARY_DIR "/tests/light-agent/host-%1.sock")
+                .arg(QCoreApplication::applicationPid());
+        QLocalServer::removeServer(hostSocket);
+        QVERIFY(host.listen(hostSocket));
+        QCOMPARE(
+            sh(a, m_a.id, QStringLiteral("ln -sf %1 ~/.runbox/proxy/8082.sock").arg(hostSocket))
+                .status(),
+            QStringLiteral("completed"));
+        QCOMPARE(proxyGet(m_a.token, m_a, 8082, "/").status, 403);
+        QVERIFY(!host.hasPendingConnections());
+
+        // ~/.runbox itself a link into B's home.
+        QCOMPARE(sh(a, m_a.id,
+                    QStringLiteral("mv ~/.runbox ~/.runbox-own && ln -s %1/.runbox ~/.runbox")
+                        .arg(m_b.home))
+                     .status(),
+                 QStringLiteral("completed"));
+        const ApiResponse viaDir = proxyGet(m_a.token, m_a, 8080, "/");
+        QCOMPARE(viaDir.status, 403);
+        QVERIFY(!viaDir.body.contains("path="));
+        QCOMPARE(
+            sh(a, m_a.id, QStringLiteral("rm ~/.runbox && mv ~/.runbox-own ~/.runbox")).status(),
+            QStringLiteral("completed"));
+        QCOMPARE(proxyGet(m_a.token, m_a, 8081, "/").status, 200);
+    }
+
+    void testProxyStreamsSseAndAuthenticatesEveryRequestOnAConnection() {
+        QVERIFY(startServer(m_a, 8083));
+        const ApiResponse sse = proxyGet(m_a.token, m_a, 8083, "/sse");
+        QCOMPARE(sse.status, 200);
+        QCOMPARE(sse.body, QByteArray("data: event 0\n\ndata: event 1\n\ndata: event 2\n\n"));
+
+        // Two requests on one kept-alive connection: the signed one is served (positive
+        // control), the unsigned one and a replay of the first are refused.
+        QTcpSocket socket;
+        socket.connectToHost(m_agent.url().host(), quint16(m_agent.url().port()));
+        QVERIFY(socket.waitForConnected(10000));
+        const QByteArray path = "/v1/workspaces/" + m_a.id.toUtf8() + "/proxy/8083/keep";
+        QByteArray signedRequest = "GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n";
+        for (const auto& [name, value] : runbox::RequestSigner::headersFor(
+                 m_a.token, "GET", path, {}, QDateTime::currentMSecsSinceEpoch()))
+            signedRequest += name + ": " + value + "\r\n";
+        signedRequest += "\r\n";
+        auto readResponse = [&socket]() {
+            QByteArray got;
+            QElapsedTimer timer;
+            timer.start();
+            while (timer.elapsed() < 15000 && !got.contains("0\r\n\r\n") &&
+                   !(got.startsWith("HTTP/1.1 401") && got.endsWith("}\n"))) {
+                socket.waitForReadyRead(200);
+                got += socket.readAll();
+            }
+            return got;
+        };
+        socket.write(signedRequest);
+        const QByteArray first = readResponse();
+        QVERIFY2(first.startsWith("HTTP/1.1 200"), first.constData());
+        QVERIFY(first.contains("path=/keep"));
+        socket.write("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+        const QByteArray second = readResponse();
+        QVERIFY2(second.startsWith("HTTP/1.1 401"), second.constData());
+        QVERIFY(!second.contains("path="));
+        if (socket.state() == QAbstractSocket::ConnectedState) {
+            socket.write(signedRequest);
+            const QByteArray replay = readResponse();
+            QVERIFY2(replay.isEmpty() || replay.startsWith("HTTP/1.1 401"), replay.constData());
+        }
+    }
+
+    void testSetsidSurvivesNeitherTimeoutNorDelete() {
+        Workspace c = m_agent.createOne();
+        QVERIFY(!c.id.isEmpty());
+        // Timeout: the tree of a timed-out exec ends, setsid'd descendants included.
+        bool sawSleeper = false;
+        QJsonObject exitEvent;
+        bool done = false;
+        ApiClient& client = m_agent.client();
+        client.stream(
+            "POST", "/v1/workspaces/" + c.id.toUtf8() + "/exec",
+            QJsonDocument(QJsonObject{{"argv", QJsonArray{"/bin/sh", "-c",
+                                                          "setsid sleep 1000 & echo ready; "
+                                                          "sleep 60"}},
+                                      {"executionTimeoutMs", 3000}})
+                .toJson(),
+            [&](const QJsonObject& event) {
+                if (event.value("type").toString() == QLatin1String("stdout"))
+                    sawSleeper =
+                        sawSleeper || waitUntil([&] { return !sleepersOf(c.uid).isEmpty(); }, 2000);
+                if (event.value("type").toString() == QLatin1String("exit"))
+                    exitEvent = event;
+            },
+            [&](const ApiResponse&) { done = true; });
+        QVERIFY(waitUntil([&] { return done; }, 60000));
+        QVERIFY(sawSleeper); // positive control: it ran, under the workspace's uid
+        QCOMPARE(exitEvent.value("status").toString(), QStringLiteral("timed_out"));
+        QVERIFY(waitUntil([&] { return sleepersOf(c.uid).isEmpty(); }, 10000));
+
+        // Delete: a background process left by a finished exec ends with the workspace.
+        const Outcome background =
+            sh(client, c.id, QStringLiteral("setsid sleep 1000 </dev/null >/dev/null 2>&1 &"));
+        QCOMPARE(background.status(), QStringLiteral("completed"));
+        QVERIFY(waitUntil([&] { return !sleepersOf(c.uid).isEmpty(); }, 5000));
+        QCOMPARE(client.call("DELETE", "/v1/workspaces/" + c.id.toUtf8()).status, 200);
+        QVERIFY(waitUntil([&] { return lighttest::processesOf(c.uid).isEmpty(); }, 10000));
+        QVERIFY(!QFileInfo::exists(c.home));
+        // A request racing or following the delete never runs: 404 for the agent, 401 for the
+        // workspace's own token.
+        QCOMPARE(sh(client, c.id, QStringLiteral("true")).httpStatus, 404);
+        ApiClient revoked(m_agent.url(), c.token);
+        QCOMPARE(sh(revoked, c.id, QStringLiteral("true")).httpStatus, 401);
+    }
+
+    void testDeleteDuringAnExecCancelsIt() {
+        Workspace c = m_agent.createOne();
+        QVERIFY(!c.id.isEmpty());
+        QJsonObject exitEvent;
+        bool started = false, done = false;
+        m_agent.client().stream(
+            "POST", "/v1/workspaces/" + c.id.toUtf8() + "/exec",
+            QJsonDocument(QJsonObject{{"argv", QJsonArray{"/bin/sh", "-c", "echo go; sleep 60"}}})
+                .toJson(),
+            [&](const QJsonObject& event) {
+                started = started || event.value("type").toString() == QLatin1String("stdout");
+                if (event.value("type").toString() == QLatin1String("exit"))
+                    exitEvent = event;
+            },
+            [&](const ApiResponse&) { done = true; });
+        QVERIFY(waitUntil([&] { return started; }, 30000)); // positive control: it runs
+        QCOMPARE(m_agent.client().call("DELETE", "/v1/workspaces/" + c.id.toUtf8()).status, 200);
+        QVERIFY(waitUntil([&] { return done; }, 30000));
+        QCOMPARE(exitEvent.value("status").toString(), QStringLiteral("cancelled"));
+        QVERIFY(waitUntil([&] { return lighttest::processesOf(c.uid).isEmpty(); }, 10000));
+    }
+
+    void testForegroundExecOutlivesItsIdleTimeoutThenIdleIsEvicted() {
+        Workspace c = m_agent.createOne({{"idleTimeoutS", 3}});
+        QVERIFY(!c.id.isEmpty());
+        const Outcome sleep = exec(m_agent.client(), c.id, {{"argv", QJsonArray{"sleep", "20"}}});
+        QCOMPARE(sleep.status(), QStringLiteral("completed"));
+        QCOMPARE(sleep.exitCode(), 0);
+        // Once nothing runs, the idle workspace goes (the eviction this exec was safe from).
+        QVERIFY(waitUntil(
+            [&] {
+                return m_agent.client()
+                           .call("GET", "/v1/workspaces?isolation=light")
+                           .body.indexOf(c.id.toUtf8()) < 0;
+            },
+            20000));
+        // The home is removed on a worker thread after the workspace left the registry.
+        QVERIFY(waitUntil([&] { return !QFileInfo::exists(c.home); }, 10000));
+    }
+
+    void testConsecutiveShortExecsNeverLoseTrailingOutput() {
+        const QByteArray seq = seqBytes(20000);
+        ApiClient a(m_agent.url(), m_a.token);
+        for (int i = 0; i < 200; ++i) {
+            Outcome o;
+            QByteArray expected;
+            switch (i % 3) {
+            case 0:
+                o = exec(a, m_a.id, {{"argv", QJsonArray{"echo", "hi"}}});
+                expected = "hi\n";
+                break;
+            case 1:
+                o = exec(a, m_a.id, {{"argv", QJsonArray{"printf", "xyz"}}});
+                expected = "xyz";
+                break;
+            default:
+                o = exec(a, m_a.id, {{"argv", QJsonArray{"seq", "1", "20000"}}});
+                expected = seq;
+                break;
+            }
+            QVERIFY2(o.status() == QLatin1String("completed"), qPrintable(o.describe()));
+            QVERIFY2(o.out == expected, qPrintable(QStringLiteral("exec %1: %2 bytes, want %3")
+                                                       .arg(i)
+                                                       .arg(o.out.size())
+                                                       .arg(expected.size())));
+            QCOMPARE(o.exit.value("stdoutBytes").toInteger(), qint64(expected.size()));
+            QCOMPARE(o.events.last().value("type").toString(), QStringLiteral("exit"));
+        }
+    }
+
+    void testBatchBeyondCapacityReportsRejected() {
+        ApiClient& client = m_agent.client();
+        const int held = client.call("GET", "/v1/health")
+                             .json()
+                             .value("light")
+                             .toObject()
+                             .value("workspaces")
+                             .toInt();
+        QCOMPARE(
+            client.call("PUT", "/v1/settings/quotas", {{"maxLightWorkspaces", held + 5}}).status,
+            200);
+        const ApiResponse r = m_agent.createLight({{"count", 8}});
+        QCOMPARE(r.status, 201);
+        const QJsonArray made = r.json().value("workspaces").toArray();
+        QCOMPARE(made.size(), 5);
+        QCOMPARE(r.json().value("rejected").toInt(), 3);
+        // The ones that fit are real workspaces.
+        const QString first = made.first().toObject().value("id").toString();
+        QCOMPARE(exec(client, first, {{"argv", QJsonArray{"true"}}}).status(),
+                 QStringLiteral("completed"));
+        // Full: a further create is rejected, not an error.
+        const ApiResponse full = m_agent.createLight();
+        QCOMPARE(full.status, 201);
+        QCOMPARE(full.json().value("rejected").toInt(), 1);
+        for (const QJsonValue& ws : made)
+            QCOMPARE(client
+                         .call("DELETE",
+                               "/v1/workspaces/" + ws.toObject().value("id").toString().toUtf8())
+                         .status,
+                     200);
+        QCOMPARE(client.call("PUT", "/v1/settings/quotas", {{"maxLightWorkspaces", 4096}}).status,
+                 200);
+    }
+
+    void testWorkspaceEnvAppliesUnderTheRequestAndIsNeverStored() {
+        const QString secret =
+            QStringLiteral("envsecret-%1").arg(QDateTime::currentMSecsSinceEpoch());
+        Workspace c = m_agent.createOne(
+            {{"env", QJsonObject{{"RB_SECRET", secret}, {"RB_OTHER", "workspace"}}}});
+        QVERIFY(!c.id.isEmpty());
+        const Outcome o =
+            sh(m_agent.client(), c.id, QStringLiteral("echo \"$RB_SECRET $RB_OTHER\""),
+               {{"env", QJsonObject{{"RB_OTHER", "request"}}}});
+        QCOMPARE(o.out, (secret + QStringLiteral(" request\n")).toUtf8()); // positive control
+        // Nothing under the state directory (database, WAL, logs) nor the agent's log has it.
+        QDirIterator it(m_agent.stateDir(), QDir::Files | QDir::Hidden | QDir::System,
+                        QDirIterator::Subdirectories);
+        int scanned = 0;
+        while (it.hasNext()) {
+            QFile file(it.next());
+            if (!file.open(QIODevice::ReadOnly))
+                continue;
+            ++scanned;
+            QVERIFY2(!file.readAll().contains(secret.toUtf8()), qPrintable(file.fileName()));
+        }
+        QVERIFY(scanned > 0);
+        QVERIFY(!m_agent.log().contains(secret));
+        QCOMPARE(m_agent.client().call("DELETE", "/v1/workspaces/" + c.id.toUtf8()).status, 200);
+    }
+
+    void testManagedExecutionsAreRefusedClearly() {
+        const ApiResponse r = m_agent.client().call(
+            "POST", "/v1/executions", {{"workspace", m_a.id}, {"argv", QJsonArray{"true"}}});
+        QCOMPARE(r.status, 400);
+        QCOMPARE(r.errorCode(), QStringLiteral("light_managed_unsupported"));
+    }
+
+    void testDeleteAllLightWorkspaces() {
+        QVERIFY(m_agent.createLight({{"count", 3}}).status == 201);
+        const ApiResponse r = m_agent.client().call("DELETE", "/v1/workspaces?isolation=light");
+        QCOMPARE(r.status, 200);
+        QVERIFY(r.json().value("deleted").toArray().size() >= 5); // A, B and the three
+        QCOMPARE(m_agent.client()
+                     .call("GET", "/v1/workspaces?isolation=light")
+                     .json()
+                     .value("workspaces")
+                     .toArray()
+                     .size(),
+                 0);
+        QVERIFY(lighttest::processesOf(m_a.uid).isEmpty());
+        const QJsonObject idle =
+            m_agent.client().call("GET", "/v1/health").json().value("idle").toObject();
+        QVERIFY(idle.value("noWorkspacesForMs").toInteger(-1) >= 0);
+    }
+
+    void testUnavailableTierAnswers503AndStrongStillWorks() {
+        Agent strict;
+        QString error;
+        QVERIFY2(strict.start({{"RUNBOX_LIGHT_MIN_LANDLOCK_ABI", "64"},
+                               {"RUNBOX_LIGHT_UID_FIRST", "44000"},
+                               {"RUNBOX_LIGHT_UID_COUNT", "100"}},
+                              &error),
+                 qPrintable(error));
+        // Positive control: the strong tier creates workspaces as before.
+        const ApiResponse strong = strict.client().call("POST", "/v1/workspaces", {});
+        QCOMPARE(strong.status, 201);
+        const QJsonObject light =
+            strict.client().call("GET", "/v1/health").json().value("light").toObject();
+        QVERIFY(!light.value("available").toBool());
+        QVERIFY(light.value("reason").toString().contains(QLatin1String("64")));
+        const ApiResponse refused = strict.createLight();
+        QCOMPARE(refused.status, 503);
+        QCOMPARE(refused.errorCode(), QStringLiteral("light_unavailable"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestLightAgent)
+#include "test_light_agent.moc"

@@ -1,0 +1,1979 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="en">
+<context>
+    <name>runbox::NetworkPolicyGrammar</name>
+    <message>
+        <source>empty host name</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>IP literals are not allowed; use a domain name</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>not a valid domain name</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>a single label is not allowed; name a domain such as example.org</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>labels must be letters, digits and inner hyphens, 1-63 characters</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>empty entry</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&apos;/&apos;, &apos;@&apos; and whitespace are not allowed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&apos;*&apos; is only allowed as a leading &quot;*.&quot;</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>bad port (must be 1-65535)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>not an address prefix such as 10.0.0.0/8 or fd00::/8</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>enter a host name such as pypi.org or pypi.org:443</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>IP addresses are never allowed; egress admits domain names only</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no domain is allowed</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::AgentConnection</name>
+    <message>
+        <source>Disconnected</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Connecting…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Connected</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Reconnecting in %n s</source>
+        <translation>
+            <numerusform>Reconnecting in %n s</numerusform>
+            <numerusform>Reconnecting in %n s</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Token refused</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Disconnected from %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 does not answer like a Runbox agent (HTTP %2).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The agent refused the token: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Health check failed (HTTP %1): %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Connected to %1 (agent %2).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reconnected to %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Lost connection to %1 (%2); reconnecting in %n s.</source>
+        <translation>
+            <numerusform>Lost connection to %1 (%2); reconnecting in %n s.</numerusform>
+            <numerusform>Lost connection to %1 (%2); reconnecting in %n s.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>no answer within %n s</source>
+        <translation>
+            <numerusform>no answer within %n s</numerusform>
+            <numerusform>no answer within %n s</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::AgentPage</name>
+    <message>
+        <source>No agent selected</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Add an agent or pick one in the list on the left, then connect.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not connected</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Waiting for %1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not offered by this agent yet</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 does not offer %2 yet (%3 is not there). The page lights up by itself once the agent is upgraded.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The agent</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::AgentProfile</name>
+    <message>
+        <source>Give the agent a name.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Unix-socket agents are not supported by the console yet; use the agent&apos;s HTTP or TLS address.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The URL must start with http:// or https://, e.g. http://127.0.0.1:4311.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The URL has no host.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The URL must be the agent&apos;s base address, without a path.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::ChipTileDelegate</name>
+    <message>
+        <source>health ?</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1  ·  AI core %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 °C</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 %</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>HBM %1 / %2 GiB</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>HBM —</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::ConnectionManager</name>
+    <message>
+        <source>No token is stored for %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::EntryListModel</name>
+    <message>
+        <source>%1   — %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: refused — %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::EnvTableModel</name>
+    <message>
+        <source>Names are letters, digits and &apos;_&apos;, not starting with a digit.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 is already set above.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Variable</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Value</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::ExecutionFollower</name>
+    <message>
+        <source>Could not read the execution record: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancelled from the console (closing the stream of a sync execution makes the agent kill it).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The agent refused the execution (HTTP %1): %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The connection to the agent broke before the execution ended (%1); a sync execution is killed when its client disconnects.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>stream closed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The agent cannot stream this log (HTTP %1): %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The agent does not know this execution: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the stream ended early</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Log stream interrupted (%1); resuming at byte %2 in %n s.</source>
+        <translation>
+            <numerusform>Log stream interrupted (%1); resuming at byte %2 in %n s.</numerusform>
+            <numerusform>Log stream interrupted (%1); resuming at byte %2 in %n s.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Cancel refused (HTTP %1): %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancel requested; waiting for the execution to end.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The agent reported an error in the stream: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::ExecutionInfo</name>
+    <message>
+        <source>Queued</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Running</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Completed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Failed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Timed out</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancelled</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Output limited</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Quota exceeded</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Setup failed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Lost</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Unknown</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::ExecutionLauncher</name>
+    <message>
+        <source>Not connected to an agent.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Creating a workspace…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Could not create a workspace: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The connection to the agent was closed.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Starting the execution…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The agent refused the execution (HTTP %1): %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::ExecutionTableModel</name>
+    <message>
+        <source>%1 (#%2)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Execution</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Workspace</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Kind</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Started</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Duration</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Exit code</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Chips</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::ExecutionWindow</name>
+    <message>
+        <source>Execution</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Follow</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Keep the end of the log in view</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Pause</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Hold new output aside (bounded) until resumed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Find…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Find in the log (Ctrl+F)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Save log…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancel run</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancel this execution (Ctrl+.)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Field</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Value</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Time</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Host</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Port</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Decision</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reason</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Bytes up</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Bytes down</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Output</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Details</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Egress</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>[… %1 bytes dropped by the agent&apos;s output retention …]</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 — %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>workspace %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>exit code %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>signal %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>chips %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>sync stream</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Summary</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Workspace</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Kind</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Exit code</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Signal</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Created</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Started</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Finished</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Duration</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Permission epoch</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>(not reported)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>How it ran</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Working directory</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>/workspace</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Command</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Environment</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Changed files</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Modified</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Deleted</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>allowed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>denied</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This agent does not record egress decisions yet.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No connection was attempted.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>— %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>, exit code %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>, after %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Save log</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Log files (*.log *.txt);;All files (*)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Could not save: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Saving the log…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Saving the log… %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This execution runs on a sync stream: closing the window closes the stream and the agent kills the execution. Close anyway?</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::ExecutionsPage</name>
+    <message>
+        <source>Executions</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>All states</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>All workspaces</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Filter by id, workspace or kind (Ctrl+F)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Live</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Refresh the newest executions every few seconds</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Run…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>State:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Workspace:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>managed executions</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Could not load executions: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>not connected</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n execution(s) loaded</source>
+        <translation>
+            <numerusform>%n execution loaded</numerusform>
+            <numerusform>%n executions loaded</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source> · loading…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> · scroll down for older ones</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::Format</name>
+    <message>
+        <source>%1 B</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 KiB</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 MiB</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 GiB</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 TiB</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 PiB</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 ms</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 min %2 s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 h %2 min</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 d %2 h</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::HealthReport</name>
+    <message>
+        <source>Not known yet</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Unusable: executions are refused</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sound</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Sound, with %n warning(s)</source>
+        <translation>
+            <numerusform>Sound, with %n warning</numerusform>
+            <numerusform>Sound, with %n warnings</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Sandbox</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Unusable</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No sandbox can be built, so the agent runs nothing (it never falls back to running code unsandboxed). %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>bubblewrap</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>version unknown</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Every execution is a fresh bubblewrap sandbox (%1).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>/proc</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>bound from the host</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The kernel refused a fresh /proc, so the host&apos;s /proc is bound read-only: code in a sandbox can see the host&apos;s process list and command lines. Cause: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>own PID namespace</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Each sandbox sees only its own processes.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Nested user namespaces</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>blocked</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>bubblewrap&apos;s --disable-userns stops sandboxed code from creating user namespaces of its own.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>not blocked by bubblewrap</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This bubblewrap is older than 0.8 and has no --disable-userns; only the seccomp filter stops sandboxed code from creating namespaces. Upgrade bubblewrap to restore the second layer.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The kernel refused --disable-userns (for example a read-only /proc/sys inside a container); only the seccomp filter stops sandboxed code from creating namespaces.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>seccomp</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>filter unavailable</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A syscall filter for %1 is loaded into every sandbox; denied calls fail with %2.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>architecture not reported</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The agent did not say which syscall filter it loads.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Landlock</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>not reported by this agent</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Landlock confines light workspaces; this agent does not report its ABI.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>unavailable</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The kernel has no Landlock: light workspaces cannot be confined and are refused.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>ABI %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Light workspaces are confined to their home by a Landlock ruleset.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Agent warning</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Egress</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This agent does not offer egress through the gateway yet: sandboxes have no network at all.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>available</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sandboxes reach allowed domains through the gateway when the network policy allows them.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The agent gave no reason.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Light workspaces</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::HostBanner</name>
+    <message>
+        <source>No agent selected</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 · %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::LanguageManager</name>
+    <message>
+        <source>System language</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::LogDownloader</name>
+    <message>
+        <source>Not connected.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>
+[… %1 bytes dropped by retention …]
+</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The agent did not send the log (HTTP %1): %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancelled.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::LogView</name>
+    <message>
+        <source>Match case</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No output yet.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Find:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Text in the log</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Previous match (Shift+Enter)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Next match (Enter)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Close the find bar (Esc)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Only the latest %1 characters are shown; %2 earlier characters were dropped from the view. Save the log to get all of it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not found</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::MainWindow</name>
+    <message>
+        <source>Runbox Console</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Agents</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Double-click an agent to connect. Several can be connected at once; the pages show the selected one.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Add agent…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Edit agent…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Remove agent</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Connect</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Disconnect</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Refresh</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Find…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;New run…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Settings…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;About Runbox Console</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Agent</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;View</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Run</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Settings</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Help</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Main</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Remove agent</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Remove %1 and forget its token?</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Connect to an agent first.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Run</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Execution started.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Execution started on a sync stream (this agent has no managed executions yet): keep its window open while it runs.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The new language applies when the console restarts.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>About Runbox Console</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&lt;h3&gt;Runbox Console %1&lt;/h3&gt;&lt;p&gt;The operators&apos; desktop console for Runbox agents: sandbox health, quotas, network policy, Ascend NPUs and executions.&lt;/p&gt;&lt;p&gt;Shortcuts: F5 refresh · Ctrl+F find · Ctrl+R new run · Ctrl+. cancel a run · Ctrl+1…5 pages.&lt;/p&gt;</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tokens: system keychain</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tokens: this session only</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::NetworkPolicyPage</name>
+    <message>
+        <source>Network policy</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Mode</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;None — sandboxes have no network at all</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Domain allowlist — only the names below, through the egress gateway</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Allowed domains</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Add</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Edit</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Paste lines…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>host, *.host (subdomains at any depth), host:port, *.host:port. IP addresses are never allowed.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Private networks allowed (CIDR)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Empty by default. The explicit door to an internal mirror: the gateway refuses private, loopback and link-local addresses unless they are inside one of these.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Would this host be allowed?</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>e.g. files.pythonhosted.org:443</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Apply</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Revert</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>network policies</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Could not read the network policy</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Current revision: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n entr(y/ies).</source>
+        <translation>
+            <numerusform>%n entry.</numerusform>
+            <numerusform>%n entries.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n entr(y/ies), %1 refused — hover a marked entry to see why.</source>
+        <translation>
+            <numerusform>%n entry, %1 refused — hover a marked entry to see why.</numerusform>
+            <numerusform>%n entries, %1 refused — hover a marked entry to see why.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Type a host name to check it against the policy as edited.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Refused: mode None allows no network at all.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Allowed on port %1 only, by %2.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Allowed by %1 (if it resolves to a public address or to one inside the private networks).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Refused: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Refused: no domain is allowed.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Refused: no entry matches %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Paste domains</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>One entry per line (commas and spaces also separate entries; lines starting with # are ignored).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Add entries</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n entr(y/ies) added.</source>
+        <translation>
+            <numerusform>%n entry added.</numerusform>
+            <numerusform>%n entries added.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Fix or remove the marked entries first.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A domain allowlist needs at least one entry.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The agent refused the policy (HTTP %1): %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Network policy applied: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::NpuChip</name>
+    <message>
+        <source>%1 is not supported: only the Ascend 910 series can be selected.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This chip</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The probe sandbox could not use this chip.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::NpuChipModel</name>
+    <message>
+        <source>Chip %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Chip %1 (NPU %2, die %3): %4</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>unknown model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Probe: usable</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::NpuPage</name>
+    <message>
+        <source>NPU chips</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Re-&amp;probe</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Probe every chip again in a one-shot sandbox (may take a while)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Select all usable</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Clear selection</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Run with selected chips…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Probing every chip in a one-shot sandbox…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Ascend NPUs</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Could not read the chips</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Chips probed again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No NPU on this host</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The agent found no Ascend chip.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 of %2 chips usable · source: %3 · read %4</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Click a usable chip to select it; hover a chip to see its details.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Chip %1 — %2, NPU %3 die %4, health %5</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>unknown model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>, %1 W</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Usable: the last probe could open it inside a sandbox.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not usable: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>&amp;Run with %n selected chip(s)…</source>
+        <translation>
+            <numerusform>&amp;Run with %n selected chip…</numerusform>
+            <numerusform>&amp;Run with %n selected chips…</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::OverviewPage</name>
+    <message>
+        <source>Overview</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Agent</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sandbox</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Egress</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Executions</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>NPU chips</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Workspaces</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sandbox conclusion</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Runbox %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Protocol %1 · up %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Clock offset to this host: %1 (compensated)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>—</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 on disk</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Disk use not reported by this agent</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 running</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 queued</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Default timeout %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>output kept up to %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>languages: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Managed executions are not offered by this agent yet.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>?</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1+</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This agent does not offer Ascend NPUs yet.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No NPU on this host.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 of %2 usable</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Source: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::ProfileDialog</name>
+    <message>
+        <source>Add agent</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Edit agent</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Token for %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>e.g. gpu-node-3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>unchanged</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>contents of agent.token</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Show the token</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Name:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;URL:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Token:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The token is kept in the system keychain. Where no keychain service is reachable it is kept for this session only, never in a file.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Connect</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Paste the agent&apos;s token (its agent.token file, or a workspace token).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A token has no spaces.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::ProfileListModel</name>
+    <message>
+        <source>%1
+%2
+%3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not connected</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::QuotaEditor</name>
+    <message>
+        <source>Unlimited</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> GiB</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>0 = no limit</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>= %1 bytes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>= %1 bytes (not a whole hundredth of a GiB; kept exactly unless edited)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>= %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::QuotaValues</name>
+    <message>
+        <source>(unset)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>unlimited</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Workspace total</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Retained output</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Upload per file</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Upload per request</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Default timeout</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Maximum timeout</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Concurrent executions</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Light workspaces</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Disk a workspace may use (allocated blocks); an execution that grows past it ends as quota_exceeded.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Output kept per execution: head and tail are kept around a marker, the run never fails for it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Largest single file accepted by the file API.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Largest upload request accepted by the file API.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Timeout of an execution that does not ask for one.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Longest timeout an execution may ask for.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Executions running at once on this host; later ones queue.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 cannot be negative.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 is above the largest value the agent accepts (%2).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The default timeout must be limited and no longer than the maximum timeout.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: %2 → %3, by %4, %5</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::QuotasPage</name>
+    <message>
+        <source>Quotas</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Limits in force for new executions</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sizes are in GiB (1 GiB = 2³⁰ bytes). 0 or Unlimited means no limit. A change applies to executions created after it; running ones keep the limits they started with.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Apply</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Revert</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Send the changed quotas to the agent</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Show the agent&apos;s values again</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Last change</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>quota settings</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Could not read the quotas</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No change is recorded, or this agent does not report its audit trail with the quotas.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The agent refused the quotas (HTTP %1): %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Quotas applied.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::RunDialog</name>
+    <message>
+        <source>Run</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>New run</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>New strong workspace</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Shell (bash)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Python</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>R</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not installed on this host</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>workspace root</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>agent default</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>none (e.g. 2, 5)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Add a variable</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Remove the selected variable</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Workspace:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Kind:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Script:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Working &amp;directory:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Environment:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Timeout:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>NPU &amp;chips:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Run</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Chips are logic ids separated by commas, e.g. 2, 5.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::RunRequest</name>
+    <message>
+        <source>The working directory is relative to the workspace: remove the leading &apos;/&apos;.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The working directory may not contain NUL or &apos;\&apos;.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The working directory is longer than 4096 bytes.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The working directory may not contain &apos;.&apos;, &apos;..&apos; or empty segments.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Choose shell, Python or R.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The script is empty.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&quot;%1&quot; is not a valid environment variable name.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The variable %1 is set twice.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The timeout cannot be negative.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::SettingsDialog</name>
+    <message>
+        <source>Settings</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> Mi characters</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Language:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Log view &amp;keeps:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A new language applies the next time the console starts.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::TokenVault</name>
+    <message>
+        <source>Tokens are kept for this session only (keychain disabled).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No keychain service is reachable (%1). Tokens are kept for this session only and are never written to disk; you will be asked again next time.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>unknown error</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+</TS>

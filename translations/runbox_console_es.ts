@@ -1,0 +1,1983 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="es">
+<context>
+    <name>runbox::NetworkPolicyGrammar</name>
+    <message>
+        <source>empty host name</source>
+        <translation>nombre de host vacío</translation>
+    </message>
+    <message>
+        <source>IP literals are not allowed; use a domain name</source>
+        <translation>no se permiten direcciones IP; usa un nombre de dominio</translation>
+    </message>
+    <message>
+        <source>not a valid domain name</source>
+        <translation>no es un nombre de dominio válido</translation>
+    </message>
+    <message>
+        <source>a single label is not allowed; name a domain such as example.org</source>
+        <translation>no se permite una sola etiqueta; indica un dominio como example.org</translation>
+    </message>
+    <message>
+        <source>labels must be letters, digits and inner hyphens, 1-63 characters</source>
+        <translation>las etiquetas deben tener letras, dígitos y guiones internos, de 1 a 63 caracteres</translation>
+    </message>
+    <message>
+        <source>empty entry</source>
+        <translation>entrada vacía</translation>
+    </message>
+    <message>
+        <source>&apos;/&apos;, &apos;@&apos; and whitespace are not allowed</source>
+        <translation>no se permiten &apos;/&apos;, &apos;@&apos; ni espacios</translation>
+    </message>
+    <message>
+        <source>&apos;*&apos; is only allowed as a leading &quot;*.&quot;</source>
+        <translation>&apos;*&apos; solo se permite como prefijo &quot;*.&quot;</translation>
+    </message>
+    <message>
+        <source>bad port (must be 1-65535)</source>
+        <translation>puerto no válido (debe ser 1-65535)</translation>
+    </message>
+    <message>
+        <source>not an address prefix such as 10.0.0.0/8 or fd00::/8</source>
+        <translation>no es un prefijo de direcciones como 10.0.0.0/8 o fd00::/8</translation>
+    </message>
+    <message>
+        <source>enter a host name such as pypi.org or pypi.org:443</source>
+        <translation>escribe un nombre de host como pypi.org o pypi.org:443</translation>
+    </message>
+    <message>
+        <source>IP addresses are never allowed; egress admits domain names only</source>
+        <translation>nunca se permiten direcciones IP; la salida solo admite nombres de dominio</translation>
+    </message>
+    <message>
+        <source>no domain is allowed</source>
+        <translation>no se permite ningún dominio</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::AgentConnection</name>
+    <message>
+        <source>Disconnected</source>
+        <translation>Desconectado</translation>
+    </message>
+    <message>
+        <source>Connecting…</source>
+        <translation>Conectando…</translation>
+    </message>
+    <message>
+        <source>Connected</source>
+        <translation>Conectado</translation>
+    </message>
+    <message numerus="yes">
+        <source>Reconnecting in %n s</source>
+        <translation>
+            <numerusform>Reconectando en %n s</numerusform>
+            <numerusform>Reconectando en %n s</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Token refused</source>
+        <translation>Token rechazado</translation>
+    </message>
+    <message>
+        <source>Disconnected from %1.</source>
+        <translation>Desconectado de %1.</translation>
+    </message>
+    <message>
+        <source>%1 does not answer like a Runbox agent (HTTP %2).</source>
+        <translation>%1 no responde como un agente de Runbox (HTTP %2).</translation>
+    </message>
+    <message>
+        <source>The agent refused the token: %1</source>
+        <translation>El agente rechazó el token: %1</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1: %2</translation>
+    </message>
+    <message>
+        <source>Health check failed (HTTP %1): %2</source>
+        <translation>Falló la comprobación de estado (HTTP %1): %2</translation>
+    </message>
+    <message>
+        <source>Connected to %1 (agent %2).</source>
+        <translation>Conectado a %1 (agente %2).</translation>
+    </message>
+    <message>
+        <source>Reconnected to %1.</source>
+        <translation>Reconectado a %1.</translation>
+    </message>
+    <message numerus="yes">
+        <source>Lost connection to %1 (%2); reconnecting in %n s.</source>
+        <translation>
+            <numerusform>Se perdió la conexión con %1 (%2); reconectando en %n s.</numerusform>
+            <numerusform>Se perdió la conexión con %1 (%2); reconectando en %n s.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>no answer within %n s</source>
+        <translation>
+            <numerusform>sin respuesta en %n s</numerusform>
+            <numerusform>sin respuesta en %n s</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::AgentPage</name>
+    <message>
+        <source>No agent selected</source>
+        <translation>Ningún agente seleccionado</translation>
+    </message>
+    <message>
+        <source>Add an agent or pick one in the list on the left, then connect.</source>
+        <translation>Añade un agente o elige uno de la lista de la izquierda y conéctate.</translation>
+    </message>
+    <message>
+        <source>Not connected</source>
+        <translation>No conectado</translation>
+    </message>
+    <message>
+        <source>Waiting for %1: %2</source>
+        <translation>Esperando a %1: %2</translation>
+    </message>
+    <message>
+        <source>Not offered by this agent yet</source>
+        <translation>Este agente aún no lo ofrece</translation>
+    </message>
+    <message>
+        <source>%1 does not offer %2 yet (%3 is not there). The page lights up by itself once the agent is upgraded.</source>
+        <translation>%1 aún no ofrece %2 (no existe %3). La página se activará sola cuando se actualice el agente.</translation>
+    </message>
+    <message>
+        <source>The agent</source>
+        <translation>El agente</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::AgentProfile</name>
+    <message>
+        <source>Give the agent a name.</source>
+        <translation>Dale un nombre al agente.</translation>
+    </message>
+    <message>
+        <source>Unix-socket agents are not supported by the console yet; use the agent&apos;s HTTP or TLS address.</source>
+        <translation>La consola aún no admite agentes por socket Unix; usa la dirección HTTP o TLS del agente.</translation>
+    </message>
+    <message>
+        <source>The URL must start with http:// or https://, e.g. http://127.0.0.1:4311.</source>
+        <translation>La URL debe empezar por http:// o https://, p. ej. http://127.0.0.1:4311.</translation>
+    </message>
+    <message>
+        <source>The URL has no host.</source>
+        <translation>La URL no tiene host.</translation>
+    </message>
+    <message>
+        <source>The URL must be the agent&apos;s base address, without a path.</source>
+        <translation>La URL debe ser la dirección base del agente, sin ruta.</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::ChipTileDelegate</name>
+    <message>
+        <source>health ?</source>
+        <translation>estado ?</translation>
+    </message>
+    <message>
+        <source>%1  ·  AI core %2</source>
+        <translation>%1  ·  AI core %2</translation>
+    </message>
+    <message>
+        <source>%1 °C</source>
+        <translation>%1 °C</translation>
+    </message>
+    <message>
+        <source>%1 %</source>
+        <translation>%1 %</translation>
+    </message>
+    <message>
+        <source>HBM %1 / %2 GiB</source>
+        <translation>HBM %1 / %2 GiB</translation>
+    </message>
+    <message>
+        <source>HBM —</source>
+        <translation>HBM —</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::ConnectionManager</name>
+    <message>
+        <source>No token is stored for %1.</source>
+        <translation>No hay ningún token guardado para %1.</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::EntryListModel</name>
+    <message>
+        <source>%1: refused — %2</source>
+        <translation>%1: rechazada — %2</translation>
+    </message>
+    <message>
+        <source>%1   — %2</source>
+        <translation>%1   — %2</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::EnvTableModel</name>
+    <message>
+        <source>Names are letters, digits and &apos;_&apos;, not starting with a digit.</source>
+        <translation>Los nombres llevan letras, dígitos y &apos;_&apos;, y no empiezan por un dígito.</translation>
+    </message>
+    <message>
+        <source>%1 is already set above.</source>
+        <translation>%1 ya está definida más arriba.</translation>
+    </message>
+    <message>
+        <source>Variable</source>
+        <translation>Variable</translation>
+    </message>
+    <message>
+        <source>Value</source>
+        <translation>Valor</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::ExecutionFollower</name>
+    <message>
+        <source>Could not read the execution record: %1</source>
+        <translation>No se pudo leer el registro de la ejecución: %1</translation>
+    </message>
+    <message>
+        <source>Cancelled from the console (closing the stream of a sync execution makes the agent kill it).</source>
+        <translation>Cancelada desde la consola (cerrar el flujo de una ejecución síncrona hace que el agente la termine).</translation>
+    </message>
+    <message>
+        <source>The agent refused the execution (HTTP %1): %2</source>
+        <translation>El agente rechazó la ejecución (HTTP %1): %2</translation>
+    </message>
+    <message>
+        <source>The connection to the agent broke before the execution ended (%1); a sync execution is killed when its client disconnects.</source>
+        <translation>La conexión con el agente se cortó antes de que terminara la ejecución (%1); una ejecución síncrona se termina cuando su cliente se desconecta.</translation>
+    </message>
+    <message>
+        <source>stream closed</source>
+        <translation>flujo cerrado</translation>
+    </message>
+    <message>
+        <source>The agent cannot stream this log (HTTP %1): %2</source>
+        <translation>El agente no puede transmitir este registro (HTTP %1): %2</translation>
+    </message>
+    <message>
+        <source>The agent does not know this execution: %1</source>
+        <translation>El agente no conoce esta ejecución: %1</translation>
+    </message>
+    <message>
+        <source>the stream ended early</source>
+        <translation>el flujo terminó antes de tiempo</translation>
+    </message>
+    <message numerus="yes">
+        <source>Log stream interrupted (%1); resuming at byte %2 in %n s.</source>
+        <translation>
+            <numerusform>Flujo del registro interrumpido (%1); se reanuda en el byte %2 dentro de %n s.</numerusform>
+            <numerusform>Flujo del registro interrumpido (%1); se reanuda en el byte %2 dentro de %n s.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Cancel refused (HTTP %1): %2</source>
+        <translation>Cancelación rechazada (HTTP %1): %2</translation>
+    </message>
+    <message>
+        <source>Cancel requested; waiting for the execution to end.</source>
+        <translation>Cancelación solicitada; esperando a que termine la ejecución.</translation>
+    </message>
+    <message>
+        <source>The agent reported an error in the stream: %1</source>
+        <translation>El agente informó de un error en el flujo: %1</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::ExecutionInfo</name>
+    <message>
+        <source>Queued</source>
+        <translation>En cola</translation>
+    </message>
+    <message>
+        <source>Running</source>
+        <translation>En ejecución</translation>
+    </message>
+    <message>
+        <source>Completed</source>
+        <translation>Completada</translation>
+    </message>
+    <message>
+        <source>Failed</source>
+        <translation>Fallida</translation>
+    </message>
+    <message>
+        <source>Timed out</source>
+        <translation>Tiempo agotado</translation>
+    </message>
+    <message>
+        <source>Cancelled</source>
+        <translation>Cancelada</translation>
+    </message>
+    <message>
+        <source>Output limited</source>
+        <translation>Salida limitada</translation>
+    </message>
+    <message>
+        <source>Quota exceeded</source>
+        <translation>Cuota superada</translation>
+    </message>
+    <message>
+        <source>Setup failed</source>
+        <translation>Preparación fallida</translation>
+    </message>
+    <message>
+        <source>Lost</source>
+        <translation>Perdida</translation>
+    </message>
+    <message>
+        <source>Unknown</source>
+        <translation>Desconocido</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::ExecutionLauncher</name>
+    <message>
+        <source>Not connected to an agent.</source>
+        <translation>No hay conexión con ningún agente.</translation>
+    </message>
+    <message>
+        <source>Creating a workspace…</source>
+        <translation>Creando un espacio de trabajo…</translation>
+    </message>
+    <message>
+        <source>Could not create a workspace: %1</source>
+        <translation>No se pudo crear un espacio de trabajo: %1</translation>
+    </message>
+    <message>
+        <source>The connection to the agent was closed.</source>
+        <translation>Se cerró la conexión con el agente.</translation>
+    </message>
+    <message>
+        <source>Starting the execution…</source>
+        <translation>Iniciando la ejecución…</translation>
+    </message>
+    <message>
+        <source>The agent refused the execution (HTTP %1): %2</source>
+        <translation>El agente rechazó la ejecución (HTTP %1): %2</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::ExecutionTableModel</name>
+    <message>
+        <source>%1 (#%2)</source>
+        <translation>%1 (n.º %2)</translation>
+    </message>
+    <message>
+        <source>Execution</source>
+        <translation>Ejecución</translation>
+    </message>
+    <message>
+        <source>Workspace</source>
+        <translation>Espacio de trabajo</translation>
+    </message>
+    <message>
+        <source>Kind</source>
+        <translation>Tipo</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>Estado</translation>
+    </message>
+    <message>
+        <source>Started</source>
+        <translation>Inicio</translation>
+    </message>
+    <message>
+        <source>Duration</source>
+        <translation>Duración</translation>
+    </message>
+    <message>
+        <source>Exit code</source>
+        <translation>Código de salida</translation>
+    </message>
+    <message>
+        <source>Chips</source>
+        <translation>Chips</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::ExecutionWindow</name>
+    <message>
+        <source>Execution</source>
+        <translation>Ejecución</translation>
+    </message>
+    <message>
+        <source>Follow</source>
+        <translation>Seguir</translation>
+    </message>
+    <message>
+        <source>Keep the end of the log in view</source>
+        <translation>Mantener visible el final del registro</translation>
+    </message>
+    <message>
+        <source>Pause</source>
+        <translation>Pausa</translation>
+    </message>
+    <message>
+        <source>Hold new output aside (bounded) until resumed</source>
+        <translation>Retener la salida nueva (con límite) hasta reanudar</translation>
+    </message>
+    <message>
+        <source>Find…</source>
+        <translation>Buscar…</translation>
+    </message>
+    <message>
+        <source>Find in the log (Ctrl+F)</source>
+        <translation>Buscar en el registro (Ctrl+F)</translation>
+    </message>
+    <message>
+        <source>Save log…</source>
+        <translation>Guardar registro…</translation>
+    </message>
+    <message>
+        <source>Cancel run</source>
+        <translation>Cancelar ejecución</translation>
+    </message>
+    <message>
+        <source>Cancel this execution (Ctrl+.)</source>
+        <translation>Cancelar esta ejecución (Ctrl+.)</translation>
+    </message>
+    <message>
+        <source>Field</source>
+        <translation>Campo</translation>
+    </message>
+    <message>
+        <source>Value</source>
+        <translation>Valor</translation>
+    </message>
+    <message>
+        <source>Time</source>
+        <translation>Hora</translation>
+    </message>
+    <message>
+        <source>Host</source>
+        <translation>Host</translation>
+    </message>
+    <message>
+        <source>Port</source>
+        <translation>Puerto</translation>
+    </message>
+    <message>
+        <source>Decision</source>
+        <translation>Decisión</translation>
+    </message>
+    <message>
+        <source>Reason</source>
+        <translation>Motivo</translation>
+    </message>
+    <message>
+        <source>Bytes up</source>
+        <translation>Bytes enviados</translation>
+    </message>
+    <message>
+        <source>Bytes down</source>
+        <translation>Bytes recibidos</translation>
+    </message>
+    <message>
+        <source>Output</source>
+        <translation>Salida</translation>
+    </message>
+    <message>
+        <source>Details</source>
+        <translation>Detalles</translation>
+    </message>
+    <message>
+        <source>Egress</source>
+        <translation>Salida de red</translation>
+    </message>
+    <message>
+        <source>[… %1 bytes dropped by the agent&apos;s output retention …]</source>
+        <translation>[… la retención de salida del agente descartó %1 bytes …]</translation>
+    </message>
+    <message>
+        <source>%1 — %2</source>
+        <translation>%1 — %2</translation>
+    </message>
+    <message>
+        <source>workspace %1</source>
+        <translation>espacio %1</translation>
+    </message>
+    <message>
+        <source>exit code %1</source>
+        <translation>código de salida %1</translation>
+    </message>
+    <message>
+        <source>signal %1</source>
+        <translation>señal %1</translation>
+    </message>
+    <message>
+        <source>chips %1</source>
+        <translation>chips %1</translation>
+    </message>
+    <message>
+        <source>sync stream</source>
+        <translation>flujo síncrono</translation>
+    </message>
+    <message>
+        <source>Summary</source>
+        <translation>Resumen</translation>
+    </message>
+    <message>
+        <source>Workspace</source>
+        <translation>Espacio de trabajo</translation>
+    </message>
+    <message>
+        <source>Kind</source>
+        <translation>Tipo</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>Estado</translation>
+    </message>
+    <message>
+        <source>Exit code</source>
+        <translation>Código de salida</translation>
+    </message>
+    <message>
+        <source>Signal</source>
+        <translation>Señal</translation>
+    </message>
+    <message>
+        <source>Created</source>
+        <translation>Creados</translation>
+    </message>
+    <message>
+        <source>Started</source>
+        <translation>Inicio</translation>
+    </message>
+    <message>
+        <source>Finished</source>
+        <translation>Fin</translation>
+    </message>
+    <message>
+        <source>Duration</source>
+        <translation>Duración</translation>
+    </message>
+    <message>
+        <source>Permission epoch</source>
+        <translation>Época de permisos</translation>
+    </message>
+    <message>
+        <source>(not reported)</source>
+        <translation>(no informado)</translation>
+    </message>
+    <message>
+        <source>How it ran</source>
+        <translation>Cómo se ejecutó</translation>
+    </message>
+    <message>
+        <source>Working directory</source>
+        <translation>Directorio de trabajo</translation>
+    </message>
+    <message>
+        <source>/workspace</source>
+        <translation>/workspace</translation>
+    </message>
+    <message>
+        <source>Command</source>
+        <translation>Orden</translation>
+    </message>
+    <message>
+        <source>Environment</source>
+        <translation>Entorno</translation>
+    </message>
+    <message>
+        <source>Changed files</source>
+        <translation>Archivos cambiados</translation>
+    </message>
+    <message>
+        <source>Modified</source>
+        <translation>Modificados</translation>
+    </message>
+    <message>
+        <source>Deleted</source>
+        <translation>Eliminados</translation>
+    </message>
+    <message>
+        <source>allowed</source>
+        <translation>permitida</translation>
+    </message>
+    <message>
+        <source>denied</source>
+        <translation>denegada</translation>
+    </message>
+    <message>
+        <source>This agent does not record egress decisions yet.</source>
+        <translation>Este agente aún no registra las decisiones de salida.</translation>
+    </message>
+    <message>
+        <source>No connection was attempted.</source>
+        <translation>No se intentó ninguna conexión.</translation>
+    </message>
+    <message>
+        <source>— %1</source>
+        <translation>— %1</translation>
+    </message>
+    <message>
+        <source>, exit code %1</source>
+        <translation>, código de salida %1</translation>
+    </message>
+    <message>
+        <source>, after %1</source>
+        <translation>, tras %1</translation>
+    </message>
+    <message>
+        <source>: %1</source>
+        <translation>: %1</translation>
+    </message>
+    <message>
+        <source>Save log</source>
+        <translation>Guardar registro</translation>
+    </message>
+    <message>
+        <source>Log files (*.log *.txt);;All files (*)</source>
+        <translation>Archivos de registro (*.log *.txt);;Todos los archivos (*)</translation>
+    </message>
+    <message>
+        <source>Could not save: %1</source>
+        <translation>No se pudo guardar: %1</translation>
+    </message>
+    <message>
+        <source>Saving the log…</source>
+        <translation>Guardando el registro…</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>Cancelar</translation>
+    </message>
+    <message>
+        <source>Saving the log… %1</source>
+        <translation>Guardando el registro… %1</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>Cerrar</translation>
+    </message>
+    <message>
+        <source>This execution runs on a sync stream: closing the window closes the stream and the agent kills the execution. Close anyway?</source>
+        <translation>Esta ejecución usa un flujo síncrono: al cerrar la ventana se cierra el flujo y el agente termina la ejecución. ¿Cerrar de todos modos?</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::ExecutionsPage</name>
+    <message>
+        <source>Executions</source>
+        <translation>Ejecuciones</translation>
+    </message>
+    <message>
+        <source>All states</source>
+        <translation>Todos los estados</translation>
+    </message>
+    <message>
+        <source>All workspaces</source>
+        <translation>Todos los espacios</translation>
+    </message>
+    <message>
+        <source>Filter by id, workspace or kind (Ctrl+F)</source>
+        <translation>Filtrar por id, espacio o tipo (Ctrl+F)</translation>
+    </message>
+    <message>
+        <source>&amp;Live</source>
+        <translation>En &amp;vivo</translation>
+    </message>
+    <message>
+        <source>Refresh the newest executions every few seconds</source>
+        <translation>Actualizar las ejecuciones más recientes cada pocos segundos</translation>
+    </message>
+    <message>
+        <source>&amp;Run…</source>
+        <translation>&amp;Ejecutar…</translation>
+    </message>
+    <message>
+        <source>State:</source>
+        <translation>Estado:</translation>
+    </message>
+    <message>
+        <source>Workspace:</source>
+        <translation>Espacio:</translation>
+    </message>
+    <message>
+        <source>managed executions</source>
+        <translation>ejecuciones gestionadas</translation>
+    </message>
+    <message>
+        <source>Could not load executions: %1</source>
+        <translation>No se pudieron cargar las ejecuciones: %1</translation>
+    </message>
+    <message>
+        <source>not connected</source>
+        <translation>sin conexión</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n execution(s) loaded</source>
+        <translation>
+            <numerusform>%n ejecución cargada</numerusform>
+            <numerusform>%n ejecuciones cargadas</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source> · loading…</source>
+        <translation> · cargando…</translation>
+    </message>
+    <message>
+        <source> · scroll down for older ones</source>
+        <translation> · desplázate hacia abajo para ver las anteriores</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::Format</name>
+    <message>
+        <source>%1 KiB</source>
+        <translation>%1 KiB</translation>
+    </message>
+    <message>
+        <source>%1 MiB</source>
+        <translation>%1 MiB</translation>
+    </message>
+    <message>
+        <source>%1 GiB</source>
+        <translation>%1 GiB</translation>
+    </message>
+    <message>
+        <source>%1 TiB</source>
+        <translation>%1 TiB</translation>
+    </message>
+    <message>
+        <source>%1 PiB</source>
+        <translation>%1 PiB</translation>
+    </message>
+    <message>
+        <source>%1 ms</source>
+        <translation>%1 ms</translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <translation>%1 s</translation>
+    </message>
+    <message>
+        <source>%1 min %2 s</source>
+        <translation>%1 min %2 s</translation>
+    </message>
+    <message>
+        <source>%1 h %2 min</source>
+        <translation>%1 h %2 min</translation>
+    </message>
+    <message>
+        <source>%1 d %2 h</source>
+        <translation>%1 d %2 h</translation>
+    </message>
+    <message>
+        <source>%1 B</source>
+        <translation>%1 B</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::HealthReport</name>
+    <message>
+        <source>Not known yet</source>
+        <translation>Aún no se sabe</translation>
+    </message>
+    <message>
+        <source>Unusable: executions are refused</source>
+        <translation>Inutilizable: se rechazan las ejecuciones</translation>
+    </message>
+    <message>
+        <source>Sound</source>
+        <translation>Sólido</translation>
+    </message>
+    <message numerus="yes">
+        <source>Sound, with %n warning(s)</source>
+        <translation>
+            <numerusform>Sólido, con %n advertencia</numerusform>
+            <numerusform>Sólido, con %n advertencias</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Sandbox</source>
+        <translation>Sandbox</translation>
+    </message>
+    <message>
+        <source>Unusable</source>
+        <translation>Inutilizable</translation>
+    </message>
+    <message>
+        <source>No sandbox can be built, so the agent runs nothing (it never falls back to running code unsandboxed). %1</source>
+        <translation>No se puede crear ningún sandbox, así que el agente no ejecuta nada (nunca recurre a ejecutar código sin sandbox). %1</translation>
+    </message>
+    <message>
+        <source>bubblewrap</source>
+        <translation>bubblewrap</translation>
+    </message>
+    <message>
+        <source>version unknown</source>
+        <translation>versión desconocida</translation>
+    </message>
+    <message>
+        <source>Every execution is a fresh bubblewrap sandbox (%1).</source>
+        <translation>Cada ejecución es un sandbox de bubblewrap nuevo (%1).</translation>
+    </message>
+    <message>
+        <source>/proc</source>
+        <translation>/proc</translation>
+    </message>
+    <message>
+        <source>bound from the host</source>
+        <translation>enlazado desde el host</translation>
+    </message>
+    <message>
+        <source>The kernel refused a fresh /proc, so the host&apos;s /proc is bound read-only: code in a sandbox can see the host&apos;s process list and command lines. Cause: %1</source>
+        <translation>El kernel rechazó un /proc nuevo, así que se enlaza el /proc del host en solo lectura: el código del sandbox puede ver la lista de procesos del host y sus líneas de órdenes. Causa: %1</translation>
+    </message>
+    <message>
+        <source>own PID namespace</source>
+        <translation>espacio de PID propio</translation>
+    </message>
+    <message>
+        <source>Each sandbox sees only its own processes.</source>
+        <translation>Cada sandbox solo ve sus propios procesos.</translation>
+    </message>
+    <message>
+        <source>Nested user namespaces</source>
+        <translation>Espacios de usuario anidados</translation>
+    </message>
+    <message>
+        <source>blocked</source>
+        <translation>bloqueados</translation>
+    </message>
+    <message>
+        <source>bubblewrap&apos;s --disable-userns stops sandboxed code from creating user namespaces of its own.</source>
+        <translation>La opción --disable-userns de bubblewrap impide que el código del sandbox cree sus propios espacios de usuario.</translation>
+    </message>
+    <message>
+        <source>not blocked by bubblewrap</source>
+        <translation>no bloqueados por bubblewrap</translation>
+    </message>
+    <message>
+        <source>This bubblewrap is older than 0.8 and has no --disable-userns; only the seccomp filter stops sandboxed code from creating namespaces. Upgrade bubblewrap to restore the second layer.</source>
+        <translation>Este bubblewrap es anterior a la 0.8 y no tiene --disable-userns; solo el filtro seccomp impide que el código del sandbox cree espacios de nombres. Actualiza bubblewrap para recuperar la segunda capa.</translation>
+    </message>
+    <message>
+        <source>The kernel refused --disable-userns (for example a read-only /proc/sys inside a container); only the seccomp filter stops sandboxed code from creating namespaces.</source>
+        <translation>El kernel rechazó --disable-userns (por ejemplo, /proc/sys de solo lectura dentro de un contenedor); solo el filtro seccomp impide que el código del sandbox cree espacios de nombres.</translation>
+    </message>
+    <message>
+        <source>seccomp</source>
+        <translation>seccomp</translation>
+    </message>
+    <message>
+        <source>filter unavailable</source>
+        <translation>filtro no disponible</translation>
+    </message>
+    <message>
+        <source>A syscall filter for %1 is loaded into every sandbox; denied calls fail with %2.</source>
+        <translation>Cada sandbox carga un filtro de llamadas al sistema para %1; las llamadas denegadas fallan con %2.</translation>
+    </message>
+    <message>
+        <source>architecture not reported</source>
+        <translation>arquitectura no informada</translation>
+    </message>
+    <message>
+        <source>The agent did not say which syscall filter it loads.</source>
+        <translation>El agente no indicó qué filtro de llamadas al sistema carga.</translation>
+    </message>
+    <message>
+        <source>Landlock</source>
+        <translation>Landlock</translation>
+    </message>
+    <message>
+        <source>not reported by this agent</source>
+        <translation>este agente no lo informa</translation>
+    </message>
+    <message>
+        <source>Landlock confines light workspaces; this agent does not report its ABI.</source>
+        <translation>Landlock confina los espacios de trabajo ligeros; este agente no informa su ABI.</translation>
+    </message>
+    <message>
+        <source>unavailable</source>
+        <translation>no disponible</translation>
+    </message>
+    <message>
+        <source>The kernel has no Landlock: light workspaces cannot be confined and are refused.</source>
+        <translation>El kernel no tiene Landlock: los espacios de trabajo ligeros no se pueden confinar y se rechazan.</translation>
+    </message>
+    <message>
+        <source>ABI %1</source>
+        <translation>ABI %1</translation>
+    </message>
+    <message>
+        <source>Light workspaces are confined to their home by a Landlock ruleset.</source>
+        <translation>Un conjunto de reglas Landlock confina cada espacio de trabajo ligero a su directorio personal.</translation>
+    </message>
+    <message>
+        <source>Agent warning</source>
+        <translation>Aviso del agente</translation>
+    </message>
+    <message>
+        <source>Egress</source>
+        <translation>Salida de red</translation>
+    </message>
+    <message>
+        <source>This agent does not offer egress through the gateway yet: sandboxes have no network at all.</source>
+        <translation>Este agente aún no ofrece salida de red a través de la pasarela: los sandboxes no tienen red.</translation>
+    </message>
+    <message>
+        <source>available</source>
+        <translation>disponible</translation>
+    </message>
+    <message>
+        <source>Sandboxes reach allowed domains through the gateway when the network policy allows them.</source>
+        <translation>Los sandboxes llegan a los dominios permitidos a través de la pasarela cuando la política de red lo permite.</translation>
+    </message>
+    <message>
+        <source>The agent gave no reason.</source>
+        <translation>El agente no dio ningún motivo.</translation>
+    </message>
+    <message>
+        <source>Light workspaces</source>
+        <translation>Espacios de trabajo ligeros</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::HostBanner</name>
+    <message>
+        <source>No agent selected</source>
+        <translation>Ningún agente seleccionado</translation>
+    </message>
+    <message>
+        <source>%1 · %2</source>
+        <translation>%1 · %2</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::LanguageManager</name>
+    <message>
+        <source>System language</source>
+        <translation>Idioma del sistema</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::LogDownloader</name>
+    <message>
+        <source>Not connected.</source>
+        <translation>Sin conexión.</translation>
+    </message>
+    <message>
+        <source>
+[… %1 bytes dropped by retention …]
+</source>
+        <translation>
+[… la retención descartó %1 bytes …]
+</translation>
+    </message>
+    <message>
+        <source>The agent did not send the log (HTTP %1): %2</source>
+        <translation>El agente no envió el registro (HTTP %1): %2</translation>
+    </message>
+    <message>
+        <source>Cancelled.</source>
+        <translation>Cancelado.</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::LogView</name>
+    <message>
+        <source>Match case</source>
+        <translation>Distinguir mayúsculas</translation>
+    </message>
+    <message>
+        <source>No output yet.</source>
+        <translation>Todavía no hay salida.</translation>
+    </message>
+    <message>
+        <source>Find:</source>
+        <translation>Buscar:</translation>
+    </message>
+    <message>
+        <source>Text in the log</source>
+        <translation>Texto del registro</translation>
+    </message>
+    <message>
+        <source>Previous match (Shift+Enter)</source>
+        <translation>Coincidencia anterior (Mayús+Intro)</translation>
+    </message>
+    <message>
+        <source>Next match (Enter)</source>
+        <translation>Coincidencia siguiente (Intro)</translation>
+    </message>
+    <message>
+        <source>Close the find bar (Esc)</source>
+        <translation>Cerrar la barra de búsqueda (Esc)</translation>
+    </message>
+    <message>
+        <source>Only the latest %1 characters are shown; %2 earlier characters were dropped from the view. Save the log to get all of it.</source>
+        <translation>Solo se muestran los últimos %1 caracteres; se quitaron de la vista %2 caracteres anteriores. Guarda el registro para obtenerlo completo.</translation>
+    </message>
+    <message>
+        <source>Not found</source>
+        <translation>No encontrado</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::MainWindow</name>
+    <message>
+        <source>Runbox Console</source>
+        <translation>Consola de Runbox</translation>
+    </message>
+    <message>
+        <source>Agents</source>
+        <translation>Agentes</translation>
+    </message>
+    <message>
+        <source>Double-click an agent to connect. Several can be connected at once; the pages show the selected one.</source>
+        <translation>Haz doble clic en un agente para conectarte. Puedes conectar varios a la vez; las páginas muestran el seleccionado.</translation>
+    </message>
+    <message>
+        <source>&amp;Add agent…</source>
+        <translation>&amp;Añadir agente…</translation>
+    </message>
+    <message>
+        <source>&amp;Edit agent…</source>
+        <translation>&amp;Editar agente…</translation>
+    </message>
+    <message>
+        <source>&amp;Remove agent</source>
+        <translation>&amp;Quitar agente</translation>
+    </message>
+    <message>
+        <source>&amp;Connect</source>
+        <translation>&amp;Conectar</translation>
+    </message>
+    <message>
+        <source>&amp;Disconnect</source>
+        <translation>&amp;Desconectar</translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation>&amp;Salir</translation>
+    </message>
+    <message>
+        <source>&amp;Refresh</source>
+        <translation>Actuali&amp;zar</translation>
+    </message>
+    <message>
+        <source>&amp;Find…</source>
+        <translation>&amp;Buscar…</translation>
+    </message>
+    <message>
+        <source>&amp;New run…</source>
+        <translation>&amp;Nueva ejecución…</translation>
+    </message>
+    <message>
+        <source>&amp;Settings…</source>
+        <translation>&amp;Preferencias…</translation>
+    </message>
+    <message>
+        <source>&amp;About Runbox Console</source>
+        <translation>&amp;Acerca de la consola de Runbox</translation>
+    </message>
+    <message>
+        <source>&amp;Agent</source>
+        <translation>&amp;Agente</translation>
+    </message>
+    <message>
+        <source>&amp;View</source>
+        <translation>&amp;Ver</translation>
+    </message>
+    <message>
+        <source>&amp;Run</source>
+        <translation>&amp;Ejecutar</translation>
+    </message>
+    <message>
+        <source>&amp;Settings</source>
+        <translation>&amp;Preferencias</translation>
+    </message>
+    <message>
+        <source>&amp;Help</source>
+        <translation>Ay&amp;uda</translation>
+    </message>
+    <message>
+        <source>Main</source>
+        <translation>Principal</translation>
+    </message>
+    <message>
+        <source>Remove agent</source>
+        <translation>Quitar agente</translation>
+    </message>
+    <message>
+        <source>Remove %1 and forget its token?</source>
+        <translation>¿Quitar %1 y olvidar su token?</translation>
+    </message>
+    <message>
+        <source>Connect to an agent first.</source>
+        <translation>Primero conéctate a un agente.</translation>
+    </message>
+    <message>
+        <source>Run</source>
+        <translation>Ejecutar</translation>
+    </message>
+    <message>
+        <source>Execution started.</source>
+        <translation>Ejecución iniciada.</translation>
+    </message>
+    <message>
+        <source>Execution started on a sync stream (this agent has no managed executions yet): keep its window open while it runs.</source>
+        <translation>Ejecución iniciada en un flujo síncrono (este agente aún no tiene ejecuciones gestionadas): mantén su ventana abierta mientras se ejecuta.</translation>
+    </message>
+    <message>
+        <source>The new language applies when the console restarts.</source>
+        <translation>El nuevo idioma se aplicará al reiniciar la consola.</translation>
+    </message>
+    <message>
+        <source>About Runbox Console</source>
+        <translation>Acerca de la consola de Runbox</translation>
+    </message>
+    <message>
+        <source>&lt;h3&gt;Runbox Console %1&lt;/h3&gt;&lt;p&gt;The operators&apos; desktop console for Runbox agents: sandbox health, quotas, network policy, Ascend NPUs and executions.&lt;/p&gt;&lt;p&gt;Shortcuts: F5 refresh · Ctrl+F find · Ctrl+R new run · Ctrl+. cancel a run · Ctrl+1…5 pages.&lt;/p&gt;</source>
+        <translation>&lt;h3&gt;Consola de Runbox %1&lt;/h3&gt;&lt;p&gt;La consola de escritorio de los operadores para agentes de Runbox: estado del sandbox, cuotas, política de red, NPU Ascend y ejecuciones.&lt;/p&gt;&lt;p&gt;Atajos: F5 actualizar · Ctrl+F buscar · Ctrl+R nueva ejecución · Ctrl+. cancelar una ejecución · Ctrl+1…5 páginas.&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>Tokens: system keychain</source>
+        <translation>Tokens: llavero del sistema</translation>
+    </message>
+    <message>
+        <source>Tokens: this session only</source>
+        <translation>Tokens: solo esta sesión</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::NetworkPolicyPage</name>
+    <message>
+        <source>Network policy</source>
+        <translation>Política de red</translation>
+    </message>
+    <message>
+        <source>Mode</source>
+        <translation>Modo</translation>
+    </message>
+    <message>
+        <source>&amp;None — sandboxes have no network at all</source>
+        <translation>&amp;Ninguna — los sandboxes no tienen red</translation>
+    </message>
+    <message>
+        <source>&amp;Domain allowlist — only the names below, through the egress gateway</source>
+        <translation>Lista de &amp;dominios permitidos — solo los nombres de abajo, a través de la pasarela de salida</translation>
+    </message>
+    <message>
+        <source>Allowed domains</source>
+        <translation>Dominios permitidos</translation>
+    </message>
+    <message>
+        <source>Add</source>
+        <translation>Añadir</translation>
+    </message>
+    <message>
+        <source>Edit</source>
+        <translation>Editar</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>Quitar</translation>
+    </message>
+    <message>
+        <source>Paste lines…</source>
+        <translation>Pegar líneas…</translation>
+    </message>
+    <message>
+        <source>host, *.host (subdomains at any depth), host:port, *.host:port. IP addresses are never allowed.</source>
+        <translation>host, *.host (subdominios a cualquier profundidad), host:puerto, *.host:puerto. Nunca se permiten direcciones IP.</translation>
+    </message>
+    <message>
+        <source>Private networks allowed (CIDR)</source>
+        <translation>Redes privadas permitidas (CIDR)</translation>
+    </message>
+    <message>
+        <source>Empty by default. The explicit door to an internal mirror: the gateway refuses private, loopback and link-local addresses unless they are inside one of these.</source>
+        <translation>Vacío por defecto. La puerta explícita a un espejo interno: la pasarela rechaza direcciones privadas, de bucle local y de enlace local salvo que estén dentro de una de estas.</translation>
+    </message>
+    <message>
+        <source>Would this host be allowed?</source>
+        <translation>¿Se permitiría este host?</translation>
+    </message>
+    <message>
+        <source>e.g. files.pythonhosted.org:443</source>
+        <translation>p. ej. files.pythonhosted.org:443</translation>
+    </message>
+    <message>
+        <source>&amp;Apply</source>
+        <translation>&amp;Aplicar</translation>
+    </message>
+    <message>
+        <source>&amp;Revert</source>
+        <translation>&amp;Revertir</translation>
+    </message>
+    <message>
+        <source>network policies</source>
+        <translation>políticas de red</translation>
+    </message>
+    <message>
+        <source>Could not read the network policy</source>
+        <translation>No se pudo leer la política de red</translation>
+    </message>
+    <message>
+        <source>Current revision: %1</source>
+        <translation>Revisión actual: %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n entr(y/ies).</source>
+        <translation>
+            <numerusform>%n entrada.</numerusform>
+            <numerusform>%n entradas.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n entr(y/ies), %1 refused — hover a marked entry to see why.</source>
+        <translation>
+            <numerusform>%n entrada, %1 rechazadas: pasa el ratón por una entrada marcada para ver por qué.</numerusform>
+            <numerusform>%n entradas, %1 rechazadas: pasa el ratón por una entrada marcada para ver por qué.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Type a host name to check it against the policy as edited.</source>
+        <translation>Escribe un nombre de host para comprobarlo con la política tal como está editada.</translation>
+    </message>
+    <message>
+        <source>Refused: mode None allows no network at all.</source>
+        <translation>Rechazado: el modo Ninguna no permite ninguna red.</translation>
+    </message>
+    <message>
+        <source>Allowed on port %1 only, by %2.</source>
+        <translation>Permitido solo en el puerto %1, por %2.</translation>
+    </message>
+    <message>
+        <source>Allowed by %1 (if it resolves to a public address or to one inside the private networks).</source>
+        <translation>Permitido por %1 (si se resuelve a una dirección pública o a una dentro de las redes privadas).</translation>
+    </message>
+    <message>
+        <source>Refused: %1</source>
+        <translation>Rechazado: %1</translation>
+    </message>
+    <message>
+        <source>Refused: no domain is allowed.</source>
+        <translation>Rechazado: no se permite ningún dominio.</translation>
+    </message>
+    <message>
+        <source>Refused: no entry matches %1.</source>
+        <translation>Rechazado: ninguna entrada coincide con %1.</translation>
+    </message>
+    <message>
+        <source>Paste domains</source>
+        <translation>Pegar dominios</translation>
+    </message>
+    <message>
+        <source>One entry per line (commas and spaces also separate entries; lines starting with # are ignored).</source>
+        <translation>Una entrada por línea (las comas y los espacios también separan entradas; se ignoran las líneas que empiezan por #).</translation>
+    </message>
+    <message>
+        <source>Add entries</source>
+        <translation>Añadir entradas</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n entr(y/ies) added.</source>
+        <translation>
+            <numerusform>%n entrada añadida.</numerusform>
+            <numerusform>%n entradas añadidas.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Fix or remove the marked entries first.</source>
+        <translation>Primero corrige o quita las entradas marcadas.</translation>
+    </message>
+    <message>
+        <source>A domain allowlist needs at least one entry.</source>
+        <translation>Una lista de dominios permitidos necesita al menos una entrada.</translation>
+    </message>
+    <message>
+        <source>The agent refused the policy (HTTP %1): %2</source>
+        <translation>El agente rechazó la política (HTTP %1): %2</translation>
+    </message>
+    <message>
+        <source>Network policy applied: %1</source>
+        <translation>Política de red aplicada: %1</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::NpuChip</name>
+    <message>
+        <source>%1 is not supported: only the Ascend 910 series can be selected.</source>
+        <translation>%1 no es compatible: solo se puede elegir la serie Ascend 910.</translation>
+    </message>
+    <message>
+        <source>This chip</source>
+        <translation>Este chip</translation>
+    </message>
+    <message>
+        <source>The probe sandbox could not use this chip.</source>
+        <translation>El sandbox de prueba no pudo usar este chip.</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::NpuChipModel</name>
+    <message>
+        <source>Chip %1</source>
+        <translation>Chip %1</translation>
+    </message>
+    <message>
+        <source>Chip %1 (NPU %2, die %3): %4</source>
+        <translation>Chip %1 (NPU %2, dado %3): %4</translation>
+    </message>
+    <message>
+        <source>unknown model</source>
+        <translation>modelo desconocido</translation>
+    </message>
+    <message>
+        <source>Probe: usable</source>
+        <translation>Prueba: utilizable</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::NpuPage</name>
+    <message>
+        <source>NPU chips</source>
+        <translation>Chips NPU</translation>
+    </message>
+    <message>
+        <source>Re-&amp;probe</source>
+        <translation>Volver a &amp;probar</translation>
+    </message>
+    <message>
+        <source>Probe every chip again in a one-shot sandbox (may take a while)</source>
+        <translation>Volver a probar cada chip en un sandbox de un solo uso (puede tardar)</translation>
+    </message>
+    <message>
+        <source>Select all usable</source>
+        <translation>Seleccionar todos los utilizables</translation>
+    </message>
+    <message>
+        <source>Clear selection</source>
+        <translation>Borrar selección</translation>
+    </message>
+    <message>
+        <source>&amp;Run with selected chips…</source>
+        <translation>&amp;Ejecutar con los chips seleccionados…</translation>
+    </message>
+    <message>
+        <source>Probing every chip in a one-shot sandbox…</source>
+        <translation>Probando cada chip en un sandbox de un solo uso…</translation>
+    </message>
+    <message>
+        <source>Ascend NPUs</source>
+        <translation>NPU Ascend</translation>
+    </message>
+    <message>
+        <source>Could not read the chips</source>
+        <translation>No se pudieron leer los chips</translation>
+    </message>
+    <message>
+        <source>Chips probed again.</source>
+        <translation>Chips probados de nuevo.</translation>
+    </message>
+    <message>
+        <source>No NPU on this host</source>
+        <translation>No hay NPU en este host</translation>
+    </message>
+    <message>
+        <source>The agent found no Ascend chip.</source>
+        <translation>El agente no encontró ningún chip Ascend.</translation>
+    </message>
+    <message>
+        <source>%1 of %2 chips usable · source: %3 · read %4</source>
+        <translation>%1 de %2 chips utilizables · origen: %3 · leído %4</translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <translation>desconocido</translation>
+    </message>
+    <message>
+        <source>Click a usable chip to select it; hover a chip to see its details.</source>
+        <translation>Haz clic en un chip utilizable para seleccionarlo; pasa el ratón sobre un chip para ver sus detalles.</translation>
+    </message>
+    <message>
+        <source>Chip %1 — %2, NPU %3 die %4, health %5</source>
+        <translation>Chip %1 — %2, NPU %3 dado %4, estado %5</translation>
+    </message>
+    <message>
+        <source>unknown model</source>
+        <translation>modelo desconocido</translation>
+    </message>
+    <message>
+        <source>, %1 W</source>
+        <translation>, %1 W</translation>
+    </message>
+    <message>
+        <source>Usable: the last probe could open it inside a sandbox.</source>
+        <translation>Utilizable: la última prueba pudo abrirlo dentro de un sandbox.</translation>
+    </message>
+    <message>
+        <source>Not usable: %1</source>
+        <translation>No utilizable: %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>&amp;Run with %n selected chip(s)…</source>
+        <translation>
+            <numerusform>&amp;Ejecutar con %n chip seleccionado…</numerusform>
+            <numerusform>&amp;Ejecutar con %n chips seleccionados…</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::OverviewPage</name>
+    <message>
+        <source>Overview</source>
+        <translation>Resumen</translation>
+    </message>
+    <message>
+        <source>Agent</source>
+        <translation>Agente</translation>
+    </message>
+    <message>
+        <source>Sandbox</source>
+        <translation>Sandbox</translation>
+    </message>
+    <message>
+        <source>Egress</source>
+        <translation>Salida de red</translation>
+    </message>
+    <message>
+        <source>Executions</source>
+        <translation>Ejecuciones</translation>
+    </message>
+    <message>
+        <source>NPU chips</source>
+        <translation>Chips NPU</translation>
+    </message>
+    <message>
+        <source>Workspaces</source>
+        <translation>Espacios de trabajo</translation>
+    </message>
+    <message>
+        <source>Sandbox conclusion</source>
+        <translation>Conclusión del sandbox</translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <translation>desconocido</translation>
+    </message>
+    <message>
+        <source>Runbox %1</source>
+        <translation>Runbox %1</translation>
+    </message>
+    <message>
+        <source>Protocol %1 · up %2</source>
+        <translation>Protocolo %1 · activo desde hace %2</translation>
+    </message>
+    <message>
+        <source>Clock offset to this host: %1 (compensated)</source>
+        <translation>Desfase de reloj con este host: %1 (compensado)</translation>
+    </message>
+    <message>
+        <source>—</source>
+        <translation>—</translation>
+    </message>
+    <message>
+        <source>%1 on disk</source>
+        <translation>%1 en disco</translation>
+    </message>
+    <message>
+        <source>Disk use not reported by this agent</source>
+        <translation>Este agente no informa del uso de disco</translation>
+    </message>
+    <message>
+        <source>%1 running</source>
+        <translation>%1 en ejecución</translation>
+    </message>
+    <message>
+        <source>%1 queued</source>
+        <translation>%1 en cola</translation>
+    </message>
+    <message>
+        <source>Default timeout %1</source>
+        <translation>Tiempo límite predeterminado %1</translation>
+    </message>
+    <message>
+        <source>output kept up to %1</source>
+        <translation>salida conservada hasta %1</translation>
+    </message>
+    <message>
+        <source>languages: %1</source>
+        <translation>lenguajes: %1</translation>
+    </message>
+    <message>
+        <source>Managed executions are not offered by this agent yet.</source>
+        <translation>Este agente aún no ofrece ejecuciones gestionadas.</translation>
+    </message>
+    <message>
+        <source>?</source>
+        <translation>?</translation>
+    </message>
+    <message>
+        <source>%1+</source>
+        <translation>%1+</translation>
+    </message>
+    <message>
+        <source>This agent does not offer Ascend NPUs yet.</source>
+        <translation>Este agente aún no ofrece NPU Ascend.</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>ninguno</translation>
+    </message>
+    <message>
+        <source>No NPU on this host.</source>
+        <translation>No hay NPU en este host.</translation>
+    </message>
+    <message>
+        <source>%1 of %2 usable</source>
+        <translation>%1 de %2 utilizables</translation>
+    </message>
+    <message>
+        <source>Source: %1</source>
+        <translation>Origen: %1</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::ProfileDialog</name>
+    <message>
+        <source>Add agent</source>
+        <translation>Añadir agente</translation>
+    </message>
+    <message>
+        <source>Edit agent</source>
+        <translation>Editar agente</translation>
+    </message>
+    <message>
+        <source>Token for %1</source>
+        <translation>Token de %1</translation>
+    </message>
+    <message>
+        <source>e.g. gpu-node-3</source>
+        <translation>p. ej. gpu-node-3</translation>
+    </message>
+    <message>
+        <source>unchanged</source>
+        <translation>sin cambios</translation>
+    </message>
+    <message>
+        <source>contents of agent.token</source>
+        <translation>contenido de agent.token</translation>
+    </message>
+    <message>
+        <source>Show the token</source>
+        <translation>Mostrar el token</translation>
+    </message>
+    <message>
+        <source>&amp;Name:</source>
+        <translation>&amp;Nombre:</translation>
+    </message>
+    <message>
+        <source>&amp;URL:</source>
+        <translation>&amp;URL:</translation>
+    </message>
+    <message>
+        <source>&amp;Token:</source>
+        <translation>&amp;Token:</translation>
+    </message>
+    <message>
+        <source>The token is kept in the system keychain. Where no keychain service is reachable it is kept for this session only, never in a file.</source>
+        <translation>El token se guarda en el llavero del sistema. Si no hay ningún servicio de llavero disponible, se conserva solo durante esta sesión, nunca en un archivo.</translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation>Guardar</translation>
+    </message>
+    <message>
+        <source>Connect</source>
+        <translation>Conectar</translation>
+    </message>
+    <message>
+        <source>Paste the agent&apos;s token (its agent.token file, or a workspace token).</source>
+        <translation>Pega el token del agente (su archivo agent.token o un token de espacio de trabajo).</translation>
+    </message>
+    <message>
+        <source>A token has no spaces.</source>
+        <translation>Un token no tiene espacios.</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::ProfileListModel</name>
+    <message>
+        <source>%1
+%2
+%3</source>
+        <translation>%1
+%2
+%3</translation>
+    </message>
+    <message>
+        <source>Not connected</source>
+        <translation>No conectado</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::QuotaEditor</name>
+    <message>
+        <source>Unlimited</source>
+        <translation>Ilimitado</translation>
+    </message>
+    <message>
+        <source> GiB</source>
+        <translation> GiB</translation>
+    </message>
+    <message>
+        <source> s</source>
+        <translation> s</translation>
+    </message>
+    <message>
+        <source>0 = no limit</source>
+        <translation>0 = sin límite</translation>
+    </message>
+    <message>
+        <source>= %1 bytes</source>
+        <translation>= %1 bytes</translation>
+    </message>
+    <message>
+        <source>= %1 bytes (not a whole hundredth of a GiB; kept exactly unless edited)</source>
+        <translation>= %1 bytes (no es un múltiplo de 0,01 GiB; se conserva exacto salvo que lo edites)</translation>
+    </message>
+    <message>
+        <source>= %1</source>
+        <translation>= %1</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::QuotaValues</name>
+    <message>
+        <source>(unset)</source>
+        <translation>(sin definir)</translation>
+    </message>
+    <message>
+        <source>unlimited</source>
+        <translation>ilimitado</translation>
+    </message>
+    <message>
+        <source>Workspace total</source>
+        <translation>Total del espacio de trabajo</translation>
+    </message>
+    <message>
+        <source>Retained output</source>
+        <translation>Salida conservada</translation>
+    </message>
+    <message>
+        <source>Upload per file</source>
+        <translation>Subida por archivo</translation>
+    </message>
+    <message>
+        <source>Upload per request</source>
+        <translation>Subida por solicitud</translation>
+    </message>
+    <message>
+        <source>Default timeout</source>
+        <translation>Tiempo límite predeterminado</translation>
+    </message>
+    <message>
+        <source>Maximum timeout</source>
+        <translation>Tiempo límite máximo</translation>
+    </message>
+    <message>
+        <source>Concurrent executions</source>
+        <translation>Ejecuciones simultáneas</translation>
+    </message>
+    <message>
+        <source>Light workspaces</source>
+        <translation>Espacios de trabajo ligeros</translation>
+    </message>
+    <message>
+        <source>Disk a workspace may use (allocated blocks); an execution that grows past it ends as quota_exceeded.</source>
+        <translation>Disco que puede usar un espacio de trabajo (bloques asignados); una ejecución que lo supere termina como quota_exceeded.</translation>
+    </message>
+    <message>
+        <source>Output kept per execution: head and tail are kept around a marker, the run never fails for it.</source>
+        <translation>Salida conservada por ejecución: se guardan el principio y el final alrededor de una marca; la ejecución nunca falla por ello.</translation>
+    </message>
+    <message>
+        <source>Largest single file accepted by the file API.</source>
+        <translation>Archivo individual más grande que acepta la API de archivos.</translation>
+    </message>
+    <message>
+        <source>Largest upload request accepted by the file API.</source>
+        <translation>Solicitud de subida más grande que acepta la API de archivos.</translation>
+    </message>
+    <message>
+        <source>Timeout of an execution that does not ask for one.</source>
+        <translation>Tiempo límite de una ejecución que no pide uno.</translation>
+    </message>
+    <message>
+        <source>Longest timeout an execution may ask for.</source>
+        <translation>Tiempo límite más largo que puede pedir una ejecución.</translation>
+    </message>
+    <message>
+        <source>Executions running at once on this host; later ones queue.</source>
+        <translation>Ejecuciones simultáneas en este host; las siguientes esperan en cola.</translation>
+    </message>
+    <message>
+        <source>%1 cannot be negative.</source>
+        <translation>%1 no puede ser negativo.</translation>
+    </message>
+    <message>
+        <source>%1 is above the largest value the agent accepts (%2).</source>
+        <translation>%1 supera el valor máximo que acepta el agente (%2).</translation>
+    </message>
+    <message>
+        <source>The default timeout must be limited and no longer than the maximum timeout.</source>
+        <translation>El tiempo límite predeterminado debe ser finito y no mayor que el máximo.</translation>
+    </message>
+    <message>
+        <source>%1: %2 → %3, by %4, %5</source>
+        <translation>%1: %2 → %3, por %4, %5</translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <translation>desconocido</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::QuotasPage</name>
+    <message>
+        <source>Quotas</source>
+        <translation>Cuotas</translation>
+    </message>
+    <message>
+        <source>Limits in force for new executions</source>
+        <translation>Límites vigentes para nuevas ejecuciones</translation>
+    </message>
+    <message>
+        <source>Sizes are in GiB (1 GiB = 2³⁰ bytes). 0 or Unlimited means no limit. A change applies to executions created after it; running ones keep the limits they started with.</source>
+        <translation>Los tamaños están en GiB (1 GiB = 2³⁰ bytes). 0 o Ilimitado significa sin límite. Un cambio se aplica a las ejecuciones creadas después; las que están en marcha conservan los límites con que empezaron.</translation>
+    </message>
+    <message>
+        <source>&amp;Apply</source>
+        <translation>&amp;Aplicar</translation>
+    </message>
+    <message>
+        <source>&amp;Revert</source>
+        <translation>&amp;Revertir</translation>
+    </message>
+    <message>
+        <source>Send the changed quotas to the agent</source>
+        <translation>Enviar al agente las cuotas cambiadas</translation>
+    </message>
+    <message>
+        <source>Show the agent&apos;s values again</source>
+        <translation>Volver a mostrar los valores del agente</translation>
+    </message>
+    <message>
+        <source>Last change</source>
+        <translation>Último cambio</translation>
+    </message>
+    <message>
+        <source>quota settings</source>
+        <translation>ajustes de cuotas</translation>
+    </message>
+    <message>
+        <source>Could not read the quotas</source>
+        <translation>No se pudieron leer las cuotas</translation>
+    </message>
+    <message>
+        <source>No change is recorded, or this agent does not report its audit trail with the quotas.</source>
+        <translation>No hay cambios registrados, o este agente no informa de su registro de auditoría junto con las cuotas.</translation>
+    </message>
+    <message>
+        <source>The agent refused the quotas (HTTP %1): %2</source>
+        <translation>El agente rechazó las cuotas (HTTP %1): %2</translation>
+    </message>
+    <message>
+        <source>Quotas applied.</source>
+        <translation>Cuotas aplicadas.</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::RunDialog</name>
+    <message>
+        <source>Run</source>
+        <translation>Ejecutar</translation>
+    </message>
+    <message>
+        <source>New run</source>
+        <translation>Nueva ejecución</translation>
+    </message>
+    <message>
+        <source>New strong workspace</source>
+        <translation>Nuevo espacio de trabajo con aislamiento fuerte</translation>
+    </message>
+    <message>
+        <source>Shell (bash)</source>
+        <translation>Shell (bash)</translation>
+    </message>
+    <message>
+        <source>Python</source>
+        <translation>Python</translation>
+    </message>
+    <message>
+        <source>R</source>
+        <translation>R</translation>
+    </message>
+    <message>
+        <source>Not installed on this host</source>
+        <translation>No está instalado en este host</translation>
+    </message>
+    <message>
+        <source>workspace root</source>
+        <translation>raíz del espacio de trabajo</translation>
+    </message>
+    <message>
+        <source> s</source>
+        <translation> s</translation>
+    </message>
+    <message>
+        <source>agent default</source>
+        <translation>predeterminado del agente</translation>
+    </message>
+    <message>
+        <source>none (e.g. 2, 5)</source>
+        <translation>ninguno (p. ej. 2, 5)</translation>
+    </message>
+    <message>
+        <source>Add a variable</source>
+        <translation>Añadir una variable</translation>
+    </message>
+    <message>
+        <source>Remove the selected variable</source>
+        <translation>Quitar la variable seleccionada</translation>
+    </message>
+    <message>
+        <source>&amp;Workspace:</source>
+        <translation>Espacio de &amp;trabajo:</translation>
+    </message>
+    <message>
+        <source>&amp;Kind:</source>
+        <translation>&amp;Tipo:</translation>
+    </message>
+    <message>
+        <source>&amp;Script:</source>
+        <translation>&amp;Script:</translation>
+    </message>
+    <message>
+        <source>Working &amp;directory:</source>
+        <translation>&amp;Directorio de trabajo:</translation>
+    </message>
+    <message>
+        <source>&amp;Environment:</source>
+        <translation>&amp;Entorno:</translation>
+    </message>
+    <message>
+        <source>&amp;Timeout:</source>
+        <translation>Tiempo &amp;límite:</translation>
+    </message>
+    <message>
+        <source>NPU &amp;chips:</source>
+        <translation>&amp;Chips NPU:</translation>
+    </message>
+    <message>
+        <source>&amp;Run</source>
+        <translation>&amp;Ejecutar</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1 (%2)</translation>
+    </message>
+    <message>
+        <source>Chips are logic ids separated by commas, e.g. 2, 5.</source>
+        <translation>Los chips son ids lógicos separados por comas, p. ej. 2, 5.</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::RunRequest</name>
+    <message>
+        <source>The working directory is relative to the workspace: remove the leading &apos;/&apos;.</source>
+        <translation>El directorio de trabajo es relativo al espacio de trabajo: quita la &apos;/&apos; inicial.</translation>
+    </message>
+    <message>
+        <source>The working directory may not contain NUL or &apos;\&apos;.</source>
+        <translation>El directorio de trabajo no puede contener NUL ni &apos;\&apos;.</translation>
+    </message>
+    <message>
+        <source>The working directory is longer than 4096 bytes.</source>
+        <translation>El directorio de trabajo supera los 4096 bytes.</translation>
+    </message>
+    <message>
+        <source>The working directory may not contain &apos;.&apos;, &apos;..&apos; or empty segments.</source>
+        <translation>El directorio de trabajo no puede contener &apos;.&apos;, &apos;..&apos; ni segmentos vacíos.</translation>
+    </message>
+    <message>
+        <source>Choose shell, Python or R.</source>
+        <translation>Elige shell, Python o R.</translation>
+    </message>
+    <message>
+        <source>The script is empty.</source>
+        <translation>El script está vacío.</translation>
+    </message>
+    <message>
+        <source>&quot;%1&quot; is not a valid environment variable name.</source>
+        <translation>&quot;%1&quot; no es un nombre de variable de entorno válido.</translation>
+    </message>
+    <message>
+        <source>The variable %1 is set twice.</source>
+        <translation>La variable %1 está definida dos veces.</translation>
+    </message>
+    <message>
+        <source>The timeout cannot be negative.</source>
+        <translation>El tiempo límite no puede ser negativo.</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::SettingsDialog</name>
+    <message>
+        <source>Settings</source>
+        <translation>Preferencias</translation>
+    </message>
+    <message>
+        <source> Mi characters</source>
+        <translation> Mi caracteres</translation>
+    </message>
+    <message>
+        <source>&amp;Language:</source>
+        <translation>&amp;Idioma:</translation>
+    </message>
+    <message>
+        <source>Log view &amp;keeps:</source>
+        <translation>La vista del registro &amp;conserva:</translation>
+    </message>
+    <message>
+        <source>A new language applies the next time the console starts.</source>
+        <translation>Un idioma nuevo se aplica la próxima vez que se inicie la consola.</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::TokenVault</name>
+    <message>
+        <source>Tokens are kept for this session only (keychain disabled).</source>
+        <translation>Los tokens se conservan solo durante esta sesión (llavero desactivado).</translation>
+    </message>
+    <message>
+        <source>No keychain service is reachable (%1). Tokens are kept for this session only and are never written to disk; you will be asked again next time.</source>
+        <translation>No se puede acceder a ningún servicio de llavero (%1). Los tokens se conservan solo durante esta sesión y nunca se escriben en disco; se te volverán a pedir la próxima vez.</translation>
+    </message>
+    <message>
+        <source>unknown error</source>
+        <translation>error desconocido</translation>
+    </message>
+</context>
+</TS>

@@ -1,0 +1,1973 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="vi">
+<context>
+    <name>runbox::NetworkPolicyGrammar</name>
+    <message>
+        <source>empty host name</source>
+        <translation>tên máy chủ trống</translation>
+    </message>
+    <message>
+        <source>IP literals are not allowed; use a domain name</source>
+        <translation>không cho phép địa chỉ IP; hãy dùng tên miền</translation>
+    </message>
+    <message>
+        <source>not a valid domain name</source>
+        <translation>không phải tên miền hợp lệ</translation>
+    </message>
+    <message>
+        <source>a single label is not allowed; name a domain such as example.org</source>
+        <translation>không cho phép tên chỉ một nhãn; hãy ghi tên miền như example.org</translation>
+    </message>
+    <message>
+        <source>labels must be letters, digits and inner hyphens, 1-63 characters</source>
+        <translation>mỗi nhãn chỉ gồm chữ, số và gạch nối ở giữa, dài 1–63 ký tự</translation>
+    </message>
+    <message>
+        <source>empty entry</source>
+        <translation>mục trống</translation>
+    </message>
+    <message>
+        <source>&apos;/&apos;, &apos;@&apos; and whitespace are not allowed</source>
+        <translation>không cho phép &apos;/&apos;, &apos;@&apos; và khoảng trắng</translation>
+    </message>
+    <message>
+        <source>&apos;*&apos; is only allowed as a leading &quot;*.&quot;</source>
+        <translation>&apos;*&apos; chỉ được dùng ở dạng tiền tố &quot;*.&quot;</translation>
+    </message>
+    <message>
+        <source>bad port (must be 1-65535)</source>
+        <translation>cổng không hợp lệ (phải từ 1 đến 65535)</translation>
+    </message>
+    <message>
+        <source>not an address prefix such as 10.0.0.0/8 or fd00::/8</source>
+        <translation>không phải tiền tố địa chỉ như 10.0.0.0/8 hay fd00::/8</translation>
+    </message>
+    <message>
+        <source>enter a host name such as pypi.org or pypi.org:443</source>
+        <translation>hãy nhập tên máy chủ như pypi.org hoặc pypi.org:443</translation>
+    </message>
+    <message>
+        <source>IP addresses are never allowed; egress admits domain names only</source>
+        <translation>không bao giờ cho phép địa chỉ IP; truy cập ra ngoài chỉ nhận tên miền</translation>
+    </message>
+    <message>
+        <source>no domain is allowed</source>
+        <translation>không tên miền nào được phép</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::AgentConnection</name>
+    <message>
+        <source>Disconnected</source>
+        <translation>Đã ngắt kết nối</translation>
+    </message>
+    <message>
+        <source>Connecting…</source>
+        <translation>Đang kết nối…</translation>
+    </message>
+    <message>
+        <source>Connected</source>
+        <translation>Đã kết nối</translation>
+    </message>
+    <message numerus="yes">
+        <source>Reconnecting in %n s</source>
+        <translation>
+            <numerusform>Kết nối lại sau %n giây</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Token refused</source>
+        <translation>Token bị từ chối</translation>
+    </message>
+    <message>
+        <source>Disconnected from %1.</source>
+        <translation>Đã ngắt kết nối với %1.</translation>
+    </message>
+    <message>
+        <source>%1 does not answer like a Runbox agent (HTTP %2).</source>
+        <translation>%1 không trả lời như một agent Runbox (HTTP %2).</translation>
+    </message>
+    <message>
+        <source>The agent refused the token: %1</source>
+        <translation>Agent từ chối token: %1</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1: %2</translation>
+    </message>
+    <message>
+        <source>Health check failed (HTTP %1): %2</source>
+        <translation>Kiểm tra tình trạng thất bại (HTTP %1): %2</translation>
+    </message>
+    <message>
+        <source>Connected to %1 (agent %2).</source>
+        <translation>Đã kết nối tới %1 (agent %2).</translation>
+    </message>
+    <message>
+        <source>Reconnected to %1.</source>
+        <translation>Đã kết nối lại tới %1.</translation>
+    </message>
+    <message numerus="yes">
+        <source>Lost connection to %1 (%2); reconnecting in %n s.</source>
+        <translation>
+            <numerusform>Mất kết nối với %1 (%2); sẽ kết nối lại sau %n giây.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>no answer within %n s</source>
+        <translation>
+            <numerusform>không có phản hồi trong %n giây</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::AgentPage</name>
+    <message>
+        <source>No agent selected</source>
+        <translation>Chưa chọn agent</translation>
+    </message>
+    <message>
+        <source>Add an agent or pick one in the list on the left, then connect.</source>
+        <translation>Hãy thêm một agent hoặc chọn trong danh sách bên trái, rồi kết nối.</translation>
+    </message>
+    <message>
+        <source>Not connected</source>
+        <translation>Chưa kết nối</translation>
+    </message>
+    <message>
+        <source>Waiting for %1: %2</source>
+        <translation>Đang chờ %1: %2</translation>
+    </message>
+    <message>
+        <source>Not offered by this agent yet</source>
+        <translation>Agent này chưa hỗ trợ</translation>
+    </message>
+    <message>
+        <source>%1 does not offer %2 yet (%3 is not there). The page lights up by itself once the agent is upgraded.</source>
+        <translation>%1 chưa hỗ trợ %2 (chưa có %3). Trang này sẽ tự hoạt động khi agent được nâng cấp.</translation>
+    </message>
+    <message>
+        <source>The agent</source>
+        <translation>Agent</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::AgentProfile</name>
+    <message>
+        <source>Give the agent a name.</source>
+        <translation>Hãy đặt tên cho agent.</translation>
+    </message>
+    <message>
+        <source>Unix-socket agents are not supported by the console yet; use the agent&apos;s HTTP or TLS address.</source>
+        <translation>Console chưa hỗ trợ agent qua Unix socket; hãy dùng địa chỉ HTTP hoặc TLS của agent.</translation>
+    </message>
+    <message>
+        <source>The URL must start with http:// or https://, e.g. http://127.0.0.1:4311.</source>
+        <translation>URL phải bắt đầu bằng http:// hoặc https://, ví dụ http://127.0.0.1:4311.</translation>
+    </message>
+    <message>
+        <source>The URL has no host.</source>
+        <translation>URL không có máy chủ.</translation>
+    </message>
+    <message>
+        <source>The URL must be the agent&apos;s base address, without a path.</source>
+        <translation>URL phải là địa chỉ gốc của agent, không kèm đường dẫn.</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::ChipTileDelegate</name>
+    <message>
+        <source>health ?</source>
+        <translation>tình trạng ?</translation>
+    </message>
+    <message>
+        <source>%1  ·  AI core %2</source>
+        <translation>%1  ·  AI core %2</translation>
+    </message>
+    <message>
+        <source>%1 °C</source>
+        <translation>%1 °C</translation>
+    </message>
+    <message>
+        <source>%1 %</source>
+        <translation>%1%</translation>
+    </message>
+    <message>
+        <source>HBM %1 / %2 GiB</source>
+        <translation>HBM %1 / %2 GiB</translation>
+    </message>
+    <message>
+        <source>HBM —</source>
+        <translation>HBM —</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::ConnectionManager</name>
+    <message>
+        <source>No token is stored for %1.</source>
+        <translation>Chưa lưu token cho %1.</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::EntryListModel</name>
+    <message>
+        <source>%1: refused — %2</source>
+        <translation>%1: bị từ chối — %2</translation>
+    </message>
+    <message>
+        <source>%1   — %2</source>
+        <translation>%1   — %2</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::EnvTableModel</name>
+    <message>
+        <source>Names are letters, digits and &apos;_&apos;, not starting with a digit.</source>
+        <translation>Tên chỉ gồm chữ, số và &apos;_&apos;, không bắt đầu bằng số.</translation>
+    </message>
+    <message>
+        <source>%1 is already set above.</source>
+        <translation>%1 đã được đặt ở trên.</translation>
+    </message>
+    <message>
+        <source>Variable</source>
+        <translation>Biến</translation>
+    </message>
+    <message>
+        <source>Value</source>
+        <translation>Giá trị</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::ExecutionFollower</name>
+    <message>
+        <source>Could not read the execution record: %1</source>
+        <translation>Không đọc được bản ghi lần chạy: %1</translation>
+    </message>
+    <message>
+        <source>Cancelled from the console (closing the stream of a sync execution makes the agent kill it).</source>
+        <translation>Đã hủy từ console (đóng luồng của một lần chạy đồng bộ khiến agent dừng nó).</translation>
+    </message>
+    <message>
+        <source>The agent refused the execution (HTTP %1): %2</source>
+        <translation>Agent từ chối lần chạy (HTTP %1): %2</translation>
+    </message>
+    <message>
+        <source>The connection to the agent broke before the execution ended (%1); a sync execution is killed when its client disconnects.</source>
+        <translation>Kết nối tới agent bị đứt trước khi lần chạy kết thúc (%1); lần chạy đồng bộ bị dừng khi client ngắt kết nối.</translation>
+    </message>
+    <message>
+        <source>stream closed</source>
+        <translation>luồng đã đóng</translation>
+    </message>
+    <message>
+        <source>The agent cannot stream this log (HTTP %1): %2</source>
+        <translation>Agent không thể truyền nhật ký này (HTTP %1): %2</translation>
+    </message>
+    <message>
+        <source>The agent does not know this execution: %1</source>
+        <translation>Agent không biết lần chạy này: %1</translation>
+    </message>
+    <message>
+        <source>the stream ended early</source>
+        <translation>luồng kết thúc sớm</translation>
+    </message>
+    <message numerus="yes">
+        <source>Log stream interrupted (%1); resuming at byte %2 in %n s.</source>
+        <translation>
+            <numerusform>Luồng nhật ký bị gián đoạn (%1); sẽ tiếp tục từ byte %2 sau %n giây.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Cancel refused (HTTP %1): %2</source>
+        <translation>Yêu cầu hủy bị từ chối (HTTP %1): %2</translation>
+    </message>
+    <message>
+        <source>Cancel requested; waiting for the execution to end.</source>
+        <translation>Đã yêu cầu hủy; đang chờ lần chạy kết thúc.</translation>
+    </message>
+    <message>
+        <source>The agent reported an error in the stream: %1</source>
+        <translation>Agent báo lỗi trong luồng: %1</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::ExecutionInfo</name>
+    <message>
+        <source>Queued</source>
+        <translation>Đang chờ</translation>
+    </message>
+    <message>
+        <source>Running</source>
+        <translation>Đang chạy</translation>
+    </message>
+    <message>
+        <source>Completed</source>
+        <translation>Hoàn tất</translation>
+    </message>
+    <message>
+        <source>Failed</source>
+        <translation>Thất bại</translation>
+    </message>
+    <message>
+        <source>Timed out</source>
+        <translation>Quá thời gian</translation>
+    </message>
+    <message>
+        <source>Cancelled</source>
+        <translation>Đã hủy</translation>
+    </message>
+    <message>
+        <source>Output limited</source>
+        <translation>Vượt giới hạn đầu ra</translation>
+    </message>
+    <message>
+        <source>Quota exceeded</source>
+        <translation>Vượt hạn mức</translation>
+    </message>
+    <message>
+        <source>Setup failed</source>
+        <translation>Thiết lập thất bại</translation>
+    </message>
+    <message>
+        <source>Lost</source>
+        <translation>Bị mất</translation>
+    </message>
+    <message>
+        <source>Unknown</source>
+        <translation>Không rõ</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::ExecutionLauncher</name>
+    <message>
+        <source>Not connected to an agent.</source>
+        <translation>Chưa kết nối tới agent nào.</translation>
+    </message>
+    <message>
+        <source>Creating a workspace…</source>
+        <translation>Đang tạo workspace…</translation>
+    </message>
+    <message>
+        <source>Could not create a workspace: %1</source>
+        <translation>Không tạo được workspace: %1</translation>
+    </message>
+    <message>
+        <source>The connection to the agent was closed.</source>
+        <translation>Kết nối tới agent đã đóng.</translation>
+    </message>
+    <message>
+        <source>Starting the execution…</source>
+        <translation>Đang bắt đầu lần chạy…</translation>
+    </message>
+    <message>
+        <source>The agent refused the execution (HTTP %1): %2</source>
+        <translation>Agent từ chối lần chạy (HTTP %1): %2</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::ExecutionTableModel</name>
+    <message>
+        <source>%1 (#%2)</source>
+        <translation>%1 (thứ %2)</translation>
+    </message>
+    <message>
+        <source>Execution</source>
+        <translation>Lần chạy</translation>
+    </message>
+    <message>
+        <source>Workspace</source>
+        <translation>Workspace</translation>
+    </message>
+    <message>
+        <source>Kind</source>
+        <translation>Loại</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>Trạng thái</translation>
+    </message>
+    <message>
+        <source>Started</source>
+        <translation>Bắt đầu</translation>
+    </message>
+    <message>
+        <source>Duration</source>
+        <translation>Thời lượng</translation>
+    </message>
+    <message>
+        <source>Exit code</source>
+        <translation>Mã thoát</translation>
+    </message>
+    <message>
+        <source>Chips</source>
+        <translation>Chip</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::ExecutionWindow</name>
+    <message>
+        <source>Execution</source>
+        <translation>Lần chạy</translation>
+    </message>
+    <message>
+        <source>Follow</source>
+        <translation>Theo dõi</translation>
+    </message>
+    <message>
+        <source>Keep the end of the log in view</source>
+        <translation>Luôn hiển thị cuối nhật ký</translation>
+    </message>
+    <message>
+        <source>Pause</source>
+        <translation>Tạm dừng</translation>
+    </message>
+    <message>
+        <source>Hold new output aside (bounded) until resumed</source>
+        <translation>Giữ lại đầu ra mới (có giới hạn) cho tới khi tiếp tục</translation>
+    </message>
+    <message>
+        <source>Find…</source>
+        <translation>Tìm…</translation>
+    </message>
+    <message>
+        <source>Find in the log (Ctrl+F)</source>
+        <translation>Tìm trong nhật ký (Ctrl+F)</translation>
+    </message>
+    <message>
+        <source>Save log…</source>
+        <translation>Lưu nhật ký…</translation>
+    </message>
+    <message>
+        <source>Cancel run</source>
+        <translation>Hủy lần chạy</translation>
+    </message>
+    <message>
+        <source>Cancel this execution (Ctrl+.)</source>
+        <translation>Hủy lần chạy này (Ctrl+.)</translation>
+    </message>
+    <message>
+        <source>Field</source>
+        <translation>Trường</translation>
+    </message>
+    <message>
+        <source>Value</source>
+        <translation>Giá trị</translation>
+    </message>
+    <message>
+        <source>Time</source>
+        <translation>Thời gian</translation>
+    </message>
+    <message>
+        <source>Host</source>
+        <translation>Máy chủ</translation>
+    </message>
+    <message>
+        <source>Port</source>
+        <translation>Cổng</translation>
+    </message>
+    <message>
+        <source>Decision</source>
+        <translation>Quyết định</translation>
+    </message>
+    <message>
+        <source>Reason</source>
+        <translation>Lý do</translation>
+    </message>
+    <message>
+        <source>Bytes up</source>
+        <translation>Byte gửi đi</translation>
+    </message>
+    <message>
+        <source>Bytes down</source>
+        <translation>Byte nhận về</translation>
+    </message>
+    <message>
+        <source>Output</source>
+        <translation>Đầu ra</translation>
+    </message>
+    <message>
+        <source>Details</source>
+        <translation>Chi tiết</translation>
+    </message>
+    <message>
+        <source>Egress</source>
+        <translation>Truy cập ra ngoài</translation>
+    </message>
+    <message>
+        <source>[… %1 bytes dropped by the agent&apos;s output retention …]</source>
+        <translation>[… chính sách lưu đầu ra của agent đã bỏ %1 byte …]</translation>
+    </message>
+    <message>
+        <source>%1 — %2</source>
+        <translation>%1 — %2</translation>
+    </message>
+    <message>
+        <source>workspace %1</source>
+        <translation>workspace %1</translation>
+    </message>
+    <message>
+        <source>exit code %1</source>
+        <translation>mã thoát %1</translation>
+    </message>
+    <message>
+        <source>signal %1</source>
+        <translation>tín hiệu %1</translation>
+    </message>
+    <message>
+        <source>chips %1</source>
+        <translation>chip %1</translation>
+    </message>
+    <message>
+        <source>sync stream</source>
+        <translation>luồng đồng bộ</translation>
+    </message>
+    <message>
+        <source>Summary</source>
+        <translation>Tóm tắt</translation>
+    </message>
+    <message>
+        <source>Workspace</source>
+        <translation>Workspace</translation>
+    </message>
+    <message>
+        <source>Kind</source>
+        <translation>Loại</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>Trạng thái</translation>
+    </message>
+    <message>
+        <source>Exit code</source>
+        <translation>Mã thoát</translation>
+    </message>
+    <message>
+        <source>Signal</source>
+        <translation>Tín hiệu</translation>
+    </message>
+    <message>
+        <source>Created</source>
+        <translation>Đã tạo</translation>
+    </message>
+    <message>
+        <source>Started</source>
+        <translation>Bắt đầu</translation>
+    </message>
+    <message>
+        <source>Finished</source>
+        <translation>Kết thúc</translation>
+    </message>
+    <message>
+        <source>Duration</source>
+        <translation>Thời lượng</translation>
+    </message>
+    <message>
+        <source>Permission epoch</source>
+        <translation>Kỷ nguyên quyền</translation>
+    </message>
+    <message>
+        <source>(not reported)</source>
+        <translation>(không được báo)</translation>
+    </message>
+    <message>
+        <source>How it ran</source>
+        <translation>Cách đã chạy</translation>
+    </message>
+    <message>
+        <source>Working directory</source>
+        <translation>Thư mục làm việc</translation>
+    </message>
+    <message>
+        <source>/workspace</source>
+        <translation>/workspace</translation>
+    </message>
+    <message>
+        <source>Command</source>
+        <translation>Lệnh</translation>
+    </message>
+    <message>
+        <source>Environment</source>
+        <translation>Môi trường</translation>
+    </message>
+    <message>
+        <source>Changed files</source>
+        <translation>Tệp thay đổi</translation>
+    </message>
+    <message>
+        <source>Modified</source>
+        <translation>Đã sửa</translation>
+    </message>
+    <message>
+        <source>Deleted</source>
+        <translation>Đã xóa</translation>
+    </message>
+    <message>
+        <source>allowed</source>
+        <translation>cho phép</translation>
+    </message>
+    <message>
+        <source>denied</source>
+        <translation>từ chối</translation>
+    </message>
+    <message>
+        <source>This agent does not record egress decisions yet.</source>
+        <translation>Agent này chưa ghi lại các quyết định truy cập ra ngoài.</translation>
+    </message>
+    <message>
+        <source>No connection was attempted.</source>
+        <translation>Không có kết nối nào được thử.</translation>
+    </message>
+    <message>
+        <source>— %1</source>
+        <translation>— %1</translation>
+    </message>
+    <message>
+        <source>, exit code %1</source>
+        <translation>, mã thoát %1</translation>
+    </message>
+    <message>
+        <source>, after %1</source>
+        <translation>, sau %1</translation>
+    </message>
+    <message>
+        <source>: %1</source>
+        <translation>: %1</translation>
+    </message>
+    <message>
+        <source>Save log</source>
+        <translation>Lưu nhật ký</translation>
+    </message>
+    <message>
+        <source>Log files (*.log *.txt);;All files (*)</source>
+        <translation>Tệp nhật ký (*.log *.txt);;Mọi tệp (*)</translation>
+    </message>
+    <message>
+        <source>Could not save: %1</source>
+        <translation>Không lưu được: %1</translation>
+    </message>
+    <message>
+        <source>Saving the log…</source>
+        <translation>Đang lưu nhật ký…</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>Hủy</translation>
+    </message>
+    <message>
+        <source>Saving the log… %1</source>
+        <translation>Đang lưu nhật ký… %1</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>Đóng</translation>
+    </message>
+    <message>
+        <source>This execution runs on a sync stream: closing the window closes the stream and the agent kills the execution. Close anyway?</source>
+        <translation>Lần chạy này dùng luồng đồng bộ: đóng cửa sổ sẽ đóng luồng và agent sẽ dừng lần chạy. Vẫn đóng?</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::ExecutionsPage</name>
+    <message>
+        <source>Executions</source>
+        <translation>Các lần chạy</translation>
+    </message>
+    <message>
+        <source>All states</source>
+        <translation>Mọi trạng thái</translation>
+    </message>
+    <message>
+        <source>All workspaces</source>
+        <translation>Mọi workspace</translation>
+    </message>
+    <message>
+        <source>Filter by id, workspace or kind (Ctrl+F)</source>
+        <translation>Lọc theo id, workspace hoặc loại (Ctrl+F)</translation>
+    </message>
+    <message>
+        <source>&amp;Live</source>
+        <translation>T&amp;rực tiếp</translation>
+    </message>
+    <message>
+        <source>Refresh the newest executions every few seconds</source>
+        <translation>Làm mới các lần chạy mới nhất vài giây một lần</translation>
+    </message>
+    <message>
+        <source>&amp;Run…</source>
+        <translation>&amp;Chạy…</translation>
+    </message>
+    <message>
+        <source>State:</source>
+        <translation>Trạng thái:</translation>
+    </message>
+    <message>
+        <source>Workspace:</source>
+        <translation>Workspace:</translation>
+    </message>
+    <message>
+        <source>managed executions</source>
+        <translation>lần chạy được quản lý</translation>
+    </message>
+    <message>
+        <source>Could not load executions: %1</source>
+        <translation>Không tải được các lần chạy: %1</translation>
+    </message>
+    <message>
+        <source>not connected</source>
+        <translation>chưa kết nối</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n execution(s) loaded</source>
+        <translation>
+            <numerusform>Đã tải %n lần chạy</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source> · loading…</source>
+        <translation> · đang tải…</translation>
+    </message>
+    <message>
+        <source> · scroll down for older ones</source>
+        <translation> · cuộn xuống để xem các lần cũ hơn</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::Format</name>
+    <message>
+        <source>%1 KiB</source>
+        <translation>%1 KiB</translation>
+    </message>
+    <message>
+        <source>%1 MiB</source>
+        <translation>%1 MiB</translation>
+    </message>
+    <message>
+        <source>%1 GiB</source>
+        <translation>%1 GiB</translation>
+    </message>
+    <message>
+        <source>%1 TiB</source>
+        <translation>%1 TiB</translation>
+    </message>
+    <message>
+        <source>%1 PiB</source>
+        <translation>%1 PiB</translation>
+    </message>
+    <message>
+        <source>%1 ms</source>
+        <translation>%1 ms</translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <translation>%1 giây</translation>
+    </message>
+    <message>
+        <source>%1 min %2 s</source>
+        <translation>%1 phút %2 giây</translation>
+    </message>
+    <message>
+        <source>%1 h %2 min</source>
+        <translation>%1 giờ %2 phút</translation>
+    </message>
+    <message>
+        <source>%1 d %2 h</source>
+        <translation>%1 ngày %2 giờ</translation>
+    </message>
+    <message>
+        <source>%1 B</source>
+        <translation>%1 B</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::HealthReport</name>
+    <message>
+        <source>Not known yet</source>
+        <translation>Chưa rõ</translation>
+    </message>
+    <message>
+        <source>Unusable: executions are refused</source>
+        <translation>Không dùng được: mọi lần chạy đều bị từ chối</translation>
+    </message>
+    <message>
+        <source>Sound</source>
+        <translation>An toàn</translation>
+    </message>
+    <message numerus="yes">
+        <source>Sound, with %n warning(s)</source>
+        <translation>
+            <numerusform>An toàn, có %n cảnh báo</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Sandbox</source>
+        <translation>Sandbox</translation>
+    </message>
+    <message>
+        <source>Unusable</source>
+        <translation>Không dùng được</translation>
+    </message>
+    <message>
+        <source>No sandbox can be built, so the agent runs nothing (it never falls back to running code unsandboxed). %1</source>
+        <translation>Không thể dựng sandbox nên agent không chạy gì cả (nó không bao giờ chạy mã ngoài sandbox). %1</translation>
+    </message>
+    <message>
+        <source>bubblewrap</source>
+        <translation>bubblewrap</translation>
+    </message>
+    <message>
+        <source>version unknown</source>
+        <translation>không rõ phiên bản</translation>
+    </message>
+    <message>
+        <source>Every execution is a fresh bubblewrap sandbox (%1).</source>
+        <translation>Mỗi lần chạy là một sandbox bubblewrap mới (%1).</translation>
+    </message>
+    <message>
+        <source>/proc</source>
+        <translation>/proc</translation>
+    </message>
+    <message>
+        <source>bound from the host</source>
+        <translation>gắn từ máy chủ</translation>
+    </message>
+    <message>
+        <source>The kernel refused a fresh /proc, so the host&apos;s /proc is bound read-only: code in a sandbox can see the host&apos;s process list and command lines. Cause: %1</source>
+        <translation>Nhân hệ điều hành từ chối /proc mới nên /proc của máy chủ được gắn chỉ đọc: mã trong sandbox thấy được danh sách tiến trình và dòng lệnh của máy chủ. Nguyên nhân: %1</translation>
+    </message>
+    <message>
+        <source>own PID namespace</source>
+        <translation>không gian PID riêng</translation>
+    </message>
+    <message>
+        <source>Each sandbox sees only its own processes.</source>
+        <translation>Mỗi sandbox chỉ thấy tiến trình của chính nó.</translation>
+    </message>
+    <message>
+        <source>Nested user namespaces</source>
+        <translation>Không gian người dùng lồng nhau</translation>
+    </message>
+    <message>
+        <source>blocked</source>
+        <translation>đã chặn</translation>
+    </message>
+    <message>
+        <source>bubblewrap&apos;s --disable-userns stops sandboxed code from creating user namespaces of its own.</source>
+        <translation>Tùy chọn --disable-userns của bubblewrap ngăn mã trong sandbox tạo không gian người dùng riêng.</translation>
+    </message>
+    <message>
+        <source>not blocked by bubblewrap</source>
+        <translation>bubblewrap không chặn</translation>
+    </message>
+    <message>
+        <source>This bubblewrap is older than 0.8 and has no --disable-userns; only the seccomp filter stops sandboxed code from creating namespaces. Upgrade bubblewrap to restore the second layer.</source>
+        <translation>Bản bubblewrap này cũ hơn 0.8, không có --disable-userns; chỉ còn bộ lọc seccomp ngăn mã trong sandbox tạo namespace. Hãy nâng cấp bubblewrap để có lại lớp bảo vệ thứ hai.</translation>
+    </message>
+    <message>
+        <source>The kernel refused --disable-userns (for example a read-only /proc/sys inside a container); only the seccomp filter stops sandboxed code from creating namespaces.</source>
+        <translation>Nhân hệ điều hành từ chối --disable-userns (ví dụ /proc/sys chỉ đọc trong container); chỉ còn bộ lọc seccomp ngăn mã trong sandbox tạo namespace.</translation>
+    </message>
+    <message>
+        <source>seccomp</source>
+        <translation>seccomp</translation>
+    </message>
+    <message>
+        <source>filter unavailable</source>
+        <translation>không có bộ lọc</translation>
+    </message>
+    <message>
+        <source>A syscall filter for %1 is loaded into every sandbox; denied calls fail with %2.</source>
+        <translation>Mỗi sandbox nạp một bộ lọc syscall cho %1; lời gọi bị chặn trả về lỗi %2.</translation>
+    </message>
+    <message>
+        <source>architecture not reported</source>
+        <translation>không báo kiến trúc</translation>
+    </message>
+    <message>
+        <source>The agent did not say which syscall filter it loads.</source>
+        <translation>Agent không cho biết nó nạp bộ lọc syscall nào.</translation>
+    </message>
+    <message>
+        <source>Landlock</source>
+        <translation>Landlock</translation>
+    </message>
+    <message>
+        <source>not reported by this agent</source>
+        <translation>agent này không báo</translation>
+    </message>
+    <message>
+        <source>Landlock confines light workspaces; this agent does not report its ABI.</source>
+        <translation>Landlock giới hạn các workspace nhẹ; agent này không báo ABI của nó.</translation>
+    </message>
+    <message>
+        <source>unavailable</source>
+        <translation>không khả dụng</translation>
+    </message>
+    <message>
+        <source>The kernel has no Landlock: light workspaces cannot be confined and are refused.</source>
+        <translation>Nhân hệ điều hành không có Landlock: workspace nhẹ không thể bị giới hạn nên bị từ chối.</translation>
+    </message>
+    <message>
+        <source>ABI %1</source>
+        <translation>ABI %1</translation>
+    </message>
+    <message>
+        <source>Light workspaces are confined to their home by a Landlock ruleset.</source>
+        <translation>Mỗi workspace nhẹ bị một bộ quy tắc Landlock giới hạn trong thư mục home của nó.</translation>
+    </message>
+    <message>
+        <source>Agent warning</source>
+        <translation>Cảnh báo từ agent</translation>
+    </message>
+    <message>
+        <source>Egress</source>
+        <translation>Truy cập ra ngoài</translation>
+    </message>
+    <message>
+        <source>This agent does not offer egress through the gateway yet: sandboxes have no network at all.</source>
+        <translation>Agent này chưa cung cấp truy cập ra ngoài qua gateway: sandbox hoàn toàn không có mạng.</translation>
+    </message>
+    <message>
+        <source>available</source>
+        <translation>khả dụng</translation>
+    </message>
+    <message>
+        <source>Sandboxes reach allowed domains through the gateway when the network policy allows them.</source>
+        <translation>Sandbox truy cập được các tên miền cho phép qua gateway khi chính sách mạng cho phép.</translation>
+    </message>
+    <message>
+        <source>The agent gave no reason.</source>
+        <translation>Agent không nêu lý do.</translation>
+    </message>
+    <message>
+        <source>Light workspaces</source>
+        <translation>Workspace nhẹ</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::HostBanner</name>
+    <message>
+        <source>No agent selected</source>
+        <translation>Chưa chọn agent</translation>
+    </message>
+    <message>
+        <source>%1 · %2</source>
+        <translation>%1 · %2</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::LanguageManager</name>
+    <message>
+        <source>System language</source>
+        <translation>Ngôn ngữ hệ thống</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::LogDownloader</name>
+    <message>
+        <source>Not connected.</source>
+        <translation>Chưa kết nối.</translation>
+    </message>
+    <message>
+        <source>
+[… %1 bytes dropped by retention …]
+</source>
+        <translation>
+[… chính sách lưu giữ đã bỏ %1 byte …]
+</translation>
+    </message>
+    <message>
+        <source>The agent did not send the log (HTTP %1): %2</source>
+        <translation>Agent không gửi nhật ký (HTTP %1): %2</translation>
+    </message>
+    <message>
+        <source>Cancelled.</source>
+        <translation>Đã hủy.</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::LogView</name>
+    <message>
+        <source>Match case</source>
+        <translation>Phân biệt hoa thường</translation>
+    </message>
+    <message>
+        <source>No output yet.</source>
+        <translation>Chưa có đầu ra.</translation>
+    </message>
+    <message>
+        <source>Find:</source>
+        <translation>Tìm:</translation>
+    </message>
+    <message>
+        <source>Text in the log</source>
+        <translation>Chữ trong nhật ký</translation>
+    </message>
+    <message>
+        <source>Previous match (Shift+Enter)</source>
+        <translation>Kết quả trước (Shift+Enter)</translation>
+    </message>
+    <message>
+        <source>Next match (Enter)</source>
+        <translation>Kết quả tiếp (Enter)</translation>
+    </message>
+    <message>
+        <source>Close the find bar (Esc)</source>
+        <translation>Đóng thanh tìm kiếm (Esc)</translation>
+    </message>
+    <message>
+        <source>Only the latest %1 characters are shown; %2 earlier characters were dropped from the view. Save the log to get all of it.</source>
+        <translation>Chỉ hiển thị %1 ký tự mới nhất; %2 ký tự cũ hơn đã bị bỏ khỏi khung xem. Hãy lưu nhật ký để có toàn bộ.</translation>
+    </message>
+    <message>
+        <source>Not found</source>
+        <translation>Không tìm thấy</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::MainWindow</name>
+    <message>
+        <source>Runbox Console</source>
+        <translation>Runbox Console</translation>
+    </message>
+    <message>
+        <source>Agents</source>
+        <translation>Agent</translation>
+    </message>
+    <message>
+        <source>Double-click an agent to connect. Several can be connected at once; the pages show the selected one.</source>
+        <translation>Nhấp đúp vào một agent để kết nối. Có thể kết nối nhiều agent cùng lúc; các trang hiển thị agent đang chọn.</translation>
+    </message>
+    <message>
+        <source>&amp;Add agent…</source>
+        <translation>&amp;Thêm agent…</translation>
+    </message>
+    <message>
+        <source>&amp;Edit agent…</source>
+        <translation>&amp;Sửa agent…</translation>
+    </message>
+    <message>
+        <source>&amp;Remove agent</source>
+        <translation>&amp;Xóa agent</translation>
+    </message>
+    <message>
+        <source>&amp;Connect</source>
+        <translation>&amp;Kết nối</translation>
+    </message>
+    <message>
+        <source>&amp;Disconnect</source>
+        <translation>&amp;Ngắt kết nối</translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation>T&amp;hoát</translation>
+    </message>
+    <message>
+        <source>&amp;Refresh</source>
+        <translation>&amp;Làm mới</translation>
+    </message>
+    <message>
+        <source>&amp;Find…</source>
+        <translation>&amp;Tìm…</translation>
+    </message>
+    <message>
+        <source>&amp;New run…</source>
+        <translation>Lần chạy &amp;mới…</translation>
+    </message>
+    <message>
+        <source>&amp;Settings…</source>
+        <translation>&amp;Cài đặt…</translation>
+    </message>
+    <message>
+        <source>&amp;About Runbox Console</source>
+        <translation>&amp;Giới thiệu Runbox Console</translation>
+    </message>
+    <message>
+        <source>&amp;Agent</source>
+        <translation>&amp;Agent</translation>
+    </message>
+    <message>
+        <source>&amp;View</source>
+        <translation>&amp;Xem</translation>
+    </message>
+    <message>
+        <source>&amp;Run</source>
+        <translation>&amp;Chạy</translation>
+    </message>
+    <message>
+        <source>&amp;Settings</source>
+        <translation>Cài đặ&amp;t</translation>
+    </message>
+    <message>
+        <source>&amp;Help</source>
+        <translation>Trợ &amp;giúp</translation>
+    </message>
+    <message>
+        <source>Main</source>
+        <translation>Chính</translation>
+    </message>
+    <message>
+        <source>Remove agent</source>
+        <translation>Xóa agent</translation>
+    </message>
+    <message>
+        <source>Remove %1 and forget its token?</source>
+        <translation>Xóa %1 và quên token của nó?</translation>
+    </message>
+    <message>
+        <source>Connect to an agent first.</source>
+        <translation>Hãy kết nối tới một agent trước.</translation>
+    </message>
+    <message>
+        <source>Run</source>
+        <translation>Chạy</translation>
+    </message>
+    <message>
+        <source>Execution started.</source>
+        <translation>Lần chạy đã bắt đầu.</translation>
+    </message>
+    <message>
+        <source>Execution started on a sync stream (this agent has no managed executions yet): keep its window open while it runs.</source>
+        <translation>Lần chạy đã bắt đầu trên luồng đồng bộ (agent này chưa có lần chạy được quản lý): hãy giữ cửa sổ mở trong khi chạy.</translation>
+    </message>
+    <message>
+        <source>The new language applies when the console restarts.</source>
+        <translation>Ngôn ngữ mới sẽ áp dụng khi khởi động lại console.</translation>
+    </message>
+    <message>
+        <source>About Runbox Console</source>
+        <translation>Giới thiệu Runbox Console</translation>
+    </message>
+    <message>
+        <source>&lt;h3&gt;Runbox Console %1&lt;/h3&gt;&lt;p&gt;The operators&apos; desktop console for Runbox agents: sandbox health, quotas, network policy, Ascend NPUs and executions.&lt;/p&gt;&lt;p&gt;Shortcuts: F5 refresh · Ctrl+F find · Ctrl+R new run · Ctrl+. cancel a run · Ctrl+1…5 pages.&lt;/p&gt;</source>
+        <translation>&lt;h3&gt;Runbox Console %1&lt;/h3&gt;&lt;p&gt;Console máy tính dành cho người vận hành agent Runbox: tình trạng sandbox, hạn mức, chính sách mạng, NPU Ascend và các lần chạy.&lt;/p&gt;&lt;p&gt;Phím tắt: F5 làm mới · Ctrl+F tìm · Ctrl+R lần chạy mới · Ctrl+. hủy lần chạy · Ctrl+1…5 chuyển trang.&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>Tokens: system keychain</source>
+        <translation>Token: chuỗi khóa hệ thống</translation>
+    </message>
+    <message>
+        <source>Tokens: this session only</source>
+        <translation>Token: chỉ phiên này</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::NetworkPolicyPage</name>
+    <message>
+        <source>Network policy</source>
+        <translation>Chính sách mạng</translation>
+    </message>
+    <message>
+        <source>Mode</source>
+        <translation>Chế độ</translation>
+    </message>
+    <message>
+        <source>&amp;None — sandboxes have no network at all</source>
+        <translation>&amp;Không — sandbox hoàn toàn không có mạng</translation>
+    </message>
+    <message>
+        <source>&amp;Domain allowlist — only the names below, through the egress gateway</source>
+        <translation>Danh sách tên miền &amp;cho phép — chỉ các tên bên dưới, qua gateway ra ngoài</translation>
+    </message>
+    <message>
+        <source>Allowed domains</source>
+        <translation>Tên miền được phép</translation>
+    </message>
+    <message>
+        <source>Add</source>
+        <translation>Thêm</translation>
+    </message>
+    <message>
+        <source>Edit</source>
+        <translation>Sửa</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>Xóa</translation>
+    </message>
+    <message>
+        <source>Paste lines…</source>
+        <translation>Dán nhiều dòng…</translation>
+    </message>
+    <message>
+        <source>host, *.host (subdomains at any depth), host:port, *.host:port. IP addresses are never allowed.</source>
+        <translation>host, *.host (tên miền con ở mọi cấp), host:cổng, *.host:cổng. Không bao giờ cho phép địa chỉ IP.</translation>
+    </message>
+    <message>
+        <source>Private networks allowed (CIDR)</source>
+        <translation>Mạng riêng được phép (CIDR)</translation>
+    </message>
+    <message>
+        <source>Empty by default. The explicit door to an internal mirror: the gateway refuses private, loopback and link-local addresses unless they are inside one of these.</source>
+        <translation>Mặc định để trống. Đây là lối vào tường minh tới một mirror nội bộ: gateway từ chối địa chỉ riêng, loopback và link-local trừ khi chúng nằm trong một dải ở đây.</translation>
+    </message>
+    <message>
+        <source>Would this host be allowed?</source>
+        <translation>Máy chủ này có được phép không?</translation>
+    </message>
+    <message>
+        <source>e.g. files.pythonhosted.org:443</source>
+        <translation>ví dụ files.pythonhosted.org:443</translation>
+    </message>
+    <message>
+        <source>&amp;Apply</source>
+        <translation>Á&amp;p dụng</translation>
+    </message>
+    <message>
+        <source>&amp;Revert</source>
+        <translation>&amp;Hoàn tác</translation>
+    </message>
+    <message>
+        <source>network policies</source>
+        <translation>chính sách mạng</translation>
+    </message>
+    <message>
+        <source>Could not read the network policy</source>
+        <translation>Không đọc được chính sách mạng</translation>
+    </message>
+    <message>
+        <source>Current revision: %1</source>
+        <translation>Phiên bản hiện tại: %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n entr(y/ies).</source>
+        <translation>
+            <numerusform>%n mục.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n entr(y/ies), %1 refused — hover a marked entry to see why.</source>
+        <translation>
+            <numerusform>%n mục, %1 bị từ chối — di chuột lên mục được đánh dấu để xem lý do.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Type a host name to check it against the policy as edited.</source>
+        <translation>Nhập tên máy chủ để kiểm tra theo chính sách đang sửa.</translation>
+    </message>
+    <message>
+        <source>Refused: mode None allows no network at all.</source>
+        <translation>Bị từ chối: chế độ Không không cho phép mạng nào.</translation>
+    </message>
+    <message>
+        <source>Allowed on port %1 only, by %2.</source>
+        <translation>Chỉ được phép ở cổng %1, theo %2.</translation>
+    </message>
+    <message>
+        <source>Allowed by %1 (if it resolves to a public address or to one inside the private networks).</source>
+        <translation>Được phép theo %1 (nếu phân giải ra địa chỉ công cộng hoặc địa chỉ trong các mạng riêng).</translation>
+    </message>
+    <message>
+        <source>Refused: %1</source>
+        <translation>Bị từ chối: %1</translation>
+    </message>
+    <message>
+        <source>Refused: no domain is allowed.</source>
+        <translation>Bị từ chối: không tên miền nào được phép.</translation>
+    </message>
+    <message>
+        <source>Refused: no entry matches %1.</source>
+        <translation>Bị từ chối: không mục nào khớp %1.</translation>
+    </message>
+    <message>
+        <source>Paste domains</source>
+        <translation>Dán tên miền</translation>
+    </message>
+    <message>
+        <source>One entry per line (commas and spaces also separate entries; lines starting with # are ignored).</source>
+        <translation>Mỗi dòng một mục (dấu phẩy và khoảng trắng cũng phân tách các mục; dòng bắt đầu bằng # bị bỏ qua).</translation>
+    </message>
+    <message>
+        <source>Add entries</source>
+        <translation>Thêm các mục</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n entr(y/ies) added.</source>
+        <translation>
+            <numerusform>Đã thêm %n mục.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Fix or remove the marked entries first.</source>
+        <translation>Hãy sửa hoặc xóa các mục được đánh dấu trước.</translation>
+    </message>
+    <message>
+        <source>A domain allowlist needs at least one entry.</source>
+        <translation>Danh sách tên miền cho phép cần ít nhất một mục.</translation>
+    </message>
+    <message>
+        <source>The agent refused the policy (HTTP %1): %2</source>
+        <translation>Agent từ chối chính sách (HTTP %1): %2</translation>
+    </message>
+    <message>
+        <source>Network policy applied: %1</source>
+        <translation>Đã áp dụng chính sách mạng: %1</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::NpuChip</name>
+    <message>
+        <source>%1 is not supported: only the Ascend 910 series can be selected.</source>
+        <translation>%1 không được hỗ trợ: chỉ chọn được dòng Ascend 910.</translation>
+    </message>
+    <message>
+        <source>This chip</source>
+        <translation>Chip này</translation>
+    </message>
+    <message>
+        <source>The probe sandbox could not use this chip.</source>
+        <translation>Sandbox thăm dò không dùng được chip này.</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::NpuChipModel</name>
+    <message>
+        <source>Chip %1</source>
+        <translation>Chip %1</translation>
+    </message>
+    <message>
+        <source>Chip %1 (NPU %2, die %3): %4</source>
+        <translation>Chip %1 (NPU %2, die %3): %4</translation>
+    </message>
+    <message>
+        <source>unknown model</source>
+        <translation>không rõ mẫu</translation>
+    </message>
+    <message>
+        <source>Probe: usable</source>
+        <translation>Thăm dò: dùng được</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::NpuPage</name>
+    <message>
+        <source>NPU chips</source>
+        <translation>Chip NPU</translation>
+    </message>
+    <message>
+        <source>Re-&amp;probe</source>
+        <translation>Thăm &amp;dò lại</translation>
+    </message>
+    <message>
+        <source>Probe every chip again in a one-shot sandbox (may take a while)</source>
+        <translation>Thăm dò lại từng chip trong một sandbox dùng một lần (có thể mất một lúc)</translation>
+    </message>
+    <message>
+        <source>Select all usable</source>
+        <translation>Chọn mọi chip dùng được</translation>
+    </message>
+    <message>
+        <source>Clear selection</source>
+        <translation>Bỏ chọn</translation>
+    </message>
+    <message>
+        <source>&amp;Run with selected chips…</source>
+        <translation>&amp;Chạy với các chip đã chọn…</translation>
+    </message>
+    <message>
+        <source>Probing every chip in a one-shot sandbox…</source>
+        <translation>Đang thăm dò từng chip trong sandbox dùng một lần…</translation>
+    </message>
+    <message>
+        <source>Ascend NPUs</source>
+        <translation>NPU Ascend</translation>
+    </message>
+    <message>
+        <source>Could not read the chips</source>
+        <translation>Không đọc được danh sách chip</translation>
+    </message>
+    <message>
+        <source>Chips probed again.</source>
+        <translation>Đã thăm dò lại các chip.</translation>
+    </message>
+    <message>
+        <source>No NPU on this host</source>
+        <translation>Máy chủ này không có NPU</translation>
+    </message>
+    <message>
+        <source>The agent found no Ascend chip.</source>
+        <translation>Agent không tìm thấy chip Ascend nào.</translation>
+    </message>
+    <message>
+        <source>%1 of %2 chips usable · source: %3 · read %4</source>
+        <translation>%1/%2 chip dùng được · nguồn: %3 · đọc lúc %4</translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <translation>không rõ</translation>
+    </message>
+    <message>
+        <source>Click a usable chip to select it; hover a chip to see its details.</source>
+        <translation>Nhấp vào chip dùng được để chọn; di chuột lên chip để xem chi tiết.</translation>
+    </message>
+    <message>
+        <source>Chip %1 — %2, NPU %3 die %4, health %5</source>
+        <translation>Chip %1 — %2, NPU %3 die %4, tình trạng %5</translation>
+    </message>
+    <message>
+        <source>unknown model</source>
+        <translation>không rõ mẫu</translation>
+    </message>
+    <message>
+        <source>, %1 W</source>
+        <translation>, %1 W</translation>
+    </message>
+    <message>
+        <source>Usable: the last probe could open it inside a sandbox.</source>
+        <translation>Dùng được: lần thăm dò gần nhất mở được nó trong sandbox.</translation>
+    </message>
+    <message>
+        <source>Not usable: %1</source>
+        <translation>Không dùng được: %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>&amp;Run with %n selected chip(s)…</source>
+        <translation>
+            <numerusform>&amp;Chạy với %n chip đã chọn…</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::OverviewPage</name>
+    <message>
+        <source>Overview</source>
+        <translation>Tổng quan</translation>
+    </message>
+    <message>
+        <source>Agent</source>
+        <translation>Agent</translation>
+    </message>
+    <message>
+        <source>Sandbox</source>
+        <translation>Sandbox</translation>
+    </message>
+    <message>
+        <source>Egress</source>
+        <translation>Truy cập ra ngoài</translation>
+    </message>
+    <message>
+        <source>Executions</source>
+        <translation>Các lần chạy</translation>
+    </message>
+    <message>
+        <source>NPU chips</source>
+        <translation>Chip NPU</translation>
+    </message>
+    <message>
+        <source>Workspaces</source>
+        <translation>Workspace</translation>
+    </message>
+    <message>
+        <source>Sandbox conclusion</source>
+        <translation>Kết luận về sandbox</translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <translation>không rõ</translation>
+    </message>
+    <message>
+        <source>Runbox %1</source>
+        <translation>Runbox %1</translation>
+    </message>
+    <message>
+        <source>Protocol %1 · up %2</source>
+        <translation>Giao thức %1 · đã chạy %2</translation>
+    </message>
+    <message>
+        <source>Clock offset to this host: %1 (compensated)</source>
+        <translation>Lệch đồng hồ với máy chủ này: %1 (đã bù)</translation>
+    </message>
+    <message>
+        <source>—</source>
+        <translation>—</translation>
+    </message>
+    <message>
+        <source>%1 on disk</source>
+        <translation>%1 trên đĩa</translation>
+    </message>
+    <message>
+        <source>Disk use not reported by this agent</source>
+        <translation>Agent này không báo dung lượng đĩa</translation>
+    </message>
+    <message>
+        <source>%1 running</source>
+        <translation>%1 đang chạy</translation>
+    </message>
+    <message>
+        <source>%1 queued</source>
+        <translation>%1 đang chờ</translation>
+    </message>
+    <message>
+        <source>Default timeout %1</source>
+        <translation>Thời gian chờ mặc định %1</translation>
+    </message>
+    <message>
+        <source>output kept up to %1</source>
+        <translation>giữ đầu ra tối đa %1</translation>
+    </message>
+    <message>
+        <source>languages: %1</source>
+        <translation>ngôn ngữ: %1</translation>
+    </message>
+    <message>
+        <source>Managed executions are not offered by this agent yet.</source>
+        <translation>Agent này chưa hỗ trợ lần chạy được quản lý.</translation>
+    </message>
+    <message>
+        <source>?</source>
+        <translation>?</translation>
+    </message>
+    <message>
+        <source>%1+</source>
+        <translation>%1+</translation>
+    </message>
+    <message>
+        <source>This agent does not offer Ascend NPUs yet.</source>
+        <translation>Agent này chưa hỗ trợ NPU Ascend.</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>không có</translation>
+    </message>
+    <message>
+        <source>No NPU on this host.</source>
+        <translation>Máy chủ này không có NPU.</translation>
+    </message>
+    <message>
+        <source>%1 of %2 usable</source>
+        <translation>%1/%2 dùng được</translation>
+    </message>
+    <message>
+        <source>Source: %1</source>
+        <translation>Nguồn: %1</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::ProfileDialog</name>
+    <message>
+        <source>Add agent</source>
+        <translation>Thêm agent</translation>
+    </message>
+    <message>
+        <source>Edit agent</source>
+        <translation>Sửa agent</translation>
+    </message>
+    <message>
+        <source>Token for %1</source>
+        <translation>Token cho %1</translation>
+    </message>
+    <message>
+        <source>e.g. gpu-node-3</source>
+        <translation>ví dụ gpu-node-3</translation>
+    </message>
+    <message>
+        <source>unchanged</source>
+        <translation>giữ nguyên</translation>
+    </message>
+    <message>
+        <source>contents of agent.token</source>
+        <translation>nội dung của agent.token</translation>
+    </message>
+    <message>
+        <source>Show the token</source>
+        <translation>Hiện token</translation>
+    </message>
+    <message>
+        <source>&amp;Name:</source>
+        <translation>&amp;Tên:</translation>
+    </message>
+    <message>
+        <source>&amp;URL:</source>
+        <translation>&amp;URL:</translation>
+    </message>
+    <message>
+        <source>&amp;Token:</source>
+        <translation>T&amp;oken:</translation>
+    </message>
+    <message>
+        <source>The token is kept in the system keychain. Where no keychain service is reachable it is kept for this session only, never in a file.</source>
+        <translation>Token được lưu trong chuỗi khóa của hệ thống. Nếu không có dịch vụ chuỗi khóa, token chỉ được giữ trong phiên này, không bao giờ ghi vào tệp.</translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation>Lưu</translation>
+    </message>
+    <message>
+        <source>Connect</source>
+        <translation>Kết nối</translation>
+    </message>
+    <message>
+        <source>Paste the agent&apos;s token (its agent.token file, or a workspace token).</source>
+        <translation>Hãy dán token của agent (tệp agent.token của nó, hoặc token của workspace).</translation>
+    </message>
+    <message>
+        <source>A token has no spaces.</source>
+        <translation>Token không chứa khoảng trắng.</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::ProfileListModel</name>
+    <message>
+        <source>%1
+%2
+%3</source>
+        <translation>%1
+%2
+%3</translation>
+    </message>
+    <message>
+        <source>Not connected</source>
+        <translation>Chưa kết nối</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::QuotaEditor</name>
+    <message>
+        <source>Unlimited</source>
+        <translation>Không giới hạn</translation>
+    </message>
+    <message>
+        <source> GiB</source>
+        <translation> GiB</translation>
+    </message>
+    <message>
+        <source> s</source>
+        <translation> giây</translation>
+    </message>
+    <message>
+        <source>0 = no limit</source>
+        <translation>0 = không giới hạn</translation>
+    </message>
+    <message>
+        <source>= %1 bytes</source>
+        <translation>= %1 byte</translation>
+    </message>
+    <message>
+        <source>= %1 bytes (not a whole hundredth of a GiB; kept exactly unless edited)</source>
+        <translation>= %1 byte (không chia hết cho 0,01 GiB; giữ nguyên giá trị trừ khi bạn sửa)</translation>
+    </message>
+    <message>
+        <source>= %1</source>
+        <translation>= %1</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::QuotaValues</name>
+    <message>
+        <source>(unset)</source>
+        <translation>(chưa đặt)</translation>
+    </message>
+    <message>
+        <source>unlimited</source>
+        <translation>không giới hạn</translation>
+    </message>
+    <message>
+        <source>Workspace total</source>
+        <translation>Tổng dung lượng workspace</translation>
+    </message>
+    <message>
+        <source>Retained output</source>
+        <translation>Đầu ra được giữ</translation>
+    </message>
+    <message>
+        <source>Upload per file</source>
+        <translation>Tải lên mỗi tệp</translation>
+    </message>
+    <message>
+        <source>Upload per request</source>
+        <translation>Tải lên mỗi yêu cầu</translation>
+    </message>
+    <message>
+        <source>Default timeout</source>
+        <translation>Thời gian chờ mặc định</translation>
+    </message>
+    <message>
+        <source>Maximum timeout</source>
+        <translation>Thời gian chờ tối đa</translation>
+    </message>
+    <message>
+        <source>Concurrent executions</source>
+        <translation>Số lần chạy đồng thời</translation>
+    </message>
+    <message>
+        <source>Light workspaces</source>
+        <translation>Workspace nhẹ</translation>
+    </message>
+    <message>
+        <source>Disk a workspace may use (allocated blocks); an execution that grows past it ends as quota_exceeded.</source>
+        <translation>Dung lượng đĩa một workspace được dùng (theo khối đã cấp phát); lần chạy vượt quá sẽ kết thúc với quota_exceeded.</translation>
+    </message>
+    <message>
+        <source>Output kept per execution: head and tail are kept around a marker, the run never fails for it.</source>
+        <translation>Đầu ra được giữ cho mỗi lần chạy: giữ phần đầu và phần cuối quanh một dấu mốc, lần chạy không bao giờ thất bại vì điều này.</translation>
+    </message>
+    <message>
+        <source>Largest single file accepted by the file API.</source>
+        <translation>Tệp đơn lớn nhất mà API tệp chấp nhận.</translation>
+    </message>
+    <message>
+        <source>Largest upload request accepted by the file API.</source>
+        <translation>Yêu cầu tải lên lớn nhất mà API tệp chấp nhận.</translation>
+    </message>
+    <message>
+        <source>Timeout of an execution that does not ask for one.</source>
+        <translation>Thời gian chờ cho lần chạy không tự yêu cầu.</translation>
+    </message>
+    <message>
+        <source>Longest timeout an execution may ask for.</source>
+        <translation>Thời gian chờ dài nhất một lần chạy được yêu cầu.</translation>
+    </message>
+    <message>
+        <source>Executions running at once on this host; later ones queue.</source>
+        <translation>Số lần chạy cùng lúc trên máy chủ này; các lần sau xếp hàng chờ.</translation>
+    </message>
+    <message>
+        <source>%1 cannot be negative.</source>
+        <translation>%1 không được âm.</translation>
+    </message>
+    <message>
+        <source>%1 is above the largest value the agent accepts (%2).</source>
+        <translation>%1 vượt quá giá trị lớn nhất agent chấp nhận (%2).</translation>
+    </message>
+    <message>
+        <source>The default timeout must be limited and no longer than the maximum timeout.</source>
+        <translation>Thời gian chờ mặc định phải có giới hạn và không dài hơn thời gian chờ tối đa.</translation>
+    </message>
+    <message>
+        <source>%1: %2 → %3, by %4, %5</source>
+        <translation>%1: %2 → %3, bởi %4, %5</translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <translation>không rõ</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::QuotasPage</name>
+    <message>
+        <source>Quotas</source>
+        <translation>Hạn mức</translation>
+    </message>
+    <message>
+        <source>Limits in force for new executions</source>
+        <translation>Giới hạn áp dụng cho các lần chạy mới</translation>
+    </message>
+    <message>
+        <source>Sizes are in GiB (1 GiB = 2³⁰ bytes). 0 or Unlimited means no limit. A change applies to executions created after it; running ones keep the limits they started with.</source>
+        <translation>Kích thước tính bằng GiB (1 GiB = 2³⁰ byte). 0 hoặc Không giới hạn nghĩa là không có giới hạn. Thay đổi áp dụng cho các lần chạy tạo sau đó; lần đang chạy giữ giới hạn lúc bắt đầu.</translation>
+    </message>
+    <message>
+        <source>&amp;Apply</source>
+        <translation>Á&amp;p dụng</translation>
+    </message>
+    <message>
+        <source>&amp;Revert</source>
+        <translation>&amp;Hoàn tác</translation>
+    </message>
+    <message>
+        <source>Send the changed quotas to the agent</source>
+        <translation>Gửi các hạn mức đã đổi tới agent</translation>
+    </message>
+    <message>
+        <source>Show the agent&apos;s values again</source>
+        <translation>Hiện lại các giá trị của agent</translation>
+    </message>
+    <message>
+        <source>Last change</source>
+        <translation>Thay đổi gần nhất</translation>
+    </message>
+    <message>
+        <source>quota settings</source>
+        <translation>cài đặt hạn mức</translation>
+    </message>
+    <message>
+        <source>Could not read the quotas</source>
+        <translation>Không đọc được hạn mức</translation>
+    </message>
+    <message>
+        <source>No change is recorded, or this agent does not report its audit trail with the quotas.</source>
+        <translation>Chưa có thay đổi nào được ghi lại, hoặc agent này không báo nhật ký kiểm toán kèm hạn mức.</translation>
+    </message>
+    <message>
+        <source>The agent refused the quotas (HTTP %1): %2</source>
+        <translation>Agent từ chối các hạn mức (HTTP %1): %2</translation>
+    </message>
+    <message>
+        <source>Quotas applied.</source>
+        <translation>Đã áp dụng hạn mức.</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::RunDialog</name>
+    <message>
+        <source>Run</source>
+        <translation>Chạy</translation>
+    </message>
+    <message>
+        <source>New run</source>
+        <translation>Lần chạy mới</translation>
+    </message>
+    <message>
+        <source>New strong workspace</source>
+        <translation>Workspace cách ly mạnh mới</translation>
+    </message>
+    <message>
+        <source>Shell (bash)</source>
+        <translation>Shell (bash)</translation>
+    </message>
+    <message>
+        <source>Python</source>
+        <translation>Python</translation>
+    </message>
+    <message>
+        <source>R</source>
+        <translation>R</translation>
+    </message>
+    <message>
+        <source>Not installed on this host</source>
+        <translation>Chưa cài trên máy chủ này</translation>
+    </message>
+    <message>
+        <source>workspace root</source>
+        <translation>thư mục gốc của workspace</translation>
+    </message>
+    <message>
+        <source> s</source>
+        <translation> giây</translation>
+    </message>
+    <message>
+        <source>agent default</source>
+        <translation>mặc định của agent</translation>
+    </message>
+    <message>
+        <source>none (e.g. 2, 5)</source>
+        <translation>không có (ví dụ 2, 5)</translation>
+    </message>
+    <message>
+        <source>Add a variable</source>
+        <translation>Thêm biến</translation>
+    </message>
+    <message>
+        <source>Remove the selected variable</source>
+        <translation>Xóa biến đã chọn</translation>
+    </message>
+    <message>
+        <source>&amp;Workspace:</source>
+        <translation>&amp;Workspace:</translation>
+    </message>
+    <message>
+        <source>&amp;Kind:</source>
+        <translation>&amp;Loại:</translation>
+    </message>
+    <message>
+        <source>&amp;Script:</source>
+        <translation>&amp;Script:</translation>
+    </message>
+    <message>
+        <source>Working &amp;directory:</source>
+        <translation>Thư mục làm &amp;việc:</translation>
+    </message>
+    <message>
+        <source>&amp;Environment:</source>
+        <translation>Môi &amp;trường:</translation>
+    </message>
+    <message>
+        <source>&amp;Timeout:</source>
+        <translation>Thời gian &amp;chờ:</translation>
+    </message>
+    <message>
+        <source>NPU &amp;chips:</source>
+        <translation>&amp;Chip NPU:</translation>
+    </message>
+    <message>
+        <source>&amp;Run</source>
+        <translation>&amp;Chạy</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1 (%2)</translation>
+    </message>
+    <message>
+        <source>Chips are logic ids separated by commas, e.g. 2, 5.</source>
+        <translation>Chip là các id logic cách nhau bằng dấu phẩy, ví dụ 2, 5.</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::RunRequest</name>
+    <message>
+        <source>The working directory is relative to the workspace: remove the leading &apos;/&apos;.</source>
+        <translation>Thư mục làm việc là tương đối so với workspace: hãy bỏ dấu &apos;/&apos; ở đầu.</translation>
+    </message>
+    <message>
+        <source>The working directory may not contain NUL or &apos;\&apos;.</source>
+        <translation>Thư mục làm việc không được chứa NUL hoặc &apos;\&apos;.</translation>
+    </message>
+    <message>
+        <source>The working directory is longer than 4096 bytes.</source>
+        <translation>Thư mục làm việc dài hơn 4096 byte.</translation>
+    </message>
+    <message>
+        <source>The working directory may not contain &apos;.&apos;, &apos;..&apos; or empty segments.</source>
+        <translation>Thư mục làm việc không được chứa &apos;.&apos;, &apos;..&apos; hay đoạn rỗng.</translation>
+    </message>
+    <message>
+        <source>Choose shell, Python or R.</source>
+        <translation>Hãy chọn shell, Python hoặc R.</translation>
+    </message>
+    <message>
+        <source>The script is empty.</source>
+        <translation>Script đang trống.</translation>
+    </message>
+    <message>
+        <source>&quot;%1&quot; is not a valid environment variable name.</source>
+        <translation>&quot;%1&quot; không phải tên biến môi trường hợp lệ.</translation>
+    </message>
+    <message>
+        <source>The variable %1 is set twice.</source>
+        <translation>Biến %1 bị đặt hai lần.</translation>
+    </message>
+    <message>
+        <source>The timeout cannot be negative.</source>
+        <translation>Thời gian chờ không được âm.</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::SettingsDialog</name>
+    <message>
+        <source>Settings</source>
+        <translation>Cài đặt</translation>
+    </message>
+    <message>
+        <source> Mi characters</source>
+        <translation> Mi ký tự</translation>
+    </message>
+    <message>
+        <source>&amp;Language:</source>
+        <translation>&amp;Ngôn ngữ:</translation>
+    </message>
+    <message>
+        <source>Log view &amp;keeps:</source>
+        <translation>Khung nhật ký &amp;giữ:</translation>
+    </message>
+    <message>
+        <source>A new language applies the next time the console starts.</source>
+        <translation>Ngôn ngữ mới sẽ áp dụng ở lần khởi động console tiếp theo.</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::TokenVault</name>
+    <message>
+        <source>Tokens are kept for this session only (keychain disabled).</source>
+        <translation>Token chỉ được giữ trong phiên này (đã tắt chuỗi khóa).</translation>
+    </message>
+    <message>
+        <source>No keychain service is reachable (%1). Tokens are kept for this session only and are never written to disk; you will be asked again next time.</source>
+        <translation>Không truy cập được dịch vụ chuỗi khóa nào (%1). Token chỉ được giữ trong phiên này và không bao giờ ghi xuống đĩa; lần sau bạn sẽ được hỏi lại.</translation>
+    </message>
+    <message>
+        <source>unknown error</source>
+        <translation>lỗi không rõ</translation>
+    </message>
+</context>
+</TS>
