@@ -2,7 +2,7 @@
 // `runbox cp` CLI: SHA-256 first, then a streamed, signed PUT; a streamed GET to disk) against
 // `cp` of the same file, in the same run (issue 3 target: API throughput >= 0.5x cp).
 // The agent commits uploads durably (fsync before the rename), so `cp` + `sync FILE` is printed
-// as a second baseline for context.
+// as a second baseline for context. Each timed step starts after an untimed `sync`.
 //
 // Usage: bench_file_transfer [--size-mib N] [--iterations N] [--dir DIR]
 // DIR (default: the temp dir) holds the source file, the copies and the agent's state, so all
@@ -140,10 +140,15 @@ int main(int argc, char** argv) {
 
     std::vector<double> cpTimes, cpSyncTimes, hashTimes, upTimes, downTimes;
     timed(QStringLiteral("/bin/cp"), {src, copy}); // warm the page cache for every side
+    // Every timed step starts with no dirty pages (an untimed sync): otherwise the writeback of
+    // the previous step's gigabyte throttles whichever step comes next.
+    auto settle = [] { timed(QStringLiteral("/bin/sync"), {}); };
     for (int i = 0; i < iterations; ++i) {
         QFile::remove(copy);
+        settle();
         cpTimes.push_back(timed(QStringLiteral("/bin/cp"), {src, copy}));
         QFile::remove(copy);
+        settle();
         QElapsedTimer t;
         t.start();
         timed(QStringLiteral("/bin/cp"), {src, copy});
@@ -158,9 +163,11 @@ int main(int argc, char** argv) {
 
         // Like cp, the upload creates a new file (the previous one is deleted untimed).
         client.call("DELETE", "/v1/workspaces/" + wsId.toUtf8() + "/files/big.bin");
+        settle();
         upTimes.push_back(
             timed(cli, {QStringLiteral("cp"), src, wsId + QStringLiteral(":big.bin")}, cliEnv));
         QFile::remove(down);
+        settle();
         downTimes.push_back(
             timed(cli, {QStringLiteral("cp"), wsId + QStringLiteral(":big.bin"), down}, cliEnv));
     }

@@ -1,6 +1,7 @@
 #include "cli/CopyCommand.h"
 
 #include "cli/CliOptions.h"
+#include "cli/HttpDownload.h"
 
 #include <QDir>
 #include <QEventLoop>
@@ -9,7 +10,7 @@
 #include <QJsonDocument>
 #include <QNetworkReply>
 #include <QRegularExpression>
-#include <QSaveFile>
+#include <QTemporaryFile>
 #include <QTextStream>
 #include <QUrl>
 
@@ -19,8 +20,6 @@
 namespace runbox::cli {
 
 namespace {
-
-constexpr qint64 kReadBufferBytes = 8 * 1024 * 1024;
 
 int fail(const QString& message, int code = 1) {
     QTextStream(stderr) << "runbox cp: " << message << Qt::endl;
@@ -77,43 +76,42 @@ int download(ApiClient& client, const RemotePath& remote, QString local) {
             return fail(QStringLiteral("name a local file to download the workspace root to"));
         local = QDir(local).filePath(name);
     }
-    QSaveFile saveFile(local);
+    // A temporary file next to LOCAL, renamed over it once complete (like cp, no fsync).
+    QTemporaryFile partFile(local + QStringLiteral(".runbox-part-XXXXXX"));
     QFile out;
-    QIODevice* sink = &saveFile;
+    QIODevice* sink = &partFile;
     if (toStdout) {
         if (!out.open(stdout, QIODevice::WriteOnly))
             return fail(QStringLiteral("cannot write to stdout"));
         sink = &out;
-    } else if (!saveFile.open(QIODevice::WriteOnly)) {
-        return fail(QStringLiteral("cannot write %1: %2").arg(local, saveFile.errorString()));
+    } else if (!partFile.open()) {
+        return fail(QStringLiteral("cannot write %1: %2").arg(local, partFile.errorString()));
     }
-    std::unique_ptr<QNetworkReply> reply(client.send("GET", remote.apiPath()));
-    reply->setReadBufferSize(kReadBufferBytes); // the socket is read as fast as the disk takes it
-    QByteArray errorBody;
-    bool writeFailed = false;
-    auto drain = [&] {
-        const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-        const QByteArray data = reply->readAll();
-        if (status != 200 || reply->rawHeader("X-Runbox-Entry-Type") != "file") {
-            errorBody += data.left(64 * 1024);
-            return;
-        }
-        if (!writeFailed && sink->write(data) != data.size())
-            writeFailed = true;
-    };
-    QObject::connect(reply.get(), &QNetworkReply::readyRead, reply.get(), drain);
-    waitFor(reply.get());
-    drain();
-    const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-    if (status == 200 && reply->rawHeader("X-Runbox-Entry-Type") == "directory")
+    const DownloadResult r = downloadTo(client.baseUrl(), client.token(), client.clockOffsetMs(),
+                                        remote.apiPath(), sink);
+    if (r.status == 200 && r.entryType == "directory")
         return fail(QStringLiteral("%1:%2 is a directory (only files are copied)")
                         .arg(remote.workspaceId, remote.path));
-    if (status != 200 || reply->error() != QNetworkReply::NoError)
-        return failResponse(reply.get(), errorBody);
-    if (writeFailed)
-        return fail(QStringLiteral("cannot write %1: %2").arg(local, sink->errorString()));
-    if (!toStdout && !saveFile.commit())
-        return fail(QStringLiteral("cannot write %1: %2").arg(local, saveFile.errorString()));
+    if (!r.transportError.isEmpty())
+        return fail(r.transportError);
+    if (r.status != 200) {
+        ApiResponse response;
+        response.status = r.status;
+        response.body = r.errorBody;
+        return fail(QStringLiteral("%1 %2: %3")
+                        .arg(r.status)
+                        .arg(response.errorCode(), response.errorMessage()));
+    }
+    if (!r.sinkError.isEmpty())
+        return fail(QStringLiteral("cannot write %1: %2").arg(local, r.sinkError));
+    if (!toStdout) {
+        partFile.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner |
+                                QFileDevice::ReadGroup | QFileDevice::ReadOther);
+        if (!partFile.flush() || std::rename(QFile::encodeName(partFile.fileName()).constData(),
+                                             QFile::encodeName(local).constData()) != 0)
+            return fail(QStringLiteral("cannot write %1: %2").arg(local, partFile.errorString()));
+        partFile.setAutoRemove(false);
+    }
     return 0;
 }
 

@@ -22,8 +22,9 @@ struct RemotePath {
 /// its SHA-256 is computed first, then the file is streamed from disk (PUT with
 /// X-Runbox-Content-SHA256; the agent commits it only if the hash matches). A PATH ending in
 /// '/' (or empty) receives LOCAL's file name.
-/// `runbox cp WS:PATH LOCAL` downloads a file, streamed to disk through a temporary file that
-/// replaces LOCAL only once complete (QSaveFile); LOCAL may be a directory, or `-` for stdout.
+/// `runbox cp WS:PATH LOCAL` downloads a file, streamed to disk through a temporary file next to
+/// LOCAL that replaces it (rename(2)) only once complete — not fsynced, like cp; LOCAL may be a
+/// directory, or `-` for stdout.
 /// Exit status 0 on success, 1 on an API or I/O error (message on stderr), 2 on bad usage.
 int runCopy(ApiClient& client, QStringList args);
 

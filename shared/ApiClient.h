@@ -43,6 +43,7 @@ public:
 
     QUrl baseUrl() const { return m_baseUrl; }
     void setToken(const QByteArray& token) { m_token = token; }
+    QByteArray token() const { return m_token; }
     /// Milliseconds to add to the local clock to get the agent's (measured, 0 until known).
     qint64 clockOffsetMs() const { return m_clockOffsetMs; }
 

@@ -479,6 +479,37 @@ private Q_SLOTS:
         const Reply back = get("big.bin");
         QCOMPARE(back.body.size(), size);
         QCOMPARE(crypto::sha256Hex(back.body), hash);
+
+        // runbox cp streams both ways too: its peak resident size (VmHWM, sampled while it runs)
+        // stays far below the file's size.
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("RUNBOX_URL", m_agent.baseUrl().toString());
+        env.insert("RUNBOX_TOKEN", QString::fromLatin1(m_agent.token()));
+        for (const QStringList& args :
+             {QStringList{"cp", m_ws + ":big.bin", local.filePath("down.bin")},
+              QStringList{"cp", src.fileName(), m_ws + ":again.bin"}}) {
+            QProcess cli;
+            cli.setProcessEnvironment(env);
+            cli.start(QStringLiteral(RUNBOX_BINARY_DIR "/cli/runbox"), args);
+            QVERIFY(cli.waitForStarted());
+            const QString status = QStringLiteral("/proc/%1/status").arg(cli.processId());
+            qint64 hwmKiB = 0;
+            while (cli.state() != QProcess::NotRunning) {
+                QFile f(status);
+                if (f.open(QIODevice::ReadOnly))
+                    for (const QByteArray& line : f.readAll().split('\n'))
+                        if (line.startsWith("VmHWM:"))
+                            hwmKiB =
+                                std::max(hwmKiB, line.mid(6).trimmed().split(' ')[0].toLongLong());
+                cli.waitForFinished(5);
+            }
+            QCOMPARE(cli.exitCode(), 0);
+            qInfo() << args.join(' ') << "peak RSS" << hwmKiB << "KiB";
+            QVERIFY2(hwmKiB < 96 * 1024, qPrintable(args.join(' ')));
+        }
+        QFile down(local.filePath("down.bin"));
+        QVERIFY(down.open(QIODevice::ReadOnly));
+        QCOMPARE(ApiClient::sha256OfDevice(&down), hash);
     }
 };
 
