@@ -3,6 +3,7 @@
 #include "agent/api/ApiService.h"
 #include "agent/api/LightExecSession.h"
 #include "agent/api/LightService.h"
+#include "agent/api/NpuSelection.h"
 #include "agent/api/SyncExecSession.h"
 #include "agent/execution/ExecutionManager.h"
 #include "agent/npu/NpuService.h"
@@ -60,26 +61,10 @@ void ExecRoutes::handleExec(http::HttpExchange* ex, const Principal& who, const 
     if (!m_context->sandboxReady())
         return ex->replyError(503, QStringLiteral("sandbox_unavailable"),
                               m_context->unavailableReason());
-    if (req.npuDevices.isEmpty())
-        return startSession(ex, wsId, std::move(req));
-    npu::NpuService* npu = m_context->npu;
-    if (!npu)
-        return ex->replyError(400, QStringLiteral("npu_unavailable"),
-                              QStringLiteral("no Ascend NPU passthrough on this agent"));
-    // Validated against the inventory (which may still be reading the host: then later).
-    QPointer<http::HttpExchange> guard(ex);
-    npu->resolveSelection(
-        body.value(QLatin1String("npuDevices")), ex,
-        [this, guard, wsId, req](std::optional<ApiError> err, const QList<int>& chips) mutable {
-            if (!guard)
-                return;
-            if (err)
-                return guard->replyError(*err);
-            if (auto busy = m_context->npu->checkBusy(chips))
-                return guard->replyError(*busy);
-            req.npuDevices = chips;
-            startSession(guard, wsId, std::move(req));
-        });
+    resolveNpuDevices(m_context, ex, body, std::move(req),
+                      [this, wsId](http::HttpExchange* exchange, execution::ExecRequest r) {
+                          startSession(exchange, wsId, std::move(r));
+                      });
 }
 
 void ExecRoutes::startSession(http::HttpExchange* ex, const QString& wsId,

@@ -2,6 +2,7 @@
 
 #include "agent/api/ApiService.h"
 #include "agent/api/LogStreamSession.h"
+#include "agent/api/NpuSelection.h"
 #include "agent/egress/EgressService.h"
 #include "agent/execution/ExecutionManager.h"
 #include "agent/npu/NpuService.h"
@@ -107,25 +108,10 @@ void ExecutionRoutes::submit(http::HttpExchange* ex, const Principal& who) {
     if (!m_context->sandboxReady())
         return ex->replyError(503, QStringLiteral("sandbox_unavailable"),
                               m_context->unavailableReason());
-    if (req.npuDevices.isEmpty())
-        return submitValidated(ex, wsId, req);
-    npu::NpuService* npu = m_context->npu;
-    if (!npu)
-        return ex->replyError(400, QStringLiteral("npu_unavailable"),
-                              QStringLiteral("no Ascend NPU passthrough on this agent"));
-    QPointer<http::HttpExchange> guard(ex);
-    npu->resolveSelection(
-        body.value(QLatin1String("npuDevices")), ex,
-        [this, guard, wsId, req](std::optional<ApiError> err, const QList<int>& chips) mutable {
-            if (!guard)
-                return;
-            if (err)
-                return guard->replyError(*err);
-            if (auto busy = m_context->npu->checkBusy(chips))
-                return guard->replyError(*busy);
-            req.npuDevices = chips;
-            submitValidated(guard, wsId, req);
-        });
+    resolveNpuDevices(m_context, ex, body, std::move(req),
+                      [this, wsId](http::HttpExchange* exchange, execution::ExecRequest r) {
+                          submitValidated(exchange, wsId, r);
+                      });
 }
 
 void ExecutionRoutes::submitValidated(http::HttpExchange* ex, const QString& wsId,

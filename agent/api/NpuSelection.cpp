@@ -1,0 +1,34 @@
+#include "agent/api/NpuSelection.h"
+
+#include "agent/npu/NpuService.h"
+
+#include <QPointer>
+
+namespace runbox::api {
+
+void resolveNpuDevices(AgentContext* context, http::HttpExchange* exchange, const QJsonObject& body,
+                       execution::ExecRequest request,
+                       std::function<void(http::HttpExchange*, execution::ExecRequest)> next) {
+    if (request.npuDevices.isEmpty())
+        return next(exchange, std::move(request));
+    npu::NpuService* npu = context->npu;
+    if (!npu)
+        return exchange->replyError(400, QStringLiteral("npu_unavailable"),
+                                    QStringLiteral("no Ascend NPU passthrough on this agent"));
+    // Validated against the inventory (which may still be reading the host: then later).
+    QPointer<http::HttpExchange> guard(exchange);
+    npu->resolveSelection(body.value(QLatin1String("npuDevices")), exchange,
+                          [npu, guard, request = std::move(request), next = std::move(next)](
+                              std::optional<ApiError> err, const QList<int>& chips) mutable {
+                              if (!guard)
+                                  return;
+                              if (err)
+                                  return guard->replyError(*err);
+                              if (auto busy = npu->checkBusy(chips))
+                                  return guard->replyError(*busy);
+                              request.npuDevices = chips;
+                              next(guard, std::move(request));
+                          });
+}
+
+} // namespace runbox::api
