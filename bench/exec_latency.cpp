@@ -8,12 +8,14 @@
 #include "agent/sandbox/SandboxIdentity.h"
 #include "agent/sandbox/SeccompProfile.h"
 #include "shared/ApiClient.h"
+#include "support/RawHttp.h"
 
 #include <QCoreApplication>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QEventLoop>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QProcess>
@@ -37,9 +39,13 @@ double percentile(std::vector<double> v, double p) {
 }
 
 /// Raw baseline: posix_spawn of bwrap with the launch's argv and env, seccomp on fd 3, wait.
-double rawRunMs(const sandbox::SandboxLaunch& launch) {
+/// With a non-empty @p guard, bwrap runs under runbox-sandbox-guard as the agent runs it (the
+/// decomposition row: what the guard alone costs).
+double rawRunMs(const sandbox::SandboxLaunch& launch, const QString& guard = {}) {
     std::vector<QByteArray> store;
     std::vector<char*> argv, envp;
+    if (!guard.isEmpty())
+        store.push_back(QFile::encodeName(guard));
     store.push_back(QFile::encodeName(launch.program));
     for (const QString& a : launch.arguments)
         store.push_back(a.toUtf8());
@@ -68,6 +74,39 @@ double rawRunMs(const sandbox::SandboxLaunch& launch) {
     return double(t.nsecsElapsed()) / 1e6;
 }
 
+/// CPU time (user + system) a process has used so far, in ms, from /proc/<pid>/stat (proc(5)).
+double cpuMs(qint64 pid) {
+    QFile stat(QStringLiteral("/proc/%1/stat").arg(pid));
+    if (!stat.open(QIODevice::ReadOnly))
+        return 0;
+    const QByteArray line = stat.readAll();
+    const QList<QByteArray> fields = line.mid(line.lastIndexOf(')') + 2).split(' ');
+    if (fields.size() < 13)
+        return 0;
+    // Fields 14 and 15 (utime, stime) are the 12th and 13th after the command name.
+    return double(fields[11].toLongLong() + fields[12].toLongLong()) * 1000.0 /
+           double(sysconf(_SC_CLK_TCK));
+}
+
+/// The agent's signed sync exec over one kept-alive loopback connection with a minimal blocking
+/// client (tests/support RawHttp: QTcpSocket, no QNetworkAccessManager), so the figure is the
+/// agent's and not the client library's.
+double agentRawRunMs(testsupport::RawHttpConnection& conn, const QByteArray& token,
+                     const QByteArray& path, const QByteArray& body) {
+    QElapsedTimer t;
+    t.start();
+    const testsupport::HeaderList headers =
+        testsupport::signedHeaders(token, "POST", path, body, QDateTime::currentMSecsSinceEpoch());
+    if (!conn.send(testsupport::buildRequest("POST", path, headers, body)))
+        qFatal("send failed");
+    const testsupport::RawHttpResponse r = conn.readResponse(30000);
+    const double ms = double(t.nsecsElapsed()) / 1e6;
+    if (r.status != 200 || !r.body.contains("\"status\":\"completed\""))
+        qFatal("agent exec did not complete: %d %s", r.status, r.body.constData());
+    return ms;
+}
+
+/// The same through the project's ApiClient (QNetworkAccessManager), as the CLI does.
 double agentRunMs(ApiClient& client, const QByteArray& path, const QByteArray& body) {
     QElapsedTimer t;
     t.start();
@@ -131,23 +170,36 @@ int main(int argc, char** argv) {
         qFatal("agent did not start");
     QFile tokenFile(state + QStringLiteral("/agent.token"));
     tokenFile.open(QIODevice::ReadOnly);
-    ApiClient client(QUrl(QString::fromUtf8(urlFile.readAll().trimmed())),
-                     tokenFile.readAll().trimmed());
+    const QUrl url(QString::fromUtf8(urlFile.readAll().trimmed()));
+    const QByteArray token = tokenFile.readAll().trimmed();
+    ApiClient client(url, token);
     const ApiResponse ws =
         client.call("POST", "/v1/workspaces", QJsonObject{{"isolation", "strong"}});
     const QByteArray wsId =
         ws.json().value("workspaces").toArray().first().toObject().value("id").toString().toUtf8();
     const QByteArray path = "/v1/workspaces/" + wsId + "/exec";
     const QByteArray body = R"({"argv":["/usr/bin/true"]})";
+    testsupport::RawHttpConnection conn;
+    if (!conn.connectTo(quint16(url.port())))
+        qFatal("cannot connect to the agent");
 
-    for (int i = 0; i < 10; ++i) { // warm-up both sides
+    for (int i = 0; i < 10; ++i) { // warm-up all sides
         rawRunMs(launch);
+        agentRawRunMs(conn, token, path, body);
         agentRunMs(client, path, body);
     }
-    std::vector<double> raw, viaAgent;
-    for (int i = 0; i < iterations; ++i) { // interleaved so both see the same machine state
+    const QString guard =
+        QFileInfo(agentPath).dir().filePath(QStringLiteral("runbox-sandbox-guard"));
+    std::vector<double> raw, guarded, viaAgent, viaApiClient;
+    double agentCpu = 0, clientCpu = 0;
+    for (int i = 0; i < iterations; ++i) { // interleaved so all see the same machine state
         raw.push_back(rawRunMs(launch));
-        viaAgent.push_back(agentRunMs(client, path, body));
+        guarded.push_back(rawRunMs(launch, guard));
+        const double agentBefore = cpuMs(agent.processId()), clientBefore = cpuMs(getpid());
+        viaAgent.push_back(agentRawRunMs(conn, token, path, body));
+        agentCpu += cpuMs(agent.processId()) - agentBefore;
+        clientCpu += cpuMs(getpid()) - clientBefore;
+        viaApiClient.push_back(agentRunMs(client, path, body));
     }
     agent.terminate();
     agent.waitForFinished(5000);
@@ -158,11 +210,23 @@ int main(int argc, char** argv) {
     out << QStringLiteral("  raw bwrap true      p50 %1 ms  p90 %2 ms\n")
                .arg(rawP50, 0, 'f', 2)
                .arg(rawP90, 0, 'f', 2);
+    out << QStringLiteral("  raw guard + bwrap   p50 %1 ms  p90 %2 ms\n")
+               .arg(percentile(guarded, 0.5), 0, 'f', 2)
+               .arg(percentile(guarded, 0.9), 0, 'f', 2);
     out << QStringLiteral("  agent signed exec   p50 %1 ms  p90 %2 ms\n")
                .arg(agP50, 0, 'f', 2)
                .arg(agP90, 0, 'f', 2);
+    out << QStringLiteral(
+               "  via ApiClient (QNAM) p50 %1 ms  p90 %2 ms  (the CLI's client library)\n")
+               .arg(percentile(viaApiClient, 0.5), 0, 'f', 2)
+               .arg(percentile(viaApiClient, 0.9), 0, 'f', 2);
     out << QStringLiteral("  ratio agent/raw     p50 %1x  p90 %2x  (target p50 <= 1.25x)\n")
                .arg(agP50 / rawP50, 0, 'f', 3)
                .arg(agP90 / rawP90, 0, 'f', 3);
+    out << QStringLiteral(
+               "  CPU per exec        agent %1 ms  client %2 ms  (utime+stime, %3 ms ticks)\n")
+               .arg(agentCpu / iterations, 0, 'f', 2)
+               .arg(clientCpu / iterations, 0, 'f', 2)
+               .arg(1000.0 / double(sysconf(_SC_CLK_TCK)), 0, 'f', 0);
     return 0;
 }
