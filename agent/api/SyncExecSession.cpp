@@ -33,6 +33,10 @@ SyncExecSession::~SyncExecSession() {
 void SyncExecSession::write(const QJsonObject& event) {
     if (!m_exchange)
         return;
+    if (m_phase == Phase::Running && event.value(QLatin1String("type")) == QLatin1String("exit")) {
+        m_exitEvent = event; // written by end(), together with the last chunk
+        return;
+    }
     m_exchange->writeChunk(QJsonDocument(event).toJson(QJsonDocument::Compact) + '\n');
     if (m_runner && m_exchange->pendingBytes() > kPauseAboveBytes)
         m_runner->setPaused(true);
@@ -138,7 +142,10 @@ void SyncExecSession::end() {
         return;
     m_phase = Phase::Done;
     if (m_exchange)
-        m_exchange->endChunked();
+        m_exchange->endChunked(m_exitEvent.isEmpty()
+                                   ? QByteArray()
+                                   : QJsonDocument(m_exitEvent).toJson(QJsonDocument::Compact) +
+                                         '\n');
     m_manager->releaseSync(m_jobId);
     if (m_plan) {
         m_plan->release();

@@ -52,6 +52,7 @@ private:
     qint64 m_setupTimeoutMs;
     QString m_jobId;
     enum class Phase { Queued, Planning, Running, Done } m_phase = Phase::Queued;
+    QJsonObject m_exitEvent; ///< held back to go out with the terminating chunk
     std::shared_ptr<execution::LaunchPlan> m_plan;
     execution::ExecutionRunner* m_runner = nullptr;
 };

@@ -137,11 +137,16 @@ void HttpExchange::writeChunk(const QByteArray& data) {
     m_socket->flush();
 }
 
-void HttpExchange::endChunked() {
+void HttpExchange::endChunked(const QByteArray& lastData) {
     if (!m_started || m_finished)
         return;
-    if (canWrite())
-        m_socket->write("0\r\n\r\n");
+    if (canWrite()) {
+        QByteArray tail;
+        if (!lastData.isEmpty())
+            tail = QByteArray::number(lastData.size(), 16) + "\r\n" + lastData + "\r\n";
+        m_socket->write(tail + "0\r\n\r\n");
+        m_socket->flush();
+    }
     finish();
 }
 

@@ -45,7 +45,9 @@ public:
     void beginChunked(int status, const QByteArray& contentType,
                       const QList<QPair<QByteArray, QByteArray>>& extraHeaders = {});
     void writeChunk(const QByteArray& data);
-    void endChunked();
+    /// Ends the chunked body; a non-empty @p lastData goes out as the last data chunk in the
+    /// same write as the terminating chunk (one segment instead of two for a final event).
+    void endChunked(const QByteArray& lastData = {});
 
     /// Starts a response of exactly @p contentLength body bytes that follow through
     /// writeFixed() (raw, not chunked). For HEAD only the head is sent.
