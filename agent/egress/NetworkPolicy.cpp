@@ -2,11 +2,10 @@
 
 #include "agent/egress/TargetParser.h"
 #include "shared/Crypto.h"
+#include "shared/NetworkPolicyGrammar.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
-#include <QRegularExpression>
-#include <QUrl>
 
 #include <algorithm>
 
@@ -29,92 +28,23 @@ QString entryRefusal(const QString& entry, const QString& why) {
     return QStringLiteral("allowedDomains entry \"%1\": %2").arg(entry, why);
 }
 
-// LDH label (RFC 1123 §2.1, RFC 5891 for the xn-- forms toAce produces).
-bool isLdhLabel(const QString& label) {
-    static const QRegularExpression pattern(
-        QStringLiteral("^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$"));
-    return pattern.match(label).hasMatch();
-}
-
+// The grammar is the shared one (shared/NetworkPolicyGrammar), so the console and the CLI accept
+// and refuse exactly what the agent does.
 std::optional<DomainEntry> parseDomainEntry(const QJsonValue& value, ApiError* error) {
     if (!value.isString()) {
         refuse(error, QStringLiteral("allowedDomains entries must be strings"));
         return std::nullopt;
     }
     const QString original = value.toString();
-    const QString entry = original.trimmed();
-    if (entry.isEmpty()) {
+    if (original.trimmed().isEmpty()) {
         refuse(error, QStringLiteral("allowedDomains contains an empty entry"));
         return std::nullopt;
     }
-    for (const QChar c : entry) {
-        if (c.isSpace() || c == QLatin1Char('/') || c == QLatin1Char('@')) {
-            refuse(error, entryRefusal(original, QStringLiteral("'/', '@' and whitespace are "
-                                                                "not allowed")));
-            return std::nullopt;
-        }
-    }
-    if (entry.contains(QLatin1Char('[')) || entry.count(QLatin1Char(':')) > 1) {
-        refuse(error, entryRefusal(original, QStringLiteral("IP literals are not allowed; "
-                                                            "use a domain name")));
-        return std::nullopt;
-    }
-    DomainEntry result;
-    QString host = entry.toLower();
-    if (host.startsWith(QStringLiteral("*."))) {
-        result.wildcard = true;
-        host = host.mid(2);
-    }
-    if (host.contains(QLatin1Char('*'))) {
-        refuse(error, entryRefusal(original, QStringLiteral("'*' is only allowed as a leading "
-                                                            "\"*.\"")));
-        return std::nullopt;
-    }
-    const qsizetype colon = host.indexOf(QLatin1Char(':'));
-    if (colon >= 0) {
-        const QString portText = host.mid(colon + 1);
-        bool ok = false;
-        const int port = portText.toInt(&ok);
-        const bool digitsOnly = !portText.isEmpty() && portText.size() <= 5 &&
-                                std::all_of(portText.begin(), portText.end(),
-                                            [](QChar c) { return c >= u'0' && c <= u'9'; });
-        if (!ok || !digitsOnly || port < 1 || port > 65535) {
-            refuse(error, entryRefusal(original, QStringLiteral("bad port (must be 1-65535)")));
-            return std::nullopt;
-        }
-        result.port = quint16(port);
-        host.truncate(colon);
-    }
-    if (host.endsWith(QLatin1Char('.')))
-        host.chop(1);
-    const auto refuseIp = [&] {
-        refuse(error, entryRefusal(original, QStringLiteral("IP literals are not allowed; use a "
-                                                            "domain name")));
-        return std::nullopt;
-    };
-    if (TargetParser::looksLikeIpLiteral(host.toUtf8()))
-        return refuseIp();
-    const QString ace = QString::fromLatin1(QUrl::toAce(host));
-    if (ace.isEmpty()) {
-        refuse(error, entryRefusal(original, QStringLiteral("not a valid domain name")));
-        return std::nullopt;
-    }
-    // IDNA mapping can turn e.g. full-width digits into ASCII ones: check again.
-    if (TargetParser::looksLikeIpLiteral(ace.toLatin1()))
-        return refuseIp();
-    const QStringList labels = ace.split(QLatin1Char('.'));
-    if (labels.size() < 2) {
-        refuse(error, entryRefusal(original, QStringLiteral("a single label is not allowed; "
-                                                            "name a domain such as example.org")));
-        return std::nullopt;
-    }
-    if (ace.size() > 253 || !std::all_of(labels.begin(), labels.end(), isLdhLabel)) {
-        refuse(error, entryRefusal(original, QStringLiteral("labels must be letters, digits and "
-                                                            "inner hyphens, 1-63 characters")));
-        return std::nullopt;
-    }
-    result.host = ace;
-    return result;
+    QString why;
+    std::optional<DomainEntry> rule = NetworkPolicyGrammar::parseDomain(original, &why);
+    if (!rule)
+        refuse(error, entryRefusal(original, why));
+    return rule;
 }
 
 std::optional<Cidr> parseCidrEntry(const QJsonValue& value, ApiError* error) {
@@ -164,23 +94,6 @@ template <typename T> QJsonArray toJsonArray(const QList<T>& items) {
 }
 
 } // namespace
-
-QString DomainEntry::toString() const {
-    QString text = wildcard ? QStringLiteral("*.") + host : host;
-    if (port != 0)
-        text += QLatin1Char(':') + QString::number(port);
-    return text;
-}
-
-bool DomainEntry::matches(const QString& targetHost, quint16 targetPort) const {
-    if (port != 0 && port != targetPort)
-        return false;
-    if (!wildcard)
-        return targetHost == host;
-    // "*.example.org": strictly below example.org, whole labels only.
-    return targetHost.size() > host.size() + 1 && targetHost.endsWith(host) &&
-           targetHost.at(targetHost.size() - host.size() - 1) == QLatin1Char('.');
-}
 
 std::optional<NetworkPolicy> NetworkPolicy::fromJson(const QJsonObject& object, ApiError* error) {
     for (auto it = object.begin(); it != object.end(); ++it) {

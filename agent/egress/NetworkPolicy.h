@@ -2,6 +2,7 @@
 
 #include "agent/egress/AddressClassifier.h"
 #include "shared/ApiError.h"
+#include "shared/NetworkPolicyGrammar.h"
 
 #include <QJsonObject>
 #include <QList>
@@ -11,18 +12,9 @@
 
 namespace runbox::egress {
 
-/// One `allowedDomains` entry: `host`, `*.host`, `host:port` or `*.host:port`, canonical
-/// (lower-case punycode, no trailing dot).
-struct DomainEntry {
-    QString host;          ///< without the "*." prefix
-    bool wildcard = false; ///< "*.host": strict subdomains of host, at any depth
-    quint16 port = 0;      ///< 0 = any port
-
-    /// Canonical text, as stored and shown ("*.example.org:443").
-    QString toString() const;
-    /// Whole-label match of a canonical host name and port.
-    bool matches(const QString& targetHost, quint16 targetPort) const;
-};
+/// One `allowedDomains` entry (`host`, `*.host`, `host:port`, `*.host:port`), canonical: the
+/// shared grammar's rule, so agent, console and CLI agree on every entry.
+using DomainEntry = runbox::DomainRule;
 
 /// The operator's network policy for sandboxes (issue 4, DESIGN.md §2):
 /// `{"mode": "none"|"domain-allowlist", "allowedDomains": [...], "allowPrivateCidrs": [...]}`.
@@ -34,8 +26,8 @@ public:
     /// The default policy: mode none, no entries.
     NetworkPolicy() = default;
 
-    /// Parses and normalises a policy object. Entries are trimmed, lower-cased, stripped of one
-    /// trailing dot, converted to punycode (QUrl::toAce, IDNA), deduplicated and sorted; CIDRs
+    /// Parses and normalises a policy object. Domain entries follow NetworkPolicyGrammar (trimmed,
+    /// lower-cased, one trailing dot removed, punycode), then are deduplicated and sorted; CIDRs
     /// are canonicalised (host bits cleared). A "revision" key is ignored (it is derived), any
     /// other unknown key is refused. On error returns nullopt and sets @p error to
     /// ApiError{400, "invalid_network_policy", message naming the offending entry}.
