@@ -4,7 +4,7 @@
 // from a raw pipe, in one run (issue #3 target: >= 0.3x the raw pipe).
 //
 // Usage: bench_log_follow [--bytes N] (default 1 GiB)
-#include "support/RestartableAgent.h"
+#include "support/AgentProcess.h"
 #include "support/ManagedApi.h"
 
 #include <QCoreApplication>
@@ -58,7 +58,7 @@ double rawPipeSeconds(qint64 bytes, qint64* received) {
 }
 
 /// Seconds from submitting the managed execution to its exit event, following its log.
-double followSeconds(RestartableAgent& agent, const QString& workspace, qint64 bytes, qint64* received,
+double followSeconds(AgentProcess& agent, const QString& workspace, qint64 bytes, qint64* received,
                      QString* status) {
     QElapsedTimer timer;
     timer.start();
@@ -102,8 +102,8 @@ int main(int argc, char** argv) {
         bytes = args.at(at + 1).toLongLong();
     QTextStream out(stdout);
 
-    RestartableAgent agent;
-    RestartableAgentOptions options;
+    AgentProcess agent;
+    AgentOptions options;
     options.extraEnv.insert(QStringLiteral("RUNBOX_MAX_OUTPUT_BYTES"), QStringLiteral("0"));
     if (!agent.start(options))
         qFatal("agent: %s", qPrintable(agent.errorString()));

@@ -3,7 +3,7 @@
 // (issue #3 target: under 1 MiB per execution above idle).
 //
 // Usage: bench_managed_rss [--executions N] (default 100) [--sleep S] (default 30)
-#include "support/RestartableAgent.h"
+#include "support/AgentProcess.h"
 #include "support/ManagedApi.h"
 
 #include <QCoreApplication>
@@ -39,8 +39,8 @@ int main(int argc, char** argv) {
     const int sleepSeconds = optionValue(args, "--sleep", 30);
     QTextStream out(stdout);
 
-    RestartableAgent agent;
-    RestartableAgentOptions options;
+    AgentProcess agent;
+    AgentOptions options;
     options.extraEnv.insert(QStringLiteral("RUNBOX_MAX_CONCURRENT_EXECUTIONS"),
                             QString::number(executions + 10));
     if (!agent.start(options))

@@ -1,7 +1,7 @@
 // SIGKILL of the agent while managed executions run or wait (issue #3): no sandbox process
 // survives the agent, and after a restart the executions are `lost` with a reason, never
 // re-run, with their logs intact up to what was written.
-#include "support/RestartableAgent.h"
+#include "support/AgentProcess.h"
 #include "support/ManagedApi.h"
 
 #include <QDeadlineTimer>
@@ -48,7 +48,7 @@ class TestAgentCrashRecovery final : public QObject {
     Q_OBJECT
 
 private:
-    RestartableAgent m_agent;
+    AgentProcess m_agent;
     ApiClient& client() { return *m_agent.client(); }
 
 private Q_SLOTS:

@@ -1,6 +1,6 @@
 // The `runbox` CLI's managed-execution and quota commands against the real agent (issue #3):
 // run, run --follow, logs (exact bytes, --offset), ps, cancel, quotas [set].
-#include "support/RestartableAgent.h"
+#include "support/AgentProcess.h"
 #include "support/ManagedApi.h"
 
 #include <QJsonArray>
@@ -27,13 +27,13 @@ class TestCliManaged final : public QObject {
     Q_OBJECT
 
 private:
-    RestartableAgent m_agent;
+    AgentProcess m_agent;
     QString m_ws;
     ApiClient& client() { return *m_agent.client(); }
 
     CliResult cli(const QStringList& args, int timeoutMs = 60000) {
         QProcess p;
-        p.start(RestartableAgent::cliPath(), m_agent.cliConnectionArgs() + args);
+        p.start(AgentProcess::cliPath(), m_agent.cliConnectionArgs() + args);
         CliResult r;
         if (!p.waitForFinished(timeoutMs)) {
             p.kill();
@@ -102,7 +102,7 @@ private Q_SLOTS:
 
     void testKillingAFollowingClientDoesNotStopTheExecution() {
         QProcess follower;
-        follower.start(RestartableAgent::cliPath(),
+        follower.start(AgentProcess::cliPath(),
                        m_agent.cliConnectionArgs()
                            << "run"
                            << "--follow"
@@ -134,7 +134,7 @@ private Q_SLOTS:
         QCOMPARE(submitted.status, 202);
         const QString id = submitted.json().value("executionId").toString();
         QProcess follower;
-        follower.start(RestartableAgent::cliPath(), m_agent.cliConnectionArgs() << "logs"
+        follower.start(AgentProcess::cliPath(), m_agent.cliConnectionArgs() << "logs"
                                                                             << "-f" << id);
         QVERIFY(follower.waitForStarted());
         QByteArray out;
@@ -144,7 +144,7 @@ private Q_SLOTS:
         // reconnects and continues from the first byte it has not seen.
         const int port = m_agent.baseUrl().port();
         m_agent.kill();
-        RestartableAgentOptions sameAddress;
+        AgentOptions sameAddress;
         sameAddress.extraArgs = {"--listen", QStringLiteral("127.0.0.1:%1").arg(port)};
         QVERIFY2(m_agent.start(sameAddress), qPrintable(m_agent.errorString()));
         QVERIFY(follower.waitForFinished(60000));

@@ -2,7 +2,7 @@
 // exactly from any offset, follow ends with the exit event, cancel (queued: never starts;
 // running: final only once the process is gone), executionId kept forever, one writer per
 // workspace with visible queue positions.
-#include "support/RestartableAgent.h"
+#include "support/AgentProcess.h"
 #include "support/ManagedApi.h"
 
 #include <QFile>
@@ -36,7 +36,7 @@ class TestManagedExecutions final : public QObject {
     Q_OBJECT
 
 private:
-    RestartableAgent m_agent;
+    AgentProcess m_agent;
     ApiClient& client() { return *m_agent.client(); }
 
     QString submitOk(const QString& ws, const QJsonObject& body) {

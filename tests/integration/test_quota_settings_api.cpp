@@ -1,7 +1,7 @@
 // GET/PUT /v1/settings/quotas against the real agent (issue #3): validation, the audit trail,
 // first-start seeding from RUNBOX_* variables, /v1/health, and new values applying only to
 // executions created afterwards (their permission epoch).
-#include "support/RestartableAgent.h"
+#include "support/AgentProcess.h"
 #include "support/ManagedApi.h"
 
 #include <QJsonArray>
@@ -15,7 +15,7 @@ class TestQuotaSettingsApi final : public QObject {
     Q_OBJECT
 
 private:
-    RestartableAgent m_agent;
+    AgentProcess m_agent;
     ApiClient& client() { return *m_agent.client(); }
 
     QJsonObject quotasBody() { return client().call("GET", "/v1/settings/quotas").json(); }
@@ -25,7 +25,7 @@ private:
 
 private Q_SLOTS:
     void initTestCase() {
-        RestartableAgentOptions options;
+        AgentOptions options;
         options.extraEnv.insert(QStringLiteral("RUNBOX_MAX_OUTPUT_BYTES"),
                                 QStringLiteral("123456789"));
         QVERIFY2(m_agent.start(options), qPrintable(m_agent.errorString()));
@@ -40,8 +40,8 @@ private Q_SLOTS:
     }
 
     void testZeroInTheEnvironmentSeedsUnlimited() {
-        RestartableAgent fresh;
-        RestartableAgentOptions options;
+        AgentProcess fresh;
+        AgentOptions options;
         options.extraEnv.insert(QStringLiteral("RUNBOX_MAX_OUTPUT_BYTES"), QStringLiteral("0"));
         QVERIFY2(fresh.start(options), qPrintable(fresh.errorString()));
         const QJsonObject health = fresh.client()->call("GET", "/v1/health").json();
@@ -179,7 +179,7 @@ private Q_SLOTS:
                      .status,
                  200);
         QVERIFY(m_agent.stop());
-        RestartableAgentOptions options;
+        AgentOptions options;
         options.extraEnv.insert(QStringLiteral("RUNBOX_MAX_OUTPUT_BYTES"),
                                 QStringLiteral("123456789"));
         QVERIFY2(m_agent.start(options), qPrintable(m_agent.errorString()));

@@ -1,7 +1,7 @@
 // maxWorkspaceBytes against the real agent (issue #3): allocated blocks count (a sparse
 // `truncate -s 100G` does not trip it), growth past it during a run ends the run
 // `quota_exceeded` while it runs, and a run in a workspace already over it never starts.
-#include "support/RestartableAgent.h"
+#include "support/AgentProcess.h"
 #include "support/ManagedApi.h"
 
 #include <QFile>
@@ -22,7 +22,7 @@ class TestWorkspaceQuota final : public QObject {
     Q_OBJECT
 
 private:
-    RestartableAgent m_agent;
+    AgentProcess m_agent;
     QString m_filledWorkspace; ///< left over quota by testGrowthPastTheQuota…
     ApiClient& client() { return *m_agent.client(); }
 
@@ -37,7 +37,7 @@ private:
 
 private Q_SLOTS:
     void initTestCase() {
-        RestartableAgentOptions options;
+        AgentOptions options;
         options.extraEnv.insert(QStringLiteral("RUNBOX_MAX_WORKSPACE_BYTES"),
                                 QString::number(kQuotaBytes));
         QVERIFY2(m_agent.start(options), qPrintable(m_agent.errorString()));

@@ -72,21 +72,27 @@ bool AgentProcess::checkBinaryReachable(const QString& agentPath) {
 bool AgentProcess::start(const AgentOptions& options) {
     if (isRunning())
         return fail(QStringLiteral("the agent is already running"));
-    m_log.clear();
     m_error.clear();
+    m_client.reset();
     m_uid = runningAsRoot() ? options.unprivilegedUid : ::geteuid();
     const QString agentPath = QStringLiteral(RUNBOX_BINARY_DIR "/agent/runbox-agent");
     if (!checkBinaryReachable(agentPath))
         return false;
 
-    m_stateDir =
-        std::make_unique<QTemporaryDir>(QDir::tempPath() + QStringLiteral("/runbox-itest-XXXXXX"));
+    // The first start makes the state directory; later ones (after stop() or kill()) reuse it.
+    if (!m_stateDir)
+        m_stateDir = std::make_unique<QTemporaryDir>(QDir::tempPath() +
+                                                     QStringLiteral("/runbox-itest-XXXXXX"));
     if (!m_stateDir->isValid())
         return fail(QStringLiteral("cannot create a temporary state directory"));
     const QByteArray state = QFile::encodeName(m_stateDir->path());
     if (runningAsRoot() && ::chown(state.constData(), m_uid, m_uid) != 0)
         return fail(QStringLiteral("cannot chown %1 to %2").arg(m_stateDir->path()).arg(m_uid));
     ::chmod(state.constData(), 0700);
+
+    // A previous run's URL (the agent was killed) must not be mistaken for readiness.
+    const QString urlPath = m_stateDir->filePath(QStringLiteral("agent.url"));
+    QFile::remove(urlPath);
 
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     for (const QString& key : env.keys())
@@ -110,7 +116,6 @@ bool AgentProcess::start(const AgentOptions& options) {
     if (!m_process.waitForStarted(10000))
         return fail(QStringLiteral("cannot start %1: %2").arg(agentPath, m_process.errorString()));
 
-    const QString urlPath = m_stateDir->filePath(QStringLiteral("agent.url"));
     QDeadlineTimer deadline(options.startTimeoutMs);
     while (!QFile::exists(urlPath)) {
         if (m_process.state() == QProcess::NotRunning)
@@ -151,6 +156,23 @@ bool AgentProcess::stop(int timeoutMs) {
     }
     m_log += m_process.readAll();
     return m_process.exitStatus() == QProcess::NormalExit && m_process.exitCode() == 0;
+}
+
+void AgentProcess::kill() {
+    if (!isRunning())
+        return;
+    ::kill(pid_t(m_process.processId()), SIGKILL);
+    m_process.waitForFinished(10000);
+    log();
+}
+
+QString AgentProcess::cliPath() {
+    return QStringLiteral(RUNBOX_BINARY_DIR "/cli/runbox");
+}
+
+QStringList AgentProcess::cliConnectionArgs() const {
+    return {QStringLiteral("--url"), m_url.toString(), QStringLiteral("--token"),
+            QString::fromLatin1(m_token)};
 }
 
 QString AgentProcess::log() {

@@ -33,7 +33,9 @@ struct AgentOptions {
 
 /// The real `runbox-agent` binary of this build, started on a free loopback port with a fresh
 /// temporary state directory (DESIGN.md §1 start-up contract: waits for `agent.url`, reads
-/// `agent.token`). When the test runs as root the agent runs as an unprivileged user
+/// `agent.token`). The state directory lives as long as this object: the agent can be stopped or
+/// SIGKILLed (kill(), as a crash would) and started again on the same state. When the test runs as
+/// root the agent runs as an unprivileged user
 /// (`setpriv --reuid --regid --clear-groups`), and the state directory is chowned to it.
 /// The destructor stops the agent (SIGTERM, then SIGKILL after 10 s) and removes the state dir.
 class AgentProcess final : public QObject {
@@ -43,15 +45,17 @@ public:
     explicit AgentProcess(QObject* parent = nullptr);
     ~AgentProcess() override;
 
-    /// Starts the agent and waits until it is ready. On failure returns false; errorString() and
-    /// log() say why.
+    /// Starts the agent (again, after stop() or kill(), on the same state directory) and waits
+    /// until it is ready. On failure returns false; errorString() and log() say why.
     bool start(const AgentOptions& options = {});
     /// SIGTERM, then waits up to @p timeoutMs (SIGKILL after that). True when it exited with 0.
     bool stop(int timeoutMs = 10000);
+    /// SIGKILL, as a crash would; returns once the process is reaped.
+    void kill();
     bool isRunning() const;
 
     QString errorString() const { return m_error; }
-    /// The agent's stdout + stderr so far (its log lines).
+    /// The agent's stdout + stderr so far, of every run (its log lines).
     QString log();
     /// Host pid of the agent process (setpriv execs it, so it is the agent itself).
     qint64 pid() const;
@@ -65,7 +69,7 @@ public:
     QUrl baseUrl() const { return m_url; }
     quint16 port() const { return quint16(m_url.port()); }
     QByteArray token() const { return m_token; }
-    /// A client signed with the agent token.
+    /// A client signed with the agent token (valid while the agent runs; replaced by start()).
     ApiClient* client() const { return m_client.get(); }
 
     /// `POST /v1/workspaces` (strong); returns the id, or an empty string (see errorString()).
@@ -88,6 +92,11 @@ public:
 
     /// The agent's resident set size in KiB (VmRSS of /proc/<pid>/status), -1 if unknown.
     qint64 rssKiB() const;
+
+    /// The path of the `runbox` CLI of this build.
+    static QString cliPath();
+    /// `--url URL --token TOKEN`, to put before a CLI command.
+    QStringList cliConnectionArgs() const;
 
 private:
     bool fail(const QString& message);
