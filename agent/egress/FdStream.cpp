@@ -41,6 +41,26 @@ void FdStream::close() {
     m_pending = 0;
 }
 
+RelaySide FdStream::release() {
+    RelaySide side;
+    if (m_fd < 0)
+        return side;
+    side.fd = m_fd;
+    for (const QByteArray& chunk : m_queue)
+        side.queued += chunk;
+    side.queued.remove(0, m_headOffset);
+    side.readEof = m_readEof;
+    side.writeShutDown = m_writeShutDown;
+    side.shutdownRequested = m_shutdownRequested;
+    m_readNotifier->setEnabled(false);
+    m_writeNotifier->setEnabled(false);
+    m_fd = -1;
+    m_queue.clear();
+    m_headOffset = 0;
+    m_pending = 0;
+    return side;
+}
+
 void FdStream::write(const QByteArray& data) {
     if (m_fd < 0 || data.isEmpty() || m_shutdownRequested)
         return;

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "agent/egress/EgressRelay.h"
+
 #include <QByteArray>
 #include <QObject>
 #include <QString>
@@ -33,6 +35,10 @@ public:
     bool writeShutDown() const { return m_writeShutDown; }
     /// Closes the descriptor now; no more signals.
     void close();
+    /// Hands the descriptor over (to EgressRelay) with the bytes still queued for it and its
+    /// half-close state; the stream is closed afterwards (fd -1, no more signals) but does not
+    /// close the descriptor.
+    RelaySide release();
     bool isOpen() const { return m_fd >= 0; }
 
 Q_SIGNALS:
