@@ -49,6 +49,7 @@
 #define EXIT_SETUP_FAILED 125
 #define BUFFER_BYTES (256 * 1024)
 #define PIPE_BYTES (1024 * 1024)
+#define UNIX_SEND_BUFFER_BYTES (4 * 1024 * 1024)
 #define MAX_STEPS_PER_ROUND 8 /* fairness between connections */
 #define MAX_CONNECTIONS 1024
 #define LISTEN_BACKLOG 128
@@ -303,6 +304,10 @@ static struct connection* open_connection(int tcp, const char* socket_path) {
             close(uds);
         return NULL;
     }
+    /* A unix stream socket holds at most the sender's SO_SNDBUF in flight (socket(7); the
+     * kernel caps it at net.core.wmem_max): larger means fewer hand-offs per MiB uploaded. */
+    const int send_buffer = UNIX_SEND_BUFFER_BYTES;
+    setsockopt(uds, SOL_SOCKET, SO_SNDBUF, &send_buffer, sizeof send_buffer);
     struct connection* c = calloc(1, sizeof *c);
     if (!c || direction_init(&c->up) < 0 || direction_init(&c->down) < 0) {
         if (c) {

@@ -19,8 +19,20 @@ constexpr int kPipeBytes = 1024 * 1024;      // F_SETPIPE_SZ wish; fcntl(2), pip
 constexpr qsizetype kCopyBytes = 256 * 1024; // recv/send fallback buffer
 constexpr int kMaxStepsPerRound = 8;         // fairness between tunnels
 
+constexpr int kUnixSendBufferBytes = 4 * 1024 * 1024; // wish; capped by net.core.wmem_max
+
 QString errorText(int error) {
     return QString::fromLocal8Bit(std::strerror(error));
+}
+
+/// A unix stream socket holds at most its sender's SO_SNDBUF in flight (socket(7); default
+/// net.core.wmem_default, 208 KiB): a larger one means fewer hand-offs to the bridge per MiB.
+/// TCP sockets are left alone (an explicit SO_SNDBUF would switch off their auto-tuning).
+void enlargeUnixSendBuffer(int fd) {
+    int domain = 0;
+    socklen_t length = sizeof domain;
+    if (::getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &length) == 0 && domain == AF_UNIX)
+        ::setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &kUnixSendBufferBytes, sizeof kUnixSendBufferBytes);
 }
 } // namespace
 
@@ -145,6 +157,7 @@ std::shared_ptr<EgressRelay::Tunnel> EgressRelay::add(RelaySide client, RelaySid
         const int flags = ::fcntl(fd, F_GETFL);
         if (flags >= 0)
             ::fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+        enlargeUnixSendBuffer(fd);
     }
 
     Flow& up = entry->up;
