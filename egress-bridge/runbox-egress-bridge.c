@@ -1,7 +1,8 @@
 /*
  * runbox-egress-bridge: the in-sandbox half of Runbox egress (issue 4, DESIGN.md §1).
  *
- *   runbox-egress-bridge --socket PATH [--listen 127.0.0.1:18118] [--status-fd N] -- CMD ARGS...
+ *   runbox-egress-bridge --socket PATH [--listen 127.0.0.1:18118] [--status-fd N] [--hand-over]
+ *                        -- CMD ARGS...
  *
  * Runs inside the sandbox's own network namespace, which has nothing but loopback. It
  *  1. brings "lo" up if it is down (SIOCSIFFLAGS IFF_UP; bubblewrap's --unshare-net already does
@@ -11,7 +12,10 @@
  *  4. pipes every accepted TCP connection to a new connection to the gateway's unix socket,
  *     byte for byte, propagating half-close (shutdown(SHUT_WR) once a side hit EOF and its
  *     buffer drained); poll(2), one thread; the bytes go socket -> pipe -> socket with
- *     splice(2), so they are never copied through user space (recv/send as the fallback),
+ *     splice(2), so they are never copied through user space (recv/send as the fallback);
+ *     with --hand-over (the gateway in the agent understands it) the accepted socket itself is
+ *     sent to the gateway instead (SCM_RIGHTS after one NUL byte) and this process is out of
+ *     the data path; piping stays the fallback if that send fails,
  *  5. forwards SIGTERM, SIGINT, SIGHUP and SIGQUIT to the child,
  *  6. exits with the child's status (128+N when it died of signal N) as soon as it has exited.
  *
@@ -80,6 +84,7 @@ struct connection {
 };
 
 static int g_signal_pipe[2] = {-1, -1};
+static int g_hand_over = 0; /* --hand-over */
 static int g_status_fd = -1;
 
 static void report(const char* fmt, ...) {
@@ -123,7 +128,7 @@ static void setup_failed(const char* fmt, ...) {
 
 static void usage(void) {
     fprintf(stderr, "usage: " BRIDGE_NAME " --socket PATH [--listen 127.0.0.1:18118] "
-                    "[--status-fd N] -- COMMAND [ARGS...]\n");
+                    "[--status-fd N] [--hand-over] -- COMMAND [ARGS...]\n");
     exit(EXIT_SETUP_FAILED);
 }
 
@@ -262,6 +267,40 @@ static void send_gateway_unreachable(int tcp, const char* why) {
         (void)!send(tcp, response, (size_t)len, MSG_NOSIGNAL);
 }
 
+/* --hand-over: gives the accepted TCP connection itself to the gateway, as SCM_RIGHTS with one
+ * NUL byte on a fresh connection to the gateway's socket (unix(7)), so that the gateway reads
+ * and writes the client's socket directly and no byte passes through this process. Returns 0
+ * once the gateway has it (then @p uds is closed; the caller closes its copy of @p tcp); -1 if
+ * it could not be sent, and the caller pipes the connection instead. */
+static int hand_over(int tcp, int uds) {
+    char marker = '\0';
+    struct iovec iov = {.iov_base = &marker, .iov_len = 1};
+    union {
+        char buf[CMSG_SPACE(sizeof(int))];
+        struct cmsghdr align;
+    } control;
+    memset(&control, 0, sizeof control);
+    struct msghdr msg;
+    memset(&msg, 0, sizeof msg);
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control.buf;
+    msg.msg_controllen = sizeof control.buf;
+    struct cmsghdr* cmsg = CMSG_FIRSTHDR(&msg);
+    cmsg->cmsg_level = SOL_SOCKET;
+    cmsg->cmsg_type = SCM_RIGHTS;
+    cmsg->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(cmsg), &tcp, sizeof(int));
+    ssize_t n;
+    do {
+        n = sendmsg(uds, &msg, MSG_NOSIGNAL);
+    } while (n < 0 && errno == EINTR);
+    if (n != 1)
+        return -1;
+    close(uds);
+    return 0;
+}
+
 /* Gives @p d a pipe for splice(2), as large as PIPE_BYTES if the kernel lets us (F_SETPIPE_SZ,
  * fcntl(2); bounded by /proc/sys/fs/pipe-max-size for unprivileged processes). Without a pipe
  * the direction copies through a buffer instead. Returns -1 only if neither is possible. */
@@ -304,6 +343,8 @@ static struct connection* open_connection(int tcp, const char* socket_path) {
             close(uds);
         return NULL;
     }
+    if (g_hand_over && hand_over(tcp, uds) == 0)
+        return NULL; /* the gateway has the connection now; the caller closes our copy */
     /* A unix stream socket holds at most the sender's SO_SNDBUF in flight (socket(7); the
      * kernel caps it at net.core.wmem_max): larger means fewer hand-offs per MiB uploaded. */
     const int send_buffer = UNIX_SEND_BUFFER_BYTES;
@@ -533,6 +574,8 @@ int main(int argc, char** argv) {
             usage();
         if (strcmp(argv[i], "--socket") == 0) {
             socket_path = argv[++i];
+        } else if (strcmp(argv[i], "--hand-over") == 0) {
+            g_hand_over = 1; /* a flag: no value to skip */
         } else if (strcmp(argv[i], "--listen") == 0) {
             listen_text = argv[++i];
         } else if (strcmp(argv[i], "--status-fd") == 0) {

@@ -33,6 +33,7 @@ EgressConnection::EgressConnection(int clientFd, const QString& executionId,
       m_relay(std::move(relay)), m_parser(options.maxRequestHeadBytes) {
     m_decision.executionId = executionId;
     m_client = new FdStream(clientFd, this);
+    m_client->acceptHandOver(); // runbox-egress-bridge --hand-over
     connect(m_client, &FdStream::received, this, &EgressConnection::onClientData);
     connect(m_client, &FdStream::readEof, this, &EgressConnection::onClientEof);
     connect(m_client, &FdStream::failed, this, &EgressConnection::finish);

@@ -75,9 +75,9 @@ int main(int argc, char** argv) {
     env.insert("REPEAT", QString::number(args.repeat));
     client.setProcessEnvironment(env);
     client.setProcessChannelMode(QProcess::ForwardedErrorChannel);
-    client.start(bridge,
-                 {"--socket", socketPath, "--listen", "127.0.0.1:" + QString::number(bridgePort),
-                  "--", python, "-c", egressbench::kClient});
+    client.start(bridge, {"--socket", socketPath, "--hand-over", "--listen",
+                          "127.0.0.1:" + QString::number(bridgePort), "--", python, "-c",
+                          egressbench::kClient});
     QObject::connect(&client, &QProcess::finished, &app, &QCoreApplication::quit);
     app.exec();
     if (client.exitStatus() != QProcess::NormalExit || client.exitCode() != 0) {
