@@ -1,7 +1,8 @@
 /*
  * runbox-egress-bridge: the in-sandbox half of Runbox egress (issue 4, DESIGN.md §1).
  *
- *   runbox-egress-bridge --socket PATH [--listen 127.0.0.1:18118] [--status-fd N] -- CMD ARGS...
+ *   runbox-egress-bridge --socket PATH [--listen 127.0.0.1:18118] [--status-fd N] [--hand-over]
+ *                        -- CMD ARGS...
  *
  * Runs inside the sandbox's own network namespace, which has nothing but loopback. It
  *  1. brings "lo" up if it is down (SIOCSIFFLAGS IFF_UP; bubblewrap's --unshare-net already does
@@ -10,7 +11,11 @@
  *  3. fork/execs CMD as its child (stdio inherited, listener close-on-exec),
  *  4. pipes every accepted TCP connection to a new connection to the gateway's unix socket,
  *     byte for byte, propagating half-close (shutdown(SHUT_WR) once a side hit EOF and its
- *     buffer drained); poll(2), one thread,
+ *     buffer drained); poll(2), one thread; the bytes go socket -> pipe -> socket with
+ *     splice(2), so they are never copied through user space (recv/send as the fallback);
+ *     with --hand-over (the gateway in the agent understands it) the accepted socket itself is
+ *     sent to the gateway instead (SCM_RIGHTS after one NUL byte) and this process is out of
+ *     the data path; piping stays the fallback if that send fails,
  *  5. forwards SIGTERM, SIGINT, SIGHUP and SIGQUIT to the child,
  *  6. exits with the child's status (128+N when it died of signal N) as soon as it has exited.
  *
@@ -47,16 +52,28 @@
 #define BRIDGE_NAME "runbox-egress-bridge"
 #define EXIT_SETUP_FAILED 125
 #define BUFFER_BYTES (256 * 1024)
+#define PIPE_BYTES (1024 * 1024)
+#define UNIX_SEND_BUFFER_BYTES (4 * 1024 * 1024)
+#define MAX_STEPS_PER_ROUND 8 /* fairness between connections */
 #define MAX_CONNECTIONS 1024
 #define LISTEN_BACKLOG 128
 
-/* One direction of a connection: bytes read from `from` waiting to be written to `to`. */
+/* One direction of a connection: bytes read from `from` on their way to `to`.
+ * Normally through a pipe with splice(2) (socket -> pipe -> socket, no copy through user space;
+ * pipe(7) for the pipe's capacity); when no pipe can be had (descriptor limit) or splice is
+ * refused (EINVAL: a kernel or socket type without splice support), through `buf` with
+ * recv/send. */
 struct direction {
-    char buf[BUFFER_BYTES];
-    size_t len; /* bytes in buf */
-    size_t off; /* bytes of buf already written */
-    int eof;    /* `from` returned 0 */
-    int shut;   /* shutdown(to, SHUT_WR) done */
+    int pipe_r, pipe_w; /* -1 when copying through buf */
+    size_t in_pipe;     /* bytes spliced into the pipe, not yet out of it */
+    size_t pipe_cap;
+    char* buf;   /* copy mode only (BUFFER_BYTES) */
+    size_t len;  /* bytes in buf */
+    size_t off;  /* bytes of buf already written */
+    int stalled; /* splice into the pipe said EAGAIN while it held bytes: the pipe may
+                    be full (its capacity counts pages, not bytes), so wait for `to` */
+    int eof;     /* `from` returned 0 */
+    int shut;    /* shutdown(to, SHUT_WR) done */
 };
 
 struct connection {
@@ -67,6 +84,7 @@ struct connection {
 };
 
 static int g_signal_pipe[2] = {-1, -1};
+static int g_hand_over = 0; /* --hand-over */
 static int g_status_fd = -1;
 
 static void report(const char* fmt, ...) {
@@ -110,7 +128,7 @@ static void setup_failed(const char* fmt, ...) {
 
 static void usage(void) {
     fprintf(stderr, "usage: " BRIDGE_NAME " --socket PATH [--listen 127.0.0.1:18118] "
-                    "[--status-fd N] -- COMMAND [ARGS...]\n");
+                    "[--status-fd N] [--hand-over] -- COMMAND [ARGS...]\n");
     exit(EXIT_SETUP_FAILED);
 }
 
@@ -249,6 +267,67 @@ static void send_gateway_unreachable(int tcp, const char* why) {
         (void)!send(tcp, response, (size_t)len, MSG_NOSIGNAL);
 }
 
+/* --hand-over: gives the accepted TCP connection itself to the gateway, as SCM_RIGHTS with one
+ * NUL byte on a fresh connection to the gateway's socket (unix(7)), so that the gateway reads
+ * and writes the client's socket directly and no byte passes through this process. Returns 0
+ * once the gateway has it (then @p uds is closed; the caller closes its copy of @p tcp); -1 if
+ * it could not be sent, and the caller pipes the connection instead. */
+static int hand_over(int tcp, int uds) {
+    char marker = '\0';
+    struct iovec iov = {.iov_base = &marker, .iov_len = 1};
+    union {
+        char buf[CMSG_SPACE(sizeof(int))];
+        struct cmsghdr align;
+    } control;
+    memset(&control, 0, sizeof control);
+    struct msghdr msg;
+    memset(&msg, 0, sizeof msg);
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control.buf;
+    msg.msg_controllen = sizeof control.buf;
+    struct cmsghdr* cmsg = CMSG_FIRSTHDR(&msg);
+    cmsg->cmsg_level = SOL_SOCKET;
+    cmsg->cmsg_type = SCM_RIGHTS;
+    cmsg->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(cmsg), &tcp, sizeof(int));
+    ssize_t n;
+    do {
+        n = sendmsg(uds, &msg, MSG_NOSIGNAL);
+    } while (n < 0 && errno == EINTR);
+    if (n != 1)
+        return -1;
+    close(uds);
+    return 0;
+}
+
+/* Gives @p d a pipe for splice(2), as large as PIPE_BYTES if the kernel lets us (F_SETPIPE_SZ,
+ * fcntl(2); bounded by /proc/sys/fs/pipe-max-size for unprivileged processes). Without a pipe
+ * the direction copies through a buffer instead. Returns -1 only if neither is possible. */
+static int direction_init(struct direction* d) {
+    int fds[2];
+    d->pipe_r = d->pipe_w = -1;
+    if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) == 0) {
+        d->pipe_r = fds[0];
+        d->pipe_w = fds[1];
+        const int cap = fcntl(d->pipe_w, F_SETPIPE_SZ, PIPE_BYTES);
+        d->pipe_cap = cap > 0 ? (size_t)cap : (size_t)fcntl(d->pipe_w, F_GETPIPE_SZ);
+        if (d->pipe_cap == 0 || d->pipe_cap > (size_t)PIPE_BYTES * 4)
+            d->pipe_cap = 65536; /* the kernel's default (pipe(7)) */
+        return 0;
+    }
+    d->buf = malloc(BUFFER_BYTES);
+    return d->buf ? 0 : -1;
+}
+
+static void direction_free(struct direction* d) {
+    if (d->pipe_r >= 0)
+        close(d->pipe_r);
+    if (d->pipe_w >= 0)
+        close(d->pipe_w);
+    free(d->buf);
+}
+
 /* Opens a new gateway connection for an accepted TCP connection; NULL if the gateway is gone. */
 static struct connection* open_connection(int tcp, const char* socket_path) {
     struct sockaddr_un address;
@@ -264,8 +343,20 @@ static struct connection* open_connection(int tcp, const char* socket_path) {
             close(uds);
         return NULL;
     }
+    if (g_hand_over && hand_over(tcp, uds) == 0)
+        return NULL; /* the gateway has the connection now; the caller closes our copy */
+    /* A unix stream socket holds at most the sender's SO_SNDBUF in flight (socket(7); the
+     * kernel caps it at net.core.wmem_max): larger means fewer hand-offs per MiB uploaded. */
+    const int send_buffer = UNIX_SEND_BUFFER_BYTES;
+    setsockopt(uds, SOL_SOCKET, SO_SNDBUF, &send_buffer, sizeof send_buffer);
     struct connection* c = calloc(1, sizeof *c);
-    if (!c) {
+    if (!c || direction_init(&c->up) < 0 || direction_init(&c->down) < 0) {
+        if (c) {
+            direction_free(&c->up);
+            direction_free(&c->down);
+            free(c);
+        }
+        report("out of memory for a connection");
         close(uds);
         return NULL;
     }
@@ -274,52 +365,115 @@ static struct connection* open_connection(int tcp, const char* socket_path) {
     return c;
 }
 
-/* Moves bytes for one direction as far as the sockets allow. Returns -1 on a fatal error. */
+/* splice(2) could not be used for this pair: continue by copying (nothing is lost, the pipe
+ * is only dropped once it is empty). */
+static int fall_back_to_copy(struct direction* d) {
+    if (d->in_pipe > 0)
+        return -1;
+    close(d->pipe_r);
+    close(d->pipe_w);
+    d->pipe_r = d->pipe_w = -1;
+    d->buf = malloc(BUFFER_BYTES);
+    return d->buf ? 0 : -1;
+}
+
+/* Moves bytes for one direction as far as the sockets allow without blocking (splice or
+ * recv/send). Returns -1 on a fatal error. */
 static int pump(struct direction* d, int from, int to, int readable, int writable) {
-    if (readable && d->len == 0 && !d->eof) {
-        ssize_t n;
-        do {
-            n = recv(from, d->buf, sizeof d->buf, 0);
-        } while (n < 0 && errno == EINTR);
-        if (n > 0) {
-            d->len = (size_t)n;
-            d->off = 0;
-            writable = 1; /* try at once: usually the peer takes it */
-        } else if (n == 0) {
-            d->eof = 1;
-        } else if (errno != EAGAIN && errno != EWOULDBLOCK) {
-            return -1;
+    for (int step = 0; step < MAX_STEPS_PER_ROUND; ++step) {
+        int progress = 0;
+        if (d->pipe_r >= 0) {
+            if (readable && !d->eof && !d->stalled && d->in_pipe < d->pipe_cap) {
+                const ssize_t n = splice(from, NULL, d->pipe_w, NULL, d->pipe_cap - d->in_pipe,
+                                         SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+                if (n > 0) {
+                    d->in_pipe += (size_t)n;
+                    writable = progress = 1;
+                } else if (n == 0) {
+                    d->eof = 1;
+                } else if (errno == EINVAL && d->in_pipe == 0) {
+                    if (fall_back_to_copy(d) < 0)
+                        return -1;
+                    continue;
+                } else if (errno == EAGAIN || errno == EWOULDBLOCK) {
+                    readable = 0;
+                    d->stalled = d->in_pipe > 0;
+                } else if (errno != EINTR) {
+                    return -1;
+                }
+            }
+            if (writable && d->in_pipe > 0) {
+                const ssize_t n = splice(d->pipe_r, NULL, to, NULL, d->in_pipe,
+                                         SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+                if (n > 0) {
+                    d->in_pipe -= (size_t)n;
+                    d->stalled = 0;
+                    readable = progress = 1;
+                } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+                    writable = 0;
+                } else if (n < 0 && errno != EINTR) {
+                    return -1;
+                }
+            }
+        } else {
+            if (readable && d->len == 0 && !d->eof) {
+                const ssize_t n = recv(from, d->buf, BUFFER_BYTES, 0);
+                if (n > 0) {
+                    d->len = (size_t)n;
+                    d->off = 0;
+                    writable = progress = 1; /* try at once: usually the peer takes it */
+                } else if (n == 0) {
+                    d->eof = 1;
+                } else if (errno == EAGAIN || errno == EWOULDBLOCK) {
+                    readable = 0;
+                } else if (errno != EINTR) {
+                    return -1;
+                }
+            }
+            if (writable && d->len > d->off) {
+                const ssize_t n = send(to, d->buf + d->off, d->len - d->off, MSG_NOSIGNAL);
+                if (n > 0) {
+                    d->off += (size_t)n;
+                    if (d->off == d->len) {
+                        d->len = d->off = 0;
+                        readable = progress = 1;
+                    }
+                } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+                    writable = 0;
+                } else if (n < 0 && errno != EINTR) {
+                    return -1;
+                }
+            }
         }
+        if (!progress)
+            break;
     }
-    if (writable && d->len > d->off) {
-        ssize_t n;
-        do {
-            n = send(to, d->buf + d->off, d->len - d->off, MSG_NOSIGNAL);
-        } while (n < 0 && errno == EINTR);
-        if (n > 0) {
-            d->off += (size_t)n;
-            if (d->off == d->len)
-                d->len = d->off = 0;
-        } else if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
-            return -1;
-        }
-    }
-    if (d->eof && d->len == 0 && !d->shut) {
+    if (d->eof && d->in_pipe == 0 && d->len == 0 && !d->shut) {
         shutdown(to, SHUT_WR); /* half-close travels on */
         d->shut = 1;
     }
     return 0;
 }
 
+static int has_room(const struct direction* d) {
+    return d->pipe_r >= 0 ? d->in_pipe < d->pipe_cap && !d->stalled : d->len == 0;
+}
+
+static int has_bytes(const struct direction* d) {
+    return d->pipe_r >= 0 ? d->in_pipe > 0 : d->len > d->off;
+}
+
 static short want(const struct direction* d, int as_source) {
     if (as_source)
-        return (d->len == 0 && !d->eof) ? POLLIN : 0;
-    return d->len > d->off ? POLLOUT : 0;
+        return (has_room(d) && !d->eof) ? POLLIN : 0;
+    return has_bytes(d) ? POLLOUT : 0;
 }
 
 static void close_connection(struct connection** slot) {
     close((*slot)->tcp);
     close((*slot)->uds);
+    direction_free(&(*slot)->up);
+    direction_free(&(*slot)->down);
     free(*slot);
     *slot = NULL;
 }
@@ -420,6 +574,8 @@ int main(int argc, char** argv) {
             usage();
         if (strcmp(argv[i], "--socket") == 0) {
             socket_path = argv[++i];
+        } else if (strcmp(argv[i], "--hand-over") == 0) {
+            g_hand_over = 1; /* a flag: no value to skip */
         } else if (strcmp(argv[i], "--listen") == 0) {
             listen_text = argv[++i];
         } else if (strcmp(argv[i], "--status-fd") == 0) {

@@ -27,11 +27,13 @@ bool hasControlBytes(const QByteArray& bytes) {
 
 EgressConnection::EgressConnection(int clientFd, const QString& executionId,
                                    const NetworkPolicy& policy, Resolver& resolver,
-                                   const EgressGatewayOptions& options, QObject* parent)
+                                   const EgressGatewayOptions& options,
+                                   std::shared_ptr<EgressRelay> relay, QObject* parent)
     : QObject(parent), m_policy(policy), m_resolver(resolver), m_options(options),
-      m_parser(options.maxRequestHeadBytes) {
+      m_relay(std::move(relay)), m_parser(options.maxRequestHeadBytes) {
     m_decision.executionId = executionId;
     m_client = new FdStream(clientFd, this);
+    m_client->acceptHandOver(); // runbox-egress-bridge --hand-over
     connect(m_client, &FdStream::received, this, &EgressConnection::onClientData);
     connect(m_client, &FdStream::readEof, this, &EgressConnection::onClientEof);
     connect(m_client, &FdStream::failed, this, &EgressConnection::finish);
@@ -57,8 +59,7 @@ EgressConnection::EgressConnection(int clientFd, const QString& executionId,
             break;
         case Phase::Tunnel:
         case Phase::Forwarding:
-            m_decision.reason = QStringLiteral("idle_timeout");
-            finish();
+            onIdleTimer();
             break;
         default:
             finish(); // linger over, or a phase that has its own timeout
@@ -67,7 +68,10 @@ EgressConnection::EgressConnection(int clientFd, const QString& executionId,
     m_timer->start(m_options.requestHeadTimeoutMs);
 }
 
-EgressConnection::~EgressConnection() = default;
+EgressConnection::~EgressConnection() {
+    if (m_tunnel)
+        m_relay->remove(m_tunnel);
+}
 
 void EgressConnection::abort() {
     finish();
@@ -75,6 +79,31 @@ void EgressConnection::abort() {
 
 void EgressConnection::touch() {
     m_timer->start(m_options.idleTimeoutMs);
+}
+
+void EgressConnection::onIdleTimer() {
+    if (m_tunnel) { // the relay moves the bytes: it knows when the last one went
+        const qint64 idle = EgressRelay::nowMs() - m_tunnel->lastActivityMs;
+        if (idle < m_options.idleTimeoutMs) {
+            m_timer->start(int(m_options.idleTimeoutMs - idle));
+            return;
+        }
+    }
+    m_decision.reason = QStringLiteral("idle_timeout");
+    finish();
+}
+
+void EgressConnection::handOff(EgressRelay::Mode mode) {
+    if (!m_relay || !m_relay->available() || m_tunnel || m_finished)
+        return;
+    m_tunnel =
+        m_relay->add(m_client->release(), m_upstream->release(), mode, [this](const QString&) {
+            // Relay thread, relay lock held: this object is alive (finish()
+            // and the destructor remove the tunnel first, under that lock).
+            QMetaObject::invokeMethod(
+                this, [this] { finish(); }, Qt::QueuedConnection);
+        });
+    touch();
 }
 
 void EgressConnection::onClientData(const QByteArray& data) {
@@ -277,6 +306,7 @@ void EgressConnection::onUpstreamConnected(int fd, const QHostAddress& address) 
         m_client->setReadEnabled(true);
         if (m_client->readFinished())
             m_upstream->shutdownWrite();
+        handOff(EgressRelay::Mode::Tunnel);
         return;
     }
     m_phase = Phase::Forwarding;
@@ -307,10 +337,12 @@ void EgressConnection::forwardRequestBody() {
             break;
         }
     }
-    if (m_requestComplete)
+    if (m_requestComplete) {
         m_inbox.clear(); // one request per connection: pipelined extras are not served
-    else if (m_client->readFinished())
+        handOff(EgressRelay::Mode::Response);
+    } else if (m_client->readFinished()) {
         finish(); // a truncated request body must not reach the server as a whole one
+    }
 }
 
 void EgressConnection::sendToUpstream(const QByteArray& data) {
@@ -384,6 +416,12 @@ void EgressConnection::finish() {
     m_finished = true;
     m_phase = Phase::Done;
     m_timer->stop();
+    if (m_tunnel) { // stops the relay (closes both sockets) and takes its counts
+        m_relay->remove(m_tunnel);
+        m_decision.bytesUp += m_tunnel->bytesUp;
+        m_decision.bytesDown += m_tunnel->bytesDown;
+        m_tunnel.reset();
+    }
     m_client->close();
     if (m_upstream)
         m_upstream->close();

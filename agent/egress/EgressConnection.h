@@ -2,6 +2,7 @@
 
 #include "agent/egress/EgressDecision.h"
 #include "agent/egress/EgressGatewayOptions.h"
+#include "agent/egress/EgressRelay.h"
 #include "agent/egress/ProxyRequestParser.h"
 #include "agent/egress/TargetParser.h"
 
@@ -25,10 +26,12 @@ class EgressConnection final : public QObject {
     Q_DISABLE_COPY_MOVE(EgressConnection)
 public:
     /// Takes ownership of @p clientFd. @p policy and @p resolver must outlive the connection
-    /// (the gateway, its parent, owns both).
+    /// (the gateway, its parent, owns both). With a @p relay, the bytes of a decided
+    /// connection (the tunnel, or the response once the request is through) move on the
+    /// relay's thread; without one, on this object's thread.
     EgressConnection(int clientFd, const QString& executionId, const NetworkPolicy& policy,
                      Resolver& resolver, const EgressGatewayOptions& options,
-                     QObject* parent = nullptr);
+                     std::shared_ptr<EgressRelay> relay = nullptr, QObject* parent = nullptr);
     ~EgressConnection() override;
 
     const QString& executionId() const { return m_decision.executionId; }
@@ -56,6 +59,8 @@ private:
     void respond(int status, const QString& reason, const QString& message);
     void refuse(int status, const QString& reason, const QString& message);
     void maybeFinish();
+    void handOff(EgressRelay::Mode mode);
+    void onIdleTimer();
     void finish();
     void touch();
 
@@ -64,7 +69,9 @@ private:
     EgressGatewayOptions m_options;
     FdStream* m_client = nullptr;
     FdStream* m_upstream = nullptr;
-    QTimer* m_timer = nullptr; ///< head timeout, then idle timeout, then linger
+    std::shared_ptr<EgressRelay> m_relay;
+    std::shared_ptr<EgressRelay::Tunnel> m_tunnel; ///< set while the relay moves the bytes
+    QTimer* m_timer = nullptr;                     ///< head timeout, then idle timeout, then linger
     ProxyRequestParser m_parser;
     QByteArray m_inbox; ///< client bytes not yet consumed
     Target m_target;

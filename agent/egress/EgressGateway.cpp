@@ -1,6 +1,7 @@
 #include "agent/egress/EgressGateway.h"
 
 #include "agent/egress/EgressConnection.h"
+#include "agent/egress/EgressRelay.h"
 #include "agent/egress/Resolver.h"
 
 #include <QFile>
@@ -41,7 +42,8 @@ struct EgressGateway::Listener {
 
 EgressGateway::EgressGateway(const NetworkPolicy& policy, std::shared_ptr<Resolver> resolver,
                              const EgressGatewayOptions& options, QObject* parent)
-    : QObject(parent), m_policy(policy), m_resolver(std::move(resolver)), m_options(options) {
+    : QObject(parent), m_policy(policy), m_resolver(std::move(resolver)), m_options(options),
+      m_relay(std::make_shared<EgressRelay>()) {
     qRegisterMetaType<EgressDecision>();
 }
 
@@ -92,7 +94,7 @@ bool EgressGateway::listen(const QString& socketPath, const QString& executionId
 
 void EgressGateway::accept(const QString& executionId, int fd) {
     auto* connection =
-        new EgressConnection(fd, executionId, m_policy, *m_resolver, m_options, this);
+        new EgressConnection(fd, executionId, m_policy, *m_resolver, m_options, m_relay, this);
     m_connections.append(connection);
     connect(connection, &EgressConnection::finished, this,
             [this, connection](const EgressDecision& decision) {

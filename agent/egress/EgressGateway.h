@@ -14,6 +14,7 @@
 namespace runbox::egress {
 
 class EgressConnection;
+class EgressRelay;
 class Resolver;
 
 /// The egress gateway of one policy revision: an HTTP/1.1 proxy (CONNECT tunnels without TLS
@@ -61,6 +62,7 @@ private:
     NetworkPolicy m_policy;
     std::shared_ptr<Resolver> m_resolver;
     EgressGatewayOptions m_options;
+    std::shared_ptr<EgressRelay> m_relay; ///< moves the bytes of decided connections
     QHash<QString, std::shared_ptr<Listener>> m_listeners;
     QList<QPointer<EgressConnection>> m_connections;
 };

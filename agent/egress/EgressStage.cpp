@@ -49,14 +49,11 @@ void EgressStage::prepare(const execution::LaunchContext& context, execution::La
     for (const char* name : {"NO_PROXY", "no_proxy"})
         plan->spec.extraEnv.insert(QLatin1String(name), QLatin1String(kNoProxy));
     plan->seccompProfile = sandbox::SeccompProfileKind::Network;
-    plan->commandPrefix = QStringList{bridge,
-                                      QStringLiteral("--socket"),
-                                      socketInside,
-                                      QStringLiteral("--listen"),
-                                      QLatin1String(kListen),
-                                      QStringLiteral("--status-fd"),
-                                      QString::number(kStatusFd),
-                                      QStringLiteral("--")} +
+    plan->commandPrefix = QStringList{bridge, QStringLiteral("--socket"), socketInside,
+                                      QStringLiteral("--listen"), QLatin1String(kListen),
+                                      QStringLiteral("--status-fd"), QString::number(kStatusFd),
+                                      // the gateway adopts each client socket (FdStream)
+                                      QStringLiteral("--hand-over"), QStringLiteral("--")} +
                           plan->commandPrefix;
     plan->setupStatusFd = kStatusFd;
     done(std::nullopt);

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "agent/egress/EgressRelay.h"
+
 #include <QByteArray>
 #include <QObject>
 #include <QString>
@@ -33,6 +35,17 @@ public:
     bool writeShutDown() const { return m_writeShutDown; }
     /// Closes the descriptor now; no more signals.
     void close();
+    /// Lets the peer hand over another socket as the very first thing it sends: one NUL byte
+    /// carrying exactly one descriptor (SCM_RIGHTS, unix(7)), as `runbox-egress-bridge
+    /// --hand-over` does. A connected stream socket (AF_UNIX, AF_INET, AF_INET6) then replaces
+    /// this stream's socket (the marker byte is not reported); anything else passed with the
+    /// marker fails the stream ("handed-over descriptor is not a connected stream socket").
+    /// Call before the first read; a plain first read disables it.
+    void acceptHandOver() { m_handOverPossible = true; }
+    /// Hands the descriptor over (to EgressRelay) with the bytes still queued for it and its
+    /// half-close state; the stream is closed afterwards (fd -1, no more signals) but does not
+    /// close the descriptor.
+    RelaySide release();
     bool isOpen() const { return m_fd >= 0; }
 
 Q_SIGNALS:
@@ -50,6 +63,8 @@ private:
     void onWritable();
     void flush();
     void fail(int error);
+    bool readHandOver(); ///< the first read when a hand-over may come; false: stop reading now
+    void adopt(int fd);
 
     int m_fd;
     QSocketNotifier* m_readNotifier = nullptr;
@@ -58,6 +73,7 @@ private:
     qsizetype m_headOffset = 0;
     qint64 m_pending = 0;
     bool m_readEnabled = true;
+    bool m_handOverPossible = false;
     bool m_readEof = false;
     bool m_shutdownRequested = false;
     bool m_writeShutDown = false;

@@ -6,15 +6,13 @@
 //
 //   bench_egress_agent [--bytes N] [--requests N] [--repeat N]
 
-#include "bench/egress/UpstreamServer.h"
-#include "bench/egress/bench_clients.h"
+#include "bench/egress/EgressBench.h"
 #include "shared/ApiClient.h"
 #include "support/AgentProcess.h"
 
 #include <QCoreApplication>
 #include <QFile>
 #include <QJsonArray>
-#include <QJsonDocument>
 #include <QProcess>
 #include <QTemporaryDir>
 
@@ -24,35 +22,10 @@
 using namespace runbox;
 using namespace runbox::testsupport;
 
-namespace {
-
-QList<QJsonObject> jsonLines(const QByteArray& text) {
-    QList<QJsonObject> out;
-    for (const QByteArray& line : text.split('\n')) {
-        const QJsonObject o = QJsonDocument::fromJson(line).object();
-        if (!o.isEmpty())
-            out.append(o);
-    }
-    return out;
-}
-
-} // namespace
-
 int main(int argc, char** argv) {
     QCoreApplication app(argc, argv);
-    qint64 bytes = 256LL * 1024 * 1024;
-    int requests = 200;
-    int repeat = 3;
-    const QStringList args = app.arguments();
-    for (int i = 1; i + 1 < args.size(); i += 2) {
-        if (args[i] == "--bytes")
-            bytes = args[i + 1].toLongLong();
-        else if (args[i] == "--requests")
-            requests = args[i + 1].toInt();
-        else if (args[i] == "--repeat")
-            repeat = args[i + 1].toInt();
-    }
-    UpstreamServer upstream(bytes);
+    const egressbench::Args args = egressbench::Args::parse(app.arguments());
+    egressbench::UpstreamServer upstream(args.bytes);
 
     // The agent resolves mirror.test to the host's 127.0.0.1 (test resolver; see
     // HostsFileResolver) and the policy admits it through allowPrivateCidrs.
@@ -84,65 +57,51 @@ int main(int argc, char** argv) {
         return 2;
     }
     const QJsonObject env{{"UPSTREAM_PORT", QString::number(upstream.port())},
-                          {"REQUESTS", QString::number(requests)},
-                          {"REPEAT", QString::number(repeat)}};
-
-    // Baseline: the same client on the host, straight to the upstream.
-    QProcess direct;
+                          {"REQUESTS", QString::number(args.requests)},
+                          {"REPEAT", "1"}};
     QProcessEnvironment hostEnv = QProcessEnvironment::systemEnvironment();
     for (auto it = env.begin(); it != env.end(); ++it)
         hostEnv.insert(it.key(), it.value().toString());
     hostEnv.insert("MODES", "direct");
-    direct.setProcessEnvironment(hostEnv);
-    direct.start("/usr/bin/python3", {"-c", kBenchClient});
-    direct.waitForFinished(600000);
-    QList<QJsonObject> results = jsonLines(direct.readAllStandardOutput());
-
-    // Runbox: a strong sandbox under the allowlist, through bridge + gateway.
     QJsonObject sandboxEnv = env;
     sandboxEnv.insert("MODES", "absolute-form,connect");
-    const ExecOutcome run = agent.exec(ws,
-                                       QJsonObject{{"kind", "python"},
-                                                   {"code", QString::fromLatin1(kBenchClient)},
-                                                   {"env", sandboxEnv},
-                                                   {"executionTimeoutMs", 600000}},
-                                       600000);
-    if (run.status() != QLatin1String("completed")) {
-        std::fprintf(stderr, "sandboxed client: %s\n", qPrintable(run.describe()));
-        return 1;
+
+    // Rounds interleave the baseline (the same client on the host, straight to the upstream)
+    // and Runbox (a strong sandbox under the allowlist, through bridge + gateway), so that both
+    // see the same load on a shared host.
+    egressbench::Results results;
+    for (int round = 0; round < args.repeat; ++round) {
+        QProcess direct;
+        direct.setProcessEnvironment(hostEnv);
+        direct.start("/usr/bin/python3", {"-c", egressbench::kClient});
+        direct.waitForFinished(600000);
+        results.add(egressbench::jsonLines(direct.readAllStandardOutput()));
+
+        const ExecOutcome run =
+            agent.exec(ws,
+                       QJsonObject{{"kind", "python"},
+                                   {"code", QString::fromLatin1(egressbench::kClient)},
+                                   {"env", sandboxEnv},
+                                   {"executionTimeoutMs", 600000}},
+                       600000);
+        if (run.status() != QLatin1String("completed")) {
+            std::fprintf(stderr, "sandboxed client: %s\n", qPrintable(run.describe()));
+            return 1;
+        }
+        results.add(egressbench::jsonLines(run.stdoutBytes));
     }
-    results += jsonLines(run.stdoutBytes);
-    QHash<QString, QJsonObject> byMode;
-    for (const QJsonObject& o : std::as_const(results))
-        byMode.insert(o.value("mode").toString(), o);
-    if (byMode.size() != 3) {
+    if (!results.has("direct") || !results.has("absolute-form") || !results.has("connect")) {
         std::fprintf(stderr, "missing results\n");
         return 1;
     }
-    const auto mibPerSecond = [](const QJsonObject& o) {
-        return o.value("bytes").toDouble() / (1024.0 * 1024.0) / o.value("seconds").toDouble();
-    };
-    const QJsonObject base = byMode.value("direct");
-    std::printf("egress bench through the agent: %lld MiB download (best of %d), %d small "
-                "requests per mode\n",
-                static_cast<long long>(bytes / (1024 * 1024)), repeat, requests);
-    std::printf("%-24s %10s %8s %9s %9s %12s\n", "mode", "MiB/s", "ratio", "p50 ms", "p99 ms",
-                "added p50 ms");
-    bool targetsMet = true;
-    for (const char* mode : {"direct", "absolute-form", "connect"}) {
-        const QJsonObject o = byMode.value(mode);
-        const double ratio = mibPerSecond(o) / mibPerSecond(base);
-        const double added = o.value("p50_ms").toDouble() - base.value("p50_ms").toDouble();
-        const QString label = QLatin1String(mode) == QLatin1String("direct")
-                                  ? QStringLiteral("direct (host)")
-                                  : QStringLiteral("%1 (sandbox)").arg(QLatin1String(mode));
-        std::printf("%-24s %10.1f %8.2f %9.3f %9.3f %12.3f\n", qPrintable(label), mibPerSecond(o),
-                    ratio, o.value("p50_ms").toDouble(), o.value("p99_ms").toDouble(), added);
-        if (QLatin1String(mode) != QLatin1String("direct"))
-            targetsMet = targetsMet && ratio >= 0.5 && added <= 1.0;
-    }
-    std::printf("targets (>= 0.5x throughput, <= 1 ms added p50): %s\n",
-                targetsMet ? "met" : "NOT met");
+    std::printf("egress bench through the agent: %lld MiB download, %d small requests per mode "
+                "and round\n",
+                static_cast<long long>(args.bytes / (1024 * 1024)), args.requests);
+    results.print("direct",
+                  {{"direct", "direct (host)"},
+                   {"absolute-form", "absolute-form (sandbox)"},
+                   {"connect", "connect (sandbox)"}},
+                  args.repeat);
     agent.stop();
     return 0;
 }

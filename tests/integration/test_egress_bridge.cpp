@@ -196,7 +196,13 @@ private Q_SLOTS:
         QCOMPARE(echo.connections.load(), 1);
     }
 
+    void testClientsReachOnlyWhatTheGatewayAllows_data() {
+        QTest::addColumn<bool>("handOver");
+        QTest::newRow("piped") << false;
+        QTest::newRow("handed over (--hand-over, as the agent launches it)") << true;
+    }
     void testClientsReachOnlyWhatTheGatewayAllows() {
+        QFETCH(bool, handOver);
         CanaryHttpServer upstream;
         auto resolver = std::make_shared<FakeResolver>();
         resolver->map("mirror.test", {"127.0.0.1"});
@@ -218,11 +224,13 @@ private Q_SLOTS:
         env.insert("UPSTREAM_PORT", QString::number(upstream.port()));
         env.insert("ISOLATED", isolated ? "1" : "0");
 
+        QStringList bridgeArgs{"--socket", socketPath, "--listen",
+                               "127.0.0.1:" + QString::number(bridgePort)};
+        if (handOver)
+            bridgeArgs << "--hand-over";
         QByteArray out;
-        int rc = runBridge(
-            {"--socket", socketPath, "--listen", "127.0.0.1:" + QString::number(bridgePort)},
-            {m_python, "-c", kChainClient}, env, &out,
-            isolated ? QStandardPaths::findExecutable("unshare") : QString());
+        int rc = runBridge(bridgeArgs, {m_python, "-c", kChainClient}, env, &out,
+                           isolated ? QStandardPaths::findExecutable("unshare") : QString());
         QCOMPARE(rc, 0);
         QVERIFY2(out.contains("urllib:hello\n"), out.constData());
         QVERIFY2(out.contains("ip: 403 ip_literal\n"), out.constData());
@@ -234,9 +242,7 @@ private Q_SLOTS:
         const QString curl = QStandardPaths::findExecutable("curl");
         if (!curl.isEmpty()) { // CONNECT tunnel, as for https
             const QString url = "http://mirror.test:" + QString::number(upstream.port()) + "/hello";
-            rc = runBridge(
-                {"--socket", socketPath, "--listen", "127.0.0.1:" + QString::number(bridgePort)},
-                {curl, "-sS", "--proxytunnel", "-x", proxy, url}, env, &out);
+            rc = runBridge(bridgeArgs, {curl, "-sS", "--proxytunnel", "-x", proxy, url}, env, &out);
             QCOMPARE(rc, 0);
             QCOMPARE(out, QByteArray("hello"));
             QCOMPARE(upstream.connections, 2);

@@ -132,8 +132,8 @@ private Q_SLOTS:
                                "--socket",    "/run/runbox/egress.sock",
                                "--listen",    "127.0.0.1:18118",
                                "--status-fd", "5",
-                               "--",          "python3",
-                               "x.py"};
+                               "--hand-over", "--",
+                               "python3",     "x.py"};
         QCOMPARE(args.mid(args.size() - tail.size()), tail);
         // Provenance keeps the user's command, not the agent's prefix.
         QCOMPARE(p->launch.command, (QStringList{"python3", "x.py"}));
