@@ -664,6 +664,35 @@ private Q_SLOTS:
                         .startsWith("HTTP/1.1 426"));
         }
     }
+    // Last: it restarts the agent, which removes every light workspace of the previous run.
+    void testManagedExecutionOfACrashedAgentIsLostAndNothingOfItSurvives() {
+        Workspace c = m_agent.createOne();
+        QVERIFY(!c.id.isEmpty());
+        const QString id = submit(m_agent.client(), c,
+                                  shBody(QStringLiteral("setsid sleep 1000 </dev/null >/dev/null "
+                                                        "2>&1 & echo up; sleep 1000")));
+        QVERIFY(!id.isEmpty());
+        // Positive control: it runs, with a setsid'd child, under C's uid.
+        QVERIFY(waitUntil([&] { return state(m_agent.client(), id) == QLatin1String("running"); },
+                          30000));
+        QVERIFY(waitUntil([&] { return lighttest::processesOf(c.uid, "sleep 1000").size() >= 2; },
+                          15000));
+        m_agent.crash();
+        // The workspace's supervisors end with the agent (their control socket hangs up): the
+        // PID namespace and everything in it goes.
+        QVERIFY(waitUntil([&] { return lighttest::processesOf(c.uid).isEmpty(); }, 15000));
+        QString error;
+        QVERIFY2(m_agent.restart(&error), qPrintable(error));
+        const QJsonObject record = ts::executionRecord(m_agent.client(), id);
+        QCOMPARE(record.value("state").toString(), QStringLiteral("lost"));
+        const ts::LogCapture log = ts::readLog(m_agent.client(), id, 0, true);
+        QCOMPARE(log.stdoutBytes, QByteArray("up\n"));
+        QCOMPARE(log.exitEvent.value("status").toString(), QStringLiteral("lost"));
+        const ApiResponse listed = m_agent.client().call("GET", "/v1/workspaces");
+        QCOMPARE(listed.status, 200);
+        QVERIFY(!listed.body.contains(c.id.toUtf8()));
+        QVERIFY(!QFileInfo::exists(c.home));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestLightAgentApi)
