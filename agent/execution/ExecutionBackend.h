@@ -47,10 +47,13 @@ struct ExecutionResult {
 /// both tiers.
 ///
 /// Contract: start() once; output() carries the raw bytes in arrival order (what the execution
-/// log stores); finished() comes exactly once, after the last output() and after the command's
-/// whole tree is gone; stop() kills it, and the result then has @p status (cancelled, timed_out,
-/// quota_exceeded…) unless it had already ended. ExecutionRunner's output() bytes are emitted
-/// before the frames made of them, and bytes past the output limit are not emitted.
+/// log stores); finished() comes exactly once, after the last output() — from within start()
+/// when nothing could be started (setup_failed) — once the command has ended (bwrap: its whole
+/// PID namespace; light: its leader, and its tree when it was killed; what it left running in
+/// the background belongs to the workspace); stop() kills its tree, and the result then has
+/// @p status (cancelled, quota_exceeded…) unless it had already ended. ExecutionRunner's output()
+/// bytes are emitted before the frames made of them, and bytes past the output limit are not
+/// emitted.
 class ExecutionBackend : public QObject {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(ExecutionBackend)
