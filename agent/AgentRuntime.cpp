@@ -163,6 +163,7 @@ int AgentRuntime::start(const QStringList& args) {
 
     m_light = std::make_unique<api::LightService>(&m_context);
     m_context.light = m_light.get();
+    m_manager->setLightBackends(m_light->runFactory());
     m_api = std::make_unique<api::ApiService>(&m_context);
     http::HttpLimits limits;
     limits.maxBodyBytes = m_context.config.maxRequestBodyBytes;

@@ -1,6 +1,7 @@
 #include "agent/api/ExecutionRoutes.h"
 
 #include "agent/api/ApiService.h"
+#include "agent/api/LightService.h"
 #include "agent/api/LogStreamSession.h"
 #include "agent/api/NpuSelection.h"
 #include "agent/egress/EgressService.h"
@@ -96,15 +97,22 @@ void ExecutionRoutes::submit(http::HttpExchange* ex, const Principal& who) {
     if (!ws || !who.mayUseWorkspace(wsId))
         return ex->replyError(404, QStringLiteral("workspace_not_found"),
                               QStringLiteral("no workspace %1").arg(wsId));
-    if (ws->isLight())
-        return ex->replyError(
-            400, QStringLiteral("light_managed_unsupported"),
-            QStringLiteral("managed executions are not available in light workspaces yet: use "
-                           "the sync POST /v1/workspaces/%1/exec")
-                .arg(wsId));
     execution::ExecRequest req;
     if (auto err = execution::ExecRequest::parse(body, m_context->manager->limits(), &req))
         return ex->replyError(*err);
+    if (ws->isLight()) {
+        // Light: runs through the light host (LightRun), not bwrap.
+        if (!req.npuDevices.isEmpty())
+            return ex->replyError(400, QStringLiteral("npu_unavailable"),
+                                  QStringLiteral("light workspaces have no NPU passthrough"));
+        if (!m_context->light || !m_context->light->available())
+            return ex->replyError(503, QStringLiteral("light_unavailable"),
+                                  m_context->light
+                                      ? m_context->light->availability().reason
+                                      : QStringLiteral("light workspaces not started"));
+        m_context->light->touch(wsId); // the idle clock: the route names it in its body
+        return submitValidated(ex, wsId, req);
+    }
     if (!m_context->sandboxReady())
         return ex->replyError(503, QStringLiteral("sandbox_unavailable"),
                               m_context->unavailableReason());

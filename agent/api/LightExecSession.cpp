@@ -1,5 +1,6 @@
 #include "agent/api/LightExecSession.h"
 
+#include "agent/api/LightResult.h"
 #include "agent/api/LightService.h"
 #include "agent/execution/WorkspaceChanges.h"
 #include "agent/light/LightWorkspaceHost.h"
@@ -35,11 +36,6 @@ void setNonBlocking(int fd) {
     ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
 }
 
-QString signalName(int signal) {
-    const char* abbrev = signal > 0 ? ::sigabbrev_np(signal) : nullptr;
-    return abbrev ? QStringLiteral("SIG") + QLatin1String(abbrev)
-                  : QStringLiteral("signal %1").arg(signal);
-}
 } // namespace
 
 LightExecSession::LightExecSession(http::HttpExchange* exchange, LightService* light,
@@ -267,53 +263,14 @@ void LightExecSession::maybeEnd() {
     end();
 }
 
-execution::ExecutionResult LightExecSession::resultOf(const light::LightExitStatus& s) const {
-    using Kind = light::LightExitStatus::Kind;
-    execution::ExecutionResult r;
-    r.durationMs = s.durationMs;
-    if (s.kind == Kind::SetupFailed) {
-        r.status = QStringLiteral("setup_failed");
-        r.reason = s.message;
-    } else if (s.timedOut) {
-        r.status = QStringLiteral("timed_out");
-        r.signal = QStringLiteral("SIGKILL");
-        r.reason =
-            QStringLiteral("execution exceeded its %1 ms timeout").arg(m_options.request.timeoutMs);
-    } else if (!m_stopStatus.isEmpty()) {
-        r.status = m_stopStatus;
-        r.signal = QStringLiteral("SIGKILL");
-        r.reason = m_stopReason;
-    } else if (s.cancelled) {
-        r.status = QStringLiteral("cancelled");
-        r.signal = QStringLiteral("SIGKILL");
-        r.reason = QStringLiteral("the workspace was deleted");
-    } else if (s.kind == Kind::Exited) {
-        r.exitCode = s.exitCode;
-        r.status = s.exitCode == 0 ? QStringLiteral("completed") : QStringLiteral("failed");
-    } else if (s.kind == Kind::Signaled) {
-        r.status = QStringLiteral("failed");
-        r.exitCode = 128 + s.signal; // the shell convention, as bwrap reports it for strong
-        r.signal = signalName(s.signal);
-        r.reason = QStringLiteral("the command was killed by %1").arg(r.signal);
-    } else if (s.kind == Kind::SpawnFailed) {
-        r.status = QStringLiteral("failed");
-        r.exitCode = s.errorNumber == ENOENT ? 127 : 126; // as a shell reports it
-        r.reason = s.message;
-    } else {
-        r.status = QStringLiteral("lost");
-        r.reason =
-            s.message.isEmpty() ? QStringLiteral("the workspace supervisor went away") : s.message;
-    }
-    return r;
-}
-
 void LightExecSession::end() {
     m_ended = true;
     m_drain.stop();
     m_ping.stop();
     for (const execution::OutputFrame& f : m_framer.flush())
         write(f.toEvent());
-    execution::ExecutionResult result = resultOf(*m_status);
+    execution::ExecutionResult result =
+        lightResultOf(*m_status, m_stopStatus, m_stopReason, m_options.request.timeoutMs);
     result.stdoutBytes = m_framer.bytesFed(execution::OutputStream::Stdout);
     result.stderrBytes = m_framer.bytesFed(execution::OutputStream::Stderr);
     if (m_tracking.changesAfter && result.status != QLatin1String("setup_failed") && m_exchange &&

@@ -68,7 +68,6 @@ private:
     void maybeEnd();
     void end();
     void write(const QJsonObject& event);
-    execution::ExecutionResult resultOf(const light::LightExitStatus& status) const;
 
     QPointer<http::HttpExchange> m_exchange;
     LightService* m_light;

@@ -2,6 +2,7 @@
 
 #include "agent/api/AuthVerifier.h"
 #include "agent/api/LightRootPath.h"
+#include "agent/api/LightRun.h"
 #include "agent/light/LightExecMessage.h"
 #include "agent/light/LightWorkspaceHost.h"
 #include "agent/light/RlimitsJson.h"
@@ -53,7 +54,7 @@ std::optional<qint64> wholeNumber(const QJsonValue& value, qint64 min, qint64 ma
 } // namespace
 
 LightService::LightService(AgentContext* context, QObject* parent)
-    : QObject(parent), m_context(context) {
+    : QObject(parent), m_context(context), m_runFactory(std::make_unique<LightRunFactory>(this)) {
     m_workers.setMaxThreadCount(8);
     m_idleTimer.setInterval(kIdleScanMs);
     connect(&m_idleTimer, &QTimer::timeout, this, &LightService::evictIdle);
@@ -201,7 +202,7 @@ void LightService::finishCreate(const LightCreateRequest& request, const QString
                                 const light::LightCreateResult& result, CreateDone done) {
     QList<workspace::Workspace> made;
     QList<QJsonObject> confinements; // parallel to made
-    QStringList orphans; // created by the host but not registrable: removed again
+    QStringList orphans;             // created by the host but not registrable: removed again
     const QDateTime createdAt = QDateTime::currentDateTimeUtc();
     for (const light::LightWorkspaceInfo& info : result.workspaces) {
         const int fd = m_host->openHome(info.id);

@@ -17,6 +17,9 @@
 namespace runbox::light {
 class LightWorkspaceHost;
 }
+namespace runbox::execution {
+class ExecutionBackendFactory;
+}
 
 namespace runbox::api {
 
@@ -54,6 +57,9 @@ public:
     bool available() const;
     light::LightAvailability availability() const;
     light::LightWorkspaceHost* host() const { return m_host.get(); }
+    /// The backends of managed executions in light workspaces (LightRun), for
+    /// ExecutionManager::setLightBackends.
+    execution::ExecutionBackendFactory* runFactory() const { return m_runFactory.get(); }
     /// Applies the quotas in force (maxLightWorkspaces; 0 = only the uid range limits).
     void applyQuotas();
 
@@ -110,6 +116,7 @@ private:
 
     AgentContext* m_context;
     std::unique_ptr<light::LightWorkspaceHost> m_host;
+    std::unique_ptr<execution::ExecutionBackendFactory> m_runFactory;
     QString m_startError; ///< why start() refused before the host was asked (root unreachable)
     QHash<QString, Entry> m_entries; ///< the light workspaces registered and not being deleted
     QThreadPool m_workers;           ///< blocking host calls (remove, large creates)

@@ -2,6 +2,7 @@
 
 #include "agent/api/LightService.h"
 #include "agent/api/ProxySession.h"
+#include "agent/api/WebSocketRelay.h"
 #include "agent/api/WorkspaceSocket.h"
 #include "agent/workspace/WorkspaceFs.h"
 
@@ -39,10 +40,16 @@ void ProxyRoutes::handle(http::HttpExchange* ex, const Principal& who, const Pat
         return ex->replyError(400, QStringLiteral("invalid_port"),
                               QStringLiteral("the port must be a number from 1 to 65535"));
     const http::HttpRequest& req = ex->request();
-    if (!req.header("upgrade").isEmpty())
-        return ex->replyError(501, QStringLiteral("websocket_unsupported"),
-                              QStringLiteral("the port proxy does not relay protocol upgrades "
-                                             "(WebSocket) yet"));
+    const bool upgrade = !req.header("upgrade").isEmpty();
+    if (upgrade) {
+        ex->closeAfterResponse(); // whatever the answer, no more HTTP after a refused upgrade
+        // WebSocket only (RFC 6455 §4); other upgrades (h2c…) are not relayed.
+        if (req.header("upgrade").toLower().indexOf("websocket") < 0)
+            return ex->replyError(501, QStringLiteral("upgrade_unsupported"),
+                                  QStringLiteral("the port proxy relays WebSocket upgrades only"));
+        if (auto err = WebSocketRelay::checkRequest(req))
+            return ex->replyError(*err);
+    }
     // The rest of the raw path, as sent (still percent-encoded): the workspace decodes it.
     const QByteArray rest = params.value(QStringLiteral("path")).toLatin1();
     for (char c : rest)
@@ -57,6 +64,11 @@ void ProxyRoutes::handle(http::HttpExchange* ex, const Principal& who, const Pat
     if (fd < 0)
         return ex->replyError(error);
     const QByteArray prefix = "/v1/workspaces/" + id.toLatin1() + "/proxy/" + portText.toLatin1();
+    if (upgrade) {
+        auto* relay = new WebSocketRelay(ex, m_context->light, id, fd, target, prefix, this);
+        relay->start();
+        return;
+    }
     auto* session = new ProxySession(ex, m_context->light, id, fd, target, prefix, this);
     session->start();
 }

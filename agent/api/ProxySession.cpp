@@ -1,6 +1,7 @@
 #include "agent/api/ProxySession.h"
 
 #include "agent/api/LightService.h"
+#include "agent/api/ProxyHeaders.h"
 
 #include <QLocalSocket>
 
@@ -13,25 +14,6 @@ constexpr int kHeadTimeoutMs = 60000;
 constexpr qint64 kPauseAboveBytes = 1 << 20;
 constexpr qint64 kResumeBelowBytes = 256 << 10;
 constexpr qint64 kUpstreamBufferBytes = 256 << 10;
-
-/// Hop-by-hop (RFC 9110 §7.6.1) and framing headers, never relayed in either direction.
-bool isHopByHop(const QByteArray& lowerName) {
-    static const QList<QByteArray> names = {"connection",         "keep-alive", "proxy-connection",
-                                            "proxy-authenticate", "te",         "trailer",
-                                            "transfer-encoding",  "upgrade",    "content-length",
-                                            "proxy-authorization"};
-    return names.contains(lowerName);
-}
-
-/// Names listed in a Connection header are hop-by-hop too.
-QList<QByteArray> connectionTokens(const QList<QPair<QByteArray, QByteArray>>& headers) {
-    QList<QByteArray> tokens;
-    for (const auto& [name, value] : headers)
-        if (name.toLower() == "connection")
-            for (const QByteArray& token : value.split(','))
-                tokens << token.trimmed().toLower();
-    return tokens;
-}
 
 } // namespace
 
@@ -68,8 +50,7 @@ QByteArray ProxySession::requestHead() const {
     QByteArray head = req.method + ' ' + m_target + " HTTP/1.1\r\n";
     for (const auto& [name, value] : req.headers) {
         const QByteArray lower = name.toLower();
-        if (isHopByHop(lower) || listed.contains(lower) || lower == "authorization" ||
-            lower.startsWith("x-runbox-") || lower == "expect" || lower.startsWith("x-forwarded-"))
+        if (isHopByHopHeader(lower) || listed.contains(lower) || isAgentOnlyRequestHeader(lower))
             continue;
         head += name + ": " + value + "\r\n";
     }
@@ -181,8 +162,8 @@ int ProxySession::onHeadersComplete(http_parser* p) {
             continue;
         }
         // The agent writes its own Date, Server, Cache-Control and X-Content-Type-Options.
-        if (isHopByHop(lower) || listed.contains(lower) || lower == "date" || lower == "server" ||
-            lower == "cache-control" || lower == "x-content-type-options")
+        if (isHopByHopHeader(lower) || listed.contains(lower) || lower == "date" ||
+            lower == "server" || lower == "cache-control" || lower == "x-content-type-options")
             continue;
         relayed.append({name, value});
     }

@@ -83,17 +83,22 @@ std::optional<ApiError> ExecutionManager::submit(const ExecRequest& request,
         m_deps.repository->finish(id, outcome);
         return err;
     }
+    // A light workspace runs concurrent executions (bounded by its rlimits): its managed ones
+    // take neither its lease nor a global slot, so each gets a lease key of its own.
+    const workspace::Workspace* ws = m_deps.workspaces->find(workspaceId);
+    const bool light = ws && ws->isLight();
     m_scheduler.enqueue(
-        {id, workspaceId,
+        {id, light ? QStringLiteral("light-execution:") + id : workspaceId,
          [this, id, request, workspaceId, epoch] { startManaged(id, request, workspaceId, epoch); },
-         true});
+         !light});
     return get(id, out);
 }
 
 void ExecutionManager::startManaged(const QString& id, const ExecRequest& request,
                                     const QString& workspaceId, const PermissionEpoch& epoch) {
     const workspace::Workspace* ws = m_deps.workspaces->find(workspaceId);
-    ManagedRun::Context ctx{m_deps.repository, m_deps.logs, &m_planner, m_deps.host};
+    ManagedRun::Context ctx{m_deps.repository, m_deps.logs, &m_planner, m_deps.host,
+                            ws && ws->isLight() ? m_lightBackends : nullptr};
     auto* run = new ManagedRun(
         ctx, id, request, workspaceId, ws ? ws->fs : nullptr, ws ? ws->directory : QString(), epoch,
         epoch.quotas.value(QLatin1String("maxWorkspaceBytes")).toInteger(), this);
@@ -104,9 +109,11 @@ void ExecutionManager::startManaged(const QString& id, const ExecRequest& reques
         run->deleteLater();
         Q_EMIT executionFinished(doneId);
     });
-    if (!ws) {
+    if (!ws)
         run->stop(QStringLiteral("setup_failed"), QStringLiteral("the workspace was deleted"));
-    }
+    else if (ws->isLight() && !m_lightBackends)
+        run->stop(QStringLiteral("setup_failed"),
+                  QStringLiteral("light workspaces are not available in this agent"));
     run->start();
 }
 

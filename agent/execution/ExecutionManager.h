@@ -1,6 +1,7 @@
 #pragma once
 
 #include "agent/execution/ExecRequest.h"
+#include "agent/execution/ExecutionBackend.h"
 #include "agent/execution/ExecutionScheduler.h"
 #include "agent/execution/LaunchPlanner.h"
 #include "agent/store/ExecutionRecord.h"
@@ -67,6 +68,12 @@ public:
     void publishEvent(const QString& executionId, const QJsonObject& event) {
         Q_EMIT executionEvent(executionId, event);
     }
+    /// The light tier's backends (api::LightService, at start-up; not owned). Managed executions
+    /// of light workspaces run through it: admitted at once, with no workspace lease and no
+    /// global slot (like light sync execs, ARCHITECTURE.md "Light: no lease, no global slot"),
+    /// with the same record, log, cancel, timeout and recovery as strong ones. Without it they
+    /// end setup_failed.
+    void setLightBackends(ExecutionBackendFactory* backends) { m_lightBackends = backends; }
     /// Applies a quota change to admission (global concurrency).
     void applyQuotas();
 
@@ -122,6 +129,7 @@ private:
     ExecutionScheduler m_scheduler;
     QHash<QString, ManagedRun*> m_runs; ///< running managed executions
     QList<EpochContributor> m_epochContributors;
+    ExecutionBackendFactory* m_lightBackends = nullptr;
 };
 
 } // namespace runbox::execution

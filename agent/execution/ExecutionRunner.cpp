@@ -38,7 +38,7 @@ QJsonObject ExecutionResult::toEvent() const {
 }
 
 ExecutionRunner::ExecutionRunner(sandbox::SandboxLaunch launch, Options options, QObject* parent)
-    : QObject(parent), m_launch(std::move(launch)), m_options(std::move(options)),
+    : ExecutionBackend(parent), m_launch(std::move(launch)), m_options(std::move(options)),
       m_process(new SandboxProcess(this)) {
     m_timeout.setSingleShot(true);
     // A coarse timer may fire up to 5 % early: a run must get at least its executionTimeoutMs.

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "agent/execution/ExecRequest.h"
+#include "agent/execution/ExecutionBackend.h"
 #include "agent/execution/OutputFramer.h"
 #include "agent/execution/SandboxProcess.h"
 #include "agent/sandbox/SandboxLaunch.h"
@@ -16,33 +17,11 @@
 
 namespace runbox::execution {
 
-/// Files an execution created, modified and deleted in its workspace (workspace-relative).
-struct FileChanges {
-    QStringList created, modified, deleted;
-    bool truncated = false;
-};
-
-/// How one execution ended (DESIGN.md §2 states).
-struct ExecutionResult {
-    QString status;    ///< completed | failed | timed_out | cancelled | output_limited |
-                       ///< quota_exceeded | setup_failed
-    int exitCode = -1; ///< the command's exit code (128+N when a signal ended it inside)
-    QString signal;    ///< e.g. "SIGKILL" when the agent killed the sandbox, else empty
-    qint64 durationMs = 0;
-    QString reason; ///< human text for everything but completed/failed
-    FileChanges changes;
-    qint64 stdoutBytes = 0, stderrBytes = 0;
-
-    /// The `exit` event: {"type":"exit","status","exitCode","signal","durationMs","reason",
-    /// "createdFiles","modifiedFiles","deletedFiles","filesTruncated","stdoutBytes","stderrBytes"}.
-    QJsonObject toEvent() const;
-};
-
 /// Runs one sandbox launch to its end and turns it into the event stream of DESIGN.md §3:
 /// `started`, `stdout`/`stderr` frames, `ping` after 15 s of silence, `exit` last (after every
 /// byte of output). Enforces the execution timeout, the output limit and the set-up timeout by
 /// killing the whole process group.
-class ExecutionRunner final : public QObject {
+class ExecutionRunner final : public ExecutionBackend {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(ExecutionRunner)
 public:
@@ -66,9 +45,9 @@ public:
 
     ExecutionRunner(sandbox::SandboxLaunch launch, Options options, QObject* parent = nullptr);
 
-    void start();
+    void start() override;
     /// Kills the execution; it ends with @p status (cancelled, quota_exceeded, …) and @p reason.
-    void stop(const QString& status, const QString& reason);
+    void stop(const QString& status, const QString& reason) override;
     /// Backpressure: stops reading the sandbox's output while the consumer is behind.
     void setPaused(bool paused);
     bool isFinished() const { return m_finished; }
@@ -76,10 +55,6 @@ public:
 
 Q_SIGNALS:
     void event(const QJsonObject& event);
-    /// Raw output bytes in arrival order (what the execution log stores), emitted before the
-    /// frames made of them. Bytes past the output limit are not emitted.
-    void output(runbox::execution::OutputStream stream, const QByteArray& bytes);
-    void finished(const runbox::execution::ExecutionResult& result);
 
 private:
     void onOutput(int stream, const QByteArray& data);

@@ -49,6 +49,8 @@ ManagedRun::~ManagedRun() {
 }
 
 void ManagedRun::start() {
+    if (m_done)
+        return; // stopped before it started
     m_watcher = new WorkspaceQuotaWatcher(m_fs, m_maxWorkspaceBytes, this);
     qint64 used = 0;
     if (m_watcher->overLimit(&used))
@@ -56,6 +58,8 @@ void ManagedRun::start() {
                     QStringLiteral("the workspace uses %1 bytes, above maxWorkspaceBytes %2")
                         .arg(used)
                         .arg(m_maxWorkspaceBytes));
+    if (m_ctx.backends)
+        return launchBackend();
     m_planning = true;
     QPointer<ManagedRun> self(this);
     m_ctx.planner->plan(LaunchContext{m_request, m_id, m_workspaceId, m_workspaceDir, m_epoch},
@@ -89,14 +93,38 @@ void ManagedRun::launch() {
     opts.stdinData = m_request.stdinData;
     trackWorkspaceChanges(&opts, m_fs);
     m_runner = new ExecutionRunner(m_plan->launch, opts, this);
-    connect(m_runner, &ExecutionRunner::output, this,
+    connectBackend();
+}
+
+void ManagedRun::launchBackend() {
+    BackendLaunch launch;
+    launch.executionId = m_id;
+    launch.workspaceId = m_workspaceId;
+    launch.request = &m_request;
+    launch.fs = m_fs;
+    QJsonObject provenance;
+    ApiError error;
+    ExecutionBackend* backend = m_ctx.backends->createBackend(launch, &provenance, &error, this);
+    if (!backend)
+        return fail(QStringLiteral("setup_failed"), error.message);
+    provenance.insert(QStringLiteral("kind"), m_request.kind);
+    if (auto err = m_ctx.repository->markRunning(m_id, 0, provenance)) {
+        delete backend;
+        return fail(QStringLiteral("setup_failed"), err->message);
+    }
+    m_runner = backend;
+    connectBackend();
+}
+
+void ManagedRun::connectBackend() {
+    connect(m_runner, &ExecutionBackend::output, this,
             [this](OutputStream stream, const QByteArray& bytes) {
                 m_ctx.logs->append(m_id,
                                    stream == OutputStream::Stdout ? store::LogStream::Stdout
                                                                   : store::LogStream::Stderr,
                                    bytes);
             });
-    connect(m_runner, &ExecutionRunner::finished, this, &ManagedRun::onFinished);
+    connect(m_runner, &ExecutionBackend::finished, this, &ManagedRun::onFinished);
     connect(m_watcher, &WorkspaceQuotaWatcher::exceeded, this, [this](qint64 used, qint64 limit) {
         stop(QStringLiteral("quota_exceeded"),
              QStringLiteral("the workspace grew to %1 bytes, above maxWorkspaceBytes %2")
@@ -114,6 +142,8 @@ void ManagedRun::stop(const QString& status, const QString& reason) {
         m_planning = false;
         m_ctx.planner->abandon(m_id);
         fail(status, reason);
+    } else if (!m_done) {
+        fail(status, reason); // not started yet
     }
 }
 

@@ -23,7 +23,8 @@ class WorkspaceQuotaWatcher;
 /// One managed execution from admission to its final record: marks it running (with the exact
 /// provenance), writes every output byte to its log, watches the workspace quota, and on the end
 /// finishes the log durably *before* the record says it ended (so an acknowledged exit implies a
-/// complete log). Emits done() once the record is final.
+/// complete log). Emits done() once the record is final. The command runs in a bwrap sandbox
+/// (LaunchPlanner + ExecutionRunner) or, for a light workspace, through Context::backends.
 class ManagedRun final : public QObject {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(ManagedRun)
@@ -33,6 +34,9 @@ public:
         store::LogStore* logs = nullptr;
         const LaunchPlanner* planner = nullptr;
         const SandboxHost* host = nullptr;
+        /// Set for workspaces that bwrap does not serve (light): the run skips the planner and
+        /// runs through the backend this factory makes; null = a bwrap sandbox.
+        ExecutionBackendFactory* backends = nullptr;
     };
 
     ManagedRun(Context context, QString executionId, ExecRequest request, QString workspaceId,
@@ -51,6 +55,9 @@ Q_SIGNALS:
 private:
     void fail(const QString& status, const QString& reason);
     void launch();
+    /// The path of Context::backends: no planner, the factory's backend and provenance.
+    void launchBackend();
+    void connectBackend();
     void onFinished(const ExecutionResult& result);
     void record(const ExecutionResult& result);
 
@@ -64,7 +71,7 @@ private:
     qint64 m_maxWorkspaceBytes;
     std::shared_ptr<LaunchPlan> m_plan;
     bool m_planning = false;
-    ExecutionRunner* m_runner = nullptr;
+    ExecutionBackend* m_runner = nullptr;
     WorkspaceQuotaWatcher* m_watcher = nullptr;
     bool m_logOpen = false;
     bool m_done = false;

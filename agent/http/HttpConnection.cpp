@@ -168,6 +168,8 @@ int HttpConnection::onMessageComplete(http_parser* p) {
 }
 
 void HttpConnection::readFromSocket() {
+    if (m_upgraded)
+        return; // the socket belongs to whoever took it over
     if (m_closing) {
         m_socket->readAll(); // lingering: drop what the client still sends
         return;
@@ -254,6 +256,7 @@ void HttpConnection::dispatch() {
     m_exchange = exchange;
     connect(exchange, &HttpExchange::finished, this, &HttpConnection::onExchangeFinished,
             Qt::QueuedConnection);
+    connect(exchange, &HttpExchange::takeOverRequested, this, &HttpConnection::handOver);
     m_handler->handle(exchange);
 }
 
@@ -269,6 +272,22 @@ void HttpConnection::dispatchStreamed() {
     connect(exchange, &HttpExchange::bodyWanted, this, &HttpConnection::readFromSocket,
             Qt::QueuedConnection);
     m_handler->handle(exchange);
+}
+
+void HttpConnection::handOver(QByteArray* buffered) {
+    // The socket now speaks another protocol: no more parsing, timeouts or lingering here. The
+    // connection stays the socket's parent and goes with it when it disconnects.
+    m_upgraded = true;
+    m_closing = true;
+    m_timer.stop();
+    *buffered = m_input;
+    m_input.clear();
+    disconnect(m_socket, &QTcpSocket::readyRead, this, &HttpConnection::readFromSocket);
+    if (m_exchange) {
+        disconnect(m_exchange, nullptr, this, nullptr);
+        m_exchange->deleteLater();
+        m_exchange = nullptr;
+    }
 }
 
 void HttpConnection::onExchangeFinished() {
@@ -321,6 +340,8 @@ void HttpConnection::failRequest(int status, const QString& code, const QString&
 }
 
 void HttpConnection::onTimeout() {
+    if (m_upgraded)
+        return;
     if (m_lingering) {
         m_socket->abort();
         deleteLater();

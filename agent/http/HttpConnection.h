@@ -85,6 +85,8 @@ private:
     void dispatch();
     void dispatchStreamed();
     void onExchangeFinished();
+    /// HttpExchange::takeOverConnection(): lets go of the socket.
+    void handOver(QByteArray* buffered);
     void failRequest(int status, const QString& code, const QString& message);
     void onTimeout();
     void closeConnection();
@@ -105,6 +107,7 @@ private:
     bool m_headComplete = false;
     bool m_messageReady = false;
     bool m_closing = false;
+    bool m_upgraded = false; ///< taken over by another protocol (WebSocket relay)
     bool m_keepAlive = true;
     bool m_streamBody = false;  ///< the current message's body goes to m_exchange
     bool m_headPending = false; ///< a streamed head waits to be dispatched

@@ -90,6 +90,19 @@ QByteArray HttpExchange::startHead(int status, const QByteArray& contentType,
     return head;
 }
 
+QTcpSocket* HttpExchange::takeOverConnection(QByteArray* buffered) {
+    if (m_started || m_finished || !canWrite())
+        return nullptr;
+    m_started = true;
+    m_finished = true; // nothing more goes through this exchange
+    m_takenOver = true;
+    m_keepAlive = false;
+    buffered->clear();
+    Q_EMIT takeOverRequested(buffered);
+    disconnect(m_socket, nullptr, this, nullptr);
+    return m_socket;
+}
+
 bool HttpExchange::canWrite() const {
     return m_socket && !m_clientGone;
 }

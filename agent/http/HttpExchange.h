@@ -81,6 +81,19 @@ public:
     void setDrainLimit(qint64 maxBytes) { m_drainLimit = maxBytes; }
     qint64 drainLimit() const { return m_drainLimit; }
 
+    // --- protocol upgrades (RFC 9110 §7.8; WebSocket, RFC 6455 §4) ---
+    /// Takes the connection out of HTTP: from now on the caller owns the conversation on the
+    /// returned socket (it is still the connection's child, deleted once it disconnects: hold it
+    /// in a QPointer). @p buffered gets the bytes the client sent after the request head that
+    /// were already read. No response is written by the exchange (the caller writes e.g. the
+    /// 101 head itself), finished() is never emitted, and the connection neither parses nor
+    /// times out anything on it any more. Null when a response already started or the client
+    /// is gone.
+    QTcpSocket* takeOverConnection(QByteArray* buffered);
+    bool isTakenOver() const { return m_takenOver; }
+    /// The connection closes after this response (call before it starts).
+    void closeAfterResponse() { m_keepAlive = false; }
+
     // --- called by the connection ---
     void setBodyStreamed() { m_bodyStreamed = true; }
     void appendBody(const char* data, qsizetype size);
@@ -110,6 +123,8 @@ Q_SIGNALS:
     void writable();
     /// The whole response has been handed to the socket.
     void finished();
+    /// takeOverConnection() was called: the connection hands over @p buffered and lets go.
+    void takeOverRequested(QByteArray* buffered);
     /// Streamed body: more bytes can be read with readBody().
     void bodyReadyRead();
     /// Streamed body: the last byte has arrived (emitted after the last bodyReadyRead()).
@@ -132,6 +147,7 @@ private:
     bool m_started = false;
     bool m_finished = false;
     bool m_clientGone = false;
+    bool m_takenOver = false;
     qint64 m_fixedRemaining = -1; ///< beginFixed(): body bytes still to write
     bool m_bodyStreamed = false;
     bool m_bodyAccepted = false;

@@ -1,6 +1,7 @@
 #include "agent/light/UidSweeper.h"
 
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -130,7 +131,10 @@ void UidReclaimer::reclaim(uid_t uid) {
 
 void UidReclaimer::flush() {
     std::unique_lock lock(m_mutex);
+    m_flushing = true;
+    m_wake.notify_all();
     m_idle.wait(lock, [this] { return m_pending.empty() && !m_busy; });
+    m_flushing = false;
 }
 
 void UidReclaimer::run() {
@@ -142,6 +146,9 @@ void UidReclaimer::run() {
             m_wake.wait(lock, [this] { return m_stopping || !m_pending.empty(); });
             if (m_pending.empty() && m_stopping)
                 return;
+            // Let the burst this uid belongs to arrive: one scan then confirms all of it.
+            m_wake.wait_for(lock, std::chrono::milliseconds(kCoalesceMs),
+                            [this] { return m_stopping || m_flushing; });
             batch.swap(m_pending);
             m_busy = true;
             listener = m_listener;

@@ -143,6 +143,27 @@ public:
             *error = QStringLiteral("cannot create a state directory");
             return false;
         }
+        m_env = env;
+        return launch(error);
+    }
+
+    /// SIGKILLs the agent (a crash: no clean-up of its own) and waits for it to be gone.
+    void crash() {
+        if (m_process.state() != QProcess::NotRunning) {
+            m_process.kill();
+            m_process.waitForFinished(10000);
+        }
+    }
+
+    /// Starts the agent again on the same state directory (after crash() or stop()).
+    bool restart(QString* error) {
+        QFile::remove(m_dir->path() + QStringLiteral("/agent.url"));
+        return launch(error);
+    }
+
+private:
+    bool launch(QString* error) {
+        const QMap<QString, QString>& env = m_env;
         QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
         for (auto it = env.cbegin(); it != env.cend(); ++it)
             environment.insert(it.key(), it.value());
@@ -172,6 +193,7 @@ public:
         return true;
     }
 
+public:
     void stop() {
         if (m_process.state() != QProcess::NotRunning) {
             m_process.terminate();
@@ -214,6 +236,7 @@ public:
 
 private:
     std::unique_ptr<QTemporaryDir> m_dir;
+    QMap<QString, QString> m_env;
     QProcess m_process;
     QByteArray m_log;
     QUrl m_url;

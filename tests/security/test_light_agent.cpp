@@ -467,13 +467,6 @@ private Q_SLOTS:
         QCOMPARE(m_agent.client().call("DELETE", "/v1/workspaces/" + c.id.toUtf8()).status, 200);
     }
 
-    void testManagedExecutionsAreRefusedClearly() {
-        const ApiResponse r = m_agent.client().call(
-            "POST", "/v1/executions", {{"workspace", m_a.id}, {"argv", QJsonArray{"true"}}});
-        QCOMPARE(r.status, 400);
-        QCOMPARE(r.errorCode(), QStringLiteral("light_managed_unsupported"));
-    }
-
     void testDeleteAllLightWorkspaces() {
         QVERIFY(m_agent.createLight({{"count", 3}}).status == 201);
         const ApiResponse r = m_agent.client().call("DELETE", "/v1/workspaces?isolation=light");

@@ -1,0 +1,82 @@
+#pragma once
+
+#include "agent/execution/ExecRequest.h"
+#include "agent/execution/ExecutionBackend.h"
+#include "agent/execution/ExecutionRunner.h"
+#include "agent/light/LightExecution.h"
+
+#include <QPointer>
+#include <QTimer>
+
+#include <memory>
+#include <optional>
+
+class QSocketNotifier;
+
+namespace runbox::api {
+
+class LightService;
+
+/// One managed execution in a light workspace (issue 7): the ExecutionBackend that ManagedRun
+/// drives, so the record, log, cancel, timeout and recovery are those of a strong one. The
+/// command runs through LightWorkspaceHost::exec with three pipes (as LightExecSession does for
+/// sync execs); every output byte is emitted in arrival order (ManagedRun appends it to the log).
+/// finished() comes once the status is in and both pipes reached EOF, or, when a background
+/// process of the workspace still holds a pipe, once what was buffered has been read and a 1 s
+/// drain bound has passed. The timeout is the host's (the whole tree is SIGKILLed); stop() kills
+/// the tree. While it runs the workspace counts as active (LightService::beginActivity): never
+/// evicted as idle.
+class LightRun final : public execution::ExecutionBackend {
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(LightRun)
+public:
+    LightRun(LightService* light, const execution::BackendLaunch& launch,
+             QObject* parent = nullptr);
+    ~LightRun() override;
+
+    /// Starts the command; an error from the host (the workspace was deleted meanwhile: 404/409)
+    /// ends it at once as setup_failed.
+    void start() override;
+    void stop(const QString& status, const QString& reason) override;
+
+private:
+    void readStream(int stream, qint64 budget);
+    void closeStream(int stream);
+    void writeStdin();
+    void onFinished(const light::LightExitStatus& status);
+    void maybeEnd();
+    void finishWith(execution::ExecutionResult result);
+
+    QPointer<LightService> m_light; ///< may go first at agent shutdown
+    QString m_executionId, m_workspaceId;
+    execution::ExecRequest m_request;
+    execution::ExecutionRunner::Options m_tracking; ///< snapshot before/after (file changes)
+    std::shared_ptr<light::LightExecution> m_execution;
+    int m_out[2] = {-1, -1}; ///< read ends of stdout, stderr (non-blocking)
+    int m_stdin = -1;        ///< write end of stdin (non-blocking), −1 once closed
+    qsizetype m_stdinWritten = 0;
+    QSocketNotifier* m_outNotifier[2] = {nullptr, nullptr};
+    QSocketNotifier* m_stdinNotifier = nullptr;
+    qint64 m_bytes[2] = {0, 0};
+    QString m_stopStatus, m_stopReason;
+    std::optional<light::LightExitStatus> m_status;
+    QTimer m_drain;
+    bool m_activity = false;
+    bool m_ended = false;
+};
+
+/// Makes LightRuns for ExecutionManager (setLightBackends). The provenance recorded is
+/// `{"isolation":"light","env","cwd","argv","uid"}`: the env is the base env plus the request's,
+/// never the workspace's own env (held in memory only, issue 7), which applies under it.
+class LightRunFactory final : public execution::ExecutionBackendFactory {
+public:
+    explicit LightRunFactory(LightService* light) : m_light(light) {}
+    execution::ExecutionBackend* createBackend(const execution::BackendLaunch& launch,
+                                               QJsonObject* provenance, ApiError* error,
+                                               QObject* parent) override;
+
+private:
+    LightService* m_light;
+};
+
+} // namespace runbox::api
