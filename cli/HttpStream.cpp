@@ -55,7 +55,8 @@ qsizetype ChunkedDecoder::feed(QByteArrayView data) {
             }
             m_state = State::Size;
         } else if (m_state == State::Size) {
-            const QByteArray hex = line.left(line.indexOf(';')).trimmed();
+            const qsizetype semicolon = line.indexOf(';'); // chunk extensions are ignored
+            const QByteArray hex = (semicolon < 0 ? line : line.left(semicolon)).trimmed();
             bool ok = false;
             const qint64 size = hex.toLongLong(&ok, 16);
             if (!ok || size < 0 || hex.size() > 15) {
