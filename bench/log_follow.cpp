@@ -80,8 +80,14 @@ double followFramesSeconds(RestartableAgent& agent, const QString& workspace, qi
     timer.start();
     const QString id = submitHead(agent, workspace, bytes);
     *received = 0;
+    qint64 firstNs = -1, lastNs = -1;
     logframes::FrameDecoder decoder(
-        [&](logframes::FrameType, QByteArrayView piece) { *received += piece.size(); },
+        [&](logframes::FrameType, QByteArrayView piece) {
+            if (firstNs < 0)
+                firstNs = timer.nsecsElapsed();
+            lastNs = timer.nsecsElapsed();
+            *received += piece.size();
+        },
         [&](const QJsonObject& ev) {
             if (ev.value(QLatin1String("type")).toString() == QLatin1String("exit"))
                 *status = ev.value(QLatin1String("status")).toString();
@@ -93,7 +99,13 @@ double followFramesSeconds(RestartableAgent& agent, const QString& workspace, qi
                        {}, [&](QByteArrayView body) { return decoder.feed(body); });
     if (r.status != 200 || !r.complete)
         qFatal("frames follow: %d %s", r.status, qPrintable(r.transportError));
-    return double(timer.nsecsElapsed()) / 1e9;
+    const qint64 endNs = timer.nsecsElapsed();
+    QTextStream(stdout) << QStringLiteral("  (frames: first byte %1 s, last byte %2 s, exit event "
+                                          "%3 s after submit)\n")
+                               .arg(double(firstNs) / 1e9, 0, 'f', 3)
+                               .arg(double(lastNs) / 1e9, 0, 'f', 3)
+                               .arg(double(endNs) / 1e9, 0, 'f', 3);
+    return double(endNs) / 1e9;
 }
 
 /// Seconds from submitting the managed execution to its exit event, following its log.
