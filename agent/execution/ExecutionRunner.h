@@ -101,7 +101,7 @@ private:
     SandboxProcess* m_process;
     OutputFramer m_framer;
     qint64 m_streamBytes[2] = {0, 0}; ///< stdout, stderr bytes received
-    QByteArray m_stderrHead; ///< first bytes of stderr, to explain a failed set-up
+    QByteArray m_stderrHead;          ///< first bytes of stderr, to explain a failed set-up
     qint64 m_outputBytes = 0;
     QString m_stopStatus, m_stopReason;
     QTimer m_timeout, m_setupTimer, m_ping;
