@@ -18,13 +18,14 @@ struct LogStreamResult {
     qint64 droppedBytes = 0; ///< bytes reported missing by `gap` events (retention)
 };
 
-/// Streams `GET /v1/executions/{id}/log?offset=N[&follow=true]` (NDJSON, DESIGN.md §3): stdout
-/// and stderr bytes go to our stdout and stderr exactly (`data` or `dataBase64`), nothing else
-/// is written into them; with @p json each event is printed as one JSON line on stdout
-/// instead. With @p follow a dropped connection (agent restarted, network) is resumed from the
-/// next unseen offset, so no byte is repeated or lost; it gives up after 30 attempts in a row
-/// that received nothing. Errors and gaps are reported on stderr after the bytes, prefixed with
-/// `runbox @p command:`.
+/// Streams `GET /v1/executions/{id}/log?offset=N[&follow=true]`: stdout and stderr bytes go to
+/// our stdout and stderr (fds 1 and 2) exactly, nothing else is written into them. Without
+/// @p json it asks for the framed format (`format=frames`, docs/managed.md) over a plain socket
+/// and writes the raw bytes as they arrive; with @p json it reads the NDJSON stream (DESIGN.md
+/// §3) and prints each event as one JSON line on stdout instead. With @p follow a dropped
+/// connection (agent restarted, network) is resumed from the next unseen offset, so no byte is
+/// repeated or lost; it gives up after 30 attempts in a row that received nothing. Errors and gaps
+/// are reported on stderr after the bytes, prefixed with `runbox @p command:`.
 LogStreamResult streamLog(ApiClient& client, const QString& executionId, qint64 offset, bool follow,
                           bool json, const char* command);
 

@@ -9,6 +9,7 @@
 #include "agent/npu/NpuService.h"
 #include "agent/store/ExecutionRepository.h"
 #include "agent/store/LogStore.h"
+#include "shared/LogFrames.h"
 
 #include <QJsonArray>
 #include <QPointer>
@@ -198,6 +199,19 @@ void ExecutionRoutes::streamLog(http::HttpExchange* ex, const QString& id) {
             return ex->replyError(400, QStringLiteral("invalid_offset"),
                                   QStringLiteral("offset must be a non-negative integer"));
     }
+    // Format: `format=frames|ndjson` wins; otherwise an Accept naming the framed media type.
+    bool hasFormat = false;
+    const QString formatText = req.queryValue(QStringLiteral("format"), &hasFormat);
+    LogStreamFormat format = LogStreamFormat::Ndjson;
+    if (hasFormat) {
+        if (formatText == QLatin1String("frames"))
+            format = LogStreamFormat::Frames;
+        else if (formatText != QLatin1String("ndjson"))
+            return ex->replyError(400, QStringLiteral("invalid_format"),
+                                  QStringLiteral("format must be ndjson or frames"));
+    } else if (req.header("accept").contains(logframes::kMediaType)) {
+        format = LogStreamFormat::Frames;
+    }
     const QString follow = req.queryValue(QStringLiteral("follow"));
     const bool following = follow == QLatin1String("true") || follow == QLatin1String("1");
     store::LogInfo info;
@@ -226,7 +240,7 @@ void ExecutionRoutes::streamLog(http::HttpExchange* ex, const QString& id) {
         return events;
     };
     auto* session = new LogStreamSession(ex, m_context->logs, id, offset, following, exitEvent,
-                                         egressEvents, this);
+                                         egressEvents, format, this);
     QPointer<LogStreamSession> guard(session);
     connect(manager, &execution::ExecutionManager::executionFinished, session,
             [guard, id](const QString& finished) {

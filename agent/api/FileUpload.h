@@ -36,8 +36,9 @@ struct UploadRequest {
 ///    usage (WorkspaceUsage, allocated bytes) plus Content-Length against maxWorkspaceBytes
 ///    (413 `workspace_quota_exceeded`; a file being overwritten counts as freed), and
 ///    WorkspaceFs::beginUpload (an invisible O_TMPFILE in the target directory). With
-///    `parents=true` this step holds the workspace lease, as it may create directories — which
-///    stay even if the upload later fails.
+///    `parents=true` this step holds the workspace lease, as it may create directories; they
+///    belong to the upload until it commits, and any failure (bad hash, quota, limits, client
+///    gone) removes the ones it made and that are still empty (WorkspaceUpload::abort).
 /// 2. The body is accepted and streamed into the temporary file as it arrives (backpressure:
 ///    the connection reads no faster than this writes). A chunked body crossing a limit stops
 ///    at once with 413; the client leaving or the body breaking aborts the upload.

@@ -2,6 +2,7 @@
 
 #include "agent/store/LogFollower.h"
 #include "agent/store/LogStore.h"
+#include "shared/LogFrames.h"
 
 #include <QJsonDocument>
 #include <QTimer>
@@ -10,18 +11,23 @@ namespace runbox::api {
 
 namespace {
 constexpr qint64 kReadBytes = 256 * 1024;
+/// Frames: bigger reads, fewer rounds (each read's frames go out as one HTTP chunk).
+constexpr qint64 kFramesReadBytes = 1024 * 1024;
 constexpr qint64 kPauseAboveBytes = 1 << 20;
 } // namespace
 
 LogStreamSession::LogStreamSession(http::HttpExchange* exchange, const store::LogStore* logs,
                                    const QString& executionId, qint64 offset, bool follow,
                                    std::function<QJsonObject()> exitEvent,
-                                   std::function<QList<QJsonObject>()> beforeExit, QObject* parent)
+                                   std::function<QList<QJsonObject>()> beforeExit,
+                                   LogStreamFormat format, QObject* parent)
     : QObject(parent), m_exchange(exchange),
       m_follower(new store::LogFollower(logs, executionId, offset, this)),
-      m_framer(64 * 1024, offset), m_follow(follow), m_exitEvent(std::move(exitEvent)),
-      m_beforeExit(std::move(beforeExit)) {
-    exchange->beginChunked(200, "application/x-ndjson");
+      m_framer(64 * 1024, offset), m_follow(follow), m_format(format),
+      m_exitEvent(std::move(exitEvent)), m_beforeExit(std::move(beforeExit)) {
+    exchange->beginChunked(200, format == LogStreamFormat::Frames
+                                    ? QByteArray(logframes::kMediaType)
+                                    : QByteArray("application/x-ndjson"));
     connect(m_follower, &store::LogFollower::readyRead, this, &LogStreamSession::pump);
     connect(exchange, &http::HttpExchange::writable, this, &LogStreamSession::pump);
     connect(exchange, &http::HttpExchange::clientGone, this, &QObject::deleteLater);
@@ -29,13 +35,60 @@ LogStreamSession::LogStreamSession(http::HttpExchange* exchange, const store::Lo
 }
 
 void LogStreamSession::write(const QJsonObject& ev) {
-    if (m_exchange)
-        m_exchange->writeChunk(QJsonDocument(ev).toJson(QJsonDocument::Compact) + '\n');
+    if (!m_exchange)
+        return;
+    if (m_format == LogStreamFormat::Frames) {
+        QByteArray frame;
+        logframes::appendEvent(&frame, ev);
+        m_exchange->writeChunk(frame);
+        return;
+    }
+    m_exchange->writeChunk(QJsonDocument(ev).toJson(QJsonDocument::Compact) + '\n');
+}
+
+void LogStreamSession::writeRawChunks(const QList<store::LogChunk>& chunks) {
+    qint64 size = 0;
+    for (const store::LogChunk& chunk : chunks)
+        size += logframes::kHeaderSize + chunk.data.size();
+    QByteArray batch;
+    batch.reserve(size);
+    for (const store::LogChunk& chunk : chunks) {
+        if (chunk.kind == store::LogChunk::Kind::Gap) {
+            logframes::appendEvent(
+                &batch, {{"type", "gap"}, {"offset", chunk.offset}, {"bytes", chunk.gapBytes}});
+            continue;
+        }
+        logframes::appendOutput(&batch,
+                                chunk.kind == store::LogChunk::Kind::Stdout
+                                    ? logframes::FrameType::Stdout
+                                    : logframes::FrameType::Stderr,
+                                chunk.data);
+    }
+    if (m_exchange && !batch.isEmpty())
+        m_exchange->writeChunk(batch);
 }
 
 void LogStreamSession::writeFrame(const execution::OutputFrame& frame) {
     if (m_exchange)
         m_exchange->writeChunk(frame.toJsonLine());
+}
+
+void LogStreamSession::feedFramer(const QList<store::LogChunk>& chunks) {
+    for (const store::LogChunk& chunk : chunks) {
+        if (chunk.kind == store::LogChunk::Kind::Gap) {
+            for (const auto& f : m_framer.flush())
+                writeFrame(f);
+            write({{"type", "gap"}, {"offset", chunk.offset}, {"bytes", chunk.gapBytes}});
+            m_framer.skipTo(chunk.endOffset());
+            continue;
+        }
+        m_framer.skipTo(chunk.offset);
+        const auto stream = chunk.kind == store::LogChunk::Kind::Stdout
+                                ? execution::OutputStream::Stdout
+                                : execution::OutputStream::Stderr;
+        for (const auto& f : m_framer.feed(stream, chunk.data))
+            writeFrame(f);
+    }
 }
 
 void LogStreamSession::pump() {
@@ -56,7 +109,8 @@ void LogStreamSession::pumpOnce() {
         return;
     while (m_exchange && m_exchange->pendingBytes() < kPauseAboveBytes) {
         store::LogReadResult r;
-        if (auto err = m_follower->readNext(kReadBytes, &r)) {
+        const bool frames = m_format == LogStreamFormat::Frames;
+        if (auto err = m_follower->readNext(frames ? kFramesReadBytes : kReadBytes, &r)) {
             if (err->httpStatus == 404) {
                 // No log yet: it has not started (readyRead comes when it does), or it ended
                 // without ever running (cancelled while queued, set-up failed).
@@ -68,21 +122,10 @@ void LogStreamSession::pumpOnce() {
             write({{"type", "error"}, {"code", err->code}, {"message", err->message}});
             return finish({});
         }
-        for (const store::LogChunk& chunk : r.chunks) {
-            if (chunk.kind == store::LogChunk::Kind::Gap) {
-                for (const auto& f : m_framer.flush())
-                    writeFrame(f);
-                write({{"type", "gap"}, {"offset", chunk.offset}, {"bytes", chunk.gapBytes}});
-                m_framer.skipTo(chunk.endOffset());
-                continue;
-            }
-            m_framer.skipTo(chunk.offset);
-            const auto stream = chunk.kind == store::LogChunk::Kind::Stdout
-                                    ? execution::OutputStream::Stdout
-                                    : execution::OutputStream::Stderr;
-            for (const auto& f : m_framer.feed(stream, chunk.data))
-                writeFrame(f);
-        }
+        if (frames)
+            writeRawChunks(r.chunks); // no framer: nothing is carried over between reads
+        else
+            feedFramer(r.chunks);
         if (r.atEnd()) {
             m_logDone = true;
             break;

@@ -116,8 +116,7 @@ void ExecutionRunner::onOutput(int stream, const QByteArray& data) {
     if (m_options.maxOutputBytes > 0 && m_outputBytes + bytes.size() > m_options.maxOutputBytes) {
         bytes.truncate(qsizetype(m_options.maxOutputBytes - m_outputBytes));
         Q_EMIT output(OutputStream(stream), bytes);
-        for (const OutputFrame& f : m_framer.feed(OutputStream(stream), bytes))
-            sendEvent(f.toEvent());
+        frameOutput(stream, bytes);
         m_outputBytes += bytes.size();
         stop(QStringLiteral("output_limited"),
              QStringLiteral("output exceeded maxOutputBytes (%1 bytes)")
@@ -126,6 +125,13 @@ void ExecutionRunner::onOutput(int stream, const QByteArray& data) {
     }
     m_outputBytes += bytes.size();
     Q_EMIT output(OutputStream(stream), bytes);
+    frameOutput(stream, bytes);
+}
+
+void ExecutionRunner::frameOutput(int stream, const QByteArray& bytes) {
+    m_streamBytes[stream] += bytes.size();
+    if (!m_options.outputEvents)
+        return;
     for (const OutputFrame& f : m_framer.feed(OutputStream(stream), bytes))
         sendEvent(f.toEvent());
 }
@@ -198,8 +204,8 @@ void ExecutionRunner::finishWith(ExecutionResult result) {
     m_setupTimer.stop();
     m_ping.stop();
     result.durationMs = m_clock.isValid() ? m_clock.elapsed() : 0;
-    result.stdoutBytes = m_framer.bytesFed(OutputStream::Stdout);
-    result.stderrBytes = m_framer.bytesFed(OutputStream::Stderr);
+    result.stdoutBytes = m_streamBytes[0];
+    result.stderrBytes = m_streamBytes[1];
     if (m_options.changesAfter && result.status != QLatin1String("setup_failed"))
         result.changes = m_options.changesAfter();
     if (m_options.beforeExitEvent)

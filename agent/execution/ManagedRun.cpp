@@ -91,6 +91,7 @@ void ManagedRun::launch() {
     opts.maxProcesses = m_ctx.host->maxProcesses;
     opts.guardPath = m_ctx.host->guardPath;
     opts.stdinData = m_request.stdinData;
+    opts.outputEvents = false; // the log is the record; followers frame it themselves
     trackWorkspaceChanges(&opts, m_fs);
     m_runner = new ExecutionRunner(m_plan->launch, opts, this);
     connectBackend();

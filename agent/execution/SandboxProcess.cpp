@@ -23,6 +23,7 @@ namespace runbox::execution {
 namespace {
 
 constexpr int kReadChunk = 64 * 1024;
+constexpr int kStdoutPipeBytes = 256 * 1024;
 constexpr int kNamespaceTeardownMs = 10000; ///< longest wait for the namespace init to end
 constexpr int kHighFdBase = 64;             ///< sources are moved above the targets before dup2
 
@@ -139,6 +140,9 @@ bool SandboxProcess::start(const sandbox::SandboxLaunch& launch, const QByteArra
     if (!addMove(in[0], 0) || ::pipe2(out, O_CLOEXEC) != 0)
         return fail(QStringLiteral("pipe"));
     toCloseInParent.push_back(out[0]);
+    // A larger stdout pipe (64 KiB by default) lets a fast writer run on while the agent is
+    // busy elsewhere; failure (pipe-user-pages-soft reached, pipe(7)) only costs throughput.
+    ::fcntl(out[0], F_SETPIPE_SZ, kStdoutPipeBytes);
     if (!addMove(out[1], 1) || ::pipe2(err, O_CLOEXEC) != 0)
         return fail(QStringLiteral("pipe"));
     toCloseInParent.push_back(err[0]);
@@ -277,11 +281,16 @@ void SandboxProcess::writeStdin() {
 }
 
 void SandboxProcess::readPipe(int which) {
-    char buf[kReadChunk];
     for (int round = 0; round < 16 && m_outFd[which] >= 0; ++round) {
-        const ssize_t n = ::read(m_outFd[which], buf, sizeof buf);
+        // Read straight into the array that is handed on (no copy for large reads); small reads
+        // get an array of their own size so that a chatty process does not pin 64 KiB each.
+        QByteArray data(kReadChunk, Qt::Uninitialized);
+        const ssize_t n = ::read(m_outFd[which], data.data(), kReadChunk);
         if (n > 0) {
-            const QByteArray data(buf, n);
+            if (n < 4096)
+                data = QByteArray(data.constData(), n);
+            else
+                data.truncate(n);
             if (which == 0)
                 Q_EMIT stdoutData(data);
             else

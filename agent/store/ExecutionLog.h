@@ -140,6 +140,7 @@ private:
     bool m_finished = false;
     bool m_lost = false;
     QString m_endReason;
+    qint64 m_writebackFrom = 0; ///< file position of the last segment up to which writeback started
     int m_fd = -1; ///< writer fd of the last segment (O_APPEND), opened by the first append
     bool m_writable = false; ///< created by this process, not finished, no fatal write error
 };

@@ -29,7 +29,10 @@ void LogFollower::onAppended(const QString& executionId, qint64 newEnd) {
     if (executionId != m_executionId || newEnd <= m_position || m_notified)
         return;
     m_notified = true;
-    Q_EMIT readyRead();
+    // Queued, not direct: the writer usually appends several pipe reads in one event-loop round
+    // (SandboxProcess reads up to 16 in a row); the reader then takes them in one larger read
+    // instead of one read and one socket write per append.
+    QMetaObject::invokeMethod(this, &LogFollower::readyRead, Qt::QueuedConnection);
 }
 
 void LogFollower::onFinished(const QString& executionId) {

@@ -13,7 +13,8 @@ namespace runbox::store {
 /// returns no chunks; stop when atEnd() (then send the `exit` event: every byte has been
 /// delivered). A first readyRead() is queued at construction, so bytes that already exist are
 /// delivered without waiting for new output. readyRead() is coalesced: it is not emitted again
-/// until readNext() has been called. Lives in the thread that created it; the LogStore may
+/// until readNext() has been called; after an append it is queued (emitted from the event loop),
+/// so a burst of appends is read in one go. Lives in the thread that created it; the LogStore may
 /// append from another thread (its signals then arrive queued).
 class LogFollower final : public QObject {
     Q_OBJECT

@@ -25,8 +25,9 @@ namespace runbox::store {
 /// Durability (the contract is issue 3's: SIGKILL of the agent loses nothing acknowledged):
 /// - append() write()s each chunk before returning and before appended() is emitted, so any byte
 ///   a client could have been sent is in the kernel's page cache and survives SIGKILL;
-/// - append() never waits for the disk; when a segment is full its writeback is started
-///   (sync_file_range, without waiting);
+/// - append() does not wait for the disk to finish: every 8 MiB of a segment, and when a segment
+///   is full, its writeback is started (sync_file_range(2) SYNC_FILE_RANGE_WRITE, which may only
+///   wait for room in the device queue), so finish() has little left to flush;
 /// - finish() writes an end record, fdatasync()s every retained segment and fsync()s the
 ///   directory before returning: call it before recording the terminal state
 ///   (ExecutionRepository::finish()), so an exit that was reported implies a complete log, even

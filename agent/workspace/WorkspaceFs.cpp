@@ -180,27 +180,36 @@ Result<WorkspaceUpload> WorkspaceFs::beginUpload(const WorkspacePath& path,
     const QByteArray rel = path.toRelative();
     if (options.mode && *options.mode > 0777)
         return makeError(400, "invalid_mode", QStringLiteral("mode must be within 0..0777"));
-    auto parent = WorkspaceResolver::openParent(m_root.get(), path, options.createParents, m_owner);
+    // Directories made for `parents=true` belong to this upload until it commits: any failure,
+    // here or later (checksum, quota, client gone), takes them back (WorkspaceUpload::abort).
+    std::vector<CreatedDirectory> created;
+    auto fail = [&created](ApiError error) -> Result<WorkspaceUpload> {
+        WorkspaceResolver::removeCreated(&created);
+        return error;
+    };
+    auto parent =
+        WorkspaceResolver::openParent(m_root.get(), path, options.createParents, m_owner, &created);
     if (!parent)
-        return parent.error();
+        return fail(parent.error());
     quint32 mode = options.mode.value_or(0644);
     struct stat st {};
     if (::fstatat(parent->get(), path.name().constData(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
         if (S_ISDIR(st.st_mode))
-            return errnoError(EISDIR, QString(), rel);
+            return fail(errnoError(EISDIR, QString(), rel));
         if (S_ISLNK(st.st_mode))
-            return symlinkRefused(rel);
+            return fail(symlinkRefused(rel));
         if (!S_ISREG(st.st_mode))
-            return unsupportedType(rel);
+            return fail(unsupportedType(rel));
         if (options.conflict == ConflictPolicy::Reject)
-            return errnoError(EEXIST, QString(), rel);
+            return fail(errnoError(EEXIST, QString(), rel));
         if (!options.mode)
             mode = quint32(st.st_mode & 0777);
     } else if (errno != ENOENT) {
-        return errnoError(errno, QStringLiteral("stat"), rel);
+        return fail(errnoError(errno, QStringLiteral("stat"), rel));
     }
-    return WorkspaceUpload::begin(std::move(parent.value()), path.name(), rel, mode, options,
-                                  m_owner);
+    auto upload = WorkspaceUpload::begin(std::move(parent.value()), path.name(), rel, mode, options,
+                                         m_owner, std::move(created));
+    return upload;
 }
 
 Status WorkspaceFs::makeDirectory(const WorkspacePath& path, bool parents, quint32 mode) const {

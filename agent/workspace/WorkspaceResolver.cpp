@@ -108,7 +108,8 @@ Result<UniqueFd> WorkspaceResolver::openDirectory(int rootFd, const WorkspacePat
 
 Result<UniqueFd> WorkspaceResolver::makeDirectories(int rootFd, const WorkspacePath& dir,
                                                     mode_t mode,
-                                                    const std::optional<WorkspaceOwner>& owner) {
+                                                    const std::optional<WorkspaceOwner>& owner,
+                                                    std::vector<CreatedDirectory>* created) {
     const QByteArray rel = dir.toRelative();
     const int rootCopy = openOne(rootFd, ".", O_PATH | O_DIRECTORY);
     if (rootCopy < 0)
@@ -122,6 +123,13 @@ Result<UniqueFd> WorkspaceResolver::makeDirectories(int rootFd, const WorkspaceP
                 UniqueFd made(openOne(cur.get(), seg, O_RDONLY | O_DIRECTORY));
                 if (!made.valid())
                     return errnoError(errno, QStringLiteral("open"), rel);
+                struct stat st {};
+                if (created && ::fstat(made.get(), &st) == 0) {
+                    const int parentCopy = openOne(cur.get(), ".", O_PATH | O_DIRECTORY);
+                    if (parentCopy >= 0)
+                        created->push_back(
+                            CreatedDirectory{UniqueFd(parentCopy), seg, st.st_dev, st.st_ino});
+                }
                 if (owner && ::fchown(made.get(), owner->uid, owner->gid) != 0)
                     return errnoError(errno, QStringLiteral("chown"), rel);
                 if (::fchmod(made.get(), mode & 07777) != 0)
@@ -138,14 +146,25 @@ Result<UniqueFd> WorkspaceResolver::makeDirectories(int rootFd, const WorkspaceP
     return cur;
 }
 
+void WorkspaceResolver::removeCreated(std::vector<CreatedDirectory>* created) {
+    for (auto it = created->rbegin(); it != created->rend(); ++it) {
+        struct stat st {};
+        if (::fstatat(it->parent.get(), it->name.constData(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+            S_ISDIR(st.st_mode) && st.st_dev == it->dev && st.st_ino == it->ino)
+            ::unlinkat(it->parent.get(), it->name.constData(), AT_REMOVEDIR);
+    }
+    created->clear();
+}
+
 Result<UniqueFd> WorkspaceResolver::openParent(int rootFd, const WorkspacePath& path,
                                                bool createParents,
-                                               const std::optional<WorkspaceOwner>& owner) {
+                                               const std::optional<WorkspaceOwner>& owner,
+                                               std::vector<CreatedDirectory>* created) {
     if (path.isRoot())
         return makeError(400, "invalid_path",
                          QStringLiteral("invalid path: the workspace root has no parent"));
     if (createParents)
-        return makeDirectories(rootFd, path.parent(), 0755, owner);
+        return makeDirectories(rootFd, path.parent(), 0755, owner, created);
     return openDirectory(rootFd, path.parent(), O_PATH);
 }
 

@@ -7,8 +7,17 @@
 #include <sys/types.h>
 
 #include <optional>
+#include <vector>
 
 namespace runbox::workspace {
+
+/// A directory made by WorkspaceResolver::makeDirectories: pinned parent, name, identity.
+struct CreatedDirectory {
+    UniqueFd parent; ///< O_PATH descriptor of the directory it was made in
+    QByteArray name;
+    dev_t dev = 0;
+    ino_t ino = 0;
+};
 
 /// Owner given to files and directories the file API creates (light workspaces: the
 /// workspace's uid/gid, issue 7). Applied with fchown on the new descriptor, never by name.
@@ -45,14 +54,23 @@ public:
     /// Opens directory @p dir, creating each missing component with mkdirat under its (already
     /// opened) parent, mode @p mode exactly (fchmod after creation, so the umask does not
     /// apply), fchown'ed to @p owner when given. Returns the directory, opened O_PATH.
+    /// With @p created, each directory this call made is appended to it (outermost first), so
+    /// that a failed operation can take them back with removeCreated().
     static Result<UniqueFd> makeDirectories(int rootFd, const WorkspacePath& dir, mode_t mode,
-                                            const std::optional<WorkspaceOwner>& owner);
+                                            const std::optional<WorkspaceOwner>& owner,
+                                            std::vector<CreatedDirectory>* created = nullptr);
+    /// Removes the directories in @p created, innermost first, each only if the name still
+    /// refers to the very directory that was made (same device and inode) and it is empty
+    /// (rmdir(2) refuses otherwise: whatever someone put there since stays, with its parents).
+    /// Clears @p created. Never follows a link (unlinkat on the pinned parent).
+    static void removeCreated(std::vector<CreatedDirectory>* created);
 
     /// Opens the directory that holds the last segment of @p path (O_PATH); with
     /// @p createParents it is created like makeDirectories(…, 0755, owner).
     /// The root has no parent: 400 invalid_path.
     static Result<UniqueFd> openParent(int rootFd, const WorkspacePath& path, bool createParents,
-                                       const std::optional<WorkspaceOwner>& owner);
+                                       const std::optional<WorkspaceOwner>& owner,
+                                       std::vector<CreatedDirectory>* created = nullptr);
 
     /// Opens one validated @p name inside directory @p dirFd with @p flags without following a
     /// symlink (openat2 RESOLVE_NO_SYMLINKS or openat O_NOFOLLOW). Returns -1 and sets errno.

@@ -23,6 +23,7 @@ struct WorkspaceUpload::State {
     std::optional<WorkspaceOwner> owner;
     crypto::Sha256Stream sha;
     qint64 written = 0;
+    std::vector<CreatedDirectory> createdDirs; ///< made for createParents; removed on abort
 };
 
 namespace {
@@ -81,8 +82,10 @@ WorkspaceUpload::~WorkspaceUpload() {
 Result<WorkspaceUpload> WorkspaceUpload::begin(UniqueFd parentFd, const QByteArray& name,
                                                const QByteArray& relativePath, quint32 mode,
                                                const UploadOptions& options,
-                                               const std::optional<WorkspaceOwner>& owner) {
+                                               const std::optional<WorkspaceOwner>& owner,
+                                               std::vector<CreatedDirectory> createdDirs) {
     auto s = std::make_unique<State>();
+    s->createdDirs = std::move(createdDirs);
     s->parent = std::move(parentFd);
     s->name = name;
     s->relativePath = relativePath;
@@ -105,8 +108,11 @@ Result<WorkspaceUpload> WorkspaceUpload::begin(UniqueFd parentFd, const QByteArr
         if (fd < 0)
             s->tempName.clear();
     }
-    if (fd < 0)
-        return errnoError(errno, QStringLiteral("create"), relativePath);
+    if (fd < 0) {
+        const ApiError error = errnoError(errno, QStringLiteral("create"), relativePath);
+        WorkspaceResolver::removeCreated(&s->createdDirs);
+        return error;
+    }
     s->file.reset(fd);
     return WorkspaceUpload(std::move(s));
 }
@@ -221,6 +227,7 @@ Result<FileInfo> WorkspaceUpload::commit(QByteArrayView expectedSha256Hex) {
             ::fsync(dirRead.get());
     }
     const QByteArray finalName = d->name;
+    d->createdDirs.clear(); // published: the directories are the file's now
     d->file.reset();
     d.reset();
     if (statRc != 0)
@@ -233,6 +240,9 @@ void WorkspaceUpload::abort() {
         return;
     if (!d->tempName.isEmpty())
         ::unlinkat(d->parent.get(), d->tempName.constData(), 0);
+    d->file.reset(); // the O_TMPFILE goes first
+    d->parent.reset();
+    WorkspaceResolver::removeCreated(&d->createdDirs);
     d.reset();
 }
 

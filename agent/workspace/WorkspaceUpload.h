@@ -37,7 +37,9 @@ struct UploadOptions {
 /// renameat2(RENAME_NOREPLACE) for ConflictPolicy::Reject (409 file_exists if something
 /// appeared meanwhile), rename(2) over the old file for Overwrite. Readers see the old file or
 /// the whole new one, never a partial one. Destroying an uncommitted upload aborts it, leaving
-/// nothing behind. Move-only; use from one thread at a time.
+/// nothing behind: not the temporary file, nor the directories beginUpload made for
+/// `createParents` (those still empty and still the same directory are removed, innermost
+/// first; see WorkspaceResolver::removeCreated). Move-only; use from one thread at a time.
 class WorkspaceUpload final {
 public:
     WorkspaceUpload(WorkspaceUpload&&) noexcept;
@@ -69,7 +71,8 @@ private:
     static Result<WorkspaceUpload> begin(UniqueFd parentFd, const QByteArray& name,
                                          const QByteArray& relativePath, quint32 mode,
                                          const UploadOptions& options,
-                                         const std::optional<WorkspaceOwner>& owner);
+                                         const std::optional<WorkspaceOwner>& owner,
+                                         std::vector<CreatedDirectory> createdDirs = {});
     std::unique_ptr<State> d;
 };
 

@@ -239,6 +239,49 @@ private Q_SLOTS:
         QCOMPARE(put("bad.bin", data).status, 201);
     }
 
+    void testFailedUploadWithParentsRemovesOnlyTheDirectoriesItMade() {
+        QCOMPARE(put("keep/x", "x", "parents=true").status, 201); // "keep" exists before
+        const QStringList before{"keep"};
+        QCOMPARE(hostEntries(wsDir()), before);
+        const QString keepDir = wsDir() + QStringLiteral("/keep");
+
+        // A bad hash: refused at commit, after the directories were made.
+        const QByteArray data = randomBytes(256 * 1024);
+        QByteArray wrong = crypto::sha256Hex(data);
+        wrong[0] = wrong[0] == 'a' ? 'b' : 'a';
+        const Reply bad = put("keep/new1/new2/bad.bin", data, "parents=true", wrong);
+        QCOMPARE(bad.status, 400);
+        QCOMPARE(bad.code(), QStringLiteral("checksum_mismatch"));
+        QCOMPARE(hostEntries(wsDir()), before);
+        QCOMPARE(hostEntries(keepDir), QStringList{"x"});
+
+        // The workspace quota crossed while a chunked body streams (no Content-Length to
+        // refuse it on the head): 413 mid-body.
+        QVERIFY(setQuotas({{"maxWorkspaceBytes", 1 << 20}}));
+        const QByteArray hash = crypto::sha256Hex("whatever");
+        QByteArray framed;
+        for (int i = 0; i < 40; ++i)
+            framed += "10000\r\n" + QByteArray(0x10000, 'z') + "\r\n";
+        framed += "0\r\n\r\n";
+        const RawHttpResponse over = raw().send(
+            "PUT", files("keep/q1/q2/big.bin", "parents=true"),
+            {{"Transfer-Encoding", "chunked"}, {"X-Runbox-Content-SHA256", hash}}, framed, hash);
+        QCOMPARE(over.status, 413);
+        QVERIFY(over.body.contains("workspace_quota_exceeded"));
+        QCOMPARE(hostEntries(wsDir()), before);
+        QCOMPARE(hostEntries(keepDir), QStringList{"x"});
+
+        // Refused before the upload starts (target is a directory that exists): nothing made.
+        QCOMPARE(put("keep", "x", "parents=true&conflict=overwrite").status, 409);
+        QCOMPARE(hostEntries(keepDir), QStringList{"x"});
+
+        // Positive control: the same uploads with a right hash land with their directories.
+        QVERIFY(setQuotas({{"maxWorkspaceBytes", 10LL << 30}}));
+        QCOMPARE(put("keep/new1/new2/bad.bin", data, "parents=true").status, 201);
+        QCOMPARE(hostEntries(keepDir), (QStringList{"new1", "x"}));
+        QCOMPARE(get("keep/new1/new2/bad.bin").body, data);
+    }
+
     void testStreamedUploadWithoutDeclaredHashIs400() {
         const FileApiRaw raw = this->raw();
         const RawHttpResponse r =

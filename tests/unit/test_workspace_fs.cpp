@@ -4,6 +4,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QTemporaryDir>
 #include <QTest>
@@ -177,6 +178,46 @@ private Q_SLOTS:
         QCOMPARE(modeOf(at("dir/new.bin")), 0644u);
         QCOMPARE(QDir(at("dir")).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot),
                  (QStringList{"a.txt", "new.bin", "sub"}));
+    }
+
+    void testFailedUploadRemovesOnlyTheParentsItCreated() {
+        UploadOptions parents;
+        parents.createParents = true;
+        const auto entries = [this](const QString& rel) {
+            return QDir(at(rel)).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot);
+        };
+        // Positive control: a committed upload keeps the directories it made.
+        QVERIFY(upload("dir/made/deeper/ok.bin", "ok", parents).ok());
+        QCOMPARE(readFile(at("dir/made/deeper/ok.bin")), QByteArray("ok"));
+
+        // A bad hash: the new directories go, the existing ones ("dir", "dir/sub") stay.
+        {
+            auto up = m_fs->beginUpload(P("dir/sub/n1/n2/bad.bin"), parents);
+            QVERIFY2(up.ok(), qPrintable(up.error().message));
+            QVERIFY(QFileInfo(at("dir/sub/n1/n2")).isDir());
+            QVERIFY(up->write(QByteArray("content")).ok());
+            QCOMPARE(up->commit(crypto::sha256Hex("other")).error().code,
+                     QStringLiteral("checksum_mismatch"));
+        }
+        QCOMPARE(entries("dir/sub"), QStringList());
+        QCOMPARE(entries("dir"), (QStringList{"a.txt", "made", "sub"}));
+
+        // Abandoned (client gone): the same. A directory someone filled meanwhile stays, with
+        // its parents; only the empty one it made below is removed.
+        {
+            auto up = m_fs->beginUpload(P("dir/m1/m2/m3/x.bin"), parents);
+            QVERIFY(up.ok());
+            QVERIFY(writeFile(at("dir/m1/other.txt"), "someone else's"));
+        }
+        QCOMPARE(entries("dir/m1"), QStringList{"other.txt"});
+
+        // Refused by beginUpload (the target is an existing directory): nothing made, nothing
+        // of what exists is touched.
+        UploadOptions overwrite = parents;
+        overwrite.conflict = ConflictPolicy::Overwrite;
+        QCOMPARE(m_fs->beginUpload(P("dir/made/deeper"), overwrite).error().code,
+                 QStringLiteral("is_a_directory"));
+        QVERIFY(QFileInfo(at("dir/made/deeper/ok.bin")).isFile());
     }
 
     void testUploadAppliesMode() {
