@@ -1,8 +1,8 @@
 // The framed log stream (`format=frames`, docs/managed.md) against the NDJSON one, on the real
 // agent: byte-exact output (non-UTF-8, NUL), resume from any offset, the retention gap marker,
 // the exit event, format negotiation.
+#include "support/AgentProcess.h"
 #include "support/ManagedApi.h"
-#include "support/RestartableAgent.h"
 
 #include "cli/HttpStream.h"
 #include "shared/ApiClient.h"
@@ -93,7 +93,7 @@ void expectedMixed(QByteArray* out, QByteArray* err) {
 class TestLogFramesStream final : public QObject {
     Q_OBJECT
 
-    RestartableAgent m_agent;
+    AgentProcess m_agent;
     ApiClient& client() { return *m_agent.client(); }
     QString submitOk(const QString& ws, const QJsonObject& body) {
         const ApiResponse r = submitExecution(client(), ws, body);
