@@ -47,8 +47,10 @@ ByteRange ByteRange::parse(QByteArrayView header, qint64 size) {
     if (eq < 0 || trimmed(header.first(eq)).toByteArray().toLower() != "bytes")
         return whole;
     // ranges-specifier = 1#range-spec; empty list elements are allowed (§5.6.1).
+    // The views in `specs` point into `parts`, which must outlive them.
+    const QList<QByteArray> parts = header.sliced(eq + 1).toByteArray().split(',');
     QList<QByteArrayView> specs;
-    for (const QByteArray& part : header.sliced(eq + 1).toByteArray().split(',')) {
+    for (const QByteArray& part : parts) {
         const QByteArrayView spec = trimmed(part);
         if (!spec.isEmpty())
             specs.append(spec);
