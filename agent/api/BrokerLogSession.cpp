@@ -50,6 +50,22 @@ void BrokerLogSession::write(const QJsonObject& event) {
 }
 
 void BrokerLogSession::pump() {
+    // A write may flush the socket, whose bytesWritten (writable) calls pump() again from inside
+    // the loop below: that inner call would send chunks the outer loop still holds in its copy
+    // (sent twice, and later ones skipped). Run once more afterwards instead.
+    if (m_pumping) {
+        m_pumpAgain = true;
+        return;
+    }
+    m_pumping = true;
+    do {
+        m_pumpAgain = false;
+        pumpOnce();
+    } while (m_pumpAgain && !m_finished);
+    m_pumping = false;
+}
+
+void BrokerLogSession::pumpOnce() {
     if (m_finished || !m_exchange || !m_job)
         return;
     const QList<npu::BrokerJob::Chunk> chunks = m_job->chunksFrom(m_nextChunk);

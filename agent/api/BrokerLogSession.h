@@ -31,6 +31,7 @@ public:
 
 private:
     void pump();
+    void pumpOnce();
     void finish(bool withExit);
     void write(const QJsonObject& event);
 
@@ -42,6 +43,8 @@ private:
     qint64 m_logical = 0; ///< logical offset where chunk m_nextChunk starts
     bool m_follow;
     bool m_finished = false;
+    bool m_pumping = false; ///< inside pump(): a nested call only asks for another round
+    bool m_pumpAgain = false;
 };
 
 } // namespace runbox::api
