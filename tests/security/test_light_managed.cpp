@@ -216,6 +216,11 @@ private Q_SLOTS:
                           30000));
         QVERIFY(waitUntil([&] { return lighttest::processesOf(c.uid, "sleep 1000").size() >= 2; },
                           15000));
+        // The agent reads the pipe asynchronously: crash it only once "up" is in the log (a
+        // slow, e.g. sanitized, agent may not have appended it yet).
+        QVERIFY(waitUntil(
+            [&] { return ts::readLog(m_agent.client(), id, 0, false).stdoutBytes == "up\n"; },
+            15000));
         m_agent.crash();
         // The workspace's supervisors end with the agent (their control socket hangs up): the
         // PID namespace and everything in it goes.
