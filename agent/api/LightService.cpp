@@ -75,6 +75,7 @@ bool LightService::start(quint16 controlPlanePort) {
     host.uids.first = uid_t(config.lightUidFirst);
     host.uids.count = std::uint32_t(config.lightUidCount);
     host.minLandlockAbi = int(config.lightMinLandlockAbi);
+    host.spareHomes = int(config.lightSpareHomes);
     host.controlPlanePorts = {controlPlanePort};
     m_host = std::make_unique<light::LightWorkspaceHost>(host);
     applyQuotas();

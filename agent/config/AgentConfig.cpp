@@ -161,6 +161,7 @@ bool AgentConfig::parse(const QStringList& args, QString* error) {
         {"RUNBOX_LIGHT_IDLE_TIMEOUT_S", "lightIdleTimeoutS", 0, 7 * 86400, &lightIdleTimeoutS},
         {"RUNBOX_LIGHT_UID_FIRST", "lightUidFirst", 1000, 4000000000LL, &lightUidFirst},
         {"RUNBOX_LIGHT_UID_COUNT", "lightUidCount", 1, 1000000, &lightUidCount},
+        {"RUNBOX_LIGHT_SPARE_HOMES", "lightSpareHomes", 0, 4096, &lightSpareHomes},
         {"RUNBOX_IDLE_AFTER_MS", "idleAfterMs", 0, 365LL * 86400 * 1000, &idleAfterMs},
     };
     for (const RangeSource& r : ranges) {

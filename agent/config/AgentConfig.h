@@ -36,6 +36,9 @@ struct AgentConfig {
     /// 20000 and 45000; the pool also skips uids in /etc/passwd and uids owning a process).
     qint64 lightUidFirst = 20000;
     qint64 lightUidCount = 45000;
+    /// Empty light homes kept ready ahead of creates (RUNBOX_LIGHT_SPARE_HOMES /
+    /// `lightSpareHomes`, 0..4096; 0 = every home is made on the request path).
+    qint64 lightSpareHomes = 64;
     /// /v1/health says `"idle": true` once the agent has held no workspace for this long, ms
     /// (RUNBOX_IDLE_AFTER_MS / `idleAfterMs`; 0 = never idle). For hosts that shut down when
     /// unused.

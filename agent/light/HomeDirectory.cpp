@@ -1,5 +1,7 @@
 #include "agent/light/HomeDirectory.h"
 
+#include "agent/light/SpareHomes.h"
+
 #include <QList>
 
 #include <cerrno>
@@ -315,7 +317,7 @@ bool HomeDirectory::cleanStale(int rootFd, const QString& root, QString* error) 
         const QByteArray name(entry->d_name);
         if (name == "." || name == ".." || name == kRootMarker)
             continue;
-        if (marked && isWorkspaceId(name))
+        if (marked && (isWorkspaceId(name) || SpareHomes::isSpareName(name)))
             stale << name;
         else
             foreign = true;

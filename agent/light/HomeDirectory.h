@@ -32,9 +32,9 @@ public:
     static bool removeAs(int rootFd, const QByteArray& id, uid_t uid, QString* error);
 
     /// Prepares the workspace root at start-up: homes left by an earlier run (16-hex-digit names)
-    /// are removed; a root without our marker file (.runbox-light-root) must be empty (then it
-    /// is marked), so a misconfigured root such as /home is refused, never emptied. @p root is
-    /// for messages only.
+    /// and spare homes (SpareHomes) are removed; a root without our marker file
+    /// (.runbox-light-root) must be empty (then it is marked), so a misconfigured root such as
+    /// /home is refused, never emptied. @p root is for messages only.
     static bool cleanStale(int rootFd, const QString& root, QString* error);
 };
 

@@ -69,6 +69,7 @@ LightWorkspaceHost::~LightWorkspaceHost() {
     if (m_warmer.joinable())
         m_warmer.join();
     removeAll();
+    m_spares.reset();
     m_zygote.stop();
     if (m_rootFd >= 0)
         ::close(m_rootFd);
@@ -113,6 +114,7 @@ bool LightWorkspaceHost::start() {
         return refuse(error);
     if (m_config.prestartSupervisors)
         m_warmer = std::thread([this] { warmLoop(); });
+    m_spares = std::make_unique<SpareHomes>(m_rootFd, m_config.spareHomes);
     if (m_config.selfTest && !runSelfTest(&error))
         return refuse(QStringLiteral("light self-test failed: %1").arg(error));
     m_availability.reason.clear();
@@ -196,7 +198,9 @@ std::optional<ApiError> LightWorkspaceHost::create(const LightWorkspaceOptions& 
             break;
         auto workspace = std::make_shared<Workspace>();
         QByteArray id = randomId();
-        workspace->homeFd = HomeDirectory::create(m_rootFd, id, *uid, *uid, &failure);
+        workspace->homeFd = m_spares->take(id, *uid, *uid);
+        if (workspace->homeFd < 0)
+            workspace->homeFd = HomeDirectory::create(m_rootFd, id, *uid, *uid, &failure);
         if (workspace->homeFd < 0) {
             m_pool->release(*uid); // never ran anything
             break;

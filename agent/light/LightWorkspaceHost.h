@@ -3,6 +3,7 @@
 #include "agent/light/LightEventLoop.h"
 #include "agent/light/LightExecution.h"
 #include "agent/light/LightTypes.h"
+#include "agent/light/SpareHomes.h"
 #include "agent/light/UidPool.h"
 #include "agent/light/UidSweeper.h"
 #include "agent/light/ZygoteProcess.h"
@@ -111,6 +112,7 @@ private:
     std::deque<QString> m_warmQueue;
     bool m_stopping = false;
     std::thread m_warmer;
+    std::unique_ptr<SpareHomes> m_spares;
     LightEventLoop m_loop; // last: destroyed first, so no handler outlives the rest
 };
 
