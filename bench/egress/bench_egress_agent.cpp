@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
     QCoreApplication app(argc, argv);
     const egressbench::Args args = egressbench::Args::parse(app.arguments());
     egressbench::UpstreamServer upstream(args.bytes);
+    egressbench::SpliceForwarder forwarder(upstream.port());
 
     // The agent resolves mirror.test to the host's 127.0.0.1 (test resolver; see
     // HostsFileResolver) and the policy admits it through allowPrivateCidrs.
@@ -62,7 +63,8 @@ int main(int argc, char** argv) {
     QProcessEnvironment hostEnv = QProcessEnvironment::systemEnvironment();
     for (auto it = env.begin(); it != env.end(); ++it)
         hostEnv.insert(it.key(), it.value().toString());
-    hostEnv.insert("MODES", "direct");
+    hostEnv.insert("MODES", "direct,forwarder");
+    hostEnv.insert("FORWARDER_PORT", QString::number(forwarder.port()));
     QJsonObject sandboxEnv = env;
     sandboxEnv.insert("MODES", "absolute-form,connect");
 
@@ -90,7 +92,8 @@ int main(int argc, char** argv) {
         }
         results.add(egressbench::jsonLines(run.stdoutBytes));
     }
-    if (!results.has("direct") || !results.has("absolute-form") || !results.has("connect")) {
+    if (!results.has("direct") || !results.has("forwarder") || !results.has("absolute-form") ||
+        !results.has("connect")) {
         std::fprintf(stderr, "missing results\n");
         return 1;
     }
@@ -99,9 +102,12 @@ int main(int argc, char** argv) {
                 static_cast<long long>(args.bytes / (1024 * 1024)), args.requests);
     results.print("direct",
                   {{"direct", "direct (host)"},
+                   {"forwarder", "splice forwarder (host)"},
                    {"absolute-form", "absolute-form (sandbox)"},
                    {"connect", "connect (sandbox)"}},
-                  args.repeat);
+                  args.repeat, {"forwarder"});
+    std::printf("splice forwarder: a bare user-space TCP relay (reference, not judged): the floor "
+                "for any design that relays bytes, as the gateway must\n");
     agent.stop();
     return 0;
 }
