@@ -15,7 +15,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <fcntl.h>
-#include <memory>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <thread>
@@ -175,11 +174,17 @@ private:
     QHash<QString, QList<QJsonObject>> m_lines;
 };
 
-/// Raw HTTP server on 127.0.0.1, one thread per connection: GET /blob sends @p blobBytes,
-/// anything else a 2-byte body; always Connection: close.
-class UpstreamServer final {
+/// A TCP server on 127.0.0.1 (a port the kernel picked) that runs serve() for each connection
+/// on a thread of its own. Subclasses call start() at the end of their constructor.
+class LoopbackServer {
 public:
-    explicit UpstreamServer(qint64 blobBytes) : m_blobBytes(blobBytes) {
+    virtual ~LoopbackServer() = default;
+    quint16 port() const { return m_port; }
+
+protected:
+    /// Serves one accepted connection and closes it.
+    virtual void serve(int client) = 0;
+    void start() {
         m_fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
         sockaddr_in address{};
         address.sin_family = AF_INET;
@@ -189,19 +194,28 @@ public:
         socklen_t length = sizeof address;
         ::getsockname(m_fd, reinterpret_cast<sockaddr*>(&address), &length);
         m_port = ntohs(address.sin_port);
-        std::thread([this] { acceptLoop(); }).detach();
+        std::thread([this] {
+            for (;;) {
+                const int client = ::accept4(m_fd, nullptr, nullptr, SOCK_CLOEXEC);
+                if (client >= 0)
+                    std::thread([this, client] { serve(client); }).detach();
+            }
+        }).detach();
     }
-    quint16 port() const { return m_port; }
 
 private:
-    void acceptLoop() {
-        for (;;) {
-            const int client = ::accept(m_fd, nullptr, nullptr);
-            if (client >= 0)
-                std::thread([this, client] { serve(client); }).detach();
-        }
-    }
-    void serve(int client) {
+    int m_fd = -1;
+    quint16 m_port = 0;
+};
+
+/// Raw HTTP server on 127.0.0.1, one thread per connection: GET /blob sends @p blobBytes,
+/// anything else a 2-byte body; always Connection: close.
+class UpstreamServer final : public LoopbackServer {
+public:
+    explicit UpstreamServer(qint64 blobBytes) : m_blobBytes(blobBytes) { start(); }
+
+private:
+    void serve(int client) override {
         QByteArray head;
         char buffer[4096];
         while (!head.contains("\r\n\r\n")) {
@@ -243,54 +257,30 @@ private:
     }
 
     qint64 m_blobBytes;
-    int m_fd = -1;
-    quint16 m_port = 0;
 };
 
 /// The cheapest possible extra hop, for reference: a bare TCP forwarder on 127.0.0.1 that moves
 /// each connection's bytes to and from @p upstreamPort with splice(2) through a 1 MiB pipe (two
 /// blocking threads per connection, no parsing, no policy). What it costs against `direct` is
 /// the floor for any design that relays bytes in user space on this machine.
-class SpliceForwarder final {
+class SpliceForwarder final : public LoopbackServer {
 public:
-    explicit SpliceForwarder(quint16 upstreamPort) : m_upstreamPort(upstreamPort) {
-        m_fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    explicit SpliceForwarder(quint16 upstreamPort) : m_upstreamPort(upstreamPort) { start(); }
+
+private:
+    void serve(int client) override {
+        const int upstream = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
         sockaddr_in address{};
         address.sin_family = AF_INET;
         address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        ::bind(m_fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
-        ::listen(m_fd, 128);
-        socklen_t length = sizeof address;
-        ::getsockname(m_fd, reinterpret_cast<sockaddr*>(&address), &length);
-        m_port = ntohs(address.sin_port);
-        std::thread([this] { acceptLoop(); }).detach();
-    }
-    quint16 port() const { return m_port; }
-
-private:
-    void acceptLoop() {
-        for (;;) {
-            const int client = ::accept4(m_fd, nullptr, nullptr, SOCK_CLOEXEC);
-            if (client < 0)
-                continue;
-            const int upstream = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-            sockaddr_in address{};
-            address.sin_family = AF_INET;
-            address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-            address.sin_port = htons(m_upstreamPort);
-            if (::connect(upstream, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
-                ::close(upstream);
-                ::close(client);
-                continue;
-            }
-            auto down = std::make_shared<std::thread>([=] { pipeBytes(upstream, client); });
-            std::thread([=] {
-                pipeBytes(client, upstream);
-                down->join();
-                ::close(client);
-                ::close(upstream);
-            }).detach();
+        address.sin_port = htons(m_upstreamPort);
+        if (::connect(upstream, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0) {
+            std::thread down([=] { pipeBytes(upstream, client); });
+            pipeBytes(client, upstream);
+            down.join();
         }
+        ::close(upstream);
+        ::close(client);
     }
     static void pipeBytes(int from, int to) {
         int pipeFds[2];
@@ -317,8 +307,6 @@ private:
     }
 
     quint16 m_upstreamPort;
-    int m_fd = -1;
-    quint16 m_port = 0;
 };
 
 } // namespace egressbench
