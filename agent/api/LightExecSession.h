@@ -1,12 +1,10 @@
 #pragma once
 
 #include "agent/execution/ExecRequest.h"
-#include "agent/execution/ExecutionRunner.h"
+#include "agent/execution/ExecutionBackend.h"
 #include "agent/execution/OutputFramer.h"
 #include "agent/http/HttpExchange.h"
-#include "agent/light/LightExecution.h"
 
-#include <QElapsedTimer>
 #include <QObject>
 #include <QPointer>
 #include <QTimer>
@@ -14,29 +12,27 @@
 #include <memory>
 #include <optional>
 
-class QSocketNotifier;
-
 namespace runbox::workspace {
 class WorkspaceFs;
 }
 
 namespace runbox::api {
 
+class LightRun;
 class LightService;
 
 /// One sync execution in a light workspace (issue 7), streamed with exactly the events of a
 /// strong one (DESIGN.md §3, SyncExecSession): `started`, `stdout`/`stderr` frames cut by
 /// OutputFramer (logical offsets, UTF-8 carry-over, base64 for other bytes), `ping` after 15 s of
-/// silence, `exit` last (ExecutionResult::toEvent). The command runs through
-/// LightWorkspaceHost::exec with three pipes; its status and the pipes' EOF arrive independently,
-/// so `exit` is written only once the status is in and both pipes reached EOF, or — when a
-/// background process of the workspace still holds a pipe — once what was buffered has been read
-/// and a 1 s drain bound has passed: no output the command wrote before it ended is lost.
+/// silence, `exit` last (ExecutionResult::toEvent). The command runs as a LightRun (the same
+/// backend as a managed execution), whose `finished` comes only once every byte the command
+/// wrote before it ended has been emitted: `exit` never overtakes trailing output.
 ///
 /// The workspace env is applied under the request's env (LightExecMessage::buildEnv). The client
 /// going away cancels the command's whole tree. Output is read only as fast as the client takes
-/// it (pause above 1 MiB queued). No workspace lease and no global concurrency slot: a light
-/// workspace runs concurrent execs, bounded by its rlimits. Deletes itself at the end.
+/// it (pause above 1 MiB queued); past `maxOutputBytes` the command is stopped as
+/// output_limited. No workspace lease and no global concurrency slot: a light workspace runs
+/// concurrent execs, bounded by its rlimits. Deletes itself at the end.
 class LightExecSession final : public QObject {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(LightExecSession)
@@ -59,35 +55,18 @@ public:
     void stop(const QString& reason);
 
 private:
-    void onFinished(const light::LightExitStatus& status);
-    void readStream(int stream, qint64 budget);
-    void closeStream(int stream);
-    void writeStdin();
-    void feed(int stream, const QByteArray& bytes);
-    void setPaused(bool paused);
-    void maybeEnd();
-    void end();
+    void feed(execution::OutputStream stream, const QByteArray& bytes);
+    void end(execution::ExecutionResult result);
     void write(const QJsonObject& event);
+    void clientLeft();
 
     QPointer<http::HttpExchange> m_exchange;
-    LightService* m_light;
     Options m_options;
-    std::shared_ptr<light::LightExecution> m_execution;
-    int m_out[2] = {-1, -1}; ///< read ends of stdout, stderr (non-blocking)
-    int m_stdin = -1;        ///< write end of stdin (non-blocking), −1 once closed
-    qsizetype m_stdinWritten = 0;
-    QSocketNotifier* m_outNotifier[2] = {nullptr, nullptr};
-    QSocketNotifier* m_stdinNotifier = nullptr;
+    LightRun* m_run = nullptr; ///< child: goes with the session
     execution::OutputFramer m_framer;
-    execution::ExecutionRunner::Options m_tracking; ///< snapshot before/after (file changes)
     qint64 m_outputBytes = 0;
-    QString m_stopStatus, m_stopReason; ///< set when the agent ended it (limit, client, shutdown)
-    std::optional<light::LightExitStatus> m_status;
-    QTimer m_ping, m_drain;
-    QElapsedTimer m_clock;
-    bool m_paused = false;
-    bool m_activity = false; ///< beginActivity() was called
-    bool m_ended = false;
+    bool m_limited = false; ///< past maxOutputBytes: later bytes are dropped
+    QTimer m_ping;
 };
 
 } // namespace runbox::api

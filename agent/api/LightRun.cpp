@@ -22,7 +22,8 @@ namespace {
 constexpr int kDrainBoundMs = 1000;
 /// Bytes read per notifier wake-up (keeps one busy stream from starving the event loop).
 constexpr qint64 kReadBudget = 256 << 10;
-/// After the status: at most this much is read at once before the drain bound.
+/// After the status: at most this much is read at once before the drain bound (a background
+/// writer could otherwise keep the loop busy forever).
 constexpr qint64 kFinalDrainBytes = 4 << 20;
 
 void setNonBlocking(int fd) {
@@ -58,6 +59,19 @@ LightRun::~LightRun() {
 }
 
 void LightRun::start() {
+    if (auto error = launch()) {
+        execution::ExecutionResult r;
+        r.status = QStringLiteral("setup_failed");
+        r.reason = error->message;
+        finishWith(r);
+    }
+}
+
+std::optional<ApiError> LightRun::launch() {
+    if (!m_light || !m_light->available())
+        return ApiError{503, QStringLiteral("light_unavailable"),
+                        m_light ? m_light->availability().reason
+                                : QStringLiteral("the agent is shutting down")};
     int out[2] = {-1, -1}, err[2] = {-1, -1}, in[2] = {-1, -1};
     const bool withStdin = !m_request.stdinData.isEmpty();
     if (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0 ||
@@ -66,11 +80,9 @@ void LightRun::start() {
         for (int fd : {out[0], out[1], err[0], err[1], in[0], in[1]})
             if (fd >= 0)
                 ::close(fd);
-        execution::ExecutionResult r;
-        r.status = QStringLiteral("setup_failed");
-        r.reason =
-            QStringLiteral("cannot create pipes: %1").arg(QString::fromLocal8Bit(std::strerror(e)));
-        return finishWith(r);
+        return ApiError{503, QStringLiteral("resources_exhausted"),
+                        QStringLiteral("cannot create pipes: %1")
+                            .arg(QString::fromLocal8Bit(std::strerror(e)))};
     }
     light::LightExecRequest request;
     request.argv = m_request.sandboxCommand();
@@ -83,24 +95,7 @@ void LightRun::start() {
     if (m_tracking.snapshotBefore)
         m_tracking.snapshotBefore();
     ApiError error;
-    if (!m_light) {
-        ::close(out[1]);
-        ::close(err[1]);
-        ::close(out[0]);
-        ::close(err[0]);
-        if (withStdin) {
-            ::close(in[0]);
-            ::close(in[1]);
-        }
-        execution::ExecutionResult r;
-        r.status = QStringLiteral("setup_failed");
-        r.reason = QStringLiteral("the agent is shutting down");
-        return finishWith(r);
-    }
-    m_execution =
-        m_light->available() ? m_light->host()->exec(m_workspaceId, request, &error) : nullptr;
-    if (!m_light->available())
-        error.message = m_light->availability().reason;
+    m_execution = m_light->host()->exec(m_workspaceId, request, &error);
     // The supervisor holds its own copies now (SCM_RIGHTS): ours must go, or EOF never comes.
     ::close(out[1]);
     ::close(err[1]);
@@ -110,10 +105,12 @@ void LightRun::start() {
     m_out[1] = err[0];
     m_stdin = withStdin ? in[1] : -1;
     if (!m_execution) {
-        execution::ExecutionResult r;
-        r.status = QStringLiteral("setup_failed");
-        r.reason = error.message;
-        return finishWith(r);
+        for (int s = 0; s < 2; ++s)
+            closeStream(s);
+        if (m_stdin >= 0)
+            ::close(m_stdin);
+        m_stdin = -1;
+        return error;
     }
     m_light->beginActivity(m_workspaceId);
     m_activity = true;
@@ -141,6 +138,15 @@ void LightRun::start() {
             },
             Qt::QueuedConnection);
     });
+    return std::nullopt;
+}
+
+void LightRun::setPaused(bool paused) {
+    if (m_status && paused)
+        return;
+    for (QSocketNotifier* n : m_outNotifier)
+        if (n)
+            n->setEnabled(!paused);
 }
 
 void LightRun::stop(const QString& status, const QString& reason) {
@@ -204,6 +210,9 @@ void LightRun::closeStream(int stream) {
 
 void LightRun::onFinished(const light::LightExitStatus& status) {
     m_status = status;
+    // Everything the command wrote before it ended is in the pipes now: read it all, whatever
+    // the reader's pace (bounded), then wait a little for EOF.
+    setPaused(false);
     for (int s = 0; s < 2; ++s)
         readStream(s, kFinalDrainBytes);
     if (!m_ended && (m_out[0] >= 0 || m_out[1] >= 0))

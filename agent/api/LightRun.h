@@ -17,10 +17,10 @@ namespace runbox::api {
 
 class LightService;
 
-/// One managed execution in a light workspace (issue 7): the ExecutionBackend that ManagedRun
-/// drives, so the record, log, cancel, timeout and recovery are those of a strong one. The
-/// command runs through LightWorkspaceHost::exec with three pipes (as LightExecSession does for
-/// sync execs); every output byte is emitted in arrival order (ManagedRun appends it to the log).
+/// One execution in a light workspace (issue 7): the ExecutionBackend that ManagedRun drives, so
+/// a managed execution's record, log, cancel, timeout and recovery are those of a strong one; a
+/// sync exec (LightExecSession) frames and streams the same signals. The command runs through
+/// LightWorkspaceHost::exec with three pipes; every output byte is emitted in arrival order.
 /// finished() comes once the status is in and both pipes reached EOF, or, when a background
 /// process of the workspace still holds a pipe, once what was buffered has been read and a 1 s
 /// drain bound has passed. The timeout is the host's (the whole tree is SIGKILLed); stop() kills
@@ -38,6 +38,16 @@ public:
     /// ends it at once as setup_failed.
     void start() override;
     void stop(const QString& status, const QString& reason) override;
+
+    /// start() for a caller that answers errors itself: 503 resources_exhausted (no pipes),
+    /// 503 light_unavailable, or the host's error (404/409 racing delete, 400); then nothing ran,
+    /// nothing is emitted and this object may be deleted.
+    std::optional<ApiError> launch();
+    /// Stops reading output while @p paused (the reader is slow); ignored once the command has
+    /// ended, when everything it wrote is read whatever the reader's pace (bounded).
+    void setPaused(bool paused);
+    /// The result will not carry file changes (nobody will read them: the client left).
+    void skipFileChanges() { m_tracking.changesAfter = nullptr; }
 
 private:
     void readStream(int stream, qint64 budget);
