@@ -1,0 +1,279 @@
+// Attacks on the host NPU broker's `${input:NAME}` (issue #5, DESIGN.md §4): the broker runs
+// workloads on the host, and sandboxed code owns everything inside its workspace, so it plants
+// links to /etc/shadow and out of the workspace, and swaps a directory for a symlink while the
+// broker resolves inputs over and over, and again between submit and start. Nothing outside the
+// workspace may ever be opened by the broker or reach the job. Positive controls first.
+#include "agent/npu/BrokerJobRunner.h"
+#include "agent/workspace/WorkspaceResolver.h"
+
+#include <QDir>
+#include <QFile>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <thread>
+
+using namespace runbox::npu;
+using runbox::ApiError;
+using runbox::workspace::WorkspaceResolver;
+
+namespace {
+
+using Identity = QPair<quint64, quint64>; ///< (st_dev, st_ino)
+
+Identity identityOf(const QString& path) {
+    struct stat st {};
+    if (::stat(QFile::encodeName(path).constData(), &st) != 0)
+        return {0, 0};
+    return {quint64(st.st_dev), quint64(st.st_ino)};
+}
+
+Identity identityOf(int fd) {
+    struct stat st {};
+    if (::fstat(fd, &st) != 0)
+        return {0, 0};
+    return {quint64(st.st_dev), quint64(st.st_ino)};
+}
+
+bool writeFile(const QString& path, const QByteArray& content) {
+    QFile f(path);
+    return f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(content) == content.size();
+}
+
+QByteArray readFile(const QString& path) {
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+bool waitFinished(BrokerJob* job) {
+    if (job->isFinal())
+        return true;
+    QSignalSpy spy(job, &BrokerJob::finished);
+    return spy.wait(20000) || job->isFinal();
+}
+
+/// JSON with single quotes (moc mis-parses raw string literals).
+QByteArray j(const char* text) {
+    return QByteArray(text).replace('\'', '"');
+}
+
+} // namespace
+
+class TestBrokerInputRace final : public QObject {
+    Q_OBJECT
+    QTemporaryDir m_tmp;
+    QString m_ws, m_outside;
+    WorkloadCatalog m_catalog;
+    Identity m_insideX, m_insideShadow;
+
+    QString ws(const QString& rel) const { return m_ws + '/' + rel; }
+
+    BrokerJobRequest request(const QString& workload, const QString& input) const {
+        BrokerJobRequest r;
+        r.workloadId = workload;
+        r.workspaceDir = m_ws;
+        r.inputs = QJsonObject{{"data", input}};
+        return r;
+    }
+
+    static BrokerOptions options() {
+        BrokerOptions o;
+        o.killGraceMs = 300;
+        QProcessEnvironment env;
+        env.insert("PATH", "/usr/bin:/bin");
+        o.baseEnvironment = env;
+        return o;
+    }
+
+private Q_SLOTS:
+    void initTestCase_data() {
+        QTest::addColumn<bool>("fallback");
+        QTest::newRow("openat2") << false;
+        QTest::newRow("per-component fallback") << true;
+    }
+    void initTestCase() {
+        QVERIFY(m_tmp.isValid());
+        QVERIFY(QDir(m_tmp.path()).mkpath("ws/d"));
+        QVERIFY(QDir(m_tmp.path()).mkpath("ws/e/etc"));
+        QVERIFY(QDir(m_tmp.path()).mkpath("outside"));
+        m_ws = QDir(m_tmp.path() + "/ws").canonicalPath();
+        m_outside = QDir(m_tmp.path() + "/outside").canonicalPath();
+        QVERIFY(writeFile(ws("d/x"), "INSIDE"));
+        QVERIFY(writeFile(ws("e/etc/shadow"), "INSIDE-SHADOW"));
+        QVERIFY(writeFile(m_outside + "/x", "OUTSIDE"));
+        m_insideX = identityOf(ws("d/x"));
+        m_insideShadow = identityOf(ws("e/etc/shadow"));
+        // The attacker's links: to the host's secrets, out of the workspace, and the swap
+        // partners of d (-> outside) and e (-> /).
+        QVERIFY(QFile::link("/etc/shadow", ws("shadow")));
+        QVERIFY(QFile::link("/etc", ws("etc")));
+        QVERIFY(QFile::link(m_outside, ws("out")));
+        QVERIFY(QFile::link(m_outside, ws("dswap")));
+        QVERIFY(QFile::link("/", ws("eswap")));
+        QString error;
+        QVERIFY2(m_catalog.parse(j("{'workloads': [{'id': 'cat', 'label': 'Cat', "
+                                   "'program': '/bin/cat', 'args': ['${input:data}']}, "
+                                   "{'id': 'catx', 'label': 'Cat x', 'program': '/bin/sh', "
+                                   "'args': ['-c', 'cat $0/x', '${input:data}']}]}"),
+                                 &error),
+                 qPrintable(error));
+    }
+    void init() {
+        QFETCH_GLOBAL(bool, fallback);
+        WorkspaceResolver::setForceFallbackForTesting(fallback);
+    }
+    void cleanupTestCase() { WorkspaceResolver::setForceFallbackForTesting(false); }
+
+    void testInputInsideReachesTheJob() {
+        // Positive control: the good path works, for a file and for a directory.
+        BrokerJobRunner runner(m_catalog, nullptr, options());
+        ApiError error;
+        BrokerJob* file = runner.submit(request("cat", "d/x"), &error);
+        QVERIFY2(file, qPrintable(error.message));
+        BrokerJob* dir = runner.submit(request("catx", "d"), &error);
+        QVERIFY2(dir, qPrintable(error.message));
+        QVERIFY(waitFinished(file) && waitFinished(dir));
+        QCOMPARE(file->read(BrokerJob::Stream::Stdout), QByteArray("INSIDE"));
+        QCOMPARE(dir->read(BrokerJob::Stream::Stdout), QByteArray("INSIDE"));
+    }
+
+    void testPlantedLinksAreRefused_data() {
+        QTest::addColumn<QString>("input");
+        QTest::addColumn<QString>("target");
+        QTest::newRow("link to /etc/shadow") << "shadow"
+                                             << "/etc/shadow";
+        QTest::newRow("through a link to /etc") << "etc/shadow"
+                                                << "/etc/shadow";
+        QTest::newRow("through a link out of the workspace") << "out/x"
+                                                             << "outside/x";
+    }
+    void testPlantedLinksAreRefused() {
+        QFETCH(QString, input);
+        QFETCH(QString, target);
+        // Positive control: the link works for anyone who follows it (we are root here, so a
+        // path-based broker would hand the job the host's shadow file).
+        const QByteArray secret = readFile(ws(input));
+        QVERIFY2(!secret.isEmpty(), "the planted link leads nowhere: the test proves nothing");
+        QCOMPARE(secret, readFile(target.startsWith('/') ? target : m_tmp.path() + '/' + target));
+
+        BrokerJobRunner runner(m_catalog, nullptr, options());
+        ApiError error;
+        QVERIFY(!runner.submit(request("cat", input), &error));
+        QCOMPARE(error.httpStatus, 400);
+        QCOMPARE(error.code, QStringLiteral("invalid_input"));
+        QVERIFY2(error.message.contains("symbolic link"), qPrintable(error.message));
+        QVERIFY(runner.jobs().isEmpty());
+    }
+
+    void testSwapBetweenSubmitAndStartDoesNotRedirectTheJob() {
+        // The job waits for the host queue while the sandbox swaps d for a link to outside.
+        ChipReservations reservations;
+        QCOMPARE(reservations.acquire("exec:blocker", {-1}).outcome,
+                 ChipReservations::Outcome::Granted);
+        BrokerJobRunner runner(m_catalog, &reservations, options());
+        ApiError error;
+        BrokerJob* file = runner.submit(request("cat", "d/x"), &error);
+        QVERIFY2(file, qPrintable(error.message));
+        BrokerJob* dir = runner.submit(request("catx", "d"), &error);
+        QVERIFY2(dir, qPrintable(error.message));
+        QCOMPARE(file->state(), BrokerJob::State::Queued);
+
+        const int wsFd = ::open(QFile::encodeName(m_ws).constData(), O_PATH | O_DIRECTORY);
+        QVERIFY(wsFd >= 0);
+        QCOMPARE(::renameat2(wsFd, "d", wsFd, "dswap", RENAME_EXCHANGE), 0);
+        // Positive control: the path the broker used to hand out now leads outside.
+        QCOMPARE(readFile(ws("d/x")), QByteArray("OUTSIDE"));
+
+        reservations.release("exec:blocker");
+        const bool finished = waitFinished(file) && waitFinished(dir);
+        QCOMPARE(::renameat2(wsFd, "d", wsFd, "dswap", RENAME_EXCHANGE), 0);
+        ::close(wsFd);
+        QVERIFY(finished);
+        QCOMPARE(file->read(BrokerJob::Stream::Stdout), QByteArray("INSIDE"));
+        QCOMPARE(dir->read(BrokerJob::Stream::Stdout), QByteArray("INSIDE"));
+        QCOMPARE(readFile(ws("d/x")), QByteArray("INSIDE"));
+    }
+
+    void testRacingSwapNeverPinsAnythingOutside() {
+        // Sandboxed code keeps exchanging d (a real directory) with dswap (-> outside) and e
+        // with eswap (-> /) while the broker resolves d/x and e/etc/shadow again and again.
+        // Jobs stay queued behind a held host queue: only the broker's resolution runs.
+        ChipReservations reservations;
+        QCOMPARE(reservations.acquire("exec:blocker", {-1}).outcome,
+                 ChipReservations::Outcome::Granted);
+        BrokerJobRunner runner(m_catalog, &reservations, options());
+        const int wsFd = ::open(QFile::encodeName(m_ws).constData(), O_PATH | O_DIRECTORY);
+        QVERIFY(wsFd >= 0);
+        std::atomic<bool> stop{false};
+        std::atomic<long> swaps{0};
+        std::thread swapper([&] {
+            while (!stop.load(std::memory_order_relaxed)) {
+                ::renameat2(wsFd, "d", wsFd, "dswap", RENAME_EXCHANGE);
+                ::renameat2(wsFd, "e", wsFd, "eswap", RENAME_EXCHANGE);
+                swaps.fetch_add(1, std::memory_order_relaxed);
+            }
+        });
+
+        // Positive control: the race is live — a path-based reader does get out.
+        // (Bounded by iterations, not time; yields so a starved swapper gets to run.)
+        int naiveEscapes = 0;
+        for (int i = 0; i < 200000 && naiveEscapes == 0; ++i) {
+            naiveEscapes += readFile(ws("d/x")) == "OUTSIDE";
+            std::this_thread::yield();
+        }
+
+        int pinned = 0, refused = 0;
+        QString escaped;
+        // At least 1500 rounds, and on until both outcomes were seen (a loaded machine may
+        // starve the swapper for a while).
+        for (int i = 0;
+             (i < 1500 || pinned == 0 || refused == 0) && i < 100000 && escaped.isEmpty(); ++i) {
+            for (const auto& [input, inside] :
+                 {std::pair{QStringLiteral("d/x"), m_insideX},
+                  std::pair{QStringLiteral("e/etc/shadow"), m_insideShadow}}) {
+                ApiError error;
+                BrokerJob* job = runner.submit(request("cat", input), &error);
+                if (!job) {
+                    ++refused;
+                    if (error.code != QLatin1String("invalid_input"))
+                        escaped = input + ": unexpected error " + error.code;
+                    continue;
+                }
+                ++pinned;
+                const std::vector<BrokerInput>& inputs = job->spec().inputs;
+                if (inputs.size() != 1 || identityOf(inputs.front().fd()) != inside)
+                    escaped = input + " was pinned to something else than the workspace's file";
+                else if (input == QLatin1String("d/x") &&
+                         readFile(inputs.front().procPath()) != "INSIDE")
+                    escaped = input + " read through /proc/self/fd gave something else";
+                runner.cancel(job->id(), &error); // queued: ends now and closes its inputs
+            }
+        }
+        stop = true;
+        swapper.join();
+        // Leave d and e as they were (an odd number of swaps may be pending).
+        if (QFileInfo(ws("d")).isSymLink())
+            ::renameat2(wsFd, "d", wsFd, "dswap", RENAME_EXCHANGE);
+        if (QFileInfo(ws("e")).isSymLink())
+            ::renameat2(wsFd, "e", wsFd, "eswap", RENAME_EXCHANGE);
+        ::close(wsFd);
+        reservations.release("exec:blocker");
+
+        QVERIFY2(escaped.isEmpty(), qPrintable(escaped));
+        QVERIFY2(naiveEscapes > 0, "the swap race was not live: the test proves nothing");
+        QVERIFY(swaps.load() > 0);
+        QVERIFY2(pinned > 0 && refused > 0,
+                 qPrintable(QStringLiteral("pinned %1 refused %2").arg(pinned).arg(refused)));
+        QCOMPARE(readFile(m_outside + "/x"), QByteArray("OUTSIDE"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestBrokerInputRace)
+#include "test_broker_input_race.moc"
