@@ -41,31 +41,34 @@ struct Listener {
 };
 
 /// Base of the light isolation test classes: owns the hosts and the helpers their checks use.
-/// The test class calls startHosts() from initTestCase() (after its root check) and
+/// The test class calls startHosts() from initTestCase() and
 /// removeAllWorkspaces() from cleanup().
 class LightIsolationFixture : public QObject {
 protected:
     /// Starts the pid host on uids [@p firstUid, +100) and the flat host on
     /// [@p firstUid + 200, +100); each test executable uses its own range (they run side by
-    /// side). False with @p error.
-    bool startHosts(uid_t firstUid, QString* error) {
+    /// side). Returns why the test must be skipped (not root: the caller QSKIPs with it, since
+    /// QSKIP must be in the test function); empty otherwise, with @p error set on a failure.
+    QString startHosts(uid_t firstUid, QString* error) {
+        if (::geteuid() != 0)
+            return QStringLiteral("light workspaces need root (setuid, Landlock, PID namespaces)");
         if (!m_dir.isValid() || ::chmod(QFile::encodeName(m_dir.path()).constData(), 0711) != 0) {
             *error = QStringLiteral("cannot prepare the workspace root");
-            return false;
+            return {};
         }
         if (!m_agentPort.open() || !m_otherPort.open()) {
             *error = QStringLiteral("cannot open the loopback listeners");
-            return false;
+            return {};
         }
         m_pid = makeHost(QStringLiteral("pid"), firstUid, true);
         m_flat = makeHost(QStringLiteral("flat"), firstUid + 200, false);
         for (LightWorkspaceHost* host : {m_pid.get(), m_flat.get()}) {
             if (!host->start()) {
                 *error = host->availability().reason;
-                return false;
+                return {};
             }
         }
-        return true;
+        return {};
     }
 
     /// Removes every workspace of both hosts; false when one could not be removed.

@@ -3,8 +3,10 @@
 // links to /etc/shadow and out of the workspace, and swaps a directory for a symlink while the
 // broker resolves inputs over and over, and again between submit and start. Nothing outside the
 // workspace may ever be opened by the broker or reach the job. Positive controls first.
+#include "SwapRace.h"
 #include "agent/npu/BrokerJobRunner.h"
 #include "agent/workspace/WorkspaceResolver.h"
+#include "support/TestFiles.h"
 
 #include <QDir>
 #include <QFile>
@@ -17,40 +19,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <atomic>
-#include <thread>
-
 using namespace runbox::npu;
 using runbox::ApiError;
 using runbox::workspace::WorkspaceResolver;
+using namespace runbox::testsupport;
 
 namespace {
-
-using Identity = QPair<quint64, quint64>; ///< (st_dev, st_ino)
-
-Identity identityOf(const QString& path) {
-    struct stat st {};
-    if (::stat(QFile::encodeName(path).constData(), &st) != 0)
-        return {0, 0};
-    return {quint64(st.st_dev), quint64(st.st_ino)};
-}
-
-Identity identityOf(int fd) {
-    struct stat st {};
-    if (::fstat(fd, &st) != 0)
-        return {0, 0};
-    return {quint64(st.st_dev), quint64(st.st_ino)};
-}
-
-bool writeFile(const QString& path, const QByteArray& content) {
-    QFile f(path);
-    return f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(content) == content.size();
-}
-
-QByteArray readFile(const QString& path) {
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-}
 
 bool waitFinished(BrokerJob* job) {
     if (job->isFinal())
@@ -71,7 +45,7 @@ class TestBrokerInputRace final : public QObject {
     QTemporaryDir m_tmp;
     QString m_ws, m_outside;
     WorkloadCatalog m_catalog;
-    Identity m_insideX, m_insideShadow;
+    FileIdentity m_insideX, m_insideShadow;
 
     QString ws(const QString& rel) const { return m_ws + '/' + rel; }
 
@@ -108,8 +82,8 @@ private Q_SLOTS:
         QVERIFY(writeFile(ws("d/x"), "INSIDE"));
         QVERIFY(writeFile(ws("e/etc/shadow"), "INSIDE-SHADOW"));
         QVERIFY(writeFile(m_outside + "/x", "OUTSIDE"));
-        m_insideX = identityOf(ws("d/x"));
-        m_insideShadow = identityOf(ws("e/etc/shadow"));
+        m_insideX = fileIdentity(ws("d/x"));
+        m_insideShadow = fileIdentity(ws("e/etc/shadow"));
         // The attacker's links: to the host's secrets, out of the workspace, and the swap
         // partners of d (-> outside) and e (-> /).
         QVERIFY(QFile::link("/etc/shadow", ws("shadow")));
@@ -146,22 +120,18 @@ private Q_SLOTS:
 
     void testPlantedLinksAreRefused_data() {
         QTest::addColumn<QString>("input");
-        QTest::addColumn<QString>("target");
-        QTest::newRow("link to /etc/shadow") << "shadow"
-                                             << "/etc/shadow";
-        QTest::newRow("through a link to /etc") << "etc/shadow"
-                                                << "/etc/shadow";
-        QTest::newRow("through a link out of the workspace") << "out/x"
-                                                             << "outside/x";
+        QTest::newRow("link to /etc/shadow") << QStringLiteral("shadow");
+        QTest::newRow("through a link to /etc") << QStringLiteral("etc/shadow");
+        QTest::newRow("through a link out of the workspace") << QStringLiteral("out/x");
     }
     void testPlantedLinksAreRefused() {
         QFETCH(QString, input);
-        QFETCH(QString, target);
-        // Positive control: the link works for anyone who follows it (we are root here, so a
-        // path-based broker would hand the job the host's shadow file).
-        const QByteArray secret = readFile(ws(input));
-        QVERIFY2(!secret.isEmpty(), "the planted link leads nowhere: the test proves nothing");
-        QCOMPARE(secret, readFile(target.startsWith('/') ? target : m_tmp.path() + '/' + target));
+        // Positive control: the link leads out of the workspace to a readable file for anyone
+        // who follows it (we are root here, so a path-based broker would hand the job the host's
+        // shadow file).
+        const QString target = QFileInfo(ws(input)).canonicalFilePath();
+        QVERIFY2(!target.isEmpty() && !target.startsWith(m_ws + '/'), qPrintable(target));
+        QVERIFY2(!readFile(ws(input)).isEmpty(), "the planted link leads nowhere");
 
         BrokerJobRunner runner(m_catalog, nullptr, options());
         ApiError error;
@@ -209,25 +179,10 @@ private Q_SLOTS:
         QCOMPARE(reservations.acquire("exec:blocker", {-1}).outcome,
                  ChipReservations::Outcome::Granted);
         BrokerJobRunner runner(m_catalog, &reservations, options());
-        const int wsFd = ::open(QFile::encodeName(m_ws).constData(), O_PATH | O_DIRECTORY);
-        QVERIFY(wsFd >= 0);
-        std::atomic<bool> stop{false};
-        std::atomic<long> swaps{0};
-        std::thread swapper([&] {
-            while (!stop.load(std::memory_order_relaxed)) {
-                ::renameat2(wsFd, "d", wsFd, "dswap", RENAME_EXCHANGE);
-                ::renameat2(wsFd, "e", wsFd, "eswap", RENAME_EXCHANGE);
-                swaps.fetch_add(1, std::memory_order_relaxed);
-            }
-        });
-
+        securitytest::SwapRace race(m_ws, {{"d", "dswap"}, {"e", "eswap"}});
+        QVERIFY(race.isValid());
         // Positive control: the race is live — a path-based reader does get out.
-        // (Bounded by iterations, not time; yields so a starved swapper gets to run.)
-        int naiveEscapes = 0;
-        for (int i = 0; i < 200000 && naiveEscapes == 0; ++i) {
-            naiveEscapes += readFile(ws("d/x")) == "OUTSIDE";
-            std::this_thread::yield();
-        }
+        const bool naiveEscapes = securitytest::SwapRace::pathReaderEscapes(ws("d/x"), "OUTSIDE");
 
         int pinned = 0, refused = 0;
         QString escaped;
@@ -248,7 +203,7 @@ private Q_SLOTS:
                 }
                 ++pinned;
                 const std::vector<BrokerInput>& inputs = job->spec().inputs;
-                if (inputs.size() != 1 || identityOf(inputs.front().fd()) != inside)
+                if (inputs.size() != 1 || fileIdentity(inputs.front().fd()) != inside)
                     escaped = input + " was pinned to something else than the workspace's file";
                 else if (input == QLatin1String("d/x") &&
                          readFile(inputs.front().procPath()) != "INSIDE")
@@ -256,19 +211,12 @@ private Q_SLOTS:
                 runner.cancel(job->id(), &error); // queued: ends now and closes its inputs
             }
         }
-        stop = true;
-        swapper.join();
-        // Leave d and e as they were (an odd number of swaps may be pending).
-        if (QFileInfo(ws("d")).isSymLink())
-            ::renameat2(wsFd, "d", wsFd, "dswap", RENAME_EXCHANGE);
-        if (QFileInfo(ws("e")).isSymLink())
-            ::renameat2(wsFd, "e", wsFd, "eswap", RENAME_EXCHANGE);
-        ::close(wsFd);
+        race.stop();
         reservations.release("exec:blocker");
 
         QVERIFY2(escaped.isEmpty(), qPrintable(escaped));
-        QVERIFY2(naiveEscapes > 0, "the swap race was not live: the test proves nothing");
-        QVERIFY(swaps.load() > 0);
+        QVERIFY2(naiveEscapes, "the swap race was not live: the test proves nothing");
+        QVERIFY(race.swaps() > 0);
         QVERIFY2(pinned > 0 && refused > 0,
                  qPrintable(QStringLiteral("pinned %1 refused %2").arg(pinned).arg(refused)));
         QCOMPARE(readFile(m_outside + "/x"), QByteArray("OUTSIDE"));

@@ -2,6 +2,7 @@
 // through a link) and pinned; the job gets /proc/self/fd/N of that very inode.
 #include "agent/npu/BrokerInput.h"
 #include "agent/workspace/WorkspaceResolver.h"
+#include "support/TestFiles.h"
 
 #include <QDir>
 #include <QFile>
@@ -13,26 +14,8 @@
 #include <unistd.h>
 
 using namespace runbox::npu;
+using runbox::testsupport::fileIdentity;
 using runbox::workspace::WorkspaceResolver;
-
-namespace {
-
-/// (device, inode) of @p path without following a final link; {0, 0} when absent.
-QPair<quint64, quint64> identity(const QString& path) {
-    struct stat st {};
-    if (::lstat(QFile::encodeName(path).constData(), &st) != 0)
-        return {0, 0};
-    return {quint64(st.st_dev), quint64(st.st_ino)};
-}
-
-QPair<quint64, quint64> identity(int fd) {
-    struct stat st {};
-    if (::fstat(fd, &st) != 0)
-        return {0, 0};
-    return {quint64(st.st_dev), quint64(st.st_ino)};
-}
-
-} // namespace
 
 class TestBrokerInput final : public QObject {
     Q_OBJECT
@@ -95,7 +78,7 @@ private Q_SLOTS:
         QString error;
         const std::optional<BrokerInput> input = BrokerInput::open(m_root, relative, &error);
         QVERIFY2(input, qPrintable(error));
-        QCOMPARE(identity(input->fd()), identity(m_ws + "/" + expected));
+        QCOMPARE(fileIdentity(input->fd()), fileIdentity(m_ws + "/" + expected, false));
         QCOMPARE(input->procPath(), QStringLiteral("/proc/self/fd/%1").arg(input->fd()));
         // The descriptor stays private to the agent until a job clears close-on-exec.
         QVERIFY(::fcntl(input->fd(), F_GETFD) & FD_CLOEXEC);
