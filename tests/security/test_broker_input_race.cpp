@@ -5,7 +5,7 @@
 // workspace may ever be opened by the broker or reach the job. Positive controls first.
 #include "SwapRace.h"
 #include "agent/npu/BrokerJobRunner.h"
-#include "agent/workspace/WorkspaceResolver.h"
+#include "support/ResolverModes.h"
 #include "support/TestFiles.h"
 
 #include <QDir>
@@ -21,7 +21,6 @@
 
 using namespace runbox::npu;
 using runbox::ApiError;
-using runbox::workspace::WorkspaceResolver;
 using namespace runbox::testsupport;
 
 namespace {
@@ -67,11 +66,7 @@ class TestBrokerInputRace final : public QObject {
     }
 
 private Q_SLOTS:
-    void initTestCase_data() {
-        QTest::addColumn<bool>("fallback");
-        QTest::newRow("openat2") << false;
-        QTest::newRow("per-component fallback") << true;
-    }
+    void initTestCase_data() { addResolverModeRows(); }
     void initTestCase() {
         QVERIFY(m_tmp.isValid());
         QVERIFY(QDir(m_tmp.path()).mkpath("ws/d"));
@@ -99,11 +94,8 @@ private Q_SLOTS:
                                  &error),
                  qPrintable(error));
     }
-    void init() {
-        QFETCH_GLOBAL(bool, fallback);
-        WorkspaceResolver::setForceFallbackForTesting(fallback);
-    }
-    void cleanupTestCase() { WorkspaceResolver::setForceFallbackForTesting(false); }
+    void init() { applyResolverModeRow(); }
+    void cleanupTestCase() { resetResolverMode(); }
 
     void testInputInsideReachesTheJob() {
         // Positive control: the good path works, for a file and for a directory.

@@ -1,7 +1,7 @@
 // BrokerInput: a workspace-relative broker input is opened beneath the workspace root (never
 // through a link) and pinned; the job gets /proc/self/fd/N of that very inode.
 #include "agent/npu/BrokerInput.h"
-#include "agent/workspace/WorkspaceResolver.h"
+#include "support/ResolverModes.h"
 #include "support/TestFiles.h"
 
 #include <QDir>
@@ -14,8 +14,7 @@
 #include <unistd.h>
 
 using namespace runbox::npu;
-using runbox::testsupport::fileIdentity;
-using runbox::workspace::WorkspaceResolver;
+using namespace runbox::testsupport;
 
 class TestBrokerInput final : public QObject {
     Q_OBJECT
@@ -25,11 +24,7 @@ private:
     int m_root = -1;
 
 private Q_SLOTS:
-    void initTestCase_data() {
-        QTest::addColumn<bool>("fallback");
-        QTest::newRow("openat2") << false;
-        QTest::newRow("per-component fallback") << true;
-    }
+    void initTestCase_data() { addResolverModeRows(); }
     void initTestCase() {
         QVERIFY(m_dir.isValid());
         QDir root(m_dir.path());
@@ -49,12 +44,9 @@ private Q_SLOTS:
         m_root = ::open(QFile::encodeName(m_ws).constData(), O_PATH | O_DIRECTORY | O_CLOEXEC);
         QVERIFY(m_root >= 0);
     }
-    void init() {
-        QFETCH_GLOBAL(bool, fallback);
-        WorkspaceResolver::setForceFallbackForTesting(fallback);
-    }
+    void init() { applyResolverModeRow(); }
     void cleanupTestCase() {
-        WorkspaceResolver::setForceFallbackForTesting(false);
+        resetResolverMode();
         ::close(m_root);
     }
 
