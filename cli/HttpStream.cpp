@@ -1,26 +1,12 @@
 #include "cli/HttpStream.h"
 
-#include "shared/RequestSigner.h"
-
-#include <QDateTime>
-#include <QTcpSocket>
+#include "cli/SignedConnection.h"
 
 namespace runbox::cli {
 
 namespace {
-constexpr qint64 kReadBytes = 1024 * 1024;
-constexpr qsizetype kMaxHeadBytes = 64 * 1024;
 constexpr qsizetype kMaxLineBytes = 4096;
 constexpr qsizetype kMaxErrorBody = 64 * 1024;
-
-QByteArray headerValue(const QList<QByteArray>& lines, const QByteArray& lowerName) {
-    for (const QByteArray& line : lines) {
-        const qsizetype colon = line.indexOf(':');
-        if (colon > 0 && line.left(colon).trimmed().toLower() == lowerName)
-            return line.mid(colon + 1).trimmed();
-    }
-    return {};
-}
 } // namespace
 
 qsizetype ChunkedDecoder::feed(QByteArrayView data) {
@@ -77,41 +63,20 @@ StreamResult streamGet(const QUrl& baseUrl, const QByteArray& token, qint64 cloc
                        const QList<QPair<QByteArray, QByteArray>>& headers,
                        const std::function<bool(QByteArrayView)>& onBody, int idleTimeoutMs) {
     StreamResult r;
-    QTcpSocket socket;
-    socket.setReadBufferSize(kReadBytes);
-    socket.connectToHost(baseUrl.host(), quint16(baseUrl.port(80)));
-    if (!socket.waitForConnected(60000)) {
-        r.transportError = socket.errorString();
+    SignedConnection connection;
+    if (!connection.sendGet(baseUrl, token, clockOffsetMs, pathAndQuery, headers, 60000)) {
+        r.transportError = connection.errorString();
         return r;
     }
-    QByteArray request = "GET " + pathAndQuery +
-                         " HTTP/1.1\r\nHost: " + baseUrl.authority().toUtf8() +
-                         "\r\nConnection: close\r\n";
-    for (const auto& [name, value] : RequestSigner::headersFor(
-             token, "GET", pathAndQuery, {}, QDateTime::currentMSecsSinceEpoch() + clockOffsetMs))
-        request += name + ": " + value + "\r\n";
-    for (const auto& [name, value] : headers)
-        request += name + ": " + value + "\r\n";
-    socket.write(request + "\r\n");
-
-    const auto waitForMore = [&]() {
-        return socket.bytesAvailable() > 0 || socket.waitForReadyRead(idleTimeoutMs);
-    };
-    QByteArray buffer;
-    qsizetype headEnd = -1;
-    while ((headEnd = buffer.indexOf("\r\n\r\n")) < 0) {
-        if (buffer.size() > kMaxHeadBytes || !waitForMore()) {
-            r.transportError = QStringLiteral("no answer: %1").arg(socket.errorString());
-            return r;
-        }
-        buffer += socket.read(kReadBytes);
+    if (!connection.readHead(idleTimeoutMs)) {
+        r.transportError = QStringLiteral("no answer: %1").arg(connection.errorString());
+        return r;
     }
-    const QList<QByteArray> lines = buffer.left(headEnd).split('\n');
-    r.status = lines.first().split(' ').value(1).toInt();
-    r.contentType = headerValue(lines, "content-type");
-    const bool chunked = headerValue(lines, "transfer-encoding").toLower().contains("chunked");
+    r.status = connection.status();
+    r.contentType = connection.header("content-type");
+    const bool chunked = connection.header("transfer-encoding").toLower().contains("chunked");
     bool lengthOk = false;
-    const qint64 length = headerValue(lines, "content-length").toLongLong(&lengthOk);
+    const qint64 length = connection.header("content-length").toLongLong(&lengthOk);
     if (!chunked && !lengthOk) {
         r.transportError = QStringLiteral("the answer has neither chunks nor a Content-Length");
         return r;
@@ -127,7 +92,7 @@ StreamResult streamGet(const QUrl& baseUrl, const QByteArray& token, qint64 cloc
         }
     };
     ChunkedDecoder decoder(deliver);
-    QByteArray chunk = buffer.mid(headEnd + 4);
+    QByteArray chunk = connection.takeBuffered();
     qint64 received = 0;
     for (;;) {
         if (!chunk.isEmpty()) {
@@ -146,12 +111,12 @@ StreamResult streamGet(const QUrl& baseUrl, const QByteArray& token, qint64 cloc
             return r;
         if (chunked ? decoder.isComplete() : received >= length)
             break;
-        if (!waitForMore()) {
+        chunk = connection.readBody(idleTimeoutMs);
+        if (chunk.isEmpty()) {
             r.transportError =
-                QStringLiteral("the answer ended early: %1").arg(socket.errorString());
+                QStringLiteral("the answer ended early: %1").arg(connection.errorString());
             return r;
         }
-        chunk = socket.read(kReadBytes);
     }
     r.complete = true;
     return r;

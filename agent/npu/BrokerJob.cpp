@@ -8,6 +8,7 @@
 #include <QTimer>
 
 #include <csignal>
+#include <fcntl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -24,8 +25,8 @@ constexpr unsigned kCloseRangeCloexec = CLOSE_RANGE_CLOEXEC;
 
 /// Runs in the child between fork and exec (async-signal-safe calls only): its own session and
 /// process group, default signal dispositions, an empty signal mask, and every inherited
-/// descriptor above stderr marked close-on-exec.
-void prepareChild() {
+/// descriptor above stderr marked close-on-exec except the @p count pinned inputs in @p keep.
+void prepareChild(const int* keep, std::size_t count) {
     ::setsid();
     struct sigaction dfl {};
     dfl.sa_handler = SIG_DFL;
@@ -36,6 +37,8 @@ void prepareChild() {
     ::sigemptyset(&none);
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
     ::syscall(SYS_close_range, 3U, ~0U, kCloseRangeCloexec);
+    for (std::size_t i = 0; i < count; ++i)
+        ::fcntl(keep[i], F_SETFD, 0);
 }
 
 constexpr int kReapPollMs = 10;
@@ -95,7 +98,11 @@ void BrokerJob::start() {
     m_process->setWorkingDirectory(m_spec.workspace);
     m_process->setProcessEnvironment(m_spec.environment);
     m_process->setStandardInputFile(QProcess::nullDevice());
-    m_process->setChildProcessModifier(prepareChild);
+    std::vector<int> keep;
+    for (const BrokerInput& input : m_spec.inputs)
+        keep.push_back(input.fd());
+    m_process->setChildProcessModifier(
+        [keep = std::move(keep)] { prepareChild(keep.data(), keep.size()); });
     connect(m_process, &QProcess::readyReadStandardOutput, this,
             [this] { readChannel(Stream::Stdout); });
     connect(m_process, &QProcess::readyReadStandardError, this,
@@ -111,6 +118,7 @@ void BrokerJob::start() {
     m_state = State::Running;
     m_startedAt = QDateTime::currentDateTimeUtc();
     m_process->start(QIODevice::ReadOnly);
+    releaseInputs(); // the child got its copies at fork time
     if (isFinal())
         return; // FailedToStart was reported synchronously
     m_pid = m_process->processId();
@@ -271,10 +279,16 @@ void BrokerJob::finish(State state, const QString& message) {
         m_grace->stop();
     if (m_reap)
         m_reap->stop();
+    releaseInputs();
     m_state = state;
     m_message = message;
     m_finishedAt = QDateTime::currentDateTimeUtc();
     Q_EMIT finished();
+}
+
+void BrokerJob::releaseInputs() {
+    for (BrokerInput& input : m_spec.inputs)
+        input.close();
 }
 
 void BrokerJob::readChannel(Stream stream) {

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "agent/npu/BrokerInput.h"
+
 #include <QByteArray>
 #include <QDateTime>
 #include <QDeadlineTimer>
@@ -10,6 +12,7 @@
 #include <QStringList>
 
 #include <optional>
+#include <vector>
 
 class QProcess;
 class QTimer;
@@ -17,7 +20,8 @@ class QTimer;
 namespace runbox::npu {
 
 /// One host broker job: a fixed argv started with no shell, in the host namespace, as the
-/// leader of its own session and process group, with its output kept in memory.
+/// leader of its own session and process group, with its output kept in memory. Its pinned
+/// inputs (BrokerInput) are the only descriptors above stderr it inherits.
 ///
 /// Lifecycle: queued → running → completed | failed | cancelled | timed_out | setup_failed.
 /// Cancel and timeout send SIGTERM to the whole group, then SIGKILL after the grace period;
@@ -50,6 +54,10 @@ public:
         qint64 timeoutMs = 0;   ///< 0 = none
         int killGraceMs = 2000; ///< SIGTERM → SIGKILL
         qint64 maxOutputBytes = 64LL * 1024 * 1024;
+        /// Pinned `${input:…}` descriptors (argv names them `/proc/self/fd/N`): the job
+        /// inherits each under the same number; the agent's copies are closed once the job
+        /// has started or ended.
+        std::vector<BrokerInput> inputs;
     };
 
     explicit BrokerJob(Spec spec, QObject* parent = nullptr);
@@ -102,6 +110,8 @@ private:
     /// SIGKILL to the group, then finish once no member is left running (polled, 5 s at most).
     void endGroupThenFinish(State state, const QString& message);
     void finish(State state, const QString& message);
+    /// Closes the agent's copies of the pinned inputs (the started job holds its own).
+    void releaseInputs();
     /// Whether a process of the job's group still runs (zombies do not count).
     bool groupAlive() const;
 

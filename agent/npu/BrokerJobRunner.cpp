@@ -1,7 +1,8 @@
 #include "agent/npu/BrokerJobRunner.h"
 
 #include "agent/npu/BrokerEnvironment.h"
-#include "agent/npu/WorkspacePath.h"
+#include "agent/npu/BrokerInput.h"
+#include "agent/workspace/WorkspaceFs.h"
 
 #include <QFileInfo>
 #include <QRegularExpression>
@@ -48,7 +49,14 @@ BrokerJob* BrokerJobRunner::submit(const BrokerJobRequest& request, ApiError* er
                           QStringLiteral("the workspace directory does not exist")};
         return nullptr;
     }
+    const auto root = workspace::WorkspaceFs::open(workspace);
+    if (!root) {
+        *error = ApiError{400, QStringLiteral("invalid_workspace"),
+                          QStringLiteral("the workspace directory cannot be opened")};
+        return nullptr;
+    }
     QMap<QString, QString> resolved;
+    std::vector<BrokerInput> pinned;
     for (auto it = request.inputs.constBegin(); it != request.inputs.constEnd(); ++it) {
         if (!workload->inputs.contains(it.key())) {
             *error = badInput(QStringLiteral("workload %1 takes no input \"%2\"")
@@ -68,13 +76,14 @@ BrokerJob* BrokerJobRunner::submit(const BrokerJobRequest& request, ApiError* er
             return nullptr;
         }
         QString why;
-        const QString path =
-            WorkspacePath::resolveInside(workspace, request.inputs.value(name).toString(), &why);
-        if (path.isEmpty()) {
+        std::optional<BrokerInput> input =
+            BrokerInput::open(root->rootFd(), request.inputs.value(name).toString(), &why);
+        if (!input) {
             *error = badInput(QStringLiteral("input %1: %2").arg(name, why));
             return nullptr;
         }
-        resolved.insert(name, path);
+        resolved.insert(name, input->procPath());
+        pinned.push_back(std::move(*input));
     }
     const QStringList argv =
         workload->expand(workspace, resolved, m_options.baseEnvironment, error);
@@ -109,7 +118,8 @@ BrokerJob* BrokerJobRunner::submit(const BrokerJobRequest& request, ApiError* er
     spec.timeoutMs = workload->timeoutMs > 0 ? workload->timeoutMs : m_options.defaultTimeoutMs;
     spec.killGraceMs = m_options.killGraceMs;
     spec.maxOutputBytes = m_options.maxOutputBytes;
-    auto* job = new BrokerJob(spec, this);
+    spec.inputs = std::move(pinned);
+    auto* job = new BrokerJob(std::move(spec), this);
     m_jobs.insert(id, job);
     m_order.append(id);
     connect(job, &BrokerJob::finished, this, [this, job] { onJobFinished(job); });

@@ -55,7 +55,9 @@ public:
 
     /// Validates and enqueues a job; it starts when its chips are free. Errors:
     /// 400 `unknown_workload`; 400 `invalid_input` (missing, unexpected, non-string, or a path
-    /// that is absolute, has `..`, or resolves outside the workspace through a symlink);
+    /// that BrokerInput::open refuses: absolute, `..`, through a symlink, missing, or neither a
+    /// regular file nor a directory); each input is pinned now and reaches the job as
+    /// `/proc/self/fd/N`;
     /// 400 `invalid_workspace`; 409 `duplicate_job`; 500 `workload_misconfigured`.
     BrokerJob* submit(const BrokerJobRequest& request, ApiError* error);
 

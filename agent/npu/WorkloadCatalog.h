@@ -14,7 +14,8 @@ namespace runbox::npu {
 
 /// One allow-listed host workload (operator file). Template expressions in program and args:
 /// `${workspace}` (the workspace's canonical path), `${input:NAME}` (a workspace-relative path
-/// the request supplies; resolved and kept inside the workspace), `${env:NAME}` and
+/// the request supplies, opened beneath the workspace and passed as `/proc/self/fd/N` of the
+/// pinned descriptor, see BrokerInput), `${env:NAME}` and
 /// `${env:NAME:-default}` (the agent's environment; default is literal text). The program may
 /// use only `${env:…}` and must expand to an absolute path.
 struct Workload {
@@ -30,10 +31,10 @@ struct Workload {
     /// Public listing: `{id, label, description, inputs, npuDevices, timeoutMs}` (no argv).
     QJsonObject toJson() const;
 
-    /// The argv (program first) for one job. @p resolvedInputs maps each input NAME to its
-    /// already resolved absolute path; @p workspace is canonical. Errors: `${env:X}` unset with no
-    /// default, or a program that is not absolute after expansion → ApiError 500
-    /// `workload_misconfigured`.
+    /// The argv (program first) for one job. @p resolvedInputs maps each input NAME to the
+    /// text that replaces it (BrokerInput::procPath()); @p workspace is canonical. Errors:
+    /// `${env:X}` unset with no default, or a program that is not absolute after expansion →
+    /// ApiError 500 `workload_misconfigured`.
     QStringList expand(const QString& workspace, const QMap<QString, QString>& resolvedInputs,
                        const QProcessEnvironment& env, ApiError* error) const;
 };

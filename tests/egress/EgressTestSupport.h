@@ -125,10 +125,8 @@ inline bool runBeside(const std::function<void()>& work, int timeoutMs = 20000) 
     return true;
 }
 
-/// Blocking client: connects to the unix socket @p path, sends @p request, half-closes if
-/// asked, and reads until EOF (10 s limit). Meant to run inside runBeside().
-inline QByteArray unixExchange(const QString& path, const QByteArray& request,
-                               bool halfClose = true) {
+/// Connects a blocking stream socket to the unix socket at @p path; the descriptor, or -1.
+inline int connectUnix(const QString& path) {
     const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     sockaddr_un address{};
     address.sun_family = AF_UNIX;
@@ -136,8 +134,14 @@ inline QByteArray unixExchange(const QString& path, const QByteArray& request,
     std::memcpy(address.sun_path, native.constData(), size_t(native.size()));
     if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) < 0) {
         ::close(fd);
-        return "connect failed";
+        return -1;
     }
+    return fd;
+}
+
+/// Sends @p request on the connected stream socket @p fd, half-closes if asked, and reads until
+/// EOF (10 s of silence at most). Leaves @p fd open.
+inline QByteArray exchangeOn(int fd, const QByteArray& request, bool halfClose = true) {
     qsizetype sent = 0;
     while (sent < request.size()) {
         const ssize_t n =
@@ -159,6 +163,17 @@ inline QByteArray unixExchange(const QString& path, const QByteArray& request,
             break;
         response.append(buffer, n);
     }
+    return response;
+}
+
+/// Blocking client: connects to the unix socket @p path, sends @p request, half-closes if
+/// asked, and reads until EOF (10 s limit). Meant to run inside runBeside().
+inline QByteArray unixExchange(const QString& path, const QByteArray& request,
+                               bool halfClose = true) {
+    const int fd = connectUnix(path);
+    if (fd < 0)
+        return "connect failed";
+    const QByteArray response = exchangeOn(fd, request, halfClose);
     ::close(fd);
     return response;
 }

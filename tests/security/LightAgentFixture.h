@@ -214,6 +214,34 @@ public:
     ApiClient& client() { return *m_client; }
     qint64 pid() const { return m_process.processId(); }
 
+    /// The usual set-up of a light test: starts the agent with light uids
+    /// [@p uidFirst, @p uidFirst + @p uidCount), reads `/v1/health`, and creates two light
+    /// workspaces into @p a and @p b (distinct uids). Returns why the test must be skipped (not
+    /// root, or the light tier unavailable here: the caller QSKIPs with it, since QSKIP must be
+    /// in the test function); empty otherwise, with @p error set when the set-up failed.
+    QString startWithTwoWorkspaces(uid_t uidFirst, int uidCount, Workspace* a, Workspace* b,
+                                   QString* error) {
+        if (::geteuid() != 0)
+            return QStringLiteral("light workspaces need root (setuid/chown); run this test as "
+                                  "root");
+        if (!start({{QStringLiteral("RUNBOX_LIGHT_UID_FIRST"), QString::number(uidFirst)},
+                    {QStringLiteral("RUNBOX_LIGHT_UID_COUNT"), QString::number(uidCount)}},
+                   error))
+            return {};
+        const ApiResponse health = m_client->call("GET", "/v1/health");
+        const QJsonObject light = health.json().value("light").toObject();
+        if (!light.value("available").toBool())
+            return QStringLiteral("light tier unavailable here: %1")
+                .arg(light.value("reason").toString());
+        *a = createOne();
+        *b = createOne();
+        if (a->id.isEmpty() || b->id.isEmpty())
+            *error = QStringLiteral("cannot create light workspaces A and B: ") + log();
+        else if (a->uid == b->uid)
+            *error = QStringLiteral("workspaces A and B share uid %1").arg(a->uid);
+        return {};
+    }
+
     /// `POST /v1/workspaces {isolation: light, …extra}`; the 201 body.
     ApiResponse createLight(QJsonObject extra = {}) {
         extra.insert(QStringLiteral("isolation"), QStringLiteral("light"));

@@ -1,6 +1,7 @@
 // light_attack: the probe a light workspace runs against its neighbours and the host in
-// test_light_isolation. Plain libc so it runs inside the Landlock domain from the workspace home.
-// Prints "ok[ data]" and exits 0 on success, or "errno=NAME" and exits 1.
+// test_light_host_isolation and test_light_workspace_isolation. Plain libc so it runs inside the
+// Landlock domain from the workspace home. Prints "ok[ data]" and exits 0 on success, or
+// "errno=NAME" and exits 1.
 //   read PATH | write PATH | bind-tcp PORT | bind-udp PORT | connect-tcp PORT
 //   abstract-serve NAME | abstract-connect NAME | connect-unix PATH | kill PID SIG | ptrace PID
 #include <arpa/inet.h>

@@ -1,299 +1,30 @@
-// The egress gateway attacked over its real unix socket, with a canary TCP server on 127.0.0.1
-// that counts every connection: a refusal must leave it at zero.
+// The egress gateway's decisions, attacked over its real unix socket (DESIGN.md §4): allowed
+// tunnels and forwards, and every refusal (IP literals, private answers, names outside the
+// allowlist, Host disagreements, malformed requests) with a canary TCP server on 127.0.0.1 that
+// counts every connection: a refusal must leave it at zero. Sockets handed over by the bridge:
+// test_egress_handover.
 
+#include "EgressGatewayFixture.h"
 #include "agent/egress/AddressClassifier.h"
-#include "agent/egress/EgressGateway.h"
-#include "agent/egress/NetworkPolicy.h"
 #include "agent/egress/Resolver.h"
-#include "egress/EgressTestSupport.h"
 
-#include <QJsonArray>
 #include <QSignalSpy>
-#include <QTemporaryDir>
 #include <QTest>
 
-#include <fcntl.h>
-#include <poll.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 using namespace runbox;
 using namespace runbox::egress;
 using namespace runbox::egress::testing;
 
-namespace {
-
-NetworkPolicy policyFrom(const QStringList& domains, const QStringList& cidrs) {
-    ApiError error;
-    const std::optional<NetworkPolicy> policy = NetworkPolicy::fromJson(
-        QJsonObject{{"mode", "domain-allowlist"},
-                    {"allowedDomains", QJsonArray::fromStringList(domains)},
-                    {"allowPrivateCidrs", QJsonArray::fromStringList(cidrs)}},
-        &error);
-    if (!policy)
-        qFatal("%s", qPrintable(error.message));
-    return *policy;
-}
-
-const QStringList kDomains{"mirror.test",   "example.test", "*.wild.test",   "mapped.test",
-                           "metadata.test", "mixed.test",   "rebind.test",   "multi.test",
-                           "down.test",     "nowhere.test", "ported.test:1", "slow.test",
-                           "idle.test",     "half.test"};
-
-QByteArray statusLine(const QByteArray& response) {
-    return response.left(response.indexOf("\r\n"));
-}
-
-QByteArray reasonHeader(const QByteArray& response) {
-    const qsizetype at = response.indexOf("X-Runbox-Egress-Reason: ");
-    if (at < 0)
-        return {};
-    const qsizetype start = at + 24;
-    return response.mid(start, response.indexOf("\r\n", start) - start);
-}
-
-/// Connects to the gateway at @p path and hands @p passed over as runbox-egress-bridge
-/// --hand-over does (one NUL byte with SCM_RIGHTS). Returns the unix connection, or -1.
-int handOver(const QString& path, int passed) {
-    const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_un address{};
-    address.sun_family = AF_UNIX;
-    const QByteArray native = path.toLocal8Bit();
-    std::memcpy(address.sun_path, native.constData(), size_t(native.size()));
-    if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) < 0) {
-        ::close(fd);
-        return -1;
-    }
-    char marker = '\0';
-    iovec iov{&marker, 1};
-    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-    msghdr msg{};
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = control;
-    msg.msg_controllen = sizeof control;
-    cmsghdr* cmsg = CMSG_FIRSTHDR(&msg);
-    cmsg->cmsg_level = SOL_SOCKET;
-    cmsg->cmsg_type = SCM_RIGHTS;
-    cmsg->cmsg_len = CMSG_LEN(sizeof(int));
-    std::memcpy(CMSG_DATA(cmsg), &passed, sizeof passed);
-    if (::sendmsg(fd, &msg, MSG_NOSIGNAL) != 1) {
-        ::close(fd);
-        return -1;
-    }
-    return fd;
-}
-
-/// Sends @p request on @p fd, half-closes, and reads until EOF (bounded by 10 s of silence).
-QByteArray exchangeOn(int fd, const QByteArray& request) {
-    qsizetype sent = 0;
-    while (sent < request.size()) {
-        const ssize_t n =
-            ::send(fd, request.constData() + sent, size_t(request.size() - sent), MSG_NOSIGNAL);
-        if (n <= 0)
-            break;
-        sent += n;
-    }
-    ::shutdown(fd, SHUT_WR);
-    QByteArray response;
-    char buffer[65536];
-    for (;;) {
-        pollfd p{fd, POLLIN, 0};
-        if (::poll(&p, 1, 10000) <= 0)
-            break;
-        const ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
-        if (n <= 0)
-            break;
-        response.append(buffer, n);
-    }
-    return response;
-}
-
-} // namespace
-
-class TestEgressGateway final : public QObject {
+class TestEgressGateway final : public EgressGatewayFixture {
     Q_OBJECT
 
-    QTemporaryDir m_dir;
-    CanaryHttpServer m_canary;
-    std::shared_ptr<FakeResolver> m_resolver = std::make_shared<FakeResolver>();
-    QString m_port;
-
-    /// Starts a gateway for @p policy on a fresh socket and runs @p request through it.
-    struct Result {
-        QByteArray response;
-        QList<EgressDecision> decisions;
-    };
-    Result exchange(const NetworkPolicy& policy, const QByteArray& request,
-                    const EgressGatewayOptions& options = {}, bool halfClose = true) {
-        EgressGateway gateway(policy, m_resolver, options);
-        const QString path = m_dir.filePath(QStringLiteral("gw.sock"));
-        QString error;
-        if (!gateway.listen(path, QStringLiteral("exec-1"), &error))
-            qFatal("%s", qPrintable(error));
-        QList<EgressDecision> decisions;
-        connect(&gateway, &EgressGateway::decisionMade, this,
-                [&decisions](const EgressDecision& d) { decisions.append(d); });
-        Result result;
-        const bool finished =
-            runBeside([&] { result.response = unixExchange(path, request, halfClose); });
-        if (!finished)
-            qWarning("client did not finish");
-        QDeadlineTimer deadline(10000);
-        while (decisions.isEmpty() && !deadline.hasExpired())
-            QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
-        result.decisions = decisions;
-        return result;
-    }
-
-    NetworkPolicy allowLoopback() const { return policyFrom(kDomains, {"127.0.0.0/8"}); }
-    NetworkPolicy strict() const { return policyFrom(kDomains, {}); }
-    QByteArray connectTo(const QByteArray& authority) const {
-        return "CONNECT " + authority + " HTTP/1.1\r\nHost: " + authority + "\r\n\r\n";
-    }
-
-    /// Runs @p client beside a gateway for allowLoopback() and collects its decisions.
-    QList<EgressDecision> withGateway(const std::function<void(const QString& path)>& client) {
-        EgressGateway gateway(allowLoopback(), m_resolver);
-        const QString path = m_dir.filePath(QStringLiteral("handover.sock"));
-        QString error;
-        if (!gateway.listen(path, QStringLiteral("exec-1"), &error))
-            qFatal("%s", qPrintable(error));
-        QList<EgressDecision> decisions;
-        connect(&gateway, &EgressGateway::decisionMade, this,
-                [&decisions](const EgressDecision& d) { decisions.append(d); });
-        if (!runBeside([&] { client(path); }))
-            qWarning("client did not finish");
-        QDeadlineTimer deadline(2000); // decisions come as the connection closes
-        while (!deadline.hasExpired() && gateway.activeConnectionCount() > 0)
-            QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
-        QCoreApplication::processEvents();
-        return decisions;
-    }
-
 private Q_SLOTS:
-    void initTestCase() {
-        QVERIFY(m_dir.isValid());
-        QVERIFY(m_canary.port() != 0);
-        m_port = QString::number(m_canary.port());
-        for (const char* name :
-             {"mirror.test", "example.test", "a.wild.test", "wild.test", "evilexample.test",
-              "example.test.evil.test", "other.test", "ported.test", "localhost", "evil.test"})
-            m_resolver->map(QString::fromLatin1(name), {"127.0.0.1"});
-        m_resolver->map("mapped.test", {"::ffff:127.0.0.1"});
-        m_resolver->map("metadata.test", {"169.254.169.254"});
-        m_resolver->map("mixed.test", {"127.0.0.1", "93.184.216.34"});
-        m_resolver->map("rebind.test", {"93.184.216.34", "127.0.0.1"});
-        m_resolver->map("multi.test", {"127.0.0.3", "127.0.0.1"});
-        m_resolver->map("nowhere.test", {});
-    }
-    void init() {
-        m_canary.reset();
-        m_resolver->lookups.clear();
-    }
-
-    void testSocketIsOwnerOnly() {
-        EgressGateway gateway(allowLoopback(), m_resolver);
-        const QString path = m_dir.filePath(QStringLiteral("mode.sock"));
-        QString error;
-        QVERIFY2(gateway.listen(path, QStringLiteral("e"), &error), qPrintable(error));
-        struct stat st {};
-        QCOMPARE(::lstat(QFile::encodeName(path).constData(), &st), 0);
-        QVERIFY(S_ISSOCK(st.st_mode));
-        QCOMPARE(st.st_mode & 0777, mode_t(0600));
-        gateway.closeListener(QStringLiteral("e"));
-        QVERIFY(!QFile::exists(path));
-    }
-
-    void testHandedOverSocketIsServedAndDecidedLikeAPlainClient() {
-        // Positive control for the refusals below: a connected stream socket handed over
-        // (runbox-egress-bridge --hand-over) becomes the client; the unix connection ends.
-        HalfCloseEchoServer upstream;
-        m_resolver->map("half.test", {"127.0.0.1"});
-        const QByteArray authority = "half.test:" + QByteArray::number(upstream.port());
-        QByteArray response;
-        QByteArray onUnix = "not read";
-        const QList<EgressDecision> decisions = withGateway([&](const QString& path) {
-            int pair[2];
-            if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0)
-                return;
-            const int unixFd = handOver(path, pair[1]);
-            ::close(pair[1]);
-            if (unixFd < 0)
-                return;
-            response = exchangeOn(pair[0], connectTo(authority) + "payload");
-            onUnix = exchangeOn(unixFd, "CONNECT ignored:1 HTTP/1.1\r\n\r\n");
-            ::close(unixFd);
-            ::close(pair[0]);
-        });
-        QCOMPARE(statusLine(response), QByteArray("HTTP/1.1 200 Connection Established"));
-        QCOMPARE(response.mid(response.indexOf("\r\n\r\n") + 4), QByteArray("ECHO:payload"));
-        QCOMPARE(onUnix, QByteArray()); // the bridge's connection carried nothing else
-        QCOMPARE(decisions.size(), 1);
-        QVERIFY(decisions.first().allowed);
-        QCOMPARE(decisions.first().executionId, QStringLiteral("exec-1"));
-        QCOMPARE(decisions.first().bytesUp, qint64(7));
-    }
-
-    void testHandingOverAnythingButAConnectedStreamSocketEndsTheConnection_data() {
-        QTest::addColumn<QString>("kind");
-        // seqpacket: recv(2) would read requests from it, so only the check keeps it out.
-        QTest::newRow("seqpacket socket") << QStringLiteral("seqpacket");
-        QTest::newRow("pipe") << QStringLiteral("pipe");
-        QTest::newRow("listening socket") << QStringLiteral("listener");
-        QTest::newRow("regular file") << QStringLiteral("file");
-    }
-    void testHandingOverAnythingButAConnectedStreamSocketEndsTheConnection() {
-        QFETCH(QString, kind);
-        QByteArray onUnix = "not read";
-        QByteArray onKept = "not read";
-        const QByteArray request = connectTo("mirror.test:" + m_port.toLatin1());
-        const QList<EgressDecision> decisions = withGateway([&](const QString& path) {
-            int fds[2] = {-1, -1}; // fds[1] is handed over, fds[0] kept
-            if (kind == QLatin1String("seqpacket")) {
-                if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) != 0)
-                    return;
-            } else if (kind == QLatin1String("pipe")) {
-                if (::pipe2(fds, O_CLOEXEC) != 0)
-                    return;
-                std::swap(fds[0], fds[1]); // hand over the read end, keep the write end
-            } else if (kind == QLatin1String("listener")) {
-                fds[1] = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-                sockaddr_un address{};
-                address.sun_family = AF_UNIX; // autobind to an abstract name (unix(7))
-                ::bind(fds[1], reinterpret_cast<sockaddr*>(&address), sizeof(sa_family_t));
-                ::listen(fds[1], 1);
-            } else {
-                fds[1] = ::open(QFile::encodeName(m_dir.filePath("plain")).constData(),
-                                O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-                (void)!::write(fds[1], request.constData(), size_t(request.size()));
-                ::lseek(fds[1], 0, SEEK_SET);
-            }
-            const int unixFd = handOver(path, fds[1]);
-            ::close(fds[1]);
-            if (unixFd < 0)
-                return;
-            if (fds[0] >= 0) { // a request on the kept end must reach nobody
-                if (kind == QLatin1String("pipe")) {
-                    (void)!::write(fds[0], request.constData(), size_t(request.size()));
-                    onKept = QByteArray();
-                } else {
-                    onKept = exchangeOn(fds[0], request);
-                }
-                ::close(fds[0]);
-            } else {
-                onKept = QByteArray();
-            }
-            onUnix = exchangeOn(unixFd, request); // nor one on the unix connection
-            ::close(unixFd);
-        });
-        QCOMPARE(onKept, QByteArray());
-        QCOMPARE(onUnix, QByteArray()); // closed without an answer
-        QVERIFY(decisions.isEmpty() || !decisions.first().allowed);
-        QCOMPARE(m_canary.connections, 0);
-    }
+    void initTestCase() { QVERIFY(prepareGatewayFixture()); }
+    void init() { resetGatewayFixture(); }
 
     void testConnectTunnelCarriesBytesBothWaysWithHalfClose() {
         HalfCloseEchoServer upstream;
@@ -361,6 +92,7 @@ private Q_SLOTS:
                                  << QByteArray("5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n")
                                  << QByteArray("hello world");
     }
+
     void testRequestBodiesAreForwarded() {
         QFETCH(QByteArray, framing);
         QFETCH(QByteArray, body);
@@ -470,6 +202,7 @@ private Q_SLOTS:
                    "/ HTTP/1.1\r\nX-Big: " + QByteArray(70 * 1024, 'a') + "\r\n\r\n"
             << QByteArray("431") << QByteArray("request_too_large");
     }
+
     void testRefusals() {
         QFETCH(bool, strictPolicy);
         QFETCH(QByteArray, request);

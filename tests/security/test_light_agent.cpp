@@ -92,22 +92,11 @@ private:
 
 private Q_SLOTS:
     void initTestCase() {
-        if (::geteuid() != 0)
-            QSKIP("light workspaces need root (setuid/chown); run this test as root");
         QString error;
-        QVERIFY2(
-            m_agent.start({{"RUNBOX_LIGHT_UID_FIRST", "43000"}, {"RUNBOX_LIGHT_UID_COUNT", "1000"}},
-                          &error),
-            qPrintable(error));
-        const ApiResponse health = m_agent.client().call("GET", "/v1/health");
-        const QJsonObject light = health.json().value("light").toObject();
-        if (!light.value("available").toBool())
-            QSKIP(qPrintable(QStringLiteral("light tier unavailable here: %1")
-                                 .arg(light.value("reason").toString())));
-        m_a = m_agent.createOne();
-        m_b = m_agent.createOne();
-        QVERIFY(!m_a.id.isEmpty() && !m_b.id.isEmpty());
-        QVERIFY(m_a.uid != m_b.uid);
+        const QString skip = m_agent.startWithTwoWorkspaces(43000, 1000, &m_a, &m_b, &error);
+        if (!skip.isEmpty())
+            QSKIP(qPrintable(skip));
+        QVERIFY2(error.isEmpty(), qPrintable(error));
     }
 
     void testHealthReportsTheLightTierAndIdleTime() {

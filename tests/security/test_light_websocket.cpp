@@ -211,21 +211,11 @@ private:
 
 private Q_SLOTS:
     void initTestCase() {
-        if (::geteuid() != 0)
-            QSKIP("light workspaces need root (setuid/chown); run this test as root");
         QString error;
-        QVERIFY2(
-            m_agent.start({{"RUNBOX_LIGHT_UID_FIRST", "44400"}, {"RUNBOX_LIGHT_UID_COUNT", "200"}},
-                          &error),
-            qPrintable(error));
-        const ApiResponse health = m_agent.client().call("GET", "/v1/health");
-        const QJsonObject light = health.json().value("light").toObject();
-        if (!light.value("available").toBool())
-            QSKIP(qPrintable(QStringLiteral("light tier unavailable here: %1")
-                                 .arg(light.value("reason").toString())));
-        m_a = m_agent.createOne();
-        m_b = m_agent.createOne();
-        QVERIFY(!m_a.id.isEmpty() && !m_b.id.isEmpty());
+        const QString skip = m_agent.startWithTwoWorkspaces(44400, 200, &m_a, &m_b, &error);
+        if (!skip.isEmpty())
+            QSKIP(qPrintable(skip));
+        QVERIFY2(error.isEmpty(), qPrintable(error));
     }
 
     bool startWsServer(const Workspace& ws, int port) {

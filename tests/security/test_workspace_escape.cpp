@@ -2,8 +2,10 @@
 // links planted inside the workspace towards /etc/passwd, / and .., encoded traversal, special
 // files, and a directory swapped for a symlink while the API is hammered. Each check starts
 // with a positive control so a broken setup cannot pass a refusal.
+#include "SwapRace.h"
 #include "agent/workspace/WorkspaceFs.h"
 #include "shared/Crypto.h"
+#include "support/TestFiles.h"
 
 #include <QDir>
 #include <QFile>
@@ -19,11 +21,10 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include <atomic>
-#include <thread>
-
 using namespace runbox;
 using namespace runbox::workspace;
+using runbox::testsupport::readFile;
+using runbox::testsupport::writeFile;
 
 namespace {
 
@@ -32,16 +33,6 @@ WorkspacePath P(const char* url) {
     if (!p)
         qFatal("bad test path %s", url);
     return p.value();
-}
-
-bool writeFile(const QString& path, const QByteArray& content) {
-    QFile f(path);
-    return f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(content) == content.size();
-}
-
-QByteArray readFile(const QString& path) {
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
 }
 
 QByteArray readAll(const ReadHandle& h) {
@@ -333,25 +324,10 @@ private Q_SLOTS:
     void testSwappingDirectoryForSymlinkNeverEscapes() {
         // Sandboxed code keeps exchanging d (a real directory) with dswap (-> outside) and
         // e with eswap (-> /) while the API is hammered on d/… and e/….
-        const int wsFd = ::open(QFile::encodeName(m_ws).constData(), O_PATH | O_DIRECTORY);
-        QVERIFY(wsFd >= 0);
-        std::atomic<bool> stop{false};
-        std::atomic<long> swaps{0};
-        std::thread swapper([&] {
-            while (!stop.load(std::memory_order_relaxed)) {
-                ::renameat2(wsFd, "d", wsFd, "dswap", RENAME_EXCHANGE);
-                ::renameat2(wsFd, "e", wsFd, "eswap", RENAME_EXCHANGE);
-                swaps.fetch_add(1, std::memory_order_relaxed);
-            }
-        });
-
+        securitytest::SwapRace race(m_ws, {{"d", "dswap"}, {"e", "eswap"}});
+        QVERIFY(race.isValid());
         // Positive control: the race is live — a path-based reader does get out.
-        // (Bounded by iterations, not time; yields so a starved swapper gets to run.)
-        int naiveEscapes = 0;
-        for (int i = 0; i < 200000 && naiveEscapes == 0; ++i) {
-            naiveEscapes += readFile(ws("d/x")) == "CANARY";
-            std::this_thread::yield();
-        }
+        const bool naiveEscapes = securitytest::SwapRace::pathReaderEscapes(ws("d/x"), "CANARY");
 
         int readsOk = 0, readsRefused = 0, writesOk = 0, listsOk = 0;
         QByteArray escaped;
@@ -387,13 +363,11 @@ private Q_SLOTS:
                 escaped = "moved d/only-outside";
             m_fs->remove(P("e/" + m_rootCanary), false);
         }
-        stop = true;
-        swapper.join();
-        ::close(wsFd);
+        race.stop();
 
         QVERIFY2(escaped.isEmpty(), escaped.constData());
-        QVERIFY2(naiveEscapes > 0, "the swap race was not live: the test proves nothing");
-        QVERIFY(swaps.load() > 0);
+        QVERIFY2(naiveEscapes, "the swap race was not live: the test proves nothing");
+        QVERIFY(race.swaps() > 0);
         QVERIFY2(readsOk > 0 && readsRefused > 0,
                  qPrintable(QStringLiteral("ok %1 refused %2").arg(readsOk).arg(readsRefused)));
         QVERIFY(writesOk > 0 && listsOk > 0);

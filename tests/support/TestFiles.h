@@ -1,0 +1,46 @@
+#pragma once
+// Small file helpers for tests that set up and inspect directory trees (header-only, Qt Core).
+
+#include <QByteArray>
+#include <QFile>
+#include <QPair>
+#include <QString>
+
+#include <sys/stat.h>
+
+namespace runbox::testsupport {
+
+/// Writes @p content to @p path (created or truncated); false on any failure.
+inline bool writeFile(const QString& path, const QByteArray& content) {
+    QFile f(path);
+    return f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(content) == content.size();
+}
+
+/// The whole content of @p path; empty when it cannot be read.
+inline QByteArray readFile(const QString& path) {
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+/// (st_dev, st_ino): which inode a path or descriptor refers to.
+using FileIdentity = QPair<quint64, quint64>;
+
+/// The identity of @p path, following links with @p followLinks (stat) or not (lstat);
+/// {0, 0} when absent.
+inline FileIdentity fileIdentity(const QString& path, bool followLinks = true) {
+    struct stat st {};
+    const QByteArray native = QFile::encodeName(path);
+    if ((followLinks ? ::stat(native.constData(), &st) : ::lstat(native.constData(), &st)) != 0)
+        return {0, 0};
+    return {quint64(st.st_dev), quint64(st.st_ino)};
+}
+
+/// The identity of the open descriptor @p fd (fstat); {0, 0} when it is not open.
+inline FileIdentity fileIdentity(int fd) {
+    struct stat st {};
+    if (::fstat(fd, &st) != 0)
+        return {0, 0};
+    return {quint64(st.st_dev), quint64(st.st_ino)};
+}
+
+} // namespace runbox::testsupport
