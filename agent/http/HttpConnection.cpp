@@ -140,7 +140,9 @@ int HttpConnection::onHeadersComplete(http_parser* p) {
 int HttpConnection::onBody(http_parser* p, const char* at, size_t len) {
     HttpConnection* c = self(p);
     if (c->m_streamBody) {
-        if (c->m_exchange)
+        if (c->m_exchange && at == c->m_input.constData() && qsizetype(len) == c->m_input.size())
+            c->m_exchange->appendBody(c->m_input); // all of the input is body: share it
+        else if (c->m_exchange)
             c->m_exchange->appendBody(at, qsizetype(len));
         else if (c->m_draining && (c->m_drainLeft -= qint64(len)) < 0)
             return kRefuseBody; // drained enough: parseBuffered() closes
@@ -179,7 +181,18 @@ void HttpConnection::readFromSocket() {
     // control reaches the client). Below that, keep reading, so a client that leaves is noticed.
     if (m_streamBody && m_exchange && !canFeed() && m_input.size() >= m_limits.streamBufferBytes)
         return;
-    m_input += m_socket->readAll();
+    // A streamed body passes here a GiB at a time: hand over what waits before reading more,
+    // so that the input is usually taken whole (shared with the exchange, not copied).
+    if (!m_input.isEmpty() && m_streamBody && canFeed()) {
+        QPointer<HttpConnection> guard(this);
+        parseBuffered();
+        if (!guard || m_closing || m_upgraded)
+            return;
+    }
+    if (m_input.isEmpty())
+        m_input = m_socket->readAll();
+    else
+        m_input += m_socket->readAll();
     if (m_inMessage && m_headComplete)
         m_timer.start(int(m_limits.bodyStallTimeoutMs));
     if (canFeed())
@@ -208,7 +221,7 @@ void HttpConnection::parseBuffered() {
             return;
         }
         if (err == HPE_PAUSED) {
-            m_input.remove(0, qsizetype(n));
+            consumeInput(qsizetype(n));
             http_parser_pause(&m_parser, 0);
         } else if (err != HPE_OK) {
             // Callbacks return kRefuseBody for a body over the limit, 1 for an oversized head.
@@ -228,7 +241,7 @@ void HttpConnection::parseBuffered() {
                                 .arg(QString::fromLatin1(http_errno_description(err))));
             return;
         } else {
-            m_input.remove(0, qsizetype(n));
+            consumeInput(qsizetype(n));
         }
         if (m_draining && !m_streamBody) { // the drained body ended: now close
             closeConnection();
@@ -247,6 +260,13 @@ void HttpConnection::parseBuffered() {
         else if (err == HPE_OK)
             break; // need more bytes
     }
+}
+
+void HttpConnection::consumeInput(qsizetype n) {
+    if (n >= m_input.size())
+        m_input.clear(); // drops our reference only: the exchange may share these bytes
+    else
+        m_input.remove(0, n);
 }
 
 void HttpConnection::dispatch() {

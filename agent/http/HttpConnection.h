@@ -80,6 +80,8 @@ private:
 
     void readFromSocket();
     void parseBuffered();
+    /// Drops the first @p n bytes of m_input (parsed).
+    void consumeInput(qsizetype n);
     /// True when buffered input may be fed to the parser now.
     bool canFeed() const;
     void dispatch();

@@ -241,6 +241,17 @@ void HttpExchange::appendBody(const char* data, qsizetype size) {
     m_bodyNewData = true;
 }
 
+void HttpExchange::appendBody(const QByteArray& data) {
+    if (m_finished || m_bodyFailed || data.isEmpty())
+        return;
+    if (m_body.isEmpty())
+        m_body = data; // shared, not copied
+    else
+        m_body.append(data);
+    m_bodyReceived += data.size();
+    m_bodyNewData = true;
+}
+
 void HttpExchange::publishBody() {
     if (m_finished || m_bodyFailed)
         return;

@@ -97,6 +97,9 @@ public:
     // --- called by the connection ---
     void setBodyStreamed() { m_bodyStreamed = true; }
     void appendBody(const char* data, qsizetype size);
+    /// Same, sharing @p data (implicitly shared QByteArray) when nothing waits unread: a
+    /// streamed body passes from the socket to the handler without a copy here.
+    void appendBody(const QByteArray& data);
     void markBodyComplete() { m_bodyComplete = true; }
     /// Emits bodyReadyRead() / bodyComplete() for what arrived since the last call.
     void publishBody();
