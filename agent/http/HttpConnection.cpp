@@ -78,8 +78,7 @@ int HttpConnection::onMessageBegin(http_parser* p) {
 
 int HttpConnection::onUrl(http_parser* p, const char* at, size_t len) {
     HttpConnection* c = self(p);
-    c->m_headerBytes += qint64(len);
-    if (c->m_headerBytes > c->m_limits.maxHeaderBytes)
+    if (!c->countHeaderBytes(len))
         return 1;
     c->m_current.rawTarget.append(at, qsizetype(len));
     return 0;
@@ -87,8 +86,7 @@ int HttpConnection::onUrl(http_parser* p, const char* at, size_t len) {
 
 int HttpConnection::onHeaderField(http_parser* p, const char* at, size_t len) {
     HttpConnection* c = self(p);
-    c->m_headerBytes += qint64(len);
-    if (c->m_headerBytes > c->m_limits.maxHeaderBytes)
+    if (!c->countHeaderBytes(len))
         return 1;
     if (c->m_lastWasValue) {
         c->m_current.headers.append({c->m_headerField.toLower(), c->m_headerValue.trimmed()});
@@ -102,8 +100,7 @@ int HttpConnection::onHeaderField(http_parser* p, const char* at, size_t len) {
 
 int HttpConnection::onHeaderValue(http_parser* p, const char* at, size_t len) {
     HttpConnection* c = self(p);
-    c->m_headerBytes += qint64(len);
-    if (c->m_headerBytes > c->m_limits.maxHeaderBytes)
+    if (!c->countHeaderBytes(len))
         return 1;
     c->m_headerValue.append(at, qsizetype(len));
     c->m_lastWasValue = true;
@@ -140,10 +137,8 @@ int HttpConnection::onHeadersComplete(http_parser* p) {
 int HttpConnection::onBody(http_parser* p, const char* at, size_t len) {
     HttpConnection* c = self(p);
     if (c->m_streamBody) {
-        if (c->m_exchange && at == c->m_input.constData() && qsizetype(len) == c->m_input.size())
-            c->m_exchange->appendBody(c->m_input); // all of the input is body: share it
-        else if (c->m_exchange)
-            c->m_exchange->appendBody(at, qsizetype(len));
+        if (c->m_exchange)
+            c->m_exchange->appendBody(c->m_input, at, qsizetype(len));
         else if (c->m_draining && (c->m_drainLeft -= qint64(len)) < 0)
             return kRefuseBody; // drained enough: parseBuffered() closes
         return 0;
@@ -181,15 +176,7 @@ void HttpConnection::readFromSocket() {
     // control reaches the client). Below that, keep reading, so a client that leaves is noticed.
     if (m_streamBody && m_exchange && !canFeed() && m_input.size() >= m_limits.streamBufferBytes)
         return;
-    // A streamed body passes here a GiB at a time: hand over what waits before reading more,
-    // so that the input is usually taken whole (shared with the exchange, not copied).
-    if (!m_input.isEmpty() && m_streamBody && canFeed()) {
-        QPointer<HttpConnection> guard(this);
-        parseBuffered();
-        if (!guard || m_closing || m_upgraded)
-            return;
-    }
-    if (m_input.isEmpty())
+    if (m_input.isEmpty()) // a streamed body passes here a GiB at a time: no copy
         m_input = m_socket->readAll();
     else
         m_input += m_socket->readAll();
@@ -260,13 +247,6 @@ void HttpConnection::parseBuffered() {
         else if (err == HPE_OK)
             break; // need more bytes
     }
-}
-
-void HttpConnection::consumeInput(qsizetype n) {
-    if (n >= m_input.size())
-        m_input.clear(); // drops our reference only: the exchange may share these bytes
-    else
-        m_input.remove(0, n);
 }
 
 void HttpConnection::dispatch() {

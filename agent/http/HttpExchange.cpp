@@ -241,15 +241,15 @@ void HttpExchange::appendBody(const char* data, qsizetype size) {
     m_bodyNewData = true;
 }
 
-void HttpExchange::appendBody(const QByteArray& data) {
-    if (m_finished || m_bodyFailed || data.isEmpty())
+void HttpExchange::appendBody(const QByteArray& input, const char* data, qsizetype size) {
+    if (m_body.isEmpty() && data == input.constData() && size == input.size() && !m_finished &&
+        !m_bodyFailed && size > 0) {
+        m_body = input; // shared, not copied
+        m_bodyReceived += size;
+        m_bodyNewData = true;
         return;
-    if (m_body.isEmpty())
-        m_body = data; // shared, not copied
-    else
-        m_body.append(data);
-    m_bodyReceived += data.size();
-    m_bodyNewData = true;
+    }
+    appendBody(data, size);
 }
 
 void HttpExchange::publishBody() {
