@@ -2,20 +2,18 @@
 
 #include "cli/CliOptions.h"
 #include "cli/HttpDownload.h"
+#include "cli/HttpUpload.h"
 
 #include <QDir>
-#include <QEventLoop>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonDocument>
-#include <QNetworkReply>
 #include <QRegularExpression>
 #include <QTemporaryFile>
 #include <QTextStream>
 #include <QUrl>
 
 #include <cstdio>
-#include <memory>
 
 namespace runbox::cli {
 
@@ -26,23 +24,6 @@ int fail(const QString& message, int code = 1) {
     return code;
 }
 
-int failResponse(QNetworkReply* reply, const QByteArray& body) {
-    ApiResponse r;
-    r.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-    r.body = body;
-    r.networkError = reply->errorString();
-    return fail(QStringLiteral("%1 %2: %3").arg(r.status).arg(r.errorCode(), r.errorMessage()));
-}
-
-/// Runs a local event loop until @p reply finishes.
-void waitFor(QNetworkReply* reply) {
-    if (reply->isFinished())
-        return;
-    QEventLoop loop;
-    QObject::connect(reply, &QNetworkReply::finished, &loop, &QEventLoop::quit);
-    loop.exec();
-}
-
 int upload(ApiClient& client, const QString& local, RemotePath remote, const QString& query,
            bool json) {
     QFileInfo info(local);
@@ -51,20 +32,26 @@ int upload(ApiClient& client, const QString& local, RemotePath remote, const QSt
     QFile file(local);
     if (!file.open(QIODevice::ReadOnly))
         return fail(QStringLiteral("cannot read %1: %2").arg(local, file.errorString()));
+    if (file.isSequential())
+        return fail(QStringLiteral("%1 is not a regular file (its size must be known)").arg(local));
     if (remote.path.isEmpty() || remote.path.endsWith('/'))
         remote.path += info.fileName();
-    const QByteArray hash = ApiClient::sha256OfDevice(&file);
-    if (hash.isEmpty())
-        return fail(QStringLiteral("cannot read %1: %2").arg(local, file.errorString()));
-    std::unique_ptr<QNetworkReply> reply(
-        client.sendStream("PUT", remote.apiPath() + query.toUtf8(), &file, hash));
-    waitFor(reply.get());
-    const QByteArray body = reply->readAll();
-    const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-    if (status != 200 && status != 201)
-        return failResponse(reply.get(), body);
+    const UploadResult r = uploadFrom(client.baseUrl(), client.token(), client.clockOffsetMs(),
+                                      remote.apiPath() + query.toUtf8(), &file, file.size());
+    if (!r.sourceError.isEmpty())
+        return fail(QStringLiteral("cannot read %1: %2").arg(local, r.sourceError));
+    if (!r.transportError.isEmpty())
+        return fail(r.transportError);
+    if (r.status != 200 && r.status != 201) {
+        ApiResponse response;
+        response.status = r.status;
+        response.body = r.body;
+        return fail(QStringLiteral("%1 %2: %3")
+                        .arg(r.status)
+                        .arg(response.errorCode(), response.errorMessage()));
+    }
     if (json)
-        QTextStream(stdout) << QJsonDocument::fromJson(body).toJson(QJsonDocument::Indented);
+        QTextStream(stdout) << QJsonDocument::fromJson(r.body).toJson(QJsonDocument::Indented);
     return 0;
 }
 

@@ -19,8 +19,9 @@ struct RemotePath {
 };
 
 /// `runbox cp [--overwrite] [--mode MODE] [--parents] [--json] LOCAL WS:PATH` uploads a file:
-/// its SHA-256 is computed first, then the file is streamed from disk (PUT with
-/// X-Runbox-Content-SHA256; the agent commits it only if the hash matches). A PATH ending in
+/// read once, hashed and signed chunk by chunk as it is sent (uploadFrom, chained chunk
+/// signatures of docs/upload-integrity.md; the agent commits it only once every chunk verified). A
+/// PATH ending in
 /// '/' (or empty) receives LOCAL's file name.
 /// `runbox cp WS:PATH LOCAL` downloads a file, streamed to disk through a temporary file next to
 /// LOCAL that replaces it (rename(2)) only once complete — not fsynced, like cp; LOCAL may be a

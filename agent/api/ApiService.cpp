@@ -4,13 +4,14 @@
 #include "agent/api/ExecutionRoutes.h"
 #include "agent/api/FileRoutes.h"
 #include "agent/api/HealthRoutes.h"
+#include "agent/api/LightService.h"
 #include "agent/api/NetworkPolicyRoutes.h"
 #include "agent/api/NpuRoutes.h"
-#include "agent/api/LightService.h"
 #include "agent/api/ProxyRoutes.h"
 #include "agent/api/SettingsRoutes.h"
 #include "agent/api/WorkspaceRoutes.h"
 #include "agent/execution/ExecutionManager.h"
+#include "shared/UploadChunkSigner.h"
 
 #include <QDateTime>
 #include <QJsonDocument>
@@ -45,8 +46,7 @@ ApiService::ApiService(AgentContext* context, QObject* parent)
              }),
       m_exec(std::make_unique<ExecRoutes>(context)),
       m_executions(std::make_unique<ExecutionRoutes>(context)),
-      m_npu(std::make_unique<NpuRoutes>(context)),
-      m_proxy(std::make_unique<ProxyRoutes>(context)),
+      m_npu(std::make_unique<NpuRoutes>(context)), m_proxy(std::make_unique<ProxyRoutes>(context)),
       m_files(std::make_unique<FileRoutes>(context)) {
     HealthRoutes::registerRoutes(m_router, context);
     WorkspaceRoutes::registerRoutes(m_router, context, [context](const QString& id) {
@@ -80,6 +80,35 @@ bool isHex64(const QByteArray& s) {
             return false;
     return true;
 }
+
+/// What a streamed upload's signature covers in place of the body hash: X-Runbox-Content-SHA256,
+/// 64 hex digits (single-shot) or the chunk-signing literal, which then requires one
+/// X-Runbox-Decoded-Length of decimal digits (docs/upload-integrity.md). Missing or malformed:
+/// 400 before authentication, as nothing can be verified without it.
+std::optional<ApiError> streamedBodyHash(const http::HttpRequest& req, QByteArray* out) {
+    const QByteArray declared = req.header("x-runbox-content-sha256");
+    if (req.headerCount("x-runbox-content-sha256") == 1 && declared == upload_chunks::kScheme) {
+        const QByteArray length = req.header("x-runbox-decoded-length");
+        bool digits = req.headerCount("x-runbox-decoded-length") == 1 && !length.isEmpty() &&
+                      length.size() <= 18;
+        for (char c : length)
+            digits = digits && c >= '0' && c <= '9';
+        if (!digits)
+            return ApiError{400, QStringLiteral("decoded_length_required"),
+                            QStringLiteral("a chunk-signed upload declares the file's size in "
+                                           "X-Runbox-Decoded-Length (decimal bytes)")};
+        *out = declared;
+        return std::nullopt;
+    }
+    *out = declared.toLower();
+    if (req.headerCount("x-runbox-content-sha256") != 1 || !isHex64(*out))
+        return ApiError{400, QStringLiteral("content_sha256_required"),
+                        QStringLiteral("a streamed upload declares its body's SHA-256 in "
+                                       "X-Runbox-Content-SHA256 (64 hex digits) or %1, and "
+                                       "signs with it")
+                            .arg(QLatin1String(upload_chunks::kScheme))};
+    return std::nullopt;
+}
 } // namespace
 
 void ApiService::handle(http::HttpExchange* ex) {
@@ -91,16 +120,12 @@ void ApiService::handle(http::HttpExchange* ex) {
         return ex->replyJson(200, HealthRoutes::publicHealth());
     }
     // Authenticate before looking at anything else: no side effect, no route disclosure.
-    // A streamed body is not here yet: the signature covers the hash the client declares, and
-    // the route refuses to commit a body that does not match it.
+    // A streamed body is not here yet: the signature covers the hash the client declares (or
+    // the chunk-signing literal), and the route refuses to commit a body that does not match.
     QByteArray declaredBodySha256;
     if (ex->isBodyStreamed()) {
-        declaredBodySha256 = req.header("x-runbox-content-sha256").toLower();
-        if (req.headerCount("x-runbox-content-sha256") != 1 || !isHex64(declaredBodySha256))
-            return ex->replyError(
-                400, QStringLiteral("content_sha256_required"),
-                QStringLiteral("a streamed upload declares its body's SHA-256 in "
-                               "X-Runbox-Content-SHA256 (64 hex digits) and signs with it"));
+        if (auto err = streamedBodyHash(req, &declaredBodySha256))
+            return ex->replyError(*err);
     }
     Principal who;
     if (auto err =

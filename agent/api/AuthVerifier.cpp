@@ -49,10 +49,9 @@ AuthVerifier::AuthVerifier(QByteArray agentToken, qint64 windowMs,
 std::optional<ApiError> AuthVerifier::verify(const http::HttpRequest& request, qint64 nowMs,
                                              Principal* principal,
                                              const QByteArray& bodySha256Hex) {
-    const QByteArray authorization = request.header("authorization");
-    if (!authorization.startsWith("Bearer ") || request.headerCount("authorization") != 1)
+    const QByteArray token = bearerToken(request);
+    if (token.isEmpty())
         return unauthorized("unauthorized", QStringLiteral("missing bearer token"));
-    const QByteArray token = authorization.mid(7).trimmed();
 
     Principal who;
     if (crypto::constantTimeEquals(token, m_agentToken)) {
@@ -103,6 +102,13 @@ std::optional<ApiError> AuthVerifier::verify(const http::HttpRequest& request, q
         return unauthorized("replayed_request", QStringLiteral("this nonce was already used"));
     *principal = who;
     return std::nullopt;
+}
+
+QByteArray AuthVerifier::bearerToken(const http::HttpRequest& request) {
+    const QByteArray authorization = request.header("authorization");
+    if (!authorization.startsWith("Bearer ") || request.headerCount("authorization") != 1)
+        return {};
+    return authorization.mid(7).trimmed();
 }
 
 bool AuthVerifier::rememberNonce(const QByteArray& nonce, qint64 nowMs) {

@@ -52,6 +52,11 @@ public:
     std::optional<ApiError> verify(const http::HttpRequest& request, qint64 nowMs,
                                    Principal* principal, const QByteArray& bodySha256Hex = {});
 
+    /// The token of `Authorization: Bearer <token>` (empty when absent or repeated): once
+    /// verify() accepted the request, the key that signed it (chunk-signed uploads chain
+    /// their chunk signatures under the same key).
+    static QByteArray bearerToken(const http::HttpRequest& request);
+
 private:
     bool rememberNonce(const QByteArray& nonce, qint64 nowMs);
 

@@ -1,12 +1,14 @@
 #include "agent/api/FileRoutes.h"
 
 #include "agent/api/ApiService.h"
+#include "agent/api/AuthVerifier.h"
 #include "agent/api/ByteRange.h"
 #include "agent/api/FileDownload.h"
 #include "agent/api/FileUpload.h"
 #include "agent/api/FileWork.h"
 #include "agent/execution/ExecutionManager.h"
 #include "agent/store/QuotaStore.h"
+#include "shared/UploadChunkSigner.h"
 
 #include <QJsonDocument>
 #include <QUrlQuery>
@@ -19,6 +21,9 @@ using workspace::WorkspacePath;
 namespace {
 
 constexpr int kFileWorkThreads = 4;
+/// Uploads whose bodies are decoded, hashed and written at the same time (UploadStream jobs;
+/// more wait their turn, their clients held back by TCP).
+constexpr int kUploadStreamThreads = 4;
 const QByteArray kJson = "application/json; charset=utf-8";
 using Headers = QList<QPair<QByteArray, QByteArray>>;
 
@@ -80,9 +85,11 @@ QByteArray jsonBytes(const QJsonObject& o) {
 FileRoutes::FileRoutes(AgentContext* context, QObject* parent)
     : QObject(parent), m_context(context) {
     m_pool.setMaxThreadCount(kFileWorkThreads);
+    m_streamPool.setMaxThreadCount(kUploadStreamThreads);
 }
 
 FileRoutes::~FileRoutes() {
+    m_streamPool.waitForDone();
     m_pool.waitForDone();
 }
 
@@ -230,11 +237,19 @@ void FileRoutes::handlePut(http::HttpExchange* ex, const Principal& who, const P
     }
     if (auto err = boolParam(req, QStringLiteral("parents"), false, &up.options.createParents))
         return ex->replyError(*err);
-    up.declaredSha256 = req.header("x-runbox-content-sha256").toLower(); // checked by ApiService
+    // Both shapes were checked by ApiService before it verified the signature over them.
+    const QByteArray declared = req.header("x-runbox-content-sha256");
+    if (declared == upload_chunks::kScheme) {
+        up.chunkSigning = UploadRequest::ChunkSigning{AuthVerifier::bearerToken(req),
+                                                      req.header("x-runbox-signature")};
+        up.decodedLength = req.header("x-runbox-decoded-length").toLongLong();
+    } else {
+        up.declaredSha256 = declared.toLower();
+    }
     const QByteArray length = req.header("content-length");
     up.contentLength = length.isEmpty() ? -1 : length.toLongLong();
     up.quotas = m_context->quotas->current();
-    auto* upload = new FileUpload(ex, m_context->manager, &m_pool, std::move(up));
+    auto* upload = new FileUpload(ex, m_context->manager, &m_pool, &m_streamPool, std::move(up));
     upload->start();
 }
 

@@ -48,7 +48,8 @@ private:
                   const workspace::WorkspacePath& path);
 
     AgentContext* m_context;
-    QThreadPool m_pool;
+    QThreadPool m_pool;       ///< usage walks, commits, deletes, moves
+    QThreadPool m_streamPool; ///< upload bodies (UploadStream)
 };
 
 } // namespace runbox::api

@@ -1,7 +1,9 @@
 #include "agent/api/FileUpload.h"
 
 #include "agent/api/FileWork.h"
+#include "agent/api/UploadStream.h"
 #include "agent/workspace/WorkspaceUsage.h"
+#include "shared/ChunkedUploadDecoder.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -18,7 +20,7 @@ using workspace::WorkspaceUpload;
 struct FileUpload::Shared {
     std::optional<WorkspaceUpload> upload;
     std::optional<ApiError> error;
-    qint64 room = -1; ///< see FileUpload::m_room
+    qint64 room = -1; ///< see UploadLimits::room
     FileInfo committed;
     bool replaced = false;
 };
@@ -31,23 +33,6 @@ qint64 minLimit(qint64 a, qint64 b) {
     if (b <= 0)
         return a;
     return std::min(a, b);
-}
-
-ApiError quotaExceeded(const QByteArray& path, qint64 maxWorkspaceBytes) {
-    return workspace::makeError(413, "workspace_quota_exceeded",
-                                QStringLiteral("%1: the upload would take the workspace over "
-                                               "maxWorkspaceBytes (%2 bytes)")
-                                    .arg(QString::fromUtf8(path))
-                                    .arg(maxWorkspaceBytes));
-}
-
-ApiError uploadTooLarge(const QByteArray& path, qint64 limit) {
-    return workspace::makeError(
-        413, "upload_too_large",
-        QStringLiteral("%1: the upload exceeds %2 bytes (uploadMaxFileBytes / "
-                       "uploadMaxRequestBytes)")
-            .arg(QString::fromUtf8(path))
-            .arg(limit));
 }
 
 /// Allocated bytes of the regular file at @p path (freed when it is overwritten), else 0.
@@ -75,9 +60,11 @@ std::optional<qint64> usedBytes(const UploadRequest& r, std::optional<ApiError>*
 } // namespace
 
 FileUpload::FileUpload(http::HttpExchange* exchange, execution::ExecutionManager* manager,
-                       QThreadPool* pool, UploadRequest request, QObject* parent)
+                       QThreadPool* pool, QThreadPool* streamPool, UploadRequest request,
+                       QObject* parent)
     : QObject(parent), m_exchange(exchange), m_manager(manager), m_pool(pool),
-      m_request(std::move(request)), m_shared(std::make_shared<Shared>()) {
+      m_streamPool(streamPool), m_request(std::move(request)),
+      m_shared(std::make_shared<Shared>()) {
     // Whatever happens to the client, an uncommitted upload is aborted with this object (the
     // pool work keeps its own reference while it runs).
     connect(exchange, &http::HttpExchange::clientGone, this, &FileUpload::finish);
@@ -89,24 +76,27 @@ FileUpload::~FileUpload() = default;
 
 void FileUpload::start() {
     const store::QuotaSettings& q = m_request.quotas;
-    const QByteArray rel = m_request.path.toRelative();
-    m_fileLimit = minLimit(q.uploadMaxFileBytes, q.uploadMaxRequestBytes);
-    if (m_request.contentLength >= 0 && m_fileLimit > 0 && m_request.contentLength > m_fileLimit)
-        return fail(uploadTooLarge(rel, m_fileLimit));
+    m_limits.path = m_request.path.toRelative();
+    m_limits.fileLimit = minLimit(q.uploadMaxFileBytes, q.uploadMaxRequestBytes);
+    m_limits.maxWorkspaceBytes = q.maxWorkspaceBytes;
+    const qint64 declared = m_request.declaredFileBytes();
+    if (declared >= 0 && m_limits.fileLimit > 0 && declared > m_limits.fileLimit)
+        return fail(UploadLimits::tooLarge(m_limits.path, m_limits.fileLimit));
 
-    auto work = [shared = m_shared, r = m_request, fileLimit = m_fileLimit, rel]() mutable {
+    auto work = [shared = m_shared, r = m_request, limits = m_limits, declared]() mutable {
         if (r.quotas.maxWorkspaceBytes > 0) {
             const std::optional<qint64> used = usedBytes(r, &shared->error);
             if (!used)
                 return;
-            const qint64 incoming = std::max<qint64>(0, r.contentLength);
+            const qint64 incoming = std::max<qint64>(0, declared);
             shared->room = r.quotas.maxWorkspaceBytes - *used;
-            if (incoming > shared->room || (shared->room <= 0 && r.contentLength != 0)) {
-                shared->error = quotaExceeded(rel, r.quotas.maxWorkspaceBytes);
+            if (incoming > shared->room || (shared->room <= 0 && declared != 0)) {
+                shared->error = UploadLimits::quotaExceeded(limits.path, limits.maxWorkspaceBytes);
                 return;
             }
         }
-        r.options.maxBytes = minLimit(fileLimit, shared->room);
+        r.options.maxBytes = minLimit(limits.fileLimit, shared->room);
+        r.options.hashContent = !r.chunkSigning; // the decoder verifies a chunk-signed body
         auto upload = r.fs->beginUpload(r.path, r.options);
         if (!upload) {
             shared->error = upload.error();
@@ -128,36 +118,50 @@ void FileUpload::onPrepared() {
         return finish();
     if (m_shared->error)
         return fail(*m_shared->error);
-    m_room = m_shared->room;
-    connect(m_exchange, &http::HttpExchange::bodyReadyRead, this, &FileUpload::onBodyReadyRead);
-    connect(m_exchange, &http::HttpExchange::bodyComplete, this, &FileUpload::onBodyComplete);
+    m_limits.room = m_shared->room;
+    std::unique_ptr<ChunkedUploadDecoder> decoder;
+    if (m_request.chunkSigning)
+        decoder = std::make_unique<ChunkedUploadDecoder>(m_request.chunkSigning->key,
+                                                         m_request.chunkSigning->seedSignature,
+                                                         m_request.decodedLength);
+    m_stream = new UploadStream(m_streamPool, std::move(*m_shared->upload), m_limits,
+                                std::move(decoder), this);
+    m_shared->upload.reset();
+    connect(m_stream, &UploadStream::bodyWanted, this, &FileUpload::pumpBody);
+    connect(m_stream, &UploadStream::failed, this, &FileUpload::fail);
+    connect(m_stream, &UploadStream::finished, this, &FileUpload::onStreamFinished);
+    connect(m_exchange, &http::HttpExchange::bodyReadyRead, this, &FileUpload::pumpBody);
+    connect(m_exchange, &http::HttpExchange::bodyComplete, this, [this] {
+        m_bodyComplete = true;
+        pumpBody();
+    });
     m_exchange->acceptBody();
 }
 
-void FileUpload::onBodyReadyRead() {
-    if (m_finished || !m_exchange || m_committing || !m_shared->upload)
+void FileUpload::pumpBody() {
+    if (m_finished || !m_exchange || !m_stream || m_inputEnded)
         return;
-    const QByteArray data = m_exchange->readBody();
-    if (data.isEmpty())
-        return;
-    const QByteArray rel = m_request.path.toRelative();
-    if (m_fileLimit > 0 && m_written + data.size() > m_fileLimit)
-        return fail(uploadTooLarge(rel, m_fileLimit));
-    if (m_room >= 0 && m_written + data.size() > m_room)
-        return fail(quotaExceeded(rel, m_request.quotas.maxWorkspaceBytes));
-    const workspace::Status st = m_shared->upload->write(data);
-    if (!st)
-        return fail(st.error());
-    m_written += data.size();
+    while (m_stream->hasRoom() && m_exchange->bodyBytesAvailable() > 0)
+        m_stream->push(m_exchange->readBody());
+    if (m_bodyComplete && m_exchange->bodyBytesAvailable() == 0) {
+        m_inputEnded = true;
+        m_stream->endInput();
+    }
 }
 
-void FileUpload::onBodyComplete() {
-    onBodyReadyRead(); // whatever is still unread
-    if (m_finished || !m_exchange || m_committing || !m_shared->upload)
+void FileUpload::onStreamFinished() {
+    if (m_finished || !m_exchange || m_committing)
         return;
     m_committing = true;
-    auto work = [shared = m_shared, r = m_request, written = m_written] {
-        const QByteArray rel = r.path.toRelative();
+    m_shared->upload = m_stream->takeUpload();
+    if (!m_shared->upload)
+        return fail(ApiError{500, QStringLiteral("internal_error"),
+                             QStringLiteral("the upload stream ended without its file")});
+    // A chunk-signed body was verified chunk by chunk: there is no whole-body hash to check.
+    const QByteArray expectedSha256 =
+        m_request.chunkSigning ? QByteArray() : m_request.declaredSha256;
+    auto work = [shared = m_shared, r = m_request, written = m_stream->bytesWritten(),
+                 limits = m_limits, expectedSha256] {
         if (r.quotas.maxWorkspaceBytes > 0) {
             // Again under the lease: other uploads may have landed since the first check.
             const std::optional<qint64> used = usedBytes(r, &shared->error);
@@ -165,12 +169,12 @@ void FileUpload::onBodyComplete() {
                 return;
             if (*used + written > r.quotas.maxWorkspaceBytes) {
                 shared->upload.reset();
-                shared->error = quotaExceeded(rel, r.quotas.maxWorkspaceBytes);
+                shared->error = UploadLimits::quotaExceeded(limits.path, limits.maxWorkspaceBytes);
                 return;
             }
         }
         shared->replaced = r.fs->stat(r.path).ok();
-        auto committed = shared->upload->commit(r.declaredSha256);
+        auto committed = shared->upload->commit(expectedSha256);
         shared->upload.reset();
         if (!committed) {
             shared->error = committed.error();
@@ -211,6 +215,12 @@ void FileUpload::finish() {
     m_finished = true;
     if (m_exchange)
         m_exchange->disconnect(this);
+    if (m_stream) { // aborts an upload still streaming (now, or once its running job notices)
+        m_stream->disconnect(this);
+        m_stream->cancel();
+        m_stream->deleteLater(); // not delete: this may run inside one of its signals
+        m_stream = nullptr;
+    }
     m_shared.reset(); // aborts an uncommitted upload unless pool work still holds it
     deleteLater();
 }

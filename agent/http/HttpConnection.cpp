@@ -78,8 +78,7 @@ int HttpConnection::onMessageBegin(http_parser* p) {
 
 int HttpConnection::onUrl(http_parser* p, const char* at, size_t len) {
     HttpConnection* c = self(p);
-    c->m_headerBytes += qint64(len);
-    if (c->m_headerBytes > c->m_limits.maxHeaderBytes)
+    if (!c->countHeaderBytes(len))
         return 1;
     c->m_current.rawTarget.append(at, qsizetype(len));
     return 0;
@@ -87,8 +86,7 @@ int HttpConnection::onUrl(http_parser* p, const char* at, size_t len) {
 
 int HttpConnection::onHeaderField(http_parser* p, const char* at, size_t len) {
     HttpConnection* c = self(p);
-    c->m_headerBytes += qint64(len);
-    if (c->m_headerBytes > c->m_limits.maxHeaderBytes)
+    if (!c->countHeaderBytes(len))
         return 1;
     if (c->m_lastWasValue) {
         c->m_current.headers.append({c->m_headerField.toLower(), c->m_headerValue.trimmed()});
@@ -102,8 +100,7 @@ int HttpConnection::onHeaderField(http_parser* p, const char* at, size_t len) {
 
 int HttpConnection::onHeaderValue(http_parser* p, const char* at, size_t len) {
     HttpConnection* c = self(p);
-    c->m_headerBytes += qint64(len);
-    if (c->m_headerBytes > c->m_limits.maxHeaderBytes)
+    if (!c->countHeaderBytes(len))
         return 1;
     c->m_headerValue.append(at, qsizetype(len));
     c->m_lastWasValue = true;
@@ -141,7 +138,7 @@ int HttpConnection::onBody(http_parser* p, const char* at, size_t len) {
     HttpConnection* c = self(p);
     if (c->m_streamBody) {
         if (c->m_exchange)
-            c->m_exchange->appendBody(at, qsizetype(len));
+            c->m_exchange->appendBody(c->m_input, at, qsizetype(len));
         else if (c->m_draining && (c->m_drainLeft -= qint64(len)) < 0)
             return kRefuseBody; // drained enough: parseBuffered() closes
         return 0;
@@ -179,7 +176,10 @@ void HttpConnection::readFromSocket() {
     // control reaches the client). Below that, keep reading, so a client that leaves is noticed.
     if (m_streamBody && m_exchange && !canFeed() && m_input.size() >= m_limits.streamBufferBytes)
         return;
-    m_input += m_socket->readAll();
+    if (m_input.isEmpty()) // a streamed body passes here a GiB at a time: no copy
+        m_input = m_socket->readAll();
+    else
+        m_input += m_socket->readAll();
     if (m_inMessage && m_headComplete)
         m_timer.start(int(m_limits.bodyStallTimeoutMs));
     if (canFeed())
@@ -208,7 +208,7 @@ void HttpConnection::parseBuffered() {
             return;
         }
         if (err == HPE_PAUSED) {
-            m_input.remove(0, qsizetype(n));
+            consumeInput(qsizetype(n));
             http_parser_pause(&m_parser, 0);
         } else if (err != HPE_OK) {
             // Callbacks return kRefuseBody for a body over the limit, 1 for an oversized head.
@@ -228,7 +228,7 @@ void HttpConnection::parseBuffered() {
                                 .arg(QString::fromLatin1(http_errno_description(err))));
             return;
         } else {
-            m_input.remove(0, qsizetype(n));
+            consumeInput(qsizetype(n));
         }
         if (m_draining && !m_streamBody) { // the drained body ended: now close
             closeConnection();

@@ -80,6 +80,16 @@ private:
 
     void readFromSocket();
     void parseBuffered();
+    /// Drops the first @p n bytes of m_input (parsed). All of them: clear(), which drops our
+    /// reference only (the exchange may share these bytes; remove() would copy them first).
+    void consumeInput(qsizetype n) {
+        n >= m_input.size() ? m_input.clear() : void(m_input.remove(0, n));
+    }
+    /// Adds @p len bytes to the head's size; false once it exceeds maxHeaderBytes.
+    bool countHeaderBytes(size_t len) {
+        m_headerBytes += qint64(len);
+        return m_headerBytes <= m_limits.maxHeaderBytes;
+    }
     /// True when buffered input may be fed to the parser now.
     bool canFeed() const;
     void dispatch();

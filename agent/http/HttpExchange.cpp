@@ -241,6 +241,17 @@ void HttpExchange::appendBody(const char* data, qsizetype size) {
     m_bodyNewData = true;
 }
 
+void HttpExchange::appendBody(const QByteArray& input, const char* data, qsizetype size) {
+    if (m_body.isEmpty() && data == input.constData() && size == input.size() && !m_finished &&
+        !m_bodyFailed && size > 0) {
+        m_body = input; // shared, not copied
+        m_bodyReceived += size;
+        m_bodyNewData = true;
+        return;
+    }
+    appendBody(data, size);
+}
+
 void HttpExchange::publishBody() {
     if (m_finished || m_bodyFailed)
         return;

@@ -97,6 +97,10 @@ public:
     // --- called by the connection ---
     void setBodyStreamed() { m_bodyStreamed = true; }
     void appendBody(const char* data, qsizetype size);
+    /// Same for @p size bytes at @p data inside @p input: when they are all of @p input and
+    /// nothing waits unread, @p input is shared (implicitly shared QByteArray), not copied — a
+    /// streamed body passes from the socket to the handler without a copy here.
+    void appendBody(const QByteArray& input, const char* data, qsizetype size);
     void markBodyComplete() { m_bodyComplete = true; }
     /// Emits bodyReadyRead() / bodyComplete() for what arrived since the last call.
     void publishBody();

@@ -23,6 +23,7 @@ struct WorkspaceUpload::State {
     std::optional<WorkspaceOwner> owner;
     crypto::Sha256Stream sha;
     qint64 written = 0;
+    qint64 writebackFrom = 0;                  ///< first byte whose writeback was not started yet
     std::vector<CreatedDirectory> createdDirs; ///< made for createParents; removed on abort
 };
 
@@ -136,7 +137,8 @@ Status WorkspaceUpload::write(const char* data, qsizetype size) {
             413, "upload_too_large",
             QStringLiteral("%1: upload exceeds %2 bytes").arg(QString::fromUtf8(path)).arg(limit));
     }
-    d->sha.addData(data, size);
+    if (d->options.hashContent)
+        d->sha.addData(data, size);
     qsizetype done = 0;
     while (done < size) {
         const ssize_t n = ::write(d->file.get(), data + done, size_t(size - done));
@@ -150,13 +152,24 @@ Status WorkspaceUpload::write(const char* data, qsizetype size) {
         done += n;
     }
     d->written += size;
+    if (d->options.durable && d->written - d->writebackFrom >= kWritebackBytes) {
+        // Start writing back without waiting; commit()'s fsync is the durability point.
+        ::sync_file_range(d->file.get(), d->writebackFrom, d->written - d->writebackFrom,
+                          SYNC_FILE_RANGE_WRITE);
+        d->writebackFrom = d->written;
+    }
     return Status::success();
 }
 
 Result<FileInfo> WorkspaceUpload::commit(QByteArrayView expectedSha256Hex) {
     if (!isOpen())
         return makeError(409, "upload_closed", QStringLiteral("the upload is already finished"));
-    const QByteArray actual = d->sha.finalHex();
+    if (!d->options.hashContent && !expectedSha256Hex.isEmpty()) {
+        abort();
+        return makeError(500, "internal_error",
+                         QStringLiteral("an upload written without hashing has no hash to check"));
+    }
+    const QByteArray actual = d->options.hashContent ? d->sha.finalHex() : QByteArray();
     if (!expectedSha256Hex.isEmpty() &&
         !crypto::constantTimeEquals(expectedSha256Hex.toByteArray().toLower(), actual)) {
         const QByteArray path = d->relativePath;

@@ -23,7 +23,14 @@ struct UploadOptions {
     /// else 0644. setuid/setgid/sticky are never set (parseMode refuses them).
     std::optional<quint32> mode;
     qint64 maxBytes = 0; ///< 0 = unlimited; writing past it fails with 413 upload_too_large
-    bool durable = true; ///< fsync the file before the rename and the directory after it
+    /// fsync the file before the rename and the directory after it; while writing, start the
+    /// writeback of every kWritebackBytes written (sync_file_range(2) SYNC_FILE_RANGE_WRITE, which
+    /// does not wait), so that commit()'s fsync finds only the last few MiB dirty.
+    bool durable = true;
+    /// Hash the bytes with SHA-256 for commit()'s check. false when the body was verified
+    /// another way (chained chunk signatures, docs/upload-integrity.md): commit() then takes
+    /// an empty expected hash only.
+    bool hashContent = true;
 
     /// Parses an octal mode of 1 to 4 digits ("755", "0644"); nullopt when malformed or
     /// above 0777 (the caller answers 400 invalid_mode).
@@ -46,6 +53,9 @@ public:
     WorkspaceUpload& operator=(WorkspaceUpload&&) noexcept;
     ~WorkspaceUpload();
 
+    /// Bytes written between two writeback starts (see UploadOptions::durable).
+    static constexpr qint64 kWritebackBytes = 8 * 1024 * 1024;
+
     /// Appends @p size bytes. Errors: 413 upload_too_large (past maxBytes), 413 no_space,
     /// 500 io_error; after an error the upload is aborted.
     Status write(const char* data, qsizetype size);
@@ -54,9 +64,10 @@ public:
     /// False once committed or aborted.
     bool isOpen() const;
 
-    /// Verifies @p expectedSha256Hex (64 hex digits, any case; empty skips the check) against
-    /// what was written — mismatch: 400 checksum_mismatch and nothing is left — then publishes
-    /// the file. Returns the new file's metadata. 409 file_exists (reject), 409 is_a_directory.
+    /// Verifies @p expectedSha256Hex (64 hex digits, any case; empty skips the check; must be
+    /// empty without UploadOptions::hashContent, else 500 internal_error) against what was written
+    /// — mismatch: 400 checksum_mismatch and nothing is left — then publishes the file. Returns the
+    /// new file's metadata. 409 file_exists (reject), 409 is_a_directory.
     Result<FileInfo> commit(QByteArrayView expectedSha256Hex);
     /// Discards the upload (idempotent).
     void abort();

@@ -309,6 +309,28 @@ private Q_SLOTS:
         QVERIFY(!QFile::exists(at("big.bin")));
     }
 
+    void testUploadVerifiedElsewhereCommitsWithoutAHash() {
+        // Chunk-signed bodies are verified by their decoder: the file is not hashed again.
+        UploadOptions o;
+        o.hashContent = false;
+        auto up = m_fs->beginUpload(P("signed.bin"), o);
+        // Across several writeback starts (every kWritebackBytes), the bytes stay intact.
+        QByteArray block(1024 * 1024, Qt::Uninitialized);
+        QByteArray all;
+        for (int i = 0; i < 3 * WorkspaceUpload::kWritebackBytes / block.size() + 1; ++i) {
+            block.fill(char('a' + i % 26));
+            QVERIFY(up->write(block).ok());
+            all += block;
+        }
+        QVERIFY(up->commit({}).ok());
+        QVERIFY(readFile(at("signed.bin")) == all);
+        // Asking such an upload to check a hash is a programming error, never a silent pass.
+        auto other = m_fs->beginUpload(P("other.bin"), o);
+        QVERIFY(other->write(QByteArrayView("x")).ok());
+        QCOMPARE(other->commit(crypto::sha256Hex("x")).error().httpStatus, 500);
+        QVERIFY(!QFile::exists(at("other.bin")));
+    }
+
     void testParentsCreatedOnlyOnRequest() {
         QCOMPARE(upload("p/q/r.txt", "x").error().code, QStringLiteral("not_found"));
         QVERIFY(!QFile::exists(at("p")));

@@ -1,0 +1,31 @@
+#include "agent/api/UploadLimits.h"
+
+#include <QString>
+
+namespace runbox::api {
+
+std::optional<ApiError> UploadLimits::check(qint64 totalBytes) const {
+    if (fileLimit > 0 && totalBytes > fileLimit)
+        return tooLarge(path, fileLimit);
+    if (room >= 0 && totalBytes > room)
+        return quotaExceeded(path, maxWorkspaceBytes);
+    return std::nullopt;
+}
+
+ApiError UploadLimits::tooLarge(const QByteArray& path, qint64 limit) {
+    return ApiError{413, QStringLiteral("upload_too_large"),
+                    QStringLiteral("%1: the upload exceeds %2 bytes (uploadMaxFileBytes / "
+                                   "uploadMaxRequestBytes)")
+                        .arg(QString::fromUtf8(path))
+                        .arg(limit)};
+}
+
+ApiError UploadLimits::quotaExceeded(const QByteArray& path, qint64 maxWorkspaceBytes) {
+    return ApiError{413, QStringLiteral("workspace_quota_exceeded"),
+                    QStringLiteral("%1: the upload would take the workspace over "
+                                   "maxWorkspaceBytes (%2 bytes)")
+                        .arg(QString::fromUtf8(path))
+                        .arg(maxWorkspaceBytes)};
+}
+
+} // namespace runbox::api
