@@ -1,5 +1,6 @@
 #include "shared/ChunkedUploadDecoder.h"
 
+#include "shared/Crypto.h"
 #include "shared/UploadChunkSigner.h"
 
 namespace runbox {
@@ -11,14 +12,6 @@ bool isHexDigit(char c) {
     return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
 
-bool isLowerHex64(QByteArrayView s) {
-    if (s.size() != 64)
-        return false;
-    for (char c : s)
-        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
-            return false;
-    return true;
-}
 } // namespace
 
 ChunkedUploadDecoder::ChunkedUploadDecoder(QByteArray key, QByteArray seedSignature,
@@ -114,7 +107,7 @@ std::optional<ApiError> ChunkedUploadDecoder::parseSizeLine() {
         return malformed(); // one spelling per length: no leading zeros
     const QByteArrayView field = line.sliced(semicolon + 1);
     if (!field.startsWith(kSignatureField) ||
-        !isLowerHex64(field.sliced(qsizetype(sizeof kSignatureField - 1))))
+        !crypto::isLowerHex(field.sliced(qsizetype(sizeof kSignatureField - 1)), 64))
         return malformed();
     qint64 size = 0;
     if (hex.size() <= 6)

@@ -58,4 +58,22 @@ QByteArray Sha256Stream::finalHex() {
     return QByteArray(reinterpret_cast<const char*>(out), int(len)).toHex();
 }
 
+bool isLowerHex(QByteArrayView text, qsizetype size) {
+    if (text.size() != size)
+        return false;
+    for (char c : text)
+        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
+            return false;
+    return true;
+}
+
+bool isHex(QByteArrayView text, qsizetype size) {
+    if (text.size() != size)
+        return false;
+    for (char c : text)
+        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')))
+            return false;
+    return true;
+}
+
 } // namespace runbox::crypto

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QByteArray>
+#include <QByteArrayView>
 
 namespace runbox::crypto {
 
@@ -17,6 +18,12 @@ QByteArray randomBytes(int n);
 /// Constant-time equality of two byte strings (CRYPTO_memcmp after a length check;
 /// the length itself is not secret here: signatures and tokens have fixed lengths).
 bool constantTimeEquals(const QByteArray& a, const QByteArray& b);
+
+/// Whether @p text is exactly @p size lowercase hex digits (our digests, nonces and signatures
+/// are lowercase, DESIGN.md §3).
+bool isLowerHex(QByteArrayView text, qsizetype size);
+/// Whether @p text is exactly @p size hex digits of either case.
+bool isHex(QByteArrayView text, qsizetype size);
 
 /// Incremental SHA-256 for bodies that arrive in pieces (uploads, chunked requests).
 class Sha256Stream final {

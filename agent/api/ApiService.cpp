@@ -11,6 +11,7 @@
 #include "agent/api/SettingsRoutes.h"
 #include "agent/api/WorkspaceRoutes.h"
 #include "agent/execution/ExecutionManager.h"
+#include "shared/Crypto.h"
 #include "shared/UploadChunkSigner.h"
 
 #include <QDateTime>
@@ -72,15 +73,6 @@ namespace {
 /// uploadMaxRequestBytes (10 GiB), so a refused upload of any allowed size gets its answer.
 constexpr qint64 kDrainAfterEarlyAnswerBytes = 16LL << 30;
 
-bool isHex64(const QByteArray& s) {
-    if (s.size() != 64)
-        return false;
-    for (char c : s)
-        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')))
-            return false;
-    return true;
-}
-
 /// What a streamed upload's signature covers in place of the body hash: X-Runbox-Content-SHA256,
 /// 64 hex digits (single-shot) or the chunk-signing literal, which then requires one
 /// X-Runbox-Decoded-Length of decimal digits (docs/upload-integrity.md). Missing or malformed:
@@ -101,7 +93,7 @@ std::optional<ApiError> streamedBodyHash(const http::HttpRequest& req, QByteArra
         return std::nullopt;
     }
     *out = declared.toLower();
-    if (req.headerCount("x-runbox-content-sha256") != 1 || !isHex64(*out))
+    if (req.headerCount("x-runbox-content-sha256") != 1 || !crypto::isHex(*out, 64))
         return ApiError{400, QStringLiteral("content_sha256_required"),
                         QStringLiteral("a streamed upload declares its body's SHA-256 in "
                                        "X-Runbox-Content-SHA256 (64 hex digits) or %1, and "

@@ -14,14 +14,6 @@ ApiError unauthorized(const char* code, const QString& message) {
     return ApiError{401, QLatin1String(code), message};
 }
 
-bool isLowerHex(const QByteArray& s, qsizetype size) {
-    if (s.size() != size)
-        return false;
-    for (char c : s)
-        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
-            return false;
-    return true;
-}
 } // namespace
 
 QByteArray WorkspaceToken::derive(const QByteArray& agentSecret, const QString& workspaceId,
@@ -34,7 +26,7 @@ QByteArray WorkspaceToken::derive(const QByteArray& agentSecret, const QString& 
 bool WorkspaceToken::split(const QByteArray& token, QString* workspaceId, QByteArray* nonceHex) {
     const QList<QByteArray> parts = token.split('.');
     if (parts.size() != 4 || parts[0] != "ws1" || parts[1].isEmpty() || parts[1].size() > 64 ||
-        !isLowerHex(parts[2], 32) || !isLowerHex(parts[3], 64))
+        !crypto::isLowerHex(parts[2], 32) || !crypto::isLowerHex(parts[3], 64))
         return false;
     *workspaceId = QString::fromLatin1(parts[1]);
     *nonceHex = parts[2];
@@ -79,10 +71,10 @@ std::optional<ApiError> AuthVerifier::verify(const http::HttpRequest& request, q
     if (!ok || !digits.match(QString::fromLatin1(tsText)).hasMatch())
         return unauthorized("signature_invalid",
                             QStringLiteral("missing or malformed X-Runbox-Timestamp"));
-    if (!isLowerHex(nonce, 32))
+    if (!crypto::isLowerHex(nonce, 32))
         return unauthorized("signature_invalid",
                             QStringLiteral("X-Runbox-Nonce must be 32 lowercase hex characters"));
-    if (!isLowerHex(signature, 64))
+    if (!crypto::isLowerHex(signature, 64))
         return unauthorized(
             "signature_invalid",
             QStringLiteral("X-Runbox-Signature must be 64 lowercase hex characters"));
