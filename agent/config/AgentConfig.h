@@ -38,7 +38,7 @@ struct AgentConfig {
     qint64 lightUidCount = 45000;
     /// Empty light homes kept ready ahead of creates (RUNBOX_LIGHT_SPARE_HOMES /
     /// `lightSpareHomes`, 0..4096; 0 = every home is made on the request path).
-    qint64 lightSpareHomes = 64;
+    qint64 lightSpareHomes = 256;
     /// /v1/health says `"idle": true` once the agent has held no workspace for this long, ms
     /// (RUNBOX_IDLE_AFTER_MS / `idleAfterMs`; 0 = never idle). For hosts that shut down when
     /// unused.

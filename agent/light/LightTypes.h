@@ -34,7 +34,7 @@ struct LightHostConfig {
     bool prestartSupervisors = true;
     /// Empty homes kept ready by a background thread (SpareHomes), so a create renames one
     /// instead of making directories on the request path; 0 = make every home on demand.
-    int spareHomes = 64;
+    int spareHomes = 256;
     bool selfTest = true;  ///< start() runs `true` in a scratch workspace before saying yes
     int sweepPasses = 100; ///< uid sweep: kill + rescan rounds before quarantine
     int sweepPauseMs = 5;  ///< pause between rounds
