@@ -92,9 +92,10 @@ void LightExecSession::end(execution::ExecutionResult result) {
         write(f.toEvent());
     result.stdoutBytes = m_framer.bytesFed(execution::OutputStream::Stdout);
     result.stderrBytes = m_framer.bytesFed(execution::OutputStream::Stderr);
-    write(result.toEvent());
+    // The exit event goes out with the terminating chunk, in one write.
     if (m_exchange)
-        m_exchange->endChunked();
+        m_exchange->endChunked(QJsonDocument(result.toEvent()).toJson(QJsonDocument::Compact) +
+                               '\n');
     deleteLater();
 }
 
