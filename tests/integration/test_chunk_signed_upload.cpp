@@ -8,6 +8,7 @@
 #include "shared/UploadChunkSigner.h"
 #include "support/AgentProcess.h"
 #include "support/RawHttp.h"
+#include "support/TestFiles.h"
 
 #include <QDateTime>
 #include <QDir>
@@ -22,20 +23,6 @@ using namespace runbox;
 using namespace runbox::testsupport;
 
 namespace {
-
-QByteArray randomBytes(qint64 size) {
-    QByteArray out;
-    while (out.size() < size)
-        out += crypto::randomBytes(int(std::min<qint64>(65536, size - out.size())));
-    return out;
-}
-
-QStringList hostEntries(const QString& dir) {
-    QStringList l =
-        QDir(dir).entryList(QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot);
-    l.sort();
-    return l;
-}
 
 /// Builds the body from the request's signature (the chain's seed).
 using BodyBuilder = std::function<QByteArray(const QByteArray& seed)>;

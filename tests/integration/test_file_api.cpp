@@ -7,6 +7,7 @@
 #include "shared/RequestSigner.h"
 #include "support/AgentProcess.h"
 #include "support/FileApiRaw.h"
+#include "support/TestFiles.h"
 
 #include <QBuffer>
 #include <QDateTime>
@@ -58,21 +59,6 @@ Reply finish(QNetworkReply* raw, int timeoutMs = 120000) {
     r.headers = reply->rawHeaderPairs();
     r.error = reply->errorString();
     return r;
-}
-
-QByteArray randomBytes(qint64 size) {
-    QByteArray out;
-    out.reserve(size);
-    while (out.size() < size)
-        out += crypto::randomBytes(int(std::min<qint64>(65536, size - out.size())));
-    return out;
-}
-
-QStringList hostEntries(const QString& dir) {
-    QStringList l =
-        QDir(dir).entryList(QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot);
-    l.sort();
-    return l;
 }
 
 } // namespace

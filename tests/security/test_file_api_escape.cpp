@@ -9,6 +9,7 @@
 #include "shared/Crypto.h"
 #include "support/AgentProcess.h"
 #include "support/FileApiRaw.h"
+#include "support/TestFiles.h"
 
 #include <QBuffer>
 #include <QDir>
@@ -27,18 +28,6 @@ using namespace runbox;
 using namespace runbox::testsupport;
 
 namespace {
-
-QByteArray readHostFile(const QString& path) {
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-}
-
-QStringList hostEntries(const QString& dir) {
-    QStringList l =
-        QDir(dir).entryList(QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot);
-    l.sort();
-    return l;
-}
 
 QJsonObject jsonOf(const QByteArray& body) {
     return QJsonDocument::fromJson(body).object();
@@ -82,8 +71,8 @@ class TestFileApiEscape final : public QObject {
     /// The outside world is exactly as the test made it.
     void verifyCanaryIntact() const {
         QCOMPARE(hostEntries(m_canary), QStringList{"secret.txt"});
-        QCOMPARE(readHostFile(m_canary + "/secret.txt"), m_secret);
-        QCOMPARE(crypto::sha256Hex(readHostFile("/etc/passwd")), m_passwdSha);
+        QCOMPARE(readFile(m_canary + "/secret.txt"), m_secret);
+        QCOMPARE(crypto::sha256Hex(readFile("/etc/passwd")), m_passwdSha);
     }
 
 private Q_SLOTS:
@@ -99,8 +88,8 @@ private Q_SLOTS:
         secret.write(m_secret);
         secret.close();
         QVERIFY(::chmod(QFile::encodeName(secret.fileName()).constData(), 0666) == 0);
-        m_passwdSha = crypto::sha256Hex(readHostFile("/etc/passwd"));
-        QVERIFY(readHostFile("/etc/passwd").contains("root:"));
+        m_passwdSha = crypto::sha256Hex(readFile("/etc/passwd"));
+        QVERIFY(readFile("/etc/passwd").contains("root:"));
     }
 
     void init() {

@@ -1,11 +1,16 @@
 #pragma once
 // Small file helpers for tests that set up and inspect directory trees (header-only, Qt Core).
 
+#include "shared/Crypto.h"
+
 #include <QByteArray>
+#include <QDir>
 #include <QFile>
 #include <QPair>
 #include <QString>
+#include <QStringList>
 
+#include <algorithm>
 #include <sys/stat.h>
 
 namespace runbox::testsupport {
@@ -41,6 +46,24 @@ inline FileIdentity fileIdentity(int fd) {
     if (::fstat(fd, &st) != 0)
         return {0, 0};
     return {quint64(st.st_dev), quint64(st.st_ino)};
+}
+
+/// The entries of @p dir (hidden and system ones included, no `.`/`..`), sorted: what a host
+/// directory holds, compared before and after an operation that must leave nothing behind.
+inline QStringList hostEntries(const QString& dir) {
+    QStringList l =
+        QDir(dir).entryList(QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot);
+    l.sort();
+    return l;
+}
+
+/// @p size bytes from the CSPRNG (incompressible test content).
+inline QByteArray randomBytes(qint64 size) {
+    QByteArray out;
+    out.reserve(size);
+    while (out.size() < size)
+        out += crypto::randomBytes(int(std::min<qint64>(65536, size - out.size())));
+    return out;
 }
 
 } // namespace runbox::testsupport
