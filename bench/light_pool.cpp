@@ -32,6 +32,7 @@
 #include <arpa/inet.h>
 #include <atomic>
 #include <cstdio>
+#include <ctime>
 #include <functional>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -180,11 +181,23 @@ void print(const Phase& phase) {
                                : "");
 }
 
+/// With RUNBOX_BENCH_MARKS set, prints a phase's start and end on stderr in CLOCK_MONOTONIC
+/// seconds, to cut a `perf record -k CLOCK_MONOTONIC` profile into phases.
+void markPhase(const char* name, const char* what) {
+    static const bool enabled = qEnvironmentVariableIsSet("RUNBOX_BENCH_MARKS");
+    if (!enabled)
+        return;
+    timespec now{};
+    ::clock_gettime(CLOCK_MONOTONIC, &now);
+    std::fprintf(stderr, "mark %s %s %ld.%09ld\n", what, name, long(now.tv_sec), now.tv_nsec);
+}
+
 /// Runs @p count requests from @p clients threads; @p one(client, i) returns true on success.
 Phase runConcurrent(const char* name, int count, int clients, quint16 port, const QByteArray& token,
                     const std::function<bool(Client&, int)>& one) {
     Phase phase;
     phase.name = name;
+    markPhase(name, "start");
     std::vector<std::vector<double>> perThread(static_cast<size_t>(clients));
     std::atomic<int> next{0}, failures{0};
     QElapsedTimer wall;
@@ -205,6 +218,7 @@ Phase runConcurrent(const char* name, int count, int clients, quint16 port, cons
     for (auto& thread : threads)
         thread.join();
     phase.wallMs = wall.nsecsElapsed() / 1e6;
+    markPhase(name, "end");
     for (const auto& samples : perThread)
         phase.samples.insert(phase.samples.end(), samples.begin(), samples.end());
     phase.failures = failures;

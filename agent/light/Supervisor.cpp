@@ -64,33 +64,14 @@ std::vector<std::string> programCandidates(const char* program, char* const* env
     return candidates;
 }
 
-/// Landlock does not govern connect(2) to a pathname unix socket, so a world-writable host socket
-/// (D-Bus, X11, …) would be reachable by path. In the workspace's own mount namespace, cover the
-/// directories that hold them with empty read-only tmpfs — except one that holds the home.
-bool maskHostRuntimeDirs(const char* home) {
-    bool all = true;
-    for (const char* dir : {"/run", "/tmp", "/var/tmp", "/dev/shm"}) {
-        const std::size_t length = std::strlen(dir);
-        if (std::strncmp(home, dir, length) == 0 && home[length] == '/') {
-            all = false;
-            continue;
-        }
-        struct stat st {};
-        if (::lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
-            continue; // missing, or a symlink such as /var/run → /run (covered there)
-        if (::mount("tmpfs", dir, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
-                    "size=4k,nr_inodes=1,mode=0755") != 0)
-            all = false;
-    }
-    return all;
-}
-
 } // namespace
 
-void Supervisor::run(const wire::SpawnRequest& request, int controlFd, int homeFd,
-                     const std::vector<PinnedPath>& pinned) {
-    static Supervisor supervisor(controlFd); // lives until _exit; S and C are forks of it
-    supervisor.setUp(request, homeFd, pinned);
+void Supervisor::run(const SpawnContext& context, const wire::SpawnRequest& request, int controlFd,
+                     int homeFd) {
+    // A local, not a static: a guarded static would dirty (copy on write) two more pages of the
+    // zygote's memory in every supervisor. setUp never returns, so it lives until _exit.
+    Supervisor supervisor(controlFd);
+    supervisor.setUp(context, request, homeFd);
 }
 
 void Supervisor::fail(const char* stage, int error, const std::string& message) {
@@ -103,8 +84,8 @@ void Supervisor::fail(const char* stage, int error, const std::string& message) 
     ::_exit(1);
 }
 
-void Supervisor::setUp(const wire::SpawnRequest& request, int homeFd,
-                       const std::vector<PinnedPath>& pinned) {
+void Supervisor::setUp(const SpawnContext& context, const wire::SpawnRequest& request, int homeFd) {
+    const std::vector<PinnedPath>& pinned = *context.pinned;
     // Children are reaped here (the zygote auto-reaps with SIG_IGN; undo that) via a signalfd.
     struct sigaction defaults {};
     defaults.sa_handler = SIG_DFL;
@@ -125,6 +106,10 @@ void Supervisor::setUp(const wire::SpawnRequest& request, int homeFd,
     if (request.flags & wire::kSpawnPidNamespace)
         confinement |= wire::kHasPidNamespace;
     if (request.flags & wire::kSpawnPrivateProc) {
+        // A copy of the zygote's mount namespace, where the host runtime dirs are masked already
+        // (Zygote.cpp): only the workspace's own /proc is mounted here.
+        if (!context.mountNamespaceError.empty())
+            fail("mount namespace", context.mountNamespaceErrno, context.mountNamespaceError);
         if (::unshare(CLONE_NEWNS) != 0)
             fail("mount namespace", errno, "unshare(CLONE_NEWNS)");
         if (::mount(nullptr, "/", nullptr, MS_REC | MS_SLAVE, nullptr) != 0)
@@ -132,7 +117,7 @@ void Supervisor::setUp(const wire::SpawnRequest& request, int homeFd,
         if (::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0)
             fail("private /proc", errno, "mount proc");
         confinement |= wire::kHasPrivateProc;
-        if (maskHostRuntimeDirs(request.home))
+        if (context.runtimeDirsMasked)
             confinement |= wire::kHasMaskedRuntimeDirs;
     }
 

@@ -17,6 +17,16 @@ struct PinnedPath {
     std::uint64_t access = 0;
 };
 
+/// What the zygote prepared once for every supervisor it forks.
+struct SpawnContext {
+    const std::vector<PinnedPath>* pinned = nullptr; ///< system paths granted to every workspace
+    /// The zygote's own mount namespace (root only) covers /run, /tmp, /var/tmp and /dev/shm
+    /// with empty read-only tmpfs; each supervisor's namespace is a copy of it.
+    bool runtimeDirsMasked = false;
+    std::string mountNamespaceError; ///< why the zygote has no mount namespace ("" = it has one)
+    int mountNamespaceErrno = 0;
+};
+
 /// The per-workspace supervisor: one long-lived process per light workspace that holds the
 /// workspace's single Landlock domain. Forked by the zygote (as init of a new PID namespace with a
 /// private /proc when the agent is root), it confines itself once — rlimits, setgroups(0) +
@@ -30,13 +40,13 @@ class Supervisor final {
 public:
     /// Runs in the child the zygote forked; never returns. Sends SetupFailed and exits when any
     /// confinement step fails (fail closed).
-    [[noreturn]] static void run(const wire::SpawnRequest& request, int controlFd, int homeFd,
-                                 const std::vector<PinnedPath>& pinned);
+    [[noreturn]] static void run(const SpawnContext& context, const wire::SpawnRequest& request,
+                                 int controlFd, int homeFd);
 
 private:
     explicit Supervisor(int controlFd) : m_control(controlFd) {}
-    [[noreturn]] void setUp(const wire::SpawnRequest& request, int homeFd,
-                            const std::vector<PinnedPath>& pinned);
+    [[noreturn]] void setUp(const SpawnContext& context, const wire::SpawnRequest& request,
+                            int homeFd);
     [[noreturn]] void fail(const char* stage, int error, const std::string& message);
     [[noreturn]] void loop();
     void handleMessage(const char* data, std::size_t size, int* fds, int fdCount);
