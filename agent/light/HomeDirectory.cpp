@@ -10,7 +10,9 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <linux/fs.h>
 #include <string>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -35,6 +37,19 @@ bool mountIdOf(int fd, std::uint64_t* id) {
         return false;
     *id = stx.stx_mnt_id;
     return true;
+}
+
+/// Sets FS_TOPDIR_FL (chattr +T, ioctl_iflags(2)) on the workspace root. ext4's Orlov allocator
+/// then spreads the homes below it over the block groups instead of packing them into the root's
+/// group, where create/delete churn leaves many recently freed inodes that every new inode
+/// allocation walks past on a filesystem without a journal (ext4 ialloc.c, recently_deleted()).
+/// Best effort: other filesystems ignore or refuse the flag.
+void markTopDirectory(int fd) {
+    int flags = 0;
+    if (::ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0 && !(flags & FS_TOPDIR_FL)) {
+        flags |= FS_TOPDIR_FL;
+        ::ioctl(fd, FS_IOC_SETFLAGS, &flags);
+    }
 }
 
 struct LinuxDirent64 {
@@ -244,6 +259,7 @@ int HomeDirectory::openRoot(const QString& root, QString* error) {
         ::close(fd);
         return -1;
     }
+    markTopDirectory(fd);
     return fd;
 }
 

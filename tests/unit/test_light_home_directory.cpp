@@ -9,6 +9,8 @@
 #include <QTest>
 
 #include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -158,6 +160,24 @@ private Q_SLOTS:
         QVERIFY(!HomeDirectory::cleanStale(fd, root, &error));
         QVERIFY(QFileInfo::exists(root + QStringLiteral("/not-a-home")));
         ::close(fd);
+    }
+
+    void testRootSpreadsHomesOverBlockGroups() {
+        // Whether this filesystem keeps FS_TOPDIR_FL at all (ext4 does; tmpfs refuses it).
+        const QString probe = m_dir.filePath(QStringLiteral("topdir-probe"));
+        QVERIFY(QDir().mkpath(probe));
+        const int probeFd = ::open(QFile::encodeName(probe).constData(), O_RDONLY | O_DIRECTORY);
+        int flags = 0;
+        const bool supported =
+            ::ioctl(probeFd, FS_IOC_GETFLAGS, &flags) == 0 &&
+            (flags |= FS_TOPDIR_FL, ::ioctl(probeFd, FS_IOC_SETFLAGS, &flags)) == 0 &&
+            ::ioctl(probeFd, FS_IOC_GETFLAGS, &flags) == 0 && (flags & FS_TOPDIR_FL);
+        ::close(probeFd);
+        if (!supported)
+            QSKIP("this filesystem does not keep FS_TOPDIR_FL");
+        flags = 0;
+        QCOMPARE(::ioctl(m_rootFd, FS_IOC_GETFLAGS, &flags), 0);
+        QVERIFY2(flags & FS_TOPDIR_FL, "openRoot did not mark the workspace root as a top dir");
     }
 
     void testRootMustNotBeWritableByOthers() {
