@@ -39,6 +39,7 @@ struct LightWorkspaceHost::Workspace {
     QString id;
     uid_t uid = 0;
     int homeFd = -1;
+    QByteArray homeName; ///< the home's name in the root (a spare's own, or the id)
     QString home;
     Rlimits limits;
     QList<quint16> ports;
@@ -198,16 +199,19 @@ std::optional<ApiError> LightWorkspaceHost::create(const LightWorkspaceOptions& 
             break;
         auto workspace = std::make_shared<Workspace>();
         QByteArray id = randomId();
-        workspace->homeFd = m_spares->take(id, *uid, *uid);
-        if (workspace->homeFd < 0)
+        workspace->homeFd = m_spares->take(*uid, *uid, &workspace->homeName);
+        if (workspace->homeFd < 0) {
+            workspace->homeName = id;
             workspace->homeFd = HomeDirectory::create(m_rootFd, id, *uid, *uid, &failure);
+        }
         if (workspace->homeFd < 0) {
             m_pool->release(*uid); // never ran anything
             break;
         }
         workspace->id = QString::fromLatin1(id);
         workspace->uid = *uid;
-        workspace->home = m_config.workspaceRoot + QLatin1Char('/') + workspace->id;
+        workspace->home =
+            m_config.workspaceRoot + QLatin1Char('/') + QString::fromLatin1(workspace->homeName);
         workspace->limits = options.limits;
         workspace->ports = options.allowedConnectPorts;
         workspace->env = options.env;
@@ -427,7 +431,7 @@ std::optional<ApiError> LightWorkspaceHost::remove(const QString& id) {
                           .arg(m_config.sweepPasses);
     }
     QString homeError;
-    if (!HomeDirectory::removeAs(m_rootFd, workspace->id.toLatin1(), workspace->uid, &homeError))
+    if (!HomeDirectory::removeAs(m_rootFd, workspace->homeName, workspace->uid, &homeError))
         problem += (problem.isEmpty() ? QString() : QStringLiteral("; ")) +
                    QStringLiteral("home not removed: %1").arg(homeError);
     if (!problem.isEmpty())

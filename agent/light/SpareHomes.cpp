@@ -51,7 +51,7 @@ bool SpareHomes::isSpareName(const QByteArray& name) {
     return true;
 }
 
-int SpareHomes::take(const QByteArray& id, uid_t uid, gid_t gid) {
+int SpareHomes::take(uid_t uid, gid_t gid, QByteArray* name) {
     QByteArray spare;
     {
         std::lock_guard lock(m_mutex);
@@ -60,26 +60,25 @@ int SpareHomes::take(const QByteArray& id, uid_t uid, gid_t gid) {
         spare = m_ready.back();
         m_ready.pop_back();
     }
-    m_wake.notify_one();
-    QString ignored;
-    if (::renameat2(m_rootFd, spare.constData(), m_rootFd, id.constData(), RENAME_NOREPLACE) != 0) {
-        HomeDirectory::remove(m_rootFd, spare, false, &ignored);
-        return -1;
-    }
     const int fd =
-        ::openat(m_rootFd, id.constData(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        ::openat(m_rootFd, spare.constData(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     const bool owned = fd >= 0 && ::fchownat(fd, ".tmp", uid, gid, AT_SYMLINK_NOFOLLOW) == 0 &&
                        ::fchown(fd, uid, gid) == 0;
     const int pathFd = owned ? ::openat(fd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
     if (fd >= 0)
         ::close(fd);
-    if (pathFd < 0)
-        HomeDirectory::remove(m_rootFd, id, false, &ignored);
+    if (pathFd < 0) {
+        QString ignored;
+        HomeDirectory::remove(m_rootFd, spare, false, &ignored);
+    }
+    m_wake.notify_one(); // after our syscalls: the refill's mkdir then does not delay them
+    if (pathFd >= 0)
+        *name = spare;
     return pathFd;
 }
 
 bool SpareHomes::makeOne(QByteArray* name) {
-    *name = QByteArray(kPrefix) + crypto::randomBytes(8).toHex();
+    *name = crypto::randomBytes(8).toHex();
     if (::mkdirat(m_rootFd, name->constData(), 0700) != 0)
         return false;
     const int fd =

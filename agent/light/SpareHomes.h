@@ -12,14 +12,15 @@
 
 namespace runbox::light {
 
-/// Empty homes made ahead of time, so that creating a light workspace renames a directory
-/// (about 6 µs) instead of making two (`mkdir` home + `.tmp`: 50–120 µs on ext4, much more right
-/// after many deletions, when ext4 skips recently freed inodes). A thread of its own, at a lower
-/// CPU priority (nice +10, setpriority(2)), keeps up to `target` spares named `.spare-<16 hex>`
-/// in the workspace root: 0700, owned by the agent, `.tmp` inside, never seen by any workspace
-/// until take() renames one (renameat2 RENAME_NOREPLACE) and hands it to its uid. When none is
-/// ready, the caller makes the home itself (HomeDirectory::create); nothing waits for a spare.
-/// Thread-safe.
+/// Empty homes made ahead of time, so that creating a light workspace changes the owner of a
+/// directory (two fchown, a few µs) instead of making two (`mkdir` home + `.tmp`: 20–300 µs on
+/// ext4 without a journal, where each new inode walks past the recently freed ones). A thread of
+/// its own, at a lower CPU priority (nice +10, setpriority(2)), keeps up to `target` spares in the
+/// workspace root under names like a home's (16 hex digits): 0700, owned by the agent, `.tmp`
+/// inside, never seen by any workspace until take() hands one to its uid. The home keeps the
+/// spare's name (no rename: a rename would lock the root directory, which the thread's mkdir
+/// holds), so a workspace's home name is not its id. When none is ready, the caller makes the
+/// home itself (HomeDirectory::create); nothing waits for a spare. Thread-safe.
 class SpareHomes final {
 public:
     /// Starts the thread; @p rootFd (the workspace root) is duplicated. @p target 0 = no spares.
@@ -29,12 +30,13 @@ public:
     SpareHomes(const SpareHomes&) = delete;
     SpareHomes& operator=(const SpareHomes&) = delete;
 
-    /// Renames a spare to `root/<id>` and gives it (and its `.tmp`) to @p uid:@p gid. Returns an
-    /// O_PATH fd on the home, or −1 when no spare was ready or it could not be adopted (then
-    /// nothing named @p id was left behind).
-    int take(const QByteArray& id, uid_t uid, gid_t gid);
+    /// Gives a spare (and its `.tmp`) to @p uid:@p gid and sets @p name to its name in the root.
+    /// Returns an O_PATH fd on the home, or −1 when no spare was ready or it could not be adopted
+    /// (then it was removed).
+    int take(uid_t uid, gid_t gid, QByteArray* name);
 
-    /// Whether @p name is a spare's name (HomeDirectory::cleanStale removes them at start-up).
+    /// Whether @p name is a spare's name from an older agent (`.spare-<16 hex>`);
+    /// HomeDirectory::cleanStale removes those at start-up, and today's spares as stale homes.
     static bool isSpareName(const QByteArray& name);
 
 private:

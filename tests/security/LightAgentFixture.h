@@ -22,6 +22,7 @@
 #include <functional>
 #include <memory>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace lightagent {
@@ -274,8 +275,21 @@ public:
         ws.id = item.value("id").toString();
         ws.token = item.value("token").toString().toUtf8();
         ws.uid = uid_t(item.value("uid").toDouble());
-        ws.home = stateDir() + QStringLiteral("/light/") + ws.id;
+        ws.home = homeOwnedBy(ws.uid);
         return ws;
+    }
+    /// The home of the live light workspace with @p uid: the directory under `<state>/light`
+    /// owned by it (a home keeps the name of the spare it was made from, not the workspace id).
+    QString homeOwnedBy(uid_t uid) const {
+        const QString root = stateDir() + QStringLiteral("/light");
+        for (const QString& name :
+             QDir(root).entryList(QDir::Dirs | QDir::Hidden | QDir::NoDotAndDotDot)) {
+            struct stat st {};
+            const QString path = root + QLatin1Char('/') + name;
+            if (::lstat(QFile::encodeName(path).constData(), &st) == 0 && st.st_uid == uid)
+                return path;
+        }
+        return {};
     }
 
 private:

@@ -1,5 +1,5 @@
 // SpareHomes: homes made ahead of time become a workspace's home only through take(), owned by
-// its uid; none is ever handed out twice or under an existing name; leftovers are cleaned.
+// its uid; none is ever handed out twice; leftovers are cleaned.
 #include "agent/light/HomeDirectory.h"
 #include "agent/light/SpareHomes.h"
 
@@ -7,6 +7,8 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QRegularExpression>
+#include <QSet>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QThread>
@@ -25,15 +27,21 @@ private:
     int m_rootFd = -1;
     QString m_root;
 
-    QStringList spares() const {
+    /// Directories in the root named like a home (16 lowercase hex digits) and owned by @p uid:
+    /// with the agent's euid, the spares not handed out yet.
+    QStringList homesOwnedBy(uid_t uid) const {
         QStringList out;
         for (const QString& name :
              QDir(m_root).entryList(QDir::Dirs | QDir::Hidden | QDir::NoDotAndDotDot)) {
-            if (SpareHomes::isSpareName(QFile::encodeName(name)))
+            struct stat st {};
+            const QByteArray path = QFile::encodeName(m_root + QLatin1Char('/') + name);
+            if (QRegularExpression(QStringLiteral("^[0-9a-f]{16}$")).match(name).hasMatch() &&
+                ::lstat(path.constData(), &st) == 0 && st.st_uid == uid)
                 out << name;
         }
         return out;
     }
+    QStringList spares() const { return homesOwnedBy(::geteuid()); }
     bool waitForSpares(int count) const {
         QDeadlineTimer deadline(10000);
         while (spares().size() < count && !deadline.hasExpired())
@@ -83,39 +91,56 @@ private Q_SLOTS:
         SpareHomes homes(m_rootFd, 2);
         QVERIFY(waitForSpares(2));
         const QStringList before = spares();
-        const int fd = homes.take("00000000000000a1", 45001, 45002);
+        QByteArray name;
+        const int fd = homes.take(45001, 45002, &name);
         QVERIFY(fd >= 0);
+        QVERIFY(before.contains(QString::fromLatin1(name))); // the home keeps the spare's name
+        struct stat byFd {};
+        QCOMPARE(::fstat(fd, &byFd), 0);
         ::close(fd);
-        const QString home = m_root + QStringLiteral("/00000000000000a1");
+        const QString home = m_root + QLatin1Char('/') + QString::fromLatin1(name);
         for (const QString& path : {home, home + QStringLiteral("/.tmp")}) {
             struct stat st {};
             QCOMPARE(::lstat(QFile::encodeName(path).constData(), &st), 0);
             QCOMPARE(st.st_mode & 07777, 0700u);
             QCOMPARE(st.st_uid, 45001u);
             QCOMPARE(st.st_gid, 45002u);
+            if (path == home)
+                QCOMPARE(st.st_ino, byFd.st_ino); // the fd is on that very directory
         }
         QCOMPARE(QDir(home).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot),
                  QStringList{QStringLiteral(".tmp")});
         QVERIFY(waitForSpares(2)); // refilled, with a new name
         QCOMPARE(spares().size(), 2);
-        int reused = 0;
-        for (const QString& name : spares())
-            reused += before.contains(name) ? 1 : 0;
-        QCOMPARE(reused, 1);
+        QVERIFY(!spares().contains(QString::fromLatin1(name)));
+        QCOMPARE(homesOwnedBy(45001), QStringList{QString::fromLatin1(name)});
     }
 
-    void testTakeNeverReplacesAnExistingHome() {
-        SpareHomes homes(m_rootFd, 1);
-        QVERIFY(waitForSpares(1));
-        QVERIFY(QDir().mkpath(m_root + QStringLiteral("/00000000000000b2/keep")));
-        QCOMPARE(homes.take("00000000000000b2", ::geteuid(), ::getegid()), -1);
-        QVERIFY(QFileInfo::exists(m_root + QStringLiteral("/00000000000000b2/keep")));
+    void testNoSpareIsHandedOutTwice() {
+        if (::geteuid() != 0)
+            QSKIP("chown to another uid needs root");
+        SpareHomes homes(m_rootFd, 8);
+        QVERIFY(waitForSpares(8));
+        QSet<QByteArray> names;
+        for (uid_t uid = 45010; uid < 45050; ++uid) {
+            QByteArray name;
+            const int fd = homes.take(uid, uid, &name);
+            if (fd < 0)
+                continue; // drained faster than the refill: the caller makes the home
+            ::close(fd);
+            QVERIFY2(!names.contains(name), name.constData());
+            names.insert(name);
+            QCOMPARE(homesOwnedBy(uid), QStringList{QString::fromLatin1(name)});
+        }
+        QVERIFY(names.size() >= 8);
     }
 
     void testNoSpareMeansTheCallerMakesTheHome() {
         SpareHomes none(m_rootFd, 0);
-        QCOMPARE(none.take("00000000000000c3", ::geteuid(), ::getegid()), -1);
-        QVERIFY(!QFileInfo::exists(m_root + QStringLiteral("/00000000000000c3")));
+        QByteArray name = "unchanged";
+        QCOMPARE(none.take(::geteuid(), ::getegid(), &name), -1);
+        QCOMPARE(name, QByteArray("unchanged"));
+        QVERIFY(spares().isEmpty());
     }
 
     void testLeftoversAreRemoved() {
@@ -124,11 +149,14 @@ private Q_SLOTS:
             QVERIFY(waitForSpares(2));
         }
         QCOMPARE(spares().size(), 0); // the destructor removed them
-        // A crash leaves them behind: start-up cleaning removes them.
-        QVERIFY(QDir().mkpath(m_root + QStringLiteral("/.spare-00000000000000d4/.tmp")));
+        // A crash leaves them behind (named like homes; an older agent named them .spare-…):
+        // start-up cleaning removes both.
+        QVERIFY(QDir().mkpath(m_root + QStringLiteral("/00000000000000d4/.tmp")));
+        QVERIFY(QDir().mkpath(m_root + QStringLiteral("/.spare-00000000000000d5/.tmp")));
         QString error;
         QVERIFY2(HomeDirectory::cleanStale(m_rootFd, m_root, &error), qPrintable(error));
-        QCOMPARE(spares().size(), 0);
+        QCOMPARE(QDir(m_root).entryList(QDir::Dirs | QDir::Hidden | QDir::NoDotAndDotDot),
+                 QStringList{});
     }
 };
 
