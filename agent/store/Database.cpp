@@ -42,6 +42,9 @@ bool execPragma(QSqlDatabase& db, const QString& sql, QString* error, QVariant* 
 struct Database::ConnectionRegistry {
     QMutex mutex;
     QHash<quint64, QString> nameByThread;
+    /// Prepared statements by thread and SQL text; only the owning thread touches its inner hash
+    /// (the mutex guards the outer one). Cleared before the connection is removed.
+    QHash<quint64, QHash<QString, std::shared_ptr<QSqlQuery>>> statementsByThread;
 };
 
 Database::Database(QString path, Options options)
@@ -54,6 +57,7 @@ Database::~Database() {
         QMutexLocker lock(&m_registry->mutex);
         names = m_registry->nameByThread.values();
         m_registry->nameByThread.clear();
+        m_registry->statementsByThread.clear();
     }
     for (const QString& name : names)
         QSqlDatabase::removeDatabase(name);
@@ -87,6 +91,21 @@ QSqlDatabase Database::connection() const {
     return db;
 }
 
+QSqlQuery* Database::statement(const QString& sql) const {
+    const quint64 thread = currentThreadSerial();
+    QMutexLocker lock(&m_registry->mutex);
+    std::shared_ptr<QSqlQuery>& slot = m_registry->statementsByThread[thread][sql];
+    if (!slot) {
+        lock.unlock(); // connection() takes the mutex too
+        auto query = std::make_shared<QSqlQuery>(connection());
+        query->prepare(sql); // a failure shows on exec()
+        lock.relock();
+        m_registry->statementsByThread[thread][sql] = query;
+        return query.get();
+    }
+    return slot.get();
+}
+
 QSqlDatabase Database::threadConnection(QString* error) const {
     const quint64 thread = currentThreadSerial();
     {
@@ -112,6 +131,7 @@ QSqlDatabase Database::threadConnection(QString* error) const {
     QObject::connect(QThread::currentThread(), &QThread::finished, [registry, thread, name] {
         if (const auto live = registry.lock()) {
             QMutexLocker lock(&live->mutex);
+            live->statementsByThread.remove(thread);
             if (live->nameByThread.remove(thread) == 0)
                 return;
         }

@@ -3,6 +3,7 @@
 #include <QHash>
 #include <QMutex>
 #include <QSqlDatabase>
+#include <QSqlQuery>
 #include <QString>
 
 #include <memory>
@@ -60,6 +61,13 @@ public:
     /// The calling thread's connection, opened and configured on first use. Do not keep the
     /// returned handle beyond the current call, and never pass it to another thread.
     QSqlDatabase connection() const;
+
+    /// The statement prepared from @p sql on the calling thread's connection: prepared on first
+    /// use, then reused, so SQLite parses nothing again (https://sqlite.org/c3ref/stmt.html).
+    /// Bind every placeholder on each use (bound values stay from the last one), exec, read,
+    /// then finish() it. Owned here; valid on this thread until its connection is removed.
+    /// For hot statements with a fixed text only: each distinct text stays cached.
+    QSqlQuery* statement(const QString& sql) const;
 
     /// Absolute path of the database file.
     QString path() const { return m_path; }

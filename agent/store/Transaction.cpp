@@ -26,7 +26,7 @@ bool execQuery(QSqlQuery& query, const QString& what, ApiError* error) {
 }
 
 Transaction::Transaction(const Database& database, Durability durability)
-    : m_db(database.connection()) {
+    : m_database(database), m_db(database.connection()) {
     if (!m_db.isOpen()) {
         m_error = ApiError{500, QStringLiteral("store_error"),
                            QStringLiteral("the database connection could not be opened")};
@@ -40,19 +40,21 @@ Transaction::Transaction(const Database& database, Durability durability)
         }
         m_raisedSync = true;
     }
-    if (!query.exec(QStringLiteral("BEGIN IMMEDIATE"))) {
-        m_error = storeError(query.lastError(), QStringLiteral("begin transaction"));
+    QSqlQuery& begin = *m_database.statement(QStringLiteral("BEGIN IMMEDIATE"));
+    if (!begin.exec()) {
+        m_error = storeError(begin.lastError(), QStringLiteral("begin transaction"));
+        begin.finish();
         restoreSynchronous();
         return;
     }
+    begin.finish();
     m_begun = true;
 }
 
 Transaction::~Transaction() {
-    if (m_begun && !m_done) {
-        QSqlQuery query(m_db);
-        query.exec(QStringLiteral("ROLLBACK"));
-    }
+    finishStatements();
+    if (m_begun && !m_done)
+        rollback();
     restoreSynchronous();
 }
 
@@ -62,17 +64,38 @@ QSqlQuery Transaction::prepare(const QString& sql) {
     return query;
 }
 
+QSqlQuery& Transaction::prepareCached(const QString& sql) {
+    QSqlQuery* query = m_database.statement(sql);
+    m_statements.append(query);
+    return *query;
+}
+
+void Transaction::finishStatements() {
+    for (QSqlQuery* query : m_statements)
+        query->finish();
+    m_statements.clear();
+}
+
+void Transaction::rollback() {
+    QSqlQuery& query = *m_database.statement(QStringLiteral("ROLLBACK"));
+    query.exec();
+    query.finish();
+}
+
 std::optional<ApiError> Transaction::commit() {
     if (!m_begun)
         return m_error;
-    QSqlQuery query(m_db);
+    finishStatements(); // a statement still stepping would keep its read lock
+    QSqlQuery& query = *m_database.statement(QStringLiteral("COMMIT"));
     m_done = true;
-    if (!query.exec(QStringLiteral("COMMIT"))) {
+    if (!query.exec()) {
         m_error = storeError(query.lastError(), QStringLiteral("commit"));
-        query.exec(QStringLiteral("ROLLBACK"));
+        query.finish();
+        rollback();
         restoreSynchronous();
         return m_error;
     }
+    query.finish();
     restoreSynchronous();
     return std::nullopt;
 }

@@ -3,6 +3,7 @@
 #include "agent/store/Database.h"
 #include "shared/ApiError.h"
 
+#include <QList>
 #include <QSqlDatabase>
 #include <QSqlError>
 #include <QSqlQuery>
@@ -33,14 +34,21 @@ public:
     QSqlDatabase& db() { return m_db; }
     /// A query on this transaction's connection, prepared with @p sql (errors show on exec).
     QSqlQuery prepare(const QString& sql);
+    /// The thread's cached statement for @p sql (Database::statement: bind every placeholder),
+    /// finished at commit or rollback. For hot statements whose text never varies.
+    QSqlQuery& prepareCached(const QString& sql);
 
     /// Commits. Returns the error if BEGIN or COMMIT failed (the transaction is then rolled back).
     std::optional<ApiError> commit();
 
 private:
     void restoreSynchronous();
+    void finishStatements();
+    void rollback();
 
+    const Database& m_database;
     QSqlDatabase m_db;
+    QList<QSqlQuery*> m_statements; ///< handed out by prepareCached(), finished before COMMIT
     bool m_begun = false;
     bool m_done = false;
     bool m_raisedSync = false;

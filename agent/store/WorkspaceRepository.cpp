@@ -44,10 +44,10 @@ std::optional<ApiError> WorkspaceRepository::insert(const QList<WorkspaceRecord>
     Transaction tx(m_database, Durability::Normal);
     if (!tx.begun())
         return tx.error();
-    QSqlQuery insert =
-        tx.prepare(QStringLiteral("INSERT INTO workspaces (%1) VALUES (?, ?, ?, ?, ?, ?, ?, NULL)"
-                                  " ON CONFLICT(id) DO NOTHING")
-                       .arg(kColumns));
+    QSqlQuery& insert = tx.prepareCached(
+        QStringLiteral("INSERT INTO workspaces (%1) VALUES (?, ?, ?, ?, ?, ?, ?, NULL)"
+                       " ON CONFLICT(id) DO NOTHING")
+            .arg(kColumns));
     const qint64 now = QDateTime::currentMSecsSinceEpoch();
     ApiError error;
     for (const WorkspaceRecord& w : workspaces) {
@@ -101,7 +101,7 @@ std::optional<ApiError> WorkspaceRepository::markDeleted(const QString& id, qint
     Transaction tx(m_database, Durability::Normal);
     if (!tx.begun())
         return tx.error();
-    QSqlQuery update = tx.prepare(
+    QSqlQuery& update = tx.prepareCached(
         QStringLiteral("UPDATE workspaces SET deleted_ms = ? WHERE id = ? AND deleted_ms IS NULL"));
     update.addBindValue(deletedMs > 0 ? deletedMs : QDateTime::currentMSecsSinceEpoch());
     update.addBindValue(id);

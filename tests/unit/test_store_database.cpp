@@ -217,6 +217,62 @@ private Q_SLOTS:
         QVERIFY(!QSqlDatabase::contains(mainName));
     }
 
+    void testCachedStatementsArePreparedOncePerThreadAndRebound() {
+        QTemporaryDir dir;
+        QString error;
+        auto db = Database::open(dir.path(), &error);
+        QVERIFY(db);
+        const QString sql =
+            QStringLiteral("INSERT INTO settings (key, value, updated_ms) VALUES (?, ?, 0)");
+        QSqlQuery* first = nullptr;
+        for (int i = 0; i < 3; ++i) {
+            Transaction tx(*db, Durability::Normal);
+            QVERIFY(tx.begun());
+            QSqlQuery& insert = tx.prepareCached(sql);
+            if (!first)
+                first = &insert;
+            QCOMPARE(&insert, first); // the same prepared statement every time
+            insert.addBindValue(QStringLiteral("key-%1").arg(i));
+            insert.addBindValue(QStringLiteral("value-%1").arg(i));
+            QVERIFY2(insert.exec(), qPrintable(insert.lastError().text()));
+            QVERIFY(!tx.commit());
+        }
+        for (int i = 0; i < 3; ++i)
+            QCOMPARE(
+                scalar(db->connection(),
+                       QStringLiteral("SELECT value FROM settings WHERE key = 'key-%1'").arg(i))
+                    .toString(),
+                QStringLiteral("value-%1").arg(i));
+        // A rolled-back transaction leaves the cached statement usable and writes nothing.
+        {
+            Transaction tx(*db, Durability::Normal);
+            QSqlQuery& insert = tx.prepareCached(sql);
+            insert.addBindValue(QStringLiteral("dropped"));
+            insert.addBindValue(QStringLiteral("x"));
+            QVERIFY(insert.exec());
+        }
+        QCOMPARE(scalar(db->connection(), QStringLiteral("SELECT count(*) FROM settings")).toInt(),
+                 3);
+        // Another thread gets a statement of its own, on its own connection.
+        QSqlQuery* workers = nullptr;
+        bool workerOk = false;
+        QThread* worker = QThread::create([&] {
+            Transaction tx(*db, Durability::Normal);
+            QSqlQuery& insert = tx.prepareCached(sql);
+            workers = &insert;
+            insert.addBindValue(QStringLiteral("from-worker"));
+            insert.addBindValue(QStringLiteral("w"));
+            workerOk = tx.begun() && insert.exec() && !tx.commit();
+        });
+        worker->start();
+        QVERIFY(worker->wait(10000));
+        delete worker;
+        QVERIFY(workerOk);
+        QVERIFY(workers != first);
+        QCOMPARE(scalar(db->connection(), QStringLiteral("SELECT count(*) FROM settings")).toInt(),
+                 4);
+    }
+
     void testConcurrentWritersWaitInsteadOfFailing() {
         QTemporaryDir dir;
         QString error;
