@@ -1,8 +1,9 @@
 #include "shared/Crypto.h"
 
+#include <openssl/core_names.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
-#include <openssl/hmac.h>
+#include <openssl/params.h>
 #include <openssl/rand.h>
 
 #include <cstdlib>
@@ -15,12 +16,42 @@ QByteArray sha256Hex(const QByteArray& data) {
     return s.finalHex();
 }
 
+namespace {
+
+/// An HMAC context with SHA-256 already chosen, made once. OpenSSL 3's one-shot HMAC() fetches
+/// the MAC and the digest from the provider on every call (EVP_Q_mac); duplicating this template
+/// skips both fetches. Never used directly, only duplicated (EVP_MAC_CTX_dup), so thread-safe.
+const EVP_MAC_CTX* hmacSha256Template() {
+    static EVP_MAC_CTX* const context = [] {
+        EVP_MAC* mac = EVP_MAC_fetch(nullptr, "HMAC", nullptr);
+        EVP_MAC_CTX* ctx = mac ? EVP_MAC_CTX_new(mac) : nullptr;
+        EVP_MAC_free(mac); // the context keeps its own reference
+        char digest[] = "SHA256";
+        const OSSL_PARAM params[] = {
+            OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, digest, 0),
+            OSSL_PARAM_construct_end()};
+        if (!ctx || EVP_MAC_CTX_set_params(ctx, params) != 1)
+            std::abort(); // no HMAC-SHA256 in this OpenSSL: nothing can be signed or verified
+        return ctx;
+    }();
+    return context;
+}
+
+} // namespace
+
 QByteArray hmacSha256(const QByteArray& key, const QByteArray& message) {
     unsigned char out[EVP_MAX_MD_SIZE];
-    unsigned int len = 0;
-    HMAC(EVP_sha256(), key.constData(), int(key.size()),
-         reinterpret_cast<const unsigned char*>(message.constData()), size_t(message.size()), out,
-         &len);
+    size_t len = 0;
+    EVP_MAC_CTX* ctx = EVP_MAC_CTX_dup(hmacSha256Template());
+    const bool ok = ctx &&
+                    EVP_MAC_init(ctx, reinterpret_cast<const unsigned char*>(key.constData()),
+                                 size_t(key.size()), nullptr) == 1 &&
+                    EVP_MAC_update(ctx, reinterpret_cast<const unsigned char*>(message.constData()),
+                                   size_t(message.size())) == 1 &&
+                    EVP_MAC_final(ctx, out, &len, sizeof(out)) == 1;
+    EVP_MAC_CTX_free(ctx);
+    if (!ok)
+        std::abort(); // out of memory inside OpenSSL
     return QByteArray(reinterpret_cast<const char*>(out), int(len));
 }
 

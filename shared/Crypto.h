@@ -8,7 +8,7 @@ namespace runbox::crypto {
 /// SHA-256 of @p data (FIPS 180-4) as 64 lowercase hex characters. OpenSSL EVP.
 QByteArray sha256Hex(const QByteArray& data);
 
-/// HMAC-SHA256 (RFC 2104) of @p message under @p key, raw 32 bytes. OpenSSL HMAC.
+/// HMAC-SHA256 (RFC 2104) of @p message under @p key, raw 32 bytes. OpenSSL EVP_MAC.
 QByteArray hmacSha256(const QByteArray& key, const QByteArray& message);
 
 /// @p n bytes from OpenSSL's CSPRNG (RAND_bytes). Aborts if the generator fails:

@@ -17,6 +17,14 @@ private Q_SLOTS:
         // RFC 4231 test case 2
         QCOMPARE(crypto::hmacSha256("Jefe", "what do ya want for nothing?").toHex(),
                  QByteArray("5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"));
+        // RFC 4231 test case 6: a key longer than the block size is hashed first. The context
+        // template is shared, so a short key before and after must not leak into it.
+        QCOMPARE(crypto::hmacSha256(QByteArray(131, '\xaa'),
+                                    "Test Using Larger Than Block-Size Key - Hash Key First")
+                     .toHex(),
+                 QByteArray("60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54"));
+        QCOMPARE(crypto::hmacSha256("Jefe", "what do ya want for nothing?").toHex(),
+                 QByteArray("5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"));
     }
     void testCanonicalMessageLayout() {
         QCOMPARE(RequestSigner::canonicalMessage("POST", "/v1/x?a=1", 1700000000123, "ab", "cd"),
