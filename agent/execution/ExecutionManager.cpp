@@ -68,6 +68,11 @@ std::optional<ApiError> ExecutionManager::submit(const ExecRequest& request,
     row.permissionEpoch.insert(QStringLiteral("executionTimeoutMs"), request.timeoutMs);
     row.permissionEpoch.insert(QStringLiteral("maxOutputBytes"), request.maxOutputBytes);
     row.queuePosition = m_scheduler.queuedCount();
+    if (const workspace::Workspace* ws = m_deps.workspaces->find(workspaceId);
+        ws && ws->isLight()) {
+        if (auto err = m_deps.workspaces->flushLightRows()) // the row the execution refers to
+            return err;
+    }
     store::ExecutionRepository::InsertResult inserted;
     if (auto err = m_deps.repository->insert(row, &inserted))
         return err;

@@ -34,6 +34,12 @@ ApiError notFound(const QString& id) {
 } // namespace
 
 std::optional<ApiError> WorkspaceRepository::insert(const QList<WorkspaceRecord>& workspaces) {
+    return writeBatch(workspaces, {});
+}
+
+std::optional<ApiError>
+WorkspaceRepository::writeBatch(const QList<WorkspaceRecord>& workspaces,
+                                const QList<QPair<QString, qint64>>& deleted) {
     for (const WorkspaceRecord& w : workspaces) {
         if (w.id.isEmpty() || w.rootPath.isEmpty() ||
             (w.isolation != QLatin1String("strong") && w.isolation != QLatin1String("light")))
@@ -63,6 +69,16 @@ std::optional<ApiError> WorkspaceRepository::insert(const QList<WorkspaceRecord>
         if (insert.numRowsAffected() != 1)
             return ApiError{409, QStringLiteral("workspace_exists"),
                             QStringLiteral("workspace %1 already exists").arg(w.id)};
+    }
+    if (!deleted.isEmpty()) {
+        QSqlQuery& update = tx.prepareCached(QStringLiteral(
+            "UPDATE workspaces SET deleted_ms = ? WHERE id = ? AND deleted_ms IS NULL"));
+        for (const auto& [id, deletedMs] : deleted) {
+            update.addBindValue(deletedMs > 0 ? deletedMs : now);
+            update.addBindValue(id);
+            if (!execQuery(update, QStringLiteral("delete workspace"), &error))
+                return error;
+        }
     }
     return tx.commit();
 }

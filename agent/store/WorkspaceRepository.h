@@ -4,6 +4,7 @@
 #include "shared/ApiError.h"
 
 #include <QList>
+#include <QPair>
 #include <QString>
 
 #include <optional>
@@ -37,6 +38,11 @@ public:
     std::optional<ApiError> listLive(const QString& isolation, QList<WorkspaceRecord>* out) const;
     /// Marks the workspace deleted at @p deletedMs (0 → now). 404 if absent or already deleted.
     std::optional<ApiError> markDeleted(const QString& id, qint64 deletedMs);
+    /// In one transaction (all or none): inserts @p created, then marks each of @p deleted
+    /// (id, ms since the epoch; 0 → now) deleted. A deletion whose row is absent or already
+    /// deleted is skipped. 409 if a created id exists. (workspace::LightRowWriter's group commit.)
+    std::optional<ApiError> writeBatch(const QList<WorkspaceRecord>& created,
+                                       const QList<QPair<QString, qint64>>& deleted);
 
 private:
     const Database& m_database;

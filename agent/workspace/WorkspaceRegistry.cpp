@@ -2,6 +2,7 @@
 
 #include "shared/Crypto.h"
 
+#include <QDateTime>
 #include <QDir>
 #include <QFile>
 #include <QJsonDocument>
@@ -54,7 +55,7 @@ QJsonObject Workspace::toJson() const {
 }
 
 WorkspaceRegistry::WorkspaceRegistry(QString workspacesDir, store::WorkspaceRepository* repository)
-    : m_dir(std::move(workspacesDir)), m_repository(repository) {}
+    : m_dir(std::move(workspacesDir)), m_repository(repository), m_lightRows(repository) {}
 
 int WorkspaceRegistry::load() {
     QList<store::WorkspaceRecord> rows;
@@ -130,11 +131,15 @@ std::optional<ApiError> WorkspaceRegistry::addLight(const QList<Workspace>& work
             row.uid = int(*ws.uid);
         rows.append(row);
     }
-    if (auto err = m_repository->insert(rows))
-        return err;
+    for (store::WorkspaceRecord& row : rows)
+        m_lightRows.created(std::move(row));
     for (const Workspace& ws : workspaces)
         m_workspaces.insert(ws.id, ws);
     return std::nullopt;
+}
+
+std::optional<ApiError> WorkspaceRegistry::flushLightRows() {
+    return m_lightRows.flush();
 }
 
 std::optional<ApiError> WorkspaceRegistry::forgetLight(const QString& id) {
@@ -143,8 +148,8 @@ std::optional<ApiError> WorkspaceRegistry::forgetLight(const QString& id) {
         return ApiError{404, QStringLiteral("workspace_not_found"),
                         QStringLiteral("no light workspace %1").arg(id)};
     m_workspaces.remove(id);
-    // The row is only an audit trail: a failure to mark it is reported, the workspace is gone.
-    return m_repository->markDeleted(id, 0);
+    m_lightRows.deleted(id, QDateTime::currentMSecsSinceEpoch());
+    return std::nullopt;
 }
 
 const Workspace* WorkspaceRegistry::find(const QString& id) const {

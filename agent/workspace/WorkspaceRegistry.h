@@ -1,6 +1,7 @@
 #pragma once
 
 #include "agent/store/WorkspaceRepository.h"
+#include "agent/workspace/LightRowWriter.h"
 #include "agent/workspace/WorkspaceFs.h"
 #include "shared/ApiError.h"
 
@@ -53,13 +54,16 @@ public:
     /// Creates a new empty workspace (directory mode 0700) for @p ownerTokenId (audit).
     /// Errors: 500 workspace_create_failed, store errors.
     std::optional<ApiError> create(const QString& ownerTokenId, Workspace* out);
-    /// Registers light workspaces already made by the light host: rows inserted in one
-    /// transaction (all or none), then kept in memory. Store errors are returned as they are.
+    /// Registers light workspaces already made by the light host: kept in memory at once, their
+    /// rows written by the group commit (LightRowWriter, within 20 ms or at flushLightRows()).
     std::optional<ApiError> addLight(const QList<Workspace>& workspaces,
                                      const QString& ownerTokenId);
-    /// Forgets light workspace @p id (row marked deleted; nothing on disk is touched: the light
-    /// host removes the home). Its token stops working at once. 404 when unknown or not light.
+    /// Forgets light workspace @p id (row marked deleted by the group commit; nothing on disk is
+    /// touched: the light host removes the home). Its token stops working at once. 404 when
+    /// unknown or not light.
     std::optional<ApiError> forgetLight(const QString& id);
+    /// Writes the light rows still queued now (before an execution row refers to one).
+    std::optional<ApiError> flushLightRows();
     const Workspace* find(const QString& id) const;
     QList<Workspace> list() const;
     int count() const { return int(m_workspaces.size()); }
@@ -72,6 +76,7 @@ private:
     QString m_dir;
     store::WorkspaceRepository* m_repository;
     QMap<QString, Workspace> m_workspaces;
+    LightRowWriter m_lightRows; ///< last: flushed on destruction, while the repository lives
 };
 
 /// Removes @p path recursively without following symbolic links. Returns an error text or "".

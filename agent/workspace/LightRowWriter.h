@@ -1,0 +1,50 @@
+#pragma once
+
+#include "agent/store/WorkspaceRepository.h"
+#include "shared/ApiError.h"
+
+#include <QList>
+#include <QPair>
+#include <QString>
+#include <QTimer>
+
+#include <optional>
+
+namespace runbox::workspace {
+
+/// Group commit of the light workspaces' rows. Those rows are an audit trail and what execution
+/// rows refer to; light workspaces themselves never outlive the agent. Creates and deletes are
+/// queued in memory and written in one transaction at most kFlushDelayMs later, or at once by
+/// flush(): before an execution row refers to a light workspace (foreign key), and when this is
+/// destroyed. One transaction per burst instead of one per request keeps SQLite's parsing,
+/// locking and WAL writes off the request path. A crash loses at most the last kFlushDelayMs of
+/// rows (a restart marks every light row deleted anyway). Main thread only.
+class LightRowWriter final {
+public:
+    static constexpr int kFlushDelayMs = 20;
+
+    explicit LightRowWriter(store::WorkspaceRepository* repository);
+    /// Writes what is still queued.
+    ~LightRowWriter();
+    LightRowWriter(const LightRowWriter&) = delete;
+    LightRowWriter& operator=(const LightRowWriter&) = delete;
+
+    /// Queues the row of a light workspace just made.
+    void created(store::WorkspaceRecord row);
+    /// Queues the deletion mark of light workspace @p id at @p deletedMs (ms since the epoch).
+    void deleted(const QString& id, qint64 deletedMs);
+    /// Writes everything queued in one transaction. A failed write is returned (and its rows are
+    /// dropped: they are audit only, and a later execution on such a workspace then fails on
+    /// its foreign key with the store error).
+    std::optional<ApiError> flush();
+
+private:
+    void schedule();
+
+    store::WorkspaceRepository* m_repository;
+    QTimer m_timer;
+    QList<store::WorkspaceRecord> m_created;
+    QList<QPair<QString, qint64>> m_deleted;
+};
+
+} // namespace runbox::workspace
