@@ -42,12 +42,19 @@ const EVP_MAC_CTX* hmacSha256Template() {
 QByteArray hmacSha256(const QByteArray& key, const QByteArray& message) {
     unsigned char out[EVP_MAX_MD_SIZE];
     size_t len = 0;
+    const auto* data = reinterpret_cast<const unsigned char*>(message.constData());
     EVP_MAC_CTX* ctx = EVP_MAC_CTX_dup(hmacSha256Template());
-    const bool ok = ctx &&
-                    EVP_MAC_init(ctx, reinterpret_cast<const unsigned char*>(key.constData()),
+    if (!ctx) {
+        // OpenSSL 3.0.0 cannot duplicate an HMAC context before it has a key (fixed in 3.0.1):
+        // the one-shot call, slower but the same MAC.
+        if (!EVP_Q_mac(nullptr, "HMAC", nullptr, "SHA256", nullptr, key.constData(),
+                       size_t(key.size()), data, size_t(message.size()), out, sizeof(out), &len))
+            std::abort(); // no HMAC-SHA256 at all: nothing can be signed or verified
+        return QByteArray(reinterpret_cast<const char*>(out), int(len));
+    }
+    const bool ok = EVP_MAC_init(ctx, reinterpret_cast<const unsigned char*>(key.constData()),
                                  size_t(key.size()), nullptr) == 1 &&
-                    EVP_MAC_update(ctx, reinterpret_cast<const unsigned char*>(message.constData()),
-                                   size_t(message.size())) == 1 &&
+                    EVP_MAC_update(ctx, data, size_t(message.size())) == 1 &&
                     EVP_MAC_final(ctx, out, &len, sizeof(out)) == 1;
     EVP_MAC_CTX_free(ctx);
     if (!ok)

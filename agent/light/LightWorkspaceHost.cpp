@@ -199,6 +199,11 @@ std::optional<ApiError> LightWorkspaceHost::create(const LightWorkspaceOptions& 
             break;
         auto workspace = std::make_shared<Workspace>();
         QByteArray id = randomId();
+        if (id.size() != 16) {
+            m_pool->release(*uid); // never ran anything
+            failure = QStringLiteral("getrandom failed: no workspace id");
+            break;
+        }
         workspace->homeFd = m_spares->take(*uid, *uid, &workspace->homeName);
         if (workspace->homeFd < 0) {
             workspace->homeName = id;

@@ -45,6 +45,8 @@ struct Database::ConnectionRegistry {
     /// Prepared statements by thread and SQL text; only the owning thread touches its inner hash
     /// (the mutex guards the outer one). Cleared before the connection is removed.
     QHash<quint64, QHash<QString, std::shared_ptr<QSqlQuery>>> statementsByThread;
+    /// Per thread, the last statement that did not prepare (kept for its caller's exec() only).
+    QHash<quint64, std::shared_ptr<QSqlQuery>> failedByThread;
 };
 
 Database::Database(QString path, Options options)
@@ -58,6 +60,7 @@ Database::~Database() {
         names = m_registry->nameByThread.values();
         m_registry->nameByThread.clear();
         m_registry->statementsByThread.clear();
+        m_registry->failedByThread.clear();
     }
     for (const QString& name : names)
         QSqlDatabase::removeDatabase(name);
@@ -98,9 +101,13 @@ QSqlQuery* Database::statement(const QString& sql) const {
     if (!slot) {
         lock.unlock(); // connection() takes the mutex too
         auto query = std::make_shared<QSqlQuery>(connection());
-        query->prepare(sql); // a failure shows on exec()
         lock.relock();
-        m_registry->statementsByThread[thread][sql] = query;
+        // Kept even when prepare() failed (its exec() then reports why), but only until the next
+        // call: a failure (no memory, a broken connection) is not cached for good.
+        if (query->prepare(sql))
+            m_registry->statementsByThread[thread][sql] = query;
+        else
+            m_registry->failedByThread[thread] = query;
         return query.get();
     }
     return slot.get();
@@ -132,6 +139,7 @@ QSqlDatabase Database::threadConnection(QString* error) const {
         if (const auto live = registry.lock()) {
             QMutexLocker lock(&live->mutex);
             live->statementsByThread.remove(thread);
+            live->failedByThread.remove(thread);
             if (live->nameByThread.remove(thread) == 0)
                 return;
         }

@@ -31,9 +31,27 @@ std::optional<ApiError> LightRowWriter::flush() {
     m_timer.stop();
     if (m_created.isEmpty() && m_deleted.isEmpty())
         return std::nullopt;
-    const QList<store::WorkspaceRecord> created = std::exchange(m_created, {});
-    const QList<QPair<QString, qint64>> deleted = std::exchange(m_deleted, {});
-    return m_repository->writeBatch(created, deleted);
+    auto error = m_repository->writeBatch(m_created, m_deleted);
+    if (error && error->httpStatus == 503) {
+        // The database was busy past its timeout: keep everything queued and try again later.
+        m_timer.start(kRetryDelayMs);
+        return error;
+    }
+    if (error) {
+        // One bad row (or a failing disk) must not take the others with it: one at a time.
+        error.reset();
+        for (const store::WorkspaceRecord& row : std::as_const(m_created)) {
+            if (auto e = m_repository->writeBatch({row}, {}); e && !error)
+                error = e;
+        }
+        for (const auto& deletion : std::as_const(m_deleted)) {
+            if (auto e = m_repository->writeBatch({}, {deletion}); e && !error)
+                error = e;
+        }
+    }
+    m_created.clear();
+    m_deleted.clear();
+    return error;
 }
 
 void LightRowWriter::schedule() {

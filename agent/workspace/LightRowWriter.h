@@ -22,6 +22,7 @@ namespace runbox::workspace {
 class LightRowWriter final {
 public:
     static constexpr int kFlushDelayMs = 20;
+    static constexpr int kRetryDelayMs = 200; ///< after the database stayed busy (503)
 
     explicit LightRowWriter(store::WorkspaceRepository* repository);
     /// Writes what is still queued.
@@ -33,9 +34,10 @@ public:
     void created(store::WorkspaceRecord row);
     /// Queues the deletion mark of light workspace @p id at @p deletedMs (ms since the epoch).
     void deleted(const QString& id, qint64 deletedMs);
-    /// Writes everything queued in one transaction. A failed write is returned (and its rows are
-    /// dropped: they are audit only, and a later execution on such a workspace then fails on
-    /// its foreign key with the store error).
+    /// Writes everything queued in one transaction and returns the first error. A busy database
+    /// (503 store_busy) keeps it all queued for a retry kRetryDelayMs later. Any other failure
+    /// retries each row alone, so one bad row (409, 400) costs only itself; a row that still
+    /// fails is dropped (audit only: a managed execution on that workspace then answers 404).
     std::optional<ApiError> flush();
 
 private:

@@ -276,6 +276,11 @@ public:
         ws.token = item.value("token").toString().toUtf8();
         ws.uid = uid_t(item.value("uid").toDouble());
         ws.home = homeOwnedBy(ws.uid);
+        if (ws.home.isEmpty()) { // a check on the home would then test nothing: fail instead
+            qWarning("no home owned by uid %u under %s/light", unsigned(ws.uid),
+                     qPrintable(stateDir()));
+            ws.id.clear();
+        }
         return ws;
     }
     /// The home of the live light workspace with @p uid: the directory under `<state>/light`

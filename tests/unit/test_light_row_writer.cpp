@@ -1,11 +1,12 @@
 // LightRowWriter: light workspace rows are group-committed (one transaction per burst), written
 // within the flush delay, at flush() and on destruction; a delete queued before the create's row
-// was written still lands.
+// was written still lands; a busy database keeps them queued, a bad row costs only itself.
 #include "agent/store/Database.h"
 #include "agent/store/WorkspaceRepository.h"
 #include "agent/workspace/LightRowWriter.h"
 
-#include <QSignalSpy>
+#include <QSqlDatabase>
+#include <QSqlQuery>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -102,16 +103,52 @@ private Q_SLOTS:
         QVERIFY(exists(QStringLiteral("00000000000000d1")));
     }
 
-    void testAFailedBatchIsReportedAndDropped() {
+    void testABadRowCostsOnlyItself() {
         QVERIFY(!m_repository->insert({lightRow(QStringLiteral("00000000000000e1"))}));
         workspace::LightRowWriter writer(m_repository.get());
         writer.created(lightRow(QStringLiteral("00000000000000e2")));
         writer.created(lightRow(QStringLiteral("00000000000000e1"))); // exists: the batch fails
+        writer.created(lightRow(QStringLiteral("00000000000000e3")));
+        writer.deleted(QStringLiteral("00000000000000e2"), 0);
         const auto error = writer.flush();
         QVERIFY(error);
         QCOMPARE(error->code, QStringLiteral("workspace_exists"));
-        QVERIFY(!exists(QStringLiteral("00000000000000e2"))); // all or none
-        QVERIFY(!writer.flush());                             // dropped, not retried forever
+        bool deleted = false;
+        QVERIFY(exists(QStringLiteral("00000000000000e2"), &deleted)); // written one at a time
+        QVERIFY(deleted);
+        QVERIFY(exists(QStringLiteral("00000000000000e3")));
+        QVERIFY(!writer.flush()); // the bad row is dropped, not retried forever
+    }
+
+    void testABusyDatabaseKeepsTheRowsForARetry() {
+        // A database whose writers give up after 50 ms, and another connection holding its lock.
+        QString error;
+        const QString state = m_dir.filePath(QStringLiteral("busy"));
+        store::Database::Options options;
+        options.busyTimeoutMs = 50;
+        auto db = store::Database::open(state, options, &error);
+        QVERIFY2(db, qPrintable(error));
+        store::WorkspaceRepository repository(*db);
+        {
+            QSqlDatabase blocker =
+                QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("blocker"));
+            blocker.setDatabaseName(db->path());
+            QVERIFY(blocker.open());
+            QSqlQuery lock(blocker);
+            QVERIFY(lock.exec(QStringLiteral("BEGIN IMMEDIATE")));
+            workspace::LightRowWriter writer(&repository);
+            writer.created(lightRow(QStringLiteral("00000000000000f1")));
+            const auto busy = writer.flush();
+            QVERIFY(busy);
+            QCOMPARE(busy->httpStatus, 503);
+            QVERIFY(lock.exec(QStringLiteral("COMMIT"))); // the lock goes away
+            store::WorkspaceRecord row;
+            QTRY_VERIFY_WITH_TIMEOUT(!repository.get(QStringLiteral("00000000000000f1"), &row),
+                                     workspace::LightRowWriter::kRetryDelayMs * 20);
+            lock = QSqlQuery();
+            blocker.close();
+        }
+        QSqlDatabase::removeDatabase(QStringLiteral("blocker"));
     }
 };
 
