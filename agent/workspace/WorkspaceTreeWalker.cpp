@@ -65,19 +65,30 @@ ApiError treeChanged(const QByteArray& path) {
                          .arg(QString::fromUtf8(path)));
 }
 
+/// openOne() for reading a directory, with O_NOATIME where allowed (the agent owns it, or holds
+/// CAP_FOWNER; open(2)): a walk is the agent's bookkeeping and must not update the workspace's
+/// access times. Each update also dirtied the inode (ext4_dirty_inode): about 8 % of the main
+/// thread's CPU for a light exec of `true`. Falls back to a plain open on EPERM.
+int openDirectoryForReading(int parentFd, const QByteArray& name, int flags) {
+    const int fd = WorkspaceResolver::openOne(parentFd, name, flags | O_NOATIME);
+    if (fd >= 0 || errno != EPERM)
+        return fd;
+    return WorkspaceResolver::openOne(parentFd, name, flags);
+}
+
 /// Opens subdirectory @p name of @p parentFd if it still is the inode @p expected.
 /// Returns an invalid fd (no error) when it vanished or was swapped.
 Result<UniqueFd> openChildDir(int parentFd, const char* name, const struct stat& expected,
                               const QByteArray& path, bool makeAccessible) {
     const QByteArray n(name);
-    int fd = WorkspaceResolver::openOne(parentFd, n, O_RDONLY | O_DIRECTORY | O_NONBLOCK);
+    int fd = openDirectoryForReading(parentFd, n, O_RDONLY | O_DIRECTORY | O_NONBLOCK);
     if (fd < 0 && errno == EACCES && makeAccessible) {
         UniqueFd pinned(WorkspaceResolver::openOne(parentFd, n, O_PATH | O_DIRECTORY));
         struct stat st {};
         if (pinned.valid() && ::fstat(pinned.get(), &st) == 0 && st.st_dev == expected.st_dev &&
             st.st_ino == expected.st_ino)
             WorkspaceResolver::chmodPinned(pinned.get(), (st.st_mode & 07777) | 0700);
-        fd = WorkspaceResolver::openOne(parentFd, n, O_RDONLY | O_DIRECTORY | O_NONBLOCK);
+        fd = openDirectoryForReading(parentFd, n, O_RDONLY | O_DIRECTORY | O_NONBLOCK);
     }
     if (fd < 0) {
         if (errno == ENOENT || errno == ELOOP || errno == ENOTDIR)
@@ -104,7 +115,7 @@ Status WorkspaceTreeWalker::walk(int startDirFd, const Options& options, const E
     QByteArray path;
     {
         Frame root;
-        root.fd.reset(WorkspaceResolver::openOne(startDirFd, ".", O_RDONLY | O_DIRECTORY));
+        root.fd.reset(openDirectoryForReading(startDirFd, ".", O_RDONLY | O_DIRECTORY));
         if (!root.fd.valid())
             return errnoError(errno, QStringLiteral("open"), QByteArray());
         if (::fstat(root.fd.get(), &root.st) != 0)

@@ -7,6 +7,7 @@
 #include <QTest>
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 using namespace runbox::workspace;
@@ -43,6 +44,20 @@ private Q_SLOTS:
         QVERIFY(m_fd >= 0);
     }
     void cleanup() { ::close(m_fd); }
+
+    void testSnapshotLeavesAccessTimesAlone() {
+        // Access times older than the modification times: a plain readdir would update them
+        // (relatime), the snapshot's O_NOATIME walk must not.
+        const timespec old[2] = {{1000, 0}, {UTIME_OMIT, 0}};
+        for (const QString& dir : {m_root, m_root + QStringLiteral("/keep")})
+            QCOMPARE(::utimensat(AT_FDCWD, QFile::encodeName(dir).constData(), old, 0), 0);
+        snap();
+        for (const QString& dir : {m_root, m_root + QStringLiteral("/keep")}) {
+            struct stat st {};
+            QCOMPARE(::stat(QFile::encodeName(dir).constData(), &st), 0);
+            QCOMPARE(qint64(st.st_atim.tv_sec), qint64(1000));
+        }
+    }
 
     void testUnchangedTreeHasEmptyDiff() {
         QVERIFY(writeFile(m_root + "/a", "1"));
