@@ -17,11 +17,13 @@ public:
     /// workspace uid can reach its own home but list nobody's). Returns an O_DIRECTORY fd or −1.
     static int openRoot(const QString& root, QString* error);
 
-    /// Creates `root/<id>` 0700 owned by @p uid:@p gid with `.tmp` (0700, same owner) inside.
-    /// Returns an O_PATH fd on the new home, or −1 with @p error (nothing is left behind).
+    /// Creates `root/<id>` (@p id: a home's name, 16 hex digits) 0700 owned by @p uid:@p gid with
+    /// `.tmp` (0700, same owner) inside. Returns an O_PATH fd on the new home, or −1 with @p error
+    /// (nothing is left behind).
     static int create(int rootFd, const QByteArray& id, uid_t uid, gid_t gid, QString* error);
 
-    /// Removes `root/<id>` and everything below it (or only what is below it when
+    /// Removes `root/<id>` (@p id: a home's name) and everything below it (or only what is below it
+    /// when
     /// @p keepTop). Symlinks are removed, never followed; a directory on another device (a mount)
     /// is refused. True when done; a missing home counts as done.
     static bool remove(int rootFd, const QByteArray& id, bool keepTop, QString* error);

@@ -18,11 +18,11 @@ namespace runbox::light {
 
 /// Host-wide settings of the light tier.
 struct LightHostConfig {
-    QString workspaceRoot;             ///< homes live at <root>/<id>; created 0711, marked as ours
-    QString supervisorPath;            ///< the runbox-light-supervisor binary
-    UidPool::Config uids;              ///< uid range (default 20000..64999)
-    int minLandlockAbi = 6;            ///< below it the tier is unavailable (fail closed)
-    int capacity = 4096;               ///< maxLightWorkspaces; create() answers "rejected" past it
+    QString workspaceRoot;  ///< homes live at <root>/<16 hex>; created 0711, marked as ours
+    QString supervisorPath; ///< the runbox-light-supervisor binary
+    UidPool::Config uids;   ///< uid range (default 20000..64999)
+    int minLandlockAbi = 6; ///< below it the tier is unavailable (fail closed)
+    int capacity = 4096;    ///< maxLightWorkspaces; create() answers "rejected" past it
     QList<quint16> controlPlanePorts;  ///< never reachable from a workspace (the agent's port…)
     QStringList extraReadExecutePaths; ///< more read+execute trees for every workspace
     bool pidNamespace =
@@ -32,8 +32,8 @@ struct LightHostConfig {
     /// Start each workspace's supervisor in the background right after create(), so the first
     /// exec finds it ready (costs one small process per idle workspace); else at the first exec.
     bool prestartSupervisors = true;
-    /// Empty homes kept ready by a background thread (SpareHomes), so a create renames one
-    /// instead of making directories on the request path; 0 = make every home on demand.
+    /// Empty homes kept ready by a background thread (SpareHomes), so a create hands one to the
+    /// uid instead of making directories on the request path; 0 = make every home on demand.
     int spareHomes = 256;
     bool selfTest = true;  ///< start() runs `true` in a scratch workspace before saying yes
     int sweepPasses = 100; ///< uid sweep: kill + rescan rounds before quarantine
