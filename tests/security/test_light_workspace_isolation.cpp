@@ -7,6 +7,8 @@
 #include "LightIsolationFixture.h"
 
 #include <QDir>
+#include <QFile>
+#include <QFileInfo>
 #include <QTest>
 
 #include <sys/mount.h>
@@ -17,6 +19,18 @@ using namespace lighttest;
 
 class TestLightWorkspaceIsolation final : public LightIsolationFixture {
     Q_OBJECT
+
+    /// A spare home in @p root: a 16-hex-digit directory still owned by the agent ("" if none).
+    static QString spareIn(const QString& root) {
+        for (const QString& name : QDir(root).entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+            struct stat st {};
+            const QString path = root + QLatin1Char('/') + name;
+            if (name.size() == 16 && ::lstat(QFile::encodeName(path).constData(), &st) == 0 &&
+                st.st_uid == ::geteuid())
+                return path;
+        }
+        return {};
+    }
 
 private Q_SLOTS:
     void initTestCase() {
@@ -45,7 +59,33 @@ private Q_SLOTS:
                  QByteArray("errno=EACCES\n"));
         const RunResult listing = sh(*m_pid, a, QStringLiteral("ls ..; ls ") + homeOf(*m_pid, b));
         QVERIFY(!listing.out.contains(b.toLatin1()));
+        QVERIFY(!listing.out.contains(QFileInfo(homeOf(*m_pid, b)).fileName().toLatin1()));
         QVERIFY(listing.err.contains("Permission denied"));
+    }
+
+    void testCannotUseASpareHome() {
+        // Spares sit in the same root as the homes, named like them, until a create hands one
+        // over. Found from the host side here; a workspace would have to guess 64 random bits.
+        const QString a = make(*m_pid);
+        const QString root = QFileInfo(homeOf(*m_pid, a)).path();
+        QString spare;
+        QTRY_VERIFY_WITH_TIMEOUT(!(spare = spareIn(root)).isEmpty(), 10000);
+        const QString attack = installAttack(*m_pid, a);
+        QVERIFY(!attack.isEmpty());
+        // Positive control: the probe writes and reads in A's own home.
+        QCOMPARE(run(*m_pid, a, {attack, QStringLiteral("write"), QStringLiteral("own.txt")}).out,
+                 QByteArray("ok\n"));
+        // Attack: plant a file in the spare (it would greet the next workspace) or in its .tmp,
+        // and list it.
+        for (const QString& target :
+             {spare + QStringLiteral("/planted.txt"), spare + QStringLiteral("/.tmp/planted.txt")})
+            QCOMPARE(run(*m_pid, a, {attack, QStringLiteral("write"), target}).out,
+                     QByteArray("errno=EACCES\n"));
+        const RunResult listing = sh(*m_pid, a, QStringLiteral("ls -a ") + spare);
+        QVERIFY(!listing.out.contains(".tmp"));
+        QVERIFY(listing.err.contains("Permission denied"));
+        QVERIFY(!QFileInfo::exists(spare + QStringLiteral("/planted.txt")));
+        QVERIFY(!QFileInfo::exists(spare + QStringLiteral("/.tmp/planted.txt")));
     }
 
     void testCannotReadOtherWorkspaceEnviron() {
