@@ -70,7 +70,7 @@ std::optional<ApiError> ExecutionManager::submit(const ExecRequest& request,
     row.queuePosition = m_scheduler.queuedCount();
     if (const workspace::Workspace* ws = m_deps.workspaces->find(workspaceId);
         ws && ws->isLight()) {
-        if (auto err = m_deps.workspaces->flushLightRows()) // the row the execution refers to
+        if (auto err = m_deps.workspaces->flushLightRows(workspaceId)) // the row it refers to
             return err;
     }
     store::ExecutionRepository::InsertResult inserted;

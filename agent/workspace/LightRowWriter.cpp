@@ -5,16 +5,14 @@ namespace runbox::workspace {
 LightRowWriter::LightRowWriter(store::WorkspaceRepository* repository) : m_repository(repository) {
     m_timer.setSingleShot(true);
     m_timer.setInterval(kFlushDelayMs);
-    QObject::connect(&m_timer, &QTimer::timeout, [this] {
-        if (const auto error = flush())
-            qWarning("store: light workspace rows not recorded: %s", qPrintable(error->message));
-    });
+    QObject::connect(&m_timer, &QTimer::timeout, [this] { flush(); }); // flush() reports
 }
 
 LightRowWriter::~LightRowWriter() {
     m_timer.stop();
-    if (const auto error = flush())
-        qWarning("store: light workspace rows not recorded: %s", qPrintable(error->message));
+    if (const auto error = flush(); error && error->httpStatus == 503)
+        qWarning("store: light workspace rows not recorded (database busy at shutdown): %s",
+                 qPrintable(error->message));
 }
 
 void LightRowWriter::created(store::WorkspaceRecord row) {
@@ -28,6 +26,21 @@ void LightRowWriter::deleted(const QString& id, qint64 deletedMs) {
 }
 
 std::optional<ApiError> LightRowWriter::flush() {
+    return write(nullptr);
+}
+
+std::optional<ApiError> LightRowWriter::flushFor(const QString& id) {
+    QHash<QString, ApiError> failedRows;
+    const auto error = write(&failedRows);
+    if (error && error->httpStatus == 503)
+        return error; // nothing was written, this row included: worth a retry
+    const auto own = failedRows.constFind(id);
+    if (own != failedRows.constEnd())
+        return *own;
+    return std::nullopt; // written (or written earlier); other rows' failures are logged
+}
+
+std::optional<ApiError> LightRowWriter::write(QHash<QString, ApiError>* failedRows) {
     m_timer.stop();
     if (m_created.isEmpty() && m_deleted.isEmpty())
         return std::nullopt;
@@ -41,7 +54,10 @@ std::optional<ApiError> LightRowWriter::flush() {
         // One bad row (or a failing disk) must not take the others with it: one at a time.
         error.reset();
         for (const store::WorkspaceRecord& row : std::as_const(m_created)) {
-            if (auto e = m_repository->writeBatch({row}, {}); e && !error)
+            auto e = m_repository->writeBatch({row}, {});
+            if (e && failedRows)
+                failedRows->insert(row.id, *e);
+            if (e && !error)
                 error = e;
         }
         for (const auto& deletion : std::as_const(m_deleted)) {
@@ -49,6 +65,8 @@ std::optional<ApiError> LightRowWriter::flush() {
                 error = e;
         }
     }
+    if (error)
+        qWarning("store: light workspace rows not recorded: %s", qPrintable(error->message));
     m_created.clear();
     m_deleted.clear();
     return error;

@@ -3,6 +3,7 @@
 #include "agent/store/WorkspaceRepository.h"
 #include "shared/ApiError.h"
 
+#include <QHash>
 #include <QList>
 #include <QPair>
 #include <QString>
@@ -39,9 +40,14 @@ public:
     /// retries each row alone, so one bad row (409, 400) costs only itself; a row that still
     /// fails is dropped (audit only: a managed execution on that workspace then answers 404).
     std::optional<ApiError> flush();
+    /// flush(), answering only for light workspace @p id: 503 when the database stayed busy
+    /// (its row is still queued), the error of its own row when that one could not be written,
+    /// nothing when it is written. Before an execution row refers to @p id.
+    std::optional<ApiError> flushFor(const QString& id);
 
 private:
     void schedule();
+    std::optional<ApiError> write(QHash<QString, ApiError>* failedRows);
 
     store::WorkspaceRepository* m_repository;
     QTimer m_timer;

@@ -138,8 +138,8 @@ std::optional<ApiError> WorkspaceRegistry::addLight(const QList<Workspace>& work
     return std::nullopt;
 }
 
-std::optional<ApiError> WorkspaceRegistry::flushLightRows() {
-    return m_lightRows.flush();
+std::optional<ApiError> WorkspaceRegistry::flushLightRows(const QString& id) {
+    return m_lightRows.flushFor(id);
 }
 
 std::optional<ApiError> WorkspaceRegistry::forgetLight(const QString& id) {

@@ -62,8 +62,9 @@ public:
     /// touched: the light host removes the home). Its token stops working at once. 404 when
     /// unknown or not light.
     std::optional<ApiError> forgetLight(const QString& id);
-    /// Writes the light rows still queued now (before an execution row refers to one).
-    std::optional<ApiError> flushLightRows();
+    /// Writes the light rows still queued now, before an execution row refers to light
+    /// workspace @p id; answers only for @p id's row (LightRowWriter::flushFor).
+    std::optional<ApiError> flushLightRows(const QString& id);
     const Workspace* find(const QString& id) const;
     QList<Workspace> list() const;
     int count() const { return int(m_workspaces.size()); }

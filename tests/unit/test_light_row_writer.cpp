@@ -120,6 +120,22 @@ private Q_SLOTS:
         QVERIFY(!writer.flush()); // the bad row is dropped, not retried forever
     }
 
+    void testFlushForAnswersOnlyForItsOwnRow() {
+        // Before a managed execution on workspace g2, another workspace's bad row must not
+        // refuse it; g2's own failure must.
+        QVERIFY(!m_repository->insert({lightRow(QStringLiteral("00000000000000g1"))}));
+        workspace::LightRowWriter writer(m_repository.get());
+        writer.created(lightRow(QStringLiteral("00000000000000g1"))); // exists: fails
+        writer.created(lightRow(QStringLiteral("00000000000000g2")));
+        QVERIFY(!writer.flushFor(QStringLiteral("00000000000000g2")));
+        QVERIFY(exists(QStringLiteral("00000000000000g2")));
+        writer.created(lightRow(QStringLiteral("00000000000000g1"))); // fails again
+        const auto own = writer.flushFor(QStringLiteral("00000000000000g1"));
+        QVERIFY(own);
+        QCOMPARE(own->code, QStringLiteral("workspace_exists"));
+        QVERIFY(!writer.flushFor(QStringLiteral("00000000000000g3"))); // nothing queued
+    }
+
     void testABusyDatabaseKeepsTheRowsForARetry() {
         // A database whose writers give up after 50 ms, and another connection holding its lock.
         QString error;
@@ -138,8 +154,8 @@ private Q_SLOTS:
             QVERIFY(lock.exec(QStringLiteral("BEGIN IMMEDIATE")));
             workspace::LightRowWriter writer(&repository);
             writer.created(lightRow(QStringLiteral("00000000000000f1")));
-            const auto busy = writer.flush();
-            QVERIFY(busy);
+            const auto busy = writer.flushFor(QStringLiteral("00000000000000f1"));
+            QVERIFY(busy); // the execution waiting for this row gets a 503: worth a retry
             QCOMPARE(busy->httpStatus, 503);
             QVERIFY(lock.exec(QStringLiteral("COMMIT"))); // the lock goes away
             store::WorkspaceRecord row;
