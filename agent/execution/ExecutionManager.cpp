@@ -68,8 +68,9 @@ std::optional<ApiError> ExecutionManager::submit(const ExecRequest& request,
     row.permissionEpoch.insert(QStringLiteral("executionTimeoutMs"), request.timeoutMs);
     row.permissionEpoch.insert(QStringLiteral("maxOutputBytes"), request.maxOutputBytes);
     row.queuePosition = m_scheduler.queuedCount();
-    if (const workspace::Workspace* ws = m_deps.workspaces->find(workspaceId);
-        ws && ws->isLight()) {
+    const workspace::Workspace* ws = m_deps.workspaces->find(workspaceId);
+    const bool light = ws && ws->isLight();
+    if (light) {
         if (auto err = m_deps.workspaces->flushLightRows(workspaceId)) // the row it refers to
             return err;
     }
@@ -90,8 +91,6 @@ std::optional<ApiError> ExecutionManager::submit(const ExecRequest& request,
     }
     // A light workspace runs concurrent executions (bounded by its rlimits): its managed ones
     // take neither its lease nor a global slot, so each gets a lease key of its own.
-    const workspace::Workspace* ws = m_deps.workspaces->find(workspaceId);
-    const bool light = ws && ws->isLight();
     m_scheduler.enqueue(
         {id, light ? QStringLiteral("light-execution:") + id : workspaceId,
          [this, id, request, workspaceId, epoch] { startManaged(id, request, workspaceId, epoch); },

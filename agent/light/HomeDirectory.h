@@ -22,10 +22,9 @@ public:
     /// (nothing is left behind).
     static int create(int rootFd, const QByteArray& id, uid_t uid, gid_t gid, QString* error);
 
-    /// Removes `root/<id>` (@p id: a home's name) and everything below it (or only what is below it
-    /// when
-    /// @p keepTop). Symlinks are removed, never followed; a directory on another device (a mount)
-    /// is refused. True when done; a missing home counts as done.
+    /// Removes `root/<id>` (@p id: a home's name) and everything below it (or only what is below
+    /// it when @p keepTop). Symlinks are removed, never followed; a directory on another device
+    /// (a mount) is refused. True when done; a missing home counts as done.
     static bool remove(int rootFd, const QByteArray& id, bool keepTop, QString* error);
 
     /// remove(), and when that is refused to a non-root agent (a directory the workspace made

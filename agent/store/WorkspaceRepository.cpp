@@ -31,6 +31,10 @@ ApiError notFound(const QString& id) {
                     QStringLiteral("no workspace %1").arg(id)};
 }
 
+/// Marks one live row deleted: binds deleted_ms, then id.
+const QString kMarkDeleted =
+    QStringLiteral("UPDATE workspaces SET deleted_ms = ? WHERE id = ? AND deleted_ms IS NULL");
+
 } // namespace
 
 std::optional<ApiError> WorkspaceRepository::insert(const QList<WorkspaceRecord>& workspaces) {
@@ -71,8 +75,7 @@ WorkspaceRepository::writeBatch(const QList<WorkspaceRecord>& workspaces,
                             QStringLiteral("workspace %1 already exists").arg(w.id)};
     }
     if (!deleted.isEmpty()) {
-        QSqlQuery& update = tx.prepareCached(QStringLiteral(
-            "UPDATE workspaces SET deleted_ms = ? WHERE id = ? AND deleted_ms IS NULL"));
+        QSqlQuery& update = tx.prepareCached(kMarkDeleted);
         for (const auto& [id, deletedMs] : deleted) {
             update.addBindValue(deletedMs > 0 ? deletedMs : now);
             update.addBindValue(id);
@@ -117,8 +120,7 @@ std::optional<ApiError> WorkspaceRepository::markDeleted(const QString& id, qint
     Transaction tx(m_database, Durability::Normal);
     if (!tx.begun())
         return tx.error();
-    QSqlQuery& update = tx.prepareCached(
-        QStringLiteral("UPDATE workspaces SET deleted_ms = ? WHERE id = ? AND deleted_ms IS NULL"));
+    QSqlQuery& update = tx.prepareCached(kMarkDeleted);
     update.addBindValue(deletedMs > 0 ? deletedMs : QDateTime::currentMSecsSinceEpoch());
     update.addBindValue(id);
     ApiError error;

@@ -117,8 +117,6 @@ std::optional<ApiError> WorkspaceRegistry::create(const QString& ownerTokenId, W
 
 std::optional<ApiError> WorkspaceRegistry::addLight(const QList<Workspace>& workspaces,
                                                     const QString& ownerTokenId) {
-    QList<store::WorkspaceRecord> rows;
-    rows.reserve(workspaces.size());
     for (const Workspace& ws : workspaces) {
         store::WorkspaceRecord row;
         row.id = ws.id;
@@ -129,12 +127,9 @@ std::optional<ApiError> WorkspaceRegistry::addLight(const QList<Workspace>& work
         row.tokenNonce = QString::fromLatin1(ws.tokenNonce);
         if (ws.uid)
             row.uid = int(*ws.uid);
-        rows.append(row);
-    }
-    for (store::WorkspaceRecord& row : rows)
         m_lightRows.created(std::move(row));
-    for (const Workspace& ws : workspaces)
         m_workspaces.insert(ws.id, ws);
+    }
     return std::nullopt;
 }
 
