@@ -5,6 +5,7 @@
 
 #include "shared/ApiClient.h"
 #include "shared/NdjsonReader.h"
+#include "support/TestFiles.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -287,14 +288,8 @@ public:
     /// owned by it (a home keeps the name of the spare it was made from, not the workspace id).
     QString homeOwnedBy(uid_t uid) const {
         const QString root = stateDir() + QStringLiteral("/light");
-        for (const QString& name :
-             QDir(root).entryList(QDir::Dirs | QDir::Hidden | QDir::NoDotAndDotDot)) {
-            struct stat st {};
-            const QString path = root + QLatin1Char('/') + name;
-            if (::lstat(QFile::encodeName(path).constData(), &st) == 0 && st.st_uid == uid)
-                return path;
-        }
-        return {};
+        const QStringList homes = runbox::testsupport::directoriesOwnedBy(root, uid);
+        return homes.isEmpty() ? QString() : root + QLatin1Char('/') + homes.first();
     }
 
 private:

@@ -5,6 +5,7 @@
 // other workspaces' pids are visible, so uid + Landlock alone must refuse. Attacks on the host:
 // test_light_host_isolation.
 #include "LightIsolationFixture.h"
+#include "support/TestFiles.h"
 
 #include <QDir>
 #include <QFile>
@@ -22,12 +23,9 @@ class TestLightWorkspaceIsolation final : public LightIsolationFixture {
 
     /// A spare home in @p root: a 16-hex-digit directory still owned by the agent ("" if none).
     static QString spareIn(const QString& root) {
-        for (const QString& name : QDir(root).entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
-            struct stat st {};
-            const QString path = root + QLatin1Char('/') + name;
-            if (name.size() == 16 && ::lstat(QFile::encodeName(path).constData(), &st) == 0 &&
-                st.st_uid == ::geteuid())
-                return path;
+        for (const QString& name : runbox::testsupport::directoriesOwnedBy(root, ::geteuid())) {
+            if (name.size() == 16)
+                return root + QLatin1Char('/') + name;
         }
         return {};
     }

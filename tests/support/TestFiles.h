@@ -57,6 +57,19 @@ inline QStringList hostEntries(const QString& dir) {
     return l;
 }
 
+/// The names of the directories directly in @p dir owned by @p uid (lstat, hidden ones included),
+/// sorted: light homes and spare homes are told apart by their owner.
+inline QStringList directoriesOwnedBy(const QString& dir, uid_t uid) {
+    QStringList names;
+    for (const QString& name : hostEntries(dir)) {
+        struct stat st {};
+        const QByteArray path = QFile::encodeName(dir + QLatin1Char('/') + name);
+        if (::lstat(path.constData(), &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == uid)
+            names << name;
+    }
+    return names;
+}
+
 /// @p size bytes from the CSPRNG (incompressible test content).
 inline QByteArray randomBytes(qint64 size) {
     QByteArray out;

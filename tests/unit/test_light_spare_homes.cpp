@@ -2,6 +2,7 @@
 // its uid; none is ever handed out twice; leftovers are cleaned.
 #include "agent/light/HomeDirectory.h"
 #include "agent/light/SpareHomes.h"
+#include "support/TestFiles.h"
 
 #include <QDeadlineTimer>
 #include <QDir>
@@ -30,16 +31,8 @@ private:
     /// Directories in the root named like a home (16 lowercase hex digits) and owned by @p uid:
     /// with the agent's euid, the spares not handed out yet.
     QStringList homesOwnedBy(uid_t uid) const {
-        QStringList out;
-        for (const QString& name :
-             QDir(m_root).entryList(QDir::Dirs | QDir::Hidden | QDir::NoDotAndDotDot)) {
-            struct stat st {};
-            const QByteArray path = QFile::encodeName(m_root + QLatin1Char('/') + name);
-            if (QRegularExpression(QStringLiteral("^[0-9a-f]{16}$")).match(name).hasMatch() &&
-                ::lstat(path.constData(), &st) == 0 && st.st_uid == uid)
-                out << name;
-        }
-        return out;
+        return runbox::testsupport::directoriesOwnedBy(m_root, uid)
+            .filter(QRegularExpression(QStringLiteral("^[0-9a-f]{16}$")));
     }
     QStringList spares() const { return homesOwnedBy(::geteuid()); }
     bool waitForSpares(int count) const {
