@@ -11,11 +11,12 @@
 #include "agent/egress/NetworkPolicyStore.h"
 #include "agent/execution/ExecutionManager.h"
 #include "agent/http/HttpServer.h"
+#include "agent/light/UidSweeper.h"
 #include "agent/npu/NpuService.h"
 #include "agent/npu/NpuStage.h"
 #include "agent/sandbox/BwrapPreflight.h"
 #include "agent/sandbox/CapabilityProbe.h"
-#include "agent/sandbox/SandboxIdentity.h"
+#include "agent/sandbox/SandboxUser.h"
 #include "agent/sandbox/SeccompProfile.h"
 #include "agent/store/Database.h"
 #include "agent/store/ExecutionRepository.h"
@@ -84,7 +85,9 @@ int AgentRuntime::start(const QStringList& args) {
         return 1;
     }
     execution::SandboxHost& host = m_context.host;
-    host.capability = sandbox::CapabilityProbe::probe(bwrapPath);
+    if (sandbox::agentIsPrivileged())
+        claimSandboxUids(state);
+    host.capability = sandbox::CapabilityProbe::probe(bwrapPath, host.probeUser());
     host.stateDir = state.path();
     host.binDir = QCoreApplication::applicationDirPath();
     for (const sandbox::SeccompProfileKind kind :
@@ -97,7 +100,6 @@ int AgentRuntime::start(const QStringList& args) {
         }
         host.seccompPaths.insert(kind, path);
     }
-    host.identityDir = state.filePath(QStringLiteral("run/identity"));
     // Every sandbox runs under runbox-sandbox-guard (installed next to the agent) so that none
     // outlives the agent; without it bwrap's own --die-with-parent is all there is.
     const QString guard =
@@ -108,10 +110,6 @@ int AgentRuntime::start(const QStringList& args) {
         logLine(QStringLiteral("warning: %1 is missing: a sandbox that is still setting up when "
                                "the agent dies can outlive it until the next start-up sweep")
                     .arg(guard));
-    if (const QString e = sandbox::SandboxIdentity::write(host.identityDir); !e.isEmpty()) {
-        logLine(QStringLiteral("runbox-agent: %1").arg(e));
-        return 1;
-    }
     m_context.rAvailable = QFileInfo(QStringLiteral("/usr/bin/R")).isExecutable();
 
     m_database = store::Database::open(state.path(), &error);
@@ -137,6 +135,21 @@ int AgentRuntime::start(const QStringList& args) {
     }
     m_workspaces = std::make_unique<workspace::WorkspaceRegistry>(
         state.filePath(QStringLiteral("workspaces")), m_workspaceRows.get());
+    if (host.sandboxUids && host.sandboxUserError.isEmpty()) {
+        if (const QString e = state.openToSandboxUsers(); !e.isEmpty())
+            host.sandboxUserError = e;
+        else
+            m_workspaces->setSandboxUids(*host.sandboxUids, [](uid_t uid) {
+                return light::UidSweeper::sweep({uid}, 5, 20).empty();
+            });
+    }
+    if (!host.sandboxUserError.isEmpty())
+        logLine(QStringLiteral("warning: strong executions are refused (503 "
+                               "sandbox_unavailable): %1")
+                    .arg(host.sandboxUserError));
+    else if (host.sandboxUids)
+        logLine(QStringLiteral("sandboxes run as workspace uids %1 (the agent is privileged)")
+                    .arg(host.sandboxUids->toString()));
     m_workspaces->load();
     m_context.workspaces = m_workspaces.get();
     m_context.noteWorkspaceCount();
@@ -250,14 +263,36 @@ bool AgentRuntime::startEgress() {
         reason = QStringLiteral("no sandbox: %1").arg(m_context.unavailableReason());
     else if (reason.isEmpty())
         egress::EgressProbe::runAndWait(m_manager->planner(), m_context.host,
-                                        state.filePath(QStringLiteral("run/egress-probe")), 15000,
-                                        &works, &reason);
+                                        state.filePath(QStringLiteral("egress/probe-workspace")),
+                                        15000, &works, &reason);
     m_egress->setProbeResult(works, reason);
     if (!works)
         logLine(QStringLiteral("warning: egress is unavailable (policy domain-allowlist cannot "
                                "run): %1")
                     .arg(reason));
     return true;
+}
+
+void AgentRuntime::claimSandboxUids(const config::StateDir& state) {
+    execution::SandboxHost& host = m_context.host;
+    const config::AgentConfig& c = m_context.config;
+    const sandbox::UidRange strong{quint64(c.strongUidFirst), quint64(c.strongUidCount)};
+    const sandbox::UidRange light{quint64(c.lightUidFirst), quint64(c.lightUidCount)};
+    host.sandboxUids = strong;
+    if (const QStringList conflicts = sandbox::uidRangeConflicts(strong, light);
+        !conflicts.isEmpty()) {
+        host.sandboxUserError = QStringLiteral("the sandbox uid range %1 (RUNBOX_STRONG_UID_FIRST, "
+                                               "RUNBOX_STRONG_UID_COUNT) cannot be used: %2")
+                                    .arg(strong.toString(), conflicts.join(QStringLiteral("; ")));
+        return;
+    }
+    QString error;
+    if (!m_uidRanges.claim(c.uidRangeRegistry,
+                           {{QStringLiteral("strong"), strong}, {QStringLiteral("light"), light}},
+                           state.path(), &error)) {
+        host.sandboxUserError = error;
+        m_context.uidRangeClaimError = error;
+    }
 }
 
 void AgentRuntime::startNpu() {

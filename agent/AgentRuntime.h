@@ -1,12 +1,17 @@
 #pragma once
 
 #include "agent/api/AgentContext.h"
+#include "agent/sandbox/UidRangeRegistry.h"
 
 #include <QObject>
 
 #include <memory>
 
 namespace runbox {
+
+namespace config {
+class StateDir;
+}
 
 namespace api {
 class ApiService;
@@ -63,10 +68,15 @@ private:
     /// NPU config from the environment, the NpuService, its launch stage, the first inventory
     /// read in the background.
     void startNpu();
+    /// A privileged agent: checks the sandbox uid range against the host's ids and claims it
+    /// (with the light range) in the host's registry; a failure fails the strong tier closed
+    /// (SandboxHost::sandboxUserError).
+    void claimSandboxUids(const config::StateDir& state);
     void installSignalHandlers();
     void shutdown();
 
     api::AgentContext m_context;
+    sandbox::UidRangeRegistry m_uidRanges;
     std::unique_ptr<store::Database> m_database;
     std::unique_ptr<store::QuotaStore> m_quotas;
     std::unique_ptr<store::ExecutionRepository> m_executions;

@@ -152,8 +152,7 @@ int main(int argc, char** argv) {
     spec.command = {QStringLiteral("/usr/bin/true")};
     spec.seccompPath =
         sandbox::SeccompProfile::publish(sandbox::SeccompProfileKind::Baseline, dir.path(), &error);
-    spec.identityDir = dir.filePath(QStringLiteral("identity"));
-    sandbox::SandboxIdentity::write(spec.identityDir);
+    spec.identity = sandbox::SandboxIdentity::forAgent();
     spec.stateDir = dir.path();
     const sandbox::SandboxLaunch launch = sandbox::BwrapCommand::build(cap, spec);
 

@@ -4,6 +4,8 @@
 #include <QFile>
 #include <QProcessEnvironment>
 
+#include <unistd.h>
+
 namespace runbox::cli {
 
 QString takeOption(QStringList* args, const QString& name, QString* error) {
@@ -54,8 +56,10 @@ QString Connection::parse(QStringList* args) {
     if (!error.isEmpty())
         return error;
     if (stateDir.isEmpty())
-        stateDir = env.value(QStringLiteral("RUNBOX_STATE_DIR"),
-                             QDir::homePath() + QStringLiteral("/.local/state/runbox"));
+        stateDir =
+            env.value(QStringLiteral("RUNBOX_STATE_DIR"),
+                      ::geteuid() == 0 ? QStringLiteral("/var/lib/runbox") // as the agent's default
+                                       : QDir::homePath() + QStringLiteral("/.local/state/runbox"));
     if (urlText.isEmpty())
         urlText = env.value(QStringLiteral("RUNBOX_URL"));
     if (urlText.isEmpty())

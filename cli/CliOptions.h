@@ -9,7 +9,7 @@ namespace runbox::cli {
 
 /// Where the agent is and how to authenticate: --url / RUNBOX_URL / <state>/agent.url, and
 /// --token / RUNBOX_TOKEN / --token-file / <state>/agent.token, with --state-dir /
-/// RUNBOX_STATE_DIR (default ~/.local/state/runbox).
+/// RUNBOX_STATE_DIR (default /var/lib/runbox as root, else ~/.local/state/runbox).
 struct Connection {
     QUrl url;
     QByteArray token;

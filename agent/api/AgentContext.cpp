@@ -12,6 +12,8 @@ QString AgentContext::unavailableReason() const {
                    : host.capability.unusableReason;
     if (!host.seccompError.isEmpty())
         return QStringLiteral("the seccomp profile could not be built: %1").arg(host.seccompError);
+    if (!host.sandboxUserError.isEmpty())
+        return host.sandboxUserError;
     return {};
 }
 

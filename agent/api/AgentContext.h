@@ -48,6 +48,9 @@ struct AgentContext {
     /// Since when (ms since epoch) the agent has held no workspace at all; 0 while it holds some.
     qint64 noWorkspacesSinceMs = 0;
     bool rAvailable = false; ///< /usr/bin/R exists
+    /// Why this agent's uid ranges could not be claimed (another live agent of the host holds an
+    /// overlapping one, sandbox::UidRangeRegistry): both uid-switching tiers then fail closed.
+    QString uidRangeClaimError;
 
     /// True when executions may run: bwrap usable and the seccomp programs built.
     bool sandboxReady() const { return host.ready(); }

@@ -85,6 +85,7 @@ void ExecRoutes::startSession(http::HttpExchange* ex, const QString& wsId,
             : req.executionId;
     context.workspaceId = wsId;
     context.workspaceDir = ws->directory;
+    context.workspaceUid = ws->uid;
     context.epoch = manager->currentEpoch(req);
     context.request = std::move(req);
     auto* session = new SyncExecSession(ex, manager, std::move(context), ws->fs,

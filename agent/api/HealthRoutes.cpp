@@ -24,6 +24,16 @@ void HealthRoutes::registerRoutes(Router& router, AgentContext* ctx) {
             sandbox.insert(QStringLiteral("ready"), ctx->sandboxReady());
             if (!ctx->sandboxReady())
                 sandbox.insert(QStringLiteral("unavailableReason"), ctx->unavailableReason());
+            // Whom sandboxes run as on the host (docs/contracts.md "No sandbox is host root").
+            QJsonObject user{{"mode", ctx->host.sandboxUids ? "workspace-uid" : "agent-uid"},
+                             {"usable", ctx->host.sandboxUserError.isEmpty()}};
+            if (ctx->host.sandboxUids)
+                user.insert(QStringLiteral("uidRange"),
+                            QJsonObject{{"first", double(ctx->host.sandboxUids->first)},
+                                        {"count", double(ctx->host.sandboxUids->count)}});
+            if (!ctx->host.sandboxUserError.isEmpty())
+                user.insert(QStringLiteral("reason"), ctx->host.sandboxUserError);
+            sandbox.insert(QStringLiteral("sandboxUser"), user);
             QJsonObject seccomp{{"arch", sandbox::SeccompProfile::nativeArch()},
                                 {"profiles", QJsonArray{"baseline", "network", "npu"}},
                                 {"deniedAction", "EPERM"}};

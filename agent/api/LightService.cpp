@@ -79,6 +79,10 @@ bool LightService::start(quint16 controlPlanePort) {
     host.controlPlanePorts = {controlPlanePort};
     m_host = std::make_unique<light::LightWorkspaceHost>(host);
     applyQuotas();
+    if (!m_context->uidRangeClaimError.isEmpty()) {
+        m_startError = m_context->uidRangeClaimError;
+        return false;
+    }
     // Only when the tier could run at all: the homes must be reachable by their uids.
     if (light::LightWorkspaceHost::probe(host).available &&
         !LightRootPath::makeReachable(host.workspaceRoot, config.stateDir, &m_startError))

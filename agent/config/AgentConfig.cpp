@@ -4,6 +4,8 @@
 #include <QProcessEnvironment>
 #include <QSettings>
 
+#include <unistd.h>
+
 namespace runbox::config {
 
 namespace {
@@ -45,6 +47,11 @@ QString defaultStateDir(const QProcessEnvironment& env) {
     const QString systemd = env.value(QStringLiteral("STATE_DIRECTORY"));
     if (!systemd.isEmpty())
         return systemd.split(':').first();
+    // root's home is 0700, and a root agent's sandbox uids must reach their workspaces under the
+    // state dir by path (docs/contracts.md "No sandbox is host root"): root keeps its state in
+    // /var/lib/runbox, as a system service would.
+    if (::geteuid() == 0)
+        return QStringLiteral("/var/lib/runbox");
     return QDir::homePath() + QStringLiteral("/.local/state/runbox");
 }
 
@@ -53,8 +60,8 @@ QString defaultStateDir(const QProcessEnvironment& env) {
 QString AgentConfig::usage() {
     return QStringLiteral(
         "Usage: runbox-agent [options]\n"
-        "  --state-dir DIR      state directory (default $STATE_DIRECTORY or "
-        "~/.local/state/runbox)\n"
+        "  --state-dir DIR      state directory (default $STATE_DIRECTORY, else "
+        "/var/lib/runbox as root, else ~/.local/state/runbox)\n"
         "  --listen HOST:PORT   listen address (default 127.0.0.1:4311; port 0 = any free port)\n"
         "  --bwrap PATH         bubblewrap binary (default: bwrap from PATH)\n"
         "  --setup-timeout-ms N kill a sandbox whose set-up takes longer (default 10000)\n"
@@ -63,7 +70,9 @@ QString AgentConfig::usage() {
         "Environment: RUNBOX_STATE_DIR, RUNBOX_LISTEN, RUNBOX_BWRAP, RUNBOX_SIGNATURE_WINDOW_MS,\n"
         "RUNBOX_EXECUTION_TIMEOUT_MS, RUNBOX_MAX_OUTPUT_BYTES, RUNBOX_LIGHT_MIN_LANDLOCK_ABI,\n"
         "RUNBOX_LIGHT_IDLE_TIMEOUT_S, RUNBOX_LIGHT_UID_FIRST, RUNBOX_LIGHT_UID_COUNT,\n"
-        "RUNBOX_IDLE_AFTER_MS, RUNBOX_LIGHT_ROOT. Config file: <state-dir>/agent.conf.\n");
+        "RUNBOX_IDLE_AFTER_MS, RUNBOX_LIGHT_ROOT, RUNBOX_STRONG_UID_FIRST,\n"
+        "RUNBOX_STRONG_UID_COUNT, RUNBOX_UID_RANGE_REGISTRY. Config file: "
+        "<state-dir>/agent.conf.\n");
 }
 
 bool AgentConfig::parse(const QStringList& args, QString* error) {
@@ -163,6 +172,8 @@ bool AgentConfig::parse(const QStringList& args, QString* error) {
         {"RUNBOX_LIGHT_UID_COUNT", "lightUidCount", 1, 1000000, &lightUidCount},
         {"RUNBOX_LIGHT_SPARE_HOMES", "lightSpareHomes", 0, 4096, &lightSpareHomes},
         {"RUNBOX_IDLE_AFTER_MS", "idleAfterMs", 0, 365LL * 86400 * 1000, &idleAfterMs},
+        {"RUNBOX_STRONG_UID_FIRST", "strongUidFirst", 1000, 2147483646LL, &strongUidFirst},
+        {"RUNBOX_STRONG_UID_COUNT", "strongUidCount", 2, 16777216, &strongUidCount},
     };
     for (const RangeSource& r : ranges) {
         QString text = env.value(QLatin1String(r.envName));
@@ -177,6 +188,15 @@ bool AgentConfig::parse(const QStringList& args, QString* error) {
             return false;
         }
     }
+    if (strongUidFirst + strongUidCount > 2147483647LL) {
+        *error = QStringLiteral("RUNBOX_STRONG_UID_FIRST + RUNBOX_STRONG_UID_COUNT must not pass "
+                                "2147483647 (uids stay positive 32-bit integers)");
+        return false;
+    }
+    uidRangeRegistry =
+        env.value(QStringLiteral("RUNBOX_UID_RANGE_REGISTRY"), fileValue("uidRangeRegistry"));
+    if (uidRangeRegistry.isEmpty())
+        uidRangeRegistry = QStringLiteral("/run/runbox/uid-ranges");
     if (!setupTimeout.isEmpty() && !parsePositive(setupTimeout, &setupTimeoutMs)) {
         *error = QStringLiteral("--setup-timeout-ms must be a positive integer");
         return false;

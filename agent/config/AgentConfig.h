@@ -9,7 +9,9 @@ namespace runbox::config {
 /// Everything the agent is started with. Sources, later ones winning: defaults, the config file
 /// (`<stateDir>/agent.conf`, INI), `RUNBOX_*` environment variables, the command line.
 struct AgentConfig {
-    QString stateDir; ///< --state-dir; default $STATE_DIRECTORY or ~/.local/state/runbox
+    /// --state-dir; default $STATE_DIRECTORY, else /var/lib/runbox as root, else
+    /// ~/.local/state/runbox.
+    QString stateDir;
     QHostAddress listenAddress = QHostAddress::LocalHost; ///< --listen HOST:PORT (127.0.0.1:4311)
     quint16 listenPort = 4311;                   ///< 0 picks a free port (written to agent.url)
     QString bwrapPath = QStringLiteral("bwrap"); ///< --bwrap / RUNBOX_BWRAP
@@ -43,6 +45,15 @@ struct AgentConfig {
     /// (RUNBOX_IDLE_AFTER_MS / `idleAfterMs`; 0 = never idle). For hosts that shut down when
     /// unused.
     qint64 idleAfterMs = 0;
+    /// The strong tier's sandbox uids when the agent is privileged (RUNBOX_STRONG_UID_FIRST /
+    /// _COUNT, `strongUidFirst` / `strongUidCount`): the first is the probe uid, each strong
+    /// workspace gets one of the others. Default 1879048192 (0x70000000, above systemd's
+    /// container ranges, docs/contracts.md "Sandbox uids") and 65536.
+    qint64 strongUidFirst = 1879048192LL;
+    qint64 strongUidCount = 65536;
+    /// Where the agents of one host claim their uid ranges (RUNBOX_UID_RANGE_REGISTRY /
+    /// `uidRangeRegistry`, default /run/runbox/uid-ranges; sandbox::UidRangeRegistry).
+    QString uidRangeRegistry;
 
     /// Parses @p args (argv without the program name) over defaults and environment. On a bad
     /// option returns false and sets @p error to a one-line message naming it.

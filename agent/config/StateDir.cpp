@@ -4,6 +4,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 
 #include <cerrno>
 #include <cstring>
@@ -40,6 +41,34 @@ bool writeFileAtomically(const QString& path, const QByteArray& data, int mode, 
         return false;
     }
     return true;
+}
+
+QString StateDir::openToSandboxUsers() const {
+    const QDir root(m_path);
+    for (QString dir = QFileInfo(m_path).path();; dir = QFileInfo(dir).path()) {
+        struct stat st {};
+        if (::stat(QFile::encodeName(dir).constData(), &st) != 0 || !(st.st_mode & S_IXOTH))
+            return QStringLiteral("%1 is not searchable by other users (chmod o+x it, or put the "
+                                  "state directory elsewhere): sandboxes of a root agent run as "
+                                  "their workspace's uid and reach their workspace by path")
+                .arg(dir);
+        if (dir == QLatin1String("/") || dir.isEmpty())
+            break;
+    }
+    QDir().mkpath(root.filePath(QStringLiteral("egress")));
+    const QStringList open{QStringLiteral("workspaces"), QStringLiteral("egress")};
+    for (const QFileInfo& entry : root.entryInfoList(QDir::AllEntries | QDir::Hidden |
+                                                     QDir::NoDotAndDotDot | QDir::System)) {
+        const QByteArray path = QFile::encodeName(entry.filePath());
+        if (entry.isSymLink() || entry.fileName() == QLatin1String("light"))
+            continue;
+        const mode_t mode = open.contains(entry.fileName()) ? 0711 : entry.isDir() ? 0700 : 0600;
+        if (::chmod(path.constData(), mode) != 0)
+            return QStringLiteral("cannot chmod %1").arg(entry.filePath());
+    }
+    if (::chmod(QFile::encodeName(m_path).constData(), 0711) != 0)
+        return QStringLiteral("cannot chmod %1 to 0711").arg(m_path);
+    return {};
 }
 
 QString StateDir::prepare() const {

@@ -18,6 +18,13 @@ public:
     /// empty on success (e.g. "state directory /x is not writable by this user: Permission
     /// denied").
     QString prepare() const;
+    /// For a privileged agent whose sandboxes run as other uids, which must reach their own
+    /// workspace and egress socket by path (bwrap resolves bind sources by path): the state dir,
+    /// `workspaces/` and `egress/` become 0711 (searchable, not listable; each workspace stays
+    /// 0700, owned by its uid), every other entry is kept to the agent (directories 0700, files
+    /// 0600; `light/` is the light tier's). Every directory above must be searchable by others.
+    /// Returns an error text naming the directory that is not, empty on success.
+    QString openToSandboxUsers() const;
 
     /// Reads `agent.token`, or creates it with 256 random bits (OpenSSL) as 64 hex chars, mode
     /// 0600, written to a temp file and renamed so no half-written token is ever read. A token

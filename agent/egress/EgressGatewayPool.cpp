@@ -57,7 +57,8 @@ std::optional<QString> EgressGatewayPool::acquire(const NetworkPolicy& policy,
         return m_gateways.value(revision)->socketPath(executionId);
     }
     if (!QDir().mkpath(m_runtimeDir) ||
-        ::chmod(QFile::encodeName(m_runtimeDir).constData(), 0700) != 0)
+        // Searchable, not listable: a sandbox user reaches its own socket (owned by it, 0600).
+        ::chmod(QFile::encodeName(m_runtimeDir).constData(), 0711) != 0)
         return fail(503, "egress_unavailable",
                     QStringLiteral("cannot create egress directory %1").arg(m_runtimeDir));
     EgressGateway* gateway = m_gateways.value(revision);

@@ -11,6 +11,9 @@
 
 #include <memory>
 
+#include <QFile>
+#include <unistd.h>
+
 namespace runbox::egress {
 
 void EgressProbe::run(const execution::LaunchPlanner& planner, const execution::SandboxHost& host,
@@ -25,6 +28,12 @@ void EgressProbe::run(const execution::LaunchPlanner& planner, const execution::
     execution::LaunchContext context;
     context.executionId = QStringLiteral("egress-probe");
     context.workspaceDir = scratchDir;
+    if (const auto user = host.probeUser()) {
+        context.workspaceUid = user->uid;
+        if (::chown(QFile::encodeName(scratchDir).constData(), user->uid, user->uid) != 0)
+            return done(false,
+                        QStringLiteral("cannot give %1 to uid %2").arg(scratchDir).arg(user->uid));
+    }
     context.request.kind = QStringLiteral("argv");
     context.request.argv = QStringList{QStringLiteral("true")};
     context.epoch.networkMode = NetworkPolicy::toString(policy->mode());

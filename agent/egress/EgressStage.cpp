@@ -3,6 +3,10 @@
 #include "agent/egress/EgressService.h"
 #include "agent/egress/NetworkPolicy.h"
 
+#include <QFile>
+
+#include <unistd.h>
+
 namespace runbox::egress {
 
 void EgressStage::prepare(const execution::LaunchContext& context, execution::LaunchPlan* plan,
@@ -33,6 +37,14 @@ void EgressStage::prepare(const execution::LaunchContext& context, execution::La
         m_service->acquire(*policy, context.executionId, context.workspaceId, &error);
     if (!socket)
         return done(error);
+    // A sandbox user must be able to connect to its own socket (unix(7): write permission).
+    if (context.workspaceUid && ::lchown(QFile::encodeName(*socket).constData(),
+                                         *context.workspaceUid, *context.workspaceUid) != 0) {
+        m_service->release(context.executionId);
+        return done(ApiError{
+            500, QStringLiteral("egress_unavailable"),
+            QStringLiteral("cannot hand the egress socket to uid %1").arg(*context.workspaceUid)});
+    }
     EgressService* service = m_service;
     const QString executionId = context.executionId;
     plan->releases.push_back([service, executionId] { service->release(executionId); });

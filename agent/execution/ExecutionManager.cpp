@@ -104,7 +104,8 @@ void ExecutionManager::startManaged(const QString& id, const ExecRequest& reques
     ManagedRun::Context ctx{m_deps.repository, m_deps.logs, &m_planner, m_deps.host,
                             ws && ws->isLight() ? m_lightBackends : nullptr};
     auto* run = new ManagedRun(
-        ctx, id, request, workspaceId, ws ? ws->fs : nullptr, ws ? ws->directory : QString(), epoch,
+        ctx, id, request, workspaceId, ws ? ws->fs : nullptr, ws ? ws->directory : QString(),
+        ws && !ws->isLight() ? ws->uid : std::nullopt, epoch,
         epoch.quotas.value(QLatin1String("maxWorkspaceBytes")).toInteger(), this);
     m_runs.insert(id, run);
     connect(run, &ManagedRun::done, this, [this, run](const QString& doneId) {

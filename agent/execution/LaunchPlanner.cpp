@@ -39,13 +39,35 @@ void LaunchPlan::release() {
     releases.clear();
 }
 
+std::optional<sandbox::SandboxUser> SandboxHost::probeUser() const {
+    if (!sandboxUids)
+        return std::nullopt;
+    return sandbox::SandboxUser{uid_t(sandboxUids->first), {}};
+}
+
+sandbox::SandboxIdentity::Entry SandboxHost::identityFor(std::optional<uid_t> workspaceUid) const {
+    return workspaceUid ? sandbox::SandboxIdentity::forUid(*workspaceUid)
+                        : sandbox::SandboxIdentity::forAgent();
+}
+
 void LaunchPlanner::plan(const LaunchContext& context, Done done) const {
     if (!m_host->ready()) {
+        QString reason = m_host->capability.unusableReason;
+        if (m_host->capability.usable)
+            reason = m_host->sandboxUserError.isEmpty()
+                         ? QStringLiteral("the seccomp profile could not be built: %1")
+                               .arg(m_host->seccompError)
+                         : m_host->sandboxUserError;
+        done(ApiError{503, QStringLiteral("sandbox_unavailable"), reason}, nullptr);
+        return;
+    }
+    // A privileged agent runs every sandbox as its workspace's uid, never as itself.
+    if (m_host->sandboxUids &&
+        (!context.workspaceUid || !m_host->sandboxUids->contains(*context.workspaceUid))) {
         done(ApiError{503, QStringLiteral("sandbox_unavailable"),
-                      m_host->capability.usable
-                          ? QStringLiteral("the seccomp profile could not be built: %1")
-                                .arg(m_host->seccompError)
-                          : m_host->capability.unusableReason},
+                      QStringLiteral("workspace %1 has no sandbox uid in %2: the agent runs as "
+                                     "root and never starts a sandbox as itself")
+                          .arg(context.workspaceId, m_host->sandboxUids->toString())},
              nullptr);
         return;
     }
@@ -56,7 +78,7 @@ void LaunchPlanner::plan(const LaunchContext& context, Done done) const {
     spec.cwd = context.request.cwd;
     spec.command = context.request.sandboxCommand();
     spec.userEnv = context.request.env;
-    spec.identityDir = m_host->identityDir;
+    spec.identity = m_host->identityFor(m_host->sandboxUids ? context.workspaceUid : std::nullopt);
     spec.stateDir = m_host->stateDir;
     runStage(ctx, plan, 0, std::move(done));
 }
@@ -88,6 +110,8 @@ void LaunchPlanner::build(const LaunchContext&, LaunchPlan* plan) const {
     sandbox::LaunchSpec spec = plan->spec;
     spec.seccompPath = m_host->seccompPaths.value(plan->seccompProfile);
     spec.command = plan->commandPrefix + spec.command;
+    if (m_host->sandboxUids)
+        spec.user = sandbox::SandboxUser{spec.identity.uid, plan->supplementaryGroups};
     plan->launch = sandbox::BwrapCommand::build(m_host->capability, spec);
     plan->launch.setupStatusFd = plan->setupStatusFd;
     // What the user's code runs, for provenance, without the agent's own prefix.

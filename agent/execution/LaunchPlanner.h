@@ -4,6 +4,7 @@
 #include "agent/sandbox/BwrapCommand.h"
 #include "agent/sandbox/SandboxCapability.h"
 #include "agent/sandbox/SeccompProfile.h"
+#include "agent/sandbox/UidRange.h"
 
 #include <QJsonObject>
 #include <QList>
@@ -22,15 +23,27 @@ struct SandboxHost {
     sandbox::SandboxCapability capability;
     QMap<sandbox::SeccompProfileKind, QString> seccompPaths;
     QString seccompError;
-    QString identityDir;
     QString stateDir;
+    /// Set when the agent is privileged (sandbox::agentIsPrivileged): every launch then runs as
+    /// its workspace's uid from this range, probes as its first uid (docs/contracts.md "No
+    /// sandbox is host root").
+    std::optional<sandbox::UidRange> sandboxUids;
+    /// Why a privileged agent cannot run sandboxes as unprivileged uids ("" when it can, or
+    /// when it is not privileged): strong launches are then refused with 503 (fail closed).
+    QString sandboxUserError;
     QString binDir;              ///< where runbox-agent (and runbox-egress-bridge) live
     quint64 maxProcesses = 4096; ///< RLIMIT_NPROC per sandbox
     /// runbox-sandbox-guard next to the agent: every sandbox runs under it so that none
     /// outlives the agent (SandboxProcess); empty when it is missing (warned at start-up).
     QString guardPath;
 
-    bool ready() const { return capability.usable && seccompError.isEmpty(); }
+    bool ready() const {
+        return capability.usable && seccompError.isEmpty() && sandboxUserError.isEmpty();
+    }
+    /// The user probe launches run as (the range's first uid), none for an unprivileged agent.
+    std::optional<sandbox::SandboxUser> probeUser() const;
+    /// The identity shown inside a sandbox of @p workspaceUid (the agent's own when unset).
+    sandbox::SandboxIdentity::Entry identityFor(std::optional<uid_t> workspaceUid) const;
 };
 
 /// The settings an execution runs under, fixed when it is created (its permission epoch,
@@ -55,6 +68,8 @@ struct LaunchContext {
     QString workspaceId;
     QString workspaceDir;
     PermissionEpoch epoch;
+    /// The workspace's host uid (= gid) when the agent runs sandboxes as workspace uids.
+    std::optional<uid_t> workspaceUid;
 };
 
 /// A launch being assembled by the stages, then built.
@@ -63,6 +78,8 @@ struct LaunchPlan {
     sandbox::SeccompProfileKind seccompProfile = sandbox::SeccompProfileKind::Baseline;
     QStringList commandPrefix; ///< run before the command (e.g. the egress bridge ... --)
     int setupStatusFd = -1; ///< fd on which the prefix says `ready` (SandboxLaunch::setupStatusFd)
+    /// Supplementary groups of the sandbox user (device nodes reached through their group).
+    QList<gid_t> supplementaryGroups;
     sandbox::SandboxLaunch launch; ///< filled by LaunchPlanner once every stage agreed
     std::vector<std::function<void()>> releases; ///< undo what stages acquired, in reverse
 

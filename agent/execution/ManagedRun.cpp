@@ -32,12 +32,12 @@ static QJsonObject mapToJson(const QMap<QString, QString>& map) {
 
 ManagedRun::ManagedRun(Context context, QString executionId, ExecRequest request,
                        QString workspaceId, std::shared_ptr<const workspace::WorkspaceFs> fs,
-                       QString workspaceDir, PermissionEpoch epoch, qint64 maxWorkspaceBytes,
-                       QObject* parent)
+                       QString workspaceDir, std::optional<uid_t> workspaceUid,
+                       PermissionEpoch epoch, qint64 maxWorkspaceBytes, QObject* parent)
     : QObject(parent), m_ctx(context), m_id(std::move(executionId)), m_request(std::move(request)),
       m_workspaceId(std::move(workspaceId)), m_fs(std::move(fs)),
-      m_workspaceDir(std::move(workspaceDir)), m_epoch(std::move(epoch)),
-      m_maxWorkspaceBytes(maxWorkspaceBytes) {
+      m_workspaceDir(std::move(workspaceDir)), m_workspaceUid(workspaceUid),
+      m_epoch(std::move(epoch)), m_maxWorkspaceBytes(maxWorkspaceBytes) {
     m_logOpen = true; // created at submission, so followers can attach while it is queued
 }
 
@@ -62,16 +62,17 @@ void ManagedRun::start() {
         return launchBackend();
     m_planning = true;
     QPointer<ManagedRun> self(this);
-    m_ctx.planner->plan(LaunchContext{m_request, m_id, m_workspaceId, m_workspaceDir, m_epoch},
-                        [self](std::optional<ApiError> err, std::shared_ptr<LaunchPlan> plan) {
-                            if (!self)
-                                return;
-                            self->m_planning = false;
-                            self->m_plan = plan;
-                            if (err)
-                                return self->fail(QStringLiteral("setup_failed"), err->message);
-                            self->launch();
-                        });
+    m_ctx.planner->plan(
+        LaunchContext{m_request, m_id, m_workspaceId, m_workspaceDir, m_epoch, m_workspaceUid},
+        [self](std::optional<ApiError> err, std::shared_ptr<LaunchPlan> plan) {
+            if (!self)
+                return;
+            self->m_planning = false;
+            self->m_plan = plan;
+            if (err)
+                return self->fail(QStringLiteral("setup_failed"), err->message);
+            self->launch();
+        });
 }
 
 void ManagedRun::launch() {

@@ -41,7 +41,8 @@ public:
 
     ManagedRun(Context context, QString executionId, ExecRequest request, QString workspaceId,
                std::shared_ptr<const workspace::WorkspaceFs> fs, QString workspaceDir,
-               PermissionEpoch epoch, qint64 maxWorkspaceBytes, QObject* parent = nullptr);
+               std::optional<uid_t> workspaceUid, PermissionEpoch epoch, qint64 maxWorkspaceBytes,
+               QObject* parent = nullptr);
     ~ManagedRun() override;
 
     QString executionId() const { return m_id; }
@@ -67,6 +68,7 @@ private:
     QString m_workspaceId;
     std::shared_ptr<const workspace::WorkspaceFs> m_fs;
     QString m_workspaceDir;
+    std::optional<uid_t> m_workspaceUid;
     PermissionEpoch m_epoch;
     qint64 m_maxWorkspaceBytes;
     std::shared_ptr<LaunchPlan> m_plan;

@@ -10,6 +10,7 @@
 #include <csignal>
 #include <cstring>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -53,6 +54,26 @@ bool isNamespaceInit(pid_t pid) {
             return ids.size() >= 2 && ids.last() == "1";
         }
     return false;
+}
+
+/// The descriptor of one FdBinding (O_CLOEXEC; moved to its number in the child): the file opened
+/// with its flags, or a sealed memfd(2) holding its data, read from offset 0.
+int openBinding(const sandbox::FdBinding& binding) {
+    if (!binding.data) {
+        const int flags = binding.openFlags ? binding.openFlags : O_RDONLY;
+        return ::open(QFile::encodeName(binding.path).constData(), flags | O_CLOEXEC);
+    }
+    const int fd = ::memfd_create("runbox-launch-data", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    if (fd < 0)
+        return -1;
+    const QByteArray& data = *binding.data;
+    if (::write(fd, data.constData(), size_t(data.size())) != ssize_t(data.size()) ||
+        ::lseek(fd, 0, SEEK_SET) != 0 ||
+        ::fcntl(fd, F_ADD_SEALS, F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE) != 0) {
+        ::close(fd);
+        return -1;
+    }
+    return fd;
 }
 
 /// An argv/envp array whose strings live as long as the object.
@@ -159,10 +180,19 @@ bool SandboxProcess::start(const sandbox::SandboxLaunch& launch, const QByteArra
             return fail(QStringLiteral("pipe"));
     }
     for (const sandbox::FdBinding& b : launch.fds) {
-        const int fd = ::open(QFile::encodeName(b.path).constData(), O_RDONLY | O_CLOEXEC);
+        const int fd = openBinding(b);
         if (fd < 0 || !addMove(fd, b.childFd))
-            return fail(QStringLiteral("cannot open %1").arg(b.path));
+            return fail(b.data ? QStringLiteral("cannot make the data of fd %1").arg(b.childFd)
+                               : QStringLiteral("cannot open %1").arg(b.path));
     }
+    sandbox::SandboxUser::Prepared user;
+    if (launch.user && !launch.user->prepare(&user)) {
+        errno = EINVAL;
+        return fail(QStringLiteral("sandbox user %1 (with %2 groups) cannot be used")
+                        .arg(launch.user->uid)
+                        .arg(launch.user->groups.size()));
+    }
+    const bool dropUser = launch.user.has_value();
     const unsigned closeFrom = [&] {
         int highest = 2;
         for (auto& m : moves)
@@ -190,6 +220,23 @@ bool SandboxProcess::start(const sandbox::SandboxLaunch& launch, const QByteArra
         ::setpgid(0, 0);
         if (maxProcesses > 0)
             ::setrlimit(RLIMIT_NPROC, &nproc);
+        // The cwd first, while the state dir can still be entered (it identifies our launches
+        // for SandboxSweep); then the sandbox user, and the parent-death signal again, since a
+        // credential change clears it (prctl(2)).
+        if (!cwd.isEmpty() && ::chdir(cwd.constData()) != 0) {
+            childErrno = errno;
+            _exit(127);
+        }
+        if (dropUser) {
+            if (const int e = sandbox::SandboxUser::dropInChild(user); e != 0) {
+                childErrno = e;
+                _exit(127);
+            }
+            if (::prctl(PR_SET_PDEATHSIG, deathSignal) != 0 || ::getppid() != agentPid) {
+                childErrno = ::getppid() != agentPid ? ESRCH : errno;
+                _exit(127);
+            }
+        }
         for (auto& m : moves)
             if (::dup2(m.first, m.second) < 0) {
                 childErrno = errno;
@@ -201,10 +248,6 @@ bool SandboxProcess::start(const sandbox::SandboxLaunch& launch, const QByteArra
         ::sigprocmask(SIG_SETMASK, &none, nullptr);
         for (int s = 1; s < NSIG; ++s)
             ::signal(s, SIG_DFL);
-        if (!cwd.isEmpty() && ::chdir(cwd.constData()) != 0) {
-            childErrno = errno;
-            _exit(127);
-        }
         ::execve(program.constData(), argvp, envpp);
         childErrno = errno;
         _exit(127);

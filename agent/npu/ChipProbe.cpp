@@ -3,7 +3,10 @@
 #include <QDeadlineTimer>
 #include <QDir>
 #include <QProcess>
+
 #include <QRegularExpression>
+#include <memory>
+#include <unistd.h>
 
 #include <memory>
 #include <vector>
@@ -114,6 +117,22 @@ QList<ChipProbeResult> ChipProbe::probeMany(const QList<int>& logicIds) const {
         run.process = std::make_unique<QProcess>();
         run.process->setProcessChannelMode(QProcess::MergedChannels);
         run.process->setStandardInputFile(QProcess::nullDevice());
+        if (m_options.user) {
+            sandbox::SandboxUser user = *m_options.user;
+            ApiError ignored;
+            user.groups << m_passthrough.build({run.logicId}, &ignored).deviceGroups;
+            auto prepared = std::make_shared<sandbox::SandboxUser::Prepared>();
+            if (!user.prepare(prepared.get())) {
+                run.result.reason = failureReason(run.logicId, QStringLiteral("no sandbox user"));
+                run.done = true;
+                run.process.reset();
+                continue;
+            }
+            run.process->setChildProcessModifier([prepared] {
+                if (sandbox::SandboxUser::dropInChild(*prepared) != 0)
+                    ::_exit(127);
+            });
+        }
         run.process->start(m_options.bwrapPath, args);
     }
     const QDeadlineTimer deadline(m_options.timeoutMs);

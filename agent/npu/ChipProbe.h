@@ -1,5 +1,9 @@
 #pragma once
 
+#include "agent/sandbox/SandboxUser.h"
+
+#include <optional>
+
 #include "agent/npu/NpuChip.h"
 #include "agent/npu/NpuConfig.h"
 #include "agent/npu/NpuPassthrough.h"
@@ -23,6 +27,9 @@ struct ChipProbeOptions {
     QMap<QString, QString> baseEnv = {{QStringLiteral("HOME"), QStringLiteral("/tmp")},
                                       {QStringLiteral("PATH"), QStringLiteral("/usr/bin:/bin")}};
     int timeoutMs = 15000;
+    /// Privileged agents: the unprivileged host user the probe's bwrap runs as (plus the chip
+    /// nodes' groups, NpuLaunchPlan::deviceGroups); unset = as the agent.
+    std::optional<sandbox::SandboxUser> user;
 
     /// `--die-with-parent --new-session --unshare-all --unshare-user --cap-drop ALL
     /// --ro-bind /usr /usr --symlink usr/bin /bin --symlink usr/lib /lib

@@ -153,6 +153,17 @@ QList<int> NpuPassthrough::parseSelection(const QJsonValue& requested, const Npu
     return ids;
 }
 
+namespace {
+/// The group of @p node when it grants read and write to its group (and is not root's group).
+void addDeviceGroup(const QString& node, QList<gid_t>* groups) {
+    struct stat st {};
+    if (::stat(QFile::encodeName(node).constData(), &st) != 0 || st.st_gid == 0 ||
+        (st.st_mode & (S_IRGRP | S_IWGRP)) != (S_IRGRP | S_IWGRP) || groups->contains(st.st_gid))
+        return;
+    groups->append(st.st_gid);
+}
+} // namespace
+
 NpuLaunchPlan NpuPassthrough::build(const QList<int>& logicIds, ApiError* error) const {
     ApiError ignored;
     if (!error)
@@ -172,12 +183,15 @@ NpuLaunchPlan NpuPassthrough::build(const QList<int>& logicIds, ApiError* error)
         }
         plan.bwrapArgs << QStringLiteral("--dev-bind") << node
                        << QStringLiteral("/dev/davinci%1").arg(i);
+        addDeviceGroup(node, &plan.deviceGroups);
     }
     for (const char* name : kManagementNodes) {
         const QString node = root + QLatin1Char('/') + QLatin1String(name);
-        if (isCharDevice(node))
+        if (isCharDevice(node)) {
             plan.bwrapArgs << QStringLiteral("--dev-bind") << node
                            << QStringLiteral("/dev/") + QLatin1String(name);
+            addDeviceGroup(node, &plan.deviceGroups);
+        }
     }
     if (!m_config.installInfoPath.isEmpty() && QFileInfo(m_config.installInfoPath).isFile())
         plan.bwrapArgs << QStringLiteral("--ro-bind") << m_config.installInfoPath

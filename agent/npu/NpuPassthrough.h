@@ -1,5 +1,7 @@
 #pragma once
 
+#include <sys/types.h>
+
 #include "agent/npu/NpuChip.h"
 #include "agent/npu/NpuConfig.h"
 #include "shared/ApiError.h"
@@ -20,6 +22,10 @@ struct NpuLaunchPlan {
     /// Variables the launch must set after `--clearenv` (see mergedEnvironment for how
     /// LD_LIBRARY_PATH, PYTHONPATH and PATH combine with the base environment).
     QMap<QString, QString> env;
+    /// The groups of the passed-through device nodes that grant read and write: a sandbox user
+    /// (privileged agents) reaches the nodes through them as supplementary groups, never as
+    /// root (docs/contracts.md "No sandbox is host root").
+    QList<gid_t> deviceGroups;
 
     bool isEmpty() const { return hostLogicIds.isEmpty(); }
     /// @p base with the NPU variables applied: LD_LIBRARY_PATH = NPU dirs then base's;

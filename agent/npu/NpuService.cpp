@@ -41,8 +41,8 @@ ChipProbeOptions NpuService::probeOptionsFor(const execution::SandboxHost& host,
     ChipProbeOptions options;
     sandbox::LaunchSpec spec;
     spec.workspaceDir = QStringLiteral("/nonexistent");
-    spec.identityDir = host.identityDir;
     spec.stateDir = host.stateDir;
+    options.user = host.probeUser();
     const QStringList launch = sandbox::BwrapCommand::build(host.capability, spec).arguments;
     for (qsizetype i = 0; i + 1 < launch.size(); ++i)
         if (launch[i] == QLatin1String("--dev") && launch[i + 1] == QLatin1String("/dev")) {

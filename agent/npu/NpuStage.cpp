@@ -115,6 +115,7 @@ std::optional<ApiError> NpuStage::applyPassthrough(const QList<int>& chips,
                    : error;
     sandbox::LaunchSpec& spec = plan->spec;
     spec.extraArgs << npu.bwrapArgs;
+    plan->supplementaryGroups << npu.deviceGroups;
     // Restate what --clearenv removed, combined with what the sandbox would have had anyway.
     const QMap<QString, QString> base =
         sandbox::BwrapCommand::sandboxEnvironment(spec.userEnv, spec.extraEnv);

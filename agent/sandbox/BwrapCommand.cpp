@@ -4,6 +4,8 @@
 
 #include <QFileInfo>
 
+#include <fcntl.h>
+
 namespace runbox::sandbox {
 
 namespace {
@@ -17,6 +19,9 @@ void roBindIfPresent(QStringList& a, const QString& path) {
 const char* const kCaTrustPaths[] = {"/etc/ssl/certs",    "/etc/pki/tls/certs",
                                      "/etc/pki/ca-trust", "/etc/ca-certificates",
                                      "/etc/ssl/cert.pem", "/etc/ssl/ca-bundle.pem"};
+
+/// Kernel knobs no sandbox may write, whatever its uid (proc(5)): sysctls, magic SysRq.
+const char* const kReadOnlyProcPaths[] = {"/proc/sys", "/proc/sysrq-trigger"};
 
 } // namespace
 
@@ -68,24 +73,37 @@ SandboxLaunch BwrapCommand::build(const SandboxCapability& cap, const LaunchSpec
     roBindIfPresent(a, QStringLiteral("/etc/R"));
     for (const char* path : kCaTrustPaths)
         roBindIfPresent(a, QLatin1String(path));
-    a << QStringLiteral("--ro-bind") << SandboxIdentity::passwdPath(spec.identityDir)
-      << QStringLiteral("/etc/passwd");
-    a << QStringLiteral("--ro-bind") << SandboxIdentity::groupPath(spec.identityDir)
-      << QStringLiteral("/etc/group");
     if (cap.procMode == ProcMode::New)
         a << QStringLiteral("--proc") << QStringLiteral("/proc");
     else
         a << QStringLiteral("--ro-bind") << QStringLiteral("/proc") << QStringLiteral("/proc");
+    // Read-only whatever bwrap itself concluded: bwrap covers these only when they look
+    // writable to its caller, which an unprivileged sandbox user's view does not
+    // (docs/contracts.md "No sandbox is host root"; the probe checks the result).
+    for (const char* path : kReadOnlyProcPaths)
+        roBindIfPresent(a, QLatin1String(path));
     a << QStringLiteral("--dev") << QStringLiteral("/dev");
     a << spec.extraArgs;
     a << QStringLiteral("--tmpfs") << QStringLiteral("/tmp");
-    a << QStringLiteral("--bind") << spec.workspaceDir << QStringLiteral("/workspace");
+    // Descriptors, not paths: a sandbox user cannot open the agent's state dir by path.
+    a << QStringLiteral("--ro-bind-data") << QString::number(LaunchFd::kPasswd)
+      << QStringLiteral("/etc/passwd");
+    launch.fds.append(FdBinding{LaunchFd::kPasswd, {}, 0, SandboxIdentity::passwd(spec.identity)});
+    a << QStringLiteral("--ro-bind-data") << QString::number(LaunchFd::kGroup)
+      << QStringLiteral("/etc/group");
+    launch.fds.append(FdBinding{LaunchFd::kGroup, {}, 0, SandboxIdentity::group(spec.identity)});
+    a << QStringLiteral("--bind-fd") << QString::number(LaunchFd::kWorkspace)
+      << QStringLiteral("/workspace");
+    launch.fds.append(
+        FdBinding{LaunchFd::kWorkspace, spec.workspaceDir, O_PATH | O_DIRECTORY | O_NOFOLLOW, {}});
     a << QStringLiteral("--chdir") << launch.sandboxCwd;
     a << QStringLiteral("--clearenv");
     for (auto it = launch.sandboxEnvironment.begin(); it != launch.sandboxEnvironment.end(); ++it)
         a << QStringLiteral("--setenv") << it.key() << it.value();
-    a << QStringLiteral("--seccomp") << QStringLiteral("3");
-    launch.fds.append(FdBinding{3, spec.seccompPath});
+    a << QStringLiteral("--seccomp") << QString::number(LaunchFd::kSeccomp);
+    launch.fds.append(FdBinding{LaunchFd::kSeccomp, spec.seccompPath, 0, {}});
+    launch.fds.append(spec.extraFds);
+    launch.user = spec.user;
     a << QStringLiteral("--json-status-fd") << QString::number(launch.jsonStatusFd);
     a << QStringLiteral("--");
     a << spec.command;

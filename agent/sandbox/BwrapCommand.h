@@ -1,6 +1,7 @@
 #pragma once
 
 #include "agent/sandbox/SandboxCapability.h"
+#include "agent/sandbox/SandboxIdentity.h"
 #include "agent/sandbox/SandboxLaunch.h"
 
 #include <QMap>
@@ -18,8 +19,10 @@ struct LaunchSpec {
     QMap<QString, QString> extraEnv; ///< agent-set env of later features (egress, NPU): wins
     QStringList extraArgs;           ///< bwrap options of later features, placed after --dev
     QString seccompPath;             ///< exported BPF program, given as fd 3
-    QString identityDir;             ///< where SandboxIdentity wrote passwd/group
+    SandboxIdentity::Entry identity; ///< the passwd/group line of the sandbox's user
     QString stateDir;                ///< bwrap's host cwd
+    QList<FdBinding> extraFds;       ///< descriptors of later features (LaunchFd numbers)
+    std::optional<SandboxUser> user; ///< run bwrap as this host user (privileged agents)
 };
 
 /// Builds the bwrap command line of the `strong` tier (DESIGN.md §2, issue #2) from the probe's
@@ -28,9 +31,10 @@ struct LaunchSpec {
 class BwrapCommand final {
 public:
     /// The full launch. Order: namespaces and caps; /usr ro and its symlinks; /etc pieces that
-    /// exist (alternatives, ld.so.cache, CA trust, R) ro; passwd/group; /proc per the probe;
-    /// --dev /dev; extraArgs; --tmpfs /tmp; /workspace; --chdir; --clearenv; --setenv …;
-    /// --seccomp 3; --json-status-fd 4; -- command.
+    /// exist (alternatives, ld.so.cache, CA trust, R) ro; /proc per the probe, then /proc/sys
+    /// and /proc/sysrq-trigger read-only; --dev /dev; extraArgs; --tmpfs /tmp; passwd/group
+    /// from memfds (--ro-bind-data 7, 8); /workspace from its descriptor (--bind-fd 6);
+    /// --chdir; --clearenv; --setenv …; --seccomp 3; --json-status-fd 4; -- command.
     static SandboxLaunch build(const SandboxCapability& capability, const LaunchSpec& spec);
 
     /// The environment every sandbox starts from: HOME=/tmp, PATH, LANG=C.UTF-8,

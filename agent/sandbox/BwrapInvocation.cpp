@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include <unistd.h>
+
 namespace runbox::sandbox {
 namespace {
 
@@ -42,9 +44,21 @@ QProcessEnvironment BwrapInvocation::minimalEnvironment() {
 }
 
 BwrapInvocation::Result BwrapInvocation::run(const QString& program, const QStringList& arguments,
-                                             int timeoutMs, bool keepStandardOutput) {
+                                             int timeoutMs, bool keepStandardOutput,
+                                             const std::optional<SandboxUser>& user) {
     Result result;
     QProcess process;
+    if (user) {
+        SandboxUser::Prepared prepared;
+        if (!user->prepare(&prepared)) {
+            result.errorString = QStringLiteral("sandbox user %1 cannot be used").arg(user->uid);
+            return result;
+        }
+        process.setChildProcessModifier([prepared] {
+            if (SandboxUser::dropInChild(prepared) != 0)
+                ::_exit(127);
+        });
+    }
     process.setProgram(program);
     process.setArguments(arguments);
     process.setProcessEnvironment(minimalEnvironment());

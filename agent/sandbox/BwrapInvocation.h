@@ -5,6 +5,10 @@
 #include <QString>
 #include <QStringList>
 
+#include "agent/sandbox/SandboxUser.h"
+
+#include <optional>
+
 namespace runbox::sandbox {
 
 /// Runs bwrap once for the start-up checks (`--help`, `--version`, the probe launches), with
@@ -34,9 +38,12 @@ public:
     static QProcessEnvironment minimalEnvironment();
 
     /// Runs @p program with @p arguments, waiting at most @p timeoutMs milliseconds; on timeout
-    /// the process is killed (SIGKILL). Output beyond 1 MiB per stream is dropped.
+    /// the process is killed (SIGKILL). Output beyond 1 MiB per stream is dropped. With
+    /// @p user, the program runs as that unprivileged host user (SandboxUser::dropInChild); a
+    /// failed drop makes the child exit 127 before anything runs.
     static Result run(const QString& program, const QStringList& arguments, int timeoutMs,
-                      bool keepStandardOutput);
+                      bool keepStandardOutput,
+                      const std::optional<SandboxUser>& user = std::nullopt);
 };
 
 } // namespace runbox::sandbox

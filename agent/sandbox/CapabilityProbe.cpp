@@ -28,8 +28,26 @@ const QString kNestedUsernsConsequence = QStringLiteral(
     "namespaces inside executions are not blocked by bubblewrap (Runbox's seccomp profile still "
     "refuses unshare, setns and clone with CLONE_NEW* flags).");
 
+/// The kernel knobs every launch binds read-only (BwrapCommand), when the host has them.
+QStringList readOnlyProcBinds() {
+    QStringList args;
+    for (const char* path : {"/proc/sys", "/proc/sysrq-trigger"})
+        if (QFile::exists(QLatin1String(path)))
+            args << QStringLiteral("--ro-bind") << QLatin1String(path) << QLatin1String(path);
+    return args;
+}
+
+/// Exits 0 when every path given is a read-only mount in /proc/self/mountinfo (proc(5): field 5
+/// is the mount point, field 6 its options).
+const char kReadOnlyCheck[] =
+    "for want in \"$@\"; do ok=; while read -r id parent dev root mp opts rest; do "
+    "[ \"$mp\" = \"$want\" ] && case \",$opts,\" in *,ro,*) ok=1;; *) ok=;; esac; "
+    "done < /proc/self/mountinfo; [ -n \"$ok\" ] || { echo \"$want is writable\" >&2; exit 1; }; "
+    "done";
+
 /// The probe launch (reference §3.1): no --seccomp, --cap-drop or --new-session.
-QStringList probeArguments(ProcMode mode, bool disableUserns) {
+QStringList probeArguments(ProcMode mode, bool disableUserns,
+                           const QStringList& command = {QStringLiteral("/usr/bin/true")}) {
     QStringList args{QStringLiteral("--unshare-all"), QStringLiteral("--unshare-user"),
                      QStringLiteral("--die-with-parent")};
     if (disableUserns)
@@ -42,7 +60,7 @@ QStringList probeArguments(ProcMode mode, bool disableUserns) {
         args << QStringLiteral("--proc") << QStringLiteral("/proc");
     else
         args << QStringLiteral("--ro-bind") << QStringLiteral("/proc") << QStringLiteral("/proc");
-    args << QStringLiteral("/usr/bin/true");
+    args << command;
     return args;
 }
 
@@ -51,9 +69,10 @@ struct Attempt {
     QString detail; ///< failure detail (last non-empty stderr line, else how it failed)
 };
 
-Attempt attemptLaunch(const QString& bwrap, ProcMode mode, bool disableUserns) {
-    const BwrapInvocation::Result run =
-        BwrapInvocation::run(bwrap, probeArguments(mode, disableUserns), kProbeTimeoutMs, false);
+Attempt attemptLaunch(const QString& bwrap, ProcMode mode, bool disableUserns,
+                      const std::optional<SandboxUser>& user) {
+    const BwrapInvocation::Result run = BwrapInvocation::run(
+        bwrap, probeArguments(mode, disableUserns), kProbeTimeoutMs, false, user);
     Attempt attempt;
     attempt.ok = run.succeeded();
     if (!attempt.ok)
@@ -135,16 +154,33 @@ QString usernsWarning(UsernsBlocking blocking, const QString& bwrap, const QStri
            kNestedUsernsConsequence;
 }
 
-SandboxCapability runProbe(const QString& bwrap) {
+/// Empty when /proc/sys (and /proc/sysrq-trigger) are read-only inside, else why not.
+QString checkReadOnlyKernelKnobs(const QString& bwrap, ProcMode mode,
+                                 const std::optional<SandboxUser>& user) {
+    QStringList targets;
+    for (const char* path : {"/proc/sys", "/proc/sysrq-trigger"})
+        if (QFile::exists(QLatin1String(path)))
+            targets << QLatin1String(path);
+    if (targets.isEmpty())
+        return {};
+    QStringList args = probeArguments(mode, false, {});
+    args << readOnlyProcBinds() << QStringLiteral("/bin/sh") << QStringLiteral("-c")
+         << QLatin1String(kReadOnlyCheck) << QStringLiteral("sh") << targets;
+    const BwrapInvocation::Result run =
+        BwrapInvocation::run(bwrap, args, kProbeTimeoutMs, false, user);
+    return run.succeeded() ? QString() : run.failureDetail();
+}
+
+SandboxCapability runProbe(const QString& bwrap, const std::optional<SandboxUser>& user) {
     SandboxCapability cap;
     cap.bwrapPath = bwrap;
     cap.bwrapVersion = readVersion(bwrap);
 
-    const Attempt withNewProc = attemptLaunch(bwrap, ProcMode::New, false);
+    const Attempt withNewProc = attemptLaunch(bwrap, ProcMode::New, false, user);
     if (withNewProc.ok) {
         cap.procMode = ProcMode::New;
     } else {
-        const Attempt withBoundProc = attemptLaunch(bwrap, ProcMode::Bind, false);
+        const Attempt withBoundProc = attemptLaunch(bwrap, ProcMode::Bind, false, user);
         if (!withBoundProc.ok) {
             cap.usable = false;
             cap.usernsBlocking = UsernsBlocking::Unusable;
@@ -156,9 +192,21 @@ SandboxCapability runProbe(const QString& bwrap) {
         cap.procDetail = withNewProc.detail;
         cap.warnings << procFallbackWarning(cap.procDetail);
     }
+    if (const QString problem = checkReadOnlyKernelKnobs(bwrap, cap.procMode, user);
+        !problem.isEmpty()) {
+        cap.usable = false;
+        cap.usernsBlocking = UsernsBlocking::Unusable;
+        cap.detail = problem;
+        cap.unusableReason =
+            QStringLiteral("bubblewrap at \"%1\" could not make /proc/sys read-only inside the "
+                           "sandbox (%2): executions are refused with 503 sandbox_unavailable, "
+                           "since a sandbox could otherwise write the host's sysctls")
+                .arg(bwrap, problem);
+        return cap;
+    }
     cap.usable = true;
 
-    const Attempt withDisableUserns = attemptLaunch(bwrap, cap.procMode, true);
+    const Attempt withDisableUserns = attemptLaunch(bwrap, cap.procMode, true, user);
     if (withDisableUserns.ok) {
         cap.usernsBlocking = UsernsBlocking::Supported;
         return cap;
@@ -214,7 +262,8 @@ ProbeCache& cache() {
 
 } // namespace
 
-SandboxCapability CapabilityProbe::probe(const QString& bwrapPath) {
+SandboxCapability CapabilityProbe::probe(const QString& bwrapPath,
+                                         const std::optional<SandboxUser>& user) {
     QString error;
     const QString path = BwrapPreflight::resolve(bwrapPath, &error);
     if (path.isEmpty())
@@ -222,6 +271,7 @@ SandboxCapability CapabilityProbe::probe(const QString& bwrapPath) {
     QString key;
     if (!binaryIdentity(path, &key, &error))
         return missingBinary(path, error);
+    key += QStringLiteral("|uid %1").arg(user ? qint64(user->uid) : -1);
 
     // The first caller for a key probes; concurrent callers wait on the same future.
     std::promise<SandboxCapability> promise;
@@ -239,7 +289,7 @@ SandboxCapability CapabilityProbe::probe(const QString& bwrapPath) {
         }
     }
     if (mustProbe)
-        promise.set_value(runProbe(path));
+        promise.set_value(runProbe(path, user));
     return future.get();
 }
 

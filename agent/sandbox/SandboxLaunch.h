@@ -1,18 +1,38 @@
 #pragma once
 
+#include "agent/sandbox/SandboxUser.h"
+
+#include <QByteArray>
 #include <QJsonObject>
 #include <QList>
 #include <QMap>
 #include <QString>
 #include <QStringList>
 
+#include <optional>
+
 namespace runbox::sandbox {
 
-/// A file the launcher opens and hands to the child as descriptor @c childFd (e.g. the seccomp
-/// program on fd 3 for `--seccomp 3`).
+/// The descriptor numbers a launch hands to bwrap: one table, so features cannot collide.
+namespace LaunchFd {
+inline constexpr int kSeccomp = 3;      ///< --seccomp
+inline constexpr int kJsonStatus = 4;   ///< --json-status-fd
+inline constexpr int kSetupStatus = 5;  ///< a wrapping helper's `ready` line (egress bridge)
+inline constexpr int kWorkspace = 6;    ///< --bind-fd … /workspace (O_PATH directory)
+inline constexpr int kPasswd = 7;       ///< --ro-bind-data … /etc/passwd
+inline constexpr int kGroup = 8;        ///< --ro-bind-data … /etc/group
+inline constexpr int kEgressSocket = 9; ///< --bind-fd … the execution's egress gateway socket
+} // namespace LaunchFd
+
+/// A descriptor the launcher hands to the child as @c childFd: the file at @c path opened with
+/// @c openFlags (the seccomp program on fd 3 for `--seccomp 3`; the workspace directory with
+/// O_PATH for `--bind-fd`), or, when @c data is set, a sealed memfd holding those bytes (for
+/// `--ro-bind-data`: passwd and group need no file the sandbox user could not open).
 struct FdBinding {
     int childFd = -1;
     QString path;
+    int openFlags = 0; ///< besides O_CLOEXEC; 0 = O_RDONLY
+    std::optional<QByteArray> data;
 };
 
 /// Everything needed to start one sandbox, as one value: what is run, with which environment,
@@ -27,11 +47,14 @@ struct SandboxLaunch {
     QMap<QString, QString> sandboxEnvironment; ///< exactly what --setenv injects
     QString sandboxCwd;                        ///< cwd inside the sandbox
     QStringList command;                       ///< argv run inside, after "--"
-    int jsonStatusFd = 4;                      ///< fd given to --json-status-fd
+    int jsonStatusFd = LaunchFd::kJsonStatus;  ///< fd given to --json-status-fd
     /// When >= 0: the write end of a pipe is handed to the child as this fd (inherited through
     /// bwrap) for a helper that wraps the command (the egress bridge's `--status-fd`) to say
     /// `ready` or `error: …`; the launcher reads it (execution::ProcessExit::setupStatus).
     int setupStatusFd = -1;
+    /// When set, the launcher runs as this unprivileged host user (SandboxUser::dropInChild)
+    /// instead of as the agent: always when the agent is privileged (root or capabilities).
+    std::optional<SandboxUser> user;
 
     /// `{"program","arguments":[…],"environment":{…},"sandboxEnvironment":{…},"sandboxCwd",
     /// "command":[…]}` for provenance.

@@ -131,4 +131,20 @@ std::optional<ApiError> WorkspaceRepository::markDeleted(const QString& id, qint
     return tx.commit();
 }
 
+std::optional<ApiError> WorkspaceRepository::setUid(const QString& id, int uid) {
+    Transaction tx(m_database, Durability::Normal);
+    if (!tx.begun())
+        return tx.error();
+    QSqlQuery& update =
+        tx.prepareCached(QStringLiteral("UPDATE workspaces SET uid = ? WHERE id = ?"));
+    update.addBindValue(uid);
+    update.addBindValue(id);
+    ApiError error;
+    if (!execQuery(update, QStringLiteral("set workspace uid"), &error))
+        return error;
+    if (update.numRowsAffected() != 1)
+        return notFound(id);
+    return tx.commit();
+}
+
 } // namespace runbox::store

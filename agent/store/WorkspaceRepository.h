@@ -20,7 +20,7 @@ struct WorkspaceRecord {
     QString rootPath;       ///< absolute host path of the workspace directory / home
     QString ownerTokenId;   ///< id of the token that created it (audit), not the token
     QString tokenNonce;     ///< public nonce the scoped token is derived from (DESIGN.md §3)
-    std::optional<int> uid; ///< light workspaces: the uid it runs as
+    std::optional<int> uid; ///< the host uid its processes run as (light; strong under root)
     std::optional<qint64> deletedMs; ///< set once deleted (rows stay: executions refer to them)
 };
 
@@ -38,6 +38,8 @@ public:
     std::optional<ApiError> listLive(const QString& isolation, QList<WorkspaceRecord>* out) const;
     /// Marks the workspace deleted at @p deletedMs (0 → now). 404 if absent or already deleted.
     std::optional<ApiError> markDeleted(const QString& id, qint64 deletedMs);
+    /// Sets the host uid of workspace @p id (a sandbox uid given at upgrade). 404 if absent.
+    std::optional<ApiError> setUid(const QString& id, int uid);
     /// In one transaction (all or none): inserts @p created, then marks each of @p deleted
     /// (id, ms since the epoch; 0 → now) deleted. A deletion whose row is absent or already
     /// deleted is skipped. 409 if a created id exists. (workspace::LightRowWriter's group commit.)

@@ -10,6 +10,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <dirent.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -17,9 +19,38 @@
 namespace runbox::workspace {
 
 namespace {
-std::shared_ptr<const WorkspaceFs> openFs(const QString& dir) {
+/// The file layer on @p dir; what it creates is owned by @p uid when given.
+std::shared_ptr<const WorkspaceFs> openFs(const QString& dir, std::optional<uid_t> uid) {
     Result<WorkspaceFs> fs = WorkspaceFs::open(dir);
-    return fs.ok() ? std::make_shared<const WorkspaceFs>(std::move(fs.value())) : nullptr;
+    if (!fs.ok())
+        return nullptr;
+    if (uid)
+        fs.value().setOwner(WorkspaceOwner{*uid, *uid});
+    return std::make_shared<const WorkspaceFs>(std::move(fs.value()));
+}
+
+/// Chowns the tree under the directory @p dirFd (which it closes) to @p uid, descriptor by
+/// descriptor: no symbolic link is followed, none is changed (fchownat AT_SYMLINK_NOFOLLOW).
+bool chownTree(int dirFd, uid_t uid, int depth = 0) {
+    bool ok = ::fchown(dirFd, uid, uid) == 0;
+    DIR* dir = ::fdopendir(dirFd);
+    if (!dir) {
+        ::close(dirFd);
+        return false;
+    }
+    while (const dirent* e = ::readdir(dir)) {
+        if (!std::strcmp(e->d_name, ".") || !std::strcmp(e->d_name, ".."))
+            continue;
+        const int child = depth < 256 ? ::openat(::dirfd(dir), e->d_name,
+                                                 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                                      : -1;
+        if (child >= 0)
+            ok = chownTree(child, uid, depth + 1) && ok;
+        else
+            ok = ::fchownat(::dirfd(dir), e->d_name, uid, uid, AT_SYMLINK_NOFOLLOW) == 0 && ok;
+    }
+    ::closedir(dir);
+    return ok;
 }
 
 int removeEntry(const char* path, const struct stat*, int type, struct FTW*) {
@@ -57,6 +88,22 @@ QJsonObject Workspace::toJson() const {
 WorkspaceRegistry::WorkspaceRegistry(QString workspacesDir, store::WorkspaceRepository* repository)
     : m_dir(std::move(workspacesDir)), m_repository(repository), m_lightRows(repository) {}
 
+void WorkspaceRegistry::setSandboxUids(sandbox::UidRange range, std::function<bool(uid_t)> sweep) {
+    m_uids = range;
+    m_sweep = std::move(sweep);
+}
+
+std::optional<uid_t> WorkspaceRegistry::takeUid() {
+    if (!m_uids)
+        return std::nullopt;
+    for (quint64 id = m_uids->first + 1; id < m_uids->end(); ++id)
+        if (!m_heldUids.contains(uid_t(id))) {
+            m_heldUids.insert(uid_t(id));
+            return uid_t(id);
+        }
+    return std::nullopt;
+}
+
 int WorkspaceRegistry::load() {
     QList<store::WorkspaceRecord> rows;
     // Light workspaces do not outlive the agent: the light host removes their homes at start.
@@ -73,10 +120,31 @@ int WorkspaceRegistry::load() {
         ws.tokenNonce = row.tokenNonce.toLatin1();
         ws.createdAt = QDateTime::fromMSecsSinceEpoch(row.createdMs, Qt::UTC);
         ws.directory = row.rootPath;
-        ws.fs = openFs(ws.directory);
+        if (m_uids && row.uid && m_uids->contains(quint64(*row.uid)) && *row.uid > 0 &&
+            quint64(*row.uid) != m_uids->first && !m_heldUids.contains(uid_t(*row.uid))) {
+            ws.uid = uid_t(*row.uid);
+            m_heldUids.insert(*ws.uid);
+        }
+        m_loaded.append(ws);
+    }
+    // Workspaces of a rootless or older agent get their uid now, their tree chowned once.
+    for (Workspace& ws : m_loaded) {
+        if (m_uids && !ws.uid) {
+            ws.uid = takeUid();
+            const int fd = ::open(QFile::encodeName(ws.directory).constData(),
+                                  O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+            if (!ws.uid || fd < 0 || !chownTree(fd, *ws.uid) ||
+                m_repository->setUid(ws.id, int(*ws.uid))) {
+                qWarning("workspace %s could not be given a sandbox uid: it stays unavailable",
+                         qPrintable(ws.id));
+                continue;
+            }
+        }
+        ws.fs = openFs(ws.directory, ws.uid);
         if (ws.fs)
             m_workspaces.insert(ws.id, ws);
     }
+    m_loaded.clear();
     return int(m_workspaces.size());
 }
 
@@ -87,12 +155,28 @@ std::optional<ApiError> WorkspaceRegistry::create(const QString& ownerTokenId, W
     ws.tokenNonce = crypto::randomBytes(16).toHex();
     ws.createdAt = QDateTime::currentDateTimeUtc();
     ws.directory = m_dir + '/' + ws.id;
+    if (m_uids) {
+        ws.uid = takeUid();
+        if (!ws.uid)
+            return ApiError{503, QStringLiteral("workspace_uids_exhausted"),
+                            QStringLiteral("every sandbox uid of %1 is held by a workspace: "
+                                           "delete workspaces or widen RUNBOX_STRONG_UID_COUNT")
+                                .arg(m_uids->toString())};
+    }
     const QByteArray path = QFile::encodeName(ws.directory);
-    if (::mkdir(path.constData(), 0700) != 0)
+    const auto giveBack = [&] {
+        if (ws.uid)
+            m_heldUids.remove(*ws.uid);
+    };
+    if (::mkdir(path.constData(), 0700) != 0 ||
+        (ws.uid && ::lchown(path.constData(), *ws.uid, *ws.uid) != 0)) {
+        const QString reason = QString::fromLocal8Bit(strerror(errno));
+        ::rmdir(path.constData());
+        giveBack();
         return ApiError{500, QStringLiteral("workspace_create_failed"),
-                        QStringLiteral("cannot create workspace directory: %1")
-                            .arg(QString::fromLocal8Bit(strerror(errno)))};
-    ws.fs = openFs(ws.directory);
+                        QStringLiteral("cannot create workspace directory: %1").arg(reason)};
+    }
+    ws.fs = openFs(ws.directory, ws.uid);
     store::WorkspaceRecord row;
     row.id = ws.id;
     row.isolation = ws.isolation;
@@ -100,6 +184,8 @@ std::optional<ApiError> WorkspaceRegistry::create(const QString& ownerTokenId, W
     row.rootPath = ws.directory;
     row.ownerTokenId = ownerTokenId;
     row.tokenNonce = QString::fromLatin1(ws.tokenNonce);
+    if (ws.uid)
+        row.uid = int(*ws.uid);
     std::optional<ApiError> err;
     if (!ws.fs)
         err = ApiError{500, QStringLiteral("workspace_create_failed"),
@@ -108,6 +194,7 @@ std::optional<ApiError> WorkspaceRegistry::create(const QString& ownerTokenId, W
         err = m_repository->insert({row});
     if (err) {
         ::rmdir(path.constData());
+        giveBack();
         return err;
     }
     m_workspaces.insert(ws.id, ws);
@@ -167,6 +254,9 @@ std::optional<ApiError> WorkspaceRegistry::remove(const QString& id) {
     if (auto err = m_repository->markDeleted(id, 0))
         return err;
     const QString error = removeTree(ws->directory);
+    // The uid is free again only once nothing of the workspace is left (no file, no process).
+    if (ws->uid && error.isEmpty() && m_sweep && m_sweep(*ws->uid))
+        m_heldUids.remove(*ws->uid);
     m_workspaces.remove(id);
     if (!error.isEmpty())
         return ApiError{500, QStringLiteral("workspace_delete_failed"), error};

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "agent/sandbox/UidRange.h"
 #include "agent/store/WorkspaceRepository.h"
 #include "agent/workspace/LightRowWriter.h"
 #include "agent/workspace/WorkspaceFs.h"
@@ -9,8 +10,10 @@
 #include <QDateTime>
 #include <QJsonObject>
 #include <QMap>
+#include <QSet>
 #include <QString>
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <sys/types.h>
@@ -26,14 +29,16 @@ struct Workspace {
     QByteArray tokenNonce; ///< public nonce of its scoped token (32 hex)
     QString directory;     ///< host path (light: the home)
     QDateTime createdAt;
-    std::optional<uid_t> uid; ///< light: the uid (= gid) its processes run as
+    /// The host uid (= gid) its processes run as: light workspaces always; strong ones when the
+    /// agent is privileged (docs/contracts.md "Sandbox uids"), unset under a rootless agent.
+    std::optional<uid_t> uid;
     /// The descriptor-relative view of the directory, opened once (file API, snapshots, usage).
     /// Light: rooted at the home's descriptor, files created through it owned by the uid.
     std::shared_ptr<const WorkspaceFs> fs;
 
-    bool isLight() const { return uid.has_value(); }
-    /// `{"id","isolation","createdAt"}` plus `"uid"` for light workspaces (never the token,
-    /// never the host path).
+    bool isLight() const { return isolation == QLatin1String("light"); }
+    /// `{"id","isolation","createdAt"}` plus `"uid"` when it has one (never the token, never
+    /// the host path).
     QJsonObject toJson() const;
 };
 
@@ -47,12 +52,22 @@ class WorkspaceRegistry final {
 public:
     WorkspaceRegistry(QString workspacesDir, store::WorkspaceRepository* repository);
 
+    /// A privileged agent's sandbox uid range (call before load()): each strong workspace gets
+    /// its own uid from [first + 1, end) (first is the probe uid), stable across restarts (the
+    /// row's uid), never shared; its directory and every file the file API creates in it are
+    /// owned by that uid. A uid is reused only after its workspace was deleted, its directory
+    /// removed and @p sweep (kills the uid's processes; true when none is left) succeeded.
+    void setSandboxUids(sandbox::UidRange range, std::function<bool(uid_t)> sweep);
+
     /// Loads the live strong workspaces from the store and marks the light rows of an earlier
     /// run deleted (their homes are removed by the light host at start); returns how many strong
-    /// workspaces were loaded.
+    /// workspaces were loaded. With sandbox uids, a workspace without a uid in the range (made by
+    /// a rootless or older agent) gets one, and its tree is chowned to it once (no link
+    /// followed).
     int load();
-    /// Creates a new empty workspace (directory mode 0700) for @p ownerTokenId (audit).
-    /// Errors: 500 workspace_create_failed, store errors.
+    /// Creates a new empty workspace (directory mode 0700, owned by its uid when there are
+    /// sandbox uids) for @p ownerTokenId (audit). Errors: 500 workspace_create_failed, 503
+    /// workspace_uids_exhausted (every uid of the range is held), store errors.
     std::optional<ApiError> create(const QString& ownerTokenId, Workspace* out);
     /// Registers light workspaces already made by the light host: kept in memory at once, their
     /// rows written by the group commit (LightRowWriter, within 20 ms or at flushLightRows()).
@@ -74,7 +89,12 @@ public:
     std::optional<ApiError> remove(const QString& id);
 
 private:
+    std::optional<uid_t> takeUid();
     QString m_dir;
+    std::optional<sandbox::UidRange> m_uids;
+    std::function<bool(uid_t)> m_sweep;
+    QSet<uid_t> m_heldUids;    ///< by live workspaces, or not yet confirmed free
+    QList<Workspace> m_loaded; ///< load()'s rows between its two passes
     store::WorkspaceRepository* m_repository;
     QMap<QString, Workspace> m_workspaces;
     LightRowWriter m_lightRows; ///< last: flushed on destruction, while the repository lives

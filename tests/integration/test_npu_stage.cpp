@@ -89,8 +89,6 @@ private Q_SLOTS:
         if (m_host.capability.bwrapPath.isEmpty())
             m_host.capability.bwrapPath = QStringLiteral("/usr/bin/bwrap");
         m_host.stateDir = m_state.path();
-        m_host.identityDir = m_state.filePath(QStringLiteral("identity"));
-        QVERIFY(sandbox::SandboxIdentity::write(m_host.identityDir).isEmpty());
         for (auto kind : {sandbox::SeccompProfileKind::Baseline, sandbox::SeccompProfileKind::Npu})
             m_host.seccompPaths.insert(kind, m_state.filePath(sandbox::toString(kind) + ".bpf"));
         if (::geteuid() == 0 && !QStandardPaths::findExecutable("bwrap").isEmpty()) {

@@ -13,7 +13,11 @@
 #include <QJsonDocument>
 #include <QRegularExpression>
 #include <QStandardPaths>
+#include <QTemporaryDir>
 #include <QtTest>
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 using namespace runbox;
 using namespace runbox::testsupport;
@@ -22,6 +26,8 @@ using runbox::tests::SimulatedNpuHost;
 class TestNpuAgentPassthrough final : public QObject {
     Q_OBJECT
 private:
+    static constexpr gid_t kDeviceGroup = 4242; ///< the simulated chips' group (root agent)
+    std::unique_ptr<QTemporaryDir> m_registry;
     std::unique_ptr<SimulatedNpuHost> m_host;
     std::unique_ptr<AgentProcess> m_agent;
     QString m_ws;
@@ -53,6 +59,22 @@ private Q_SLOTS:
         m_agent = std::make_unique<AgentProcess>();
         AgentOptions options;
         options.extraEnv = simulatedNpuEnvironment(*m_host);
+        // The same checks under a root agent (ctest runs this binary a second time with
+        // RUNBOX_TEST_ROOT_AGENT=1): chip probes and executions then run as unprivileged uids,
+        // which reach the chips only through the nodes' group (0660, not root's group).
+        if (qEnvironmentVariableIsSet("RUNBOX_TEST_ROOT_AGENT")) {
+            options.runAsRoot = true;
+            QTemporaryDir* registry = new QTemporaryDir;
+            registry->setAutoRemove(true);
+            m_registry.reset(registry);
+            options.extraEnv.insert(QStringLiteral("RUNBOX_UID_RANGE_REGISTRY"), registry->path());
+            const QDir dev(m_host->deviceRoot());
+            for (const QString& node : dev.entryList(QDir::System | QDir::Files)) {
+                const QByteArray path = QFile::encodeName(dev.filePath(node));
+                QVERIFY(::chown(path.constData(), 0, kDeviceGroup) == 0);
+                QVERIFY(::chmod(path.constData(), 0660) == 0);
+            }
+        }
         QVERIFY2(m_agent->start(options), qPrintable(m_agent->errorString()));
         m_ws = m_agent->createWorkspace();
         QVERIFY2(!m_ws.isEmpty(), qPrintable(m_agent->errorString()));
@@ -66,6 +88,24 @@ private Q_SLOTS:
     void cleanupTestCase() {
         if (m_agent)
             m_agent->stop();
+    }
+
+    void testRootAgentRunsChipExecutionsAsWorkspaceUidWithTheDeviceGroup() {
+        if (!qEnvironmentVariableIsSet("RUNBOX_TEST_ROOT_AGENT"))
+            QSKIP("only under a root agent (RUNBOX_TEST_ROOT_AGENT=1)");
+        const ExecOutcome r = shellOn(QStringLiteral("id -u; id -G; test -r /dev/davinci0 && "
+                                                     "test -w /dev/davinci0 && echo rw"),
+                                      QJsonArray{2});
+        QVERIFY2(r.status() == QLatin1String("completed"), qPrintable(r.describe()));
+        const QStringList lines = r.stdoutText().split('\n');
+        QVERIFY2(lines.value(0).toLongLong() > 65535, qPrintable(r.stdoutText()));
+        QVERIFY2(lines.value(1).split(' ').contains(QString::number(kDeviceGroup)),
+                 qPrintable(r.stdoutText()));
+        QCOMPARE(lines.value(2), QStringLiteral("rw"));
+        // Without chips, no device group is held.
+        const ExecOutcome plain = shellOn(QStringLiteral("id -G"), QJsonArray{});
+        QVERIFY2(!plain.stdoutText().contains(QString::number(kDeviceGroup)),
+                 qPrintable(plain.describe()));
     }
 
     void testChipsAreListedWithModelHealthAndProbe() {

@@ -74,7 +74,8 @@ bool AgentProcess::start(const AgentOptions& options) {
         return fail(QStringLiteral("the agent is already running"));
     m_error.clear();
     m_client.reset();
-    m_uid = runningAsRoot() ? options.unprivilegedUid : ::geteuid();
+    const bool dropToUnprivileged = runningAsRoot() && !options.runAsRoot;
+    m_uid = dropToUnprivileged ? options.unprivilegedUid : ::geteuid();
     const QString agentPath = QStringLiteral(RUNBOX_BINARY_DIR "/agent/runbox-agent");
     if (!checkBinaryReachable(agentPath))
         return false;
@@ -86,7 +87,7 @@ bool AgentProcess::start(const AgentOptions& options) {
     if (!m_stateDir->isValid())
         return fail(QStringLiteral("cannot create a temporary state directory"));
     const QByteArray state = QFile::encodeName(m_stateDir->path());
-    if (runningAsRoot() && ::chown(state.constData(), m_uid, m_uid) != 0)
+    if (dropToUnprivileged && ::chown(state.constData(), m_uid, m_uid) != 0)
         return fail(QStringLiteral("cannot chown %1 to %2").arg(m_stateDir->path()).arg(m_uid));
     ::chmod(state.constData(), 0700);
 
@@ -113,7 +114,7 @@ bool AgentProcess::start(const AgentOptions& options) {
     QStringList args{QStringLiteral("--state-dir"), m_stateDir->path(), QStringLiteral("--listen"),
                      QStringLiteral("127.0.0.1:0")};
     args << options.extraArgs;
-    if (runningAsRoot()) {
+    if (dropToUnprivileged) {
         m_process.start(QLatin1String(kSetpriv), setprivPrefix(m_uid) << agentPath << args);
     } else {
         m_process.setChildProcessModifier([] { ::prctl(PR_SET_PDEATHSIG, SIGKILL); });

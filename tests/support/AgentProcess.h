@@ -28,6 +28,9 @@ struct AgentOptions {
     /// The uid/gid the agent runs as when the test runs as root (DESIGN.md §5: integration tests
     /// run the agent unprivileged). 65534 is `nobody`.
     uid_t unprivilegedUid = 65534;
+    /// When the test runs as root: run the agent as root too (a privileged agent, as the light
+    /// tier needs: its strong sandboxes must then run as workspace uids, never as root).
+    bool runAsRoot = false;
     int startTimeoutMs = 30000; ///< until agent.url appears
 };
 
@@ -59,7 +62,7 @@ public:
     QString log();
     /// Host pid of the agent process (setpriv execs it, so it is the agent itself).
     qint64 pid() const;
-    /// The uid the agent runs as (the unprivileged uid as root, else our own).
+    /// The uid the agent runs as (the unprivileged uid as root unless runAsRoot, else our own).
     uid_t agentUid() const { return m_uid; }
     static bool runningAsRoot();
 

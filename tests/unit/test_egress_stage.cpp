@@ -59,7 +59,6 @@ private Q_SLOTS:
         m_host.capability.usernsBlocking = sandbox::UsernsBlocking::Supported;
         m_host.seccompPaths = {{sandbox::SeccompProfileKind::Baseline, "/s/baseline.bpf"},
                                {sandbox::SeccompProfileKind::Network, "/s/network.bpf"}};
-        m_host.identityDir = m_dir.filePath("identity");
         m_host.stateDir = m_dir.path();
         QString error;
         m_db = store::Database::open(m_dir.filePath("state"), &error);
