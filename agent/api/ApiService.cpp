@@ -68,6 +68,25 @@ bool ApiService::wantsBodyStream(const http::HttpRequest& head) {
     return m_router.streamsBody(head.method, head.rawPath);
 }
 
+std::optional<ApiError> ApiService::checkHead(const http::HttpRequest& head) {
+    if (head.rawPath == "/health" || m_router.streamsBody(head.method, head.rawPath))
+        return std::nullopt;
+    Principal who;
+    if (auto err = m_auth.verifyHead(head, QDateTime::currentMSecsSinceEpoch(), &who))
+        return err;
+    if (who.isAgent() || !head.rawPath.startsWith("/v1/workspaces/"))
+        return std::nullopt;
+    PathParams params;
+    bool pathMatched = false;
+    if (!m_router.match(head.method, head.rawPath, &params, &pathMatched))
+        return std::nullopt; // 404/405 after the (bounded) body, as for the agent token
+    const QString id = params.value(QStringLiteral("id"));
+    if (!id.isEmpty() && !who.mayUseWorkspace(id))
+        return ApiError{404, QStringLiteral("workspace_not_found"),
+                        QStringLiteral("no workspace %1").arg(id)};
+    return std::nullopt;
+}
+
 namespace {
 /// How much of a refused upload's body is still read (and dropped): above the default
 /// uploadMaxRequestBytes (10 GiB), so a refused upload of any allowed size gets its answer.

@@ -27,7 +27,9 @@ class FileRoutes;
 /// 64 hex digits → 400 `content_sha256_required`), before any body byte is read; the route then
 /// checks the real hash before it commits anything. An authenticated upload answered early
 /// (409, 413, …) has the rest of its body read and dropped (HttpExchange::setDrainLimit) before
-/// the connection closes; an unauthenticated one is closed at once.
+/// the connection closes; an unauthenticated one is closed at once. Requests with a buffered
+/// body are checked on the head too (checkHead): a missing or wrong token is refused before a
+/// body byte is read.
 class ApiService final : public QObject, public http::RequestHandler {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(ApiService)
@@ -35,6 +37,13 @@ public:
     explicit ApiService(AgentContext* context, QObject* parent = nullptr);
     ~ApiService() override;
 
+    /// On the head, before the body is read (buffered bodies): `GET /health` passes; so do
+    /// streamed routes, which handle() authenticates in full on the head. Every other request
+    /// needs a valid bearer token and well-formed, in-window signature headers
+    /// (AuthVerifier::verifyHead → 401), and a workspace token may name no other workspace in
+    /// a `/v1/workspaces/{id}/…` route (404 workspace_not_found, as the routes answer). The
+    /// HMAC over the body is still verified by handle() once the body is in.
+    std::optional<ApiError> checkHead(const http::HttpRequest& head) override;
     bool wantsBodyStream(const http::HttpRequest& head) override;
     void handle(http::HttpExchange* exchange) override;
     /// Kills every running execution (agent shutdown).

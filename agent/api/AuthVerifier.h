@@ -52,12 +52,25 @@ public:
     std::optional<ApiError> verify(const http::HttpRequest& request, qint64 nowMs,
                                    Principal* principal, const QByteArray& bodySha256Hex = {});
 
+    /// The checks of verify() that need no body, for a request head whose body has not been
+    /// read yet: the bearer token (agent or a live workspace token) and the shape and ±window
+    /// of X-Runbox-Timestamp, X-Runbox-Nonce and X-Runbox-Signature. Nothing is remembered
+    /// (the nonce is recorded only by verify()). Same 401 codes as verify(); on success
+    /// @p principal says who the token speaks for.
+    std::optional<ApiError> verifyHead(const http::HttpRequest& request, qint64 nowMs,
+                                       Principal* principal) const;
+
     /// The token of `Authorization: Bearer <token>` (empty when absent or repeated): once
     /// verify() accepted the request, the key that signed it (chunk-signed uploads chain
     /// their chunk signatures under the same key).
     static QByteArray bearerToken(const http::HttpRequest& request);
 
 private:
+    /// Who @p token is (agent or workspace); 401 unauthorized when it is neither.
+    std::optional<ApiError> identify(const QByteArray& token, Principal* who) const;
+    /// The timestamp, nonce and signature headers' shape and the window; @p ts gets the stamp.
+    std::optional<ApiError> checkStamp(const http::HttpRequest& request, qint64 nowMs,
+                                       qint64* ts) const;
     bool rememberNonce(const QByteArray& nonce, qint64 nowMs);
 
     QByteArray m_agentToken;

@@ -66,13 +66,16 @@ QString AgentConfig::usage() {
         "  --bwrap PATH         bubblewrap binary (default: bwrap from PATH)\n"
         "  --setup-timeout-ms N kill a sandbox whose set-up takes longer (default 10000)\n"
         "  --log-level LEVEL    debug|info|warning (default info)\n"
+        "  --max-connections N  open HTTP connections at most (default 512)\n"
+        "  --max-buffered-request-bytes N\n"
+        "                       request body bytes held in memory at most (default 268435456)\n"
         "  --help               this text\n"
         "Environment: RUNBOX_STATE_DIR, RUNBOX_LISTEN, RUNBOX_BWRAP, RUNBOX_SIGNATURE_WINDOW_MS,\n"
         "RUNBOX_EXECUTION_TIMEOUT_MS, RUNBOX_MAX_OUTPUT_BYTES, RUNBOX_LIGHT_MIN_LANDLOCK_ABI,\n"
         "RUNBOX_LIGHT_IDLE_TIMEOUT_S, RUNBOX_LIGHT_UID_FIRST, RUNBOX_LIGHT_UID_COUNT,\n"
-        "RUNBOX_IDLE_AFTER_MS, RUNBOX_LIGHT_ROOT, RUNBOX_STRONG_UID_FIRST,\n"
-        "RUNBOX_STRONG_UID_COUNT, RUNBOX_UID_RANGE_REGISTRY. Config file: "
-        "<state-dir>/agent.conf.\n");
+        "RUNBOX_IDLE_AFTER_MS, RUNBOX_LIGHT_ROOT, RUNBOX_MAX_CONNECTIONS,\n"
+        "RUNBOX_MAX_BUFFERED_REQUEST_BYTES, RUNBOX_STRONG_UID_FIRST, RUNBOX_STRONG_UID_COUNT,\n"
+        "RUNBOX_UID_RANGE_REGISTRY. Config file: <state-dir>/agent.conf.\n");
 }
 
 bool AgentConfig::parse(const QStringList& args, QString* error) {
@@ -83,6 +86,8 @@ bool AgentConfig::parse(const QStringList& args, QString* error) {
     bwrapPath = env.value(QStringLiteral("RUNBOX_BWRAP"), bwrapPath);
 
     QString setupTimeout;
+    QString maxConnectionsArg;
+    QString maxBufferedArg;
     for (qsizetype i = 0; i < args.size(); ++i) {
         const QString& a = args[i];
         auto takeValue = [&](QString* out) {
@@ -104,6 +109,10 @@ bool AgentConfig::parse(const QStringList& args, QString* error) {
             ok = takeValue(&setupTimeout);
         else if (a == QLatin1String("--log-level"))
             ok = takeValue(&logLevel);
+        else if (a == QLatin1String("--max-connections"))
+            ok = takeValue(&maxConnectionsArg);
+        else if (a == QLatin1String("--max-buffered-request-bytes"))
+            ok = takeValue(&maxBufferedArg);
         else {
             *error = QStringLiteral("unknown option %1 (see --help)").arg(a);
             return false;
@@ -174,14 +183,26 @@ bool AgentConfig::parse(const QStringList& args, QString* error) {
         {"RUNBOX_IDLE_AFTER_MS", "idleAfterMs", 0, 365LL * 86400 * 1000, &idleAfterMs},
         {"RUNBOX_STRONG_UID_FIRST", "strongUidFirst", 1000, 2147483646LL, &strongUidFirst},
         {"RUNBOX_STRONG_UID_COUNT", "strongUidCount", 2, 16777216, &strongUidCount},
+        {"RUNBOX_MAX_CONNECTIONS", "maxConnections", 1, 1000000, &maxConnections},
+        {"RUNBOX_MAX_BUFFERED_REQUEST_BYTES", "maxBufferedRequestBytes", 64 * 1024, 1LL << 40,
+         &maxBufferedRequestBytes},
     };
     for (const RangeSource& r : ranges) {
-        QString text = env.value(QLatin1String(r.envName));
+        // The command line wins over the environment, which wins over the file.
+        QString text = r.target == &maxConnections            ? maxConnectionsArg
+                       : r.target == &maxBufferedRequestBytes ? maxBufferedArg
+                                                              : QString();
+        const bool fromCommandLine = !text.isEmpty();
+        if (text.isEmpty())
+            text = env.value(QLatin1String(r.envName));
         if (text.isEmpty())
             text = fileValue(r.fileKey);
         if (!text.isEmpty() && !parseInRange(text, r.min, r.max, r.target)) {
             *error = QStringLiteral("%1 must be a whole number from %2 to %3, got \"%4\"")
-                         .arg(QLatin1String(r.envName))
+                         .arg(!fromCommandLine ? QString::fromLatin1(r.envName)
+                              : r.target == &maxConnections
+                                  ? QStringLiteral("--max-connections")
+                                  : QStringLiteral("--max-buffered-request-bytes"))
                          .arg(r.min)
                          .arg(r.max)
                          .arg(text);

@@ -24,6 +24,13 @@ struct AgentConfig {
     qint64 maxRequestBodyBytes = 16LL << 20; ///< JSON request bodies (uploads are streamed)
     qint64 headerTimeoutMs = 10000;          ///< a client must send its request head within this
     qint64 idleTimeoutMs = 120000;           ///< keep-alive connections idle longer are closed
+    /// Open HTTP connections at most; a new one beyond gets 503 + Retry-After and is closed
+    /// (--max-connections / RUNBOX_MAX_CONNECTIONS / `maxConnections`, 1..1000000).
+    qint64 maxConnections = 512;
+    /// Bytes that buffered request bodies of all connections may hold together; a body that
+    /// does not fit gets 503 + Retry-After (--max-buffered-request-bytes /
+    /// RUNBOX_MAX_BUFFERED_REQUEST_BYTES / `maxBufferedRequestBytes`, 64 KiB..1 TiB).
+    qint64 maxBufferedRequestBytes = 256LL << 20;
     QString logLevel = QStringLiteral("info");
     /// Where light workspace homes live (RUNBOX_LIGHT_ROOT / `lightRoot`; default
     /// `<stateDir>/light`). Every directory above it must be searchable by other users.

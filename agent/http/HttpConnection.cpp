@@ -22,11 +22,26 @@ constexpr qint64 kSocketReadBufferBytes = 256 * 1024;
 /// empty body, then parse the body bytes as the next request. Any other non-zero value is
 /// HPE_CB_headers_complete / HPE_CB_body, reported as 413 by parseBuffered().
 constexpr int kRefuseBody = 3;
+
+/// The refusal of a transfer coding other than exactly `chunked` (RFC 9112 §6.1).
+ApiError unsupportedCodingError() {
+    return ApiError{501, QStringLiteral("unsupported_transfer_coding"),
+                    QStringLiteral("Transfer-Encoding must be exactly \"chunked\"")};
+}
+
+/// The refusal of a body that does not fit in the server's RequestBudget (sent with
+/// Retry-After, RFC 9110 §15.6.4).
+ApiError busyError() {
+    return ApiError{503, QStringLiteral("server_busy"),
+                    QStringLiteral("too many request bytes are waiting; retry later")};
+}
 } // namespace
 
 HttpConnection::HttpConnection(QTcpSocket* socket, RequestHandler* handler,
-                               const HttpLimits& limits, QObject* parent)
-    : QObject(parent), m_socket(socket), m_handler(handler), m_limits(limits) {
+                               const HttpLimits& limits, QObject* parent,
+                               std::shared_ptr<RequestBudget> budget)
+    : QObject(parent), m_socket(socket), m_handler(handler), m_limits(limits),
+      m_scanner(limits.maxHeaderBytes), m_budget(std::move(budget)) {
     socket->setParent(this);
     socket->setReadBufferSize(kSocketReadBufferBytes);
     http_parser_init(&m_parser, HTTP_REQUEST);
@@ -119,19 +134,47 @@ int HttpConnection::onHeadersComplete(http_parser* p) {
     c->m_keepAlive = http_should_keep_alive(p) != 0;
     c->m_headComplete = true;
     c->m_timer.start(int(c->m_limits.bodyStallTimeoutMs));
-    if (c->m_handler->wantsBodyStream(r)) {
+    if (auto refusal = c->admitHead(p)) {
+        c->m_headError = std::move(refusal);
+        return kRefuseBody; // answered by parseBuffered()
+    }
+    if (c->m_streamBody) {
         // Dispatch before the first body byte: the handler decides (auth, quotas) first.
-        c->m_streamBody = true;
         c->m_headPending = true;
         http_parser_pause(p, 1);
         return 0;
     }
-    if (p->content_length != ULLONG_MAX && qint64(p->content_length) > c->m_limits.maxBodyBytes)
-        return kRefuseBody; // reported as 413 by parseBuffered()
     // RFC 9110 §10.1.1: the body is wanted, tell a client that waits for it.
     if (p->http_major == 1 && p->http_minor >= 1 && r.header("expect").toLower() == "100-continue")
         c->m_socket->write("HTTP/1.1 100 Continue\r\n\r\n");
     return 0;
+}
+
+std::optional<ApiError> HttpConnection::admitHead(http_parser* p) {
+    const HttpRequest& r = m_current;
+    // RFC 9112 §6.1: the only transfer coding we implement is chunked, alone (no gzip, no
+    // list, no repeated field); anything else is 501 rather than a body read a different way.
+    if (r.headerCount("transfer-encoding") > 1 ||
+        (r.headerCount("transfer-encoding") == 1 &&
+         r.header("transfer-encoding").toLower() != "chunked"))
+        return unsupportedCodingError();
+    if (auto refusal = m_handler->checkHead(r))
+        return refusal; // e.g. 401 before any body byte is read
+    if (m_handler->wantsBodyStream(r)) {
+        m_streamBody = true;
+        return std::nullopt;
+    }
+    const bool declared = p->content_length != ULLONG_MAX;
+    if (declared && qint64(p->content_length) > m_limits.maxBodyBytes)
+        return ApiError{413, QStringLiteral("body_too_large"),
+                        QStringLiteral("request body exceeds %1 bytes").arg(m_limits.maxBodyBytes)};
+    if (declared && p->content_length > 0) {
+        if (!m_budget.grow(qint64(p->content_length)))
+            return busyError();
+        m_bodyReserved = true;
+        m_current.body.reserve(qsizetype(p->content_length)); // no growth beyond what is held
+    }
+    return std::nullopt;
 }
 
 int HttpConnection::onBody(http_parser* p, const char* at, size_t len) {
@@ -145,6 +188,10 @@ int HttpConnection::onBody(http_parser* p, const char* at, size_t len) {
     }
     if (c->m_current.body.size() + qint64(len) > c->m_limits.maxBodyBytes)
         return kRefuseBody;
+    if (!c->m_bodyReserved && !c->m_budget.grow(qint64(len))) { // chunked: held as it comes
+        c->m_headError = busyError();
+        return kRefuseBody;
+    }
     c->m_current.body.append(at, qsizetype(len));
     return 0;
 }
@@ -171,10 +218,11 @@ void HttpConnection::readFromSocket() {
         m_socket->readAll(); // lingering: drop what the client still sends
         return;
     }
-    // A streamed body whose consumer is behind: once a buffer's worth waits here, leave the
-    // bytes in the socket (Qt stops reading the kernel buffer once its own is full, and TCP flow
-    // control reaches the client). Below that, keep reading, so a client that leaves is noticed.
-    if (m_streamBody && m_exchange && !canFeed() && m_input.size() >= m_limits.streamBufferBytes)
+    // A streamed body whose consumer is behind, or bytes pipelined behind a request in
+    // progress: once a buffer's worth waits here, leave the bytes in the socket (Qt stops
+    // reading the kernel buffer once its own is full, and TCP flow control reaches the client).
+    // Below that, keep reading, so a client that leaves is noticed.
+    if (!canFeed() && m_input.size() >= m_limits.streamBufferBytes)
         return;
     if (m_input.isEmpty()) // a streamed body passes here a GiB at a time: no copy
         m_input = m_socket->readAll();
@@ -199,6 +247,8 @@ void HttpConnection::parseBuffered() {
     while (!m_input.isEmpty() && canFeed()) {
         if (!m_inMessage && !m_messageReady)
             m_timer.start(int(m_limits.headerTimeoutMs));
+        if (!scanHead())
+            return;
         const bool feedingStream = m_streamBody && m_exchange;
         const size_t n = http_parser_execute(&m_parser, &m_settings, m_input.constData(),
                                              size_t(m_input.size()));
@@ -211,6 +261,12 @@ void HttpConnection::parseBuffered() {
             consumeInput(qsizetype(n));
             http_parser_pause(&m_parser, 0);
         } else if (err != HPE_OK) {
+            if (m_headError) { // a callback refused the head or the body (401, 413, 501, 503)
+                const ApiError refusal = *m_headError;
+                m_headError.reset();
+                failRequest(refusal);
+                return;
+            }
             // Callbacks return kRefuseBody for a body over the limit, 1 for an oversized head.
             const bool bodyTooLarge = err == HPE_CB_headers_complete || err == HPE_CB_body;
             if (bodyTooLarge)
@@ -222,6 +278,8 @@ void HttpConnection::parseBuffered() {
                 failRequest(
                     431, QStringLiteral("headers_too_large"),
                     QStringLiteral("request head exceeds %1 bytes").arg(m_limits.maxHeaderBytes));
+            else if (err == HPE_INVALID_TRANSFER_ENCODING) // a coding after chunked, or none
+                failRequest(unsupportedCodingError());
             else
                 failRequest(400, QStringLiteral("bad_request"),
                             QStringLiteral("malformed HTTP request: %1")
@@ -247,6 +305,22 @@ void HttpConnection::parseBuffered() {
         else if (err == HPE_OK)
             break; // need more bytes
     }
+}
+
+bool HttpConnection::scanHead() {
+    if (m_scanner.isDone()) {
+        if (m_inMessage)
+            return true;   // past this message's head: body bytes
+        m_scanner.reset(); // the next message starts with these bytes
+    }
+    // Every byte in m_input is new to the scanner: the parser consumed all the head bytes
+    // before (it pauses only once a head is complete).
+    qsizetype headBytes = 0;
+    if (m_scanner.scan(m_input.constData(), m_input.size(), &headBytes) !=
+        RequestHeadScanner::Verdict::Invalid)
+        return true;
+    failRequest(m_scanner.error());
+    return false;
 }
 
 void HttpConnection::dispatch() {
@@ -288,6 +362,7 @@ void HttpConnection::handOver(QByteArray* buffered) {
         m_exchange->deleteLater();
         m_exchange = nullptr;
     }
+    m_budget.release();
 }
 
 void HttpConnection::onExchangeFinished() {
@@ -304,6 +379,8 @@ void HttpConnection::onExchangeFinished() {
         m_exchange->deleteLater();
     }
     m_exchange = nullptr;
+    m_budget.release(); // the body goes with the exchange
+    m_bodyReserved = false;
     if (drainLimit > 0) {
         m_keepAlive = false;
         m_draining = true;
@@ -319,23 +396,32 @@ void HttpConnection::onExchangeFinished() {
     }
     m_timer.start(int(m_limits.idleTimeoutMs));
     parseBuffered();
+    // Pipelined bytes left in Qt's buffer while the request ran: no readyRead comes for them.
+    if (m_socket->bytesAvailable() > 0)
+        readFromSocket();
 }
 
-void HttpConnection::failRequest(int status, const QString& code, const QString& message) {
+void HttpConnection::failRequest(const ApiError& error) {
     m_keepAlive = false;
     m_timer.stop();
     if (m_streamBody && m_exchange) {
         // The broken body belongs to a dispatched exchange: it tells its handler and answers.
         m_streamBody = false;
         QPointer<HttpConnection> guard(this);
-        m_exchange->failBody(ApiError{status, code, message});
+        m_exchange->failBody(error);
         if (guard)
             closeConnection();
         return;
     }
     m_closing = true;
     HttpExchange e(std::move(m_current), m_socket, false, nullptr);
-    e.replyError(status, code, message);
+    m_current = HttpRequest{};
+    m_budget.release();
+    if (error.httpStatus == 503)
+        e.reply(503, error.toJsonBody() + '\n', "application/json; charset=utf-8",
+                {{"Retry-After", "1"}});
+    else
+        e.replyError(error);
     closeConnection();
 }
 

@@ -1,12 +1,18 @@
 #pragma once
 
 #include "agent/http/HttpRequest.h"
+#include "agent/http/RequestBudget.h"
+#include "agent/http/RequestHeadScanner.h"
+#include "shared/ApiError.h"
 
 #include <QObject>
 #include <QPointer>
 #include <QTimer>
 
 #include <http_parser.h>
+
+#include <memory>
+#include <optional>
 
 class QTcpSocket;
 
@@ -25,6 +31,14 @@ public:
     /// readBody(), bodyReadyRead(), bodyComplete()) without the maxBodyBytes limit, the socket
     /// being read only while fewer than HttpLimits::streamBufferBytes wait unread.
     /// false (default): the body is buffered (at most maxBodyBytes, else 413) before handle().
+    /// Asked once the request head has arrived, before wantsBodyStream() and before any body
+    /// byte is read. An error is answered at once and the connection is closed (lingering
+    /// close, RFC 9112 §9.6), so that a request that would be refused anyway (a missing or
+    /// wrong token, RFC 9110 §11.6.1) never has its body read or held. Default: no objection.
+    virtual std::optional<ApiError> checkHead(const HttpRequest& head) {
+        Q_UNUSED(head);
+        return std::nullopt;
+    }
     virtual bool wantsBodyStream(const HttpRequest& head) {
         Q_UNUSED(head);
         return false;
@@ -46,12 +60,25 @@ struct HttpLimits {
     /// read and dropped (after a write shutdown) so that the client gets the response rather
     /// than a reset (the "lingering close" of RFC 9112 §9.6).
     qint64 lingerMs = 2000;
+    /// Open connections at most (HttpServer); beyond, a new one gets 503 and is closed.
+    /// 0: no cap.
+    qint64 maxConnections = 512;
+    /// Buffered request bodies of all connections together hold at most this many bytes
+    /// (RequestBudget); a body that does not fit gets 503. 0: no bound.
+    qint64 maxBufferedRequestBytes = 256LL * 1024 * 1024;
 };
 
 /// One client connection: parses requests with http-parser (one at a time; pipelined requests
 /// wait), hands each to the handler, and keeps the connection alive per RFC 9112 §9.3.
 /// Framing errors (both Content-Length and Transfer-Encoding, bad chunk sizes, bad header
 /// syntax) get a 400 JSON error and the connection is closed after it (lingering close).
+/// Where http-parser is lenient, RequestHeadScanner holds the head to RFC 9112 first (CRLF
+/// only, no obs-fold, request line with HTTP/1.0 or HTTP/1.1: 400/505), and a transfer coding
+/// other than exactly `chunked` is 501 (RFC 9112 §6.1). Then RequestHandler::checkHead() may
+/// refuse the head before a body byte is read. A buffered body reserves its bytes in the
+/// server-wide RequestBudget first (Content-Length at once, chunked as it arrives): no room →
+/// 503 with Retry-After. Bytes pipelined behind a request in progress are read only up to
+/// HttpLimits::streamBufferBytes; the rest waits in the kernel.
 ///
 /// Streamed request bodies (RequestHandler::wantsBodyStream): the exchange is created as soon
 /// as the head is parsed; body bytes (Content-Length or chunked, decoded) are fed to it only
@@ -65,8 +92,9 @@ class HttpConnection final : public QObject {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(HttpConnection)
 public:
+    /// @p budget: the server's bound on buffered request bytes (null: unbounded).
     HttpConnection(QTcpSocket* socket, RequestHandler* handler, const HttpLimits& limits,
-                   QObject* parent);
+                   QObject* parent, std::shared_ptr<RequestBudget> budget = nullptr);
     ~HttpConnection() override;
 
 private:
@@ -97,7 +125,16 @@ private:
     void onExchangeFinished();
     /// HttpExchange::takeOverConnection(): lets go of the socket.
     void handOver(QByteArray* buffered);
-    void failRequest(int status, const QString& code, const QString& message);
+    void failRequest(int status, const QString& code, const QString& message) {
+        failRequest(ApiError{status, code, message});
+    }
+    /// Answers @p error (a 503 with `Retry-After: 1`) and closes the connection.
+    void failRequest(const ApiError& error);
+    /// Checks a complete head (transfer coding, handler, size, budget); the refusal or null.
+    std::optional<ApiError> admitHead(http_parser* p);
+    /// Runs RequestHeadScanner over the head bytes at the start of m_input; false after
+    /// answering a refused head.
+    bool scanHead();
     void onTimeout();
     void closeConnection();
     void shutdownWriteWhenFlushed();
@@ -127,6 +164,10 @@ private:
     qint64 m_drainLeft = 0;  ///< body bytes still allowed while draining
     QPointer<HttpExchange> m_exchange;
     QTimer m_timer;
+    RequestHeadScanner m_scanner;
+    std::optional<ApiError> m_headError; ///< why a callback stopped the parser (answered next)
+    BudgetShare m_budget;                ///< the buffered body's bytes in the server's budget
+    bool m_bodyReserved = false;         ///< the whole declared Content-Length is in m_budget
 };
 
 } // namespace runbox::http

@@ -55,6 +55,8 @@ QByteArray reasonPhrase(int status) {
         return "Bad Gateway";
     case 503:
         return "Service Unavailable";
+    case 505:
+        return "HTTP Version Not Supported";
     default:
         return "Status";
     }

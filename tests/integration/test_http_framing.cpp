@@ -1,9 +1,13 @@
 // HTTP/1.1 framing at the agent's front door, driven with hand-made bytes on raw sockets.
+// Requests that must get past the head checks carry a valid token (the head is authenticated
+// before any body byte is read, docs/contracts.md "HTTP front door"); their signatures need
+// not match the body when the framing is what is under test.
 #include "shared/ApiClient.h"
 #include "support/AgentProcess.h"
 #include "support/RawHttp.h"
 
 #include <QDateTime>
+#include <QFile>
 #include <QTest>
 
 using namespace runbox;
@@ -12,7 +16,11 @@ using namespace runbox::testsupport;
 class TestHttpFraming final : public QObject {
     Q_OBJECT
 private Q_SLOTS:
-    void initTestCase() { QVERIFY2(m_agent.start(), qPrintable(m_agent.errorString())); }
+    void initTestCase() {
+        QVERIFY2(m_agent.start(), qPrintable(m_agent.errorString()));
+        m_ws = m_agent.createWorkspace();
+        QVERIFY2(!m_ws.isEmpty(), qPrintable(m_agent.errorString()));
+    }
     void cleanupTestCase() { QVERIFY2(m_agent.stop(), qPrintable(m_agent.log())); }
 
     void testWellFormedRequestIsAnswered() {
@@ -43,7 +51,8 @@ private Q_SLOTS:
     }
     void testBadChunkSizeIs400() {
         QFETCH(QByteArray, chunks);
-        const HeaderList headers{{"Transfer-Encoding", "chunked"}};
+        HeaderList headers = signedHeaders(m_agent.token(), "POST", "/v1/workspaces", {}, now());
+        headers << qMakePair(QByteArray("Transfer-Encoding"), QByteArray("chunked"));
         verifyRejectedAndClosed(buildRequest("POST", "/v1/workspaces", headers, chunks), 400);
     }
 
@@ -53,14 +62,16 @@ private Q_SLOTS:
 
     void testOversizeContentLengthIs413() {
         // The default request-body limit is 16 MiB; the head alone must be enough to refuse.
-        const HeaderList headers{{"Content-Type", "application/json"},
-                                 {"Content-Length", QByteArray::number(17LL << 20)}};
+        HeaderList headers = signedHeaders(m_agent.token(), "POST", "/v1/workspaces", {}, now());
+        headers << qMakePair(QByteArray("Content-Type"), QByteArray("application/json"))
+                << qMakePair(QByteArray("Content-Length"), QByteArray::number(17LL << 20));
         verifyRejectedAndClosed(buildRequest("POST", "/v1/workspaces", headers), 413);
     }
 
     void testOversizeBodyIsNotParsedAsFurtherRequests() {
         // Body bytes of a refused request must never be read as a pipelined request (smuggling).
-        const HeaderList headers{{"Content-Length", QByteArray::number(17LL << 20)}};
+        HeaderList headers = signedHeaders(m_agent.token(), "POST", "/v1/workspaces", {}, now());
+        headers << qMakePair(QByteArray("Content-Length"), QByteArray::number(17LL << 20));
         const QByteArray smuggled = buildRequest("GET", "/health", {});
         RawHttpConnection c;
         QVERIFY(c.connectTo(m_agent.port()));
@@ -72,13 +83,102 @@ private Q_SLOTS:
 
     void testOversizeChunkedBodyIs413() {
         const QByteArray body(17 << 20, ' ');
-        const HeaderList headers{{"Transfer-Encoding", "chunked"}};
+        HeaderList headers = signedHeaders(m_agent.token(), "POST", "/v1/workspaces", {}, now());
+        headers << qMakePair(QByteArray("Transfer-Encoding"), QByteArray("chunked"));
         RawHttpConnection c;
         QVERIFY(c.connectTo(m_agent.port()));
         c.send(buildRequest("POST", "/v1/workspaces", headers, chunkedBody(body, 1 << 20)), 30000);
         const RawHttpResponse r = c.readResponse(30000);
         QCOMPARE(r.status, 413);
         QCOMPARE(r.errorCode(), QStringLiteral("body_too_large"));
+    }
+
+    // --- strict parsing where http-parser is lenient (RFC 9112; docs/contracts.md) ---
+
+    void testChunkedAloneIsTheOnlyTransferCoding_data() {
+        QTest::addColumn<HeaderList>("codings");
+        QTest::newRow("gzip, chunked") << HeaderList{{"Transfer-Encoding", "gzip, chunked"}};
+        QTest::newRow("chunked, gzip") << HeaderList{{"Transfer-Encoding", "chunked, gzip"}};
+        QTest::newRow("gzip alone") << HeaderList{{"Transfer-Encoding", "gzip"}};
+        QTest::newRow("chunked twice")
+            << HeaderList{{"Transfer-Encoding", "chunked"}, {"Transfer-Encoding", "chunked"}};
+        QTest::newRow("chunked with parameter") << HeaderList{{"Transfer-Encoding", "chunked;q=1"}};
+    }
+    void testChunkedAloneIsTheOnlyTransferCoding() {
+        // A correctly signed exec: were the coding ignored, the command would run (smuggling).
+        QFETCH(HeaderList, codings);
+        const QByteArray target = "/v1/workspaces/" + m_ws.toUtf8() + "/exec";
+        const QByteArray body = "{\"kind\":\"shell\",\"code\":\"touch /workspace/te-marker\"}";
+        HeaderList headers = signedHeaders(m_agent.token(), "POST", target, body, now());
+        headers << qMakePair(QByteArray("Content-Type"), QByteArray("application/json")) << codings;
+        verifyRejectedAndClosed(buildRequest("POST", target, headers, chunkedBody(body, 8)), 501);
+        QVERIFY(!QFile::exists(m_agent.workspaceDir(m_ws) + QStringLiteral("/te-marker")));
+    }
+
+    void testChunkedTransferCodingStillRunsTheExec() {
+        // Positive control of the test above: the same request with plain `chunked` runs.
+        const QByteArray target = "/v1/workspaces/" + m_ws.toUtf8() + "/exec";
+        const QByteArray body = "{\"kind\":\"shell\",\"code\":\"touch /workspace/te-ok\"}";
+        HeaderList headers = signedHeaders(m_agent.token(), "POST", target, body, now());
+        headers << qMakePair(QByteArray("Content-Type"), QByteArray("application/json"))
+                << qMakePair(QByteArray("Transfer-Encoding"), QByteArray("Chunked"));
+        const RawHttpResponse r = rawRoundTrip(
+            m_agent.port(), buildRequest("POST", target, headers, chunkedBody(body, 8)), 30000);
+        QVERIFY2(r.status == 200, r.body.constData());
+        QVERIFY(QFile::exists(m_agent.workspaceDir(m_ws) + QStringLiteral("/te-ok")));
+    }
+
+    void testRequestLineVersion_data() {
+        QTest::addColumn<QByteArray>("head");
+        QTest::addColumn<int>("status");
+        QTest::newRow("no version (HTTP/0.9 style)") << QByteArray("GET /health\r\n\r\n") << 400;
+        QTest::newRow("no version, with a header")
+            << QByteArray("GET /health\r\nHost: x\r\n\r\n") << 400;
+        QTest::newRow("lowercase http") << QByteArray("GET /health http/1.1\r\n\r\n") << 400;
+        QTest::newRow("two spaces") << QByteArray("GET  /health HTTP/1.1\r\n\r\n") << 400;
+        QTest::newRow("trailing word")
+            << QByteArray("GET /health HTTP/1.1 x\r\nHost: x\r\n\r\n") << 400;
+        QTest::newRow("HTTP/0.9") << QByteArray("GET /health HTTP/0.9\r\n\r\n") << 505;
+        QTest::newRow("HTTP/2.0") << QByteArray("GET /health HTTP/2.0\r\nHost: x\r\n\r\n") << 505;
+        QTest::newRow("HTTP/1.2") << QByteArray("GET /health HTTP/1.2\r\nHost: x\r\n\r\n") << 505;
+    }
+    void testRequestLineVersion() {
+        QFETCH(QByteArray, head);
+        QFETCH(int, status);
+        verifyRejectedAndClosed(head, status);
+    }
+
+    void testHttp10AndLeadingEmptyLineAreServed() {
+        // Positive controls: HTTP/1.0 and one CRLF before the request line (RFC 9112 §2.2).
+        RawHttpResponse r = rawRoundTrip(m_agent.port(), "GET /health HTTP/1.0\r\n\r\n");
+        QCOMPARE(r.status, 200);
+        r = rawRoundTrip(m_agent.port(), "\r\nGET /health HTTP/1.1\r\nHost: x\r\n\r\n");
+        QCOMPARE(r.status, 200);
+    }
+
+    void testLineTerminatorsOtherThanCrlfAre400_data() {
+        QTest::addColumn<QByteArray>("head");
+        QTest::newRow("bare LF everywhere") << QByteArray("GET /health HTTP/1.1\nHost: x\n\n");
+        QTest::newRow("bare LF after the request line")
+            << QByteArray("GET /health HTTP/1.1\nHost: x\r\n\r\n");
+        QTest::newRow("bare LF ending the head")
+            << QByteArray("GET /health HTTP/1.1\r\nHost: x\r\n\n");
+        QTest::newRow("bare CR") << QByteArray("GET /health HTTP/1.1\rHost: x\r\n\r\n");
+        QTest::newRow("obs-fold") << QByteArray("GET /health HTTP/1.1\r\nHost: x\r\n y\r\n\r\n");
+    }
+    void testLineTerminatorsOtherThanCrlfAre400() {
+        QFETCH(QByteArray, head);
+        verifyRejectedAndClosed(head, 400);
+    }
+
+    void testBareLfHeadCannotSmuggleASecondRequest() {
+        // "X: y\nContent-Length: 5" hidden in one header for a CRLF-only front end.
+        const QByteArray target = "/v1/workspaces/" + m_ws.toUtf8() + "/exec";
+        const QByteArray body = "{\"kind\":\"shell\",\"code\":\"touch /workspace/lf-marker\"}";
+        HeaderList headers = signedHeaders(m_agent.token(), "POST", target, body, now());
+        headers << qMakePair(QByteArray("X-Note"), QByteArray("a\nContent-Length: 0"));
+        verifyRejectedAndClosed(buildRequest("POST", target, headers, body), 400);
+        QVERIFY(!QFile::exists(m_agent.workspaceDir(m_ws) + QStringLiteral("/lf-marker")));
     }
 
     void testKeepAliveServesTwoRequestsOnOneConnection() {
@@ -166,6 +266,7 @@ private:
     }
 
     AgentProcess m_agent;
+    QString m_ws;
 };
 
 QTEST_GUILESS_MAIN(TestHttpFraming)
