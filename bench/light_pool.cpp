@@ -12,6 +12,9 @@
 // delete p50 ≤ 1 ms.
 //
 // Usage (as root): bench_light_pool [--count N] [--clients C] [--raw N] [--probes N]
+//                                   [--agent PATH]
+// --agent runs another build's runbox-agent (its runbox-light-supervisor next to it), so two
+// builds can be measured interleaved by the same client.
 #include "LightRawLaunch.h"
 
 #include "shared/RequestSigner.h"
@@ -236,6 +239,7 @@ bool execTrue(Client& client, const QString& id) {
 int main(int argc, char** argv) {
     QCoreApplication app(argc, argv);
     int count = 1000, clients = 32, rawCount = 300, probes = 200;
+    QString agentPath = QStringLiteral(RUNBOX_BINARY_DIR "/agent/runbox-agent");
     const QStringList args = app.arguments();
     for (int i = 1; i + 1 < args.size(); i += 2) {
         if (args[i] == QLatin1String("--count"))
@@ -246,6 +250,8 @@ int main(int argc, char** argv) {
             rawCount = qMax(1, args[i + 1].toInt());
         else if (args[i] == QLatin1String("--probes"))
             probes = qBound(1, args[i + 1].toInt(), 4096);
+        else if (args[i] == QLatin1String("--agent"))
+            agentPath = args[i + 1];
     }
     if (::geteuid() != 0) {
         std::fprintf(stderr, "bench_light_pool needs root (light workspaces setuid)\n");
@@ -260,9 +266,8 @@ int main(int argc, char** argv) {
     agent.setProcessEnvironment(env);
     agent.setProcessChannelMode(QProcess::ForwardedErrorChannel);
     agent.setChildProcessModifier([] { ::prctl(PR_SET_PDEATHSIG, SIGTERM); });
-    agent.start(QStringLiteral(RUNBOX_BINARY_DIR "/agent/runbox-agent"),
-                {QStringLiteral("--state-dir"), state.path(), QStringLiteral("--listen"),
-                 QStringLiteral("127.0.0.1:0")});
+    agent.start(agentPath, {QStringLiteral("--state-dir"), state.path(), QStringLiteral("--listen"),
+                            QStringLiteral("127.0.0.1:0")});
     QFile urlFile(state.path() + QStringLiteral("/agent.url"));
     for (int i = 0; i < 600 && !urlFile.exists(); ++i)
         QThread::msleep(50);

@@ -3,6 +3,7 @@
 #include "agent/api/AuthVerifier.h"
 #include "agent/api/LightRootPath.h"
 #include "agent/api/LightRun.h"
+#include "agent/egress/EgressService.h"
 #include "agent/light/LightExecMessage.h"
 #include "agent/light/LightWorkspaceHost.h"
 #include "agent/light/RlimitsJson.h"
@@ -123,9 +124,10 @@ void LightService::applyQuotas() {
 
 std::optional<ApiError> LightService::parseCreate(const QJsonObject& body,
                                                   LightCreateRequest* out) const {
-    static const QStringList known = {
-        "isolation",   "count",        "env",           "idleTimeoutS",  "maxProcs",
-        "maxMemoryMb", "maxOpenFiles", "maxFileSizeMb", "maxCpuSeconds", "allowedConnectPorts"};
+    static const QStringList known = {"isolation",           "count",         "env",
+                                      "idleTimeoutS",        "maxProcs",      "maxMemoryMb",
+                                      "maxOpenFiles",        "maxFileSizeMb", "maxCpuSeconds",
+                                      "allowedConnectPorts", "allowUdp"};
     for (auto it = body.begin(); it != body.end(); ++it)
         if (!known.contains(it.key()))
             return bad(QStringLiteral("unknown field \"%1\"").arg(it.key()));
@@ -173,6 +175,13 @@ std::optional<ApiError> LightService::parseCreate(const QJsonObject& body,
                 r.options.allowedConnectPorts.append(quint16(*port));
         }
     }
+    const QJsonValue udp = body.value(QLatin1String("allowUdp"));
+    if (!udp.isUndefined() && !udp.isNull()) {
+        if (!udp.isBool())
+            return ApiError{400, QStringLiteral("invalid_network_policy"),
+                            QStringLiteral("allowUdp must be true or false")};
+        r.options.allowUdp = udp.toBool();
+    }
     *out = std::move(r);
     return std::nullopt;
 }
@@ -181,6 +190,17 @@ void LightService::create(const LightCreateRequest& request, const QString& owne
                           CreateDone done) {
     if (!available())
         return done(ApiError{503, QStringLiteral("light_unavailable"), availability().reason}, {});
+    // The network is fixed now, from the policy in force and the request's explicit grants
+    // (docs/light-workspaces.md "Network").
+    LightCreateRequest fixed = request;
+    fixed.options.policyMode = egress::NetworkPolicy::toString(
+        m_context->egress ? m_context->egress->currentPolicy().mode()
+                          : egress::NetworkPolicy::Mode::None);
+    createFixed(fixed, ownerTokenId, std::move(done));
+}
+
+void LightService::createFixed(const LightCreateRequest& request, const QString& ownerTokenId,
+                               CreateDone done) {
     if (request.count <= kInlineCreateMax) {
         light::LightCreateResult result;
         if (auto err = m_host->create(request.options, request.count, &result))
@@ -226,7 +246,7 @@ void LightService::finishCreate(const LightCreateRequest& request, const QString
         ws.uid = info.uid;
         ws.fs = std::move(fs);
         made << ws;
-        confinements << info.confinement.toJson();
+        confinements << info.workspaceConfinementJson();
     }
     std::optional<ApiError> error;
     if (!made.isEmpty())
@@ -323,6 +343,11 @@ void LightService::removeAll(
         forget(id);
     removeInBackground(
         ids, [ids, done = std::move(done)](const QList<ApiError>& errors) { done(ids, errors); });
+}
+
+QJsonObject LightService::confinementOf(const QString& id) const {
+    const auto info = m_host ? m_host->info(id) : std::nullopt;
+    return info ? info->workspaceConfinementJson() : QJsonObject();
 }
 
 void LightService::touch(const QString& id) {

@@ -66,7 +66,8 @@ public:
     /// Reads a create body (isolation already checked): `count` (1..4096), `env` (object of
     /// strings, sandbox::EnvPolicy rules), `idleTimeoutS` (0..604800; default from the config),
     /// `maxProcs`, `maxMemoryMb`, `maxOpenFiles`, `maxFileSizeMb`, `maxCpuSeconds`
-    /// (light::RlimitsJson), `allowedConnectPorts` (array of 1..65535). 400 on anything else.
+    /// (light::RlimitsJson), `allowedConnectPorts` (array of 1..65535: TCP connect only to
+    /// these), `allowUdp` (bool: UDP sockets to anywhere). 400 on anything else.
     std::optional<ApiError> parseCreate(const QJsonObject& body, LightCreateRequest* out) const;
 
     using CreateDone = std::function<void(std::optional<ApiError> error, const QJsonObject& body)>;
@@ -74,7 +75,11 @@ public:
     /// `{"workspaces":[{"id","token","uid","isolation":"light","confinement":{…},"createdAt"}],
     /// "rejected":M}` (a full host is not an error: M counts what did not fit), or an error:
     /// 503 light_unavailable, 400s from the host, store errors.
+    /// The workspaces' network is fixed here: the policy mode in force plus the request's grants.
     void create(const LightCreateRequest& request, const QString& ownerTokenId, CreateDone done);
+    /// The `confinement` object of light workspace @p id (with `networkAccess`), as create
+    /// returned it; {} when unknown.
+    QJsonObject confinementOf(const QString& id) const;
 
     using RemoveDone = std::function<void(std::optional<ApiError> error)>;
     /// Deletes light workspace @p id (404 when unknown; 500 cleanup_failed with the reason when
@@ -104,6 +109,9 @@ private:
         qint64 lastUsedMs = 0;
         int active = 0;
     };
+    /// create() once the network is fixed in @p request.
+    void createFixed(const LightCreateRequest& request, const QString& ownerTokenId,
+                     CreateDone done);
     /// Registers what the host created; answers @p done.
     void finishCreate(const LightCreateRequest& request, const QString& ownerTokenId,
                       const light::LightCreateResult& result, CreateDone done);

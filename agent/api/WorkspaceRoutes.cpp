@@ -96,9 +96,15 @@ void WorkspaceRoutes::registerRoutes(Router& router, AgentContext* ctx,
                    const QString isolation =
                        ex->request().queryValue(QStringLiteral("isolation"), &filtered);
                    QJsonArray items;
-                   for (const workspace::Workspace& ws : ctx->workspaces->list())
-                       if (who.mayUseWorkspace(ws.id) && (!filtered || ws.isolation == isolation))
-                           items.append(ws.toJson());
+                   for (const workspace::Workspace& ws : ctx->workspaces->list()) {
+                       if (!who.mayUseWorkspace(ws.id) || (filtered && ws.isolation != isolation))
+                           continue;
+                       QJsonObject item = ws.toJson();
+                       if (ws.isLight() && ctx->light)
+                           item.insert(QStringLiteral("confinement"),
+                                       ctx->light->confinementOf(ws.id));
+                       items.append(item);
+                   }
                    ex->replyJson(200, {{"workspaces", items}});
                });
     router.add("DELETE", QStringLiteral("/v1/workspaces"),

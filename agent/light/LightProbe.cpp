@@ -19,6 +19,7 @@ LightAvailability LightProbe::run(const LightHostConfig& config) {
     result.expected.pidNamespace = pidNamespace;
     result.expected.privateProc = pidNamespace && config.privateProc;
     result.expected.hostRuntimeDirsMasked = result.expected.privateProc;
+    result.expected.seccomp = true; // the supervisor refuses to start without it
     for (const char* dir : {"/run/", "/tmp/", "/var/tmp/", "/dev/shm/"}) {
         if (config.workspaceRoot.startsWith(QLatin1String(dir)))
             result.expected.hostRuntimeDirsMasked = false;

@@ -39,6 +39,40 @@ QJsonObject LightConfinement::toJson() const {
         {QStringLiteral("pidNamespace"), pidNamespace},
         {QStringLiteral("privateProc"), privateProc},
         {QStringLiteral("hostRuntimeDirsMasked"), hostRuntimeDirsMasked},
+        {QStringLiteral("seccomp"), seccomp},
+    };
+}
+
+QJsonObject LightConfinement::networkAccessJson() const {
+    QJsonArray families{QStringLiteral("unix")};
+    if (inetStream || inetDatagram)
+        families << QStringLiteral("inet") << QStringLiteral("inet6");
+    QJsonArray ports;
+    for (quint16 port : tcpConnectPorts)
+        ports.append(port);
+    QString summary;
+    if (!seccomp)
+        summary = QStringLiteral("no seccomp profile: socket families are not restricted");
+    else if (!inetStream && !inetDatagram)
+        summary = QStringLiteral("unix sockets only: no AF_INET/AF_INET6 socket can be created");
+    else
+        summary = (inetStream ? QStringLiteral("TCP connect to the listed ports only (any "
+                                               "address); no TCP bind")
+                              : QStringLiteral("no TCP")) +
+                  (inetDatagram ? QStringLiteral("; UDP to and from anywhere (Landlock cannot "
+                                                 "filter UDP)")
+                                : QStringLiteral("; no UDP"));
+    if (policyMode == QLatin1String("domain-allowlist"))
+        summary += QStringLiteral("; the egress gateway is not offered to light workspaces, so "
+                                  "the domain allowlist gives them no network");
+    return QJsonObject{
+        {QStringLiteral("policyMode"),
+         policyMode.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(policyMode)},
+        {QStringLiteral("families"), families},
+        {QStringLiteral("tcpConnectPorts"), ports},
+        {QStringLiteral("udp"), inetDatagram},
+        {QStringLiteral("egressGateway"), QJsonValue(QJsonValue::Null)},
+        {QStringLiteral("summary"), summary},
     };
 }
 
@@ -52,6 +86,9 @@ LightConfinement LightConfinement::fromFlags(int abi, std::uint32_t flags) {
     confinement.pidNamespace = flags & wire::kHasPidNamespace;
     confinement.privateProc = flags & wire::kHasPrivateProc;
     confinement.hostRuntimeDirsMasked = flags & wire::kHasMaskedRuntimeDirs;
+    confinement.seccomp = flags & wire::kHasSeccomp;
+    confinement.inetStream = flags & wire::kHasInetStream;
+    confinement.inetDatagram = flags & wire::kHasInetDatagram;
     return confinement;
 }
 
@@ -64,6 +101,12 @@ QJsonObject LightAvailability::toJson() const {
     };
 }
 
+QJsonObject LightWorkspaceInfo::workspaceConfinementJson() const {
+    QJsonObject json = confinement.toJson();
+    json.insert(QStringLiteral("networkAccess"), confinement.networkAccessJson());
+    return json;
+}
+
 QJsonObject LightWorkspaceInfo::toJson() const {
     QJsonArray ports;
     for (quint16 port : allowedConnectPorts)
@@ -72,7 +115,7 @@ QJsonObject LightWorkspaceInfo::toJson() const {
         {QStringLiteral("id"), id},
         {QStringLiteral("uid"), static_cast<double>(uid)},
         {QStringLiteral("isolation"), QStringLiteral("light")},
-        {QStringLiteral("confinement"), confinement.toJson()},
+        {QStringLiteral("confinement"), workspaceConfinementJson()},
         {QStringLiteral("limits"), RlimitsJson::toJson(limits)},
         {QStringLiteral("allowedConnectPorts"), ports},
         {QStringLiteral("runningExecutions"), runningExecutions},

@@ -62,11 +62,23 @@ struct LightConfinement {
     /// namespace, so host unix sockets there cannot be reached by path (Landlock does not
     /// restrict connect(2) to pathname sockets). False when one of them holds the workspace root.
     bool hostRuntimeDirsMasked = false;
+    /// The light seccomp profile (LightSeccompProfile): native ABI only, no io_uring, socket(2)
+    /// arguments checked.
+    bool seccomp = false;
+    bool inetStream = false;        ///< AF_INET/AF_INET6 TCP sockets may be created
+    bool inetDatagram = false;      ///< AF_INET/AF_INET6 UDP sockets may be created (to anywhere)
+    QList<quint16> tcpConnectPorts; ///< the Landlock TCP connect rules
+    QString policyMode;             ///< the network policy's mode when the workspace was made
 
     /// `{"mode":"landlock","landlockAbi":7,"filesystem":true,"network":true,
     ///   "scopedAbstractUnixSockets":true,"scopedSignals":true,"pidNamespace":true,
-    ///   "privateProc":true,"hostRuntimeDirsMasked":true}`
+    ///   "privateProc":true,"hostRuntimeDirsMasked":true,"seccomp":true,
+    ///   "networkAccess":{"policyMode":"none","families":["unix","inet","inet6"],
+    ///   "tcpConnectPorts":[8080],"udp":false,"egressGateway":null,"summary":"…"}}`
+    /// (`networkAccess` only on a workspace's own confinement; see docs/light-workspaces.md).
     QJsonObject toJson() const;
+    /// The `networkAccess` object alone.
+    QJsonObject networkAccessJson() const;
     /// From a supervisor's Hello flags (wire::kHas*).
     static LightConfinement fromFlags(int abi, std::uint32_t flags);
 };
@@ -87,6 +99,11 @@ struct LightWorkspaceOptions {
     QMap<QString, QString> env; ///< applied to every exec, under the exec's own env; memory only
     Rlimits limits;
     QList<quint16> allowedConnectPorts; ///< TCP connect allowed only to these (network policy)
+    /// UDP sockets (to and from anywhere: Landlock cannot filter UDP). The operator's grant.
+    bool allowUdp = false;
+    /// The network policy's mode in force at creation ("none", "domain-allowlist"), for
+    /// `confinement.networkAccess`; "" when unknown (the host alone, in tests).
+    QString policyMode;
 };
 
 /// A workspace as reported to callers (never includes its env).
@@ -105,6 +122,8 @@ struct LightWorkspaceInfo {
     /// `{"id","uid","isolation":"light","confinement":{…},"limits":{…},"allowedConnectPorts":[…],
     ///   "runningExecutions":N}`
     QJsonObject toJson() const;
+    /// `confinement.toJson()` with its `networkAccess` (what this workspace's sockets may do).
+    QJsonObject workspaceConfinementJson() const;
 };
 
 struct LightCreateResult {

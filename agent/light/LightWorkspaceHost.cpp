@@ -43,6 +43,8 @@ struct LightWorkspaceHost::Workspace {
     QString home;
     Rlimits limits;
     QList<quint16> ports;
+    bool udp = false;
+    QString policyMode;
     QMap<QString, QString> env; // memory only: never written anywhere
     qint64 createdMs = 0;
     std::atomic<qint64> lastUsedMs{0};
@@ -151,7 +153,7 @@ bool LightWorkspaceHost::runSelfTest(QString* error) {
         const LightExitStatus status = execution->status();
         const auto confinement = info(id)->confinement;
         ok = status.kind == LightExitStatus::Kind::Exited && status.exitCode == 0 &&
-             confinement.landlockAbi >= m_config.minLandlockAbi &&
+             confinement.landlockAbi >= m_config.minLandlockAbi && confinement.seccomp &&
              confinement.pidNamespace == m_pidNamespace && confinement.privateProc == m_privateProc;
         if (!ok)
             *error = status.message.isEmpty()
@@ -219,6 +221,8 @@ std::optional<ApiError> LightWorkspaceHost::create(const LightWorkspaceOptions& 
             m_config.workspaceRoot + QLatin1Char('/') + QString::fromLatin1(workspace->homeName);
         workspace->limits = options.limits;
         workspace->ports = options.allowedConnectPorts;
+        workspace->udp = options.allowUdp;
+        workspace->policyMode = options.policyMode;
         workspace->env = options.env;
         workspace->createdMs = nowMs();
         workspace->lastUsedMs = workspace->createdMs;
@@ -314,6 +318,7 @@ std::shared_ptr<SupervisorChannel> LightWorkspaceHost::ensureChannel(Workspace& 
     request.portCount = static_cast<std::uint32_t>(workspace.ports.size());
     for (qsizetype i = 0; i < workspace.ports.size(); ++i)
         request.ports[i] = workspace.ports.at(i);
+    request.network = workspace.udp ? wire::kNetworkUdp : 0;
     wire::copyString(request.home, sizeof(request.home), workspace.home.toStdString());
     const bool sent = m_zygote.spawn(request, pair[1], workspace.homeFd, error);
     ::close(pair[1]);
@@ -482,7 +487,12 @@ LightWorkspaceInfo LightWorkspaceHost::describe(const Workspace& workspace) cons
         info.confinement = LightConfinement::fromFlags(channel->abi(), channel->confinement());
         info.supervisorRunning = true;
         info.runningExecutions = channel->runningCount();
+    } else { // what the supervisor will install (it refuses to start otherwise)
+        info.confinement.inetStream = !workspace.ports.isEmpty();
+        info.confinement.inetDatagram = workspace.udp;
     }
+    info.confinement.tcpConnectPorts = workspace.ports;
+    info.confinement.policyMode = workspace.policyMode;
     return info;
 }
 

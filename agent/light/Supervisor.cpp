@@ -168,6 +168,19 @@ void Supervisor::setUp(const SpawnContext& context, const wire::SpawnRequest& re
     if (!ruleset.restrictSelf(&why))
         fail("landlock", 0, why);
     ruleset.close();
+    // After the Landlock ruleset (restrictSelf set NO_NEW_PRIVS), before any exec: the
+    // supervisor's own work from here on (poll, recvmsg, fork, landlock, execve, /proc walks)
+    // creates no socket and uses no io_uring, so every exec simply inherits the filter.
+    const LightSocketGrant grant{request.portCount > 0, (request.network & wire::kNetworkUdp) != 0};
+    if (!context.seccompError.empty() || !context.seccomp)
+        fail("seccomp", 0, context.seccompError);
+    if (!LightSeccompProfile::install(context.seccomp->programs[grant.index()], nullptr))
+        fail("seccomp", errno, "cannot install the seccomp profile");
+    confinement |= wire::kHasSeccomp;
+    if (grant.inetStream)
+        confinement |= wire::kHasInetStream;
+    if (grant.inetDatagram)
+        confinement |= wire::kHasInetDatagram;
 
     struct stat byFd {
     }, byPath{};

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "agent/light/LightSeccompProfile.h"
 #include "agent/light/SupervisorProtocol.h"
 
 #include <cstdint>
@@ -25,13 +26,18 @@ struct SpawnContext {
     bool runtimeDirsMasked = false;
     std::string mountNamespaceError; ///< why the zygote has no mount namespace ("" = it has one)
     int mountNamespaceErrno = 0;
+    /// The seccomp programs, compiled once by the zygote; each supervisor installs the one of
+    /// its grant after its Landlock ruleset.
+    const LightSeccompProfile::Set* seccomp = nullptr;
+    std::string seccompError; ///< why they could not be compiled ("" = they were)
 };
 
 /// The per-workspace supervisor: one long-lived process per light workspace that holds the
 /// workspace's single Landlock domain. Forked by the zygote (as init of a new PID namespace with a
 /// private /proc when the agent is root), it confines itself once — rlimits, setgroups(0) +
 /// setresgid + setresuid to the workspace uid, non-dumpable, child subreaper, NO_NEW_PRIVS,
-/// landlock_restrict_self — reports Hello, then serves Exec and Kill requests from the agent over
+/// landlock_restrict_self, then the seccomp profile of its socket grant (LightSeccompProfile) —
+/// reports Hello, then serves Exec and Kill requests from the agent over
 /// its control socket until that socket closes. Each exec runs under a Shepherd, so every process
 /// of the workspace is a descendant of this supervisor and shares its domain: a background process
 /// started by one exec can be signalled and reached over abstract sockets by a later one, while

@@ -50,8 +50,13 @@ struct SpawnRequest {
     Rlimits limits;
     std::uint32_t portCount = 0;
     std::uint16_t ports[kMaxPorts] = {};
+    std::uint32_t network = 0;    ///< kNetwork* grants (the seccomp profile's sockets)
     char home[kMaxHomePath] = {}; ///< absolute path of the home (NUL-terminated)
 };
+
+// SpawnRequest::network: which AF_INET/AF_INET6 sockets the workspace may create
+// (LightSeccompProfile). TCP is granted with the TCP connect ports (portCount > 0).
+inline constexpr std::uint32_t kNetworkUdp = 1u << 0; ///< UDP sockets, to anywhere
 
 // Confinement flags reported in Hello.
 inline constexpr std::uint32_t kHasFsRules = 1u << 0;
@@ -61,6 +66,9 @@ inline constexpr std::uint32_t kHasScopeSignal = 1u << 3;
 inline constexpr std::uint32_t kHasPidNamespace = 1u << 4;
 inline constexpr std::uint32_t kHasPrivateProc = 1u << 5;
 inline constexpr std::uint32_t kHasMaskedRuntimeDirs = 1u << 6; ///< /run, /tmp… covered
+inline constexpr std::uint32_t kHasSeccomp = 1u << 7;           ///< LightSeccompProfile installed
+inline constexpr std::uint32_t kHasInetStream = 1u << 8;        ///< … allowing TCP sockets
+inline constexpr std::uint32_t kHasInetDatagram = 1u << 9;      ///< … allowing UDP sockets
 
 struct Hello {
     Header header;

@@ -113,6 +113,8 @@ std::string rejectReason(const ZygoteConfig& config, const wire::SpawnRequest& r
         return "home is not a direct child of the workspace root";
     if (request.portCount > wire::kMaxPorts)
         return "too many ports";
+    if (request.network & ~wire::kNetworkUdp)
+        return "unknown network grant";
     const std::uint32_t wanted = (config.pidNamespace ? wire::kSpawnPidNamespace : 0) |
                                  (config.privateProc ? wire::kSpawnPrivateProc : 0);
     if (request.flags != wanted)
@@ -165,6 +167,13 @@ int Zygote::run(const ZygoteConfig& config) {
     const std::vector<PinnedPath> pinned = pinSystemPaths(config);
     SpawnContext context;
     context.pinned = &pinned;
+    // Compiled once, before any spawn: a supervisor only installs its program. A failure fails
+    // every spawn (fail closed) with the reason.
+    LightSeccompProfile::Set seccomp;
+    if (!LightSeccompProfile::compileAll(&seccomp, &context.seccompError) &&
+        context.seccompError.empty())
+        context.seccompError = "the seccomp profile could not be compiled";
+    context.seccomp = &seccomp;
     if (config.privateProc)
         prepareMountNamespace(config, &context);
     // unshare(CLONE_NEWPID) only works while the namespace for children is our own

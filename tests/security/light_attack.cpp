@@ -4,6 +4,9 @@
 // "errno=NAME" and exits 1.
 //   read PATH | write PATH | bind-tcp PORT | bind-udp PORT | connect-tcp PORT
 //   abstract-serve NAME | abstract-connect NAME | connect-unix PATH | kill PID SIG | ptrace PID
+//   and the network attacks of light_attack_net.cpp (test_light_network).
+#include "light_attack_net.h"
+
 #include <arpa/inet.h>
 #include <cerrno>
 #include <csignal>
@@ -119,6 +122,12 @@ int ptraceAttach(pid_t pid) {
 } // namespace
 
 int main(int argc, char** argv) {
+    if (argc < 2) {
+        std::fprintf(stderr, "usage: light_attack COMMAND ARG...\n");
+        return 2;
+    }
+    if (const int code = netAttack(argv[1], argc > 2 ? argv[2] : nullptr); code >= 0)
+        return code;
     if (argc < 3) {
         std::fprintf(stderr, "usage: light_attack COMMAND ARG...\n");
         return 2;

@@ -114,9 +114,13 @@ private Q_SLOTS:
     }
 
     void testCannotBindTcp() {
-        const QString a = make(*m_pid);
+        LightWorkspaceOptions options;
+        options.allowUdp = true;
+        options.allowedConnectPorts = {m_otherPort.port}; // TCP sockets may be created
+        const QString a = make(*m_pid, options);
         const QString attack = installAttack(*m_pid, a);
-        // Positive control: the probe's socket code works (UDP bind is not restricted).
+        // Positive control: the probe's socket code works (UDP, granted here, is not restricted
+        // by Landlock).
         QCOMPARE(run(*m_pid, a, {attack, QStringLiteral("bind-udp"), QStringLiteral("0")}).out,
                  QByteArray("ok\n"));
         Listener outside;
