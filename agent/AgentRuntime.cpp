@@ -16,6 +16,7 @@
 #include "agent/npu/NpuStage.h"
 #include "agent/sandbox/BwrapPreflight.h"
 #include "agent/sandbox/CapabilityProbe.h"
+#include "agent/sandbox/NoSuidMount.h"
 #include "agent/sandbox/SandboxUser.h"
 #include "agent/sandbox/SeccompProfile.h"
 #include "agent/store/Database.h"
@@ -156,8 +157,11 @@ int AgentRuntime::start(const QStringList& args) {
     m_workspaces = std::make_unique<workspace::WorkspaceRegistry>(
         state.filePath(QStringLiteral("workspaces")), m_workspaceRows.get());
     if (host.sandboxUids && host.sandboxUserError.isEmpty()) {
-        if (const QString e = state.openToSandboxUsers(); !e.isEmpty())
+        if (QString e = state.openToSandboxUsers(); !e.isEmpty())
             host.sandboxUserError = e;
+        else if (e = sandbox::mountNoSuid(state.filePath(QStringLiteral("workspaces")));
+                 !e.isEmpty())
+            host.sandboxUserError = e; // a set-user-ID file would hand its uid to host users
         else
             m_workspaces->setSandboxUids(*host.sandboxUids, [](uid_t uid) {
                 return light::UidSweeper::sweep({uid}, 5, 20).empty();

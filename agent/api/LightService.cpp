@@ -8,10 +8,12 @@
 #include "agent/light/LightWorkspaceHost.h"
 #include "agent/light/RlimitsJson.h"
 #include "agent/sandbox/EnvPolicy.h"
+#include "agent/sandbox/NoSuidMount.h"
 #include "agent/store/QuotaStore.h"
 #include "agent/workspace/WorkspaceRegistry.h"
 #include "shared/Crypto.h"
 
+#include <QDir>
 #include <QDateTime>
 #include <QJsonArray>
 #include <QTextStream>
@@ -88,6 +90,15 @@ bool LightService::start(quint16 controlPlanePort) {
     if (light::LightWorkspaceHost::probe(host).available &&
         !LightRootPath::makeReachable(host.workspaceRoot, config.stateDir, &m_startError))
         return false;
+    // Homes are owned by their uids: a set-user-ID file in one must not give host users that
+    // uid (docs/contracts.md "Sandbox uids"). Only a tier that can run needs it (it is root).
+    if (light::LightWorkspaceHost::probe(host).available) {
+        QDir().mkpath(host.workspaceRoot);
+        if (const QString e = sandbox::mountNoSuid(host.workspaceRoot); !e.isEmpty()) {
+            m_startError = e;
+            return false;
+        }
+    }
     const bool ok = m_host->start();
     m_host->setQuarantineListener([](uid_t uid, const QString& reason) {
         logLine(QStringLiteral("warning: light uid %1 quarantined: %2").arg(uid).arg(reason));

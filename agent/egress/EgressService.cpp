@@ -57,6 +57,16 @@ void EgressService::snapshotInto(execution::PermissionEpoch* epoch) const {
 std::optional<QString> EgressService::acquire(const NetworkPolicy& policy,
                                               const QString& executionId,
                                               const QString& workspaceId, ApiError* error) {
+    // One socket, one execution: an execution id that already holds a socket (a running
+    // execution, of this workspace or another) is refused, or a second sandbox would share the
+    // first one's socket, its decisions record and, under a root agent, take it over (the stage
+    // hands the socket to the new sandbox's uid).
+    if (m_workspaceOf.contains(executionId)) {
+        if (error)
+            *error = ApiError{409, QStringLiteral("duplicate_execution_id"),
+                              QStringLiteral("execution %1 is running").arg(executionId)};
+        return std::nullopt;
+    }
     std::optional<QString> path = m_pool->acquire(policy, executionId, error);
     if (path)
         m_workspaceOf.insert(executionId, workspaceId);

@@ -60,7 +60,8 @@ public:
     void snapshotInto(execution::PermissionEpoch* epoch) const;
 
     /// The socket the sandbox of @p executionId (in @p workspaceId) gets, listening with
-    /// @p policy (its snapshot). Errors as EgressGatewayPool::acquire().
+    /// @p policy (its snapshot). Errors as EgressGatewayPool::acquire(), and 409
+    /// duplicate_execution_id when @p executionId holds a socket already.
     std::optional<QString> acquire(const NetworkPolicy& policy, const QString& executionId,
                                    const QString& workspaceId, ApiError* error);
     /// Closes the socket of @p executionId; its last decisions are recorded before it returns.

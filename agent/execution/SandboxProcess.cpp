@@ -59,14 +59,14 @@ bool isNamespaceInit(pid_t pid) {
 /// The descriptor of one FdBinding (O_CLOEXEC; moved to its number in the child): the file opened
 /// with its flags, or a sealed memfd(2) holding its data, read from offset 0.
 int openBinding(const sandbox::FdBinding& binding) {
-    if (!binding.data) {
+    if (!binding.isData) {
         const int flags = binding.openFlags ? binding.openFlags : O_RDONLY;
         return ::open(QFile::encodeName(binding.path).constData(), flags | O_CLOEXEC);
     }
     const int fd = ::memfd_create("runbox-launch-data", MFD_CLOEXEC | MFD_ALLOW_SEALING);
     if (fd < 0)
         return -1;
-    const QByteArray& data = *binding.data;
+    const QByteArray& data = binding.data;
     if (::write(fd, data.constData(), size_t(data.size())) != ssize_t(data.size()) ||
         ::lseek(fd, 0, SEEK_SET) != 0 ||
         ::fcntl(fd, F_ADD_SEALS, F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE) != 0) {
@@ -182,8 +182,8 @@ bool SandboxProcess::start(const sandbox::SandboxLaunch& launch, const QByteArra
     for (const sandbox::FdBinding& b : launch.fds) {
         const int fd = openBinding(b);
         if (fd < 0 || !addMove(fd, b.childFd))
-            return fail(b.data ? QStringLiteral("cannot make the data of fd %1").arg(b.childFd)
-                               : QStringLiteral("cannot open %1").arg(b.path));
+            return fail(b.isData ? QStringLiteral("cannot make the data of fd %1").arg(b.childFd)
+                                 : QStringLiteral("cannot open %1").arg(b.path));
     }
     sandbox::SandboxUser::Prepared user;
     if (launch.user && !launch.user->prepare(&user)) {

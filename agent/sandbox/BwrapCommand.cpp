@@ -88,20 +88,20 @@ SandboxLaunch BwrapCommand::build(const SandboxCapability& cap, const LaunchSpec
     // Descriptors, not paths: a sandbox user cannot open the agent's state dir by path.
     a << QStringLiteral("--ro-bind-data") << QString::number(LaunchFd::kPasswd)
       << QStringLiteral("/etc/passwd");
-    launch.fds.append(FdBinding{LaunchFd::kPasswd, {}, 0, SandboxIdentity::passwd(spec.identity)});
+    launch.fds.append(FdBinding::bytes(LaunchFd::kPasswd, SandboxIdentity::passwd(spec.identity)));
     a << QStringLiteral("--ro-bind-data") << QString::number(LaunchFd::kGroup)
       << QStringLiteral("/etc/group");
-    launch.fds.append(FdBinding{LaunchFd::kGroup, {}, 0, SandboxIdentity::group(spec.identity)});
+    launch.fds.append(FdBinding::bytes(LaunchFd::kGroup, SandboxIdentity::group(spec.identity)));
     a << QStringLiteral("--bind-fd") << QString::number(LaunchFd::kWorkspace)
       << QStringLiteral("/workspace");
-    launch.fds.append(
-        FdBinding{LaunchFd::kWorkspace, spec.workspaceDir, O_PATH | O_DIRECTORY | O_NOFOLLOW, {}});
+    launch.fds.append(FdBinding::file(LaunchFd::kWorkspace, spec.workspaceDir,
+                                      O_PATH | O_DIRECTORY | O_NOFOLLOW));
     a << QStringLiteral("--chdir") << launch.sandboxCwd;
     a << QStringLiteral("--clearenv");
     for (auto it = launch.sandboxEnvironment.begin(); it != launch.sandboxEnvironment.end(); ++it)
         a << QStringLiteral("--setenv") << it.key() << it.value();
     a << QStringLiteral("--seccomp") << QString::number(LaunchFd::kSeccomp);
-    launch.fds.append(FdBinding{LaunchFd::kSeccomp, spec.seccompPath, 0, {}});
+    launch.fds.append(FdBinding::file(LaunchFd::kSeccomp, spec.seccompPath));
     launch.fds.append(spec.extraFds);
     launch.user = spec.user;
     a << QStringLiteral("--json-status-fd") << QString::number(launch.jsonStatusFd);

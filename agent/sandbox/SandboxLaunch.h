@@ -15,24 +15,33 @@ namespace runbox::sandbox {
 
 /// The descriptor numbers a launch hands to bwrap: one table, so features cannot collide.
 namespace LaunchFd {
-inline constexpr int kSeccomp = 3;      ///< --seccomp
-inline constexpr int kJsonStatus = 4;   ///< --json-status-fd
-inline constexpr int kSetupStatus = 5;  ///< a wrapping helper's `ready` line (egress bridge)
-inline constexpr int kWorkspace = 6;    ///< --bind-fd … /workspace (O_PATH directory)
-inline constexpr int kPasswd = 7;       ///< --ro-bind-data … /etc/passwd
-inline constexpr int kGroup = 8;        ///< --ro-bind-data … /etc/group
-inline constexpr int kEgressSocket = 9; ///< --bind-fd … the execution's egress gateway socket
+inline constexpr int kSeccomp = 3;     ///< --seccomp
+inline constexpr int kJsonStatus = 4;  ///< --json-status-fd
+inline constexpr int kSetupStatus = 5; ///< a wrapping helper's `ready` line (egress bridge)
+inline constexpr int kWorkspace = 6;   ///< --bind-fd … /workspace (O_PATH directory)
+inline constexpr int kPasswd = 7;      ///< --ro-bind-data … /etc/passwd
+inline constexpr int kGroup = 8;       ///< --ro-bind-data … /etc/group
 } // namespace LaunchFd
 
 /// A descriptor the launcher hands to the child as @c childFd: the file at @c path opened with
 /// @c openFlags (the seccomp program on fd 3 for `--seccomp 3`; the workspace directory with
-/// O_PATH for `--bind-fd`), or, when @c data is set, a sealed memfd holding those bytes (for
+/// O_PATH for `--bind-fd`), or, when @c isData, a sealed memfd holding those bytes (for
 /// `--ro-bind-data`: passwd and group need no file the sandbox user could not open).
 struct FdBinding {
     int childFd = -1;
     QString path;
     int openFlags = 0; ///< besides O_CLOEXEC; 0 = O_RDONLY
-    std::optional<QByteArray> data;
+    QByteArray data;   ///< the memfd's bytes when isData
+    bool isData = false;
+
+    /// The file at @p path opened with @p openFlags as @p childFd.
+    static FdBinding file(int childFd, const QString& path, int openFlags = 0) {
+        return FdBinding{childFd, path, openFlags, {}, false};
+    }
+    /// A sealed memfd holding @p bytes as @p childFd.
+    static FdBinding bytes(int childFd, const QByteArray& bytes) {
+        return FdBinding{childFd, {}, 0, bytes, true};
+    }
 };
 
 /// Everything needed to start one sandbox, as one value: what is run, with which environment,

@@ -41,15 +41,22 @@ Entry parse(const QByteArray& text) {
     return entry;
 }
 
+constexpr int kLockWaitMs = 5000;
+
 /// Holds the directory's lock file while a claim is checked and written.
 class DirectoryLock {
 public:
     explicit DirectoryLock(const QString& dir) {
         m_fd = ::open(QFile::encodeName(dir + QStringLiteral("/.lock")).constData(),
-                      O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-        if (m_fd >= 0 && ::flock(m_fd, LOCK_EX) != 0) {
-            ::close(m_fd);
-            m_fd = -1;
+                      O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+        // Never wait without bound: a claim takes milliseconds, a longer hold is a fault.
+        for (int waited = 0; m_fd >= 0 && ::flock(m_fd, LOCK_EX | LOCK_NB) != 0; waited += 50) {
+            if (waited >= kLockWaitMs) {
+                ::close(m_fd);
+                m_fd = -1;
+                break;
+            }
+            ::usleep(50 * 1000);
         }
     }
     ~DirectoryLock() {
@@ -83,10 +90,24 @@ bool UidRangeRegistry::claim(const QString& directory, const QList<Claim>& claim
         *error = QStringLiteral("cannot create the uid range registry %1").arg(directory);
         return false;
     }
-    ::chmod(QFile::encodeName(directory).constData(), 0755);
+    // The agent's own, 0700: another user holding a lock in it (flock(2) needs only a read
+    // descriptor) could stall a claim or keep a dead agent's claim alive.
+    const QByteArray native = QFile::encodeName(directory);
+    struct stat st {};
+    if (::lstat(native.constData(), &st) != 0 || !S_ISDIR(st.st_mode) ||
+        st.st_uid != ::geteuid() || ::chmod(native.constData(), 0700) != 0) {
+        *error = QStringLiteral("the uid range registry %1 must be a directory of uid %2 that "
+                                "only it can enter")
+                     .arg(directory)
+                     .arg(::geteuid());
+        return false;
+    }
     const DirectoryLock lock(directory);
     if (!lock.ok()) {
-        *error = QStringLiteral("cannot lock %1/.lock: %2").arg(directory, errnoText());
+        *error = QStringLiteral("cannot lock %1/.lock within %2 ms: %3")
+                     .arg(directory)
+                     .arg(kLockWaitMs)
+                     .arg(errnoText());
         return false;
     }
     const QDir dir(directory);
@@ -125,7 +146,7 @@ bool UidRangeRegistry::claim(const QString& directory, const QList<Claim>& claim
                          .arg(::getpid())
                          .arg(QRandomGenerator::global()->generate64(), 16, 16, QLatin1Char('0')));
     m_fd = ::open(QFile::encodeName(m_path).constData(),
-                  O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+                  O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (m_fd < 0 || ::flock(m_fd, LOCK_EX | LOCK_NB) != 0) {
         *error = QStringLiteral("cannot claim %1: %2").arg(m_path, errnoText());
         release();

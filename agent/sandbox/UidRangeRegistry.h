@@ -24,7 +24,9 @@ public:
         QString tier; ///< "strong" | "light"
         UidRange range;
     };
-    /// Claims @p claims in @p directory (created 0755 when missing) for this process, labelled
+    /// Claims @p claims in @p directory (created when missing; made 0700 and required to belong
+    /// to this process's effective uid; the lock is waited for at most 5 s) for this process,
+    /// labelled
     /// with @p stateDir. Returns false with @p error naming the live agent (pid, state dir) whose
     /// range overlaps, or the file error. Claiming again replaces the previous claim.
     bool claim(const QString& directory, const QList<Claim>& claims, const QString& stateDir,

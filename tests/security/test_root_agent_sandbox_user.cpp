@@ -13,8 +13,10 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonObject>
+#include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -224,6 +226,57 @@ private Q_SLOTS:
         QCOMPARE(rec.value(QLatin1String("state")).toString(), QStringLiteral("completed"));
         const LogCapture log = readLog(*m_agent.client(), id, 0, false);
         QCOMPARE(QString::fromUtf8(log.stdoutBytes), workspaceUid(*m_agent.client(), m_ws) + '\n');
+    }
+
+    void testSetuidFileInAWorkspaceGivesHostUsersNothing() {
+        const ExecOutcome made = m_agent.shell(
+            m_ws, QStringLiteral("cp /usr/bin/id idsu && chmod 4755 idsu && chmod 711 /workspace "
+                                 "&& ./idsu -u"));
+        QVERIFY2(made.status() == QLatin1String("completed"), qPrintable(made.describe()));
+        const QString path = m_agent.workspaceDir(m_ws) + QStringLiteral("/idsu");
+        struct stat st {};
+        QCOMPARE(::stat(QFile::encodeName(path).constData(), &st), 0);
+        QVERIFY(st.st_mode & S_ISUID); // control: the bit is really there
+        QProcess run;
+        run.start(QStringLiteral("/usr/bin/setpriv"),
+                  {"--reuid=65534", "--regid=65534", "--clear-groups", path, "-u"});
+        QVERIFY(run.waitForFinished(10000));
+        QCOMPARE(run.exitCode(), 0); // nobody can run it: the attack path is open
+        QCOMPARE(run.readAllStandardOutput().trimmed(), QByteArray("65534")); // but nosuid
+        m_agent.shell(m_ws, QStringLiteral("rm idsu; chmod 700 /workspace"));
+    }
+
+    void testRunningExecutionIdCannotBeReusedForItsEgressSocket() {
+        ApiClient& api = *m_agent.client();
+        const ApiResponse set = api.call(
+            "PUT", "/v1/settings/network-policy",
+            QJsonObject{{"mode", "domain-allowlist"}, {"allowedDomains", QJsonArray{"a.example"}}});
+        QVERIFY2(set.status == 200, set.body.constData());
+        const QString id =
+            QStringLiteral("shared-") + QString::fromLatin1(RequestSigner::newNonce().left(8));
+        const ApiResponse b = submitExecution(
+            api, m_other, {{"kind", "shell"}, {"code", "sleep 20"}, {"executionId", id}});
+        QVERIFY2(b.status == 202, b.body.constData());
+        waitForRecord(api, id, [](const QJsonObject& r) {
+            return r.value(QLatin1String("state")).toString() == QLatin1String("running");
+        });
+        const ExecOutcome a =
+            m_agent.shell(m_ws, QStringLiteral("echo ran"), QJsonObject{{"executionId", id}});
+        QVERIFY2(a.stdoutText().isEmpty(), qPrintable(a.describe())); // refused, nothing ran
+        QVERIFY2(a.httpStatus == 409 || a.status() == QLatin1String("setup_failed"),
+                 qPrintable(a.describe()));
+        // B's execution still holds its own socket, owned by B's uid.
+        const QString ownerB = workspaceUid(api, m_other);
+        bool found = false;
+        for (const QFileInfo& sock : QDir(m_agent.stateDir() + QStringLiteral("/egress"))
+                                         .entryInfoList({"*.sock"}, QDir::System))
+            found = found || QString::number(sock.ownerId()) == ownerB;
+        QVERIFY(found);
+        api.call("POST", QStringLiteral("/v1/executions/%1/cancel").arg(id).toUtf8());
+        waitUntilFinal(api, id);
+        QCOMPARE(
+            api.call("PUT", "/v1/settings/network-policy", QJsonObject{{"mode", "none"}}).status,
+            200);
     }
 
     void testUidIsStableAcrossRestart() {

@@ -5,11 +5,16 @@
 #include "agent/sandbox/UidRangeRegistry.h"
 
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
+#include <QFileInfo>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -86,6 +91,40 @@ private Q_SLOTS:
         UidRangeRegistry later;
         QVERIFY2(later.claim(registry, {{"strong", {5500, 10}}}, "/t", &error), qPrintable(error));
         QCOMPARE(QDir(registry).entryList({"*.range"}, QDir::Files).size(), 2); // mine + later
+    }
+
+    void testRegistryIsPrivateAndNeverWaitsWithoutBound() {
+        QTemporaryDir dir;
+        const QString registry = dir.filePath("reg");
+        UidRangeRegistry first;
+        QString error;
+        QVERIFY2(first.claim(registry, {{"strong", {9000, 10}}}, "/s", &error), qPrintable(error));
+        QCOMPARE(QFileInfo(registry).permissions() & QFileDevice::ReadOther,
+                 QFileDevice::Permissions());
+        struct stat st {};
+        QCOMPARE(::stat(QFile::encodeName(registry).constData(), &st), 0);
+        QCOMPARE(st.st_mode & 07777, mode_t(0700));
+        // Someone holding the directory lock stalls a claim for at most 5 s, then it fails.
+        const int lockFd = ::open(QFile::encodeName(registry + "/.lock").constData(), O_RDONLY);
+        QVERIFY(lockFd >= 0);
+        QCOMPARE(::flock(lockFd, LOCK_EX), 0);
+        UidRangeRegistry second;
+        QElapsedTimer clock;
+        clock.start();
+        QVERIFY(!second.claim(registry, {{"strong", {9100, 10}}}, "/t", &error));
+        QVERIFY2(error.contains("within 5000 ms"), qPrintable(error));
+        QVERIFY(clock.elapsed() < 8000);
+        ::close(lockFd);
+        QVERIFY2(second.claim(registry, {{"strong", {9100, 10}}}, "/t", &error), qPrintable(error));
+        // A directory of another user is refused.
+        if (::geteuid() == 0) {
+            const QString foreign = dir.filePath("foreign");
+            QVERIFY(QDir().mkpath(foreign));
+            QCOMPARE(::chown(QFile::encodeName(foreign).constData(), 65534, 65534), 0);
+            UidRangeRegistry third;
+            QVERIFY(!third.claim(foreign, {{"strong", {9200, 10}}}, "/u", &error));
+            QVERIFY2(error.contains("must be a directory of uid 0"), qPrintable(error));
+        }
     }
 
     void testDropInChildLeavesNoUidZeroAndNoCapability() {
