@@ -7,6 +7,7 @@
 #include "agent/npu/NpuService.h"
 #include "agent/npu/NpuStage.h"
 #include "agent/sandbox/SandboxIdentity.h"
+#include "support/LaunchFds.h"
 #include "support/SimulatedNpuHost.h"
 
 #include <QStandardPaths>
@@ -123,7 +124,8 @@ private Q_SLOTS:
         QCOMPARE(b->plan->launch.sandboxEnvironment, a->plan->launch.sandboxEnvironment);
         QCOMPARE(b->plan->launch.environment, a->plan->launch.environment);
         QCOMPARE(b->plan->launch.fds.size(), a->plan->launch.fds.size());
-        QCOMPARE(b->plan->launch.fds.value(0).path, a->plan->launch.fds.value(0).path);
+        QCOMPARE(testsupport::fdPath(b->plan->launch, sandbox::LaunchFd::kSeccomp),
+                 testsupport::fdPath(a->plan->launch, sandbox::LaunchFd::kSeccomp));
         QVERIFY(b->plan->seccompProfile == sandbox::SeccompProfileKind::Baseline);
         QVERIFY(b->plan->releases.empty());
         QVERIFY(npu->reservations()->heldChips().isEmpty());
@@ -208,7 +210,7 @@ private Q_SLOTS:
         QVERIFY(env.value("PYTHONPATH").startsWith("/workspace/lib:")); // the user's comes first
         QCOMPARE(env.value("PATH").split(':').value(0), QStringLiteral("/usr/local/bin"));
         QVERIFY(planned->plan->seccompProfile == sandbox::SeccompProfileKind::Npu);
-        QCOMPARE(planned->plan->launch.fds.value(0).path,
+        QCOMPARE(testsupport::fdPath(planned->plan->launch, sandbox::LaunchFd::kSeccomp),
                  m_host.seccompPaths.value(sandbox::SeccompProfileKind::Npu));
 
         planned->plan->release();

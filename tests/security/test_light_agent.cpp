@@ -484,7 +484,10 @@ private Q_SLOTS:
         QString error;
         QVERIFY2(strict.start({{"RUNBOX_LIGHT_MIN_LANDLOCK_ABI", "64"},
                                {"RUNBOX_LIGHT_UID_FIRST", "44000"},
-                               {"RUNBOX_LIGHT_UID_COUNT", "100"}},
+                               {"RUNBOX_LIGHT_UID_COUNT", "100"},
+                               // a second root agent of this host needs its own sandbox uids
+                               {"RUNBOX_STRONG_UID_FIRST", "1879600000"},
+                               {"RUNBOX_STRONG_UID_COUNT", "1000"}},
                               &error),
                  qPrintable(error));
         // Positive control: the strong tier creates workspaces as before.

@@ -136,7 +136,23 @@ private:
         return path;
     }
 
+    /// Every launch of the stub but the read-only /proc/sys check (knobCheckCalls()).
     QStringList loggedCalls() const {
+        QStringList calls;
+        for (const QString& line : allCalls())
+            if (!line.contains(QLatin1String("/proc/self/mountinfo")))
+                calls << line;
+        return calls;
+    }
+    /// The launches that check /proc/sys is read-only inside (CapabilityProbe, last step).
+    QStringList knobCheckCalls() const {
+        QStringList calls;
+        for (const QString& line : allCalls())
+            if (line.contains(QLatin1String("/proc/self/mountinfo")))
+                calls << line;
+        return calls;
+    }
+    QStringList allCalls() const {
         QFile file(logPath());
         if (!file.open(QIODevice::ReadOnly))
             return {};
@@ -166,6 +182,10 @@ private Q_SLOTS:
         QCOMPARE(loggedCalls(),
                  (QStringList{QStringLiteral("--version"), expectedProbeLine(kProcNew, false),
                               expectedProbeLine(kProcNew, true)}));
+        // Once usable, one launch checks that /proc/sys is read-only with the launch's binds.
+        QCOMPARE(knobCheckCalls().size(), 1);
+        QVERIFY(knobCheckCalls().first().contains(
+            kProcNew + QStringLiteral(" --ro-bind /proc/sys /proc/sys")));
         const QString summary = cap.summaryLine();
         QVERIFY2(summary.startsWith(QStringLiteral("sandbox: bubblewrap 0.8.0 usable; /proc new; "
                                                    "nested userns blocked")),
@@ -462,6 +482,7 @@ private Q_SLOTS:
         for (auto& thread : threads)
             QVERIFY(thread->wait(60000));
         QCOMPARE(loggedCalls().size(), 3);
+        QCOMPARE(knobCheckCalls().size(), 1);
         for (const SandboxCapability& cap : results) {
             QVERIFY(cap.usable);
             QCOMPARE(cap.toJson(), results.front().toJson());

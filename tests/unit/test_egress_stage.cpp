@@ -9,6 +9,7 @@
 #include "agent/egress/NetworkPolicyStore.h"
 #include "agent/egress/Resolver.h"
 #include "agent/store/Database.h"
+#include "support/LaunchFds.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -89,8 +90,9 @@ private Q_SLOTS:
         QVERIFY(a && b);
         QCOMPARE(b->launch.arguments, a->launch.arguments);
         QCOMPARE(b->launch.sandboxEnvironment, a->launch.sandboxEnvironment);
-        QCOMPARE(b->launch.fds.size(), 1);
-        QCOMPARE(b->launch.fds.first().path, QStringLiteral("/s/baseline.bpf"));
+        QCOMPARE(b->launch.fds.size(), a->launch.fds.size());
+        QCOMPARE(testsupport::fdPath(b->launch, sandbox::LaunchFd::kSeccomp),
+                 QStringLiteral("/s/baseline.bpf"));
         QCOMPARE(b->launch.setupStatusFd, -1);
         QCOMPARE(b->launch.toJson(), a->launch.toJson());
         QVERIFY(b->releases.empty());
@@ -121,7 +123,8 @@ private Q_SLOTS:
                                         " /run/runbox/egress-bridge"));
         QVERIFY(!args.contains("--share-net"));
         QVERIFY(args.contains("--unshare-all"));
-        QCOMPARE(p->launch.fds.first().path, QStringLiteral("/s/network.bpf"));
+        QCOMPARE(testsupport::fdPath(p->launch, sandbox::LaunchFd::kSeccomp),
+                 QStringLiteral("/s/network.bpf"));
         QCOMPARE(p->launch.setupStatusFd, 5);
         QCOMPARE(p->launch.sandboxEnvironment.value("https_proxy"),
                  QStringLiteral("http://127.0.0.1:18118"));
