@@ -16,7 +16,6 @@
 #include "agent/npu/NpuStage.h"
 #include "agent/sandbox/BwrapPreflight.h"
 #include "agent/sandbox/CapabilityProbe.h"
-#include "agent/sandbox/NoSuidMount.h"
 #include "agent/sandbox/SandboxUser.h"
 #include "agent/sandbox/SeccompProfile.h"
 #include "agent/store/Database.h"
@@ -159,7 +158,7 @@ int AgentRuntime::start(const QStringList& args) {
     if (host.sandboxUids && host.sandboxUserError.isEmpty()) {
         if (QString e = state.openToSandboxUsers(); !e.isEmpty())
             host.sandboxUserError = e;
-        else if (e = sandbox::mountNoSuid(state.filePath(QStringLiteral("workspaces")));
+        else if (e = m_workspacesNoSuid.mount(state.filePath(QStringLiteral("workspaces")));
                  !e.isEmpty())
             host.sandboxUserError = e; // a set-user-ID file would hand its uid to host users
         else

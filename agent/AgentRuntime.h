@@ -1,6 +1,7 @@
 #pragma once
 
 #include "agent/api/AgentContext.h"
+#include "agent/sandbox/NoSuidMount.h"
 #include "agent/sandbox/UidRangeRegistry.h"
 
 #include <QObject>
@@ -77,6 +78,7 @@ private:
 
     api::AgentContext m_context;
     sandbox::UidRangeRegistry m_uidRanges;
+    sandbox::NoSuidMount m_workspacesNoSuid; ///< <state>/workspaces under a privileged agent
     std::unique_ptr<store::Database> m_database;
     std::unique_ptr<store::QuotaStore> m_quotas;
     std::unique_ptr<store::ExecutionRepository> m_executions;

@@ -8,13 +8,12 @@
 #include "agent/light/LightWorkspaceHost.h"
 #include "agent/light/RlimitsJson.h"
 #include "agent/sandbox/EnvPolicy.h"
-#include "agent/sandbox/NoSuidMount.h"
 #include "agent/store/QuotaStore.h"
 #include "agent/workspace/WorkspaceRegistry.h"
 #include "shared/Crypto.h"
 
-#include <QDir>
 #include <QDateTime>
+#include <QDir>
 #include <QJsonArray>
 #include <QTextStream>
 
@@ -94,7 +93,7 @@ bool LightService::start(quint16 controlPlanePort) {
     // uid (docs/contracts.md "Sandbox uids"). Only a tier that can run needs it (it is root).
     if (light::LightWorkspaceHost::probe(host).available) {
         QDir().mkpath(host.workspaceRoot);
-        if (const QString e = sandbox::mountNoSuid(host.workspaceRoot); !e.isEmpty()) {
+        if (const QString e = m_rootNoSuid.mount(host.workspaceRoot); !e.isEmpty()) {
             m_startError = e;
             return false;
         }

@@ -2,6 +2,7 @@
 
 #include "agent/api/AgentContext.h"
 #include "agent/light/LightTypes.h"
+#include "agent/sandbox/NoSuidMount.h"
 #include "shared/ApiError.h"
 
 #include <QHash>
@@ -123,6 +124,7 @@ private:
     void evictIdle();
 
     AgentContext* m_context;
+    sandbox::NoSuidMount m_rootNoSuid; ///< the light root, nosuid,nodev (outlives the host)
     std::unique_ptr<light::LightWorkspaceHost> m_host;
     std::unique_ptr<execution::ExecutionBackendFactory> m_runFactory;
     QString m_startError; ///< why start() refused before the host was asked (root unreachable)

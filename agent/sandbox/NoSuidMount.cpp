@@ -26,15 +26,22 @@ bool isMountPoint(const QString& path) {
 
 } // namespace
 
-QString mountNoSuid(const QString& dir) {
+NoSuidMount::~NoSuidMount() {
+    if (!m_mounted.isEmpty())
+        ::umount2(QFile::encodeName(m_mounted).constData(), MNT_DETACH);
+}
+
+QString NoSuidMount::mount(const QString& dir) {
     const QString path = QDir(dir).canonicalPath();
     if (path.isEmpty())
         return QStringLiteral("%1 does not exist").arg(dir);
     const QByteArray native = QFile::encodeName(path);
-    if (!isMountPoint(path) &&
-        ::mount(native.constData(), native.constData(), nullptr, MS_BIND, nullptr) != 0)
-        return QStringLiteral("cannot bind-mount %1 onto itself: %2")
-            .arg(path, QString::fromLocal8Bit(std::strerror(errno)));
+    if (!isMountPoint(path)) {
+        if (::mount(native.constData(), native.constData(), nullptr, MS_BIND, nullptr) != 0)
+            return QStringLiteral("cannot bind-mount %1 onto itself: %2")
+                .arg(path, QString::fromLocal8Bit(std::strerror(errno)));
+        m_mounted = path;
+    }
     if (::mount(nullptr, native.constData(), nullptr, MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NODEV,
                 nullptr) != 0)
         return QStringLiteral("cannot remount %1 nosuid,nodev: %2")
