@@ -53,14 +53,27 @@ QString workspaceUid(ApiClient& client, const QString& id) {
 
 class TestRootAgentSandboxUser final : public QObject {
     Q_OBJECT
+
+    /// A root agent on this test's own uid range registry; with @p strongFirst, its own strong
+    /// range and a small light range at @p lightFirst (a second agent of the host needs both).
+    AgentOptions rootAgent(const QString& strongFirst = {}, const QString& lightFirst = {}) const {
+        AgentOptions options;
+        options.runAsRoot = true;
+        options.extraEnv.insert(QStringLiteral("RUNBOX_UID_RANGE_REGISTRY"), m_registry.path());
+        if (!strongFirst.isEmpty()) {
+            options.extraEnv.insert(QStringLiteral("RUNBOX_STRONG_UID_FIRST"), strongFirst);
+            options.extraEnv.insert(QStringLiteral("RUNBOX_LIGHT_UID_FIRST"), lightFirst);
+            options.extraEnv.insert(QStringLiteral("RUNBOX_LIGHT_UID_COUNT"),
+                                    QStringLiteral("100"));
+        }
+        return options;
+    }
+
 private Q_SLOTS:
     void initTestCase() {
         if (!AgentProcess::runningAsRoot())
             QSKIP("a root agent needs the test to run as root");
-        AgentOptions options;
-        options.runAsRoot = true;
-        options.extraEnv.insert(QStringLiteral("RUNBOX_UID_RANGE_REGISTRY"), m_registry.path());
-        QVERIFY2(m_agent.start(options), qPrintable(m_agent.errorString()));
+        QVERIFY2(m_agent.start(rootAgent()), qPrintable(m_agent.errorString()));
         m_ws = m_agent.createWorkspace(&m_wsToken);
         QVERIFY2(!m_ws.isEmpty(), qPrintable(m_agent.errorString() + m_agent.log()));
         m_other = m_agent.createWorkspace();
@@ -282,10 +295,7 @@ private Q_SLOTS:
     void testUidIsStableAcrossRestart() {
         const QString before = workspaceUid(*m_agent.client(), m_ws);
         QVERIFY2(m_agent.stop(), qPrintable(m_agent.log()));
-        AgentOptions options;
-        options.runAsRoot = true;
-        options.extraEnv.insert(QStringLiteral("RUNBOX_UID_RANGE_REGISTRY"), m_registry.path());
-        QVERIFY2(m_agent.start(options), qPrintable(m_agent.errorString()));
+        QVERIFY2(m_agent.start(rootAgent()), qPrintable(m_agent.errorString()));
         QCOMPARE(workspaceUid(*m_agent.client(), m_ws), before);
         const ExecOutcome r = m_agent.shell(m_ws, QStringLiteral("echo again >> data.txt; id -u"));
         QCOMPARE(r.stdoutText(), before + '\n');
@@ -293,10 +303,7 @@ private Q_SLOTS:
 
     void testOverlappingSecondAgentFailsClosed() {
         AgentProcess second;
-        AgentOptions options;
-        options.runAsRoot = true;
-        options.extraEnv.insert(QStringLiteral("RUNBOX_UID_RANGE_REGISTRY"), m_registry.path());
-        QVERIFY2(second.start(options), qPrintable(second.errorString()));
+        QVERIFY2(second.start(rootAgent()), qPrintable(second.errorString()));
         const ApiResponse h = second.client()->call("GET", "/v1/health");
         const QJsonObject sandbox = h.json().value(QLatin1String("sandbox")).toObject();
         QVERIFY(!sandbox.value(QLatin1String("ready")).toBool());
@@ -314,12 +321,8 @@ private Q_SLOTS:
         QVERIFY(second.stop());
         // Control: a disjoint range on the same registry works.
         AgentProcess third;
-        options.extraEnv.insert(QStringLiteral("RUNBOX_STRONG_UID_FIRST"),
-                                QStringLiteral("1879200000"));
-        options.extraEnv.insert(QStringLiteral("RUNBOX_LIGHT_UID_FIRST"),
-                                QStringLiteral("1879400000"));
-        options.extraEnv.insert(QStringLiteral("RUNBOX_LIGHT_UID_COUNT"), QStringLiteral("100"));
-        QVERIFY2(third.start(options), qPrintable(third.errorString()));
+        QVERIFY2(third.start(rootAgent(QStringLiteral("1879200000"), QStringLiteral("1879400000"))),
+                 qPrintable(third.errorString()));
         const QString ws3 = third.createWorkspace();
         QVERIFY(!ws3.isEmpty());
         const ExecOutcome r3 = third.shell(ws3, QStringLiteral("id -u"));
@@ -340,15 +343,8 @@ private Q_SLOTS:
         struct stat hostname {};
         QCOMPARE(::lstat("/etc/hostname", &hostname), 0);
 
-        AgentOptions options;
-        options.runAsRoot = true;
-        options.extraEnv.insert(QStringLiteral("RUNBOX_UID_RANGE_REGISTRY"), m_registry.path());
-        options.extraEnv.insert(QStringLiteral("RUNBOX_STRONG_UID_FIRST"),
-                                QStringLiteral("1879300000"));
-        options.extraEnv.insert(QStringLiteral("RUNBOX_LIGHT_UID_FIRST"),
-                                QStringLiteral("1879500000"));
-        options.extraEnv.insert(QStringLiteral("RUNBOX_LIGHT_UID_COUNT"), QStringLiteral("100"));
-        QVERIFY2(agent.start(options), qPrintable(agent.errorString()));
+        QVERIFY2(agent.start(rootAgent(QStringLiteral("1879300000"), QStringLiteral("1879500000"))),
+                 qPrintable(agent.errorString()));
         const QString uid = workspaceUid(*agent.client(), ws);
         QVERIFY(uid.toLongLong() >= 1879300001);
         for (const char* rel : {"", "/d", "/d/e", "/d/e/f", "/link"}) {

@@ -27,6 +27,18 @@ void writeFile(const QString& path, const QByteArray& text) {
     f.write(text);
 }
 
+/// passwd, group, subuid and subgid files in @p dir with these contents.
+HostIdFiles hostIdFiles(const QTemporaryDir& dir, const QByteArray& passwd, const QByteArray& group,
+                        const QByteArray& subuid, const QByteArray& subgid) {
+    HostIdFiles files{dir.filePath("passwd"), dir.filePath("group"), dir.filePath("subuid"),
+                      dir.filePath("subgid")};
+    writeFile(files.passwd, passwd);
+    writeFile(files.group, group);
+    writeFile(files.subuid, subuid);
+    writeFile(files.subgid, subgid);
+    return files;
+}
+
 QString helperPath() {
     return QCoreApplication::applicationFilePath();
 }
@@ -37,23 +49,17 @@ class TestSandboxUids final : public QObject {
 private Q_SLOTS:
     void testFreeRangeHasNoConflict() {
         QTemporaryDir dir;
-        HostIdFiles files{dir.filePath("passwd"), dir.filePath("group"), dir.filePath("subuid"),
-                          dir.filePath("subgid")};
-        writeFile(files.passwd, "root:x:0:0::/root:/bin/sh\nalice:x:1000:1000::/home/a:/bin/sh\n");
-        writeFile(files.group, "root:x:0:\nalice:x:1000:\n");
-        writeFile(files.subuid, "alice:100000:65536\n");
-        writeFile(files.subgid, "alice:100000:65536\n");
+        const HostIdFiles files = hostIdFiles(
+            dir, "root:x:0:0::/root:/bin/sh\nalice:x:1000:1000::/home/a:/bin/sh\n",
+            "root:x:0:\nalice:x:1000:\n", "alice:100000:65536\n", "alice:100000:65536\n");
         QVERIFY(uidRangeConflicts({1879048192, 65536}, {20000, 45000}, files).isEmpty());
     }
 
     void testEveryKindOfConflictIsNamed() {
         QTemporaryDir dir;
-        HostIdFiles files{dir.filePath("passwd"), dir.filePath("group"), dir.filePath("subuid"),
-                          dir.filePath("subgid")};
-        writeFile(files.passwd, "svc:x:70010:70010::/:/bin/false\n");
-        writeFile(files.group, "grp:x:70020:\n");
-        writeFile(files.subuid, "bob:70100:100\n");
-        writeFile(files.subgid, "carol:70200:100\n");
+        const HostIdFiles files =
+            hostIdFiles(dir, "svc:x:70010:70010::/:/bin/false\n", "grp:x:70020:\n",
+                        "bob:70100:100\n", "carol:70200:100\n");
         const QStringList c = uidRangeConflicts({70000, 1000}, {70500, 10}, files);
         const QString all = c.join('\n');
         QVERIFY2(all.contains("user svc (uid 70010)"), qPrintable(all));
