@@ -1,18 +1,19 @@
 #include "agent/workspace/WorkspaceRegistry.h"
 
+#include "agent/workspace/WorkspaceRemoval.h"
+#include "agent/workspace/WorkspaceTreeWalker.h"
 #include "shared/Crypto.h"
 
 #include <QDateTime>
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonDocument>
 #include <QRegularExpression>
 
 #include <cerrno>
 #include <cstring>
-#include <dirent.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -29,51 +30,31 @@ std::shared_ptr<const WorkspaceFs> openFs(const QString& dir, std::optional<uid_
     return std::make_shared<const WorkspaceFs>(std::move(fs.value()));
 }
 
-/// Chowns the tree under the directory @p dirFd (which it closes) to @p uid, descriptor by
-/// descriptor: no symbolic link is followed, none is changed (fchownat AT_SYMLINK_NOFOLLOW).
-bool chownTree(int dirFd, uid_t uid, int depth = 0) {
+/// Chowns the directory @p dirFd and everything under it to @p uid, through descriptors
+/// (WorkspaceTreeWalker: any depth, bounded descriptors, no symbolic link followed; a link
+/// itself is chowned with AT_SYMLINK_NOFOLLOW).
+bool chownTree(int dirFd, uid_t uid) {
     bool ok = ::fchown(dirFd, uid, uid) == 0;
-    DIR* dir = ::fdopendir(dirFd);
-    if (!dir) {
-        ::close(dirFd);
-        return false;
-    }
-    while (const dirent* e = ::readdir(dir)) {
-        if (!std::strcmp(e->d_name, ".") || !std::strcmp(e->d_name, ".."))
-            continue;
-        const int child = depth < 256 ? ::openat(::dirfd(dir), e->d_name,
-                                                 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-                                      : -1;
-        if (child >= 0)
-            ok = chownTree(child, uid, depth + 1) && ok;
-        else
-            ok = ::fchownat(::dirfd(dir), e->d_name, uid, uid, AT_SYMLINK_NOFOLLOW) == 0 && ok;
-    }
-    ::closedir(dir);
-    return ok;
-}
-
-int removeEntry(const char* path, const struct stat*, int type, struct FTW*) {
-    return type == FTW_DP ? ::rmdir(path) : ::unlink(path);
+    const Status walked = WorkspaceTreeWalker::walk(
+        dirFd, WorkspaceTreeWalker::Options{}, [&](const WorkspaceTreeWalker::Entry& e) {
+            ok = ::fchownat(e.parentFd, e.name, uid, uid, AT_SYMLINK_NOFOLLOW) == 0 && ok;
+            return WorkspaceTreeWalker::Action::Continue;
+        });
+    return walked.ok() && ok;
 }
 } // namespace
 
 QString removeTree(const QString& path) {
-    const QByteArray p = QFile::encodeName(path);
-    struct stat st {};
-    if (::lstat(p.constData(), &st) != 0)
+    const QFileInfo info(path);
+    const UniqueFd parent(
+        ::open(QFile::encodeName(info.path()).constData(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+    if (parent.get() < 0)
         return errno == ENOENT ? QString() : QString::fromLocal8Bit(strerror(errno));
-    // Sandboxed code may have left directories without write or search permission.
-    ::nftw(
-        p.constData(),
-        [](const char* f, const struct stat* s, int type, struct FTW*) {
-            if (type == FTW_D || type == FTW_DNR)
-                ::chmod(f, (s->st_mode & 07777) | S_IRWXU);
-            return 0;
-        },
-        64, FTW_PHYS);
-    if (::nftw(p.constData(), removeEntry, 64, FTW_PHYS | FTW_DEPTH) != 0)
-        return QString::fromLocal8Bit(strerror(errno));
+    // Descriptor by descriptor (any depth; modes sandboxed code set are overridden).
+    const QByteArray name = QFile::encodeName(info.fileName());
+    const Status removed = WorkspaceRemoval::removeEntry(parent.get(), name, true, name);
+    if (!removed.ok() && removed.error().code != QLatin1String("not_found"))
+        return removed.error().message;
     return {};
 }
 
@@ -131,9 +112,9 @@ int WorkspaceRegistry::load() {
     for (Workspace& ws : m_loaded) {
         if (m_uids && !ws.uid) {
             ws.uid = takeUid();
-            const int fd = ::open(QFile::encodeName(ws.directory).constData(),
-                                  O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-            if (!ws.uid || fd < 0 || !chownTree(fd, *ws.uid) ||
+            const UniqueFd fd(::open(QFile::encodeName(ws.directory).constData(),
+                                     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+            if (!ws.uid || fd.get() < 0 || !chownTree(fd.get(), *ws.uid) ||
                 m_repository->setUid(ws.id, int(*ws.uid))) {
                 qWarning("workspace %s could not be given a sandbox uid: it stays unavailable",
                          qPrintable(ws.id));

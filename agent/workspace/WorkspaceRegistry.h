@@ -84,7 +84,7 @@ public:
     QList<Workspace> list() const;
     int count() const { return int(m_workspaces.size()); }
     /// Marks the strong workspace deleted in the store and removes its directory tree (never
-    /// following symlinks: nftw(3) FTW_PHYS). Errors: 404 workspace_not_found, 500
+    /// following symlinks, at any depth: removeTree). Errors: 404 workspace_not_found, 500
     /// workspace_delete_failed, 409 workspace_is_light (light ones go through LightService).
     std::optional<ApiError> remove(const QString& id);
 
@@ -100,7 +100,9 @@ private:
     LightRowWriter m_lightRows; ///< last: flushed on destruction, while the repository lives
 };
 
-/// Removes @p path recursively without following symbolic links. Returns an error text or "".
+/// Removes @p path recursively through descriptors (WorkspaceRemoval: any depth, no symbolic
+/// link followed, modes set by sandboxed code overridden). Returns an error text or "" (also
+/// when @p path does not exist).
 QString removeTree(const QString& path);
 
 } // namespace runbox::workspace

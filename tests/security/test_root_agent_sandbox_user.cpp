@@ -292,6 +292,27 @@ private Q_SLOTS:
             200);
     }
 
+    void testWorkspaceWithADeepTreeIsDeletedAndItsUidFreed() {
+        QByteArray token;
+        const QString ws = m_agent.createWorkspace(&token);
+        const QString uid = workspaceUid(*m_agent.client(), ws);
+        // 5000 levels: the path (10 KB) is past PATH_MAX, so no path-based walk can remove it.
+        const ExecOutcome made = m_agent.python(
+            ws,
+            QStringLiteral("import os\nfor i in range(5000):\n    os.mkdir('d'); os.chdir('d')\n"
+                           "open('bottom', 'w').write('x')\nos.chmod('.', 0o500)\n"
+                           "print('deep')\n"));
+        QVERIFY2(made.stdoutText() == QLatin1String("deep\n"), qPrintable(made.describe()));
+        const ApiResponse del =
+            m_agent.client()->call("DELETE", "/v1/workspaces/" + ws.toLatin1(), {}, 60000);
+        QVERIFY2(del.status == 200 || del.status == 204, del.body.constData());
+        QVERIFY(!QFileInfo::exists(m_agent.workspaceDir(ws)));
+        // Its uid is free again: the next workspace gets it (lowest free first).
+        const QString next = m_agent.createWorkspace();
+        QCOMPARE(workspaceUid(*m_agent.client(), next), uid);
+        m_agent.client()->call("DELETE", "/v1/workspaces/" + next.toLatin1());
+    }
+
     void testUidIsStableAcrossRestart() {
         const QString before = workspaceUid(*m_agent.client(), m_ws);
         QVERIFY2(m_agent.stop(), qPrintable(m_agent.log()));
