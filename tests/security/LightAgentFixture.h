@@ -5,6 +5,7 @@
 
 #include "shared/ApiClient.h"
 #include "shared/NdjsonReader.h"
+#include "support/AgentMounts.h"
 #include "support/TestFiles.h"
 
 #include <QCoreApplication>
@@ -127,7 +128,11 @@ struct Workspace {
 class Agent final {
 public:
     Agent() = default;
-    ~Agent() { stop(); }
+    ~Agent() {
+        stop();
+        if (m_dir)
+            runbox::testsupport::detachAgentMounts(m_dir->path());
+    }
     Agent(const Agent&) = delete;
     Agent& operator=(const Agent&) = delete;
 

@@ -1,4 +1,5 @@
 #include "support/AgentProcess.h"
+#include "support/AgentMounts.h"
 
 #include "shared/ApiClient.h"
 
@@ -41,6 +42,8 @@ AgentProcess::~AgentProcess() {
     if (isRunning())
         stop();
     m_client.reset();
+    if (m_stateDir)
+        detachAgentMounts(m_stateDir->path());
 }
 
 bool AgentProcess::runningAsRoot() {
