@@ -86,12 +86,13 @@ bool LightService::start(quint16 controlPlanePort) {
         return false;
     }
     // Only when the tier could run at all: the homes must be reachable by their uids.
-    if (light::LightWorkspaceHost::probe(host).available &&
+    const bool runnable = light::LightWorkspaceHost::probe(host).available;
+    if (runnable &&
         !LightRootPath::makeReachable(host.workspaceRoot, config.stateDir, &m_startError))
         return false;
     // Homes are owned by their uids: a set-user-ID file in one must not give host users that
     // uid (docs/contracts.md "Sandbox uids"). Only a tier that can run needs it (it is root).
-    if (light::LightWorkspaceHost::probe(host).available) {
+    if (runnable) {
         QDir().mkpath(host.workspaceRoot);
         if (const QString e = m_rootNoSuid.mount(host.workspaceRoot); !e.isEmpty()) {
             m_startError = e;

@@ -20,10 +20,16 @@ const char* const kCaTrustPaths[] = {"/etc/ssl/certs",    "/etc/pki/tls/certs",
                                      "/etc/pki/ca-trust", "/etc/ca-certificates",
                                      "/etc/ssl/cert.pem", "/etc/ssl/ca-bundle.pem"};
 
-/// Kernel knobs no sandbox may write, whatever its uid (proc(5)): sysctls, magic SysRq.
-const char* const kReadOnlyProcPaths[] = {"/proc/sys", "/proc/sysrq-trigger"};
-
 } // namespace
+
+QStringList BwrapCommand::readOnlyProcPaths() {
+    // No sandbox may write these, whatever its uid: sysctls, magic SysRq.
+    QStringList present;
+    for (const char* path : {"/proc/sys", "/proc/sysrq-trigger"})
+        if (QFileInfo::exists(QLatin1String(path)))
+            present << QLatin1String(path);
+    return present;
+}
 
 QMap<QString, QString> BwrapCommand::bwrapEnvironment() {
     return {{QStringLiteral("PATH"), QStringLiteral("/usr/bin:/bin")},
@@ -80,8 +86,8 @@ SandboxLaunch BwrapCommand::build(const SandboxCapability& cap, const LaunchSpec
     // Read-only whatever bwrap itself concluded: bwrap covers these only when they look
     // writable to its caller, which an unprivileged sandbox user's view does not
     // (docs/contracts.md "No sandbox is host root"; the probe checks the result).
-    for (const char* path : kReadOnlyProcPaths)
-        roBindIfPresent(a, QLatin1String(path));
+    for (const QString& path : readOnlyProcPaths())
+        a << QStringLiteral("--ro-bind") << path << path;
     a << QStringLiteral("--dev") << QStringLiteral("/dev");
     a << spec.extraArgs;
     a << QStringLiteral("--tmpfs") << QStringLiteral("/tmp");

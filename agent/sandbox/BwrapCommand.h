@@ -42,6 +42,10 @@ public:
     static QMap<QString, QString> sandboxEnvironment(const QMap<QString, QString>& userEnv,
                                                      const QMap<QString, QString>& extraEnv);
 
+    /// The kernel knobs every launch binds read-only over its /proc, those that exist on this
+    /// host (proc(5)): /proc/sys, /proc/sysrq-trigger.
+    static QStringList readOnlyProcPaths();
+
     /// bwrap's own environment: PATH=/usr/bin:/bin, LANG=C.UTF-8 only.
     static QMap<QString, QString> bwrapEnvironment();
 };

@@ -1,5 +1,6 @@
 #include "agent/sandbox/CapabilityProbe.h"
 
+#include "agent/sandbox/BwrapCommand.h"
 #include "agent/sandbox/BwrapInvocation.h"
 #include "agent/sandbox/BwrapPreflight.h"
 
@@ -27,15 +28,6 @@ const QString kNestedUsernsConsequence = QStringLiteral(
     "Namespace isolation, seccomp and the mount allowlist still apply, but nested user "
     "namespaces inside executions are not blocked by bubblewrap (Runbox's seccomp profile still "
     "refuses unshare, setns and clone with CLONE_NEW* flags).");
-
-/// The kernel knobs every launch binds read-only (BwrapCommand), when the host has them.
-QStringList readOnlyProcBinds() {
-    QStringList args;
-    for (const char* path : {"/proc/sys", "/proc/sysrq-trigger"})
-        if (QFile::exists(QLatin1String(path)))
-            args << QStringLiteral("--ro-bind") << QLatin1String(path) << QLatin1String(path);
-    return args;
-}
 
 /// Exits 0 when every path given is a read-only mount in /proc/self/mountinfo (proc(5): field 5
 /// is the mount point, field 6 its options).
@@ -157,15 +149,14 @@ QString usernsWarning(UsernsBlocking blocking, const QString& bwrap, const QStri
 /// Empty when /proc/sys (and /proc/sysrq-trigger) are read-only inside, else why not.
 QString checkReadOnlyKernelKnobs(const QString& bwrap, ProcMode mode,
                                  const std::optional<SandboxUser>& user) {
-    QStringList targets;
-    for (const char* path : {"/proc/sys", "/proc/sysrq-trigger"})
-        if (QFile::exists(QLatin1String(path)))
-            targets << QLatin1String(path);
+    const QStringList targets = BwrapCommand::readOnlyProcPaths();
     if (targets.isEmpty())
         return {};
     QStringList args = probeArguments(mode, false, {});
-    args << readOnlyProcBinds() << QStringLiteral("/bin/sh") << QStringLiteral("-c")
-         << QLatin1String(kReadOnlyCheck) << QStringLiteral("sh") << targets;
+    for (const QString& path : targets)
+        args << QStringLiteral("--ro-bind") << path << path;
+    args << QStringLiteral("/bin/sh") << QStringLiteral("-c") << QLatin1String(kReadOnlyCheck)
+         << QStringLiteral("sh") << targets;
     const BwrapInvocation::Result run =
         BwrapInvocation::run(bwrap, args, kProbeTimeoutMs, false, user);
     return run.succeeded() ? QString() : run.failureDetail();

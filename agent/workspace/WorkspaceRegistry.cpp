@@ -94,6 +94,8 @@ int WorkspaceRegistry::load() {
     rows.clear();
     if (m_repository->listLive(QStringLiteral("strong"), &rows))
         return 0;
+    // Two passes: the uids already held are known before any workspace is given a new one.
+    QList<Workspace> loaded;
     for (const store::WorkspaceRecord& row : rows) {
         Workspace ws;
         ws.id = row.id;
@@ -106,10 +108,10 @@ int WorkspaceRegistry::load() {
             ws.uid = uid_t(*row.uid);
             m_heldUids.insert(*ws.uid);
         }
-        m_loaded.append(ws);
+        loaded.append(ws);
     }
     // Workspaces of a rootless or older agent get their uid now, their tree chowned once.
-    for (Workspace& ws : m_loaded) {
+    for (Workspace& ws : loaded) {
         if (m_uids && !ws.uid) {
             ws.uid = takeUid();
             const UniqueFd fd(::open(QFile::encodeName(ws.directory).constData(),
@@ -125,7 +127,6 @@ int WorkspaceRegistry::load() {
         if (ws.fs)
             m_workspaces.insert(ws.id, ws);
     }
-    m_loaded.clear();
     return int(m_workspaces.size());
 }
 

@@ -93,8 +93,7 @@ private:
     QString m_dir;
     std::optional<sandbox::UidRange> m_uids;
     std::function<bool(uid_t)> m_sweep;
-    QSet<uid_t> m_heldUids;    ///< by live workspaces, or not yet confirmed free
-    QList<Workspace> m_loaded; ///< load()'s rows between its two passes
+    QSet<uid_t> m_heldUids; ///< by live workspaces, or not yet confirmed free
     store::WorkspaceRepository* m_repository;
     QMap<QString, Workspace> m_workspaces;
     LightRowWriter m_lightRows; ///< last: flushed on destruction, while the repository lives
