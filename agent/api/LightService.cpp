@@ -4,11 +4,13 @@
 #include "agent/api/LightRootPath.h"
 #include "agent/api/LightRun.h"
 #include "agent/egress/EgressService.h"
+#include "agent/egress/EgressStage.h"
 #include "agent/light/LightExecMessage.h"
 #include "agent/light/LightWorkspaceHost.h"
 #include "agent/light/RlimitsJson.h"
 #include "agent/sandbox/EnvPolicy.h"
 #include "agent/store/QuotaStore.h"
+#include "agent/workspace/WorkspaceFd.h"
 #include "agent/workspace/WorkspaceRegistry.h"
 #include "shared/Crypto.h"
 
@@ -20,6 +22,7 @@
 #include <climits>
 #include <cmath>
 #include <fcntl.h>
+#include <unistd.h>
 
 namespace runbox::api {
 
@@ -204,10 +207,41 @@ void LightService::create(const LightCreateRequest& request, const QString& owne
     // The network is fixed now, from the policy in force and the request's explicit grants
     // (docs/light-workspaces.md "Network").
     LightCreateRequest fixed = request;
-    fixed.options.policyMode = egress::NetworkPolicy::toString(
-        m_context->egress ? m_context->egress->currentPolicy().mode()
-                          : egress::NetworkPolicy::Mode::None);
+    const egress::NetworkPolicy policy =
+        m_context->egress ? m_context->egress->currentPolicy() : egress::NetworkPolicy();
+    fixed.options.policyMode = egress::NetworkPolicy::toString(policy.mode());
+    if (policy.mode() == egress::NetworkPolicy::Mode::DomainAllowlist &&
+        m_host->supportsEgressGateway())
+        offerEgressGateway(policy, &fixed.options);
     createFixed(fixed, ownerTokenId, std::move(done));
+}
+
+void LightService::offerEgressGateway(const egress::NetworkPolicy& policy,
+                                      light::LightWorkspaceOptions* options) {
+    options->egressGateway = true;
+    const QMap<QString, QString> proxyEnv = egress::EgressStage::proxyEnvironment();
+    for (auto it = proxyEnv.cbegin(); it != proxyEnv.cend(); ++it)
+        options->env.insert(it.key(), it.value()); // reserved names: the caller set none
+    // Light event thread → this thread. The fd travels in a holder, so a dropped event (the
+    // service going away) still closes it.
+    options->onGatewayListener = [this, policy](const QString& id, int fd) {
+        auto holder = std::make_shared<workspace::UniqueFd>(fd);
+        QMetaObject::invokeMethod(
+            this, [this, policy, id, holder] { serveEgress(policy, id, holder->release()); },
+            Qt::QueuedConnection);
+    };
+}
+
+void LightService::serveEgress(const egress::NetworkPolicy& policy, const QString& id, int fd) {
+    // A workspace deleted meanwhile is gone from the host once its removal finished (which
+    // releases it again, in removeInBackground): its listener must not outlive it.
+    if (!m_context->egress || !m_host || !m_host->info(id)) {
+        ::close(fd);
+        return;
+    }
+    if (auto error = m_context->egress->serveLightWorkspace(policy, id, fd))
+        logLine(QStringLiteral("warning: light workspace %1 gets no egress gateway: %2")
+                    .arg(id, error->message));
 }
 
 void LightService::createFixed(const LightCreateRequest& request, const QString& ownerTokenId,
@@ -292,6 +326,8 @@ void LightService::finishCreate(const LightCreateRequest& request, const QString
 
 void LightService::forget(const QString& id) {
     m_entries.remove(id);
+    if (m_context->egress)
+        m_context->egress->releaseLightWorkspace(id); // its last decisions are recorded now
     if (auto err = m_context->workspaces->forgetLight(id); err && err->httpStatus != 404)
         logLine(QStringLiteral("warning: light workspace %1: %2").arg(id, err->message));
     m_context->noteWorkspaceCount();
@@ -309,8 +345,10 @@ void LightService::removeInBackground(const QStringList& ids,
         std::mutex mutex;
         QList<ApiError> errors;
         int left = 0;
+        QStringList ids;
     };
     auto pending = std::make_shared<Pending>();
+    pending->ids = ids;
     pending->left = int(ids.size());
     auto finish = std::make_shared<std::function<void(const QList<ApiError>&)>>(std::move(done));
     for (const QString& id : ids) {
@@ -328,7 +366,15 @@ void LightService::removeInBackground(const QStringList& ids,
             }
             if (last)
                 QMetaObject::invokeMethod(
-                    this, [finish, errors] { (*finish)(errors); }, Qt::QueuedConnection);
+                    this,
+                    [this, ids = pending->ids, finish, errors] {
+                        // A gateway listener that arrived while they were being removed.
+                        if (m_context->egress)
+                            for (const QString& removed : ids)
+                                m_context->egress->releaseLightWorkspace(removed);
+                        (*finish)(errors);
+                    },
+                    Qt::QueuedConnection);
         });
     }
 }

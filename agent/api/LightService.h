@@ -21,6 +21,9 @@ class LightWorkspaceHost;
 namespace runbox::execution {
 class ExecutionBackendFactory;
 }
+namespace runbox::egress {
+class NetworkPolicy;
+}
 
 namespace runbox::api {
 
@@ -116,6 +119,13 @@ private:
     /// Registers what the host created; answers @p done.
     void finishCreate(const LightCreateRequest& request, const QString& ownerTokenId,
                       const light::LightCreateResult& result, CreateDone done);
+    /// Under the domain allowlist: @p options reach the egress gateway from a private network
+    /// with the proxy variables set, and each supervisor's listener is served with @p policy
+    /// (the snapshot at creation) through serveEgress().
+    void offerEgressGateway(const egress::NetworkPolicy& policy,
+                            light::LightWorkspaceOptions* options);
+    /// Hands @p fd, workspace @p id's gateway listener, to the egress service (this thread).
+    void serveEgress(const egress::NetworkPolicy& policy, const QString& id, int fd);
     /// Forgets @p id here and in the registry (the first step of every delete).
     void forget(const QString& id);
     /// Runs host->remove(@p ids) on the worker pool, then @p done on this thread.

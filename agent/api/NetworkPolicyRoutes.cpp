@@ -3,6 +3,7 @@
 #include "agent/api/ApiService.h"
 #include "agent/egress/EgressService.h"
 #include "agent/execution/ExecutionManager.h"
+#include "agent/workspace/WorkspaceRegistry.h"
 
 #include <QJsonArray>
 
@@ -56,6 +57,25 @@ void listDecisions(AgentContext* ctx, http::HttpExchange* ex, const Principal& w
     ex->replyJson(200, {{"decisions", items}});
 }
 
+/// `GET /v1/workspaces/{id}/egress`: every decision recorded with the workspace (a light
+/// workspace's connections, which belong to no one execution, and its executions'), also after
+/// the workspace was deleted.
+void listWorkspaceDecisions(AgentContext* ctx, http::HttpExchange* ex, const Principal& who,
+                            const QString& id) {
+    QList<egress::EgressDecision> decisions;
+    if (who.mayUseWorkspace(id)) {
+        if (auto err = ctx->egress->workspaceDecisions(id, &decisions))
+            return ex->replyError(*err);
+    }
+    if (!who.mayUseWorkspace(id) || (decisions.isEmpty() && !ctx->workspaces->find(id)))
+        return ex->replyError(404, QStringLiteral("workspace_not_found"),
+                              QStringLiteral("no workspace %1").arg(id));
+    QJsonArray items;
+    for (const egress::EgressDecision& d : std::as_const(decisions))
+        items.append(d.toJson());
+    ex->replyJson(200, {{"decisions", items}});
+}
+
 } // namespace
 
 void NetworkPolicyRoutes::registerRoutes(Router& router, AgentContext* ctx) {
@@ -72,6 +92,10 @@ void NetworkPolicyRoutes::registerRoutes(Router& router, AgentContext* ctx) {
     router.add("GET", QStringLiteral("/v1/executions/{id}/egress"),
                [ctx](http::HttpExchange* ex, const Principal& who, const PathParams& p) {
                    listDecisions(ctx, ex, who, p.value(QStringLiteral("id")));
+               });
+    router.add("GET", QStringLiteral("/v1/workspaces/{id}/egress"),
+               [ctx](http::HttpExchange* ex, const Principal& who, const PathParams& p) {
+                   listWorkspaceDecisions(ctx, ex, who, p.value(QStringLiteral("id")));
                });
 }
 

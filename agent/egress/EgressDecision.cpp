@@ -3,7 +3,7 @@
 namespace runbox::egress {
 
 QJsonObject EgressDecision::toJson() const {
-    return QJsonObject{
+    QJsonObject json{
         {QStringLiteral("executionId"), executionId},
         {QStringLiteral("host"), host},
         {QStringLiteral("port"), port},
@@ -14,6 +14,9 @@ QJsonObject EgressDecision::toJson() const {
         {QStringLiteral("bytesDown"), bytesDown},
         {QStringLiteral("at"), at.toUTC().toString(Qt::ISODateWithMs)},
     };
+    if (!workspaceId.isEmpty())
+        json.insert(QStringLiteral("workspaceId"), workspaceId);
+    return json;
 }
 
 } // namespace runbox::egress

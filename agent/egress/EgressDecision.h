@@ -18,7 +18,10 @@ namespace runbox::egress {
 /// - bad request (400): "malformed_request", "malformed_target", "host_mismatch",
 ///   "request_too_large".
 struct EgressDecision {
-    QString executionId;
+    QString executionId; ///< "" for a light workspace's connection (not tied to one execution)
+    /// The light workspace whose private network the connection came from; "" for an execution's
+    /// socket (the service records the execution's workspace with it).
+    QString workspaceId;
     QString host; ///< canonical host name, or what the client sent when it was refused
     int port = 0; ///< 0 when the request never named one
     bool allowed = false;
@@ -28,8 +31,8 @@ struct EgressDecision {
     qint64 bytesDown = 0; ///< bytes received from the upstream server
     QDateTime at;         ///< when the decision was made (UTC)
 
-    /// `{"executionId","host","port","allowed","reason","message","bytesUp","bytesDown","at"}`;
-    /// "at" in ISO 8601 with milliseconds, UTC.
+    /// `{"executionId","host","port","allowed","reason","message","bytesUp","bytesDown","at"}`
+    /// plus `"workspaceId"` when set; "at" in ISO 8601 with milliseconds, UTC.
     QJsonObject toJson() const;
 };
 

@@ -6,6 +6,8 @@
 #include <QSqlQuery>
 #include <QVariant>
 
+#include <cstring>
+
 namespace runbox::egress {
 
 std::optional<ApiError> EgressDecisionStore::append(const EgressDecision& decision,
@@ -35,19 +37,31 @@ std::optional<ApiError> EgressDecisionStore::append(const EgressDecision& decisi
 
 std::optional<ApiError> EgressDecisionStore::list(const QString& executionId, int limit,
                                                   QList<EgressDecision>* out) const {
+    return select("execution_id", executionId, limit, out);
+}
+
+std::optional<ApiError> EgressDecisionStore::listByWorkspace(const QString& workspaceId, int limit,
+                                                             QList<EgressDecision>* out) const {
+    return select("workspace_id", workspaceId, limit, out);
+}
+
+std::optional<ApiError> EgressDecisionStore::select(const char* column, const QString& value,
+                                                    int limit, QList<EgressDecision>* out) const {
     if (limit < 1 || limit > 10000)
         return ApiError{400, QStringLiteral("invalid_filter"),
                         QStringLiteral("limit must be 1..10000")};
     QSqlQuery query(m_database.connection());
-    query.prepare(QStringLiteral(
-        "SELECT execution_id, at_ms, host, port, allowed, reason, message, bytes_up, bytes_down"
-        " FROM egress_decisions WHERE execution_id = ? ORDER BY id LIMIT ?"));
-    query.addBindValue(store::sqlText(executionId));
+    query.prepare(QStringLiteral("SELECT execution_id, at_ms, host, port, allowed, reason, message,"
+                                 " bytes_up, bytes_down, workspace_id FROM egress_decisions"
+                                 " WHERE %1 = ? ORDER BY id LIMIT ?")
+                      .arg(QLatin1String(column)));
+    query.addBindValue(store::sqlText(value));
     query.addBindValue(limit);
     ApiError error;
     if (!store::execQuery(query, QStringLiteral("read egress decisions"), &error))
         return error;
     out->clear();
+    const bool withWorkspace = std::strcmp(column, "workspace_id") == 0;
     while (query.next()) {
         EgressDecision d;
         d.executionId = query.value(0).toString();
@@ -59,6 +73,8 @@ std::optional<ApiError> EgressDecisionStore::list(const QString& executionId, in
         d.message = query.value(6).toString();
         d.bytesUp = query.value(7).toLongLong();
         d.bytesDown = query.value(8).toLongLong();
+        if (withWorkspace || d.executionId.isEmpty())
+            d.workspaceId = query.value(9).toString();
         out->append(d);
     }
     return std::nullopt;

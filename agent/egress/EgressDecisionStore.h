@@ -14,9 +14,9 @@ class Database;
 
 namespace runbox::egress {
 
-/// The `egress_decisions` table (schema migration 3): every EgressDecision of every execution,
-/// append-only (triggers refuse UPDATE and DELETE), so `GET /v1/executions/{id}/egress` and the
-/// log stream's replay read what the gateway decided, also after a restart. Thread-safe.
+/// The `egress_decisions` table (schema migrations 3 and 4): every EgressDecision of every
+/// execution, append-only (triggers refuse UPDATE and DELETE), so `GET /v1/executions/{id}/egress`
+/// and the log stream's replay read what the gateway decided, also after a restart. Thread-safe.
 class EgressDecisionStore final {
 public:
     explicit EgressDecisionStore(const store::Database& database) : m_database(database) {}
@@ -29,11 +29,21 @@ public:
     std::optional<ApiError> list(const QString& executionId, int limit,
                                  QList<EgressDecision>* out) const;
 
+    /// The decisions recorded with @p workspaceId (its light workspace connections and its
+    /// executions'), in the order they were made (at most @p limit, 1..10000); each carries
+    /// workspaceId.
+    std::optional<ApiError> listByWorkspace(const QString& workspaceId, int limit,
+                                            QList<EgressDecision>* out) const;
+
     /// The workspace recorded with the decisions of @p executionId ("" when there are none):
     /// who may read them when the execution has no record (sync executions).
     std::optional<ApiError> workspaceOf(const QString& executionId, QString* out) const;
 
 private:
+    /// Rows whose @p column (execution_id or workspace_id) is @p value.
+    std::optional<ApiError> select(const char* column, const QString& value, int limit,
+                                   QList<EgressDecision>* out) const;
+
     const store::Database& m_database;
 };
 

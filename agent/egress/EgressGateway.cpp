@@ -6,8 +6,10 @@
 
 #include <QFile>
 #include <QLocalServer>
+#include <QTcpServer>
 
 #include <functional>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -33,11 +35,43 @@ protected:
     }
 };
 
+// The same for a TCP listener adopted from a light workspace's network namespace.
+class TcpDescriptorServer final : public QTcpServer {
+public:
+    std::function<void(int)> onDescriptor;
+
+protected:
+    void incomingConnection(qintptr socketDescriptor) override {
+        const int fd = int(socketDescriptor);
+        if (onDescriptor)
+            onDescriptor(fd);
+        else
+            ::close(fd);
+    }
+};
+
+bool isListeningTcpSocket(int fd) {
+    int type = 0, listening = 0, protocol = 0;
+    socklen_t length = sizeof type;
+    if (::getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &length) != 0 || type != SOCK_STREAM)
+        return false;
+    length = sizeof listening;
+    if (::getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &length) != 0 || !listening)
+        return false;
+    length = sizeof protocol;
+    return ::getsockopt(fd, SOL_SOCKET, SO_PROTOCOL, &protocol, &length) == 0 &&
+           protocol == IPPROTO_TCP;
+}
+
 } // namespace
 
 struct EgressGateway::Listener {
     DescriptorServer server;
     QString path;
+};
+
+struct EgressGateway::WorkspaceListener {
+    TcpDescriptorServer server;
 };
 
 EgressGateway::EgressGateway(const NetworkPolicy& policy, std::shared_ptr<Resolver> resolver,
@@ -51,6 +85,9 @@ EgressGateway::~EgressGateway() {
     const QStringList ids = m_listeners.keys();
     for (const QString& id : ids)
         closeListener(id);
+    const QStringList workspaces = m_workspaceListeners.keys();
+    for (const QString& id : workspaces)
+        closeWorkspaceListener(id);
 }
 
 bool EgressGateway::listen(const QString& socketPath, const QString& executionId, QString* error) {
@@ -87,19 +124,64 @@ bool EgressGateway::listen(const QString& socketPath, const QString& executionId
         ::unlink(native.constData());
         return setError(QStringLiteral("cannot chmod 0600 %1").arg(socketPath));
     }
-    listener->server.onDescriptor = [this, executionId](int fd) { accept(executionId, fd); };
+    listener->server.onDescriptor = [this, executionId](int fd) {
+        accept(executionId, QString(), fd);
+    };
     m_listeners.insert(executionId, listener);
     return true;
 }
 
-void EgressGateway::accept(const QString& executionId, int fd) {
+bool EgressGateway::adoptWorkspaceListener(int listenerFd, const QString& workspaceId,
+                                           QString* error) {
+    if (!isListeningTcpSocket(listenerFd)) {
+        ::close(listenerFd);
+        if (error)
+            *error = QStringLiteral("the workspace's gateway descriptor is not a listening TCP "
+                                    "socket");
+        return false;
+    }
+    closeWorkspaceListener(workspaceId);
+    auto listener = std::make_shared<WorkspaceListener>();
+    listener->server.setMaxPendingConnections(128);
+    if (!listener->server.setSocketDescriptor(listenerFd)) {
+        ::close(listenerFd);
+        if (error)
+            *error = QStringLiteral("cannot adopt the workspace's gateway socket: %1")
+                         .arg(listener->server.errorString());
+        return false;
+    }
+    listener->server.onDescriptor = [this, workspaceId](int fd) {
+        accept(QString(), workspaceId, fd);
+    };
+    m_workspaceListeners.insert(workspaceId, listener);
+    return true;
+}
+
+void EgressGateway::closeWorkspaceListener(const QString& workspaceId) {
+    if (const std::shared_ptr<WorkspaceListener> listener =
+            m_workspaceListeners.take(workspaceId)) {
+        listener->server.onDescriptor = nullptr;
+        listener->server.close(); // closes the descriptor: the namespace can go
+    }
+    abortConnections(QString(), workspaceId);
+}
+
+void EgressGateway::accept(const QString& executionId, const QString& workspaceId, int fd) {
+    // A TCP client cannot pass descriptors, so the hand-over check the connection makes on its
+    // first read only ever sees plain bytes there.
     auto* connection =
         new EgressConnection(fd, executionId, m_policy, *m_resolver, m_options, m_relay, this);
     m_connections.append(connection);
+    if (!workspaceId.isEmpty())
+        m_workspaceOfConnection.insert(connection, workspaceId);
     connect(connection, &EgressConnection::finished, this,
-            [this, connection](const EgressDecision& decision) {
+            [this, connection, workspaceId](const EgressDecision& decision) {
                 m_connections.removeAll(connection);
-                Q_EMIT decisionMade(decision);
+                m_workspaceOfConnection.remove(connection);
+                EgressDecision attributed = decision;
+                if (!workspaceId.isEmpty())
+                    attributed.workspaceId = workspaceId;
+                Q_EMIT decisionMade(attributed);
             });
 }
 
@@ -110,9 +192,19 @@ void EgressGateway::closeListener(const QString& executionId) {
         listener->server.close(); // QLocalServer::close removes the socket file
         ::unlink(QFile::encodeName(listener->path).constData());
     }
+    abortConnections(executionId, QString());
+}
+
+void EgressGateway::abortConnections(const QString& executionId, const QString& workspaceId) {
     const QList<QPointer<EgressConnection>> connections = m_connections;
     for (const QPointer<EgressConnection>& connection : connections) {
-        if (connection && connection->executionId() == executionId)
+        if (!connection)
+            continue;
+        const bool match = workspaceId.isEmpty()
+                               ? connection->executionId() == executionId &&
+                                     !m_workspaceOfConnection.contains(connection.data())
+                               : m_workspaceOfConnection.value(connection.data()) == workspaceId;
+        if (match)
             connection->abort();
     }
 }

@@ -45,6 +45,18 @@ public:
     /// connections (each still reports its decision).
     void closeListener(const QString& executionId);
     QStringList executionIds() const { return m_listeners.keys(); }
+
+    /// Serves light workspace @p workspaceId on @p listenerFd (owned from now on): a listening
+    /// TCP socket made inside the workspace's own network namespace (light/WorkspaceNetwork), so
+    /// every connection on it comes from that workspace. Its decisions carry the workspace and
+    /// no execution id. A workspace served already has its old listener closed first. False
+    /// with @p error when the descriptor is not a listening TCP socket.
+    bool adoptWorkspaceListener(int listenerFd, const QString& workspaceId, QString* error);
+    /// Stops serving @p workspaceId and aborts its open connections (each still reports).
+    void closeWorkspaceListener(const QString& workspaceId);
+    QStringList workspaceIds() const { return m_workspaceListeners.keys(); }
+    /// No execution and no workspace is served.
+    bool idle() const { return m_listeners.isEmpty() && m_workspaceListeners.isEmpty(); }
     /// The socket path of @p executionId, or an empty string.
     QString socketPath(const QString& executionId) const;
     /// Connections open right now (all executions).
@@ -57,14 +69,19 @@ Q_SIGNALS:
 
 private:
     struct Listener;
-    void accept(const QString& executionId, int fd);
+    struct WorkspaceListener;
+    /// A connection on @p fd for @p executionId, or (executionId empty) for @p workspaceId.
+    void accept(const QString& executionId, const QString& workspaceId, int fd);
+    void abortConnections(const QString& executionId, const QString& workspaceId);
 
     NetworkPolicy m_policy;
     std::shared_ptr<Resolver> m_resolver;
     EgressGatewayOptions m_options;
     std::shared_ptr<EgressRelay> m_relay; ///< moves the bytes of decided connections
-    QHash<QString, std::shared_ptr<Listener>> m_listeners;
+    QHash<QString, std::shared_ptr<Listener>> m_listeners;                   ///< by execution
+    QHash<QString, std::shared_ptr<WorkspaceListener>> m_workspaceListeners; ///< by workspace
     QList<QPointer<EgressConnection>> m_connections;
+    QHash<const EgressConnection*, QString> m_workspaceOfConnection; ///< light workspaces' ones
 };
 
 } // namespace runbox::egress

@@ -8,6 +8,7 @@
 #include <QFile>
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 namespace runbox::egress {
 
@@ -20,6 +21,9 @@ EgressGatewayPool::~EgressGatewayPool() {
     const QStringList executions = m_revisionOfExecution.keys();
     for (const QString& id : executions)
         release(id);
+    const QStringList workspaces = m_revisionOfWorkspace.keys();
+    for (const QString& id : workspaces)
+        releaseWorkspace(id);
     qDeleteAll(m_gateways);
 }
 
@@ -61,12 +65,7 @@ std::optional<QString> EgressGatewayPool::acquire(const NetworkPolicy& policy,
         ::chmod(QFile::encodeName(m_runtimeDir).constData(), 0711) != 0)
         return fail(503, "egress_unavailable",
                     QStringLiteral("cannot create egress directory %1").arg(m_runtimeDir));
-    EgressGateway* gateway = m_gateways.value(revision);
-    if (!gateway) {
-        gateway = new EgressGateway(policy, m_resolver, m_options, this);
-        connect(gateway, &EgressGateway::decisionMade, this, &EgressGatewayPool::decisionMade);
-        m_gateways.insert(revision, gateway);
-    }
+    EgressGateway* gateway = gatewayFor(policy);
     const QString path = socketPathFor(revision, executionId);
     QString listenError;
     if (!gateway->listen(path, executionId, &listenError)) {
@@ -75,6 +74,45 @@ std::optional<QString> EgressGatewayPool::acquire(const NetworkPolicy& policy,
     }
     m_revisionOfExecution.insert(executionId, revision);
     return path;
+}
+
+EgressGateway* EgressGatewayPool::gatewayFor(const NetworkPolicy& policy) {
+    EgressGateway* gateway = m_gateways.value(policy.revision());
+    if (!gateway) {
+        gateway = new EgressGateway(policy, m_resolver, m_options, this);
+        connect(gateway, &EgressGateway::decisionMade, this, &EgressGatewayPool::decisionMade);
+        m_gateways.insert(policy.revision(), gateway);
+    }
+    return gateway;
+}
+
+std::optional<ApiError> EgressGatewayPool::adoptWorkspaceListener(const NetworkPolicy& policy,
+                                                                  const QString& workspaceId,
+                                                                  int listenerFd) {
+    if (policy.mode() != NetworkPolicy::Mode::DomainAllowlist) {
+        ::close(listenerFd);
+        return ApiError{400, QStringLiteral("egress_policy_none"),
+                        QStringLiteral("network policy none has no egress")};
+    }
+    releaseWorkspace(workspaceId); // a restarted supervisor brings a new listener
+    const QString revision = policy.revision();
+    EgressGateway* gateway = gatewayFor(policy);
+    QString error;
+    if (!gateway->adoptWorkspaceListener(listenerFd, workspaceId, &error)) {
+        dropIfUnused(revision);
+        return ApiError{503, QStringLiteral("egress_unavailable"), error};
+    }
+    m_revisionOfWorkspace.insert(workspaceId, revision);
+    return std::nullopt;
+}
+
+void EgressGatewayPool::releaseWorkspace(const QString& workspaceId) {
+    const QString revision = m_revisionOfWorkspace.take(workspaceId);
+    if (revision.isEmpty())
+        return;
+    if (EgressGateway* gateway = m_gateways.value(revision))
+        gateway->closeWorkspaceListener(workspaceId);
+    dropIfUnused(revision);
 }
 
 void EgressGatewayPool::release(const QString& executionId) {
@@ -88,7 +126,7 @@ void EgressGatewayPool::release(const QString& executionId) {
 
 void EgressGatewayPool::dropIfUnused(const QString& revision) {
     EgressGateway* gateway = m_gateways.value(revision);
-    if (!gateway || revision == m_currentRevision || !gateway->executionIds().isEmpty())
+    if (!gateway || revision == m_currentRevision || !gateway->idle())
         return;
     m_gateways.remove(revision);
     gateway->deleteLater(); // it may be on the stack of a signal it emitted

@@ -52,6 +52,15 @@ public:
     /// gateway if it is idle and not current. Unknown ids are ignored.
     void release(const QString& executionId);
 
+    /// Serves light workspace @p workspaceId, under @p policy (its snapshot at creation), on
+    /// @p listenerFd (owned from now on; see EgressGateway::adoptWorkspaceListener). A workspace
+    /// served already is moved to the new listener. Errors: 400 egress_policy_none, 503
+    /// egress_unavailable (the descriptor is not a listening TCP socket).
+    std::optional<ApiError> adoptWorkspaceListener(const NetworkPolicy& policy,
+                                                   const QString& workspaceId, int listenerFd);
+    /// Stops serving @p workspaceId (aborting its open connections). Unknown ids are ignored.
+    void releaseWorkspace(const QString& workspaceId);
+
     int gatewayCount() const { return int(m_gateways.size()); }
     bool hasGateway(const QString& revision) const { return m_gateways.contains(revision); }
     /// The gateway of @p revision, or nullptr (for inspection and tests).
@@ -63,6 +72,8 @@ Q_SIGNALS:
 
 private:
     QString socketPathFor(const QString& revision, const QString& executionId) const;
+    /// The gateway of @p policy's revision, made when there is none.
+    EgressGateway* gatewayFor(const NetworkPolicy& policy);
     void dropIfUnused(const QString& revision);
 
     QString m_runtimeDir;
@@ -71,6 +82,7 @@ private:
     QString m_currentRevision = QStringLiteral("none");
     QHash<QString, EgressGateway*> m_gateways;     ///< revision → gateway (owned)
     QHash<QString, QString> m_revisionOfExecution; ///< executionId → revision
+    QHash<QString, QString> m_revisionOfWorkspace; ///< light workspaceId → revision
 };
 
 } // namespace runbox::egress

@@ -78,6 +78,21 @@ void EgressService::release(const QString& executionId) {
     m_workspaceOf.remove(executionId);
 }
 
+std::optional<ApiError> EgressService::serveLightWorkspace(const NetworkPolicy& policy,
+                                                           const QString& workspaceId,
+                                                           int listenerFd) {
+    return m_pool->adoptWorkspaceListener(policy, workspaceId, listenerFd);
+}
+
+void EgressService::releaseLightWorkspace(const QString& workspaceId) {
+    m_pool->releaseWorkspace(workspaceId);
+}
+
+std::optional<ApiError> EgressService::workspaceDecisions(const QString& workspaceId,
+                                                          QList<EgressDecision>* out) const {
+    return m_decisions->listByWorkspace(workspaceId, kMaxDecisionsListed, out);
+}
+
 QString EgressService::bridgeProblem() const {
     const QFileInfo bridge(m_options.bridgePath);
     if (m_options.bridgePath.isEmpty() || !bridge.exists())
@@ -123,7 +138,10 @@ QJsonObject EgressService::eventOf(const EgressDecision& decision) {
 }
 
 void EgressService::record(const EgressDecision& decision) {
-    if (auto error = m_decisions->append(decision, m_workspaceOf.value(decision.executionId)))
+    const QString workspaceId = decision.workspaceId.isEmpty()
+                                    ? m_workspaceOf.value(decision.executionId)
+                                    : decision.workspaceId;
+    if (auto error = m_decisions->append(decision, workspaceId))
         qCWarning(lcEgress, "egress decision of %s could not be recorded: %s",
                   qPrintable(decision.executionId), qPrintable(error->message));
     Q_EMIT decisionRecorded(decision.executionId, decision);

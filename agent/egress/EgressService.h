@@ -67,6 +67,20 @@ public:
     /// Closes the socket of @p executionId; its last decisions are recorded before it returns.
     void release(const QString& executionId);
 
+    /// Light workspaces under `domain-allowlist` (docs/light-workspaces.md "Egress gateway"):
+    /// serves @p workspaceId with @p policy (its snapshot at creation) on @p listenerFd, the
+    /// listening socket its supervisor made in the workspace's own network namespace (owned from
+    /// now on). Decisions are recorded per workspace, with no execution id. Errors as
+    /// EgressGatewayPool::adoptWorkspaceListener().
+    std::optional<ApiError> serveLightWorkspace(const NetworkPolicy& policy,
+                                                const QString& workspaceId, int listenerFd);
+    /// Stops serving @p workspaceId; its last decisions are recorded before it returns.
+    void releaseLightWorkspace(const QString& workspaceId);
+    /// Every decision recorded with @p workspaceId (its light connections and its executions'),
+    /// oldest first, at most 10000.
+    std::optional<ApiError> workspaceDecisions(const QString& workspaceId,
+                                               QList<EgressDecision>* out) const;
+
     /// Host path of the bridge binary.
     QString bridgePath() const { return m_options.bridgePath; }
     /// Empty when the bridge binary exists and is executable, else why not.

@@ -9,6 +9,15 @@
 
 namespace runbox::egress {
 
+QMap<QString, QString> EgressStage::proxyEnvironment() {
+    QMap<QString, QString> env;
+    for (const char* name : {"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"})
+        env.insert(QLatin1String(name), QLatin1String(kProxyUrl));
+    for (const char* name : {"NO_PROXY", "no_proxy"})
+        env.insert(QLatin1String(name), QLatin1String(kNoProxy));
+    return env;
+}
+
 void EgressStage::prepare(const execution::LaunchContext& context, execution::LaunchPlan* plan,
                           std::function<void(std::optional<ApiError>)> done) {
     const execution::PermissionEpoch& epoch = context.epoch;
@@ -55,11 +64,9 @@ void EgressStage::prepare(const execution::LaunchContext& context, execution::La
     plan->spec.extraArgs << QStringLiteral("--dir") << runDir << QStringLiteral("--ro-bind")
                          << m_service->bridgePath() << bridge << QStringLiteral("--bind") << *socket
                          << socketInside;
-    const QString proxy = QLatin1String(kProxyUrl);
-    for (const char* name : {"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"})
-        plan->spec.extraEnv.insert(QLatin1String(name), proxy);
-    for (const char* name : {"NO_PROXY", "no_proxy"})
-        plan->spec.extraEnv.insert(QLatin1String(name), QLatin1String(kNoProxy));
+    const QMap<QString, QString> proxyEnv = proxyEnvironment();
+    for (auto it = proxyEnv.cbegin(); it != proxyEnv.cend(); ++it)
+        plan->spec.extraEnv.insert(it.key(), it.value());
     plan->seccompProfile = sandbox::SeccompProfileKind::Network;
     plan->commandPrefix = QStringList{bridge, QStringLiteral("--socket"), socketInside,
                                       QStringLiteral("--listen"), QLatin1String(kListen),

@@ -25,6 +25,10 @@ public:
     static constexpr const char* kNoProxy = "localhost,127.0.0.1";
     static constexpr int kStatusFd = 5; ///< after 3 (seccomp) and 4 (bwrap's json status)
 
+    /// The six proxy variables pointing at kProxyUrl, with NO_PROXY/no_proxy kNoProxy: what a
+    /// strong sandbox gets here and a light workspace under the domain allowlist at creation.
+    static QMap<QString, QString> proxyEnvironment();
+
     /// @p service must outlive the stage.
     explicit EgressStage(EgressService* service) : m_service(service) {}
 

@@ -2,6 +2,7 @@
 
 #include "agent/light/RlimitsJson.h"
 #include "agent/light/SupervisorProtocol.h"
+#include "agent/light/WorkspaceNetwork.h"
 
 #include <QCoreApplication>
 #include <QFileInfo>
@@ -43,6 +44,10 @@ QJsonObject LightConfinement::toJson() const {
     };
 }
 
+QString LightConfinement::gatewayProxyUrl() {
+    return QStringLiteral("http://127.0.0.1:%1").arg(WorkspaceNetwork::kGatewayPort);
+}
+
 QJsonObject LightConfinement::networkAccessJson() const {
     QJsonArray families{QStringLiteral("unix")};
     if (inetStream || inetDatagram)
@@ -53,6 +58,11 @@ QJsonObject LightConfinement::networkAccessJson() const {
     QString summary;
     if (!seccomp)
         summary = QStringLiteral("no seccomp profile: socket families are not restricted");
+    else if (egressGateway)
+        summary = QStringLiteral("a network namespace of its own with only lo: HTTP(S) to the "
+                                 "allowlisted names through the egress gateway at %1 (the proxy "
+                                 "variables are set), nothing else; no UDP")
+                      .arg(gatewayProxyUrl());
     else if (!inetStream && !inetDatagram)
         summary = QStringLiteral("unix sockets only: no AF_INET/AF_INET6 socket can be created");
     else
@@ -62,16 +72,24 @@ QJsonObject LightConfinement::networkAccessJson() const {
                   (inetDatagram ? QStringLiteral("; UDP to and from anywhere (Landlock cannot "
                                                  "filter UDP)")
                                 : QStringLiteral("; no UDP"));
-    if (policyMode == QLatin1String("domain-allowlist"))
-        summary += QStringLiteral("; the egress gateway is not offered to light workspaces, so "
-                                  "the domain allowlist gives them no network");
+    if (policyMode == QLatin1String("domain-allowlist") && !egressGateway)
+        summary += QStringLiteral("; no egress gateway (it needs a network namespace per "
+                                  "workspace, which needs a root agent), so the domain allowlist "
+                                  "gives this workspace no network");
+    QJsonValue gateway(QJsonValue::Null);
+    if (egressGateway)
+        gateway = QJsonObject{
+            {QStringLiteral("proxy"), gatewayProxyUrl()},
+            {QStringLiteral("networkNamespace"), true},
+            {QStringLiteral("decisions"), QStringLiteral("per workspace")},
+        };
     return QJsonObject{
         {QStringLiteral("policyMode"),
          policyMode.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(policyMode)},
         {QStringLiteral("families"), families},
         {QStringLiteral("tcpConnectPorts"), ports},
         {QStringLiteral("udp"), inetDatagram},
-        {QStringLiteral("egressGateway"), QJsonValue(QJsonValue::Null)},
+        {QStringLiteral("egressGateway"), gateway},
         {QStringLiteral("summary"), summary},
     };
 }
@@ -89,6 +107,7 @@ LightConfinement LightConfinement::fromFlags(int abi, std::uint32_t flags) {
     confinement.seccomp = flags & wire::kHasSeccomp;
     confinement.inetStream = flags & wire::kHasInetStream;
     confinement.inetDatagram = flags & wire::kHasInetDatagram;
+    confinement.egressGateway = flags & wire::kHasEgressGateway;
     return confinement;
 }
 

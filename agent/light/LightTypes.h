@@ -11,6 +11,7 @@
 #include <QStringList>
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <sys/types.h>
 
@@ -65,8 +66,11 @@ struct LightConfinement {
     /// The light seccomp profile (LightSeccompProfile): native ABI only, no io_uring, socket(2)
     /// arguments checked.
     bool seccomp = false;
-    bool inetStream = false;        ///< AF_INET/AF_INET6 TCP sockets may be created
-    bool inetDatagram = false;      ///< AF_INET/AF_INET6 UDP sockets may be created (to anywhere)
+    bool inetStream = false;   ///< AF_INET/AF_INET6 TCP sockets may be created
+    bool inetDatagram = false; ///< AF_INET/AF_INET6 UDP sockets may be created (to anywhere)
+    /// A network namespace of its own (only `lo`) whose one way out is the egress gateway at
+    /// 127.0.0.1:18118 (WorkspaceNetwork): the domain allowlist, for light workspaces.
+    bool egressGateway = false;
     QList<quint16> tcpConnectPorts; ///< the Landlock TCP connect rules
     QString policyMode;             ///< the network policy's mode when the workspace was made
 
@@ -77,8 +81,11 @@ struct LightConfinement {
     ///   "tcpConnectPorts":[8080],"udp":false,"egressGateway":null,"summary":"…"}}`
     /// (`networkAccess` only on a workspace's own confinement; see docs/light-workspaces.md).
     QJsonObject toJson() const;
-    /// The `networkAccess` object alone.
+    /// The `networkAccess` object alone; its `egressGateway` is null or
+    /// `{"proxy":"http://127.0.0.1:18118","networkNamespace":true,"decisions":"per workspace"}`.
     QJsonObject networkAccessJson() const;
+    /// The proxy URL a workspace with egressGateway uses.
+    static QString gatewayProxyUrl();
     /// From a supervisor's Hello flags (wire::kHas*).
     static LightConfinement fromFlags(int abi, std::uint32_t flags);
 };
@@ -104,6 +111,12 @@ struct LightWorkspaceOptions {
     /// The network policy's mode in force at creation ("none", "domain-allowlist"), for
     /// `confinement.networkAccess`; "" when unknown (the host alone, in tests).
     QString policyMode;
+    /// Reach the egress gateway from a private network (docs/light-workspaces.md "Egress
+    /// gateway"): needs a root agent; excludes allowedConnectPorts and allowUdp.
+    bool egressGateway = false;
+    /// With egressGateway: called (on the light event thread) with each listening socket a
+    /// supervisor of the workspace made in its network namespace; the callee owns the fd.
+    std::function<void(const QString& workspaceId, int listenerFd)> onGatewayListener;
 };
 
 /// A workspace as reported to callers (never includes its env).

@@ -44,6 +44,8 @@ struct LightWorkspaceHost::Workspace {
     Rlimits limits;
     QList<quint16> ports;
     bool udp = false;
+    bool egressGateway = false;
+    std::function<void(const QString&, int)> onGatewayListener;
     QString policyMode;
     QMap<QString, QString> env; // memory only: never written anywhere
     qint64 createdMs = 0;
@@ -185,6 +187,16 @@ std::optional<ApiError> LightWorkspaceHost::create(const LightWorkspaceOptions& 
         return ApiError{400, QStringLiteral("invalid_limit"), QString::fromStdString(why)};
     if (!m_pool || m_rootFd < 0)
         return ApiError{503, QStringLiteral("light_unavailable"), m_availability.reason};
+    if (options.egressGateway && (!options.allowedConnectPorts.isEmpty() || options.allowUdp))
+        return ApiError{400, QStringLiteral("invalid_network_policy"),
+                        QStringLiteral("under the domain allowlist a light workspace reaches the "
+                                       "network only through the egress gateway, from a network "
+                                       "namespace of its own: allowedConnectPorts and allowUdp "
+                                       "would reach nothing there")};
+    if (options.egressGateway && !m_privateProc)
+        return ApiError{503, QStringLiteral("light_egress_unavailable"),
+                        QStringLiteral("the egress gateway needs a network namespace per light "
+                                       "workspace, which needs a root agent")};
 
     int granted;
     {
@@ -222,6 +234,8 @@ std::optional<ApiError> LightWorkspaceHost::create(const LightWorkspaceOptions& 
         workspace->limits = options.limits;
         workspace->ports = options.allowedConnectPorts;
         workspace->udp = options.allowUdp;
+        workspace->egressGateway = options.egressGateway;
+        workspace->onGatewayListener = options.onGatewayListener;
         workspace->policyMode = options.policyMode;
         workspace->env = options.env;
         workspace->createdMs = nowMs();
@@ -303,6 +317,15 @@ std::shared_ptr<SupervisorChannel> LightWorkspaceHost::ensureChannel(Workspace& 
     const timeval sendTimeout{5, 0};
     ::setsockopt(pair[0], SOL_SOCKET, SO_SNDTIMEO, &sendTimeout, sizeof(sendTimeout));
     auto channel = std::make_shared<SupervisorChannel>(pair[0], workspace.id);
+    if (workspace.egressGateway) {
+        channel->setGatewayListenerHandler(
+            [handler = workspace.onGatewayListener, id = workspace.id](int fd) {
+                if (handler)
+                    handler(id, fd);
+                else
+                    ::close(fd);
+            });
+    }
     std::weak_ptr<SupervisorChannel> weak = channel;
     channel->setWatchKey(m_loop.watch(pair[0], [this, weak] {
         if (auto strong = weak.lock(); strong && !strong->onReadable())
@@ -318,7 +341,8 @@ std::shared_ptr<SupervisorChannel> LightWorkspaceHost::ensureChannel(Workspace& 
     request.portCount = static_cast<std::uint32_t>(workspace.ports.size());
     for (qsizetype i = 0; i < workspace.ports.size(); ++i)
         request.ports[i] = workspace.ports.at(i);
-    request.network = workspace.udp ? wire::kNetworkUdp : 0;
+    request.network = (workspace.udp ? wire::kNetworkUdp : 0) |
+                      (workspace.egressGateway ? wire::kNetworkEgressGateway : 0);
     wire::copyString(request.home, sizeof(request.home), workspace.home.toStdString());
     const bool sent = m_zygote.spawn(request, pair[1], workspace.homeFd, error);
     ::close(pair[1]);
@@ -488,8 +512,9 @@ LightWorkspaceInfo LightWorkspaceHost::describe(const Workspace& workspace) cons
         info.supervisorRunning = true;
         info.runningExecutions = channel->runningCount();
     } else { // what the supervisor will install (it refuses to start otherwise)
-        info.confinement.inetStream = !workspace.ports.isEmpty();
+        info.confinement.inetStream = !workspace.ports.isEmpty() || workspace.egressGateway;
         info.confinement.inetDatagram = workspace.udp;
+        info.confinement.egressGateway = workspace.egressGateway;
     }
     info.confinement.tcpConnectPorts = workspace.ports;
     info.confinement.policyMode = workspace.policyMode;

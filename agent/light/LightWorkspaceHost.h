@@ -72,6 +72,10 @@ public:
     /// Deletes every workspace; returns the errors (empty when all went well).
     QList<ApiError> removeAll();
 
+    /// Whether workspaces can get LightWorkspaceOptions::egressGateway here: each needs a
+    /// network namespace, made by the root zygote (true after a start() as root).
+    bool supportsEgressGateway() const { return m_privateProc; }
+
     std::optional<LightWorkspaceInfo> info(const QString& id) const;
     QStringList ids() const;
     int count() const;

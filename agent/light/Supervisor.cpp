@@ -3,6 +3,7 @@
 #include "agent/light/LandlockRuleset.h"
 #include "agent/light/ProcessTree.h"
 #include "agent/light/Shepherd.h"
+#include "agent/light/WorkspaceNetwork.h"
 
 #include <cerrno>
 #include <csignal>
@@ -122,6 +123,18 @@ void Supervisor::setUp(const SpawnContext& context, const wire::SpawnRequest& re
     }
 
     std::string why;
+    // The egress gateway's private network (WorkspaceNetwork): made while still root; the
+    // listener goes to the agent with Hello.
+    const bool egressGateway = (request.network & wire::kNetworkEgressGateway) != 0;
+    int gatewayListener = -1;
+    if (egressGateway) {
+        gatewayListener =
+            WorkspaceNetwork::enterPrivateNetwork(WorkspaceNetwork::kGatewayPort, &why);
+        if (gatewayListener < 0)
+            fail("network namespace", errno, why);
+        confinement |= wire::kHasEgressGateway;
+    }
+
     m_abi = LandlockRuleset::probeAbi(&why);
     if (m_abi < request.minAbi)
         fail("landlock", 0,
@@ -141,6 +154,8 @@ void Supervisor::setUp(const SpawnContext& context, const wire::SpawnRequest& re
         if (!ruleset.allowConnectPort(request.ports[i], &why))
             fail("landlock", 0, why);
     }
+    if (egressGateway && !ruleset.allowConnectPort(WorkspaceNetwork::kGatewayPort, &why))
+        fail("landlock", 0, why);
     confinement |= wire::kHasFsRules;
     if (ruleset.handledNet())
         confinement |= wire::kHasNetRules;
@@ -171,7 +186,8 @@ void Supervisor::setUp(const SpawnContext& context, const wire::SpawnRequest& re
     // After the Landlock ruleset (restrictSelf set NO_NEW_PRIVS), before any exec: the
     // supervisor's own work from here on (poll, recvmsg, fork, landlock, execve, /proc walks)
     // creates no socket and uses no io_uring, so every exec simply inherits the filter.
-    const LightSocketGrant grant{request.portCount > 0, (request.network & wire::kNetworkUdp) != 0};
+    const LightSocketGrant grant{request.portCount > 0 || egressGateway,
+                                 (request.network & wire::kNetworkUdp) != 0};
     if (!context.seccompError.empty() || !context.seccomp)
         fail("seccomp", 0, context.seccompError);
     if (!LightSeccompProfile::install(context.seccomp->programs[grant.index()], nullptr))
@@ -199,9 +215,12 @@ void Supervisor::setUp(const SpawnContext& context, const wire::SpawnRequest& re
     hello.abi = m_abi;
     hello.confinement = confinement;
     hello.hostPid = hostPid;
-    if (!wire::sendMessage(m_control, &hello, sizeof(hello), &pidfd, 1))
+    const int helloFds[2] = {pidfd, gatewayListener};
+    if (!wire::sendMessage(m_control, &hello, sizeof(hello), helloFds, egressGateway ? 2 : 1))
         ::_exit(1);
     ::close(pidfd);
+    if (gatewayListener >= 0)
+        ::close(gatewayListener); // the agent's copy keeps it listening
     loop();
 }
 

@@ -179,7 +179,17 @@ void SupervisorChannel::handleMessage(const char* data, std::size_t size, int* f
     const auto type = static_cast<wire::Type>(header.type);
     if (type == wire::Type::Hello) {
         wire::Hello hello;
-        if (readAs(data, size, &hello) && fdCount == 1) {
+        const bool withGateway =
+            readAs(data, size, &hello) && (hello.confinement & wire::kHasEgressGateway) != 0;
+        if (readAs(data, size, &hello) && fdCount == (withGateway ? 2 : 1)) {
+            if (withGateway) {
+                // Handed on before Ready: no exec of this supervisor has run yet, and a
+                // connection made before the agent adopts the socket waits in its backlog.
+                if (m_gatewayHandler)
+                    m_gatewayHandler(fds[1]);
+                else
+                    ::close(fds[1]);
+            }
             {
                 std::lock_guard lock(m_mutex);
                 m_pidfd = fds[0];

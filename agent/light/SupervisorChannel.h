@@ -6,6 +6,7 @@
 
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
@@ -26,6 +27,12 @@ public:
     SupervisorChannel& operator=(const SupervisorChannel&) = delete;
 
     int socketFd() const { return m_socket; }
+    /// Called on the light event thread with the egress gateway's listening socket of the
+    /// supervisor's private network (owned by the callee), when its Hello brings one. Set before
+    /// the spawn is sent.
+    void setGatewayListenerHandler(std::function<void(int listenerFd)> handler) {
+        m_gatewayHandler = std::move(handler);
+    }
     void setWatchKey(std::uint64_t key) { m_watchKey = key; }
     std::uint64_t watchKey() const { return m_watchKey; }
 
@@ -66,6 +73,7 @@ private:
     const int m_socket;
     const QString m_workspaceId;
     std::uint64_t m_watchKey = 0;
+    std::function<void(int)> m_gatewayHandler;
     mutable std::mutex m_mutex;
     mutable std::condition_variable m_settled;
     State m_state = State::Starting;

@@ -16,10 +16,12 @@
 namespace runbox::light::wire {
 
 enum class Type : std::uint32_t {
-    Spawn = 1,  ///< agent → zygote. fds: [supervisor's control socket, home directory (O_PATH)]
-    Exec = 2,   ///< agent → supervisor. fds: [stdin, stdout, stderr]
-    Kill = 3,   ///< agent → supervisor: SIGKILL the whole process tree of one exec
-    Hello = 16, ///< supervisor → agent, once confined. fds: [pidfd of the supervisor]
+    Spawn = 1, ///< agent → zygote. fds: [supervisor's control socket, home directory (O_PATH)]
+    Exec = 2,  ///< agent → supervisor. fds: [stdin, stdout, stderr]
+    Kill = 3,  ///< agent → supervisor: SIGKILL the whole process tree of one exec
+    /// supervisor → agent, once confined. fds: [pidfd of the supervisor], then with
+    /// kNetworkEgressGateway the gateway's listening socket in the workspace's network namespace
+    Hello = 16,
     SetupFailed = 17, ///< supervisor or zygote → agent; the supervisor is gone
     Started = 18,     ///< the exec's process runs (pid in the workspace's PID namespace)
     ExecFailed = 19,  ///< the exec never started (chdir / execve failed); no Exited follows
@@ -57,6 +59,9 @@ struct SpawnRequest {
 // SpawnRequest::network: which AF_INET/AF_INET6 sockets the workspace may create
 // (LightSeccompProfile). TCP is granted with the TCP connect ports (portCount > 0).
 inline constexpr std::uint32_t kNetworkUdp = 1u << 0; ///< UDP sockets, to anywhere
+/// A network namespace of its own with only `lo`, TCP connect to the egress gateway's port there
+/// (WorkspaceNetwork); not with kNetworkUdp or TCP ports (they would reach nothing).
+inline constexpr std::uint32_t kNetworkEgressGateway = 1u << 1;
 
 // Confinement flags reported in Hello.
 inline constexpr std::uint32_t kHasFsRules = 1u << 0;
@@ -69,6 +74,7 @@ inline constexpr std::uint32_t kHasMaskedRuntimeDirs = 1u << 6; ///< /run, /tmp�
 inline constexpr std::uint32_t kHasSeccomp = 1u << 7;           ///< LightSeccompProfile installed
 inline constexpr std::uint32_t kHasInetStream = 1u << 8;        ///< … allowing TCP sockets
 inline constexpr std::uint32_t kHasInetDatagram = 1u << 9;      ///< … allowing UDP sockets
+inline constexpr std::uint32_t kHasEgressGateway = 1u << 10; ///< own network ns, gateway listener
 
 struct Hello {
     Header header;

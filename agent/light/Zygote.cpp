@@ -113,8 +113,13 @@ std::string rejectReason(const ZygoteConfig& config, const wire::SpawnRequest& r
         return "home is not a direct child of the workspace root";
     if (request.portCount > wire::kMaxPorts)
         return "too many ports";
-    if (request.network & ~wire::kNetworkUdp)
+    if (request.network & ~(wire::kNetworkUdp | wire::kNetworkEgressGateway))
         return "unknown network grant";
+    if ((request.network & wire::kNetworkEgressGateway) &&
+        (request.portCount > 0 || (request.network & wire::kNetworkUdp)))
+        return "the egress gateway's private network cannot be combined with other grants";
+    if ((request.network & wire::kNetworkEgressGateway) && !config.privateProc)
+        return "the egress gateway needs a network namespace, which needs a root agent";
     const std::uint32_t wanted = (config.pidNamespace ? wire::kSpawnPidNamespace : 0) |
                                  (config.privateProc ? wire::kSpawnPrivateProc : 0);
     if (request.flags != wanted)

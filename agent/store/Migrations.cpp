@@ -115,6 +115,16 @@ QList<Migration> buildMigrations() {
                            "append-only'); END"),
         },
     });
+    list.append(Migration{
+        4,
+        QStringLiteral("egress decisions by workspace"),
+        {
+            // Light workspaces' connections are recorded per workspace (execution_id ''), and
+            // GET /v1/workspaces/{id}/egress reads every decision of a workspace.
+            QStringLiteral("CREATE INDEX egress_decisions_by_workspace ON "
+                           "egress_decisions(workspace_id, id)"),
+        },
+    });
     return list;
 }
 

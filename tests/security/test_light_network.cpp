@@ -282,7 +282,8 @@ private Q_SLOTS:
         QCOMPARE(inside(ws, {"read", "/etc/hostname"}).exitCode(), 0); // the workspace lives on
     }
 
-    void testDomainAllowlistWithoutAGatewayGivesNoInet() {
+    void testDomainAllowlistGivesOnlyTheGateway() {
+        // The gateway itself is tested in test_light_egress; here: the other ways stay shut.
         const ApiResponse put =
             m_agent.client().call("PUT", "/v1/settings/network-policy",
                                   QJsonObject{{"mode", "domain-allowlist"},
@@ -291,8 +292,9 @@ private Q_SLOTS:
         const Workspace ws = make();
         const QJsonObject access = confinementOf(ws).value("networkAccess").toObject();
         QCOMPARE(access.value("policyMode").toString(), QStringLiteral("domain-allowlist"));
-        QCOMPARE(access.value("families").toArray(), QJsonArray{"unix"});
-        QVERIFY(access.value("egressGateway").isNull());
+        QCOMPARE(access.value("families").toArray(), (QJsonArray{"unix", "inet", "inet6"}));
+        QCOMPARE(access.value("egressGateway").toObject().value("proxy").toString(),
+                 QStringLiteral("http://127.0.0.1:18118"));
         QCOMPARE(inside(ws, {"connect-tcp", m_granted.portText()}).out,
                  QByteArray("errno=EACCES\n"));
         QCOMPARE(inside(ws, {"udp-send", m_udp.portText()}).out, QByteArray("errno=EACCES\n"));

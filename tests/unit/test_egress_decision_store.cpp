@@ -76,6 +76,23 @@ private Q_SLOTS:
         QVERIFY(workspace.isEmpty());
     }
 
+    void testDecisionsComeBackPerWorkspace() {
+        EgressDecisionStore store(*m_db);
+        QVERIFY(!store.append(decision("", "pypi.org", true, "allowed"), "light-1"));
+        QVERIFY(!store.append(decision("e2", "other.org", false, "not_in_allowlist"), "w2"));
+        QVERIFY(!store.append(decision("e3", "cran.r-project.org", true, "allowed"), "light-1"));
+        QList<EgressDecision> list;
+        QVERIFY(!store.listByWorkspace("light-1", 100, &list));
+        QCOMPARE(list.size(), 2);
+        QCOMPARE(list.at(0).host, QStringLiteral("pypi.org"));
+        QCOMPARE(list.at(0).executionId, QString());
+        QCOMPARE(list.at(0).workspaceId, QStringLiteral("light-1"));
+        QCOMPARE(list.at(1).executionId, QStringLiteral("e3"));
+        QVERIFY(!store.listByWorkspace("nobody", 100, &list));
+        QVERIFY(list.isEmpty());
+        QVERIFY(store.listByWorkspace("light-1", 0, &list)); // limit checked
+    }
+
     void testRowsCannotBeChangedOrDeleted() {
         EgressDecisionStore store(*m_db);
         QVERIFY(!store.append(decision("e1", "pypi.org", true, "allowed"), "w1"));

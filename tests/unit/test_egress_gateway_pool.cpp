@@ -6,7 +6,12 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 using namespace runbox;
 using namespace runbox::egress;
@@ -23,6 +28,35 @@ NetworkPolicy allowlist(const QStringList& domains) {
     if (!policy)
         qFatal("%s", qPrintable(error.message));
     return *policy;
+}
+
+/// A listening TCP socket on 127.0.0.1 (what a light supervisor hands over, made here in the
+/// test's own namespace); its port in @p port.
+int tcpListener(quint16* port, bool listening = true) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof address;
+    if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&address), length) != 0 ||
+        (listening && ::listen(fd, 16) != 0) ||
+        ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0)
+        qFatal("cannot make a TCP listener");
+    *port = ntohs(address.sin_port);
+    return fd;
+}
+
+QByteArray tcpExchange(quint16 port, const QByteArray& request) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(port);
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
+        ::close(fd);
+        return {};
+    }
+    return exchangeOn(fd, request);
 }
 
 mode_t modeOf(const QString& path) {
@@ -138,6 +172,46 @@ private Q_SLOTS:
         QCOMPARE(error.code, QStringLiteral("egress_unavailable"));
         QVERIFY2(error.message.contains("shorten"), qPrintable(error.message));
         QCOMPARE(pool.gatewayCount(), 0);
+    }
+
+    void testWorkspaceListenerDecisionsCarryTheWorkspace() {
+        EgressGatewayPool pool(runtimeDir(), m_resolver);
+        QList<EgressDecision> decisions;
+        connect(&pool, &EgressGatewayPool::decisionMade, this,
+                [&decisions](const EgressDecision& d) { decisions.append(d); });
+        const NetworkPolicy policy = allowlist({"a.example"});
+        quint16 port = 0;
+        QVERIFY(!pool.adoptWorkspaceListener(policy, QStringLiteral("ws-1"), tcpListener(&port)));
+        QVERIFY(pool.gateway(policy.revision())->workspaceIds().contains("ws-1"));
+        QByteArray response;
+        QVERIFY(runBeside(
+            [&] { response = tcpExchange(port, "CONNECT other.example:443 HTTP/1.1\r\n\r\n"); }));
+        QVERIFY2(response.startsWith("HTTP/1.1 403"), response.constData());
+        QTRY_COMPARE(decisions.size(), 1);
+        QCOMPARE(decisions.first().workspaceId, QStringLiteral("ws-1"));
+        QCOMPARE(decisions.first().executionId, QString());
+        QCOMPARE(decisions.first().toJson().value("workspaceId").toString(),
+                 QStringLiteral("ws-1"));
+        // Released: the listener is closed and the idle, non-current gateway goes.
+        pool.releaseWorkspace(QStringLiteral("ws-1"));
+        QVERIFY(!pool.hasGateway(policy.revision()));
+        QVERIFY(runBeside([&] { response = tcpExchange(port, "GET / HTTP/1.1\r\n\r\n"); }));
+        QVERIFY(response.isEmpty());
+    }
+
+    void testOnlyAListeningTcpSocketIsAdopted() {
+        EgressGatewayPool pool(runtimeDir(), m_resolver);
+        quint16 port = 0;
+        const int bound = tcpListener(&port, false);
+        const std::optional<ApiError> error =
+            pool.adoptWorkspaceListener(allowlist({"a.example"}), QStringLiteral("ws"), bound);
+        QVERIFY(error);
+        QCOMPARE(error->code, QStringLiteral("egress_unavailable"));
+        QCOMPARE(::fcntl(bound, F_GETFD), -1); // taken and closed, not leaked
+        QCOMPARE(pool.gatewayCount(), 0);
+        const int mode = tcpListener(&port);
+        QCOMPARE(pool.adoptWorkspaceListener(NetworkPolicy(), QStringLiteral("ws"), mode)->code,
+                 QStringLiteral("egress_policy_none"));
     }
 
     void testDecisionsOfEveryGatewayReachThePool() {
