@@ -135,6 +135,7 @@ void NpuRoutes::submitJob(http::HttpExchange* ex, const Principal& who) {
             return exchange->replyError(404, QStringLiteral("workspace_not_found"),
                                         QStringLiteral("no workspace %1").arg(wsId));
         request.workspaceDir = ws->directory;
+        request.workspaceUid = ws->uid.value_or(0);
         ApiError error;
         npu::BrokerJob* job = m_context->npu->broker()->submit(request, &error);
         if (!job)

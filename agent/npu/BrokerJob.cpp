@@ -101,8 +101,21 @@ void BrokerJob::start() {
     std::vector<int> keep;
     for (const BrokerInput& input : m_spec.inputs)
         keep.push_back(input.fd());
+    sandbox::SandboxUser::Prepared user;
+    if (m_spec.user && !m_spec.user->prepare(&user)) {
+        finish(State::SetupFailed,
+               QStringLiteral("the job's uid cannot be prepared (too many device groups)"));
+        return;
+    }
     m_process->setChildProcessModifier(
-        [keep = std::move(keep)] { prepareChild(keep.data(), keep.size()); });
+        [keep = std::move(keep), user, drop = m_spec.user.has_value()] {
+            prepareChild(keep.data(), keep.size());
+            if (drop && sandbox::SandboxUser::dropInChild(user) != 0) {
+                static const char message[] = "runbox: cannot drop to the workspace's uid\n";
+                (void)!::write(STDERR_FILENO, message, sizeof(message) - 1);
+                ::_exit(126);
+            }
+        });
     connect(m_process, &QProcess::readyReadStandardOutput, this,
             [this] { readChannel(Stream::Stdout); });
     connect(m_process, &QProcess::readyReadStandardError, this,

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "agent/sandbox/SandboxUser.h"
+
 #include "agent/npu/BrokerInput.h"
 
 #include <QByteArray>
@@ -58,6 +60,9 @@ public:
         /// inherits each under the same number; the agent's copies are closed once the job
         /// has started or ended.
         std::vector<BrokerInput> inputs;
+        /// The host identity the job runs as (a privileged agent: the workspace's uid, the
+        /// chips' device groups; capabilities cleared); unset = as the agent.
+        std::optional<sandbox::SandboxUser> user;
     };
 
     explicit BrokerJob(Spec spec, QObject* parent = nullptr);

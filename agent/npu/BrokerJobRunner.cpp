@@ -2,6 +2,7 @@
 
 #include "agent/npu/BrokerEnvironment.h"
 #include "agent/npu/BrokerInput.h"
+#include "agent/sandbox/SandboxUser.h"
 #include "agent/workspace/WorkspaceFs.h"
 
 #include <QFileInfo>
@@ -119,6 +120,19 @@ BrokerJob* BrokerJobRunner::submit(const BrokerJobRequest& request, ApiError* er
     spec.killGraceMs = m_options.killGraceMs;
     spec.maxOutputBytes = m_options.maxOutputBytes;
     spec.inputs = std::move(pinned);
+    if (sandbox::agentIsPrivileged()) {
+        if (request.workspaceUid == 0) {
+            *error = ApiError{503, QStringLiteral("sandbox_user_unavailable"),
+                              QStringLiteral("a privileged agent runs broker jobs as the "
+                                             "workspace's own uid, and this workspace has none")};
+            return nullptr;
+        }
+        sandbox::SandboxUser user;
+        user.uid = request.workspaceUid;
+        if (m_options.deviceGroupsOf)
+            user.groups = m_options.deviceGroupsOf(chips);
+        spec.user = user;
+    }
     auto* job = new BrokerJob(std::move(spec), this);
     m_jobs.insert(id, job);
     m_order.append(id);

@@ -12,6 +12,9 @@
 #include <QPointer>
 #include <QProcessEnvironment>
 
+#include <functional>
+#include <sys/types.h>
+
 namespace runbox::npu {
 
 /// Knobs of the host broker.
@@ -22,6 +25,9 @@ struct BrokerOptions {
     int maxFinishedJobs = 200;                  ///< older finished jobs are forgotten
     /// The environment jobs are scrubbed from and `${env:…}` reads.
     QProcessEnvironment baseEnvironment = QProcessEnvironment::systemEnvironment();
+    /// The groups of the device nodes of @p chips (NpuPassthrough): a job that runs as a
+    /// workspace uid reaches its chips through them. Unset = none.
+    std::function<QList<gid_t>(const QList<int>& chips)> deviceGroupsOf;
 };
 
 /// What `POST /v1/npu/jobs` asks for, once the lead has resolved the workspace id to its
@@ -32,6 +38,9 @@ struct BrokerJobRequest {
     QJsonObject inputs;                   ///< NAME → workspace-relative path (strings only)
     std::optional<QList<int>> npuDevices; ///< absent = the workload's default set
     QString jobId;                        ///< optional; a UUID when empty
+    /// The workspace's own host uid. A privileged agent runs the job as it (never as root;
+    /// docs/contracts.md "No sandbox is host root") and refuses the job when it is 0.
+    uid_t workspaceUid = 0;
 };
 
 /// The opt-in host NPU broker (`RUNBOX_NPU_BROKER=1`; issue #5): runs allow-listed workloads from

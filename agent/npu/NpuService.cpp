@@ -28,8 +28,13 @@ NpuService::NpuService(NpuConfig config, ChipProbeOptions probeOptions, QObject*
     else if (QString error; !catalog.loadFile(m_config.workloadCatalogPath, &error))
         m_brokerError = QStringLiteral("the workload catalog %1 was refused: %2")
                             .arg(m_config.workloadCatalogPath, error);
+    BrokerOptions options;
+    options.deviceGroupsOf = [config = m_config](const QList<int>& chips) {
+        ApiError ignored; // a chip set that does not resolve reaches no device node
+        return NpuPassthrough(config).build(chips, &ignored).deviceGroups;
+    };
     m_broker = new BrokerJobRunner(m_brokerError.isEmpty() ? catalog : WorkloadCatalog(),
-                                   m_reservations, BrokerOptions(), this);
+                                   m_reservations, std::move(options), this);
 }
 
 NpuService::~NpuService() {

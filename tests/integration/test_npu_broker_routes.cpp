@@ -21,8 +21,9 @@ using runbox::tests::SimulatedNpuHost;
 
 namespace {
 
-/// The operator's catalog: an echo of a workspace file, and a job that holds its group.
-QByteArray catalogJson() {
+/// The operator's catalog: an echo of a workspace file, a job that holds its group, and one that
+/// says who it runs as and whether it can write chip 1's node under @p deviceRoot.
+QByteArray catalogJson(const QString& deviceRoot) {
     const QJsonObject echo{
         {"id", "npu.echo"},
         {"label", "Echo an input"},
@@ -39,7 +40,14 @@ QByteArray catalogJson() {
                                                "echo $$ > \"$1/pgid.tmp\"; sleep 300 & sleep 300 & "
                                                "mv \"$1/pgid.tmp\" \"$1/pgid\"; wait",
                                                "hold", "${workspace}"}}};
-    return QJsonDocument(QJsonObject{{"workloads", QJsonArray{echo, hold}}}).toJson();
+    const QJsonObject whoami{{"id", "npu.whoami"},
+                             {"label", "Who am I"},
+                             {"program", "/bin/sh"},
+                             {"args", QJsonArray{"-c",
+                                                 "id -u; id -G; touch \"$1/made-by-job\"; "
+                                                 "test -w \"$2/davinci1\" && echo rw || echo no-rw",
+                                                 "whoami", "${workspace}", deviceRoot}}};
+    return QJsonDocument(QJsonObject{{"workloads", QJsonArray{echo, hold, whoami}}}).toJson();
 }
 
 /// Process ids whose process group is @p pgid (zombies excluded: they no longer run).
@@ -71,6 +79,7 @@ private:
     std::unique_ptr<SimulatedNpuHost> m_host;
     QTemporaryDir m_catalogDir;
     std::unique_ptr<AgentProcess> m_agent;
+    std::unique_ptr<QTemporaryDir> m_registry;
     QString m_ws;
 
     ApiClient* client() const { return m_agent->client(); }
@@ -104,7 +113,7 @@ private Q_SLOTS:
         QVERIFY(shareWithAgent(m_catalogDir.path()));
         QFile catalog(m_catalogDir.filePath(QStringLiteral("workloads.json")));
         QVERIFY(catalog.open(QIODevice::WriteOnly));
-        catalog.write(catalogJson());
+        catalog.write(catalogJson(m_host->deviceRoot()));
         catalog.close();
         m_agent = std::make_unique<AgentProcess>();
         AgentOptions options;
@@ -112,6 +121,7 @@ private Q_SLOTS:
         options.extraEnv.insert("RUNBOX_NPU_BROKER", "1");
         options.extraEnv.insert("RUNBOX_NPU_WORKLOADS", catalog.fileName());
         options.extraEnv.insert("RUNBOX_TEST_SECRET_TOKEN", "must-not-leak");
+        QVERIFY(prepareRootAgentIfAsked(*m_host, &options, &m_registry));
         QVERIFY2(m_agent->start(options), qPrintable(m_agent->errorString()));
         m_ws = m_agent->createWorkspace();
         QVERIFY2(!m_ws.isEmpty(), qPrintable(m_agent->errorString()));
@@ -129,7 +139,7 @@ private Q_SLOTS:
         const ApiResponse r = client()->call("GET", "/v1/npu/workloads");
         QCOMPARE(r.status, 200);
         const QJsonArray workloads = r.json().value("workloads").toArray();
-        QCOMPARE(workloads.size(), 2);
+        QCOMPARE(workloads.size(), 3);
         const QJsonObject echo = workloads[0].toObject();
         QCOMPARE(echo.value("id").toString(), QStringLiteral("npu.echo"));
         QCOMPARE(echo.value("inputs").toArray(), QJsonArray{"data"});
@@ -195,6 +205,40 @@ private Q_SLOTS:
              client()->call("GET", "/v1/npu/jobs").json().value("jobs").toArray())
             listed |= v.toObject().value("id").toString() == id;
         QVERIFY(listed);
+    }
+
+    void testJobsOfARootAgentRunAsTheWorkspaceUid() {
+        // Under a root agent (RUNBOX_TEST_ROOT_AGENT=1) a job is never host root: it runs as the
+        // workspace's own uid, reaches its chip through the node's group (0660 root:4242) and
+        // writes the workspace as its owner. Rootless: the job runs as the agent (control).
+        const ApiResponse r = submit(
+            {{"workloadId", "npu.whoami"}, {"workspace", m_ws}, {"npuDevices", QJsonArray{1}}});
+        QCOMPARE(r.status, 202);
+        const QString id = r.json().value("id").toString();
+        const NdjsonResult log =
+            collectNdjson(client(), "GET", "/v1/npu/jobs/" + id.toUtf8() + "/log?follow=true");
+        QVERIFY(log.finished && !log.events.isEmpty());
+        QByteArray out;
+        for (const QJsonObject& ev : log.events)
+            if (ev.value("type").toString() == QLatin1String("stdout"))
+                out += ExecOutcome::eventBytes(ev);
+        QCOMPARE(log.events.last().value("status").toString(), QStringLiteral("completed"));
+        const QList<QByteArray> lines = out.split('\n');
+        QVERIFY2(lines.size() >= 3, out.constData());
+        struct stat workspace {};
+        QCOMPARE(::stat(QFile::encodeName(m_agent->workspaceDir(m_ws)).constData(), &workspace), 0);
+        struct stat made {};
+        QCOMPARE(::stat(QFile::encodeName(wsFile("made-by-job")).constData(), &made), 0);
+        if (!qEnvironmentVariableIsSet("RUNBOX_TEST_ROOT_AGENT")) {
+            QCOMPARE(lines[0].toUInt(), uint(::getuid() == 0 ? 65534 : ::getuid()));
+            return;
+        }
+        QVERIFY2(lines[0].toUInt() != 0, out.constData());
+        QCOMPARE(lines[0].toUInt(), uint(workspace.st_uid));
+        QVERIFY2(lines[1].split(' ').contains(QByteArray::number(kSimulatedDeviceGroup)),
+                 out.constData());
+        QCOMPARE(lines[2], QByteArray("rw"));
+        QCOMPARE(uint(made.st_uid), uint(workspace.st_uid));
     }
 
     void testUnknownWorkloadIsRefused() {

@@ -53,6 +53,8 @@ class TestBrokerInputRace final : public QObject {
         r.workloadId = workload;
         r.workspaceDir = m_ws;
         r.inputs = QJsonObject{{"data", input}};
+        // As root this test is a privileged agent: its jobs run as an unprivileged uid.
+        r.workspaceUid = ::geteuid() == 0 ? 65534 : 0;
         return r;
     }
 

@@ -26,7 +26,7 @@ using runbox::tests::SimulatedNpuHost;
 class TestNpuAgentPassthrough final : public QObject {
     Q_OBJECT
 private:
-    static constexpr gid_t kDeviceGroup = 4242; ///< the simulated chips' group (root agent)
+    static constexpr gid_t kDeviceGroup = kSimulatedDeviceGroup;
     std::unique_ptr<QTemporaryDir> m_registry;
     std::unique_ptr<SimulatedNpuHost> m_host;
     std::unique_ptr<AgentProcess> m_agent;
@@ -62,19 +62,7 @@ private Q_SLOTS:
         // The same checks under a root agent (ctest runs this binary a second time with
         // RUNBOX_TEST_ROOT_AGENT=1): chip probes and executions then run as unprivileged uids,
         // which reach the chips only through the nodes' group (0660, not root's group).
-        if (qEnvironmentVariableIsSet("RUNBOX_TEST_ROOT_AGENT")) {
-            options.runAsRoot = true;
-            QTemporaryDir* registry = new QTemporaryDir;
-            registry->setAutoRemove(true);
-            m_registry.reset(registry);
-            options.extraEnv.insert(QStringLiteral("RUNBOX_UID_RANGE_REGISTRY"), registry->path());
-            const QDir dev(m_host->deviceRoot());
-            for (const QString& node : dev.entryList(QDir::System | QDir::Files)) {
-                const QByteArray path = QFile::encodeName(dev.filePath(node));
-                QVERIFY(::chown(path.constData(), 0, kDeviceGroup) == 0);
-                QVERIFY(::chmod(path.constData(), 0660) == 0);
-            }
-        }
+        QVERIFY(prepareRootAgentIfAsked(*m_host, &options, &m_registry));
         QVERIFY2(m_agent->start(options), qPrintable(m_agent->errorString()));
         m_ws = m_agent->createWorkspace();
         QVERIFY2(!m_ws.isEmpty(), qPrintable(m_agent->errorString()));

@@ -3,9 +3,11 @@
 // Helpers for tests that run the real agent against a simulated Ascend host (header-only).
 
 #include "shared/ApiClient.h"
+#include "support/AgentProcess.h"
 #include "support/SimulatedNpuHost.h"
 
 #include <QDeadlineTimer>
+#include <QDir>
 #include <QEventLoop>
 #include <QFile>
 #include <QJsonDocument>
@@ -13,11 +15,14 @@
 #include <QList>
 #include <QMap>
 #include <QNetworkReply>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
 
 #include <functional>
+#include <memory>
 #include <sys/stat.h>
+#include <unistd.h>
 
 namespace runbox::testsupport {
 
@@ -37,6 +42,31 @@ inline QMap<QString, QString> simulatedNpuEnvironment(const tests::SimulatedNpuH
 /// Lets the unprivileged agent reach a directory the test created (QTemporaryDir is 0700).
 inline bool shareWithAgent(const QString& dir) {
     return ::chmod(QFile::encodeName(dir).constData(), 0755) == 0;
+}
+
+/// The simulated chips' group under a root agent (RUNBOX_TEST_ROOT_AGENT=1).
+inline constexpr gid_t kSimulatedDeviceGroup = 4242;
+
+/// With RUNBOX_TEST_ROOT_AGENT set (ctest runs some binaries a second time so): @p options run
+/// the agent as root with its own uid-range registry in @p registry, and @p host's device nodes
+/// become 0660 root:kSimulatedDeviceGroup, so sandboxes and jobs reach them only through that
+/// group (docs/contracts.md "No sandbox is host root"). Returns false only when that fails;
+/// does nothing (true) without the variable.
+inline bool prepareRootAgentIfAsked(const tests::SimulatedNpuHost& host, AgentOptions* options,
+                                    std::unique_ptr<QTemporaryDir>* registry) {
+    if (!qEnvironmentVariableIsSet("RUNBOX_TEST_ROOT_AGENT"))
+        return true;
+    options->runAsRoot = true;
+    *registry = std::make_unique<QTemporaryDir>();
+    options->extraEnv.insert(QStringLiteral("RUNBOX_UID_RANGE_REGISTRY"), (*registry)->path());
+    const QDir dev(host.deviceRoot());
+    for (const QString& node : dev.entryList(QDir::System | QDir::Files)) {
+        const QByteArray path = QFile::encodeName(dev.filePath(node));
+        if (::chown(path.constData(), 0, kSimulatedDeviceGroup) != 0 ||
+            ::chmod(path.constData(), 0660) != 0)
+            return false;
+    }
+    return true;
 }
 
 /// An NDJSON response, collected.
