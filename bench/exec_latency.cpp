@@ -1,5 +1,5 @@
 // bench/exec_latency: p50/p90 of a raw `bwrap <same flags> true` against the agent's signed sync
-// exec of `true` over loopback, measured in one run, and their ratio (issue #2 target: agent p50
+// exec of `true` over loopback, measured in one run, and their ratio (target: agent p50
 // <= 1.25 x raw p50).
 //
 // Usage: bench_exec_latency [--iterations N] [--agent PATH]

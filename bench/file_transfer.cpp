@@ -1,6 +1,6 @@
 // bench/file_transfer: upload and download of a 1 GiB file through the agent's file API (the
 // `runbox cp` CLI: a chunk-signed PUT, each chunk hashed and signed as it is sent; a streamed
-// GET to disk) against `cp` of the same file, in the same run (issue 3 target: API throughput
+// GET to disk) against `cp` of the same file, in the same run (target: API throughput
 // >= 0.5x cp). The agent commits uploads durably (fsync before the rename), so `cp` + `sync
 // FILE` is printed as a second baseline for context. Each timed step starts after an untimed
 // `sync`. An upload verified with SHA-256 cannot beat one SHA-256 pass over the file (the client

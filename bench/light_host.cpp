@@ -1,6 +1,6 @@
 // bench/light_host: the light tier's own costs (LightWorkspaceHost, no HTTP), measured in one run
-// on this machine (issue #7). bench/light_pool measures the same over the agent's HTTP API.
-// Prints p50/p90 of:
+// on this machine (docs/light-workspaces.md "Measured"). bench/light_pool measures the same over
+// the agent's HTTP API. Prints p50/p90 of:
 //   raw     fork + Landlock ruleset (same rules as a workspace) + setgroups/setgid/setuid +
 //           NO_NEW_PRIVS + landlock_restrict_self + execve `true`, waited for;
 //   create  LightWorkspaceHost::create (one by one), then one batch of N;

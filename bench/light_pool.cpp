@@ -1,6 +1,6 @@
-// bench/light_pool: light workspaces over the agent's HTTP API (issue #7), in one run on this
-// machine: a real runbox-agent (started here, as root) and C concurrent keep-alive clients over
-// loopback, every request signed (DESIGN.md §3).
+// bench/light_pool: light workspaces over the agent's HTTP API (docs/light-workspaces.md), in one
+// run on this machine: a real runbox-agent (started here, as root) and C concurrent keep-alive
+// clients over loopback, every request signed (docs/contracts.md "Request signing").
 //   one by one  N × POST /v1/workspaces {"isolation":"light"}, N × exec `true` (one per
 //               workspace, until the whole NDJSON stream is read), N × DELETE /v1/workspaces/{id}
 //   batch       1 × POST {"count":N}, N × exec `true`, 1 × DELETE /v1/workspaces?isolation=light
@@ -8,7 +8,7 @@
 //   (LightRawLaunch.h)
 //   1 client    the same three requests from a single client (service latency without queueing)
 // Prints each phase's wall time and per-request p50/p90, the cycle totals and exec/raw.
-// Targets (issue #7): whole 1000-cycle ≤ 1.5 s, create p50 ≤ 0.3 ms, exec p50 ≤ 2 × raw p50,
+// Targets: whole 1000-cycle ≤ 1.5 s, create p50 ≤ 0.3 ms, exec p50 ≤ 2 × raw p50,
 // delete p50 ≤ 1 ms.
 //
 // Usage (as root): bench_light_pool [--count N] [--clients C] [--raw N] [--probes N]

@@ -1,6 +1,6 @@
 // bench/log_follow: throughput of following a managed execution's log through the API
 // (`GET /v1/executions/{id}/log?follow=true`) while `head -c N /dev/zero` runs in the sandbox,
-// against reading the same command's stdout from a raw pipe, in one run (issue #3 target:
+// against reading the same command's stdout from a raw pipe, in one run (target:
 // >= 0.3x the raw pipe). The headline figure is the framed format (`format=frames`, read as
 // `runbox logs -f` reads it: plain socket, frames decoded to bytes); the NDJSON format
 // (QNetworkAccessManager, every event decoded back to bytes) is printed on a second line.

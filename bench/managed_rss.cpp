@@ -1,6 +1,6 @@
 // bench/managed_rss: the agent's resident memory (VmRSS) idle against while N managed
 // executions run `sleep` in N workspaces (maxConcurrentExecutions raised above N), in one run
-// (issue #3 target: under 1 MiB per execution above idle).
+// (target: under 1 MiB per execution above idle).
 //
 // Usage: bench_managed_rss [--executions N] (default 100) [--sleep S] (default 30)
 #include "support/AgentProcess.h"

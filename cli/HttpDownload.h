@@ -18,11 +18,12 @@ struct DownloadResult {
     qint64 bodyBytes = 0;   ///< body bytes written to the sink
 };
 
-/// A signed `GET` (DESIGN.md §3) over one plain-HTTP connection whose 200 body goes to @p sink
-/// as it arrives: the socket is read 1 MiB at a time and only as fast as @p sink takes it, so
-/// memory stays flat whatever the size. (Qt's QNetworkAccessManager does not honour its read
-/// buffer limit for large bodies: it held ~900 MiB of a 1 GiB file.) Blocking; http:// only,
-/// like the CLI's connection options. A body shorter than its Content-Length is an error.
+/// A signed `GET` (docs/contracts.md "Request signing") over one plain-HTTP connection whose 200
+/// body goes to @p sink as it arrives: the socket is read 1 MiB at a time and only as fast as
+/// @p sink takes it, so memory stays flat whatever the size. (Qt's QNetworkAccessManager does not
+/// honour its read buffer limit for large bodies: it held ~900 MiB of a 1 GiB file.) Blocking;
+/// http:// only, like the CLI's connection options. A body shorter than its Content-Length is an
+/// error.
 DownloadResult downloadTo(const QUrl& baseUrl, const QByteArray& token, qint64 clockOffsetMs,
                           const QByteArray& pathAndQuery, QIODevice* sink, int timeoutMs = 60000);
 

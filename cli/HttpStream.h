@@ -43,9 +43,9 @@ struct StreamResult {
     bool complete = false;  ///< the 200 body ended properly (last chunk / whole length)
 };
 
-/// A signed `GET` (DESIGN.md §3) over one plain-HTTP connection whose 200 body (chunked or
-/// with Content-Length) is handed to @p onBody as it arrives, read 1 MiB at a time and only as
-/// fast as @p onBody returns — no buffering beyond that, unlike QNetworkAccessManager.
+/// A signed `GET` (docs/contracts.md "Request signing") over one plain-HTTP connection whose 200
+/// body (chunked or with Content-Length) is handed to @p onBody as it arrives, read 1 MiB at a time
+/// and only as fast as @p onBody returns — no buffering beyond that, unlike QNetworkAccessManager.
 /// @p onBody returns false to stop early. @p headers are sent in addition (e.g. Accept).
 /// Blocking; @p idleTimeoutMs bounds the wait for each read (-1: wait as long as the connection
 /// lives, for following a quiet log).

@@ -21,11 +21,12 @@ struct LogStreamResult {
 /// Streams `GET /v1/executions/{id}/log?offset=N[&follow=true]`: stdout and stderr bytes go to
 /// our stdout and stderr (fds 1 and 2) exactly, nothing else is written into them. Without
 /// @p json it asks for the framed format (`format=frames`, docs/managed.md) over a plain socket
-/// and writes the raw bytes as they arrive; with @p json it reads the NDJSON stream (DESIGN.md
-/// §3) and prints each event as one JSON line on stdout instead. With @p follow a dropped
-/// connection (agent restarted, network) is resumed from the next unseen offset, so no byte is
-/// repeated or lost; it gives up after 30 attempts in a row that received nothing. Errors and gaps
-/// are reported on stderr after the bytes, prefixed with `runbox @p command:`.
+/// and writes the raw bytes as they arrive; with @p json it reads the NDJSON stream
+/// (docs/contracts.md "Event stream") and prints each event as one JSON line on stdout instead.
+/// With @p follow a dropped connection (agent restarted, network) is resumed from the next unseen
+/// offset, so no byte is repeated or lost; it gives up after 30 attempts in a row that received
+/// nothing. Errors and gaps are reported on stderr after the bytes, prefixed with
+/// `runbox @p command:`.
 LogStreamResult streamLog(ApiClient& client, const QString& executionId, qint64 offset, bool follow,
                           bool json, const char* command);
 

@@ -11,10 +11,10 @@
 
 namespace runbox::cli {
 
-/// One plain-HTTP connection to the agent carrying one signed `GET` (DESIGN.md §3), read by the
-/// caller as the answer arrives: the socket's read buffer is 1 MiB and each read takes at most
-/// that, so a caller that handles each piece before asking for the next keeps memory flat
-/// (QNetworkAccessManager does not). Used by streamGet (cli/HttpStream) and downloadTo
+/// One plain-HTTP connection to the agent carrying one signed `GET` (docs/contracts.md "Request
+/// signing"), read by the caller as the answer arrives: the socket's read buffer is 1 MiB and each
+/// read takes at most that, so a caller that handles each piece before asking for the next keeps
+/// memory flat (QNetworkAccessManager does not). Used by streamGet (cli/HttpStream) and downloadTo
 /// (cli/HttpDownload). Blocking; http:// only (port 80 unless the URL gives one).
 class SignedConnection final {
 public:

@@ -1,4 +1,5 @@
-// runbox-console: the operators' desktop console (issue 6). A thin main over runbox_console_core.
+// runbox-console: the operators' desktop console (console/README.md). A thin main over
+// runbox_console_core.
 #include "console/app/MainWindow.h"
 #include "console/connection/ConnectionManager.h"
 #include "console/connection/TokenVault.h"

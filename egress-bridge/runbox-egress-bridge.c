@@ -1,5 +1,6 @@
 /*
- * runbox-egress-bridge: the in-sandbox half of Runbox egress (issue 4, DESIGN.md §1).
+ * runbox-egress-bridge: the in-sandbox half of Runbox egress (agent/egress/README.md,
+ * docs/contracts.md "Egress gateway").
  *
  *   runbox-egress-bridge --socket PATH [--listen 127.0.0.1:18118] [--status-fd N] [--hand-over]
  *                        -- CMD ARGS...

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """A simulated Runbox agent for scripts/screenshots only.
 
-It answers the routes the console uses with the shapes documented in the issues (3: quotas,
-executions, logs; 4: network policy, egress; 5: NPU chips) and a health answer that shows the
-sandbox degradations, so every console page can be rendered even where the real agent has not
-landed a route yet. It does not check signatures and runs nothing: never use it for tests.
+It answers the routes the console uses with their documented shapes (quotas, executions, logs:
+docs/managed.md; network policy, egress: agent/egress/README.md; NPU chips: docs/npu.md) and a
+health answer that shows the sandbox degradations, so every console page can be rendered even
+where the real agent has not landed a route yet. It does not check signatures and runs nothing: never use it for tests.
 
 Usage: simulated_agent.py PORT_FILE   (listens on 127.0.0.1:0 and writes its URL to PORT_FILE)
 """

@@ -28,7 +28,8 @@ struct ApiResponse {
     QString errorMessage() const;
 };
 
-/// Signed client of the agent's HTTP API (DESIGN.md §3), used by the console, the CLI and tests.
+/// Signed client of the agent's HTTP API (docs/contracts.md "Request signing"), used by the
+/// console, the CLI and tests.
 ///
 /// Every request but `GET /health` is signed with the token. The clock offset to the agent is
 /// measured from each response's `Date` header (RFC 9110 §6.6.1, 1 s resolution) and added to the
@@ -58,7 +59,7 @@ public:
     /// read from its current position to its end, never held in memory as a whole. The request
     /// is signed with @p contentSha256Hex — the body's SHA-256 as lowercase hex, computed
     /// beforehand (sha256OfDevice) — which also travels in `X-Runbox-Content-SHA256`
-    /// (DESIGN.md §3); the agent refuses to commit a body that does not match it. Use a
+    /// (docs/upload-integrity.md); the agent refuses to commit a body that does not match it. Use a
     /// random-access device (a file, a buffer): it is sent with Content-Length as the socket
     /// takes it (Qt would read a sequential one whole into memory first, having no chunked
     /// uploads). @p body must stay open until the reply finishes; the caller owns the reply.

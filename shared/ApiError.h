@@ -5,7 +5,8 @@
 
 namespace runbox {
 
-/// An API error as sent on the wire: HTTP status + `{"error":{"code","message"}}` (DESIGN.md §3).
+/// An API error as sent on the wire: HTTP status + `{"error":{"code","message"}}`
+/// (docs/contracts.md "Errors").
 struct ApiError {
     int httpStatus = 500;
     QString code;    ///< snake_case, stable, for programs

@@ -20,7 +20,7 @@ QByteArray randomBytes(int n);
 bool constantTimeEquals(const QByteArray& a, const QByteArray& b);
 
 /// Whether @p text is exactly @p size lowercase hex digits (our digests, nonces and signatures
-/// are lowercase, DESIGN.md §3).
+/// are lowercase, docs/contracts.md "Request signing").
 bool isLowerHex(QByteArrayView text, qsizetype size);
 /// Whether @p text is exactly @p size hex digits of either case.
 bool isHex(QByteArrayView text, qsizetype size);

@@ -8,8 +8,8 @@
 
 namespace runbox {
 
-/// One canonical `allowedDomains` entry of the network policy (issue 4): `host`, `*.host`,
-/// `host:port` or `*.host:port`.
+/// One canonical `allowedDomains` entry of the network policy (agent/egress/README.md): `host`,
+/// `*.host`, `host:port` or `*.host:port`.
 struct DomainRule {
     QString host;          ///< lower-case punycode, no trailing dot, without the "*." prefix
     bool wildcard = false; ///< "*.host": strict subdomains of host at any depth, never host itself
@@ -31,7 +31,7 @@ struct HostVerdict {
     QString reason;    ///< human text (English) saying why, for both outcomes
 };
 
-/// The network-policy grammar of issue 4, shared by the agent, the console and the CLI so that
+/// The network-policy grammar, shared by the agent, the console and the CLI so that
 /// they accept and refuse exactly the same entries.
 ///
 /// Domain entries are trimmed, lower-cased, stripped of one trailing dot and converted to

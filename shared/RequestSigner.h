@@ -6,7 +6,7 @@
 
 namespace runbox {
 
-/// Header names of the request-signing scheme (DESIGN.md §3).
+/// Header names of the request-signing scheme (docs/contracts.md "Request signing").
 namespace auth_headers {
 inline constexpr char kTimestamp[] = "X-Runbox-Timestamp";
 inline constexpr char kNonce[] = "X-Runbox-Nonce";
@@ -14,7 +14,7 @@ inline constexpr char kSignature[] = "X-Runbox-Signature";
 inline constexpr char kContentSha256[] = "X-Runbox-Content-SHA256";
 } // namespace auth_headers
 
-/// Builds and checks the request signature of DESIGN.md §3:
+/// Builds and checks the request signature (docs/contracts.md "Request signing"):
 /// hex(HMAC-SHA256(key = token, msg = METHOD \n RAW_PATH_AND_QUERY \n TIMESTAMP_MS \n NONCE \n
 /// HEX_SHA256(BODY))).
 class RequestSigner final {

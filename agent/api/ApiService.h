@@ -23,13 +23,13 @@ class FileRoutes;
 ///
 /// Routes added with Router::addStreaming (file uploads) take their body as a stream: they are
 /// authenticated on the request head, with the body hash the client declares in
-/// `X-Runbox-Content-SHA256` standing in for the hash of the body (DESIGN.md §3; missing or not
-/// 64 hex digits → 400 `content_sha256_required`), before any body byte is read; the route then
-/// checks the real hash before it commits anything. An authenticated upload answered early
-/// (409, 413, …) has the rest of its body read and dropped (HttpExchange::setDrainLimit) before
-/// the connection closes; an unauthenticated one is closed at once. Requests with a buffered
-/// body are checked on the head too (checkHead): a missing or wrong token is refused before a
-/// body byte is read.
+/// `X-Runbox-Content-SHA256` standing in for the hash of the body (docs/contracts.md "Request
+/// signing"; missing or not 64 hex digits → 400 `content_sha256_required`), before any body byte is
+/// read; the route then checks the real hash before it commits anything. An authenticated upload
+/// answered early (409, 413, …) has the rest of its body read and dropped
+/// (HttpExchange::setDrainLimit) before the connection closes; an unauthenticated one is closed at
+/// once. Requests with a buffered body are checked on the head too (checkHead): a missing or wrong
+/// token is refused before a body byte is read.
 class ApiService final : public QObject, public http::RequestHandler {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(ApiService)

@@ -25,8 +25,8 @@ struct Principal {
 };
 
 /// Scoped workspace tokens: `ws1.<id>.<nonce>.<hex HMAC-SHA256(agent secret,
-/// "runbox-workspace:" + id + ":" + nonce)>` (DESIGN.md §3). Re-derivable from the agent secret
-/// and the public nonce; never stored.
+/// "runbox-workspace:" + id + ":" + nonce)>` (docs/contracts.md "Request signing"). Re-derivable
+/// from the agent secret and the public nonce; never stored.
 class WorkspaceToken final {
 public:
     static QByteArray derive(const QByteArray& agentSecret, const QString& workspaceId,
@@ -35,8 +35,8 @@ public:
     static bool split(const QByteArray& token, QString* workspaceId, QByteArray* nonceHex);
 };
 
-/// Verifies DESIGN.md §3 request auth: bearer token, `X-Runbox-Timestamp` within ±window,
-/// a fresh 128-bit `X-Runbox-Nonce` (replays inside the window are refused), and
+/// Verifies request auth (docs/contracts.md "Request signing"): bearer token, `X-Runbox-Timestamp`
+/// within ±window, a fresh 128-bit `X-Runbox-Nonce` (replays inside the window are refused), and
 /// `X-Runbox-Signature` over method, raw target, timestamp, nonce and the body's SHA-256 —
 /// all compared in constant time, all before any side effect. Failures are 401 with codes
 /// unauthorized, signature_expired, signature_invalid, replayed_request.

@@ -17,9 +17,9 @@ class LightExecSession;
 /// inventory: 400 `invalid_npu_devices`; 409 `chip_busy` under the refusal policy), waits for the
 /// workspace lease (one writer per workspace; a `{"type":"queued","position":N}` event tells the
 /// client it waits), plans the sandbox launch and streams the execution's events as NDJSON
-/// (chunked; one event per line, DESIGN.md §3). The client disconnecting kills the execution, or
-/// drops it from the queue. A client `executionId` reused within 60 s is a 409. Output is read only
-/// as fast as the client takes it (backpressure above 1 MiB queued).
+/// (chunked; one event per line, docs/contracts.md "Event stream"). The client disconnecting kills
+/// the execution, or drops it from the queue. A client `executionId` reused within 60 s is a 409.
+/// Output is read only as fast as the client takes it (backpressure above 1 MiB queued).
 class ExecRoutes final : public QObject {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(ExecRoutes)

@@ -9,7 +9,7 @@
 
 namespace runbox::api {
 
-/// Managed executions (issue #3):
+/// Managed executions (docs/managed.md, docs/contracts.md "Workspaces and executions"):
 /// - `POST /v1/executions` `{…exec request…, "workspace": id}` → 202 with the record;
 ///   a client executionId is an idempotency key kept forever (409 on reuse); `npuDevices` is
 ///   checked against the NPU inventory (400 `invalid_npu_devices`; 409 `chip_busy` under the

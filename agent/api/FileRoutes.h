@@ -8,7 +8,7 @@
 
 namespace runbox::api {
 
-/// The workspace file API (issue 3 "Workspace file API"; DESIGN.md §3, §4), over
+/// The workspace file API (docs/contracts.md "Workspace file API"), over
 /// workspace::WorkspaceFs — the only way it touches files: every path is decoded once by
 /// WorkspacePath::fromUrlTail (the raw `{path...}` tail of the URL; never decoded elsewhere) or
 /// WorkspacePath::fromPlain (JSON bodies) and resolved by the kernel beneath the workspace's

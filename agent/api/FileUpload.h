@@ -45,10 +45,10 @@ struct UploadRequest {
     qint64 declaredFileBytes() const { return chunkSigning ? decodedLength : contentLength; }
 };
 
-/// The life of one upload (issue 3 "Workspace file API" PUT and "Quotas" uploads). The
-/// request's signature was verified on its head with the declared body hash (or the
-/// chunk-signing scheme's literal) before this runs. Sizes below are the file's (decoded) bytes:
-/// UploadRequest::declaredFileBytes() on the head, bytes written while streaming.
+/// The life of one upload (docs/ARCHITECTURE.md "How the file API flows",
+/// docs/upload-integrity.md). The request's signature was verified on its head with the declared
+/// body hash (or the chunk-signing scheme's literal) before this runs. Sizes below are the file's
+/// (decoded) bytes: UploadRequest::declaredFileBytes() on the head, bytes written while streaming.
 ///
 /// 1. Before any body byte is read: 413 `upload_too_large` when the declared size exceeds
 ///    uploadMaxFileBytes or uploadMaxRequestBytes; then, off the event loop, the workspace's

@@ -15,7 +15,7 @@ namespace runbox::api {
 
 /// Runs file-API work off the event loop (a recursive delete, an fsync of a large upload or a
 /// usage walk must not stall other clients) and, for writes, under the workspace lease
-/// (issue 3: "Writes take the workspace lease"; ExecutionManager::scheduleFileWrite).
+/// (docs/contracts.md "Workspace file API"; ExecutionManager::scheduleFileWrite).
 ///
 /// @p work runs on @p pool and must not touch @p owner (or anything of the event-loop thread but
 /// what it was given); @p done then runs on the event-loop thread, only if @p owner still exists.

@@ -52,7 +52,7 @@ void HealthRoutes::registerRoutes(Router& router, AgentContext* ctx) {
                         QJsonObject{{"executionTimeoutMs", quotas.defaultExecutionTimeoutMs},
                                     {"maxOutputBytes", quotas.maxOutputBytes},
                                     {"setupTimeoutMs", ctx->config.setupTimeoutMs}});
-            // The quotas in force now (issue #3): what executions created now run under.
+            // The quotas in force now: what executions created now run under.
             body.insert(QStringLiteral("quotas"), quotas.toJson());
             body.insert(QStringLiteral("languages"), ctx->rAvailable
                                                          ? QJsonArray{"shell", "python", "r"}

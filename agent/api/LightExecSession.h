@@ -21,12 +21,13 @@ namespace runbox::api {
 class LightRun;
 class LightService;
 
-/// One sync execution in a light workspace (issue 7), streamed with exactly the events of a
-/// strong one (DESIGN.md §3, SyncExecSession): `started`, `stdout`/`stderr` frames cut by
-/// OutputFramer (logical offsets, UTF-8 carry-over, base64 for other bytes), `ping` after 15 s of
-/// silence, `exit` last (ExecutionResult::toEvent). The command runs as a LightRun (the same
-/// backend as a managed execution), whose `finished` comes only once every byte the command
-/// wrote before it ended has been emitted: `exit` never overtakes trailing output.
+/// One sync execution in a light workspace (docs/light-workspaces.md), streamed with exactly the
+/// events of a strong one (docs/contracts.md "Event stream", SyncExecSession): `started`,
+/// `stdout`/`stderr` frames cut by OutputFramer (logical offsets, UTF-8 carry-over, base64 for
+/// other bytes), `ping` after 15 s of silence, `exit` last (ExecutionResult::toEvent). The command
+/// runs as a LightRun (the same backend as a managed execution), whose `finished` comes only once
+/// every byte the command wrote before it ended has been emitted: `exit` never overtakes trailing
+/// output.
 ///
 /// The workspace env is applied under the request's env (LightExecMessage::buildEnv). The client
 /// going away cancels the command's whole tree. Output is read only as fast as the client takes

@@ -5,7 +5,8 @@
 
 namespace runbox::api {
 
-/// The DESIGN.md §2 result of a light exec (sync or managed), from its status:
+/// The result of a light exec (sync or managed), from its status (the states of
+/// docs/contracts.md "Workspaces and executions"):
 /// - the sandbox could not be built → setup_failed;
 /// - its timeout fired → timed_out (SIGKILL), reason naming @p timeoutMs;
 /// - the agent stopped it (@p stopStatus: cancelled, output_limited, quota_exceeded…) → that;

@@ -17,11 +17,11 @@ namespace runbox::api {
 
 class LightService;
 
-/// One execution in a light workspace (issue 7): the ExecutionBackend that ManagedRun drives, so
-/// a managed execution's record, log, cancel, timeout and recovery are those of a strong one; a
-/// sync exec (LightExecSession) frames and streams the same signals. The command runs through
-/// LightWorkspaceHost::exec with three pipes; every output byte is emitted in arrival order.
-/// finished() comes once the status is in and both pipes reached EOF, or, when a background
+/// One execution in a light workspace (docs/light-workspaces.md): the ExecutionBackend that
+/// ManagedRun drives, so a managed execution's record, log, cancel, timeout and recovery are those
+/// of a strong one; a sync exec (LightExecSession) frames and streams the same signals. The command
+/// runs through LightWorkspaceHost::exec with three pipes; every output byte is emitted in arrival
+/// order. finished() comes once the status is in and both pipes reached EOF, or, when a background
 /// process of the workspace still holds a pipe, once what was buffered has been read and a 1 s
 /// drain bound has passed. The timeout is the host's (the whole tree is SIGKILLed); stop() kills
 /// the tree. While it runs the workspace counts as active (LightService::beginActivity): never
@@ -77,7 +77,8 @@ private:
 
 /// Makes LightRuns for ExecutionManager (setLightBackends). The provenance recorded is
 /// `{"isolation":"light","env","cwd","argv","uid"}`: the env is the base env plus the request's,
-/// never the workspace's own env (held in memory only, issue 7), which applies under it.
+/// never the workspace's own env (held in memory only, docs/light-workspaces.md), which applies
+/// under it.
 class LightRunFactory final : public execution::ExecutionBackendFactory {
 public:
     explicit LightRunFactory(LightService* light) : m_light(light) {}

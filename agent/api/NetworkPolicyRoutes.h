@@ -5,7 +5,7 @@
 
 namespace runbox::api {
 
-/// Egress routes (issue 4):
+/// Egress routes (agent/egress/README.md "In the agent"):
 /// - `GET /v1/settings/network-policy` → `{"mode","allowedDomains":[…],"allowPrivateCidrs":[…],
 ///   "revision"}` (mode none: revision "none"). Agent token only (403 forbidden otherwise).
 /// - `PUT /v1/settings/network-policy` with `{"mode","allowedDomains","allowPrivateCidrs"}` (a

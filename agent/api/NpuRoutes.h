@@ -12,7 +12,7 @@ class BrokerJob;
 
 namespace runbox::api {
 
-/// The NPU routes (issue #5; docs/npu.md):
+/// The NPU routes (docs/npu.md):
 /// - `GET /v1/npu/chips[?refresh=true]` → `{capturedAt, source: "dcmi"|"npu-smi"|"none",
 ///   reason, chips: [{logicId, npuId, chipId, name, supported, health, powerW, temperatureC,
 ///   aiCorePercent, hbmUsedMb, hbmTotalMb, busId, probe: {usable, reason, at}}], held: [ids]}`,

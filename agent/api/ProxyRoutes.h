@@ -7,7 +7,7 @@
 
 namespace runbox::api {
 
-/// The port proxy of light workspaces (issue 7):
+/// The port proxy of light workspaces (docs/light-workspaces.md "In the agent"):
 /// `GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS /v1/workspaces/{id}/proxy/{port}/{path...}` forwards
 /// the request to `~/.runbox/proxy/{port}.sock` in the workspace's home (WorkspaceSocket: no
 /// link followed, a socket owned by the workspace uid, peer credentials checked once connected)

@@ -17,14 +17,14 @@ namespace runbox::api {
 
 class LightService;
 
-/// One request forwarded by the port proxy (issue 7) to a light workspace's unix socket, and its
-/// response streamed back: the request goes out as HTTP/1.1 with `Connection: close`, without
-/// the agent's auth headers and hop-by-hop headers (RFC 9110 §7.6.1), with `X-Forwarded-For`,
-/// `X-Forwarded-Prefix`; the response head is parsed with http-parser and relayed (status,
-/// end-to-end headers), its body re-chunked as it arrives — so `text/event-stream` (SSE) flows
-/// event by event. Reading from the workspace pauses while more than 1 MiB waits for the client.
-/// The client going away, the workspace being deleted, or 60 s without a response head end it.
-/// Deletes itself at the end.
+/// One request forwarded by the port proxy (docs/light-workspaces.md) to a light workspace's unix
+/// socket, and its response streamed back: the request goes out as HTTP/1.1 with
+/// `Connection: close`, without the agent's auth headers and hop-by-hop headers (RFC 9110
+/// §7.6.1), with `X-Forwarded-For`, `X-Forwarded-Prefix`; the response head is parsed with
+/// http-parser and relayed (status, end-to-end headers), its body re-chunked as it arrives — so
+/// `text/event-stream` (SSE) flows event by event. Reading from the workspace pauses while more
+/// than 1 MiB waits for the client. The client going away, the workspace being deleted, or 60 s
+/// without a response head end it. Deletes itself at the end.
 class ProxySession final : public QObject {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(ProxySession)

@@ -8,7 +8,7 @@
 
 namespace runbox::api {
 
-/// The size limits one upload runs under (issue 3 "Quotas": uploadMaxFileBytes,
+/// The size limits one upload runs under (quotas, agent/store/QuotaSettings.h: uploadMaxFileBytes,
 /// uploadMaxRequestBytes, maxWorkspaceBytes), in bytes of the file (decoded body), and the 413s
 /// they give. Checked on the declared length before any byte lands, then on every byte written.
 struct UploadLimits {

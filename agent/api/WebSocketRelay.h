@@ -17,9 +17,9 @@ namespace runbox::api {
 
 class LightService;
 
-/// One WebSocket upgrade through the port proxy (issue 7; RFC 6455 §4): the client's handshake
-/// is forwarded to the workspace's unix socket (without the agent's auth headers, with
-/// `X-Forwarded-For` / `X-Forwarded-Prefix`), the workspace's answer must be a valid
+/// One WebSocket upgrade through the port proxy (docs/light-workspaces.md; RFC 6455 §4): the
+/// client's handshake is forwarded to the workspace's unix socket (without the agent's auth
+/// headers, with `X-Forwarded-For` / `X-Forwarded-Prefix`), the workspace's answer must be a valid
 /// `101 Switching Protocols` for that very key (status, `Upgrade: websocket`,
 /// `Connection: Upgrade`, `Sec-WebSocket-Accept` = base64(SHA-1(key + GUID)), §4.1), and then the
 /// client connection is taken out of HTTP (HttpExchange::takeOverConnection) and bytes are

@@ -9,8 +9,8 @@
 
 namespace runbox::api {
 
-/// The unix socket a light workspace's code listens on for the port proxy (issue 7):
-/// `~/.runbox/proxy/<port>.sock` in its home.
+/// The unix socket a light workspace's code listens on for the port proxy
+/// (docs/light-workspaces.md): `~/.runbox/proxy/<port>.sock` in its home.
 class WorkspaceSocket final {
 public:
     /// The path inside the home, for messages: ".runbox/proxy/<port>.sock".

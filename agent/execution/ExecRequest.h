@@ -21,7 +21,8 @@ struct ExecLimits {
     bool rAvailable = false;          ///< R is installed on the host
 };
 
-/// A validated exec request (DESIGN.md §3): what to run, with what, under which limits.
+/// A validated exec request (docs/contracts.md "Exec request"): what to run, with what, under which
+/// limits.
 struct ExecRequest {
     QString kind;         ///< "shell" | "python" | "r" | "argv"
     QString code;         ///< script for kind shell/python/r (sent on stdin)

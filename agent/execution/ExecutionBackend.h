@@ -25,7 +25,7 @@ struct FileChanges {
     bool truncated = false;
 };
 
-/// How one execution ended (DESIGN.md §2 states).
+/// How one execution ended (the states of docs/contracts.md "Workspaces and executions").
 struct ExecutionResult {
     QString status;    ///< completed | failed | timed_out | cancelled | output_limited |
                        ///< quota_exceeded | setup_failed

@@ -27,7 +27,7 @@ namespace runbox::execution {
 
 class ManagedRun;
 
-/// Owns every execution of the agent (issue #3): admission through the ExecutionScheduler
+/// Owns every execution of the agent (docs/managed.md): admission through the ExecutionScheduler
 /// (workspace lease + global limit from the quotas), managed executions with durable records and
 /// logs that outlive clients, cancellation, the limits requests are validated against, and
 /// start-up recovery (running/queued records → lost, unfinished logs closed, stray sandboxes
@@ -93,7 +93,7 @@ public:
     void scheduleSync(const QString& jobId, const QString& workspaceId,
                       std::function<void()> start);
     void releaseSync(const QString& jobId) { m_scheduler.release(jobId); }
-    /// File-API writes (PUT commit, DELETE, move; issue 3 "Writes take the workspace lease"):
+    /// File-API writes (PUT commit, DELETE, move; docs/contracts.md "Workspace file API"):
     /// calls @p start once @p workspaceId's lease is granted — the lease only, no execution
     /// slot, so short writes are not held up by the global concurrency limit. The caller must
     /// then call releaseSync(@p jobId); releasing a job that still waits drops it from the queue.

@@ -17,10 +17,10 @@
 
 namespace runbox::execution {
 
-/// Runs one sandbox launch to its end and turns it into the event stream of DESIGN.md §3:
-/// `started`, `stdout`/`stderr` frames, `ping` after 15 s of silence, `exit` last (after every
-/// byte of output). Enforces the execution timeout, the output limit and the set-up timeout by
-/// killing the whole process group.
+/// Runs one sandbox launch to its end and turns it into the event stream (docs/contracts.md "Event
+/// stream"): `started`, `stdout`/`stderr` frames, `ping` after 15 s of silence, `exit` last (after
+/// every byte of output). Enforces the execution timeout, the output limit and the set-up timeout
+/// by killing the whole process group.
 class ExecutionRunner final : public ExecutionBackend {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(ExecutionRunner)

@@ -9,10 +9,11 @@
 
 namespace runbox::execution {
 
-/// Admission of work that writes to a workspace (issue #3): one writer per workspace at a time
-/// (the workspace lease), later writers of that workspace wait in arrival order, different
-/// workspaces run in parallel, and at most `maxConcurrent` run in all (0 = unlimited). A job
-/// blocked on its workspace never blocks jobs of other workspaces. Readers never come here.
+/// Admission of work that writes to a workspace (docs/managed.md "Admission, quotas"): one writer
+/// per workspace at a time (the workspace lease), later writers of that workspace wait in arrival
+/// order, different workspaces run in parallel, and at most `maxConcurrent` run in all (0 =
+/// unlimited). A job blocked on its workspace never blocks jobs of other workspaces. Readers never
+/// come here.
 class ExecutionScheduler final : public QObject {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(ExecutionScheduler)

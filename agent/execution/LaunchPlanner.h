@@ -47,8 +47,9 @@ struct SandboxHost {
 };
 
 /// The settings an execution runs under, fixed when it is created (its permission epoch,
-/// DESIGN.md §2): `{"networkPolicy","networkAccessRevision","quotas":{…},"npuDevices":[…],
-/// "environmentId"}` plus whatever features add to @c extra (e.g. the allowlist itself).
+/// docs/contracts.md "Workspaces and executions"): `{"networkPolicy","networkAccessRevision",
+/// "quotas":{…},"npuDevices":[…],"environmentId"}` plus whatever features add to @c extra (e.g.
+/// the allowlist itself).
 struct PermissionEpoch {
     QString networkMode = QStringLiteral("none");
     QString networkRevision = QStringLiteral("none");

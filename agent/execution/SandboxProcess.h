@@ -33,7 +33,7 @@ struct ProcessExit {
 /// orphans (setsid, nohup, double fork); the init then dies of --die-with-parent and takes the
 /// namespace with it, asynchronously. `finished` therefore also waits (bounded) until that init
 /// has exited: once it has, the kernel has already reaped every process of the namespace, so no
-/// descendant outlives the result (DESIGN.md §4).
+/// descendant outlives the result (docs/contracts.md "Strong sandbox").
 class SandboxProcess final : public QObject {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(SandboxProcess)

@@ -11,7 +11,7 @@ class WorkspaceFs;
 
 namespace runbox::execution {
 
-/// Watches a workspace's size while an execution runs (issue #3): the allocated bytes
+/// Watches a workspace's size while an execution runs: the allocated bytes
 /// (st_blocks × 512, so sparse files count what they really use; WorkspaceUsage) are measured
 /// with a budget, every max(250 ms, 4 × the last pass) so the cost stays bounded on big trees.
 /// Emits exceeded() once when the size passes the limit.

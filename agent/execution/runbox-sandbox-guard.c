@@ -1,6 +1,6 @@
 /* runbox-sandbox-guard: runs one sandbox launcher (bwrap) so that no process of that sandbox
- * outlives the guard's request to stop or the death of the agent that started it (issue #3:
- * "no sandbox process survives the agent"). Plain C; on x86-64 without
+ * outlives the guard's request to stop or the death of the agent that started it (docs/managed.md
+ * "No sandbox outlives the agent"). Plain C; on x86-64 without
  * any C library (sandbox-guard-sys.h says why).
  *
  * Why: bwrap --die-with-parent sets PR_SET_PDEATHSIG in its outer process right after clone(2),

@@ -6,8 +6,8 @@
 
 namespace runbox::npu {
 
-/// The environment of a host broker job: a scrubbed copy of the agent's (issue #5; the original
-/// runner's allowlist, sciencediscovery.md §6.1).
+/// The environment of a host broker job: a scrubbed copy of the agent's (docs/npu.md "Host broker";
+/// the original runner's allowlist, sciencediscovery.md §6.1).
 class BrokerEnvironment final {
 public:
     /// Keeps HOME, LANG, LC_ALL, LC_CTYPE, PATH, LD_LIBRARY_PATH, PYTHONPATH, DEVICE_ID, TZ and

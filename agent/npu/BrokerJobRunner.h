@@ -43,9 +43,9 @@ struct BrokerJobRequest {
     uid_t workspaceUid = 0;
 };
 
-/// The opt-in host NPU broker (`RUNBOX_NPU_BROKER=1`; issue #5): runs allow-listed workloads from
-/// the operator's catalog on the host, with no shell, in their own process group, with a
-/// scrubbed environment. Jobs queue per chip set through ChipReservations (shared with
+/// The opt-in host NPU broker (`RUNBOX_NPU_BROKER=1`; docs/npu.md "Host broker"): runs allow-listed
+/// workloads from the operator's catalog on the host, with no shell, in their own process group,
+/// with a scrubbed environment. Jobs queue per chip set through ChipReservations (shared with
 /// executions when the lead passes the same object), so jobs on disjoint chips run side by side
 /// and a job never shares a chip with a sandboxed execution. Jobs naming no chip share the host
 /// queue (key -1) and run one at a time.

@@ -16,7 +16,7 @@
 namespace runbox::npu {
 
 /// How the probe sandbox is launched. The launcher owns the real base argv; until it is wired the
-/// defaults reproduce DESIGN.md §2's strong-tier shape.
+/// defaults reproduce the strong tier's shape (docs/contracts.md "Strong sandbox").
 struct ChipProbeOptions {
     QString bwrapPath = QStringLiteral("bwrap");
     /// Everything up to and including `--dev /dev` (namespaces, caps, /usr, /proc, /dev).
@@ -37,11 +37,11 @@ struct ChipProbeOptions {
     static QStringList defaultBaseArgs();
 };
 
-/// The per-chip probe (issue #5): a chip is usable only if a one-shot sandbox shaped like a real
-/// launch, with only that chip bound (as /dev/davinci0) plus the management nodes, can run
-/// `npu-smi info` with exit status 0. The host's own view is not trusted: the driver reports
-/// chips as healthy that a namespace cannot open (all-or-nothing enumeration of the visible
-/// /dev; sciencediscovery.md §6.2).
+/// The per-chip probe (docs/npu.md "Why a per-chip probe"): a chip is usable only if a one-shot
+/// sandbox shaped like a real launch, with only that chip bound (as /dev/davinci0) plus the
+/// management nodes, can run `npu-smi info` with exit status 0. The host's own view is not trusted:
+/// the driver reports chips as healthy that a namespace cannot open (all-or-nothing enumeration of
+/// the visible /dev; sciencediscovery.md §6.2).
 ///
 /// Blocking; safe to call from any thread (each call owns its processes). Call it off the
 /// event-loop thread: a probe may take up to timeoutMs.

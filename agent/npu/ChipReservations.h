@@ -14,7 +14,7 @@ namespace runbox::npu {
 
 /// Which chips are held by running executions (and broker jobs), so two of them never open the
 /// same chip: the second waits (FIFO per chip) or is refused with 409 `chip_busy`, per the
-/// operator's ChipBusyPolicy (issue #5). A request takes all its chips at once or none.
+/// operator's ChipBusyPolicy (docs/npu.md). A request takes all its chips at once or none.
 ///
 /// Fairness: a request is granted only when all its chips are free and no earlier waiting
 /// request shares a chip with it, so a large set is never starved by small ones. Chip keys are

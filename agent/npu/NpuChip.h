@@ -21,7 +21,7 @@ struct ChipProbeResult {
 
 /// Whether a chip model may be passed into a sandbox. Only the Ascend 910 family is supported
 /// (910A, 910B*, 910C dies / 910_93xx); anything else is listed but refused with a reason naming
-/// the chip (issue #5).
+/// the chip (docs/npu.md).
 struct ChipSupport {
     bool supported = false;
     QString reason; ///< empty when supported

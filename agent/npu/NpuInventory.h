@@ -18,7 +18,7 @@ class DcmiLibrary;
 
 /// The host's chips, their readings and their probe results, served from a cache
 /// (NpuConfig::cacheTtlMs, about a minute) with refresh on demand — the data behind
-/// `GET /v1/npu/chips[?refresh=true]` (issue #5).
+/// `GET /v1/npu/chips[?refresh=true]` (docs/npu.md).
 ///
 /// Sources, in order: DCMI (libdcmi.so via dlopen, loaded once), then `npu-smi info -m` +
 /// `npu-smi info`, else "none" with the reason. Supported chips (Ascend 910 family) are probed in

@@ -41,7 +41,8 @@ bool isCharDevice(const QString& path) {
 }
 
 /// --ro-bind for a host directory unless it already lies under /usr, which every launch binds
-/// read-only (DESIGN.md §2). The source is canonical so a symlinked "latest" works.
+/// read-only (docs/contracts.md "Strong sandbox"). The source is canonical so a symlinked "latest"
+/// works.
 void bindDirectory(const QString& path, QStringList* args) {
     if (path.isEmpty())
         return;

@@ -38,8 +38,8 @@ struct NpuLaunchPlan {
 };
 
 /// Turns a validated chip selection into the bwrap fragment and environment that pass exactly
-/// those chips into a sandbox, renumbered from 0 in ascending host order (issue #5; the original
-/// runner's [F] launch, sciencediscovery.md §6.2). Unselected chips do not exist inside.
+/// those chips into a sandbox, renumbered from 0 in ascending host order (docs/npu.md; the
+/// original runner's [F] launch, sciencediscovery.md §6.2). Unselected chips do not exist inside.
 class NpuPassthrough final {
 public:
     explicit NpuPassthrough(NpuConfig config);

@@ -25,10 +25,10 @@ struct SandboxHost;
 
 namespace runbox::npu {
 
-/// The agent's NPU side as one object, built once at start-up (issue #5): the configuration,
-/// the one ChipReservations shared by executions and broker jobs, the one NpuInventory (its
-/// per-chip probe shaped like a real launch; chips held by executions are left alone on
-/// refresh) and, when `RUNBOX_NPU_BROKER=1`, the host broker.
+/// The agent's NPU side as one object, built once at start-up (docs/npu.md "In the agent"): the
+/// configuration, the one ChipReservations shared by executions and broker jobs, the one
+/// NpuInventory (its per-chip probe shaped like a real launch; chips held by executions are left
+/// alone on refresh) and, when `RUNBOX_NPU_BROKER=1`, the host broker.
 ///
 /// Inventory reads and probes block for seconds, so they run on this object's own thread pool;
 /// every callback is delivered on the thread this object lives in (the event loop), and only

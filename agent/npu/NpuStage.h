@@ -11,8 +11,8 @@ namespace runbox::npu {
 
 class NpuService;
 
-/// The launch stage that passes Ascend chips into a sandbox (issue #5). For an execution whose
-/// permission epoch names chips (`npuDevices`, validated at request time):
+/// The launch stage that passes Ascend chips into a sandbox (docs/npu.md "Launch with chips"). For
+/// an execution whose permission epoch names chips (`npuDevices`, validated at request time):
 /// 1. acquires them in the shared ChipReservations under the operator's policy: queue (the
 ///    execution waits here, its record still `queued`, until every chip is free) or refuse
 ///    (409 `chip_busy`; the execution ends `setup_failed`);

@@ -25,9 +25,9 @@ struct LaunchSpec {
     std::optional<SandboxUser> user; ///< run bwrap as this host user (privileged agents)
 };
 
-/// Builds the bwrap command line of the `strong` tier (DESIGN.md §2, issue #2) from the probe's
-/// conclusion and a LaunchSpec. User strings only ever appear as option *values* (`--setenv K
-/// V`, `--chdir DIR`) or after `--`, never where bwrap parses options.
+/// Builds the bwrap command line of the `strong` tier (docs/contracts.md "Strong sandbox") from the
+/// probe's conclusion and a LaunchSpec. User strings only ever appear as option *values* (`--setenv
+/// K V`, `--chdir DIR`) or after `--`, never where bwrap parses options.
 class BwrapCommand final {
 public:
     /// The full launch. Order: namespaces and caps; /usr ro and its symlinks; /etc pieces that

@@ -8,7 +8,7 @@
 namespace runbox::sandbox {
 
 /// Real probe launches that decide, in order, the /proc shape and --disable-userns support
-/// (issue #2; the wording follows the original runner's operator messages).
+/// (docs/sandbox.md "Start-up order"; the wording follows the original runner's operator messages).
 class CapabilityProbe final {
 public:
     /// Probes @p bwrapPath (already through BwrapPreflight). The result is cached per binary

@@ -10,7 +10,8 @@
 #include <seccomp.h>
 #include <sys/socket.h>
 
-// The rules (DESIGN.md §4, issue #2; numbers per architecture come from libseccomp):
+// The rules (docs/sandbox.md "seccomp profiles", docs/contracts.md "Strong sandbox"; numbers
+// per architecture come from libseccomp):
 // - Default action ALLOW: this is a deny list on top of bwrap's namespaces and --cap-drop ALL.
 // - Only the native architecture (x86_64 or aarch64) is in the filter. Every other audit arch
 //   (i386 via int 0x80, arm32 compat) hits the bad-arch action, KILL_PROCESS; on x86_64
@@ -27,14 +28,14 @@
 //   query 0xffffffff; ioctl(2) TIOCSTI / TIOCLINUX. personality and ioctl take an `unsigned
 //   int` in the kernel, so the comparison is on the low 32 bits of the argument: a value with
 //   high bits set must not slip past.
-// - Network profile (egress through the bridge, issue 4): socket(2) is allowed only for
-//   domain AF_UNIX / AF_INET / AF_INET6, type SOCK_STREAM / SOCK_DGRAM (plus the SOCK_NONBLOCK /
-//   SOCK_CLOEXEC flags) and protocol 0 / IPPROTO_TCP / IPPROTO_UDP; everything else is EPERM:
-//   raw and packet sockets, netlink, IPPROTO_MPTCP (262), SCTP, vsock, … libseccomp compares
-//   each argument once per rule, so each refused value (or range) is its own rule. The kernel
-//   reads all three arguments as `int` (socket(2)): exact values are compared on the low 32
-//   bits; the "greater than" rules compare all 64 bits, which refuses every value with high
-//   bits set (harmless: no valid call has any).
+// - Network profile (egress through the bridge, agent/egress/README.md): socket(2) is allowed
+//   only for domain AF_UNIX / AF_INET / AF_INET6, type SOCK_STREAM / SOCK_DGRAM (plus the
+//   SOCK_NONBLOCK / SOCK_CLOEXEC flags) and protocol 0 / IPPROTO_TCP / IPPROTO_UDP; everything
+//   else is EPERM: raw and packet sockets, netlink, IPPROTO_MPTCP (262), SCTP, vsock, …
+//   libseccomp compares each argument once per rule, so each refused value (or range) is its own
+//   rule. The kernel reads all three arguments as `int` (socket(2)): exact values are compared on
+//   the low 32 bits; the "greater than" rules compare all 64 bits, which refuses every value with
+//   high bits set (harmless: no valid call has any).
 
 namespace runbox::sandbox {
 namespace {

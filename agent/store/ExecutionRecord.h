@@ -50,12 +50,14 @@ struct ExecutionRecord {
     std::optional<int> signal;   ///< when a signal ended it (e.g. 9)
     std::optional<qint64> durationMs;
     QString statusReason; ///< human text for non-`completed` ends ("timed out after 5000 ms")
-    /// The settings it runs under, fixed at creation (DESIGN.md §2), e.g.
+    /// The settings it runs under, fixed at creation (its permission epoch, docs/contracts.md
+    /// "Workspaces and executions"), e.g.
     /// `{"networkPolicy":"none","networkAccessRevision":"…","quotas":{…},"npuDevices":[…],
     ///   "environmentId":"…"}`. Shape owned by the execution layer; stored verbatim.
     QJsonObject permissionEpoch;
     /// How it ran, recorded at start: `{"env":{…exact env injected…},"cwd":"…","argv":[…]}`.
-    /// Never put a light workspace's own env values here (issue 7: env never reaches disk).
+    /// Never put a light workspace's own env values here (docs/light-workspaces.md: env never
+    /// reaches disk).
     QJsonObject provenance;
     QStringList createdFiles; ///< workspace-relative POSIX paths, sorted
     QStringList modifiedFiles;

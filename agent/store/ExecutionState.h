@@ -7,7 +7,7 @@
 
 namespace runbox::store {
 
-/// The life of an execution (DESIGN.md §2):
+/// The life of an execution (docs/contracts.md "Workspaces and executions"):
 /// `queued → running → completed | failed | timed_out | cancelled | output_limited |
 ///  quota_exceeded | setup_failed | lost`.
 enum class ExecutionState {

@@ -22,7 +22,7 @@ namespace runbox::store {
 /// dropped range returns a Gap chunk (the `retentionTruncated` marker) with the exact offsets
 /// dropped, and the retained bytes keep their original offsets. Retention never fails a run.
 ///
-/// Durability (the contract is issue 3's: SIGKILL of the agent loses nothing acknowledged):
+/// Durability (docs/STORE.md "Durability": SIGKILL of the agent loses nothing acknowledged):
 /// - append() write()s each chunk before returning and before appended() is emitted, so any byte
 ///   a client could have been sent is in the kernel's page cache and survives SIGKILL;
 /// - append() does not wait for the disk to finish: every 8 MiB of a segment, and when a segment

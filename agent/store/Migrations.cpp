@@ -15,8 +15,8 @@ QList<Migration> buildMigrations() {
         QStringLiteral("tables: workspaces, executions, settings, audit"),
         {
             // Workspaces. There is deliberately no env column: a workspace's env lives only in
-            // memory (issue 7: never on disk, never in the database, never in a log).
-            // Rows are soft-deleted (deleted_ms) because executions keep pointing at them.
+            // memory (docs/light-workspaces.md: never on disk, never in the database, never in a
+            // log). Rows are soft-deleted (deleted_ms) because executions keep pointing at them.
             QStringLiteral("CREATE TABLE workspaces ("
                            " id TEXT PRIMARY KEY NOT NULL,"
                            " isolation TEXT NOT NULL CHECK (isolation IN ('strong','light')),"
@@ -77,7 +77,8 @@ QList<Migration> buildMigrations() {
             QStringLiteral(
                 "CREATE INDEX executions_by_state ON executions(state, created_ms, seq)"),
             QStringLiteral("CREATE INDEX audit_by_key ON audit(key, id)"),
-            // The idempotency key is kept forever (issue 3): enforce it in the schema itself.
+            // The idempotency key is kept forever (docs/contracts.md "Exec request"): enforce it in
+            // the schema itself.
             QStringLiteral("CREATE TRIGGER executions_kept_forever BEFORE DELETE ON executions"
                            " BEGIN SELECT RAISE(ABORT, 'execution records are kept forever');"
                            " END"),
@@ -90,9 +91,9 @@ QList<Migration> buildMigrations() {
         3,
         QStringLiteral("egress decisions (append-only)"),
         {
-            // One row per proxied connection of an execution's egress gateway (issue 4). Sync
-            // executions have no executions row, so there is no foreign key; workspace_id says
-            // who may read the rows of an execution that has none.
+            // One row per proxied connection of an execution's egress gateway
+            // (agent/egress/README.md). Sync executions have no executions row, so there is no
+            // foreign key; workspace_id says who may read the rows of an execution that has none.
             QStringLiteral("CREATE TABLE egress_decisions ("
                            " id INTEGER PRIMARY KEY AUTOINCREMENT,"
                            " execution_id TEXT NOT NULL,"

@@ -11,9 +11,10 @@
 
 namespace runbox::store {
 
-/// The agent-wide quotas (issue 3 "Quotas", issue 7 `maxLightWorkspaces`). Every value is a
-/// whole number; 0 means unlimited. New values apply to executions created afterwards; each
-/// execution keeps the limits it was created under (its permission epoch).
+/// The agent-wide quotas (docs/contracts.md "Workspaces and executions"; `maxLightWorkspaces`:
+/// docs/light-workspaces.md). Every value is a whole number; 0 means unlimited. New values apply to
+/// executions created afterwards; each execution keeps the limits it was created under (its
+/// permission epoch).
 ///
 /// | JSON field                  | env var (first start only)         | default         | unit  |
 /// |-----------------------------|------------------------------------|-----------------|-------|
@@ -81,7 +82,7 @@ struct ExecutionLimits {
 
 /// Resolves an exec request's optional `maxOutputBytes`, `maxWorkspaceBytes` and
 /// `executionTimeoutMs` (other keys of @p request are ignored) against @p settings. An override
-/// may only tighten (issue 3): under a limited setting, 0 (unlimited) or a larger value is
+/// may only tighten: under a limited setting, 0 (unlimited) or a larger value is
 /// refused with 400 `quota_override_not_tighter`; under an unlimited setting any value is taken.
 /// The timeout's ceiling is maxExecutionTimeoutMs; when absent it is defaultExecutionTimeoutMs.
 /// A malformed value is 400 `invalid_quota`.

@@ -12,14 +12,14 @@
 namespace runbox::store {
 
 /// One row of the workspaces table. There is no env field on purpose: a workspace's env is
-/// held in memory only (issue 7), never here.
+/// held in memory only (docs/light-workspaces.md), never here.
 struct WorkspaceRecord {
     QString id;
     QString isolation;      ///< "strong" | "light"
     qint64 createdMs = 0;   ///< ms since the epoch; 0 → now on insert
     QString rootPath;       ///< absolute host path of the workspace directory / home
     QString ownerTokenId;   ///< id of the token that created it (audit), not the token
-    QString tokenNonce;     ///< public nonce the scoped token is derived from (DESIGN.md §3)
+    QString tokenNonce;     ///< public nonce of its token (docs/contracts.md "Request signing")
     std::optional<int> uid; ///< the host uid its processes run as (light; strong under root)
     std::optional<qint64> deletedMs; ///< set once deleted (rows stay: executions refer to them)
 };

@@ -39,7 +39,7 @@ struct Listing {
     QJsonObject toJson() const;
 };
 
-/// The host-side file API of one workspace (issue 3 "Workspace file API", DESIGN.md §4).
+/// The host-side file API of one workspace (docs/contracts.md "Workspace file API").
 /// Every path is a WorkspacePath (already decoded and validated) and is resolved by the kernel
 /// from the root directory descriptor through WorkspaceResolver: no symlink is ever followed,
 /// in any component; the last component is acted on with *at() calls relative to its pinned

@@ -11,7 +11,7 @@ namespace runbox::workspace {
 /// A validated, workspace-relative path: a list of non-empty segments (raw bytes; Linux file
 /// names are bytes, not necessarily UTF-8). The empty list is the workspace root.
 ///
-/// Rules (DESIGN.md §4, issue 3 "Workspace file API"), each refusal a 400 `invalid_path`:
+/// Rules (docs/contracts.md "Workspace file API"), each refusal a 400 `invalid_path`:
 /// - URL paths are percent-decoded exactly once (RFC 3986 §2.1), after splitting on the raw '/';
 ///   a malformed escape (`%`, `%4`, `%zz`) is refused.
 /// - refused segments: empty (`a//b`, a leading '/' = absolute, a trailing '/'), `.` and `..`,

@@ -6,11 +6,11 @@
 
 namespace runbox::workspace {
 
-/// Deletion through descriptors only (issue 3 DELETE; issue 7 "remove the home through fds").
-/// A symlink is removed as a link (its target is never touched), a directory's contents are
-/// walked with WorkspaceTreeWalker (never following a link), and directories made unreadable
-/// or unwritable by sandboxed code (mode 000/555) are given u+rwx through a pinned descriptor
-/// first, so sandboxed code cannot make its own tree undeletable.
+/// Deletion through descriptors only (docs/contracts.md "Workspace file API";
+/// docs/light-workspaces.md "Lifecycle"). A symlink is removed as a link (its target is never
+/// touched), a directory's contents are walked with WorkspaceTreeWalker (never following a link),
+/// and directories made unreadable or unwritable by sandboxed code (mode 000/555) are given u+rwx
+/// through a pinned descriptor first, so sandboxed code cannot make its own tree undeletable.
 class WorkspaceRemoval final {
 public:
     /// Removes entry @p name of directory @p parentFd (any descriptor, O_PATH included).

@@ -20,14 +20,15 @@ struct CreatedDirectory {
 };
 
 /// Owner given to files and directories the file API creates (light workspaces: the
-/// workspace's uid/gid, issue 7). Applied with fchown on the new descriptor, never by name.
+/// workspace's uid/gid; strong ones under a root agent: docs/contracts.md "Sandbox uids"). Applied
+/// with fchown on the new descriptor, never by name.
 struct WorkspaceOwner {
     uid_t uid = 0;
     gid_t gid = 0;
 };
 
 /// Resolves workspace paths to directory descriptors, by the kernel, from the workspace root
-/// descriptor (DESIGN.md §4). Every lookup is `openat2(2)` with
+/// descriptor (docs/contracts.md "Workspace file API"). Every lookup is `openat2(2)` with
 /// `RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS` (Linux ≥ 5.6), so no
 /// symlink anywhere in the path is followed and nothing can resolve outside the root. Where
 /// openat2 is unavailable (ENOSYS, or EPERM from a container's seccomp filter; probed once) each

@@ -11,7 +11,7 @@ namespace runbox::workspace {
 
 /// A value or the ApiError that explains why there is none. The workspace file layer returns
 /// these instead of throwing, so an HTTP route can forward `error()` as is
-/// (`{"error":{"code","message"}}`, DESIGN.md §3).
+/// (`{"error":{"code","message"}}`, docs/contracts.md "Errors").
 template <typename T> class Result final {
 public:
     Result(T value) : m_value(std::move(value)) {}

@@ -12,8 +12,9 @@
 namespace runbox::workspace {
 
 /// What changed in a workspace between two snapshots (an execution's provenance:
-/// `createdFiles`, `modifiedFiles`, `deletedFiles`, DESIGN.md §3). Only non-directories are
-/// reported (regular files, symlinks, FIFOs…); paths are workspace-relative, sorted bytewise.
+/// `createdFiles`, `modifiedFiles`, `deletedFiles`, docs/contracts.md "Event stream"). Only
+/// non-directories are reported (regular files, symlinks, FIFOs…); paths are workspace-relative,
+/// sorted bytewise.
 struct WorkspaceDiff {
     QList<QByteArray> createdFiles;
     QList<QByteArray> modifiedFiles;

@@ -12,7 +12,7 @@
 
 namespace runbox::workspace {
 
-/// What a PUT does when the target already exists (`?conflict=reject|overwrite`, issue 3).
+/// What a PUT does when the target already exists (`?conflict=reject|overwrite`).
 enum class ConflictPolicy { Reject, Overwrite };
 
 /// Options of WorkspaceFs::beginUpload.

@@ -6,7 +6,7 @@
 
 namespace runbox::workspace {
 
-/// Disk usage of one workspace tree, as the quota counts it (issue 3 "Quotas").
+/// Disk usage of one workspace tree, as the quota `maxWorkspaceBytes` counts it.
 struct UsageReport {
     /// Sum of st_blocks * 512 over the tree (the root directory included), each inode counted
     /// once: what the tree really occupies, so a sparse `truncate -s 100G` file counts its few

@@ -2,7 +2,7 @@
 
 // What bench_egress (component) and bench_egress_agent (through the real agent) share: the
 // upstream HTTP server, the Python client, the command line, and the aggregation and report of
-// the client's JSON lines. Targets (issue 4): >= 0.5x throughput, <= 1 ms added p50 latency.
+// the client's JSON lines. Targets: >= 0.5x throughput, <= 1 ms added p50 latency.
 
 #include <QByteArray>
 #include <QHash>

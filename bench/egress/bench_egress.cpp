@@ -1,6 +1,6 @@
 // bench/egress: throughput of a 256 MiB download and added per-request latency, through
 // runbox-egress-bridge + the egress gateway versus directly over loopback, in one run.
-// Targets (issue 4): >= 0.5x throughput, <= 1 ms added p50 latency.
+// Targets: >= 0.5x throughput, <= 1 ms added p50 latency.
 //
 //   bench_egress [--bytes N] [--requests N] [--repeat N]
 

@@ -2,7 +2,7 @@
 // bench_egress, but through the real agent: a Python client in a real strong sandbox (bwrap,
 // Network seccomp profile) → runbox-egress-bridge → the agent's gateway (decisions recorded in
 // SQLite) → the upstream on the host's loopback, against the same client run directly on the
-// host, in one run. Targets (issue 4): >= 0.5x throughput, <= 1 ms added p50 latency.
+// host, in one run. Targets: >= 0.5x throughput, <= 1 ms added p50 latency.
 //
 //   bench_egress_agent [--bytes N] [--requests N] [--repeat N]
 

@@ -17,8 +17,8 @@ namespace runbox::console {
 /// not offered by this agent yet, as opposed to a missing resource (404 `…_not_found`).
 bool isRouteMissing(const ApiResponse& r);
 
-/// One execution as `GET /v1/executions[/{id}]` returns it (issue 3), or as the console builds
-/// it from a sync exec stream (`started` and `exit` events).
+/// One execution as `GET /v1/executions[/{id}]` returns it (docs/managed.md), or as the console
+/// builds it from a sync exec stream (`started` and `exit` events).
 struct ExecutionInfo {
     Q_DECLARE_TR_FUNCTIONS(runbox::console::ExecutionInfo)
 

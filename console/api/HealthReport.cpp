@@ -123,7 +123,7 @@ QList<HealthFinding> HealthReport::sandboxFindings() const {
     }
 
     // Landlock confines light workspaces: "light": {"available","reason","warnings",
-    // "confinement":{"landlockAbi",…}} (issue 7), or an older "landlock": {"abi"}.
+    // "confinement":{"landlockAbi",…}} (docs/light-workspaces.md), or an older "landlock": {"abi"}.
     const QJsonObject light = m_health.value(QLatin1String("light")).toObject();
     std::optional<qint64> abi = number({"light", "confinement", "landlockAbi"});
     if (!abi)

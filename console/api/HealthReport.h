@@ -19,10 +19,10 @@ struct HealthFinding {
     QString explanation; ///< what it means for the sandbox (what is lost, what to do)
 };
 
-/// Reads an agent's `GET /v1/health` answer (DESIGN.md §3, agent/api/HealthRoutes.cpp) and turns
-/// it into translated findings for the overview. Fields an agent does not send yet (egress,
-/// Landlock, execution counts, disk use) are reported as "not reported by this agent" rather than
-/// guessed.
+/// Reads an agent's `GET /v1/health` answer (docs/contracts.md "API conventions",
+/// agent/api/HealthRoutes.cpp) and turns it into translated findings for the overview. Fields an
+/// agent does not send yet (egress, Landlock, execution counts, disk use) are reported as "not
+/// reported by this agent" rather than guessed.
 class HealthReport final {
     Q_DECLARE_TR_FUNCTIONS(runbox::console::HealthReport)
 

@@ -10,7 +10,7 @@
 
 namespace runbox::console {
 
-/// One Ascend chip of `GET /v1/npu/chips` (issue 5). Identity is the chip logic id.
+/// One Ascend chip of `GET /v1/npu/chips` (docs/npu.md). Identity is the chip logic id.
 struct NpuChip {
     Q_DECLARE_TR_FUNCTIONS(runbox::console::NpuChip)
 

@@ -16,14 +16,14 @@ struct QuotaField {
     enum class Unit { Bytes, Milliseconds, Count };
     QString name; ///< JSON field, e.g. "maxWorkspaceBytes"
     Unit unit = Unit::Count;
-    qint64 ceiling = 0; ///< largest value the agent accepts (issue 3 validation)
+    qint64 ceiling = 0; ///< largest value the agent accepts (agent/store/QuotaSettings.h)
     /// Translated label, e.g. "Workspace total".
     QString label() const;
     /// Translated one-line help.
     QString help() const;
 };
 
-/// GiB = 2^30 bytes (issue 3).
+/// GiB = 2^30 bytes.
 constexpr qint64 kBytesPerGiB = qint64(1) << 30;
 /// Bytes → GiB as shown (not rounded; the editor rounds to two decimals).
 double bytesToGib(qint64 bytes);
@@ -32,9 +32,9 @@ qint64 gibToBytes(double gib);
 /// Whether @p bytes shows exactly at two decimals in GiB (else the editor names the bytes).
 bool isExactInGib(qint64 bytes);
 
-/// The quotas of `GET/PUT /v1/settings/quotas` (issue 3): whole numbers, 0 = unlimited.
-/// Accepts the fields at the top level or under "quotas"; keeps unknown numeric fields so a
-/// newer agent's settings are shown and never dropped.
+/// The quotas of `GET/PUT /v1/settings/quotas` (agent/store/QuotaSettings.h): whole numbers, 0 =
+/// unlimited. Accepts the fields at the top level or under "quotas"; keeps unknown numeric fields
+/// so a newer agent's settings are shown and never dropped.
 class QuotaValues final {
     Q_DECLARE_TR_FUNCTIONS(runbox::console::QuotaValues)
 

@@ -9,7 +9,7 @@
 
 namespace runbox::console {
 
-/// What the run dialog asks for: one execution (DESIGN.md §3 exec request).
+/// What the run dialog asks for: one execution (docs/contracts.md "Exec request").
 struct RunRequest {
     Q_DECLARE_TR_FUNCTIONS(runbox::console::RunRequest)
 

@@ -14,10 +14,11 @@ namespace runbox::console {
 
 class AgentConnection;
 
-/// Follows one execution's NDJSON event stream (DESIGN.md §3) and reports its output and state.
+/// Follows one execution's NDJSON event stream (docs/contracts.md "Event stream") and reports its
+/// output and state.
 ///
-/// - Managed (issue 3): reads the record (`GET /v1/executions/{id}`), then follows
-///   `GET /v1/executions/{id}/log?offset=N&follow=true`. When the stream breaks before the
+/// - Managed (docs/managed.md "Log streams"): reads the record (`GET /v1/executions/{id}`), then
+///   follows `GET /v1/executions/{id}/log?offset=N&follow=true`. When the stream breaks before the
 ///   `exit` event it resumes from the next unseen byte after a backoff; bytes already seen are
 ///   never shown twice (events carry the logical `offset`).
 /// - Sync: owns a running `POST /v1/workspaces/{ws}/exec` stream. The agent kills a sync
@@ -55,9 +56,9 @@ Q_SIGNALS:
     void output(int stream, const QByteArray& bytes);
     /// The record changed (state, times, exit code…).
     void infoChanged(const runbox::console::ExecutionInfo& info);
-    /// One `egress` event (issue 4) as received.
+    /// One `egress` event (agent/egress/README.md) as received.
     void egressEvent(const QJsonObject& event);
-    /// Retention dropped @p bytes between head and tail of the log (issue 3).
+    /// Retention dropped @p bytes between head and tail of the log (docs/STORE.md "Logs").
     void gap(qint64 bytes);
     /// Something the operator should know (translated): a reconnect, a refused cancel…
     /// An empty text means the last notice no longer applies (the stream resumed).

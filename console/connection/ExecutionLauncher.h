@@ -11,8 +11,8 @@ class AgentConnection;
 class ExecutionFollower;
 
 /// Starts one run from the run dialog: creates a strong workspace when none was chosen, then
-/// starts a managed execution (`POST /v1/executions`, issue 3). When the agent has no such route
-/// yet it falls back to a sync exec stream (`POST /v1/workspaces/{id}/exec`), so output still
+/// starts a managed execution (`POST /v1/executions`, docs/managed.md). When the agent has no such
+/// route yet it falls back to a sync exec stream (`POST /v1/workspaces/{id}/exec`), so output still
 /// arrives live. Either way launched() hands over an ExecutionFollower that is already started.
 class ExecutionLauncher final : public QObject {
     Q_OBJECT

@@ -8,8 +8,8 @@
 
 namespace runbox::console {
 
-/// Executions, newest first, loaded lazily page by page (`GET /v1/executions` cursor pages,
-/// issue 3) through fetchMore(), and refreshed live by merging the first page again.
+/// Executions, newest first, loaded lazily page by page (`GET /v1/executions` cursor pages)
+/// through fetchMore(), and refreshed live by merging the first page again.
 ///
 /// The model does no I/O itself: a PageFetcher (set by the page, or a fake in tests) loads one
 /// page asynchronously. Answers that arrive after a reset (new filter, new agent) are ignored.

@@ -17,9 +17,9 @@ namespace runbox::console {
 class ConsoleSettings;
 class ExecutionTableModel;
 
-/// Executions of one agent (`GET /v1/executions`, issue 3) in a lazily paged table, filtered by
-/// state and workspace (on the agent) and by text (id, workspace, kind: here), refreshed live.
-/// Opening a row asks the main window to show it with its live log.
+/// Executions of one agent (`GET /v1/executions`, docs/managed.md) in a lazily paged table,
+/// filtered by state and workspace (on the agent) and by text (id, workspace, kind: here),
+/// refreshed live. Opening a row asks the main window to show it with its live log.
 class ExecutionsPage final : public AgentPage {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(ExecutionsPage)

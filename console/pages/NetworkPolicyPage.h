@@ -14,9 +14,9 @@ namespace runbox::console {
 
 class EntryListModel;
 
-/// The agent's network policy (`GET/PUT /v1/settings/network-policy`, issue 4): mode None or
-/// Domain allowlist, the allowed domains (add, edit in place, remove, paste many lines), the
-/// private CIDRs, the current revision, and a "would this host be allowed?" check. Entries are
+/// The agent's network policy (`GET/PUT /v1/settings/network-policy`, agent/egress/README.md): mode
+/// None or Domain allowlist, the allowed domains (add, edit in place, remove, paste many lines),
+/// the private CIDRs, the current revision, and a "would this host be allowed?" check. Entries are
 /// checked as they are typed with the agent's own grammar (runbox::NetworkPolicyGrammar) and
 /// refused ones are marked; entries the agent refuses on Apply are marked too.
 class NetworkPolicyPage final : public AgentPage {

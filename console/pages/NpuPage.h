@@ -12,7 +12,7 @@ namespace runbox::console {
 
 class NpuChipModel;
 
-/// The chip board (`GET /v1/npu/chips[?refresh=true]`, issue 5): one tile per Ascend chip;
+/// The chip board (`GET /v1/npu/chips[?refresh=true]`, docs/npu.md): one tile per Ascend chip;
 /// usable chips are checkable, the others greyed with their reason (hover and detail line).
 /// Re-probe asks the agent to probe again, with progress; "Run with selected chips" asks the
 /// main window to open the run dialog with them.

@@ -11,10 +11,10 @@ namespace runbox::console {
 
 class QuotaEditor;
 
-/// The agent's quotas (`GET/PUT /v1/settings/quotas`, issue 3): bytes in GiB with two decimals,
-/// timeouts, concurrency; each with Unlimited (= 0). Apply sends only the changed fields after
-/// validating them like the agent does; Revert restores what the agent has. Shows the last
-/// change from the audit trail.
+/// The agent's quotas (`GET/PUT /v1/settings/quotas`, agent/store/QuotaSettings.h): bytes in GiB
+/// with two decimals, timeouts, concurrency; each with Unlimited (= 0). Apply sends only the
+/// changed fields after validating them like the agent does; Revert restores what the agent has.
+/// Shows the last change from the audit trail.
 class QuotasPage final : public AgentPage {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(QuotasPage)

@@ -166,7 +166,7 @@ int main(int argc, char** argv) {
     // The real local agent: its overview, the run dialog, a live sync run, a missing route.
     window.selectProfile(real.id);
     page(window.overviewPage(), QStringLiteral("overview-local"));
-    // A route this agent lacks (today: the NPU routes of issue 5).
+    // A route this agent lacks (today: the NPU routes, docs/npu.md).
     page(window.npuPage(), QStringLiteral("not-offered"));
     window.openRunDialog({});
     waitMs(500);

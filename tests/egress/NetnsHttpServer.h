@@ -8,7 +8,7 @@
 
 namespace runbox::egress::testing {
 
-/// A plain HTTP server that the test runs in a network namespace of its own (issue 4 tests):
+/// A plain HTTP server that the test runs in a network namespace of its own (egress tests):
 /// `ip netns add`, a veth pair with a /30 of 10.199.0.0/16 (host end .1, namespace end .2, the
 /// pair chosen from the test's pid and checked to be unused), and a small Python server on a
 /// port the test picks, inside the namespace that answers every request with `200 netns-hello` and

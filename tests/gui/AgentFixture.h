@@ -1,7 +1,7 @@
 #pragma once
 
 // A real runbox-agent for the console's GUI tests: started on a free port with a temporary state
-// directory (DESIGN.md §1 start-up contract), stopped with SIGTERM at the end.
+// directory (docs/contracts.md "Processes and start-up"), stopped with SIGTERM at the end.
 
 #include <QDir>
 #include <QFile>

@@ -1,7 +1,7 @@
-// The console's main window driven against a real runbox-agent started by the test (issue 6
-// "Tests"): connect with a token, the overview's sandbox conclusion, a script run whose output
-// arrives while it runs, cancelling it, and the settings pages against the routes when the agent
-// has them (QSKIP with the reason while it does not).
+// The console's main window driven against a real runbox-agent started by the test
+// (console/README.md): connect with a token, the overview's sandbox conclusion, a script run whose
+// output arrives while it runs, cancelling it, and the settings pages against the routes when the
+// agent has them (QSKIP with the reason while it does not).
 #include "AgentFixture.h"
 
 #include "console/api/HealthReport.h"

@@ -1,6 +1,6 @@
-// ExecutionFollower's managed mode (issue 3 log streams): a stream that breaks before the `exit`
-// event is resumed from the next unseen logical offset, and bytes delivered twice are shown once.
-// The managed routes are not in the agent yet, so a scripted HTTP peer plays them here (the
+// ExecutionFollower's managed mode (docs/managed.md "Log streams"): a stream that breaks before the
+// `exit` event is resumed from the next unseen logical offset, and bytes delivered twice are shown
+// once. The managed routes are not in the agent yet, so a scripted HTTP peer plays them here (the
 // sync mode is tested against the real agent in test_console_against_agent).
 #include "console/connection/AgentConnection.h"
 #include "console/connection/ExecutionFollower.h"

@@ -1,4 +1,4 @@
-// QuotaValues and the GiB conversion (GiB = 2^30 bytes, issue 3): exact round trips, changed
+// QuotaValues and the GiB conversion (GiB = 2^30 bytes): exact round trips, changed
 // fields only, the agent's validation rules, the audit line.
 #include "console/api/QuotaValues.h"
 

@@ -1,4 +1,5 @@
-// RunRequest: the exec bodies of DESIGN.md §3, and the refusals the agent would answer with 400.
+// RunRequest: the exec bodies of docs/contracts.md "Exec request", and the refusals the agent would
+// answer with 400.
 #include "console/api/RunRequest.h"
 
 #include <QJsonArray>

@@ -1,6 +1,6 @@
-// SIGKILL of the agent while managed executions run or wait (issue #3): no sandbox process
-// survives the agent, and after a restart the executions are `lost` with a reason, never
-// re-run, with their logs intact up to what was written.
+// SIGKILL of the agent while managed executions run or wait (docs/managed.md "No sandbox outlives
+// the agent", docs/STORE.md): no sandbox process survives the agent, and after a restart the
+// executions are `lost` with a reason, never re-run, with their logs intact up to what was written.
 #include "support/AgentProcess.h"
 #include "support/ManagedApi.h"
 

@@ -1,4 +1,4 @@
-// Chunk-signed uploads end to end on the real agent (docs/upload-integrity.md, issue 3 upload
+// Chunk-signed uploads end to end on the real agent (docs/upload-integrity.md, upload
 // throughput): the body lands byte for byte with the agent token, a workspace token and `runbox
 // cp`; an altered, foreign-keyed, truncated or short body is refused and leaves nothing; the
 // 413s are decided on X-Runbox-Decoded-Length before any body byte is sent.

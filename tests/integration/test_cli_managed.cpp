@@ -1,5 +1,5 @@
-// The `runbox` CLI's managed-execution and quota commands against the real agent (issue #3):
-// run, run --follow, logs (exact bytes, --offset), ps, cancel, quotas [set].
+// The `runbox` CLI's managed-execution and quota commands against the real agent (docs/managed.md
+// "CLI"): run, run --follow, logs (exact bytes, --offset), ps, cancel, quotas [set].
 #include "support/AgentProcess.h"
 #include "support/ManagedApi.h"
 

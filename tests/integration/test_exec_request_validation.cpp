@@ -150,7 +150,7 @@ private:
         return m_agent.workspaceDir(m_ws) + QStringLiteral("/ran-marker");
     }
 
-    /// The refusal has the status, the error shape of DESIGN.md §3, and nothing ran.
+    /// The refusal has the status, the error shape of docs/contracts.md "Errors", and nothing ran.
     void verifyRefusedBeforeRunning(const ExecOutcome& r, int status) {
         QVERIFY2(r.httpStatus == status, qPrintable(r.describe()));
         QVERIFY(r.events.isEmpty());

@@ -1,5 +1,5 @@
-// The workspace file API end to end on the real agent (issue 3 "Workspace file API", "Quotas"
-// uploads, CLI `runbox cp`): round trips, listings, Range and ETag, checksum and conflict
+// The workspace file API end to end on the real agent (docs/contracts.md "Workspace file API",
+// upload quotas, CLI `runbox cp`): round trips, listings, Range and ETag, checksum and conflict
 // refusals, 413 before any byte lands, deletes and moves under the workspace lease, and memory
 // that stays flat while large files stream both ways.
 #include "shared/ApiClient.h"

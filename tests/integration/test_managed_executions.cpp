@@ -1,5 +1,5 @@
-// Managed executions against the real agent (issue #3): they outlive clients, their logs resume
-// exactly from any offset, follow ends with the exit event, cancel (queued: never starts;
+// Managed executions against the real agent (docs/managed.md): they outlive clients, their logs
+// resume exactly from any offset, follow ends with the exit event, cancel (queued: never starts;
 // running: final only once the process is gone), executionId kept forever, one writer per
 // workspace with visible queue positions.
 #include "support/AgentProcess.h"

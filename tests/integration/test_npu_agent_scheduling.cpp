@@ -1,4 +1,4 @@
-// Chip contention and the NPU summary through the REAL agent (issue #5): two executions asking
+// Chip contention and the NPU summary through the REAL agent (docs/npu.md): two executions asking
 // for the same chip — the second waits for it (queue policy) or is refused with chip_busy
 // (refusal policy); a host without NPU lists no chip and says why.
 #include "support/AgentProcess.h"

@@ -1,6 +1,6 @@
-// The host NPU broker through the REAL agent (issue #5): a whitelisted workload runs and its log
-// streams like an execution's; unknown workloads and inputs escaping the workspace are refused;
-// cancel ends the job's whole process group; with the broker off every route is a 404.
+// The host NPU broker through the REAL agent (docs/npu.md "Host broker"): a whitelisted workload
+// runs and its log streams like an execution's; unknown workloads and inputs escaping the workspace
+// are refused; cancel ends the job's whole process group; with the broker off every route is a 404.
 #include "support/AgentProcess.h"
 #include "support/NpuAgentFixture.h"
 #include "support/SimulatedNpuHost.h"

@@ -201,7 +201,8 @@ private Q_SLOTS:
     }
 
     void testSilentRunGetsKeepAlivePings() {
-        // DESIGN.md §3: {"type":"ping"} after 15 s of silence, so proxies keep the stream open.
+        // docs/contracts.md "Event stream": {"type":"ping"} after 15 s of silence, so proxies keep
+        // the stream open.
         const ExecOutcome r =
             m_agent.shell(m_ws, QStringLiteral("echo begin; sleep 16.5; echo end"),
                           {{"executionTimeoutMs", 60000}}, 60000);

@@ -1,6 +1,6 @@
-// GET/PUT /v1/settings/quotas against the real agent (issue #3): validation, the audit trail,
-// first-start seeding from RUNBOX_* variables, /v1/health, and new values applying only to
-// executions created afterwards (their permission epoch).
+// GET/PUT /v1/settings/quotas against the real agent (agent/store/QuotaSettings.h): validation, the
+// audit trail, first-start seeding from RUNBOX_* variables, /v1/health, and new values applying
+// only to executions created afterwards (their permission epoch).
 #include "support/AgentProcess.h"
 #include "support/ManagedApi.h"
 

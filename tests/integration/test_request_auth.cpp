@@ -1,4 +1,5 @@
-// Request signing (DESIGN.md §3) attacked for real: every forgery gets 401 and has no effect.
+// Request signing (docs/contracts.md "Request signing") attacked for real: every forgery gets 401
+// and has no effect.
 #include "shared/ApiClient.h"
 #include "shared/RequestSigner.h"
 #include "support/AgentProcess.h"

@@ -1,6 +1,7 @@
 // A sandbox that cannot be built is `setup_failed`, never the user's exit code, and a set-up that
-// hangs is killed after the set-up timeout (issue #2). Driven by a stub bwrap that behaves like
-// the real one for the preflight and the probe, then hangs (or fails) on real launches.
+// hangs is killed after the set-up timeout (docs/contracts.md "Fail closed"). Driven by a stub
+// bwrap that behaves like the real one for the preflight and the probe, then hangs (or fails) on
+// real launches.
 #include "support/AgentProcess.h"
 
 #include <QFile>

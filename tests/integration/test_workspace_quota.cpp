@@ -1,4 +1,4 @@
-// maxWorkspaceBytes against the real agent (issue #3): allocated blocks count (a sparse
+// maxWorkspaceBytes against the real agent: allocated blocks count (a sparse
 // `truncate -s 100G` does not trip it), growth past it during a run ends the run
 // `quota_exceeded` while it runs, and a run in a workspace already over it never starts.
 #include "support/AgentProcess.h"

@@ -1,4 +1,4 @@
-// Attacks on the host NPU broker's `${input:NAME}` (issue #5, DESIGN.md §4): the broker runs
+// Attacks on the host NPU broker's `${input:NAME}` (docs/npu.md "Host broker"): the broker runs
 // workloads on the host, and sandboxed code owns everything inside its workspace, so it plants
 // links to /etc/shadow and out of the workspace, and swaps a directory for a symlink while the
 // broker resolves inputs over and over, and again between submit and start. Nothing outside the

@@ -1,8 +1,8 @@
-// The egress gateway's decisions, attacked over its real unix socket (DESIGN.md §4): allowed
-// tunnels and forwards, and every refusal (IP literals, private answers, names outside the
-// allowlist, Host disagreements, malformed requests) with a canary TCP server on 127.0.0.1 that
-// counts every connection: a refusal must leave it at zero. Sockets handed over by the bridge:
-// test_egress_handover.
+// The egress gateway's decisions, attacked over its real unix socket (docs/contracts.md "Egress
+// gateway"): allowed tunnels and forwards, and every refusal (IP literals, private answers, names
+// outside the allowlist, Host disagreements, malformed requests) with a canary TCP server on
+// 127.0.0.1 that counts every connection: a refusal must leave it at zero. Sockets handed over by
+// the bridge: test_egress_handover.
 
 #include "EgressGatewayFixture.h"
 #include "agent/egress/AddressClassifier.h"

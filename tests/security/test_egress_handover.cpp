@@ -1,7 +1,7 @@
-// The egress gateway's unix socket (DESIGN.md §4): owner-only, and the hand-over of a connected
-// stream socket by runbox-egress-bridge --hand-over (SCM_RIGHTS), where anything else handed over
-// (a seqpacket socket, a pipe, a listener, a file) must end the connection and reach nobody.
-// Decisions and refusals: test_egress_gateway.
+// The egress gateway's unix socket (docs/contracts.md "Egress gateway"): owner-only, and the
+// hand-over of a connected stream socket by runbox-egress-bridge --hand-over (SCM_RIGHTS), where
+// anything else handed over (a seqpacket socket, a pipe, a listener, a file) must end the
+// connection and reach nobody. Decisions and refusals: test_egress_gateway.
 
 #include "EgressGatewayFixture.h"
 

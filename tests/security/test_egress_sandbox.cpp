@@ -1,8 +1,9 @@
-// Egress end to end (issue 4): the real agent, real bwrap sandboxes, the real bridge and gateway,
-// sandboxed curl and Python clients, and a server the test runs in a network namespace of its
-// own, reached by a name that the agent's test resolver (RUNBOX_TEST_RESOLVER_HOSTS) maps to it
-// and admitted through allowPrivateCidrs. Everything refused must leave zero connections at the
-// canary (a listener on the host's 127.0.0.1) and at that server.
+// Egress end to end (docs/contracts.md "Egress gateway"): the real agent, real bwrap sandboxes, the
+// real bridge and gateway, sandboxed curl and Python clients, and a server the test runs in a
+// network namespace of its own, reached by a name that the agent's test resolver
+// (RUNBOX_TEST_RESOLVER_HOSTS) maps to it and admitted through allowPrivateCidrs. Everything
+// refused must leave zero connections at the canary (a listener on the host's 127.0.0.1) and at
+// that server.
 #include "egress/EgressTestSupport.h"
 #include "egress/NetnsHttpServer.h"
 #include "shared/ApiClient.h"

@@ -1,8 +1,8 @@
-// Attacks on the workspace file API through the real agent (DESIGN.md §4, issue 3 "Workspace
-// file API"): links to /etc/passwd, /, .. and to a canary directory outside the workspace are
-// planted by SANDBOXED code (the exec API) and then read, written, listed, deleted and moved
-// through the API; a sandboxed loop swaps a directory for links to / and to the canary while
-// GETs and PUTs hammer it; encoded traversal in URLs and move bodies; a workspace token aimed
+// Attacks on the workspace file API through the real agent (docs/contracts.md
+// "Workspace file API"): links to /etc/passwd, /, .. and to a canary directory outside the
+// workspace are planted by SANDBOXED code (the exec API) and then read, written, listed, deleted
+// and moved through the API; a sandboxed loop swaps a directory for links to / and to the canary
+// while GETs and PUTs hammer it; encoded traversal in URLs and move bodies; a workspace token aimed
 // at another workspace. The canary is a world-writable directory the agent's user could read
 // and write if it ever followed a link. Each attack starts with a positive control.
 #include "shared/ApiClient.h"

@@ -1,6 +1,6 @@
-// Light workspaces through the real agent's HTTP API (issue 7), the agent running as root: two
-// workspaces A and B attack each other, the agent's routes and the host; every check is preceded
-// by a positive control showing that the same path works where it is allowed.
+// Light workspaces through the real agent's HTTP API (docs/light-workspaces.md), the agent running
+// as root: two workspaces A and B attack each other, the agent's routes and the host; every check
+// is preceded by a positive control showing that the same path works where it is allowed.
 #include "LightAgentFixture.h"
 #include "LightTestSupport.h"
 

@@ -1,7 +1,7 @@
-// Sync execs in light workspaces through the real agent, run as root (issue 7): the stream's
-// limits. Past maxOutputBytes the command is stopped as output_limited with exactly the limit
-// delivered; a client that stops reading pauses the command's output (the agent's memory stays
-// flat) and still gets every byte, in order, once it reads again. Each check starts with a
+// Sync execs in light workspaces through the real agent, run as root (docs/light-workspaces.md):
+// the stream's limits. Past maxOutputBytes the command is stopped as output_limited with exactly
+// the limit delivered; a client that stops reading pauses the command's output (the agent's memory
+// stays flat) and still gets every byte, in order, once it reads again. Each check starts with a
 // positive control.
 #include "LightAgentFixture.h"
 #include "LightTestSupport.h"

@@ -1,6 +1,7 @@
-// The file API on light workspaces' homes through the real agent, run as root (issue 7): files
-// written belong to the workspace uid; links planted by a workspace never lead out of its home;
-// another workspace's token reaches nothing. Every refusal is preceded by a positive control.
+// The file API on light workspaces' homes through the real agent, run as root
+// (docs/light-workspaces.md): files written belong to the workspace uid; links planted by a
+// workspace never lead out of its home; another workspace's token reaches nothing. Every refusal is
+// preceded by a positive control.
 #include "LightAgentFixture.h"
 #include "LightTestSupport.h"
 

@@ -1,9 +1,9 @@
-// A light workspace attacks the host (issue #7): files outside its home, /tmp and /dev/shm, TCP
-// binds, the agent's port, host unix sockets, descendants that try to outlive their execution,
-// and fail-closed start-up. Every refusal is preceded by a positive control showing the same probe
-// works where it is allowed, so a broken setup cannot pass. Runs as root (setuid, Landlock, PID
-// namespaces are real), against a host with a PID namespace + private /proc per workspace and one
-// without. Workspaces attacking each other: test_light_workspace_isolation.
+// A light workspace attacks the host (docs/light-workspaces.md): files outside its home, /tmp and
+// /dev/shm, TCP binds, the agent's port, host unix sockets, descendants that try to outlive their
+// execution, and fail-closed start-up. Every refusal is preceded by a positive control showing the
+// same probe works where it is allowed, so a broken setup cannot pass. Runs as root (setuid,
+// Landlock, PID namespaces are real), against a host with a PID namespace + private /proc per
+// workspace and one without. Workspaces attacking each other: test_light_workspace_isolation.
 #include "LightIsolationFixture.h"
 
 #include <QDir>

@@ -1,6 +1,6 @@
-// Managed executions in light workspaces through the real agent, run as root (issue 7): the same
-// record, log, cancel, timeout and recovery as strong workspaces, and scoped to the workspace's
-// token. Every refusal is preceded by a positive control.
+// Managed executions in light workspaces through the real agent, run as root
+// (docs/light-workspaces.md): the same record, log, cancel, timeout and recovery as strong
+// workspaces, and scoped to the workspace's token. Every refusal is preceded by a positive control.
 #include "LightAgentFixture.h"
 #include "LightTestSupport.h"
 

@@ -1,6 +1,6 @@
-// WebSocket through the port proxy of a light workspace, real agent run as root (issue 7; RFC 6455
-// §4): a hand-written echo server in the workspace, a hand-written client here. Every refusal is
-// preceded by a positive control.
+// WebSocket through the port proxy of a light workspace, real agent run as root
+// (docs/light-workspaces.md; RFC 6455 §4): a hand-written echo server in the workspace, a
+// hand-written client here. Every refusal is preceded by a positive control.
 #include "LightAgentFixture.h"
 #include "LightTestSupport.h"
 

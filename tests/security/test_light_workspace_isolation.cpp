@@ -1,9 +1,9 @@
-// Two light workspaces A and B attack each other (issue #7): homes, /proc/<pid>/environ and mem,
-// signals and ptrace, abstract unix sockets, and a uid handed to a new workspace while something
-// of its previous owner still lives. Every refusal is preceded by a positive control. Runs as
-// root against a host with a PID namespace + private /proc per workspace and one without, where
-// other workspaces' pids are visible, so uid + Landlock alone must refuse. Attacks on the host:
-// test_light_host_isolation.
+// Two light workspaces A and B attack each other (docs/light-workspaces.md): homes,
+// /proc/<pid>/environ and mem, signals and ptrace, abstract unix sockets, and a uid handed to a new
+// workspace while something of its previous owner still lives. Every refusal is preceded by a
+// positive control. Runs as root against a host with a PID namespace + private /proc per workspace
+// and one without, where other workspaces' pids are visible, so uid + Landlock alone must refuse.
+// Attacks on the host: test_light_host_isolation.
 #include "LightIsolationFixture.h"
 #include "support/TestFiles.h"
 

@@ -1,6 +1,7 @@
-// NPU passthrough through the REAL agent against a simulated Ascend host (issue #5): the chips
-// an execution names, and only those, exist in its sandbox, renumbered; an occupied chip fails
-// its probe by id and an execution naming it runs nothing; bad chip ids never reach a launch.
+// NPU passthrough through the REAL agent against a simulated Ascend host (docs/npu.md "Launch with
+// chips"): the chips an execution names, and only those, exist in its sandbox, renumbered; an
+// occupied chip fails its probe by id and an execution naming it runs nothing; bad chip ids never
+// reach a launch.
 #include "support/AgentProcess.h"
 #include "support/NpuAgentFixture.h"
 #include "support/SimulatedNpuHost.h"

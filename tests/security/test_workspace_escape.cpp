@@ -1,4 +1,4 @@
-// Attacks on the host-side workspace file API (DESIGN.md §4, issue 3 "Workspace file API"):
+// Attacks on the host-side workspace file API (docs/contracts.md "Workspace file API"):
 // links planted inside the workspace towards /etc/passwd, / and .., encoded traversal, special
 // files, and a directory swapped for a symlink while the API is hammered. Each check starts
 // with a positive control so a broken setup cannot pass a refusal.

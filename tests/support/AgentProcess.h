@@ -25,8 +25,8 @@ namespace runbox::testsupport {
 struct AgentOptions {
     QStringList extraArgs;           ///< appended to `--state-dir DIR --listen 127.0.0.1:0`
     QMap<QString, QString> extraEnv; ///< added to the agent's environment (RUNBOX_* overrides)
-    /// The uid/gid the agent runs as when the test runs as root (DESIGN.md §5: integration tests
-    /// run the agent unprivileged). 65534 is `nobody`.
+    /// The uid/gid the agent runs as when the test runs as root (CODING_GUIDELINES.md "Tests":
+    /// integration tests run the agent unprivileged). 65534 is `nobody`.
     uid_t unprivilegedUid = 65534;
     /// When the test runs as root: run the agent as root too (a privileged agent, as the light
     /// tier needs: its strong sandboxes must then run as workspace uids, never as root).
@@ -35,10 +35,10 @@ struct AgentOptions {
 };
 
 /// The real `runbox-agent` binary of this build, started on a free loopback port with a fresh
-/// temporary state directory (DESIGN.md §1 start-up contract: waits for `agent.url`, reads
-/// `agent.token`). The state directory lives as long as this object: the agent can be stopped or
-/// SIGKILLed (kill(), as a crash would) and started again on the same state. When the test runs as
-/// root the agent runs as an unprivileged user
+/// temporary state directory (docs/contracts.md "Processes and start-up": waits for `agent.url`,
+/// reads `agent.token`). The state directory lives as long as this object: the agent can be stopped
+/// or SIGKILLed (kill(), as a crash would) and started again on the same state. When the test runs
+/// as root the agent runs as an unprivileged user
 /// (`setpriv --reuid --regid --clear-groups`), and the state directory is chowned to it.
 /// The destructor stops the agent (SIGTERM, then SIGKILL after 10 s) and removes the state dir.
 class AgentProcess final : public QObject {

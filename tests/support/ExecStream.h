@@ -49,7 +49,8 @@ class ExecStream final : public QObject {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(ExecStream)
 public:
-    /// Sends the request at once. @p body is the exec request object (DESIGN.md §3).
+    /// Sends the request at once. @p body is the exec request object (docs/contracts.md "Exec
+    /// request").
     ExecStream(ApiClient* client, const QString& workspaceId, const QJsonObject& body,
                QObject* parent = nullptr);
     ~ExecStream() override;

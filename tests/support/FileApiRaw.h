@@ -10,7 +10,7 @@ namespace runbox::testsupport {
 
 /// Signed file-API requests written byte for byte (RawHttp), for targets a URL library would
 /// normalise (`..`, `%2e`, `//`), chunked or head-only uploads, uploads left in flight, and
-/// signatures over a declared body hash (DESIGN.md §3 streamed uploads).
+/// signatures over a declared body hash (docs/upload-integrity.md).
 class FileApiRaw final {
 public:
     FileApiRaw(quint16 port, QByteArray token) : m_port(port), m_token(std::move(token)) {}

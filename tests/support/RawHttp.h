@@ -52,7 +52,8 @@ private:
 /// already frame the body) and @p body as given.
 QByteArray buildRequest(const QByteArray& method, const QByteArray& target,
                         const HeaderList& headers, const QByteArray& body = {});
-/// The auth headers of DESIGN.md §3 for one request signed with @p token at @p timestampMs.
+/// The auth headers (docs/contracts.md "Request signing") for one request signed with @p token at
+/// @p timestampMs.
 HeaderList signedHeaders(const QByteArray& token, const QByteArray& method,
                          const QByteArray& target, const QByteArray& body, qint64 timestampMs);
 /// @p body in chunked transfer coding, in chunks of @p chunkSize bytes, with the last chunk.

@@ -1,5 +1,5 @@
 // The shared network-policy grammar: what the console marks as refused must be exactly what the
-// agent refuses (issue 4 "Policy").
+// agent refuses (shared/NetworkPolicyGrammar.h).
 #include "shared/NetworkPolicyGrammar.h"
 
 #include <QTest>

@@ -1,8 +1,8 @@
-// Crash safety of the store (issue 3): a writer process acknowledges each durable step and is
-// SIGKILLed at random moments; after every kill the state is reopened and recovered, and
-// everything acknowledged must be intact, running executions must be `lost` with the reason,
-// and nothing may be left queued or running. The rounds share one state directory, so each also
-// recovers on top of the previous rounds' recovered state.
+// Crash safety of the store (docs/STORE.md "Durability"): a writer process acknowledges each
+// durable step and is SIGKILLed at random moments; after every kill the state is reopened and
+// recovered, and everything acknowledged must be intact, running executions must be `lost` with the
+// reason, and nothing may be left queued or running. The rounds share one state directory, so each
+// also recovers on top of the previous rounds' recovered state.
 #include "../support/StoreCrashPattern.h"
 
 #include "agent/store/Database.h"
