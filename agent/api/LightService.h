@@ -34,10 +34,10 @@ struct LightCreateRequest {
     qint64 idleTimeoutMs = 0;             ///< 0 = never evicted
 };
 
-/// The light tier inside the agent (issue 7): owns the LightWorkspaceHost, registers its
-/// workspaces in the WorkspaceRegistry (so auth, listings and the file API treat them like strong
-/// ones), deletes them off the event-loop thread, and evicts idle ones. Lives on the main thread;
-/// every callback it takes is called there.
+/// The light tier inside the agent (docs/light-workspaces.md "In the agent"): owns the
+/// LightWorkspaceHost, registers its workspaces in the WorkspaceRegistry (so auth, listings and the
+/// file API treat them like strong ones), deletes them off the event-loop thread, and evicts idle
+/// ones. Lives on the main thread; every callback it takes is called there.
 ///
 /// Deleting first forgets the workspace in the registry (its token and every route answer
 /// 401/404 from then on, and workspaceRemoved() tells open proxy streams), then the host kills

@@ -59,7 +59,8 @@ struct AddressCheck {
     QString message;
 };
 
-/// Canonicalises and classifies IP addresses for the egress gateway (DESIGN.md §4).
+/// Canonicalises and classifies IP addresses for the egress gateway (docs/contracts.md "Egress
+/// gateway").
 class AddressClassifier final {
 public:
     /// The IPv4 address embedded in @p address when it is IPv4-mapped (::ffff:0:0/96,

@@ -19,7 +19,7 @@ class Resolver;
 
 /// The egress gateway of one policy revision: an HTTP/1.1 proxy (CONNECT tunnels without TLS
 /// interception, absolute-form http:// requests) on unix sockets, that admits exactly what the
-/// policy allows (DESIGN.md §4, issue 4).
+/// policy allows (docs/contracts.md "Egress gateway").
 ///
 /// Per-execution sockets. One gateway serves one revision (policy, resolver, decision logic are
 /// shared), but it listens on one socket per execution. The socket is bound read-write into the

@@ -23,10 +23,10 @@ class EgressGatewayPool;
 class NetworkPolicyStore;
 class Resolver;
 
-/// The agent's egress, wired (issue 4): the policy setting (NetworkPolicyStore), the gateways
-/// (EgressGatewayPool, one per revision), the decision record (EgressDecisionStore) and whether
-/// egress can work on this host. EgressStage asks it for a socket per execution; the API asks it
-/// for the policy, the decisions and the health.
+/// The agent's egress, wired (agent/egress/README.md): the policy setting (NetworkPolicyStore), the
+/// gateways (EgressGatewayPool, one per revision), the decision record (EgressDecisionStore) and
+/// whether egress can work on this host. EgressStage asks it for a socket per execution; the API
+/// asks it for the policy, the decisions and the health.
 ///
 /// Every decision of every gateway is appended to the store with the workspace of its execution
 /// and then announced with decisionRecorded() (the agent forwards it to the execution's sync

@@ -6,7 +6,7 @@ namespace runbox::egress {
 
 class EgressService;
 
-/// The launch stage of egress (issue 4, agent/egress/README.md "Launching a strong sandbox"):
+/// The launch stage of egress (agent/egress/README.md "Launching a strong sandbox"):
 /// - epoch mode `none`: adds nothing; the launch stays exactly the foundation's (no channel, no
 ///   proxy variables, the Baseline seccomp profile that refuses sockets);
 /// - `domain-allowlist`: acquires the execution's gateway socket for the epoch's policy (the

@@ -16,7 +16,7 @@ namespace runbox::egress {
 /// shared grammar's rule, so agent, console and CLI agree on every entry.
 using DomainEntry = runbox::DomainRule;
 
-/// The operator's network policy for sandboxes (issue 4, DESIGN.md §2):
+/// The operator's network policy for sandboxes (docs/contracts.md "Egress gateway"):
 /// `{"mode": "none"|"domain-allowlist", "allowedDomains": [...], "allowPrivateCidrs": [...]}`.
 /// A value type: parse it with fromJson(), compare by revision().
 class NetworkPolicy final {

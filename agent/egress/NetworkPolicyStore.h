@@ -9,10 +9,10 @@
 
 namespace runbox::egress {
 
-/// The network policy setting (issue 4): stored as one canonical JSON object under the settings
-/// key `network.policy` (revision not stored: it is derived), every change with its audit row in
-/// the same transaction (store::SettingsRepository). A missing key is the default policy, mode
-/// `none`. current() is served from memory; update() writes through. Thread-safe.
+/// The network policy setting (agent/egress/README.md): stored as one canonical JSON object under
+/// the settings key `network.policy` (revision not stored: it is derived), every change with its
+/// audit row in the same transaction (store::SettingsRepository). A missing key is the default
+/// policy, mode `none`. current() is served from memory; update() writes through. Thread-safe.
 class NetworkPolicyStore final {
 public:
     static constexpr const char* kKey = "network.policy";

@@ -32,7 +32,8 @@ struct LightExitStatus {
     bool cancelled = false; ///< ended by cancel() or by the workspace's deletion
     qint64 durationMs = 0;  ///< from exec() to the leader's end, wall clock
 
-    /// The DESIGN.md §2 state name: completed, failed, timed_out, cancelled, setup_failed, lost.
+    /// The execution state name (docs/contracts.md "Workspaces and executions"): completed, failed,
+    /// timed_out, cancelled, setup_failed, lost.
     QString stateName() const;
 };
 

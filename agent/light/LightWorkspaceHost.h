@@ -24,8 +24,8 @@ namespace runbox::light {
 
 class SupervisorChannel;
 
-/// Light workspaces (issue #7, DESIGN.md §2): many per host, each a uid from the pool, a 0700 home
-/// and ONE Landlock domain held by a per-workspace supervisor (forked by the zygote in the
+/// Light workspaces (docs/light-workspaces.md): many per host, each a uid from the pool, a 0700
+/// home and ONE Landlock domain held by a per-workspace supervisor (forked by the zygote in the
 /// background after create(), or at the first exec), so the workspace's own background processes
 /// stay reachable from its later execs while everything else is out of scope. Thread-safe; every
 /// call may come from any thread except the light event thread (where remove() refuses to wait on

@@ -7,7 +7,7 @@ namespace runbox::light {
 
 /// Resource limits applied to a light workspace (setrlimit(2); soft = hard, so code inside cannot
 /// raise them). Pure libc, shared by the agent (validation) and the supervisor helper (apply).
-/// Defaults follow issue #7: NPROC 256 per uid, AS 2 GiB, NOFILE 4096, CORE 0 (always).
+/// Defaults (docs/light-workspaces.md): NPROC 256 per uid, AS 2 GiB, NOFILE 4096, CORE 0 (always).
 struct Rlimits {
     std::uint64_t maxProcs = 256;                   ///< RLIMIT_NPROC, processes of the uid
     std::uint64_t maxMemoryBytes = 2048ull << 20;   ///< RLIMIT_AS per process, bytes

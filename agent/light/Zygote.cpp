@@ -23,10 +23,10 @@ struct SystemPath {
     std::uint64_t access;
 };
 
-// What every light workspace may use outside its home (issue #7): programs and libraries
-// read + execute, /etc and /sys read-only (/proc is added by each supervisor, after it mounted its
-// own), and the harmless device nodes read + write. /tmp, /dev/shm, /var, /home, /root, /run and
-// every other workspace's home stay denied.
+// What every light workspace may use outside its home (docs/light-workspaces.md): programs and
+// libraries read + execute, /etc and /sys read-only (/proc is added by each supervisor, after it
+// mounted its own), and the harmless device nodes read + write. /tmp, /dev/shm, /var, /home, /root,
+// /run and every other workspace's home stay denied.
 constexpr SystemPath kSystemPaths[] = {
     {"/usr", rights::kReadExecute},
     {"/bin", rights::kReadExecute},
