@@ -2,6 +2,7 @@
 
 #include "agent/api/ApiService.h"
 #include "agent/api/LightService.h"
+#include "agent/config/ConfigText.h"
 #include "agent/config/StateDir.h"
 #include "agent/egress/EgressDecisionStore.h"
 #include "agent/egress/EgressProbe.h"
@@ -78,13 +79,22 @@ AgentRuntime::~AgentRuntime() = default;
 
 int AgentRuntime::start(const QStringList& args) {
     if (args.contains(QStringLiteral("--help"))) {
-        QTextStream(stdout) << config::AgentConfig::usage();
+        QTextStream(stdout) << config::usageText();
         return 0;
     }
+    if (args.contains(QStringLiteral("--help-markdown"))) {
+        QTextStream(stdout) << config::markdownReference();
+        return 0;
+    }
+    // The one place the agent reads its environment: everything goes through the table.
     QString error;
-    if (!m_context.config.parse(args, &error)) {
+    if (!m_context.config.parse(args, QProcessEnvironment::systemEnvironment(), &error)) {
         logLine(QStringLiteral("runbox-agent: %1").arg(error));
         return 2;
+    }
+    if (args.contains(QStringLiteral("--print-config"))) {
+        QTextStream(stdout) << config::printConfigText(m_context.config.values);
+        return 0;
     }
     ::signal(SIGPIPE, SIG_IGN);
     const config::StateDir state(m_context.config.stateDir);
