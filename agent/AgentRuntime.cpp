@@ -2,6 +2,7 @@
 
 #include "agent/api/ApiService.h"
 #include "agent/api/LightService.h"
+#include "agent/config/ConfigText.h"
 #include "agent/config/StateDir.h"
 #include "agent/egress/EgressDecisionStore.h"
 #include "agent/egress/EgressProbe.h"
@@ -78,13 +79,22 @@ AgentRuntime::~AgentRuntime() = default;
 
 int AgentRuntime::start(const QStringList& args) {
     if (args.contains(QStringLiteral("--help"))) {
-        QTextStream(stdout) << config::AgentConfig::usage();
+        QTextStream(stdout) << config::usageText();
         return 0;
     }
+    if (args.contains(QStringLiteral("--help-markdown"))) {
+        QTextStream(stdout) << config::markdownReference();
+        return 0;
+    }
+    // The one place the agent reads its environment: everything goes through the table.
     QString error;
-    if (!m_context.config.parse(args, &error)) {
+    if (!m_context.config.parse(args, QProcessEnvironment::systemEnvironment(), &error)) {
         logLine(QStringLiteral("runbox-agent: %1").arg(error));
         return 2;
+    }
+    if (args.contains(QStringLiteral("--print-config"))) {
+        QTextStream(stdout) << config::printConfigText(m_context.config.values);
+        return 0;
     }
     ::signal(SIGPIPE, SIG_IGN);
     const config::StateDir state(m_context.config.stateDir);
@@ -139,8 +149,7 @@ int AgentRuntime::start(const QStringList& args) {
     }
     m_quotas = std::make_unique<store::QuotaStore>(*m_database);
     QStringList quotaWarnings;
-    if (auto err =
-            m_quotas->initialize(QProcessEnvironment::systemEnvironment(), 0, &quotaWarnings)) {
+    if (auto err = m_quotas->initialize(m_context.config.values.quotaSeeds(), 0, &quotaWarnings)) {
         logLine(QStringLiteral("runbox-agent: %1").arg(err->message));
         return 1;
     }
@@ -260,14 +269,15 @@ bool AgentRuntime::startEgress() {
     egress::EgressService::Options options;
     options.runtimeDir = state.filePath(QStringLiteral("egress"));
     options.bridgePath = m_context.host.binDir + QStringLiteral("/runbox-egress-bridge");
-    const QString testHosts = qEnvironmentVariable(egress::HostsFileResolver::kEnvVar);
+    const QString testHosts = m_context.config.testResolverHostsPath;
     if (testHosts.isEmpty()) {
         options.resolver = std::make_shared<egress::SystemResolver>();
     } else {
         options.resolver = std::make_shared<egress::HostsFileResolver>(testHosts);
         logLine(QStringLiteral("warning: %1 is set: egress resolves names from %2, not DNS "
                                "(for tests only)")
-                    .arg(QLatin1String(egress::HostsFileResolver::kEnvVar), testHosts));
+                    .arg(QLatin1String(config::optionSpec(config::Key::TestResolverHosts).envVar),
+                         testHosts));
     }
     m_egress = std::make_unique<egress::EgressService>(options, m_networkPolicies.get(),
                                                        m_egressDecisions.get());
@@ -324,8 +334,7 @@ void AgentRuntime::claimSandboxUids(const config::StateDir& state) {
 void AgentRuntime::startNpu() {
     // One inventory and one set of reservations for executions and broker jobs alike; the probe
     // sandbox has the real launch's shape (same bwrap, same argv up to --dev /dev).
-    npu::NpuConfig config =
-        npu::NpuConfig::fromEnvironment(QProcessEnvironment::systemEnvironment());
+    npu::NpuConfig config = npu::NpuConfig::fromConfig(m_context.config.values);
     if (!m_context.host.capability.bwrapPath.isEmpty())
         config.bwrapPath = m_context.host.capability.bwrapPath;
     m_npu = std::make_unique<npu::NpuService>(

@@ -59,15 +59,16 @@ public:
     ~AgentRuntime() override;
 
     /// Returns -1 when the agent is up and the event loop should run, otherwise the exit code
-    /// (0 for --help, 2 for bad options, 1 for a start-up failure, with the reason on stderr).
+    /// (0 for --help, --help-markdown and --print-config, which start nothing; 2 for a bad
+    /// option or value; 1 for a start-up failure, with the reason on stderr).
     int start(const QStringList& args);
 
 private:
     /// Network policy, gateways, decision record, launch stage, start-up probe (issue 4).
     /// Returns false (reason logged) when the stored policy cannot be loaded.
     bool startEgress();
-    /// NPU config from the environment, the NpuService, its launch stage, the first inventory
-    /// read in the background.
+    /// NPU config from the configuration table, the NpuService, its launch stage, the first
+    /// inventory read in the background.
     void startNpu();
     /// A privileged agent: checks the sandbox uid range against the host's ids and claims it
     /// (with the light range) in the host's registry; a failure fails the strong tier closed

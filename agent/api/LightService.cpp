@@ -76,7 +76,7 @@ bool LightService::start(quint16 controlPlanePort) {
     light::LightHostConfig host;
     host.workspaceRoot =
         config.lightRoot.isEmpty() ? config.stateDir + QStringLiteral("/light") : config.lightRoot;
-    host.supervisorPath = light::LightHostConfig::defaultSupervisorPath();
+    host.supervisorPath = light::LightHostConfig::defaultSupervisorPath(config.lightSupervisorPath);
     host.uids.first = uid_t(config.lightUidFirst);
     host.uids.count = std::uint32_t(config.lightUidCount);
     host.minLandlockAbi = int(config.lightMinLandlockAbi);

@@ -1,13 +1,16 @@
 #pragma once
 
+#include "agent/config/ConfigValues.h"
+
 #include <QHostAddress>
 #include <QString>
 #include <QStringList>
 
 namespace runbox::config {
 
-/// Everything the agent is started with. Sources, later ones winning: defaults, the config file
-/// (`<stateDir>/agent.conf`, INI), `RUNBOX_*` environment variables, the command line.
+/// Everything the agent is started with, typed. parse() fills it from the configuration table
+/// (ConfigTable.h, docs/configuration.md): flag > `RUNBOX_*` variable > `<stateDir>/agent.conf`
+/// > default. The member initialisers repeat the table's defaults (test_config_table checks).
 struct AgentConfig {
     /// --state-dir; default $STATE_DIRECTORY, else /var/lib/runbox as root, else
     /// ~/.local/state/runbox.
@@ -18,9 +21,8 @@ struct AgentConfig {
     qint64 signatureWindowMs =
         30000;                     ///< ±window for X-Runbox-Timestamp (RUNBOX_SIGNATURE_WINDOW_MS)
     qint64 setupTimeoutMs = 10000; ///< a sandbox whose set-up takes longer is setup_failed
-    qint64 defaultExecutionTimeoutMs =
-        600000; ///< when the request gives none (RUNBOX_EXECUTION_TIMEOUT_MS)
-    qint64 maxOutputBytes = 1LL << 30;       ///< default per-execution output limit
+    // The execution timeout and output limits are quotas: store::QuotaStore, seeded from
+    // values.quotaSeeds().
     qint64 maxRequestBodyBytes = 16LL << 20; ///< JSON request bodies (uploads are streamed)
     qint64 headerTimeoutMs = 10000;          ///< a client must send its request head within this
     qint64 idleTimeoutMs = 120000;           ///< keep-alive connections idle longer are closed
@@ -60,13 +62,21 @@ struct AgentConfig {
     qint64 strongUidCount = 65536;
     /// Where the agents of one host claim their uid ranges (RUNBOX_UID_RANGE_REGISTRY /
     /// `uidRangeRegistry`, default /run/runbox/uid-ranges; sandbox::UidRangeRegistry).
-    QString uidRangeRegistry;
+    QString uidRangeRegistry = QStringLiteral("/run/runbox/uid-ranges");
+    /// The runbox-light-supervisor binary given by RUNBOX_LIGHT_SUPERVISOR; "" = look for it
+    /// (light::LightHostConfig::defaultSupervisorPath()).
+    QString lightSupervisorPath;
+    /// TEST-ONLY: RUNBOX_TEST_RESOLVER_HOSTS, a hosts file egress answers lookups from instead of
+    /// DNS (egress::HostsFileResolver); "" = DNS.
+    QString testResolverHostsPath;
+    /// Every option of the table with its source (the NPU settings, the quota seeds and
+    /// --print-config read it).
+    ConfigValues values;
 
-    /// Parses @p args (argv without the program name) over defaults and environment. On a bad
-    /// option returns false and sets @p error to a one-line message naming it.
-    bool parse(const QStringList& args, QString* error);
-    /// The usage text for --help.
-    static QString usage();
+    /// Resolves the table from @p args (argv without the program name), @p env and the config
+    /// file, then fills the fields above. On an unknown option or a bad value returns false and
+    /// sets @p error to a one-line message naming the flag, variable or file key.
+    bool parse(const QStringList& args, const QProcessEnvironment& env, QString* error);
 };
 
 } // namespace runbox::config

@@ -9,8 +9,9 @@ namespace runbox::egress {
 
 /// TEST-ONLY resolver: answers from a file instead of DNS, so integration tests can point names
 /// at addresses of their own (a server in a network namespace, 127.0.0.1, 169.254.169.254…).
-/// The agent uses it only when the environment variable `RUNBOX_TEST_RESOLVER_HOSTS` names the
-/// file, and logs a warning at start-up when it does; production agents use SystemResolver.
+/// The agent uses it only when the test-only variable `RUNBOX_TEST_RESOLVER_HOSTS` (a row of the
+/// configuration table, config::Key::TestResolverHosts) names the file, and logs a warning at
+/// start-up when it does; production agents use SystemResolver.
 ///
 /// Format: one answer per line, `name address [address…]` (whitespace-separated; `#` starts a
 /// comment). Several lines for one name are successive answers: the n-th lookup of that name
@@ -20,9 +21,6 @@ namespace runbox::egress {
 /// is read at every lookup.
 class HostsFileResolver final : public Resolver {
 public:
-    /// The environment variable that enables it.
-    static constexpr const char* kEnvVar = "RUNBOX_TEST_RESOLVER_HOSTS";
-
     explicit HostsFileResolver(QString path) : m_path(std::move(path)) {}
     void resolve(const QString& host, QObject* context, Callback done) override;
 

@@ -10,12 +10,11 @@
 
 namespace runbox::light {
 
-QString LightHostConfig::defaultSupervisorPath() {
+QString LightHostConfig::defaultSupervisorPath(const QString& configured) {
     const QString name = QStringLiteral("runbox-light-supervisor");
     QStringList candidates;
-    const QString fromEnv = qEnvironmentVariable("RUNBOX_LIGHT_SUPERVISOR");
-    if (!fromEnv.isEmpty())
-        candidates << fromEnv;
+    if (!configured.isEmpty())
+        candidates << configured;
     const QString dir =
         QCoreApplication::instance() ? QCoreApplication::applicationDirPath() : QString();
     if (!dir.isEmpty())

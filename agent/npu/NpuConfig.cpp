@@ -1,6 +1,7 @@
 #include "agent/npu/NpuConfig.h"
 
-#include <QDir>
+#include "agent/config/ConfigValues.h"
+
 #include <QFileInfo>
 
 namespace runbox::npu {
@@ -27,47 +28,28 @@ QStringList NpuConfig::defaultDcmiPaths(const QString& driverPath) {
             driverPath + QStringLiteral("/lib64/libdcmi.so")};
 }
 
-NpuConfig NpuConfig::fromEnvironment(const QProcessEnvironment& env) {
-    return fromEnvironment(env, NpuConfig());
-}
-
-NpuConfig NpuConfig::fromEnvironment(const QProcessEnvironment& env, NpuConfig base) {
-    auto take = [&env](const char* name, QString* field) {
-        const QString value = env.value(QString::fromLatin1(name));
-        if (!value.isEmpty())
-            *field = value;
+NpuConfig NpuConfig::fromConfig(const config::ConfigValues& values) {
+    using config::Key;
+    NpuConfig c;
+    auto take = [&values](Key key, QString* field) {
+        if (values.isSet(key))
+            *field = values.text(key);
     };
-    take("RUNBOX_NPU_DEVICE_ROOT", &base.deviceRoot);
-    take("RUNBOX_NPU_SMI", &base.npuSmiPath);
-    take("RUNBOX_NPU_DRIVER_PATH", &base.driverPath);
-    take("RUNBOX_NPU_TOOLKIT_PATH", &base.toolkitPath);
-    take("RUNBOX_NPU_INSTALL_INFO", &base.installInfoPath);
-    take("RUNBOX_NPU_WORKLOADS", &base.workloadCatalogPath);
-    const QString dcmi = env.value(QStringLiteral("RUNBOX_NPU_DCMI_PATHS"));
-    if (!dcmi.isEmpty())
-        base.dcmiLibraryPaths = dcmi.split(QLatin1Char(':'), Qt::SkipEmptyParts);
-    for (const QString& path : env.value(QStringLiteral("RUNBOX_NPU_PROBE_BINDS"))
-                                   .split(QLatin1Char(':'), Qt::SkipEmptyParts))
-        if (QDir::isAbsolutePath(path))
-            base.probeBinds.append(QDir::cleanPath(path));
-    auto takeMs = [&env](const char* name, int* field) {
-        bool ok = false;
-        const int value = env.value(QString::fromLatin1(name)).toInt(&ok);
-        if (ok && value > 0)
-            *field = value;
-    };
-    takeMs("RUNBOX_NPU_CACHE_TTL_MS", &base.cacheTtlMs);
-    takeMs("RUNBOX_NPU_PROBE_TIMEOUT_MS", &base.probeTimeoutMs);
-    const QString policy = env.value(QStringLiteral("RUNBOX_NPU_BUSY_POLICY")).toLower();
-    if (policy == QLatin1String("refuse"))
-        base.busyPolicy = ChipBusyPolicy::Refuse;
-    else if (policy == QLatin1String("queue"))
-        base.busyPolicy = ChipBusyPolicy::Queue;
-    const QString broker = env.value(QStringLiteral("RUNBOX_NPU_BROKER")).toLower();
-    if (!broker.isEmpty())
-        base.brokerEnabled = broker == QLatin1String("1") || broker == QLatin1String("true") ||
-                             broker == QLatin1String("yes");
-    return base;
+    take(Key::NpuDeviceRoot, &c.deviceRoot);
+    take(Key::NpuSmi, &c.npuSmiPath);
+    take(Key::NpuDriverPath, &c.driverPath);
+    take(Key::NpuToolkitPath, &c.toolkitPath);
+    take(Key::NpuInstallInfo, &c.installInfoPath);
+    take(Key::NpuWorkloads, &c.workloadCatalogPath);
+    c.dcmiLibraryPaths = values.list(Key::NpuDcmiPaths);
+    c.probeBinds = values.list(Key::NpuProbeBinds);
+    c.cacheTtlMs = int(values.number(Key::NpuCacheTtlMs));
+    c.probeTimeoutMs = int(values.number(Key::NpuProbeTimeoutMs));
+    c.busyPolicy = values.text(Key::NpuBusyPolicy) == QLatin1String("refuse")
+                       ? ChipBusyPolicy::Refuse
+                       : ChipBusyPolicy::Queue;
+    c.brokerEnabled = values.boolean(Key::NpuBroker);
+    return c;
 }
 
 } // namespace runbox::npu

@@ -1,8 +1,11 @@
 #pragma once
 
-#include <QProcessEnvironment>
 #include <QString>
 #include <QStringList>
+
+namespace runbox::config {
+class ConfigValues;
+}
 
 namespace runbox::npu {
 
@@ -58,15 +61,10 @@ struct NpuConfig {
     /// `<driver>/lib64/libdcmi.so`.
     static QStringList defaultDcmiPaths(const QString& driverPath);
 
-    /// Overrides from the environment: RUNBOX_NPU_DEVICE_ROOT, RUNBOX_NPU_SMI,
-    /// RUNBOX_NPU_DRIVER_PATH, RUNBOX_NPU_TOOLKIT_PATH, RUNBOX_NPU_INSTALL_INFO,
-    /// RUNBOX_NPU_DCMI_PATHS (colon-separated), RUNBOX_NPU_BUSY_POLICY (queue|refuse),
-    /// RUNBOX_NPU_BROKER (1|true|yes), RUNBOX_NPU_WORKLOADS (catalog path),
-    /// RUNBOX_NPU_PROBE_BINDS (colon-separated absolute paths), RUNBOX_NPU_CACHE_TTL_MS and
-    /// RUNBOX_NPU_PROBE_TIMEOUT_MS (positive integers). Unknown values keep the defaults.
-    static NpuConfig fromEnvironment(const QProcessEnvironment& env, NpuConfig base);
-    /// fromEnvironment(env, NpuConfig()).
-    static NpuConfig fromEnvironment(const QProcessEnvironment& env);
+    /// The NPU rows of the configuration table (RUNBOX_NPU_*, docs/configuration.md "NPU"),
+    /// already validated by config::ConfigValues::resolve(), over the defaults above; the
+    /// fields without a row (npuSmiTimeoutMs, probeChips, bwrapPath) keep their defaults.
+    static NpuConfig fromConfig(const config::ConfigValues& values);
 };
 
 } // namespace runbox::npu

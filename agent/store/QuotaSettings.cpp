@@ -102,23 +102,21 @@ std::optional<ApiError> QuotaSettings::fromJson(const QJsonObject& patch, const 
     return std::nullopt;
 }
 
-std::optional<ApiError> QuotaSettings::fromEnvironment(const QProcessEnvironment& env,
-                                                       const QuotaSettings& base,
-                                                       QuotaSettings* out) {
+std::optional<ApiError> QuotaSettings::fromSeeds(const Seeds& seeds, const QuotaSettings& base,
+                                                 QuotaSettings* out) {
     QuotaSettings result = base;
-    for (const Field& field : fields()) {
-        if (!env.contains(field.envVar))
-            continue;
-        const QString text = env.value(field.envVar).trimmed();
-        bool digits = !text.isEmpty() && text.size() <= 19;
-        for (const QChar c : text)
-            digits = digits && c >= QLatin1Char('0') && c <= QLatin1Char('9');
-        bool ok = false;
-        const qint64 value = digits ? text.toLongLong(&ok) : -1;
-        if (!ok || value > field.ceiling)
-            return invalidQuota(QStringLiteral("%1 must be %2; got \"%3\"")
-                                    .arg(field.envVar, rangeText(field.ceiling), text.left(40)));
-        result.*field.member = value;
+    for (auto it = seeds.constBegin(); it != seeds.constEnd(); ++it) {
+        const Field* field = nullptr;
+        for (const Field& f : fields())
+            if (f.name == it.key())
+                field = &f;
+        if (!field)
+            return invalidQuota(QStringLiteral("unknown quota field \"%1\"").arg(it.key()));
+        if (it.value() < 0 || it.value() > field->ceiling)
+            return invalidQuota(QStringLiteral("%1 must be %2; got %3")
+                                    .arg(field->envVar, rangeText(field->ceiling))
+                                    .arg(it.value()));
+        result.*field->member = it.value();
     }
     if (auto error = result.validate())
         return error;

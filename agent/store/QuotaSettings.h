@@ -4,7 +4,7 @@
 
 #include <QJsonObject>
 #include <QList>
-#include <QProcessEnvironment>
+#include <QMap>
 #include <QString>
 
 #include <optional>
@@ -15,6 +15,9 @@ namespace runbox::store {
 /// docs/light-workspaces.md). Every value is a whole number; 0 means unlimited. New values apply to
 /// executions created afterwards; each execution keeps the limits it was created under (its
 /// permission epoch).
+///
+/// The env vars are rows of the configuration table (agent/config/ConfigTable.cpp), parsed
+/// there; the agent hands the ones that were set to QuotaStore::initialize() as seeds.
 ///
 /// | JSON field                  | env var (first start only)         | default         | unit  |
 /// |-----------------------------|------------------------------------|-----------------|-------|
@@ -61,10 +64,13 @@ struct QuotaSettings {
     /// only those) and validates the result. Unknown fields are refused.
     static std::optional<ApiError> fromJson(const QJsonObject& patch, const QuotaSettings& base,
                                             QuotaSettings* out);
-    /// Applies the RUNBOX_* variables set in @p env to @p base: each a decimal whole number
-    /// (surrounding spaces allowed), same ranges as JSON. Errors name the variable.
-    static std::optional<ApiError> fromEnvironment(const QProcessEnvironment& env,
-                                                   const QuotaSettings& base, QuotaSettings* out);
+    /// Field name → value, for the fields whose RUNBOX_* variable was set
+    /// (config::ConfigValues::quotaSeeds()).
+    using Seeds = QMap<QString, qint64>;
+    /// Applies @p seeds to @p base and validates the result (same ranges as JSON; an unknown
+    /// field or a value out of range is 400 `invalid_quota` naming the field's variable).
+    static std::optional<ApiError> fromSeeds(const Seeds& seeds, const QuotaSettings& base,
+                                             QuotaSettings* out);
     /// Checks every field's range and the relations between fields.
     std::optional<ApiError> validate() const;
 

@@ -33,10 +33,10 @@ std::optional<ApiError> QuotaStore::fromStored(const QHash<QString, QJsonValue>&
     return std::nullopt;
 }
 
-std::optional<ApiError> QuotaStore::initialize(const QProcessEnvironment& env, qint64 nowMs,
+std::optional<ApiError> QuotaStore::initialize(const QuotaSettings::Seeds& seeds, qint64 nowMs,
                                                QStringList* warnings) {
     QuotaSettings seeded;
-    if (auto error = QuotaSettings::fromEnvironment(env, QuotaSettings{}, &seeded))
+    if (auto error = QuotaSettings::fromSeeds(seeds, QuotaSettings{}, &seeded))
         return error;
     QHash<QString, QJsonValue> before;
     if (auto error = m_settings.getAll(QLatin1String(kKeyPrefix), &before))
@@ -51,7 +51,7 @@ std::optional<ApiError> QuotaStore::initialize(const QProcessEnvironment& env, q
         return error;
     if (warnings) {
         for (const QuotaSettings::Field& field : QuotaSettings::fields()) {
-            if (env.contains(field.envVar) && before.contains(keyOf(field)) &&
+            if (seeds.contains(field.name) && before.contains(keyOf(field)) &&
                 seeded.*field.member != loaded.*field.member)
                 warnings->append(QStringLiteral("%1 ignored: the stored %2 (%3) is in force; "
                                                 "change it through /v1/settings/quotas")

@@ -19,12 +19,13 @@ public:
     explicit QuotaStore(const Database& database) : m_settings(database) {}
 
     /// Loads the quotas. Keys not stored yet (first start, or a field added by an upgrade) are
-    /// seeded from the RUNBOX_* variables in @p env (QuotaSettings lists them), else from the
-    /// defaults, with audit rows by kSeedTokenId; stored values always win over the environment.
-    /// @p warnings (optional) receives one line per RUNBOX_* variable that was ignored because a
-    /// stored value exists. Errors: an invalid variable (400 `invalid_quota` naming it: refuse
-    /// to start), invalid stored values (500 `store_error`), store errors.
-    std::optional<ApiError> initialize(const QProcessEnvironment& env, qint64 nowMs = 0,
+    /// seeded from @p seeds (the fields whose RUNBOX_* variable was set, already parsed by the
+    /// configuration table), else from the defaults, with audit rows by kSeedTokenId; stored
+    /// values always win over the seeds. @p warnings (optional) receives one line per RUNBOX_*
+    /// variable that was ignored because a stored value exists. Errors: an invalid seed or
+    /// combination (400 `invalid_quota`: refuse to start), invalid stored values (500
+    /// `store_error`), store errors.
+    std::optional<ApiError> initialize(const QuotaSettings::Seeds& seeds, qint64 nowMs = 0,
                                        QStringList* warnings = nullptr);
 
     /// The settings in force (defaults before initialize()).

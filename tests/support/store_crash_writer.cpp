@@ -63,7 +63,7 @@ int main(int argc, char** argv) {
     if (const auto e = workspaces.insert({ws}); e && e->httpStatus != 409)
         fail(e->message);
     QuotaStore quotas(*db);
-    if (const auto e = quotas.initialize(QProcessEnvironment()))
+    if (const auto e = quotas.initialize(QuotaSettings::Seeds()))
         fail(e->message);
     ExecutionRepository executions(*db);
 

@@ -1,9 +1,27 @@
-// NpuConfig: defaults of a stock CANN install and environment overrides.
+// NpuConfig: defaults of a stock CANN install and the RUNBOX_NPU_* rows of the configuration
+// table.
+#include "agent/config/ConfigValues.h"
 #include "agent/npu/NpuConfig.h"
 
 #include <QtTest>
 
 using namespace runbox::npu;
+using runbox::config::ConfigValues;
+
+namespace {
+/// The table resolved from @p env alone (state dir in /tmp so no agent.conf is read).
+std::optional<NpuConfig> fromEnvironment(QProcessEnvironment env, QString* error = nullptr) {
+    env.insert("RUNBOX_STATE_DIR", "/nonexistent/runbox-test-state");
+    ConfigValues values;
+    QString e;
+    if (!values.resolve({}, env, &e)) {
+        if (error)
+            *error = e;
+        return std::nullopt;
+    }
+    return NpuConfig::fromConfig(values);
+}
+} // namespace
 
 class TestNpuConfig final : public QObject {
     Q_OBJECT
@@ -30,24 +48,68 @@ private Q_SLOTS:
         env.insert("RUNBOX_NPU_BUSY_POLICY", "refuse");
         env.insert("RUNBOX_NPU_BROKER", "1");
         env.insert("RUNBOX_NPU_WORKLOADS", "/etc/runbox/npu-workloads.json");
-        env.insert("RUNBOX_NPU_PROBE_BINDS", "/opt/vendor/state::relative/path:/var/log/npu/");
+        env.insert("RUNBOX_NPU_PROBE_BINDS", "/opt/vendor/state::/var/log/npu/");
         env.insert("RUNBOX_NPU_CACHE_TTL_MS", "5000");
-        env.insert("RUNBOX_NPU_PROBE_TIMEOUT_MS", "-3");
-        const NpuConfig c = NpuConfig::fromEnvironment(env);
+        const std::optional<NpuConfig> parsed = fromEnvironment(env);
+        QVERIFY(parsed);
+        const NpuConfig& c = *parsed;
         QCOMPARE(c.deviceRoot, QStringLiteral("/sim/dev"));
         QCOMPARE(c.resolvedNpuSmiPath(), QStringLiteral("/sim/npu-smi"));
         QCOMPARE(c.resolvedDcmiPaths(), QStringList({"/a/libdcmi.so", "/b/libdcmi.so"}));
         QCOMPARE(c.busyPolicy, ChipBusyPolicy::Refuse);
         QVERIFY(c.brokerEnabled);
         QCOMPARE(c.workloadCatalogPath, QStringLiteral("/etc/runbox/npu-workloads.json"));
-        // Relative paths are dropped; the rest are cleaned.
-        QCOMPARE(c.probeBinds, QStringList({"/opt/vendor/state", "/var/log/npu"}));
+        QCOMPARE(c.probeBinds, QStringList({"/opt/vendor/state", "/var/log/npu"})); // cleaned
         QCOMPARE(c.cacheTtlMs, 5000);
-        QCOMPARE(c.probeTimeoutMs, 15000); // a negative value keeps the default
+        QCOMPARE(c.probeTimeoutMs, 15000);
         env.insert("RUNBOX_NPU_BROKER", "no");
-        QVERIFY(!NpuConfig::fromEnvironment(env).brokerEnabled);
-        env.insert("RUNBOX_NPU_BUSY_POLICY", "bogus");
-        QCOMPARE(NpuConfig::fromEnvironment(env).busyPolicy, ChipBusyPolicy::Queue);
+        QVERIFY(!fromEnvironment(env)->brokerEnabled);
+        env.insert("RUNBOX_NPU_BUSY_POLICY", "QUEUE");
+        QCOMPARE(fromEnvironment(env)->busyPolicy, ChipBusyPolicy::Queue);
+    }
+
+    void testNothingSetGivesTheDefaults() {
+        const std::optional<NpuConfig> c = fromEnvironment(QProcessEnvironment());
+        QVERIFY(c);
+        const NpuConfig d;
+        QCOMPARE(c->deviceRoot, d.deviceRoot);
+        QCOMPARE(c->npuSmiPath, d.npuSmiPath);
+        QCOMPARE(c->driverPath, d.driverPath);
+        QCOMPARE(c->toolkitPath, d.toolkitPath);
+        QCOMPARE(c->installInfoPath, d.installInfoPath);
+        QCOMPARE(c->dcmiLibraryPaths, d.dcmiLibraryPaths);
+        QCOMPARE(c->probeBinds, d.probeBinds);
+        QCOMPARE(c->cacheTtlMs, d.cacheTtlMs);
+        QCOMPARE(c->probeTimeoutMs, d.probeTimeoutMs);
+        QCOMPARE(c->busyPolicy, d.busyPolicy);
+        QCOMPARE(c->brokerEnabled, d.brokerEnabled);
+        QCOMPARE(c->workloadCatalogPath, d.workloadCatalogPath);
+    }
+
+    void testBadValuesAreRefusedNamingTheVariable_data() {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QString>("value");
+        QTest::newRow("negative timeout") << "RUNBOX_NPU_PROBE_TIMEOUT_MS"
+                                          << "-3";
+        QTest::newRow("zero ttl") << "RUNBOX_NPU_CACHE_TTL_MS"
+                                  << "0";
+        QTest::newRow("huge ttl") << "RUNBOX_NPU_CACHE_TTL_MS"
+                                  << "4294967296";
+        QTest::newRow("policy") << "RUNBOX_NPU_BUSY_POLICY"
+                                << "bogus";
+        QTest::newRow("broker") << "RUNBOX_NPU_BROKER"
+                                << "maybe";
+        QTest::newRow("relative bind") << "RUNBOX_NPU_PROBE_BINDS"
+                                       << "/ok:relative/path";
+    }
+    void testBadValuesAreRefusedNamingTheVariable() {
+        QFETCH(QString, name);
+        QFETCH(QString, value);
+        QProcessEnvironment env;
+        env.insert(name, value);
+        QString error;
+        QVERIFY(!fromEnvironment(env, &error));
+        QVERIFY2(error.contains(name), qPrintable(error));
     }
 };
 

@@ -107,26 +107,26 @@ private Q_SLOTS:
             QuotaSettings{}, &out));
     }
 
-    void testEnvironmentSeedsAndNamesTheVariableOnError() {
-        QProcessEnvironment env;
-        env.insert(QStringLiteral("RUNBOX_MAX_WORKSPACE_BYTES"), QStringLiteral(" 21474836480 "));
-        env.insert(QStringLiteral("RUNBOX_MAX_OUTPUT_BYTES"), QStringLiteral("0"));
-        env.insert(QStringLiteral("RUNBOX_MAX_LIGHT_WORKSPACES"), QStringLiteral("100"));
+    void testSeedsApplyAndNameTheVariableOnError() {
+        // The text of the RUNBOX_* variables is parsed by the configuration table
+        // (test_config_table); the seeds it yields are applied here.
+        const QuotaSettings::Seeds seeds{{QStringLiteral("maxWorkspaceBytes"), 21474836480},
+                                         {QStringLiteral("maxOutputBytes"), 0},
+                                         {QStringLiteral("maxLightWorkspaces"), 100}};
         QuotaSettings out;
-        QVERIFY(!QuotaSettings::fromEnvironment(env, QuotaSettings{}, &out));
+        QVERIFY(!QuotaSettings::fromSeeds(seeds, QuotaSettings{}, &out));
         QCOMPARE(out.maxWorkspaceBytes, qint64(21474836480));
         QCOMPARE(out.maxOutputBytes, qint64(0));
         QCOMPARE(out.maxLightWorkspaces, qint64(100));
         QCOMPARE(out.uploadMaxFileBytes, QuotaSettings{}.uploadMaxFileBytes);
-        for (const QString& bad :
-             {QStringLiteral("-1"), QStringLiteral("10GiB"), QStringLiteral(""),
-              QStringLiteral("1e9"), QStringLiteral("99999999999999999999")}) {
-            QProcessEnvironment wrong;
-            wrong.insert(QStringLiteral("RUNBOX_UPLOAD_MAX_FILE_BYTES"), bad);
-            const auto error = QuotaSettings::fromEnvironment(wrong, QuotaSettings{}, &out);
-            QVERIFY2(error, qPrintable(bad));
+        for (const qint64 bad : {qint64(-1), (qint64(1) << 50) + 1}) {
+            const auto error = QuotaSettings::fromSeeds(
+                {{QStringLiteral("uploadMaxFileBytes"), bad}}, QuotaSettings{}, &out);
+            QVERIFY2(error, qPrintable(QString::number(bad)));
             QVERIFY(error->message.contains(QStringLiteral("RUNBOX_UPLOAD_MAX_FILE_BYTES")));
         }
+        QVERIFY(
+            QuotaSettings::fromSeeds({{QStringLiteral("noSuchQuota"), 1}}, QuotaSettings{}, &out));
         // Every field has its variable.
         for (const auto& field : QuotaSettings::fields())
             QVERIFY(field.envVar.startsWith(QStringLiteral("RUNBOX_")));

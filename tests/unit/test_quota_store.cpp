@@ -46,13 +46,12 @@ private Q_SLOTS:
     }
     void cleanup() { m_db.reset(); }
 
-    void testFirstStartSeedsFromTheEnvironmentThenStoredValuesWin() {
-        QProcessEnvironment env;
-        env.insert(QStringLiteral("RUNBOX_MAX_OUTPUT_BYTES"), QStringLiteral("5000"));
+    void testFirstStartSeedsThenStoredValuesWin() {
+        QuotaSettings::Seeds seeds{{QStringLiteral("maxOutputBytes"), 5000}};
         {
             QuotaStore quotas(*m_db);
             QCOMPARE(quotas.current().maxOutputBytes, QuotaSettings{}.maxOutputBytes);
-            QVERIFY(!quotas.initialize(env, 100));
+            QVERIFY(!quotas.initialize(seeds, 100));
             QCOMPARE(quotas.current().maxOutputBytes, qint64(5000));
             QCOMPARE(quotas.current().maxWorkspaceBytes, QuotaSettings{}.maxWorkspaceBytes);
             QList<AuditEntry> history;
@@ -65,10 +64,10 @@ private Q_SLOTS:
             }
         }
         reopen();
-        env.insert(QStringLiteral("RUNBOX_MAX_OUTPUT_BYTES"), QStringLiteral("7000"));
+        seeds.insert(QStringLiteral("maxOutputBytes"), 7000);
         QuotaStore quotas(*m_db);
         QStringList warnings;
-        QVERIFY(!quotas.initialize(env, 200, &warnings));
+        QVERIFY(!quotas.initialize(seeds, 200, &warnings));
         QCOMPARE(quotas.current().maxOutputBytes, qint64(5000)); // stored value wins
         QCOMPARE(warnings.size(), 1);
         QVERIFY(warnings.first().contains(QStringLiteral("RUNBOX_MAX_OUTPUT_BYTES")));
@@ -77,40 +76,40 @@ private Q_SLOTS:
 
     void testAFieldMissingFromTheStoreIsSeededOnItsOwn() {
         QuotaStore quotas(*m_db);
-        QVERIFY(!quotas.initialize(QProcessEnvironment(), 1));
+        QVERIFY(!quotas.initialize(QuotaSettings::Seeds(), 1));
         QSqlQuery(m_db->connection())
             .exec(QStringLiteral("DELETE FROM settings WHERE key = 'quota.maxLightWorkspaces'"));
-        QProcessEnvironment env;
-        env.insert(QStringLiteral("RUNBOX_MAX_LIGHT_WORKSPACES"), QStringLiteral("12"));
+        const QuotaSettings::Seeds seeds{{QStringLiteral("maxLightWorkspaces"), 12}};
         QuotaStore upgraded(*m_db);
-        QVERIFY(!upgraded.initialize(env, 2));
+        QVERIFY(!upgraded.initialize(seeds, 2));
         QCOMPARE(upgraded.current().maxLightWorkspaces, qint64(12));
     }
 
-    void testInvalidEnvironmentIsAnError() {
-        QProcessEnvironment env;
-        env.insert(QStringLiteral("RUNBOX_MAX_WORKSPACE_BYTES"), QStringLiteral("lots"));
+    void testInvalidSeedIsAnError() {
+        // The configuration table refuses malformed text; a seed out of range still names the
+        // variable.
+        const QuotaSettings::Seeds seeds{{QStringLiteral("maxWorkspaceBytes"), qint64(1) << 60}};
         QuotaStore quotas(*m_db);
-        const auto error = quotas.initialize(env);
+        const auto error = quotas.initialize(seeds);
         QVERIFY(error);
         QVERIFY(error->message.contains(QStringLiteral("RUNBOX_MAX_WORKSPACE_BYTES")));
         QCOMPARE(auditCount(*m_db), 0); // nothing seeded from a bad environment
     }
 
     void testTamperedStoredValueIsAnError() {
-        QVERIFY(!QuotaStore(*m_db).initialize(QProcessEnvironment()));
+        QVERIFY(!QuotaStore(*m_db).initialize(QuotaSettings::Seeds()));
         QSqlQuery(m_db->connection())
             .exec(QStringLiteral(
                 "UPDATE settings SET value = '-5' WHERE key = 'quota.maxOutputBytes'"));
         QuotaStore quotas(*m_db);
-        const auto error = quotas.initialize(QProcessEnvironment());
+        const auto error = quotas.initialize(QuotaSettings::Seeds());
         QVERIFY(error);
         QCOMPARE(error->httpStatus, 500);
     }
 
     void testUpdateAuditsEachChangedFieldWithWhoAndWhen() {
         QuotaStore quotas(*m_db);
-        QVERIFY(!quotas.initialize(QProcessEnvironment(), 1));
+        QVERIFY(!quotas.initialize(QuotaSettings::Seeds(), 1));
         QuotaSettings applied;
         QVERIFY(!quotas.update(parse(R"({"maxOutputBytes": 10, "maxWorkspaceBytes": 10737418240})"),
                                QStringLiteral("tok-1"), 5000, &applied));
@@ -135,13 +134,13 @@ private Q_SLOTS:
         // Survives a restart.
         reopen();
         QuotaStore again(*m_db);
-        QVERIFY(!again.initialize(QProcessEnvironment()));
+        QVERIFY(!again.initialize(QuotaSettings::Seeds()));
         QCOMPARE(again.current().maxOutputBytes, qint64(10));
     }
 
     void testRefusedUpdateChangesNothing() {
         QuotaStore quotas(*m_db);
-        QVERIFY(!quotas.initialize(QProcessEnvironment(), 1));
+        QVERIFY(!quotas.initialize(QuotaSettings::Seeds(), 1));
         const int before = auditCount(*m_db);
         QuotaSettings applied;
         const auto error =
@@ -155,7 +154,7 @@ private Q_SLOTS:
 
     void testValueAndAuditRowCommitTogether() {
         QuotaStore quotas(*m_db);
-        QVERIFY(!quotas.initialize(QProcessEnvironment(), 1));
+        QVERIFY(!quotas.initialize(QuotaSettings::Seeds(), 1));
         // Make every audit insert fail: the value must not change either.
         QVERIFY(QSqlQuery(m_db->connection())
                     .exec(QStringLiteral("CREATE TRIGGER refuse_audit BEFORE INSERT ON audit"
@@ -177,7 +176,7 @@ private Q_SLOTS:
 
     void testConcurrentUpdatesLoseNothing() {
         QuotaStore quotas(*m_db);
-        QVERIFY(!quotas.initialize(QProcessEnvironment(), 1));
+        QVERIFY(!quotas.initialize(QuotaSettings::Seeds(), 1));
         const QStringList fields{QStringLiteral("maxOutputBytes"),
                                  QStringLiteral("maxWorkspaceBytes"),
                                  QStringLiteral("uploadMaxFileBytes")};

@@ -160,7 +160,7 @@ private:
 
         if (acks.lastSetting >= 0) {
             QuotaStore quotas(*db);
-            QVERIFY(!quotas.initialize(QProcessEnvironment()));
+            QVERIFY(!quotas.initialize(QuotaSettings::Seeds()));
             // Values only grow in the writer; a later unacknowledged one may have landed.
             QVERIFY(quotas.current().maxOutputBytes >= acks.lastSetting);
             std::optional<AuditEntry> last;

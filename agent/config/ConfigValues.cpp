@@ -1,0 +1,250 @@
+#include "agent/config/ConfigValues.h"
+
+#include <QDir>
+#include <QSettings>
+
+#include <limits>
+#include <memory>
+#include <unistd.h>
+
+namespace runbox::config {
+
+namespace {
+
+QString defaultStateDir(const QProcessEnvironment& env, bool* fromSystemd) {
+    const QString systemd = env.value(QStringLiteral("STATE_DIRECTORY"));
+    *fromSystemd = !systemd.isEmpty();
+    if (*fromSystemd)
+        return systemd.split(':').first();
+    // root's home is 0700, and a root agent's sandbox uids must reach their workspaces under the
+    // state dir by path (docs/contracts.md "No sandbox is host root"): root keeps its state in
+    // /var/lib/runbox, as a system service would.
+    if (::geteuid() == 0)
+        return QStringLiteral("/var/lib/runbox");
+    return QDir::homePath() + QStringLiteral("/.local/state/runbox");
+}
+
+QString rangeText(const OptionSpec& spec) {
+    if (spec.max == std::numeric_limits<qint64>::max())
+        return QStringLiteral("a whole number of at least %1").arg(spec.min);
+    return QStringLiteral("a whole number from %1 to %2").arg(spec.min).arg(spec.max);
+}
+
+bool fail(QString* error, const QString& where, const QString& expected, const QString& text) {
+    *error = QStringLiteral("%1 must be %2, got \"%3\"").arg(where, expected, text.left(200));
+    return false;
+}
+
+} // namespace
+
+bool parseHostPort(const QString& value, QHostAddress* addr, quint16* port) {
+    const qsizetype colon = value.lastIndexOf(':');
+    if (colon <= 0)
+        return false;
+    QString host = value.left(colon);
+    if (host.startsWith('[') && host.endsWith(']'))
+        host = host.mid(1, host.size() - 2);
+    bool ok = false;
+    const uint p = value.mid(colon + 1).toUInt(&ok);
+    if (!ok || p > 65535 || !addr->setAddress(host))
+        return false;
+    *port = quint16(p);
+    return true;
+}
+
+bool isActionFlag(const QString& arg) {
+    return arg == QLatin1String("--help") || arg == QLatin1String("--help-markdown") ||
+           arg == QLatin1String("--print-config");
+}
+
+bool ConfigValues::parseText(const OptionSpec& spec, const QString& text, const QString& where,
+                             Value* out, QString* error) {
+    out->raw = text;
+    const QString trimmed = text.trimmed();
+    switch (spec.type) {
+    case OptionType::Integer: {
+        bool digits = !trimmed.isEmpty() && trimmed.size() <= 19;
+        for (const QChar c : trimmed)
+            digits = digits && c >= QLatin1Char('0') && c <= QLatin1Char('9');
+        bool ok = false;
+        const qint64 v = digits ? trimmed.toLongLong(&ok) : 0;
+        if (!ok || v < spec.min || v > spec.max)
+            return fail(error, where, rangeText(spec), text);
+        out->number = v;
+        return true;
+    }
+    case OptionType::Boolean: {
+        const QString lower = trimmed.toLower();
+        static const QStringList yes{"1", "true", "yes", "on"};
+        static const QStringList no{"0", "false", "no", "off"};
+        if (!yes.contains(lower) && !no.contains(lower))
+            return fail(error, where, QStringLiteral("1, true, yes, on, 0, false, no or off"),
+                        text);
+        out->boolean = yes.contains(lower);
+        return true;
+    }
+    case OptionType::Choice: {
+        const QString lower = trimmed.toLower();
+        if (!spec.choices.contains(lower))
+            return fail(error, where,
+                        QStringLiteral("one of %1").arg(spec.choices.join(QStringLiteral(", "))),
+                        text);
+        out->text = lower;
+        return true;
+    }
+    case OptionType::HostPort: {
+        QHostAddress address;
+        quint16 port = 0;
+        if (!parseHostPort(trimmed, &address, &port))
+            return fail(error, where, QStringLiteral("HOST:PORT"), text);
+        out->text = trimmed;
+        return true;
+    }
+    case OptionType::String:
+        out->text = text;
+        return true;
+    case OptionType::Path:
+        out->text =
+            (spec.flags & kMakeAbsolute) && !text.isEmpty() ? QDir(text).absolutePath() : text;
+        return true;
+    case OptionType::PathList:
+        out->list.clear();
+        for (const QString& path : text.split(QLatin1Char(':'), Qt::SkipEmptyParts)) {
+            if (spec.flags & kAbsoluteEntries) {
+                if (!QDir::isAbsolutePath(path))
+                    return fail(error, where,
+                                QStringLiteral("a colon-separated list of absolute paths"), text);
+                out->list.append(QDir::cleanPath(path));
+            } else {
+                out->list.append(path);
+            }
+        }
+        return true;
+    }
+    return false;
+}
+
+bool ConfigValues::resolve(const QStringList& args, const QProcessEnvironment& env,
+                           QString* error) {
+    const QList<OptionSpec>& table = configTable();
+    QMap<int, QString> fromFlags; // Key → last value given on the command line
+    for (qsizetype i = 0; i < args.size(); ++i) {
+        const QString& a = args[i];
+        if (isActionFlag(a))
+            continue;
+        const OptionSpec* spec = nullptr;
+        for (const OptionSpec& s : table)
+            if (s.flag && a == QLatin1String(s.flag))
+                spec = &s;
+        if (!spec) {
+            *error = QStringLiteral("unknown option %1 (see --help)").arg(a);
+            return false;
+        }
+        if (i + 1 >= args.size()) {
+            *error = QStringLiteral("option %1 needs a value").arg(a);
+            return false;
+        }
+        fromFlags.insert(int(spec->key), args[++i]);
+    }
+
+    // The state directory first: the config file lives in it.
+    std::unique_ptr<QSettings> file;
+    for (const OptionSpec& spec : table) {
+        Value v;
+        QString text;
+        QString where;
+        if (fromFlags.contains(int(spec.key))) {
+            v.source = OptionSource::CommandLine;
+            v.origin = where = QLatin1String(spec.flag);
+            text = fromFlags.value(int(spec.key));
+        } else if (spec.envVar && env.contains(QLatin1String(spec.envVar)) &&
+                   (!env.value(QLatin1String(spec.envVar)).isEmpty() ||
+                    (spec.flags & kEmptyIsError))) {
+            v.source = OptionSource::Environment;
+            v.origin = where = QLatin1String(spec.envVar);
+            text = env.value(QLatin1String(spec.envVar));
+        } else if (spec.fileKey && file &&
+                   !file->value(QLatin1String(spec.fileKey)).toString().isEmpty()) {
+            v.source = OptionSource::ConfigFile;
+            v.origin = m_configFile;
+            where = QStringLiteral("%1 in %2").arg(QLatin1String(spec.fileKey), m_configFile);
+            text = file->value(QLatin1String(spec.fileKey)).toString();
+        } else if (spec.key == Key::StateDir) {
+            bool systemd = false;
+            text = defaultStateDir(env, &systemd);
+            if (systemd)
+                v.origin = QStringLiteral("$STATE_DIRECTORY");
+            where = QStringLiteral("the default state directory");
+        } else {
+            text = QLatin1String(spec.defaultValue);
+            where = QStringLiteral("the default of %1").arg(QLatin1String(spec.name));
+        }
+        if (v.source == OptionSource::Default && text.isEmpty())
+            v.raw = text; // no default: the consumer finds one (defaultNote)
+        else if (!parseText(spec, text, where, &v, error))
+            return false;
+        if (spec.key == Key::StateDir) {
+            if (v.text.isEmpty()) {
+                *error = QStringLiteral("%1 is empty").arg(where);
+                return false;
+            }
+            m_configFile = v.text + QLatin1Char('/') + QLatin1String(kConfigFileName);
+            file = std::make_unique<QSettings>(m_configFile, QSettings::IniFormat);
+        }
+        m_values[std::size_t(spec.key)] = v;
+    }
+    if (number(Key::StrongUidFirst) + number(Key::StrongUidCount) > 2147483647LL) {
+        *error = QStringLiteral("RUNBOX_STRONG_UID_FIRST + RUNBOX_STRONG_UID_COUNT must not pass "
+                                "2147483647 (uids stay positive 32-bit integers)");
+        return false;
+    }
+    return true;
+}
+
+QString ConfigValues::describeSource(Key key) const {
+    const Value& v = value(key);
+    switch (v.source) {
+    case OptionSource::Default:
+        return v.origin.isEmpty() ? QStringLiteral("default")
+                                  : QStringLiteral("default (%1)").arg(v.origin);
+    case OptionSource::ConfigFile:
+        return QStringLiteral("file %1").arg(v.origin);
+    case OptionSource::Environment:
+        return QStringLiteral("env %1").arg(v.origin);
+    case OptionSource::CommandLine:
+        return QStringLiteral("flag %1").arg(v.origin);
+    }
+    return {};
+}
+
+QString ConfigValues::displayValue(Key key) const {
+    const OptionSpec& spec = optionSpec(key);
+    const Value& v = value(key);
+    QString shown;
+    switch (spec.type) {
+    case OptionType::Integer:
+        return QString::number(v.number);
+    case OptionType::Boolean:
+        return v.boolean ? QStringLiteral("true") : QStringLiteral("false");
+    case OptionType::PathList:
+        shown = v.list.join(QLatin1Char(':'));
+        break;
+    default:
+        shown = v.text;
+    }
+    if (shown.isEmpty())
+        return spec.defaultNote
+                   ? QStringLiteral("(not set; default: %1)").arg(QLatin1String(spec.defaultNote))
+                   : QStringLiteral("(not set)");
+    return shown;
+}
+
+QMap<QString, qint64> ConfigValues::quotaSeeds() const {
+    QMap<QString, qint64> seeds;
+    for (const OptionSpec& spec : configTable())
+        if ((spec.flags & kSeedOnly) && isSet(spec.key))
+            seeds.insert(QLatin1String(spec.name), number(spec.key));
+    return seeds;
+}
+
+} // namespace runbox::config
