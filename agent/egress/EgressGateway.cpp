@@ -19,14 +19,15 @@ namespace runbox::egress {
 
 namespace {
 
-// QLocalServer hands raw descriptors to the gateway: FdStream needs them for half-close,
-// which QLocalSocket cannot do.
-class DescriptorServer final : public QLocalServer {
+// The servers hand raw descriptors to the gateway: FdStream needs them for half-close, which
+// Qt's sockets cannot do. QLocalServer for an execution's unix socket, QTcpServer for a listener
+// adopted from a light workspace's network namespace.
+template <typename Server, typename Descriptor> class DescriptorServer final : public Server {
 public:
     std::function<void(int)> onDescriptor;
 
 protected:
-    void incomingConnection(quintptr socketDescriptor) override {
+    void incomingConnection(Descriptor socketDescriptor) override {
         const int fd = int(socketDescriptor);
         if (onDescriptor)
             onDescriptor(fd);
@@ -35,20 +36,8 @@ protected:
     }
 };
 
-// The same for a TCP listener adopted from a light workspace's network namespace.
-class TcpDescriptorServer final : public QTcpServer {
-public:
-    std::function<void(int)> onDescriptor;
-
-protected:
-    void incomingConnection(qintptr socketDescriptor) override {
-        const int fd = int(socketDescriptor);
-        if (onDescriptor)
-            onDescriptor(fd);
-        else
-            ::close(fd);
-    }
-};
+using UnixDescriptorServer = DescriptorServer<QLocalServer, quintptr>;
+using TcpDescriptorServer = DescriptorServer<QTcpServer, qintptr>;
 
 bool isListeningTcpSocket(int fd) {
     int type = 0, listening = 0, protocol = 0;
@@ -66,7 +55,7 @@ bool isListeningTcpSocket(int fd) {
 } // namespace
 
 struct EgressGateway::Listener {
-    DescriptorServer server;
+    UnixDescriptorServer server;
     QString path;
 };
 
