@@ -64,8 +64,9 @@ public:
     int start(const QStringList& args);
 
 private:
-    /// Network policy, gateways, decision record, launch stage, start-up probe (issue 4).
-    /// Returns false (reason logged) when the stored policy cannot be loaded.
+    /// Network policy, gateways, decision record, launch stage, start-up probe
+    /// (agent/egress/README.md). Returns false (reason logged) when the stored policy cannot be
+    /// loaded.
     bool startEgress();
     /// NPU config from the configuration table, the NpuService, its launch stage, the first
     /// inventory read in the background.

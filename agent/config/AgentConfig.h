@@ -37,8 +37,8 @@ struct AgentConfig {
     /// Where light workspace homes live (RUNBOX_LIGHT_ROOT / `lightRoot`; default
     /// `<stateDir>/light`). Every directory above it must be searchable by other users.
     QString lightRoot;
-    /// Light workspaces (issue 7): below this Landlock ABI the tier is unavailable (fail closed).
-    /// RUNBOX_LIGHT_MIN_LANDLOCK_ABI / `lightMinLandlockAbi`, 1..64.
+    /// Light workspaces (docs/light-workspaces.md): below this Landlock ABI the tier is unavailable
+    /// (fail closed). RUNBOX_LIGHT_MIN_LANDLOCK_ABI / `lightMinLandlockAbi`, 1..64.
     qint64 lightMinLandlockAbi = 6;
     /// Idle timeout of a light workspace whose create request gives no idleTimeoutS, seconds
     /// (0 = never evicted). RUNBOX_LIGHT_IDLE_TIMEOUT_S / `lightIdleTimeoutS`.

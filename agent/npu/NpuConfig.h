@@ -9,7 +9,7 @@ class ConfigValues;
 
 namespace runbox::npu {
 
-/// What the agent does when an execution asks for a chip another execution holds (issue #5).
+/// What the agent does when an execution asks for a chip another execution holds (docs/npu.md).
 enum class ChipBusyPolicy {
     Queue,  ///< wait in a FIFO per chip until every requested chip is free
     Refuse, ///< answer 409 `chip_busy` at once
