@@ -1,6 +1,6 @@
 // runbox-agent: the headless daemon. Start-up contract (docs/contracts.md "Processes and
 // start-up"): creates <state>/agent.token on first start, writes <state>/agent.url once ready, logs
-// one summary line, drains and exits on SIGTERM.
+// one summary line; on SIGTERM stops listening, ends the running sync executions and exits.
 #include "agent/AgentRuntime.h"
 
 #include <QCoreApplication>
