@@ -3,11 +3,15 @@
 #include "agent/npu/BrokerJobRunner.h"
 
 #include <QDir>
+#include <QDirIterator>
 #include <QFile>
 #include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <csignal>
 
@@ -75,8 +79,12 @@ private:
         r.workloadId = workload;
         r.workspaceDir = m_ws;
         r.inputs = inputs;
+        // As root this test is a privileged agent: its jobs run as an unprivileged uid, which
+        // owns the workspace (initTestCase).
+        r.workspaceUid = ::geteuid() == 0 ? kJobUid : 0;
         return r;
     }
+    static constexpr uid_t kJobUid = 65534;
 
 private Q_SLOTS:
     void initTestCase() {
@@ -98,6 +106,14 @@ private Q_SLOTS:
         QVERIFY(leftover.open(QIODevice::WriteOnly));
         leftover.write("sleep 1000 &\necho $! > leftover.pid\necho done\n");
         leftover.close();
+        if (::geteuid() == 0) { // the jobs' uid owns the workspace, as a root agent arranges
+            QVERIFY(::chmod(QFile::encodeName(m_dir.path()).constData(), 0711) == 0);
+            QDirIterator it(m_ws, QDir::AllEntries | QDir::NoDotAndDotDot | QDir::System,
+                            QDirIterator::Subdirectories);
+            QVERIFY(::lchown(QFile::encodeName(m_ws).constData(), kJobUid, kJobUid) == 0);
+            while (it.hasNext())
+                QVERIFY(::lchown(QFile::encodeName(it.next()).constData(), kJobUid, kJobUid) == 0);
+        }
         QString error;
         QVERIFY2(
             m_catalog.parse(
