@@ -156,6 +156,14 @@ void EgressGateway::closeWorkspaceListener(const QString& workspaceId) {
 }
 
 void EgressGateway::accept(const QString& executionId, const QString& workspaceId, int fd) {
+    const QString key = workspaceId.isEmpty() ? QStringLiteral("e:") + executionId
+                                              : QStringLiteral("w:") + workspaceId;
+    int& open = m_openConnections[key];
+    if (open >= m_options.maxConnectionsPerSandbox) {
+        ::close(fd);
+        return;
+    }
+    ++open;
     // A TCP client cannot pass descriptors, so the hand-over check the connection makes on its
     // first read only ever sees plain bytes there.
     auto* connection =
@@ -163,10 +171,15 @@ void EgressGateway::accept(const QString& executionId, const QString& workspaceI
     m_connections.append(connection);
     if (!workspaceId.isEmpty())
         m_workspaceOfConnection.insert(connection, workspaceId);
+    // On destruction, not on finished(): a connection that never sent a byte reports nothing.
+    connect(connection, &QObject::destroyed, this, [this, key, connection] {
+        m_workspaceOfConnection.remove(connection);
+        if (--m_openConnections[key] <= 0)
+            m_openConnections.remove(key);
+    });
     connect(connection, &EgressConnection::finished, this,
             [this, connection, workspaceId](const EgressDecision& decision) {
                 m_connections.removeAll(connection);
-                m_workspaceOfConnection.remove(connection);
                 EgressDecision attributed = decision;
                 if (!workspaceId.isEmpty())
                     attributed.workspaceId = workspaceId;

@@ -82,6 +82,7 @@ private:
     QHash<QString, std::shared_ptr<WorkspaceListener>> m_workspaceListeners; ///< by workspace
     QList<QPointer<EgressConnection>> m_connections;
     QHash<const EgressConnection*, QString> m_workspaceOfConnection; ///< light workspaces' ones
+    QHash<QString, int> m_openConnections; ///< "e:<execution>" / "w:<workspace>" → open now
 };
 
 } // namespace runbox::egress

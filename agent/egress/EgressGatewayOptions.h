@@ -12,6 +12,9 @@ struct EgressGatewayOptions {
     int lingerMs = 2'000;              ///< after an error response, wait this long for client EOF
     qsizetype maxRequestHeadBytes = 64 * 1024;
     qsizetype highWaterBytes = 1024 * 1024; ///< queued bytes that pause reading the other side
+    /// Connections open at once per execution socket or light workspace listener; past it a new
+    /// one is closed at once, unanswered (one sandbox cannot take the agent's descriptors).
+    int maxConnectionsPerSandbox = 256;
 };
 
 } // namespace runbox::egress

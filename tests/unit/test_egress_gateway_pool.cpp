@@ -199,6 +199,47 @@ private Q_SLOTS:
         QVERIFY(response.isEmpty());
     }
 
+    void testOneSandboxCannotHoldMoreThanItsConnections() {
+        EgressGatewayOptions options;
+        options.maxConnectionsPerSandbox = 2;
+        EgressGatewayPool pool(runtimeDir(), m_resolver, options);
+        quint16 port = 0;
+        QVERIFY(!pool.adoptWorkspaceListener(allowlist({"a.example"}), QStringLiteral("ws"),
+                                             tcpListener(&port)));
+        // Three stalled clients (no head): the first two are held, the third is closed.
+        QList<int> clients;
+        for (int i = 0; i < 3; ++i) {
+            const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+            sockaddr_in address{};
+            address.sin_family = AF_INET;
+            address.sin_port = htons(port);
+            address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+            QCOMPARE(::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+            clients << fd;
+            QTest::qWait(100); // accepted in order
+        }
+        const auto closedByGateway = [](int fd) {
+            char byte;
+            return ::recv(fd, &byte, 1, MSG_DONTWAIT) == 0;
+        };
+        QTRY_VERIFY(closedByGateway(clients[2]));
+        QVERIFY(!closedByGateway(clients[0]));
+        QVERIFY(!closedByGateway(clients[1]));
+        // One ends: room for the next.
+        ::close(clients[0]);
+        QTest::qWait(200);
+        const int next = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        sockaddr_in address{};
+        address.sin_family = AF_INET;
+        address.sin_port = htons(port);
+        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        QCOMPARE(::connect(next, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+        QTest::qWait(300);
+        QVERIFY(!closedByGateway(next));
+        for (int fd : {clients[1], clients[2], next})
+            ::close(fd);
+    }
+
     void testOnlyAListeningTcpSocketIsAdopted() {
         EgressGatewayPool pool(runtimeDir(), m_resolver);
         quint16 port = 0;
