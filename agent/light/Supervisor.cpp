@@ -65,6 +65,46 @@ std::vector<std::string> programCandidates(const char* program, char* const* env
     return candidates;
 }
 
+/// In the workspace's own mount namespace: covers the light root with an empty read-only tmpfs
+/// and binds only @p home back at its path, so other workspaces' homes
+/// are out of sight. Landlock does not govern connect(2) on pathname unix sockets, and an owner
+/// may chmod its home: without this a workspace could reach the sockets another one publishes
+/// (docs/light-workspaces.md "Network"). False with @p why (errno set) on failure.
+bool hideOtherHomes(const char* home, std::string* why) {
+    const std::string homePath = home;
+    const std::string root = homePath.substr(0, homePath.rfind('/'));
+    const auto failed = [why](const char* what) {
+        *why = what;
+        return false;
+    };
+    // A detached copy of the home's mount, taken by path in this namespace (a descriptor from
+    // the agent's namespace cannot be bound here); no process of the workspace runs yet, and
+    // the root is the agent's, so the path is the home the zygote checked.
+    const int tree = static_cast<int>(
+        ::syscall(SYS_open_tree, AT_FDCWD, home, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC));
+    if (tree < 0)
+        return failed("take the home's mount (open_tree)");
+    const auto done = [tree](bool ok) {
+        const int error = errno;
+        ::close(tree);
+        errno = error;
+        return ok;
+    };
+    if (root.empty() || ::mount("tmpfs", root.c_str(), "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                                "mode=0711,size=16k,nr_inodes=16") != 0)
+        return done(failed("cover the light root"));
+    if (::mkdir(home, 0700) != 0)
+        return done(failed("make the home's mount point"));
+    if (::syscall(SYS_move_mount, tree, "", AT_FDCWD, home, MOVE_MOUNT_F_EMPTY_PATH) != 0)
+        return done(failed("bind the home back (move_mount)"));
+    if (::mount(nullptr, home, nullptr, MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NODEV, nullptr) != 0)
+        return done(failed("make the home nosuid,nodev"));
+    if (::mount(nullptr, root.c_str(), nullptr,
+                MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0)
+        return done(failed("make the light root read-only"));
+    return done(true);
+}
+
 } // namespace
 
 void Supervisor::run(const SpawnContext& context, const wire::SpawnRequest& request, int controlFd,
@@ -117,6 +157,8 @@ void Supervisor::setUp(const SpawnContext& context, const wire::SpawnRequest& re
             fail("mount namespace", errno, "make / a slave mount");
         if (::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0)
             fail("private /proc", errno, "mount proc");
+        if (std::string hidden; !hideOtherHomes(request.home, &hidden))
+            fail("mount namespace", errno, hidden);
         confinement |= wire::kHasPrivateProc;
         if (context.runtimeDirsMasked)
             confinement |= wire::kHasMaskedRuntimeDirs;

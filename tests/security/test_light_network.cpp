@@ -12,6 +12,11 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 using namespace lightagent;
 
@@ -269,6 +274,49 @@ private Q_SLOTS:
         QVERIFY2(o.out.startsWith("ok ") || o.out.startsWith("errno="), qPrintable(o.describe()));
         QEXPECT_FAIL("", "a workspace with TCP can listen on an ephemeral port", Continue);
         QCOMPARE(o.out, QByteArray("errno=EACCES\n"));
+    }
+
+    void testAnotherWorkspacesSocketsAreOutOfReach() {
+        // Landlock does not govern connect(2) on pathname sockets, and an owner may chmod its
+        // home: A publishes a 0777 socket in a home made world-traversable, B aims at it.
+        static const char* const script = R"PY(import os, socket, sys
+mode, path = sys.argv[1], sys.argv[2]
+s = socket.socket(socket.AF_UNIX)
+if mode == "publish":
+    os.chmod(os.path.dirname(path), 0o711)
+    s.bind(path)
+    os.chmod(path, 0o777)
+    print("published")
+else:
+    try:
+        s.connect(path)
+        print("connected")
+    except OSError as e:
+        print("errno", e.errno)
+)PY";
+        const Workspace a = make();
+        const Workspace b = make();
+        QVERIFY(!a.id.isEmpty() && !b.id.isEmpty());
+        const QString path = a.home + QStringLiteral("/pub.sock");
+        const auto python = [this](const Workspace& ws, const QStringList& args) {
+            return exec(m_agent.client(), ws.id,
+                        {{"argv", QJsonArray::fromStringList(QStringList{"python3", "-c", script} +
+                                                             args)}});
+        };
+        QCOMPARE(python(a, {"publish", path}).out, QByteArray("published\n"));
+        // Positive control: the socket is there (nobody listens: ECONNREFUSED), for the host and
+        // for A itself.
+        const int host = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        sockaddr_un address{};
+        address.sun_family = AF_UNIX;
+        std::strncpy(address.sun_path, QFile::encodeName(path).constData(),
+                     sizeof(address.sun_path) - 1);
+        QCOMPARE(::connect(host, reinterpret_cast<sockaddr*>(&address), sizeof address), -1);
+        QCOMPARE(errno, ECONNREFUSED);
+        ::close(host);
+        QCOMPARE(python(a, {"connect", path}).out, QByteArray("errno 111\n"));
+        // B does not even see it: the light root is an empty tmpfs in B's namespace.
+        QCOMPARE(python(b, {"connect", path}).out, QByteArray("errno 2\n"));
     }
 
     void testI386SyscallsKillTheProcess() {

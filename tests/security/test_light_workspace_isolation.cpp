@@ -52,9 +52,10 @@ private Q_SLOTS:
         QVERIFY(sh(*m_pid, a, QStringLiteral("echo mine > mine.txt")).finished);
         QCOMPARE(run(*m_pid, a, {attack, QStringLiteral("read"), QStringLiteral("mine.txt")}).out,
                  QByteArray("ok mine\n\n"));
-        // Attack: by path, and by listing the root.
-        QCOMPARE(run(*m_pid, a, {attack, QStringLiteral("read"), secret}).out,
-                 QByteArray("errno=EACCES\n"));
+        // Attack: by path, and by listing the root. Refused (EACCES), or, with a mount namespace
+        // per workspace, not even there (ENOENT: the root is an empty tmpfs but for A's home).
+        const QByteArray read = run(*m_pid, a, {attack, QStringLiteral("read"), secret}).out;
+        QVERIFY2(read == "errno=EACCES\n" || read == "errno=ENOENT\n", read.constData());
         const RunResult listing = sh(*m_pid, a, QStringLiteral("ls ..; ls ") + homeOf(*m_pid, b));
         QVERIFY(!listing.out.contains(b.toLatin1()));
         QVERIFY(!listing.out.contains(QFileInfo(homeOf(*m_pid, b)).fileName().toLatin1()));
@@ -75,13 +76,15 @@ private Q_SLOTS:
                  QByteArray("ok\n"));
         // Attack: plant a file in the spare (it would greet the next workspace) or in its .tmp,
         // and list it.
-        for (const QString& target :
-             {spare + QStringLiteral("/planted.txt"), spare + QStringLiteral("/.tmp/planted.txt")})
-            QCOMPARE(run(*m_pid, a, {attack, QStringLiteral("write"), target}).out,
-                     QByteArray("errno=EACCES\n"));
+        for (const QString& target : {spare + QStringLiteral("/planted.txt"),
+                                      spare + QStringLiteral("/.tmp/planted.txt")}) {
+            const QByteArray out = run(*m_pid, a, {attack, QStringLiteral("write"), target}).out;
+            QVERIFY2(out == "errno=EACCES\n" || out == "errno=ENOENT\n", out.constData());
+        }
         const RunResult listing = sh(*m_pid, a, QStringLiteral("ls -a ") + spare);
         QVERIFY(!listing.out.contains(".tmp"));
-        QVERIFY(listing.err.contains("Permission denied"));
+        QVERIFY2(listing.err.contains("Permission denied") || listing.err.contains("No such file"),
+                 listing.err.constData());
         QVERIFY(!QFileInfo::exists(spare + QStringLiteral("/planted.txt")));
         QVERIFY(!QFileInfo::exists(spare + QStringLiteral("/.tmp/planted.txt")));
     }
