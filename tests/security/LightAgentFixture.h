@@ -265,6 +265,14 @@ public:
         return {};
     }
 
+    /// The `confinement` of workspace @p id as `GET /v1/workspaces` reports it ({} if unlisted).
+    QJsonObject confinementOf(const QString& id) {
+        for (const QJsonValue& v :
+             m_client->call("GET", "/v1/workspaces").json().value("workspaces").toArray())
+            if (v.toObject().value("id").toString() == id)
+                return v.toObject().value("confinement").toObject();
+        return {};
+    }
     /// `POST /v1/workspaces {isolation: light, …extra}`; the 201 body.
     ApiResponse createLight(QJsonObject extra = {}) {
         extra.insert(QStringLiteral("isolation"), QStringLiteral("light"));

@@ -99,15 +99,7 @@ private:
             {{"argv", QJsonArray::fromStringList(QStringList{"python3", "-c", code} + args)}});
     }
     QJsonObject networkAccessOf(const Workspace& ws) {
-        for (const QJsonValue& v :
-             m_agent.client().call("GET", "/v1/workspaces").json().value("workspaces").toArray())
-            if (v.toObject().value("id").toString() == ws.id)
-                return v.toObject()
-                    .value("confinement")
-                    .toObject()
-                    .value("networkAccess")
-                    .toObject();
-        return {};
+        return m_agent.confinementOf(ws.id).value("networkAccess").toObject();
     }
     QJsonArray decisionsOf(const QString& workspaceId) {
         const ApiResponse r =

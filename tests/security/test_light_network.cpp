@@ -97,13 +97,7 @@ private:
         process.waitForFinished(30000);
         return process.readAllStandardOutput();
     }
-    QJsonObject confinementOf(const Workspace& ws) {
-        for (const QJsonValue& v :
-             m_agent.client().call("GET", "/v1/workspaces").json().value("workspaces").toArray())
-            if (v.toObject().value("id").toString() == ws.id)
-                return v.toObject().value("confinement").toObject();
-        return {};
-    }
+    QJsonObject confinementOf(const Workspace& ws) { return m_agent.confinementOf(ws.id); }
 
 private Q_SLOTS:
     void initTestCase() {
