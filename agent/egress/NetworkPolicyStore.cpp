@@ -1,7 +1,6 @@
 #include "agent/egress/NetworkPolicyStore.h"
 
 #include <QJsonDocument>
-#include <QMutexLocker>
 
 namespace runbox::egress {
 
@@ -36,20 +35,11 @@ std::optional<ApiError> NetworkPolicyStore::fromStored(const QHash<QString, QJso
 }
 
 std::optional<ApiError> NetworkPolicyStore::initialize() {
-    QHash<QString, QJsonValue> stored;
-    if (auto error = m_settings.getAll(key(), &stored))
-        return error;
-    NetworkPolicy loaded;
-    if (auto error = fromStored(stored, &loaded))
-        return error;
-    QMutexLocker lock(&m_mutex);
-    m_current = loaded;
-    return std::nullopt;
+    return m_setting.load(fromStored);
 }
 
 NetworkPolicy NetworkPolicyStore::current() const {
-    QMutexLocker lock(&m_mutex);
-    return m_current;
+    return m_setting.current();
 }
 
 std::optional<ApiError> NetworkPolicyStore::update(const QJsonObject& body, const QString& tokenId,
@@ -58,31 +48,24 @@ std::optional<ApiError> NetworkPolicyStore::update(const QJsonObject& body, cons
     const std::optional<NetworkPolicy> policy = NetworkPolicy::fromJson(body, &invalid);
     if (!policy)
         return invalid;
-    QMutexLocker serial(&m_updateMutex);
     const QJsonObject value = storedForm(*policy);
     const QJsonObject defaultValue = storedForm(NetworkPolicy());
-    const auto error = m_settings.modify(
-        key(),
-        [&](const QHash<QString, QJsonValue>& stored, QList<store::SettingChange>* changes) {
+    return m_setting.update(
+        [&](const QHash<QString, QJsonValue>& stored, QList<store::SettingChange>* changes,
+            NetworkPolicy* result) {
+            *result = *policy;
             // Setting the default while nothing is stored leaves no row and no audit entry.
             if (!stored.contains(key()) && value == defaultValue)
                 return std::optional<ApiError>();
             changes->append(store::SettingChange{key(), value});
             return std::optional<ApiError>();
         },
-        tokenId, nowMs);
-    if (error)
-        return error;
-    QMutexLocker lock(&m_mutex);
-    m_current = *policy;
-    if (applied)
-        *applied = *policy;
-    return std::nullopt;
+        tokenId, nowMs, applied);
 }
 
 std::optional<ApiError>
 NetworkPolicyStore::lastChange(std::optional<store::AuditEntry>* out) const {
-    return m_settings.lastChange(key(), out);
+    return m_setting.lastChange(out);
 }
 
 } // namespace runbox::egress

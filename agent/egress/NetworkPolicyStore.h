@@ -1,9 +1,7 @@
 #pragma once
 
 #include "agent/egress/NetworkPolicy.h"
-#include "agent/store/SettingsRepository.h"
-
-#include <QMutex>
+#include "agent/store/AuditedSetting.h"
 
 #include <optional>
 
@@ -17,7 +15,8 @@ class NetworkPolicyStore final {
 public:
     static constexpr const char* kKey = "network.policy";
 
-    explicit NetworkPolicyStore(const store::Database& database) : m_settings(database) {}
+    explicit NetworkPolicyStore(const store::Database& database)
+        : m_setting(database, QLatin1String(kKey)) {}
 
     /// Loads the stored policy. Errors: a stored value that no longer parses (500 store_error,
     /// the agent refuses to start rather than guess), store errors.
@@ -40,10 +39,7 @@ private:
     static std::optional<ApiError> fromStored(const QHash<QString, QJsonValue>& stored,
                                               NetworkPolicy* out);
 
-    store::SettingsRepository m_settings;
-    QMutex m_updateMutex; ///< update() calls, so m_current follows the commit order
-    mutable QMutex m_mutex;
-    NetworkPolicy m_current;
+    store::AuditedSetting<NetworkPolicy> m_setting;
 };
 
 } // namespace runbox::egress

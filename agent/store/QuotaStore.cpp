@@ -1,7 +1,5 @@
 #include "agent/store/QuotaStore.h"
 
-#include <QMutexLocker>
-
 namespace runbox::store {
 
 namespace {
@@ -39,16 +37,14 @@ std::optional<ApiError> QuotaStore::initialize(const QuotaSettings::Seeds& seeds
     if (auto error = QuotaSettings::fromSeeds(seeds, QuotaSettings{}, &seeded))
         return error;
     QHash<QString, QJsonValue> before;
-    if (auto error = m_settings.getAll(QLatin1String(kKeyPrefix), &before))
+    if (auto error = m_setting.repository().getAll(m_setting.prefix(), &before))
         return error;
-    if (auto error = m_settings.seedMissing(toChanges(seeded), QLatin1String(kSeedTokenId), nowMs))
+    if (auto error = m_setting.repository().seedMissing(toChanges(seeded),
+                                                        QLatin1String(kSeedTokenId), nowMs))
         return error;
-    QHash<QString, QJsonValue> stored;
-    if (auto error = m_settings.getAll(QLatin1String(kKeyPrefix), &stored))
+    if (auto error = m_setting.load(fromStored))
         return error;
-    QuotaSettings loaded;
-    if (auto error = fromStored(stored, &loaded))
-        return error;
+    const QuotaSettings loaded = m_setting.current();
     if (warnings) {
         for (const QuotaSettings::Field& field : QuotaSettings::fields()) {
             if (seeds.contains(field.name) && before.contains(keyOf(field)) &&
@@ -59,48 +55,36 @@ std::optional<ApiError> QuotaStore::initialize(const QuotaSettings::Seeds& seeds
                                      .arg(loaded.*field.member));
         }
     }
-    QMutexLocker lock(&m_mutex);
-    m_current = loaded;
     return std::nullopt;
 }
 
 QuotaSettings QuotaStore::current() const {
-    QMutexLocker lock(&m_mutex);
-    return m_current;
+    return m_setting.current();
 }
 
 std::optional<ApiError> QuotaStore::update(const QJsonObject& patch, const QString& tokenId,
                                            qint64 nowMs, QuotaSettings* applied) {
-    QMutexLocker serial(&m_updateMutex);
-    QuotaSettings result;
-    const auto error = m_settings.modify(
-        QLatin1String(kKeyPrefix),
-        [&](const QHash<QString, QJsonValue>& stored, QList<SettingChange>* changes) {
+    return m_setting.update(
+        [&](const QHash<QString, QJsonValue>& stored, QList<SettingChange>* changes,
+            QuotaSettings* result) {
             QuotaSettings base;
             if (auto invalid = fromStored(stored, &base))
                 return invalid;
-            if (auto invalid = QuotaSettings::fromJson(patch, base, &result))
+            if (auto invalid = QuotaSettings::fromJson(patch, base, result))
                 return invalid;
-            *changes = toChanges(result);
+            *changes = toChanges(*result);
             return std::optional<ApiError>();
         },
-        tokenId, nowMs);
-    if (error)
-        return error;
-    QMutexLocker lock(&m_mutex);
-    m_current = result;
-    if (applied)
-        *applied = result;
-    return std::nullopt;
+        tokenId, nowMs, applied);
 }
 
 std::optional<ApiError> QuotaStore::lastChange(std::optional<AuditEntry>* out) const {
-    return m_settings.lastChange(QLatin1String(kKeyPrefix), out);
+    return m_setting.lastChange(out);
 }
 
 std::optional<ApiError> QuotaStore::history(qint64 beforeId, int limit,
                                             QList<AuditEntry>* out) const {
-    return m_settings.audit(QLatin1String(kKeyPrefix), beforeId, limit, out);
+    return m_setting.history(beforeId, limit, out);
 }
 
 } // namespace runbox::store

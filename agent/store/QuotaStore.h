@@ -1,9 +1,7 @@
 #pragma once
 
+#include "agent/store/AuditedSetting.h"
 #include "agent/store/QuotaSettings.h"
-#include "agent/store/SettingsRepository.h"
-
-#include <QMutex>
 
 namespace runbox::store {
 
@@ -16,7 +14,8 @@ public:
     /// The tokenId of audit rows written by first-start seeding.
     static constexpr const char* kSeedTokenId = "agent:first-start";
 
-    explicit QuotaStore(const Database& database) : m_settings(database) {}
+    explicit QuotaStore(const Database& database)
+        : m_setting(database, QLatin1String(kKeyPrefix)) {}
 
     /// Loads the quotas. Keys not stored yet (first start, or a field added by an upgrade) are
     /// seeded from @p seeds (the fields whose RUNBOX_* variable was set, already parsed by the
@@ -47,10 +46,7 @@ private:
     static std::optional<ApiError> fromStored(const QHash<QString, QJsonValue>& stored,
                                               QuotaSettings* out);
 
-    SettingsRepository m_settings;
-    QMutex m_updateMutex; ///< update() calls, so m_current follows the commit order
-    mutable QMutex m_mutex;
-    QuotaSettings m_current;
+    AuditedSetting<QuotaSettings> m_setting;
 };
 
 } // namespace runbox::store
