@@ -1,5 +1,7 @@
 #include "agent/egress/AddressClassifier.h"
 
+#include "shared/NetworkPolicyGrammar.h"
+
 #include <array>
 #include <cstring>
 
@@ -155,28 +157,13 @@ QString toString(AddressClass addressClass) {
 }
 
 Cidr Cidr::parse(const QString& text) {
-    const QPair<QHostAddress, int> subnet = QHostAddress::parseSubnet(text);
-    if (subnet.second < 0 || subnet.first.isNull())
+    // Canonical text (host bits cleared, IPv4-mapped prefixes as IPv4) from the shared grammar,
+    // so the policy, the console and the CLI agree on every prefix.
+    const std::optional<QString> canonical = NetworkPolicyGrammar::parseCidr(text);
+    if (!canonical)
         return {};
-    Cidr cidr{subnet.first, subnet.second};
-    if (cidr.network.protocol() == QAbstractSocket::IPv6Protocol) {
-        Q_IPV6ADDR bytes = cidr.network.toIPv6Address();
-        const bool mapped = allZero(bytes.c, 10) && bytes.c[10] == 0xff && bytes.c[11] == 0xff;
-        if (mapped && cidr.prefixLength >= 96)
-            return Cidr{QHostAddress(v4At(bytes.c + 12)), cidr.prefixLength - 96}.masked();
-    }
-    return cidr.masked();
-}
-
-Cidr Cidr::masked() const {
-    if (network.protocol() == QAbstractSocket::IPv4Protocol) {
-        const quint32 mask = prefixLength == 0 ? 0 : ~quint32(0) << (32 - prefixLength);
-        return Cidr{QHostAddress(network.toIPv4Address() & mask), prefixLength};
-    }
-    Q_IPV6ADDR bytes = network.toIPv6Address();
-    for (int bit = prefixLength; bit < 128; ++bit)
-        bytes.c[bit / 8] &= quint8(~(0x80 >> (bit % 8)));
-    return Cidr{QHostAddress(bytes), prefixLength};
+    const QPair<QHostAddress, int> subnet = QHostAddress::parseSubnet(*canonical);
+    return Cidr{subnet.first, subnet.second};
 }
 
 QString Cidr::toString() const {

@@ -42,8 +42,6 @@ struct Cidr {
     /// Canonical text: "10.0.0.0/8", "fd00::/8" (lower-case, compressed).
     QString toString() const;
     bool contains(const QHostAddress& address) const;
-    /// The same prefix with the host bits cleared.
-    Cidr masked() const;
     friend bool operator==(const Cidr& a, const Cidr& b) {
         return a.prefixLength == b.prefixLength && a.network == b.network;
     }

@@ -1,6 +1,5 @@
 #include "agent/egress/NetworkPolicy.h"
 
-#include "agent/egress/TargetParser.h"
 #include "shared/Crypto.h"
 #include "shared/NetworkPolicyGrammar.h"
 
@@ -150,10 +149,10 @@ void NetworkPolicy::updateRevision() {
 bool NetworkPolicy::allows(const QString& host, quint16 port) const {
     if (m_mode != Mode::DomainAllowlist)
         return false;
-    QString target = host.toLower();
-    if (target.endsWith(QLatin1Char('.')))
-        target.chop(1);
-    if (target.isEmpty() || TargetParser::looksLikeIpLiteral(target.toUtf8()))
+    if (NetworkPolicyGrammar::looksLikeIpLiteral(host))
+        return false;
+    const QString target = NetworkPolicyGrammar::canonicalHost(host);
+    if (target.isEmpty())
         return false;
     return std::any_of(m_allowedDomains.begin(), m_allowedDomains.end(),
                        [&](const DomainEntry& entry) { return entry.matches(target, port); });

@@ -1,5 +1,7 @@
 #include "agent/egress/TargetParser.h"
 
+#include "shared/NetworkPolicyGrammar.h"
+
 #include <QHostAddress>
 
 namespace runbox::egress {
@@ -30,28 +32,6 @@ QString quoted(QByteArrayView bytes) {
 
 bool isDigit(char c) {
     return c >= '0' && c <= '9';
-}
-
-bool isHexDigit(char c) {
-    return isDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
-
-// WHATWG URL "ends in a number": the last label is all digits or 0x followed by hex digits.
-bool isNumericLabel(QByteArrayView label) {
-    if (label.isEmpty())
-        return false;
-    if (label.size() >= 2 && label[0] == '0' && (label[1] == 'x' || label[1] == 'X')) {
-        for (char c : label.sliced(2)) {
-            if (!isHexDigit(c))
-                return false;
-        }
-        return true;
-    }
-    for (char c : label) {
-        if (!isDigit(c))
-            return false;
-    }
-    return true;
 }
 
 bool parsePort(QByteArrayView text, quint16* port) {
@@ -139,28 +119,8 @@ std::optional<Target> parseHostAndPort(QByteArrayView text, bool portRequired, q
 } // namespace
 
 bool TargetParser::looksLikeIpLiteral(QByteArrayView host) {
-    if (host.endsWith('.'))
-        host.chop(1);
-    if (host.isEmpty())
-        return false;
-    if (host.startsWith('[') && host.endsWith(']')) {
-        // IP-literal = "[" ( IPv6address / IPv6addrz / IPvFuture ) "]" (RFC 3986 §3.2.2,
-        // RFC 6874): anything bracketed that is not a name is an address.
-        const QByteArrayView inner = host.sliced(1, host.size() - 2);
-        QHostAddress address;
-        return address.setAddress(QString::fromLatin1(inner)) || inner.startsWith('v') ||
-               inner.startsWith('V') || inner.contains(':') || inner.contains('%');
-    }
-    if (host.contains(':')) {
-        QHostAddress address;
-        return address.setAddress(QString::fromLatin1(host));
-    }
-    const qsizetype lastDot = host.lastIndexOf('.');
-    const QByteArrayView lastLabel = lastDot < 0 ? host : host.sliced(lastDot + 1);
-    if (isNumericLabel(lastLabel))
-        return true;
-    QHostAddress address; // inet_aton-style forms that Qt accepts
-    return address.setAddress(QString::fromLatin1(host));
+    // The shared grammar's rule, so the gateway refuses exactly what the policy refuses.
+    return NetworkPolicyGrammar::looksLikeIpLiteral(QString::fromLatin1(host));
 }
 
 std::optional<QString> TargetParser::parseHostName(QByteArrayView host, TargetError* error) {

@@ -63,6 +63,10 @@ private Q_SLOTS:
         QCOMPARE(domains(policy),
                  (QStringList{"*.xn--bcher-kva.example:443", "xn--bcher-kva.example"}));
         QVERIFY(policy.allows("xn--bcher-kva.example", 80));
+        // The host asked for is canonicalised by the same grammar as the entries.
+        QVERIFY(policy.allows(QStringLiteral("BÜCHER.example."), 80));
+        QVERIFY(policy.allows(QStringLiteral("www.bücher.example"), 443));
+        QVERIFY(!policy.allows(QStringLiteral("www.bücher.example"), 80));
     }
 
     void testRefusedEntriesNameTheEntry_data() {
