@@ -1,7 +1,7 @@
 // The console's main window driven against a real runbox-agent started by the test
 // (console/README.md): connect with a token, the overview's sandbox conclusion, a script run whose
-// output arrives while it runs, cancelling it, and the settings pages against the routes when the
-// agent has them (QSKIP with the reason while it does not).
+// output arrives while it runs, cancelling it, and the settings pages and the chip board against
+// the agent's routes (docs/contracts.md).
 #include "AgentFixture.h"
 
 #include "console/api/HealthReport.h"
@@ -231,9 +231,7 @@ private Q_SLOTS:
     }
 
     void testQuotaChangeIsStoredByTheAgent() {
-        if (statusOf("/v1/settings/quotas") == 404)
-            QSKIP("GET /v1/settings/quotas is not offered by this agent yet (issue 3); the page "
-                  "shows 'not offered' meanwhile. Re-enable when the route lands.");
+        QCOMPARE(statusOf("/v1/settings/quotas"), 200);
         QuotasPage* page = m_window->quotasPage();
         m_window->tabs()->setCurrentWidget(page);
         QSignalSpy loaded(page, &QuotasPage::loaded);
@@ -253,9 +251,7 @@ private Q_SLOTS:
     }
 
     void testAllowlistRefusesBadEntryAndAcceptsGoodOne() {
-        if (statusOf("/v1/settings/network-policy") == 404)
-            QSKIP("GET /v1/settings/network-policy is not offered by this agent yet (issue 4); "
-                  "the page shows 'not offered' meanwhile. Re-enable when the route lands.");
+        QCOMPARE(statusOf("/v1/settings/network-policy"), 200);
         NetworkPolicyPage* page = m_window->networkPolicyPage();
         m_window->tabs()->setCurrentWidget(page);
         QSignalSpy loaded(page, &NetworkPolicyPage::loaded);
@@ -281,9 +277,7 @@ private Q_SLOTS:
 
     void testChipBoardAgainstTheAgent() {
         const runbox::ApiResponse chips = m_client->call("GET", "/v1/npu/chips");
-        if (chips.status == 404)
-            QSKIP("GET /v1/npu/chips is not offered by this agent yet (issue 5); the board shows "
-                  "'not offered' meanwhile. Re-enable with the simulated NPU host.");
+        QCOMPARE(chips.status, 200);
         NpuPage* page = m_window->npuPage();
         QSignalSpy loaded(page, &NpuPage::loaded);
         page->refresh();
