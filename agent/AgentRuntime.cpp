@@ -285,7 +285,9 @@ bool AgentRuntime::startEgress() {
     m_manager->planner().addStage(m_egressStage.get());
     egress::EgressService* service = m_egress.get();
     m_manager->addEpochContributor(
-        [service](execution::PermissionEpoch* epoch) { service->snapshotInto(epoch); });
+        [service](const execution::ExecRequest&, execution::PermissionEpoch* epoch) {
+            service->snapshotInto(epoch);
+        });
     execution::ExecutionManager* manager = m_manager.get();
     connect(service, &egress::EgressService::decisionRecorded, manager,
             [manager](const QString& executionId, const egress::EgressDecision& decision) {
@@ -341,6 +343,8 @@ void AgentRuntime::startNpu() {
         config, npu::NpuService::probeOptionsFor(m_context.host, config));
     m_npuStage = std::make_unique<npu::NpuStage>(m_npu.get());
     m_manager->planner().addStage(m_npuStage.get());
+    m_manager->addRequestFeature(npu::NpuStage::kField);
+    m_manager->addEpochContributor(&npu::NpuStage::recordInto);
     m_context.npu = m_npu.get();
     if (!m_npu->brokerError().isEmpty())
         logLine(QStringLiteral("warning: npu broker: %1").arg(m_npu->brokerError()));

@@ -7,6 +7,7 @@
 #include "agent/api/SyncExecSession.h"
 #include "agent/execution/ExecutionManager.h"
 #include "agent/npu/NpuService.h"
+#include "agent/npu/NpuStage.h"
 #include "shared/Crypto.h"
 
 #include <QDateTime>
@@ -53,7 +54,7 @@ void ExecRoutes::handleExec(http::HttpExchange* ex, const Principal& who, const 
     if (auto err = execution::ExecRequest::parse(body, manager->limits(), &req))
         return ex->replyError(*err);
     if (ws->isLight()) {
-        if (!req.npuDevices.isEmpty())
+        if (req.hasFeature(npu::NpuStage::kField))
             return ex->replyError(400, QStringLiteral("npu_unavailable"),
                                   QStringLiteral("light workspaces have no NPU passthrough"));
         return handleLightExec(ex, *ws, std::move(req));
@@ -61,7 +62,7 @@ void ExecRoutes::handleExec(http::HttpExchange* ex, const Principal& who, const 
     if (!m_context->sandboxReady())
         return ex->replyError(503, QStringLiteral("sandbox_unavailable"),
                               m_context->unavailableReason());
-    resolveNpuDevices(m_context, ex, body, std::move(req),
+    resolveNpuDevices(m_context, ex, std::move(req),
                       [this, wsId](http::HttpExchange* exchange, execution::ExecRequest r) {
                           startSession(exchange, wsId, std::move(r));
                       });

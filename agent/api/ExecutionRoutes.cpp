@@ -7,6 +7,7 @@
 #include "agent/egress/EgressService.h"
 #include "agent/execution/ExecutionManager.h"
 #include "agent/npu/NpuService.h"
+#include "agent/npu/NpuStage.h"
 #include "agent/store/ExecutionRepository.h"
 #include "agent/store/LogStore.h"
 #include "shared/LogFrames.h"
@@ -103,7 +104,7 @@ void ExecutionRoutes::submit(http::HttpExchange* ex, const Principal& who) {
         return ex->replyError(*err);
     if (ws->isLight()) {
         // Light: runs through the light host (LightRun), not bwrap.
-        if (!req.npuDevices.isEmpty())
+        if (req.hasFeature(npu::NpuStage::kField))
             return ex->replyError(400, QStringLiteral("npu_unavailable"),
                                   QStringLiteral("light workspaces have no NPU passthrough"));
         if (!m_context->light || !m_context->light->available())
@@ -117,7 +118,7 @@ void ExecutionRoutes::submit(http::HttpExchange* ex, const Principal& who) {
     if (!m_context->sandboxReady())
         return ex->replyError(503, QStringLiteral("sandbox_unavailable"),
                               m_context->unavailableReason());
-    resolveNpuDevices(m_context, ex, body, std::move(req),
+    resolveNpuDevices(m_context, ex, std::move(req),
                       [this, wsId](http::HttpExchange* exchange, execution::ExecRequest r) {
                           submitValidated(exchange, wsId, r);
                       });

@@ -1,15 +1,16 @@
 #include "agent/api/NpuSelection.h"
 
 #include "agent/npu/NpuService.h"
+#include "agent/npu/NpuStage.h"
 
 #include <QPointer>
 
 namespace runbox::api {
 
-void resolveNpuDevices(AgentContext* context, http::HttpExchange* exchange, const QJsonObject& body,
+void resolveNpuDevices(AgentContext* context, http::HttpExchange* exchange,
                        execution::ExecRequest request,
                        std::function<void(http::HttpExchange*, execution::ExecRequest)> next) {
-    if (request.npuDevices.isEmpty())
+    if (!request.hasFeature(npu::NpuStage::kField))
         return next(exchange, std::move(request));
     npu::NpuService* npu = context->npu;
     if (!npu)
@@ -17,7 +18,8 @@ void resolveNpuDevices(AgentContext* context, http::HttpExchange* exchange, cons
                                     QStringLiteral("no Ascend NPU passthrough on this agent"));
     // Validated against the inventory (which may still be reading the host: then later).
     QPointer<http::HttpExchange> guard(exchange);
-    npu->resolveSelection(body.value(QLatin1String("npuDevices")), exchange,
+    const QJsonValue requested = request.features.value(npu::NpuStage::kField);
+    npu->resolveSelection(requested, exchange,
                           [npu, guard, request = std::move(request), next = std::move(next)](
                               std::optional<ApiError> err, const QList<int>& chips) mutable {
                               if (!guard)
@@ -26,7 +28,7 @@ void resolveNpuDevices(AgentContext* context, http::HttpExchange* exchange, cons
                                   return guard->replyError(*err);
                               if (auto busy = npu->checkBusy(chips))
                                   return guard->replyError(*busy);
-                              request.npuDevices = chips;
+                              npu::NpuStage::setChips(&request, chips);
                               next(guard, std::move(request));
                           });
 }

@@ -15,7 +15,7 @@ namespace runbox::api {
 /// 409 chip_busy under the refusal policy), possibly after the first inventory read, then calls
 /// @p next with the request carrying the ascending chip ids. Without chips, calls @p next at once.
 /// Errors are answered on @p exchange; @p next is not called when the client is gone.
-void resolveNpuDevices(AgentContext* context, http::HttpExchange* exchange, const QJsonObject& body,
+void resolveNpuDevices(AgentContext* context, http::HttpExchange* exchange,
                        execution::ExecRequest request,
                        std::function<void(http::HttpExchange*, execution::ExecRequest)> next);
 

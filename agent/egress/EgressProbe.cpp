@@ -1,5 +1,7 @@
 #include "agent/egress/EgressProbe.h"
 
+#include "agent/egress/NetworkEpoch.h"
+
 #include "agent/egress/NetworkPolicy.h"
 #include "agent/execution/ExecutionRunner.h"
 #include "agent/execution/LaunchPlanner.h"
@@ -36,9 +38,7 @@ void EgressProbe::run(const execution::LaunchPlanner& planner, const execution::
     }
     context.request.kind = QStringLiteral("argv");
     context.request.argv = QStringList{QStringLiteral("true")};
-    context.epoch.networkMode = NetworkPolicy::toString(policy->mode());
-    context.epoch.networkRevision = policy->revision();
-    context.epoch.networkPolicy = policy->toJson();
+    NetworkEpoch::of(*policy).writeInto(&context.epoch);
     const quint64 maxProcesses = host.maxProcesses;
     planner.plan(context, [done, maxProcesses](std::optional<ApiError> err,
                                                std::shared_ptr<execution::LaunchPlan> plan) {

@@ -1,5 +1,7 @@
 #include "agent/egress/EgressService.h"
 
+#include "agent/egress/NetworkEpoch.h"
+
 #include "agent/egress/EgressDecisionStore.h"
 #include "agent/egress/EgressGatewayPool.h"
 #include "agent/egress/NetworkPolicyStore.h"
@@ -47,11 +49,7 @@ std::optional<ApiError> EgressService::updatePolicy(const QJsonObject& body, con
 }
 
 void EgressService::snapshotInto(execution::PermissionEpoch* epoch) const {
-    const NetworkPolicy policy = m_policies->current();
-    epoch->networkMode = NetworkPolicy::toString(policy.mode());
-    epoch->networkRevision = policy.revision();
-    epoch->networkPolicy =
-        policy.mode() == NetworkPolicy::Mode::None ? QJsonObject() : policy.toJson();
+    NetworkEpoch::of(m_policies->current()).writeInto(epoch);
 }
 
 std::optional<QString> EgressService::acquire(const NetworkPolicy& policy,

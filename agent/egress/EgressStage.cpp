@@ -1,5 +1,7 @@
 #include "agent/egress/EgressStage.h"
 
+#include "agent/egress/NetworkEpoch.h"
+
 #include "agent/egress/EgressService.h"
 #include "agent/egress/NetworkPolicy.h"
 
@@ -20,24 +22,23 @@ QMap<QString, QString> EgressStage::proxyEnvironment() {
 
 void EgressStage::prepare(const execution::LaunchContext& context, execution::LaunchPlan* plan,
                           std::function<void(std::optional<ApiError>)> done) {
-    const execution::PermissionEpoch& epoch = context.epoch;
-    if (epoch.networkMode == QLatin1String("none"))
+    const NetworkEpoch epoch = NetworkEpoch::readFrom(context.epoch);
+    if (epoch.mode == QLatin1String("none"))
         return done(std::nullopt);
     const auto invalid = [&](const QString& why) {
         done(ApiError{
             500, QStringLiteral("invalid_network_snapshot"),
             QStringLiteral("the execution's network policy snapshot is unusable: %1").arg(why)});
     };
-    if (epoch.networkMode != QLatin1String("domain-allowlist"))
-        return invalid(QStringLiteral("unknown mode \"%1\"").arg(epoch.networkMode));
+    if (epoch.mode != QLatin1String("domain-allowlist"))
+        return invalid(QStringLiteral("unknown mode \"%1\"").arg(epoch.mode));
     ApiError parseError;
-    const std::optional<NetworkPolicy> policy =
-        NetworkPolicy::fromJson(epoch.networkPolicy, &parseError);
+    const std::optional<NetworkPolicy> policy = NetworkPolicy::fromJson(epoch.policy, &parseError);
     if (!policy)
         return invalid(parseError.message);
-    if (policy->revision() != epoch.networkRevision)
+    if (policy->revision() != epoch.revision)
         return invalid(QStringLiteral("revision %1 does not match its policy (%2)")
-                           .arg(epoch.networkRevision, policy->revision()));
+                           .arg(epoch.revision, policy->revision()));
     if (const QString problem = m_service->bridgeProblem(); !problem.isEmpty())
         return done(ApiError{503, QStringLiteral("egress_unavailable"), problem});
 
@@ -75,7 +76,25 @@ void EgressStage::prepare(const execution::LaunchContext& context, execution::La
                                       QStringLiteral("--hand-over"), QStringLiteral("--")} +
                           plan->commandPrefix;
     plan->setupStatusFd = kStatusFd;
+    plan->readSetupStatus = &EgressStage::readBridgeStatus;
     done(std::nullopt);
+}
+
+std::optional<sandbox::SetupFailure> EgressStage::readBridgeStatus(const QString& line,
+                                                                   int exitCode) {
+    // runbox-egress-bridge --status-fd writes "ready" once the command runs, or "error: <why>";
+    // "error: cannot execute" is the command's own failure (126/127, as a shell and bwrap's
+    // execvp report it), anything else — or no line at all — is a set-up failure.
+    if (line.startsWith(QLatin1String("ready")))
+        return std::nullopt;
+    if (line.startsWith(QLatin1String("error: cannot execute")))
+        return sandbox::SetupFailure{QStringLiteral("failed"), exitCode, line.mid(7)};
+    return sandbox::SetupFailure{
+        QStringLiteral("setup_failed"), -1,
+        line.startsWith(QLatin1String("error: "))
+            ? QStringLiteral("egress bridge: %1").arg(line.mid(7))
+            : QStringLiteral("the egress bridge did not report ready (exit status %1)")
+                  .arg(exitCode)};
 }
 
 } // namespace runbox::egress

@@ -28,6 +28,10 @@ public:
     /// The six proxy variables pointing at kProxyUrl, with NO_PROXY/no_proxy kNoProxy: what a
     /// strong sandbox gets here and a light workspace under the domain allowlist at creation.
     static QMap<QString, QString> proxyEnvironment();
+    /// Reads the egress bridge's status line (SandboxLaunch::readSetupStatus): "ready" → the
+    /// set-up succeeded; "error: cannot execute …" → the command's own failure (status failed,
+    /// its exit code 126/127); any other "error: …" or no line → setup_failed naming the bridge.
+    static std::optional<sandbox::SetupFailure> readBridgeStatus(const QString& line, int exitCode);
 
     /// @p service must outlive the stage.
     explicit EgressStage(EgressService* service) : m_service(service) {}

@@ -71,6 +71,17 @@ QString ExecRequest::validateCwd(const QString& cwd, QString* error) {
     return rel;
 }
 
+bool ExecRequest::hasFeature(const QString& field) const {
+    const QJsonValue value = features.value(field);
+    if (value.isUndefined() || value.isNull())
+        return false;
+    if (value.isArray())
+        return !value.toArray().isEmpty();
+    if (value.isObject())
+        return !value.toObject().isEmpty();
+    return true;
+}
+
 std::optional<ApiError> ExecRequest::parse(const QJsonObject& body, const ExecLimits& limits,
                                            ExecRequest* out) {
     ExecRequest r;
@@ -84,12 +95,14 @@ std::optional<ApiError> ExecRequest::parse(const QJsonObject& body, const ExecLi
                                       "executionTimeoutMs",
                                       "maxOutputBytes",
                                       "kernelMode",
-                                      "npuDevices",
                                       "environmentId",
                                       "workspace"};
-    for (auto it = body.begin(); it != body.end(); ++it)
-        if (!known.contains(it.key()))
+    for (auto it = body.begin(); it != body.end(); ++it) {
+        if (limits.featureFields.contains(it.key()))
+            r.features.insert(it.key(), it.value());
+        else if (!known.contains(it.key()))
             return bad("invalid_request", QStringLiteral("unknown field \"%1\"").arg(it.key()));
+    }
 
     const QJsonValue kernelMode = body.value(QLatin1String("kernelMode"));
     if (kernelMode.toString() == QLatin1String("persistent"))
@@ -179,20 +192,6 @@ std::optional<ApiError> ExecRequest::parse(const QJsonObject& body, const ExecLi
             "invalid_output_limit",
             QStringLiteral("maxOutputBytes may be at most %1").arg(limits.maxOutputBytesCeiling));
 
-    const QJsonValue npu = body.value(QLatin1String("npuDevices"));
-    if (!npu.isUndefined() && !npu.isNull()) {
-        if (!npu.isArray())
-            return bad("invalid_npu_devices",
-                       QStringLiteral("npuDevices must be an array of chip logic ids"));
-        for (const QJsonValue& v : npu.toArray()) {
-            const double d = v.toDouble(-1);
-            if (!v.isDouble() || d < 0 || std::floor(d) != d || d > 1e6)
-                return bad("invalid_npu_devices",
-                           QStringLiteral("npuDevices items must be chip logic ids (integers)"));
-            if (!r.npuDevices.contains(int(d)))
-                r.npuDevices.append(int(d));
-        }
-    }
     *out = std::move(r);
     return std::nullopt;
 }

@@ -19,6 +19,9 @@ struct ExecLimits {
     qint64 defaultMaxOutputBytes = 1LL << 30;
     qint64 maxOutputBytesCeiling = 0; ///< 0 = no ceiling
     bool rAvailable = false;          ///< R is installed on the host
+    /// Request fields the agent's features own (e.g. the NPU's `npuDevices`): kept as sent in
+    /// ExecRequest::features for the feature to validate; any other unknown field is refused.
+    QStringList featureFields;
 };
 
 /// A validated exec request (docs/contracts.md "Exec request"): what to run, with what, under which
@@ -33,7 +36,13 @@ struct ExecRequest {
     QString executionId;       ///< client idempotency key, may be empty
     qint64 timeoutMs = 0;      ///< 0 = unlimited
     qint64 maxOutputBytes = 0; ///< stdout + stderr; 0 = unlimited
-    QList<int> npuDevices;     ///< chip logic ids asked for
+    /// The feature sections of the request (ExecLimits::featureFields), as sent until their
+    /// feature has validated them (the NPU feature replaces `npuDevices` with the canonical
+    /// chip list). The core reads none of them.
+    QJsonObject features;
+
+    /// Whether the request asks for feature @p field: present, and not null, [] or {}.
+    bool hasFeature(const QString& field) const;
 
     /// The argv run inside the sandbox: `bash --noprofile --norc -euo pipefail -s`,
     /// `python3 -I -`, `R --vanilla --slave`, or argv itself.
@@ -42,6 +51,7 @@ struct ExecRequest {
     /// Parses and validates a request body. Errors are 400s naming the field:
     /// invalid_request, invalid_kind, invalid_argv, invalid_env, invalid_cwd, invalid_timeout,
     /// invalid_output_limit, persistent_kernel_unsupported, r_unavailable, invalid_execution_id.
+    /// Feature sections are not validated here but by their feature.
     static std::optional<ApiError> parse(const QJsonObject& body, const ExecLimits& limits,
                                          ExecRequest* out);
     /// Validates a workspace-relative cwd: no leading '/', no '.', '..' or empty segments, no

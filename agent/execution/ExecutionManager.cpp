@@ -40,15 +40,15 @@ ExecLimits ExecutionManager::limits() const {
     l.defaultMaxOutputBytes = q.maxOutputBytes;
     l.maxOutputBytesCeiling = q.maxOutputBytes;
     l.rAvailable = m_deps.rAvailable;
+    l.featureFields = m_featureFields;
     return l;
 }
 
 PermissionEpoch ExecutionManager::currentEpoch(const ExecRequest& request) const {
     PermissionEpoch epoch;
     epoch.quotas = m_deps.quotas->current().toJson();
-    epoch.npuDevices = request.npuDevices;
     for (const EpochContributor& contribute : m_epochContributors)
-        contribute(&epoch);
+        contribute(request, &epoch);
     return epoch;
 }
 

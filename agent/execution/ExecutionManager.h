@@ -54,15 +54,19 @@ public:
 
     /// The limits requests are validated against now (quotas in force).
     ExecLimits limits() const;
-    /// The permission epoch an execution created now gets: quotas and chips, then what each
-    /// contributor adds (the network policy in force, …).
+    /// The permission epoch an execution created now gets: the quotas, then what each
+    /// contributor records (the network policy in force, the request's chips, …).
     PermissionEpoch currentEpoch(const ExecRequest& request) const;
-    /// A feature that fills in its part of every new permission epoch (called on the agent's
-    /// thread at creation: the snapshot is then fixed for the execution's whole life).
-    using EpochContributor = std::function<void(PermissionEpoch*)>;
+    /// A feature that records its section of every new permission epoch from the request and
+    /// the agent's state (called on the agent's thread at creation: the snapshot is then fixed
+    /// for the execution's whole life).
+    using EpochContributor = std::function<void(const ExecRequest&, PermissionEpoch*)>;
     void addEpochContributor(EpochContributor contributor) {
         m_epochContributors.append(std::move(contributor));
     }
+    /// Declares @p field a feature section of exec requests (ExecLimits::featureFields): kept
+    /// as sent for its feature instead of being refused as unknown.
+    void addRequestFeature(const QString& field) { m_featureFields.append(field); }
     /// Publishes a feature's event of a running execution (e.g. `{"type":"egress",…}`) to the
     /// sync stream of that execution, if one is open (executionEvent()).
     void publishEvent(const QString& executionId, const QJsonObject& event) {
@@ -129,6 +133,7 @@ private:
     ExecutionScheduler m_scheduler;
     QHash<QString, ManagedRun*> m_runs; ///< running managed executions
     QList<EpochContributor> m_epochContributors;
+    QStringList m_featureFields;
     ExecutionBackendFactory* m_lightBackends = nullptr;
 };
 

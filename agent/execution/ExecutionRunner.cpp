@@ -161,33 +161,24 @@ void ExecutionRunner::onProcessFinished(const ProcessExit& exit) {
             r.exitCode = -1;
             r.reason = detail.isEmpty() ? QStringLiteral("the sandbox could not be built") : detail;
         }
-    } else if (exit.setupStatusExpected && !exit.setupStatus.startsWith("ready")) {
-        r = helperSetupResult(exit);
+    } else if (const std::optional<sandbox::SetupFailure> failure = setupFailure(exit)) {
+        r.status = failure->status;
+        r.exitCode = failure->exitCode;
+        r.reason = failure->reason;
     } else {
         r.status = exit.exitCode == 0 ? QStringLiteral("completed") : QStringLiteral("failed");
     }
     finishWith(r);
 }
 
-ExecutionResult ExecutionRunner::helperSetupResult(const ProcessExit& exit) {
-    // The helper (runbox-egress-bridge --status-fd) writes "ready" once the command runs, or
-    // "error: <why>"; "error: cannot execute" is the command's own failure (126/127, as a shell
-    // and bwrap's execvp report it), anything else — or no line at all — is a set-up failure.
-    ExecutionResult r;
+std::optional<sandbox::SetupFailure> ExecutionRunner::setupFailure(const ProcessExit& exit) const {
+    if (!exit.setupStatusExpected)
+        return std::nullopt;
     const QString line = QString::fromUtf8(exit.setupStatus).trimmed();
-    if (line.startsWith(QLatin1String("error: cannot execute"))) {
-        r.status = QStringLiteral("failed");
-        r.exitCode = exit.exitCode;
-        r.reason = line.mid(7);
-        return r;
-    }
-    r.status = QStringLiteral("setup_failed");
-    r.exitCode = -1;
-    r.reason = line.startsWith(QLatin1String("error: "))
-                   ? QStringLiteral("egress bridge: %1").arg(line.mid(7))
-                   : QStringLiteral("the egress bridge did not report ready (exit status %1)")
-                         .arg(exit.exitCode);
-    return r;
+    if (!m_launch.readSetupStatus) // fail closed: a channel nobody reads proves nothing
+        return sandbox::SetupFailure{QStringLiteral("setup_failed"), -1,
+                                     QStringLiteral("the launch helper's report was not read")};
+    return m_launch.readSetupStatus(line, exit.exitCode);
 }
 
 void ExecutionRunner::sendEvent(const QJsonObject& ev) {

@@ -66,8 +66,9 @@ private:
     void frameOutput(int stream, const QByteArray& bytes);
     void onProcessFinished(const ProcessExit& exit);
     void checkSetup();
-    /// The result of a launch whose wrapping helper (egress bridge) did not say `ready`.
-    static ExecutionResult helperSetupResult(const ProcessExit& exit);
+    /// What the launch's set-up status channel reports (SandboxLaunch::readSetupStatus);
+    /// std::nullopt without a channel or when the set-up succeeded.
+    std::optional<sandbox::SetupFailure> setupFailure(const ProcessExit& exit) const;
     void sendEvent(const QJsonObject& ev);
     void finishWith(ExecutionResult result);
 

@@ -1,35 +1,19 @@
 #include "agent/execution/LaunchPlanner.h"
 
-#include <QJsonArray>
-
 namespace runbox::execution {
 
-QJsonObject PermissionEpoch::toJson() const {
-    QJsonArray chips;
-    for (int id : npuDevices)
-        chips.append(id);
-    QJsonObject o{
-        {"networkPolicy", networkMode},
-        {"networkAccessRevision", networkRevision},
-        {"quotas", quotas},
-        {"npuDevices", chips},
-        {"environmentId", environmentId.isEmpty() ? QJsonValue() : QJsonValue(environmentId)}};
-    if (!networkPolicy.isEmpty())
-        o.insert(QStringLiteral("networkPolicyDetail"), networkPolicy);
-    return o;
-}
+namespace {
 
-PermissionEpoch PermissionEpoch::fromJson(const QJsonObject& json) {
-    PermissionEpoch e;
-    e.networkMode = json.value(QLatin1String("networkPolicy")).toString(QStringLiteral("none"));
-    e.networkRevision =
-        json.value(QLatin1String("networkAccessRevision")).toString(QStringLiteral("none"));
-    e.networkPolicy = json.value(QLatin1String("networkPolicyDetail")).toObject();
-    e.quotas = json.value(QLatin1String("quotas")).toObject();
-    for (const QJsonValue& v : json.value(QLatin1String("npuDevices")).toArray())
-        e.npuDevices.append(v.toInt());
-    e.environmentId = json.value(QLatin1String("environmentId")).toString();
-    return e;
+const QString kQuotasKey = QStringLiteral("quotas");
+const QString kEnvironmentKey = QStringLiteral("environmentId");
+
+} // namespace
+
+QJsonObject PermissionEpoch::toJson() const {
+    QJsonObject o = features;
+    o.insert(kQuotasKey, quotas);
+    o.insert(kEnvironmentKey, environmentId.isEmpty() ? QJsonValue() : QJsonValue(environmentId));
+    return o;
 }
 
 void LaunchPlan::release() {
@@ -114,6 +98,7 @@ void LaunchPlanner::build(const LaunchContext&, LaunchPlan* plan) const {
         spec.user = sandbox::SandboxUser{spec.identity.uid, plan->supplementaryGroups};
     plan->launch = sandbox::BwrapCommand::build(m_host->capability, spec);
     plan->launch.setupStatusFd = plan->setupStatusFd;
+    plan->launch.readSetupStatus = plan->readSetupStatus;
     // What the user's code runs, for provenance, without the agent's own prefix.
     plan->launch.command = plan->spec.command;
 }

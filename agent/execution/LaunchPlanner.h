@@ -47,19 +47,18 @@ struct SandboxHost {
 };
 
 /// The settings an execution runs under, fixed when it is created (its permission epoch,
-/// docs/contracts.md "Workspaces and executions"): `{"networkPolicy","networkAccessRevision",
-/// "quotas":{…},"npuDevices":[…],"environmentId"}` plus whatever features add to @c extra (e.g.
-/// the allowlist itself).
+/// docs/contracts.md "Workspaces and executions"): `{"quotas":{…},"environmentId",…}` plus the
+/// sections the features record (the egress policy's `networkPolicy`, `networkAccessRevision`,
+/// `networkPolicyDetail`; the NPU chips' `npuDevices`). The core keeps the feature sections as
+/// they were recorded and reads none of them: each feature reads its own (EgressStage, NpuStage).
 struct PermissionEpoch {
-    QString networkMode = QStringLiteral("none");
-    QString networkRevision = QStringLiteral("none");
-    QJsonObject networkPolicy; ///< the whole policy object in force (features read it)
     QJsonObject quotas;
-    QList<int> npuDevices;
     QString environmentId;
+    /// Feature sections, top-level keys of the epoch JSON (owned by the feature that wrote them).
+    QJsonObject features;
 
+    /// The record's JSON: quotas, environmentId (null when none) and every feature section.
     QJsonObject toJson() const;
-    static PermissionEpoch fromJson(const QJsonObject& json);
 };
 
 /// One execution being prepared for launch.
@@ -78,7 +77,9 @@ struct LaunchPlan {
     sandbox::LaunchSpec spec; ///< stages add extraArgs / extraEnv
     sandbox::SeccompProfileKind seccompProfile = sandbox::SeccompProfileKind::Baseline;
     QStringList commandPrefix; ///< run before the command (e.g. the egress bridge ... --)
-    int setupStatusFd = -1; ///< fd on which the prefix says `ready` (SandboxLaunch::setupStatusFd)
+    int setupStatusFd = -1;    ///< fd on which the prefix reports (SandboxLaunch::setupStatusFd)
+    /// What the prefix's report means (SandboxLaunch::readSetupStatus), from the same stage.
+    decltype(sandbox::SandboxLaunch::readSetupStatus) readSetupStatus;
     /// Supplementary groups of the sandbox user (device nodes reached through their group).
     QList<gid_t> supplementaryGroups;
     sandbox::SandboxLaunch launch; ///< filled by LaunchPlanner once every stage agreed

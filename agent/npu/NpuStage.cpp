@@ -4,6 +4,8 @@
 #include "agent/npu/NpuService.h"
 #include "agent/sandbox/BwrapCommand.h"
 
+#include <QJsonArray>
+
 #include <algorithm>
 
 namespace runbox::npu {
@@ -22,13 +24,35 @@ NpuStage::~NpuStage() {
         m_service->reservations()->release(holderOf(it.key()));
 }
 
+const QString NpuStage::kField = QStringLiteral("npuDevices");
+
+void NpuStage::recordInto(const execution::ExecRequest& request,
+                          execution::PermissionEpoch* epoch) {
+    const QJsonValue chips = request.features.value(kField);
+    epoch->features.insert(kField, chips.isArray() ? chips : QJsonArray());
+}
+
+QList<int> NpuStage::chipsOf(const execution::PermissionEpoch& epoch) {
+    QList<int> chips;
+    for (const QJsonValue& id : epoch.features.value(kField).toArray())
+        chips.append(id.toInt());
+    return chips;
+}
+
+void NpuStage::setChips(execution::ExecRequest* request, const QList<int>& chips) {
+    QJsonArray ids;
+    for (int id : chips)
+        ids.append(id);
+    request->features.insert(kField, ids);
+}
+
 QString NpuStage::holderOf(const QString& executionId) {
     return kHolderPrefix + executionId;
 }
 
 void NpuStage::prepare(const execution::LaunchContext& context, execution::LaunchPlan* plan,
                        std::function<void(std::optional<ApiError>)> done) {
-    const QList<int> chips = context.epoch.npuDevices;
+    const QList<int> chips = chipsOf(context.epoch);
     if (chips.isEmpty()) {
         done(std::nullopt);
         return;

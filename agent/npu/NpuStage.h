@@ -43,6 +43,18 @@ public:
     /// The reservation holder name of @p executionId.
     static QString holderOf(const QString& executionId);
 
+    /// The NPU feature's field of exec requests and permission epochs: `npuDevices`, the chip
+    /// logic ids (docs/npu.md "Launch with chips").
+    static const QString kField;
+    /// Records @p request's chips (already validated, canonical: NpuPassthrough::parseSelection)
+    /// in @p epoch: `"npuDevices": [ids]`, [] when it asked for none.
+    static void recordInto(const execution::ExecRequest& request,
+                           execution::PermissionEpoch* epoch);
+    /// The chips @p epoch names (empty when none).
+    static QList<int> chipsOf(const execution::PermissionEpoch& epoch);
+    /// Replaces @p request's `npuDevices` section with the validated @p chips.
+    static void setChips(execution::ExecRequest* request, const QList<int>& chips);
+
 private:
     struct Pending {
         QList<int> chips;

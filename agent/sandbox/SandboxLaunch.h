@@ -9,6 +9,7 @@
 #include <QString>
 #include <QStringList>
 
+#include <functional>
 #include <optional>
 
 namespace runbox::sandbox {
@@ -44,6 +45,14 @@ struct FdBinding {
     }
 };
 
+/// How a launch's set-up went wrong, as the stage that wrapped the command reads its status line
+/// (SandboxLaunch::readSetupStatus).
+struct SetupFailure {
+    QString status = QStringLiteral("setup_failed"); ///< the execution's end state
+    int exitCode = -1;                               ///< -1: none to report
+    QString reason;                                  ///< human text
+};
+
 /// Everything needed to start one sandbox, as one value: what is run, with which environment,
 /// where, and which descriptors. Built by BwrapCommand, recorded as provenance, started by
 /// execution::SandboxProcess. Tests read it instead of intercepting exec.
@@ -61,6 +70,11 @@ struct SandboxLaunch {
     /// bwrap) for a helper that wraps the command (the egress bridge's `--status-fd`) to say
     /// `ready` or `error: …`; the launcher reads it (execution::ProcessExit::setupStatus).
     int setupStatusFd = -1;
+    /// Reads what the helper wrote on setupStatusFd (trimmed, "" when nothing) and the
+    /// sandbox's exit code: std::nullopt when the set-up succeeded (the command's own exit
+    /// status stands), else the failure to report. Set by the stage that added the helper, so
+    /// the launcher knows none of its words.
+    std::function<std::optional<SetupFailure>(const QString& line, int exitCode)> readSetupStatus;
     /// When set, the launcher runs as this unprivileged host user (SandboxUser::dropInChild)
     /// instead of as the agent: always when the agent is privileged (root or capabilities).
     std::optional<SandboxUser> user;

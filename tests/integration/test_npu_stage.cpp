@@ -67,7 +67,8 @@ private:
         ctx.request.kind = QStringLiteral("shell");
         ctx.request.code = QStringLiteral("true");
         ctx.request.env = {{QStringLiteral("PYTHONPATH"), QStringLiteral("/workspace/lib")}};
-        ctx.epoch.npuDevices = chips;
+        NpuStage::setChips(&ctx.request, chips);
+        NpuStage::recordInto(ctx.request, &ctx.epoch);
         return ctx;
     }
     static std::shared_ptr<Planned> plan(const execution::LaunchPlanner& planner,

@@ -6,6 +6,7 @@
 #include "agent/egress/EgressGatewayPool.h"
 #include "agent/egress/EgressService.h"
 #include "agent/egress/EgressStage.h"
+#include "agent/egress/NetworkEpoch.h"
 #include "agent/egress/NetworkPolicyStore.h"
 #include "agent/egress/Resolver.h"
 #include "agent/store/Database.h"
@@ -85,7 +86,7 @@ private Q_SLOTS:
         withEgress.addStage(m_stage.get());
         LaunchContext c = context("e-none");
         snapshot(&c);
-        QCOMPARE(c.epoch.networkMode, QStringLiteral("none"));
+        QCOMPARE(NetworkEpoch::readFrom(c.epoch).mode, QStringLiteral("none"));
         const auto a = plan(bare, c), b = plan(withEgress, c);
         QVERIFY(a && b);
         QCOMPARE(b->launch.arguments, a->launch.arguments);
@@ -108,7 +109,7 @@ private Q_SLOTS:
         planner.addStage(m_stage.get());
         LaunchContext c = context("e-allow");
         snapshot(&c);
-        QCOMPARE(c.epoch.networkRevision, applied.revision());
+        QCOMPARE(NetworkEpoch::readFrom(c.epoch).revision, applied.revision());
         std::optional<ApiError> error;
         const auto p = plan(planner, c, &error);
         QVERIFY2(p, error ? qPrintable(error->message) : "no plan");
@@ -151,7 +152,7 @@ private Q_SLOTS:
             "agent", nullptr));
         LaunchContext c = context("e-keep");
         snapshot(&c);
-        const QString snapshotRevision = c.epoch.networkRevision;
+        const QString snapshotRevision = NetworkEpoch::readFrom(c.epoch).revision;
         QVERIFY(!m_service->updatePolicy(QJsonObject{{"mode", "none"}}, "agent", nullptr));
         LaunchPlanner planner(&m_host);
         planner.addStage(m_stage.get());
@@ -165,10 +166,12 @@ private Q_SLOTS:
 
     void testTamperedSnapshotIsRefused() {
         LaunchContext c = context("e-bad");
-        c.epoch.networkMode = QStringLiteral("domain-allowlist");
-        c.epoch.networkPolicy =
+        NetworkEpoch tampered;
+        tampered.mode = QStringLiteral("domain-allowlist");
+        tampered.policy =
             QJsonObject{{"mode", "domain-allowlist"}, {"allowedDomains", QJsonArray{"pypi.org"}}};
-        c.epoch.networkRevision = QStringLiteral("0123");
+        tampered.revision = QStringLiteral("0123");
+        tampered.writeInto(&c.epoch);
         LaunchPlanner planner(&m_host);
         planner.addStage(m_stage.get());
         std::optional<ApiError> error;

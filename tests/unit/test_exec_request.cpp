@@ -87,9 +87,9 @@ private Q_SLOTS:
             << "invalid_env";
         QTest::newRow("bad id") << QJsonObject{{"argv", QJsonArray{"x"}}, {"executionId", "a b"}}
                                 << "invalid_execution_id";
-        QTest::newRow("npu string")
-            << QJsonObject{{"argv", QJsonArray{"x"}}, {"npuDevices", QJsonArray{"../sda"}}}
-            << "invalid_npu_devices";
+        QTest::newRow("feature not declared")
+            << QJsonObject{{"argv", QJsonArray{"x"}}, {"npuDevices", QJsonArray{0}}}
+            << "invalid_request";
     }
     void testBadShapesAreRefused() {
         QFETCH(QJsonObject, body);
@@ -115,11 +115,20 @@ private Q_SLOTS:
                                     limits, &r));
         QCOMPARE(r.timeoutMs, 500);
     }
-    void testNpuIdsAreDeduplicated() {
+    void testFeatureSectionsAreKeptAsSentForTheirFeature() {
+        // The NPU feature validates npuDevices itself (NpuPassthrough::parseSelection).
+        ExecLimits limits;
+        limits.featureFields = {QStringLiteral("npuDevices")};
         ExecRequest r;
         QVERIFY(!ExecRequest::parse(
-            {{"argv", QJsonArray{"x"}}, {"npuDevices", QJsonArray{5, 2, 5}}}, {}, &r));
-        QCOMPARE(r.npuDevices, (QList<int>{5, 2}));
+            {{"argv", QJsonArray{"x"}}, {"npuDevices", QJsonArray{5, "../sda"}}}, limits, &r));
+        QCOMPARE(r.features.value("npuDevices").toArray(), (QJsonArray{5, "../sda"}));
+        QVERIFY(r.hasFeature(QStringLiteral("npuDevices")));
+        for (const QJsonValue& none : {QJsonValue(QJsonValue::Null), QJsonValue(QJsonArray{})}) {
+            QVERIFY(
+                !ExecRequest::parse({{"argv", QJsonArray{"x"}}, {"npuDevices", none}}, limits, &r));
+            QVERIFY(!r.hasFeature(QStringLiteral("npuDevices")));
+        }
     }
 };
 

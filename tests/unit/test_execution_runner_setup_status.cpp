@@ -1,8 +1,10 @@
-// ExecutionRunner with a wrapping helper that reports on a setup status fd (the egress bridge's
-// --status-fd): a helper that says "error: …" ends the execution setup_failed, never with the
-// user's exit code; after "ready" every exit code (125 included) is the command's.
+// ExecutionRunner with a wrapping helper that reports on a setup status fd, read by the egress
+// bridge's reader (EgressStage::readBridgeStatus, for its --status-fd): a helper that says
+// "error: …" ends the execution setup_failed, never with the user's exit code; after "ready"
+// every exit code (125 included) is the command's; a channel nobody reads fails closed.
 // The launch runs /bin/sh in place of bwrap, writing what bwrap (fd 4) and the helper (fd 5)
 // would write.
+#include "agent/egress/EgressStage.h"
 #include "agent/execution/ExecutionRunner.h"
 
 #include <QDeadlineTimer>
@@ -17,13 +19,16 @@ class TestExecutionRunnerSetupStatus final : public QObject {
     Q_OBJECT
 
     /// Runs @p script as the "sandbox" with a setup status fd 5 (or none) and returns the result.
-    static ExecutionResult run(const QString& script, bool withStatusFd = true) {
+    static ExecutionResult run(const QString& script, bool withStatusFd = true,
+                               bool withReader = true) {
         SandboxLaunch launch;
         launch.program = QStringLiteral("/bin/sh");
         launch.arguments = {QStringLiteral("-c"), script};
         launch.environment = {{QStringLiteral("PATH"), QStringLiteral("/usr/bin:/bin")}};
         launch.jsonStatusFd = 4;
         launch.setupStatusFd = withStatusFd ? 5 : -1;
+        if (withReader)
+            launch.readSetupStatus = &runbox::egress::EgressStage::readBridgeStatus;
         ExecutionRunner::Options options;
         options.executionId = QStringLiteral("x1");
         options.setupTimeoutMs = 20000;
@@ -83,6 +88,12 @@ private Q_SLOTS:
         QCOMPARE(r.status, QStringLiteral("failed"));
         QCOMPARE(r.exitCode, 127);
         QVERIFY(r.reason.contains("/nope"));
+    }
+
+    void testAChannelWithoutAReaderIsSetupFailed() {
+        const ExecutionResult r = run(
+            QStringLiteral("echo ready >&5; echo '{\"exit-code\": 0}' >&4; exit 0"), true, false);
+        QCOMPARE(r.status, QStringLiteral("setup_failed"));
     }
 
     void testWithoutAStatusFdNothingChanges() {
