@@ -20,6 +20,20 @@
 namespace runbox::workspace {
 
 namespace {
+
+/// The row that keeps @p ws across restarts (store::WorkspaceRepository).
+store::WorkspaceRecord recordOf(const Workspace& ws, const QString& ownerTokenId) {
+    store::WorkspaceRecord row;
+    row.id = ws.id;
+    row.isolation = ws.isolation;
+    row.createdMs = ws.createdAt.toMSecsSinceEpoch();
+    row.rootPath = ws.directory;
+    row.ownerTokenId = ownerTokenId;
+    row.tokenNonce = QString::fromLatin1(ws.tokenNonce);
+    if (ws.uid)
+        row.uid = int(*ws.uid);
+    return row;
+}
 /// The file layer on @p dir; what it creates is owned by @p uid when given.
 std::shared_ptr<const WorkspaceFs> openFs(const QString& dir, std::optional<uid_t> uid) {
     Result<WorkspaceFs> fs = WorkspaceFs::open(dir);
@@ -159,15 +173,7 @@ std::optional<ApiError> WorkspaceRegistry::create(const QString& ownerTokenId, W
                         QStringLiteral("cannot create workspace directory: %1").arg(reason)};
     }
     ws.fs = openFs(ws.directory, ws.uid);
-    store::WorkspaceRecord row;
-    row.id = ws.id;
-    row.isolation = ws.isolation;
-    row.createdMs = ws.createdAt.toMSecsSinceEpoch();
-    row.rootPath = ws.directory;
-    row.ownerTokenId = ownerTokenId;
-    row.tokenNonce = QString::fromLatin1(ws.tokenNonce);
-    if (ws.uid)
-        row.uid = int(*ws.uid);
+    const store::WorkspaceRecord row = recordOf(ws, ownerTokenId);
     std::optional<ApiError> err;
     if (!ws.fs)
         err = ApiError{500, QStringLiteral("workspace_create_failed"),
@@ -187,15 +193,8 @@ std::optional<ApiError> WorkspaceRegistry::create(const QString& ownerTokenId, W
 std::optional<ApiError> WorkspaceRegistry::addLight(const QList<Workspace>& workspaces,
                                                     const QString& ownerTokenId) {
     for (const Workspace& ws : workspaces) {
-        store::WorkspaceRecord row;
-        row.id = ws.id;
+        store::WorkspaceRecord row = recordOf(ws, ownerTokenId);
         row.isolation = QStringLiteral("light");
-        row.createdMs = ws.createdAt.toMSecsSinceEpoch();
-        row.rootPath = ws.directory;
-        row.ownerTokenId = ownerTokenId;
-        row.tokenNonce = QString::fromLatin1(ws.tokenNonce);
-        if (ws.uid)
-            row.uid = int(*ws.uid);
         m_lightRows.created(std::move(row));
         m_workspaces.insert(ws.id, ws);
     }
