@@ -6,6 +6,7 @@
 #include "agent/api/NpuSelection.h"
 #include "agent/egress/EgressService.h"
 #include "agent/execution/ExecutionManager.h"
+#include "agent/http/ResponseStream.h"
 #include "agent/npu/NpuService.h"
 #include "agent/npu/NpuStage.h"
 #include "agent/store/ExecutionRepository.h"
@@ -190,16 +191,9 @@ void ExecutionRoutes::list(http::HttpExchange* ex, const Principal& who) {
 
 void ExecutionRoutes::streamLog(http::HttpExchange* ex, const QString& id) {
     const http::HttpRequest& req = ex->request();
-    bool hasOffset = false;
-    const QString offsetText = req.queryValue(QStringLiteral("offset"), &hasOffset);
     qint64 offset = 0;
-    if (hasOffset) {
-        bool ok = false;
-        offset = offsetText.toLongLong(&ok);
-        if (!ok || offset < 0)
-            return ex->replyError(400, QStringLiteral("invalid_offset"),
-                                  QStringLiteral("offset must be a non-negative integer"));
-    }
+    if (auto err = http::ResponseStream::parseOffset(req, &offset))
+        return ex->replyError(*err);
     // Format: `format=frames|ndjson` wins; otherwise an Accept naming the framed media type.
     bool hasFormat = false;
     const QString formatText = req.queryValue(QStringLiteral("format"), &hasFormat);

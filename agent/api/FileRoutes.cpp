@@ -2,11 +2,11 @@
 
 #include "agent/api/ApiService.h"
 #include "agent/api/AuthVerifier.h"
-#include "agent/api/ByteRange.h"
-#include "agent/api/FileDownload.h"
-#include "agent/api/FileUpload.h"
-#include "agent/api/FileWork.h"
 #include "agent/execution/ExecutionManager.h"
+#include "agent/files/ByteRange.h"
+#include "agent/files/FileDownload.h"
+#include "agent/files/FileUpload.h"
+#include "agent/files/FileWork.h"
 #include "agent/store/QuotaStore.h"
 #include "shared/UploadChunkSigner.h"
 
@@ -14,6 +14,13 @@
 #include <QUrlQuery>
 
 namespace runbox::api {
+
+using files::ByteRange;
+using files::EntityTag;
+using files::FileDownload;
+using files::FileUpload;
+using files::FileWork;
+using files::UploadRequest;
 
 using workspace::WorkspaceFs;
 using workspace::WorkspacePath;

@@ -4,7 +4,6 @@
 #include "agent/store/LogStore.h"
 #include "shared/LogFrames.h"
 
-#include <QJsonDocument>
 #include <QTimer>
 
 namespace runbox::api {
@@ -13,7 +12,6 @@ namespace {
 constexpr qint64 kReadBytes = 256 * 1024;
 /// Frames: bigger reads, fewer rounds (each read's frames go out as one HTTP chunk).
 constexpr qint64 kFramesReadBytes = 1024 * 1024;
-constexpr qint64 kPauseAboveBytes = 1 << 20;
 } // namespace
 
 LogStreamSession::LogStreamSession(http::HttpExchange* exchange, const store::LogStore* logs,
@@ -21,29 +19,26 @@ LogStreamSession::LogStreamSession(http::HttpExchange* exchange, const store::Lo
                                    std::function<QJsonObject()> exitEvent,
                                    std::function<QList<QJsonObject>()> beforeExit,
                                    LogStreamFormat format, QObject* parent)
-    : QObject(parent), m_exchange(exchange),
+    : QObject(parent), m_stream(new http::ResponseStream(exchange, {}, this)),
       m_follower(new store::LogFollower(logs, executionId, offset, this)),
       m_framer(64 * 1024, offset), m_follow(follow), m_format(format),
       m_exitEvent(std::move(exitEvent)), m_beforeExit(std::move(beforeExit)) {
-    exchange->beginChunked(200, format == LogStreamFormat::Frames
-                                    ? QByteArray(logframes::kMediaType)
-                                    : QByteArray("application/x-ndjson"));
-    connect(m_follower, &store::LogFollower::readyRead, this, &LogStreamSession::pump);
-    connect(exchange, &http::HttpExchange::writable, this, &LogStreamSession::pump);
+    m_stream->begin(format == LogStreamFormat::Frames ? QByteArray(logframes::kMediaType)
+                                                      : QByteArray("application/x-ndjson"));
+    m_stream->setPump([this] { pumpOnce(); });
+    connect(m_follower, &store::LogFollower::readyRead, m_stream, &http::ResponseStream::pump);
     connect(exchange, &http::HttpExchange::clientGone, this, &QObject::deleteLater);
     connect(exchange, &QObject::destroyed, this, &QObject::deleteLater);
 }
 
 void LogStreamSession::write(const QJsonObject& ev) {
-    if (!m_exchange)
-        return;
     if (m_format == LogStreamFormat::Frames) {
         QByteArray frame;
         logframes::appendEvent(&frame, ev);
-        m_exchange->writeChunk(frame);
+        m_stream->writeChunk(frame);
         return;
     }
-    m_exchange->writeChunk(QJsonDocument(ev).toJson(QJsonDocument::Compact) + '\n');
+    m_stream->writeEvent(ev);
 }
 
 void LogStreamSession::writeRawChunks(const QList<store::LogChunk>& chunks) {
@@ -64,13 +59,11 @@ void LogStreamSession::writeRawChunks(const QList<store::LogChunk>& chunks) {
                                     : logframes::FrameType::Stderr,
                                 chunk.data);
     }
-    if (m_exchange && !batch.isEmpty())
-        m_exchange->writeChunk(batch);
+    m_stream->writeChunk(batch);
 }
 
 void LogStreamSession::writeFrame(const execution::OutputFrame& frame) {
-    if (m_exchange)
-        m_exchange->writeChunk(frame.toJsonLine());
+    m_stream->writeChunk(frame.toJsonLine());
 }
 
 void LogStreamSession::feedFramer(const QList<store::LogChunk>& chunks) {
@@ -91,23 +84,10 @@ void LogStreamSession::feedFramer(const QList<store::LogChunk>& chunks) {
     }
 }
 
-void LogStreamSession::pump() {
-    if (m_pumping) {
-        m_pumpAgain = true;
-        return;
-    }
-    m_pumping = true;
-    do {
-        m_pumpAgain = false;
-        pumpOnce();
-    } while (m_pumpAgain && !m_finished);
-    m_pumping = false;
-}
-
 void LogStreamSession::pumpOnce() {
-    if (m_finished || !m_exchange)
+    if (m_finished || !m_stream->exchange())
         return;
-    while (m_exchange && m_exchange->pendingBytes() < kPauseAboveBytes) {
+    while (m_stream->exchange() && m_stream->hasRoom()) {
         store::LogReadResult r;
         const bool frames = m_format == LogStreamFormat::Frames;
         if (auto err = m_follower->readNext(frames ? kFramesReadBytes : kReadBytes, &r)) {
@@ -152,7 +132,7 @@ void LogStreamSession::onExecutionFinished() {
     if (m_logDone && !m_finished)
         finish(m_exitEvent());
     else
-        QTimer::singleShot(0, this, &LogStreamSession::pump);
+        QTimer::singleShot(0, m_stream, &http::ResponseStream::pump);
 }
 
 void LogStreamSession::finish(const QJsonObject& exitEvent) {
@@ -165,8 +145,7 @@ void LogStreamSession::finish(const QJsonObject& exitEvent) {
                 write(event);
         write(exitEvent);
     }
-    if (m_exchange)
-        m_exchange->endChunked();
+    m_stream->end();
     deleteLater();
 }
 

@@ -2,6 +2,7 @@
 
 #include "agent/execution/OutputFramer.h"
 #include "agent/http/HttpExchange.h"
+#include "agent/http/ResponseStream.h"
 
 #include <QObject>
 #include <QPointer>
@@ -48,10 +49,8 @@ public:
     void onExecutionFinished();
 
 private:
-    /// Runs pumpOnce(); re-entrant calls (a write can flush the socket, whose bytesWritten →
-    /// HttpExchange::writable comes back here synchronously) only ask for another round, so
-    /// events of one read are never overtaken by a nested round that already finished the stream.
-    void pump();
+    /// One round of the pump (http::ResponseStream::pump: re-entrancy safe, run again once the
+    /// client drained the queue).
     void pumpOnce();
     void finish(const QJsonObject& exitEvent);
     void write(const QJsonObject& ev);
@@ -61,7 +60,7 @@ private:
     /// NDJSON format: frames one read's chunks (UTF-8 carry-over, gaps) and writes the lines.
     void feedFramer(const QList<store::LogChunk>& chunks);
 
-    QPointer<http::HttpExchange> m_exchange;
+    http::ResponseStream* m_stream; ///< the response, its backpressure and pump
     store::LogFollower* m_follower;
     execution::OutputFramer m_framer;
     bool m_follow;
@@ -70,8 +69,6 @@ private:
     std::function<QList<QJsonObject>()> m_beforeExit;
     bool m_logDone = false;
     bool m_finished = false;
-    bool m_pumping = false;
-    bool m_pumpAgain = false;
 };
 
 } // namespace runbox::api

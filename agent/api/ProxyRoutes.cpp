@@ -1,14 +1,40 @@
 #include "agent/api/ProxyRoutes.h"
 
 #include "agent/api/LightService.h"
-#include "agent/api/ProxySession.h"
-#include "agent/api/WebSocketRelay.h"
-#include "agent/api/WorkspaceSocket.h"
+#include "agent/proxy/ProxySession.h"
+#include "agent/proxy/WebSocketRelay.h"
+#include "agent/proxy/WorkspaceSocket.h"
 #include "agent/workspace/WorkspaceFs.h"
 
+#include <QPointer>
 #include <QRegularExpression>
 
 namespace runbox::api {
+
+namespace {
+
+/// proxy::WorkspaceActivity over the light tier's LightService (activity counts, deletions).
+class LightActivity final : public proxy::WorkspaceActivity {
+public:
+    LightActivity(LightService* light, QObject* parent)
+        : proxy::WorkspaceActivity(parent), m_light(light) {
+        connect(light, &LightService::workspaceRemoved, this,
+                &proxy::WorkspaceActivity::workspaceRemoved);
+    }
+    void begin(const QString& workspaceId) override {
+        if (m_light)
+            m_light->beginActivity(workspaceId);
+    }
+    void end(const QString& workspaceId) override {
+        if (m_light)
+            m_light->endActivity(workspaceId);
+    }
+
+private:
+    QPointer<LightService> m_light;
+};
+
+} // namespace
 
 ProxyRoutes::ProxyRoutes(AgentContext* context, QObject* parent)
     : QObject(parent), m_context(context) {}
@@ -47,7 +73,7 @@ void ProxyRoutes::handle(http::HttpExchange* ex, const Principal& who, const Pat
         if (req.header("upgrade").toLower().indexOf("websocket") < 0)
             return ex->replyError(501, QStringLiteral("upgrade_unsupported"),
                                   QStringLiteral("the port proxy relays WebSocket upgrades only"));
-        if (auto err = WebSocketRelay::checkRequest(req))
+        if (auto err = proxy::WebSocketRelay::checkRequest(req))
             return ex->replyError(*err);
     }
     // The rest of the raw path, as sent (still percent-encoded): the workspace decodes it.
@@ -60,17 +86,23 @@ void ProxyRoutes::handle(http::HttpExchange* ex, const Principal& who, const Pat
     if (!req.rawQuery.isEmpty() || req.rawTarget.contains('?'))
         target += '?' + req.rawQuery;
     ApiError error;
-    const int fd = WorkspaceSocket::connect(ws->fs->rootFd(), *ws->uid, port, &error);
+    const int fd = proxy::WorkspaceSocket::connect(ws->fs->rootFd(), *ws->uid, port, &error);
     if (fd < 0)
         return ex->replyError(error);
     const QByteArray prefix = "/v1/workspaces/" + id.toLatin1() + "/proxy/" + portText.toLatin1();
     if (upgrade) {
-        auto* relay = new WebSocketRelay(ex, m_context->light, id, fd, target, prefix, this);
+        auto* relay = new proxy::WebSocketRelay(ex, activity(), id, fd, target, prefix, this);
         relay->start();
         return;
     }
-    auto* session = new ProxySession(ex, m_context->light, id, fd, target, prefix, this);
+    auto* session = new proxy::ProxySession(ex, activity(), id, fd, target, prefix, this);
     session->start();
+}
+
+proxy::WorkspaceActivity* ProxyRoutes::activity() {
+    if (!m_activity)
+        m_activity = new LightActivity(m_context->light, this);
+    return m_activity;
 }
 
 } // namespace runbox::api

@@ -2,6 +2,7 @@
 
 #include "agent/api/AgentContext.h"
 #include "agent/api/Router.h"
+#include "agent/proxy/WorkspaceActivity.h"
 
 #include <QObject>
 
@@ -11,7 +12,7 @@ namespace runbox::api {
 /// `GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS /v1/workspaces/{id}/proxy/{port}/{path...}` forwards
 /// the request to `~/.runbox/proxy/{port}.sock` in the workspace's home (WorkspaceSocket: no
 /// link followed, a socket owned by the workspace uid, peer credentials checked once connected)
-/// as `/{path}?{query}`, and streams the response back (ProxySession; SSE included). Every
+/// as `/{path}?{query}`, and streams the response back (proxy::ProxySession; SSE included). Every
 /// request, including each one on a kept-alive connection, has passed ApiService's signature
 /// check before it gets here; the workspace's token or the agent token may use it.
 ///
@@ -27,8 +28,11 @@ public:
 
 private:
     void handle(http::HttpExchange* ex, const Principal& who, const PathParams& params);
+    /// The light tier as the proxy sessions see it (m_context->light must be set).
+    proxy::WorkspaceActivity* activity();
 
     AgentContext* m_context;
+    proxy::WorkspaceActivity* m_activity = nullptr; ///< over m_context->light, made on first use
 };
 
 } // namespace runbox::api

@@ -1,10 +1,10 @@
 #pragma once
 
+#include "agent/http/HttpParser.h"
+
 #include <QByteArray>
 #include <QList>
 #include <QString>
-
-#include <http_parser.h>
 
 namespace runbox::egress {
 
@@ -30,10 +30,10 @@ struct ProxyRequestHead {
     QList<QByteArray> values(QByteArrayView name) const;
 };
 
-/// Incremental HTTP/1.x request parser for the egress gateway, built on Debian's http-parser
-/// (nodejs/http-parser 2.9). It stops after the head so the gateway can decide before reading
-/// any body, then yields the body de-chunked, and stops after the first message: the gateway
-/// serves one request per connection (CONNECT, or one absolute-form request).
+/// Incremental HTTP/1.x request parser for the egress gateway, over the agent's one
+/// http-parser wrapper (http::HttpParser). It stops after the head so the gateway can decide before
+/// reading any body, then yields the body de-chunked, and stops after the first message: the
+/// gateway serves one request per connection (CONNECT, or one absolute-form request).
 class ProxyRequestParser final {
 public:
     enum class State { Head, Body, Complete, Error };
@@ -57,18 +57,9 @@ public:
     bool headTooLarge() const { return m_headTooLarge; }
 
 private:
-    static int onUrl(http_parser* parser, const char* at, size_t length);
-    static int onHeaderField(http_parser* parser, const char* at, size_t length);
-    static int onHeaderValue(http_parser* parser, const char* at, size_t length);
-    static int onHeadersComplete(http_parser* parser);
-    static int onBody(http_parser* parser, const char* at, size_t length);
-    static int onMessageComplete(http_parser* parser);
-
-    http_parser m_parser;
-    http_parser_settings m_settings;
+    http::HttpParser m_parser;
     qsizetype m_maxHeadBytes;
     qsizetype m_headBytes = 0;
-    bool m_lastWasValue = false;
     State m_state = State::Head;
     ProxyRequestHead m_head;
     QByteArray* m_bodyOut = nullptr;

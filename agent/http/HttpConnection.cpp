@@ -9,19 +9,11 @@
 namespace runbox::http {
 
 namespace {
-HttpConnection* self(http_parser* p) {
-    return static_cast<HttpConnection*>(p->data);
-}
-
 /// Largest read from Qt's socket buffer at once; also what Qt buffers before it stops reading
 /// the kernel socket while a streamed body waits for its consumer.
 constexpr qint64 kSocketReadBufferBytes = 256 * 1024;
 
-/// Callback return value for a body over the limit. Not 1 or 2: from on_headers_complete
-/// http-parser reads those as "skip the body" / "upgrade" and would dispatch the request with an
-/// empty body, then parse the body bytes as the next request. Any other non-zero value is
-/// HPE_CB_headers_complete / HPE_CB_body, reported as 413 by parseBuffered().
-constexpr int kRefuseBody = 3;
+using Next = HttpParser::Next;
 
 /// The refusal of a transfer coding other than exactly `chunked` (RFC 9112 §6.1).
 ApiError unsupportedCodingError() {
@@ -41,19 +33,14 @@ HttpConnection::HttpConnection(QTcpSocket* socket, RequestHandler* handler,
                                const HttpLimits& limits, QObject* parent,
                                std::shared_ptr<RequestBudget> budget)
     : QObject(parent), m_socket(socket), m_handler(handler), m_limits(limits),
+      m_parser(HttpParser::Mode::Request, limits.maxHeaderBytes,
+               {[this] { onMessageBegin(); },
+                [this](HttpParser::Head& head) { return onHeadComplete(head); },
+                [this](const char* at, qsizetype len) { return onBody(at, len); },
+                [this] { return onMessageComplete(); }}),
       m_scanner(limits.maxHeaderBytes), m_budget(std::move(budget)) {
     socket->setParent(this);
     socket->setReadBufferSize(kSocketReadBufferBytes);
-    http_parser_init(&m_parser, HTTP_REQUEST);
-    m_parser.data = this;
-    http_parser_settings_init(&m_settings);
-    m_settings.on_message_begin = &HttpConnection::onMessageBegin;
-    m_settings.on_url = &HttpConnection::onUrl;
-    m_settings.on_header_field = &HttpConnection::onHeaderField;
-    m_settings.on_header_value = &HttpConnection::onHeaderValue;
-    m_settings.on_headers_complete = &HttpConnection::onHeadersComplete;
-    m_settings.on_body = &HttpConnection::onBody;
-    m_settings.on_message_complete = &HttpConnection::onMessageComplete;
 
     m_timer.setSingleShot(true);
     connect(&m_timer, &QTimer::timeout, this, &HttpConnection::onTimeout);
@@ -76,81 +63,45 @@ HttpConnection::~HttpConnection() {
         m_exchange->markClientGone();
 }
 
-int HttpConnection::onMessageBegin(http_parser* p) {
-    HttpConnection* c = self(p);
-    c->m_current = HttpRequest{};
-    c->m_current.peer =
-        c->m_socket->peerAddress().toString() + ':' + QString::number(c->m_socket->peerPort());
-    c->m_headerField.clear();
-    c->m_headerValue.clear();
-    c->m_lastWasValue = false;
-    c->m_headerBytes = 0;
-    c->m_inMessage = true;
-    c->m_headComplete = false;
-    c->m_timer.start(int(c->m_limits.headerTimeoutMs));
-    return 0;
+void HttpConnection::onMessageBegin() {
+    m_current = HttpRequest{};
+    m_current.peer =
+        m_socket->peerAddress().toString() + ':' + QString::number(m_socket->peerPort());
+    m_inMessage = true;
+    m_headComplete = false;
+    m_timer.start(int(m_limits.headerTimeoutMs));
 }
 
-int HttpConnection::onUrl(http_parser* p, const char* at, size_t len) {
-    HttpConnection* c = self(p);
-    if (!c->countHeaderBytes(len))
-        return 1;
-    c->m_current.rawTarget.append(at, qsizetype(len));
-    return 0;
-}
-
-int HttpConnection::onHeaderField(http_parser* p, const char* at, size_t len) {
-    HttpConnection* c = self(p);
-    if (!c->countHeaderBytes(len))
-        return 1;
-    if (c->m_lastWasValue) {
-        c->m_current.headers.append({c->m_headerField.toLower(), c->m_headerValue.trimmed()});
-        c->m_headerField.clear();
-        c->m_headerValue.clear();
-        c->m_lastWasValue = false;
-    }
-    c->m_headerField.append(at, qsizetype(len));
-    return 0;
-}
-
-int HttpConnection::onHeaderValue(http_parser* p, const char* at, size_t len) {
-    HttpConnection* c = self(p);
-    if (!c->countHeaderBytes(len))
-        return 1;
-    c->m_headerValue.append(at, qsizetype(len));
-    c->m_lastWasValue = true;
-    return 0;
-}
-
-int HttpConnection::onHeadersComplete(http_parser* p) {
-    HttpConnection* c = self(p);
-    if (c->m_lastWasValue || !c->m_headerField.isEmpty())
-        c->m_current.headers.append({c->m_headerField.toLower(), c->m_headerValue.trimmed()});
-    HttpRequest& r = c->m_current;
-    r.method = http_method_str(http_method(p->method));
+Next HttpConnection::onHeadComplete(HttpParser::Head& head) {
+    HttpRequest& r = m_current;
+    r.rawTarget = std::move(head.target);
+    r.headers.reserve(head.headers.size());
+    for (const auto& [name, value] : std::as_const(head.headers))
+        r.headers.append({name.toLower(), value.trimmed()});
+    r.method = head.method;
     const qsizetype q = r.rawTarget.indexOf('?');
     r.rawPath = q < 0 ? r.rawTarget : r.rawTarget.left(q);
     r.rawQuery = q < 0 ? QByteArray() : r.rawTarget.mid(q + 1);
-    c->m_keepAlive = http_should_keep_alive(p) != 0;
-    c->m_headComplete = true;
-    c->m_timer.start(int(c->m_limits.bodyStallTimeoutMs));
-    if (auto refusal = c->admitHead(p)) {
-        c->m_headError = std::move(refusal);
-        return kRefuseBody; // answered by parseBuffered()
+    m_keepAlive = head.keepAlive;
+    m_headComplete = true;
+    m_timer.start(int(m_limits.bodyStallTimeoutMs));
+    if (auto refusal = admitHead(head)) {
+        m_headError = std::move(refusal);
+        return Next::Refuse; // answered by parseBuffered()
     }
-    if (c->m_streamBody) {
+    if (m_streamBody) {
         // Dispatch before the first body byte: the handler decides (auth, quotas) first.
-        c->m_headPending = true;
-        http_parser_pause(p, 1);
-        return 0;
+        m_headPending = true;
+        return Next::Pause;
     }
     // RFC 9110 §10.1.1: the body is wanted, tell a client that waits for it.
-    if (p->http_major == 1 && p->http_minor >= 1 && r.header("expect").toLower() == "100-continue")
-        c->m_socket->write("HTTP/1.1 100 Continue\r\n\r\n");
-    return 0;
+    if (head.versionMajor == 1 && head.versionMinor >= 1 &&
+        r.header("expect").toLower() == "100-continue")
+        m_socket->write("HTTP/1.1 100 Continue\r\n\r\n");
+    return Next::Continue;
 }
 
-std::optional<ApiError> HttpConnection::admitHead(http_parser* p) {
+std::optional<ApiError> HttpConnection::admitHead(const HttpParser::Head& head) {
     const HttpRequest& r = m_current;
     // RFC 9112 §6.1: the only transfer coding we implement is chunked, alone (no gzip, no
     // list, no repeated field); anything else is 501 rather than a body read a different way.
@@ -164,51 +115,48 @@ std::optional<ApiError> HttpConnection::admitHead(http_parser* p) {
         m_streamBody = true;
         return std::nullopt;
     }
-    const bool declared = p->content_length != ULLONG_MAX;
-    if (declared && qint64(p->content_length) > m_limits.maxBodyBytes)
+    const bool declared = head.contentLength != ULLONG_MAX;
+    if (declared && qint64(head.contentLength) > m_limits.maxBodyBytes)
         return ApiError{413, QStringLiteral("body_too_large"),
                         QStringLiteral("request body exceeds %1 bytes").arg(m_limits.maxBodyBytes)};
-    if (declared && p->content_length > 0) {
-        if (!m_budget.grow(qint64(p->content_length)))
+    if (declared && head.contentLength > 0) {
+        if (!m_budget.grow(qint64(head.contentLength)))
             return busyError();
         m_bodyReserved = true;
-        m_current.body.reserve(qsizetype(p->content_length)); // no growth beyond what is held
+        m_current.body.reserve(qsizetype(head.contentLength)); // no growth beyond what is held
     }
     return std::nullopt;
 }
 
-int HttpConnection::onBody(http_parser* p, const char* at, size_t len) {
-    HttpConnection* c = self(p);
-    if (c->m_streamBody) {
-        if (c->m_exchange)
-            c->m_exchange->appendBody(c->m_input, at, qsizetype(len));
-        else if (c->m_draining && (c->m_drainLeft -= qint64(len)) < 0)
-            return kRefuseBody; // drained enough: parseBuffered() closes
-        return 0;
+Next HttpConnection::onBody(const char* at, qsizetype len) {
+    if (m_streamBody) {
+        if (m_exchange)
+            m_exchange->appendBody(m_input, at, len);
+        else if (m_draining && (m_drainLeft -= qint64(len)) < 0)
+            return Next::Refuse; // drained enough: parseBuffered() closes
+        return Next::Continue;
     }
-    if (c->m_current.body.size() + qint64(len) > c->m_limits.maxBodyBytes)
-        return kRefuseBody;
-    if (!c->m_bodyReserved && !c->m_budget.grow(qint64(len))) { // chunked: held as it comes
-        c->m_headError = busyError();
-        return kRefuseBody;
+    if (m_current.body.size() + qint64(len) > m_limits.maxBodyBytes)
+        return Next::Refuse;                              // 413 (HPE_CB_body)
+    if (!m_bodyReserved && !m_budget.grow(qint64(len))) { // chunked: held as it comes
+        m_headError = busyError();
+        return Next::Refuse;
     }
-    c->m_current.body.append(at, qsizetype(len));
-    return 0;
+    m_current.body.append(at, len);
+    return Next::Continue;
 }
 
-int HttpConnection::onMessageComplete(http_parser* p) {
-    HttpConnection* c = self(p);
-    c->m_inMessage = false;
-    c->m_timer.stop();
-    if (c->m_streamBody) {
-        c->m_streamBody = false; // already dispatched; its exchange learns it in parseBuffered
-        if (c->m_exchange)
-            c->m_exchange->markBodyComplete();
+Next HttpConnection::onMessageComplete() {
+    m_inMessage = false;
+    m_timer.stop();
+    if (m_streamBody) {
+        m_streamBody = false; // already dispatched; its exchange learns it in parseBuffered
+        if (m_exchange)
+            m_exchange->markBodyComplete();
     } else {
-        c->m_messageReady = true;
+        m_messageReady = true;
     }
-    http_parser_pause(p, 1); // one request at a time: the rest waits in m_input
-    return 0;
+    return Next::Pause; // one request at a time: the rest waits in m_input
 }
 
 void HttpConnection::readFromSocket() {
@@ -250,16 +198,14 @@ void HttpConnection::parseBuffered() {
         if (!scanHead())
             return;
         const bool feedingStream = m_streamBody && m_exchange;
-        const size_t n = http_parser_execute(&m_parser, &m_settings, m_input.constData(),
-                                             size_t(m_input.size()));
-        const http_errno err = HTTP_PARSER_ERRNO(&m_parser);
+        const qsizetype n = m_parser.feed(m_input.constData(), m_input.size());
+        const http_errno err = m_parser.error();
         if (m_draining && (err != HPE_OK && err != HPE_PAUSED)) {
             closeConnection(); // the answer is already out: no second one
             return;
         }
         if (err == HPE_PAUSED) {
-            consumeInput(qsizetype(n));
-            http_parser_pause(&m_parser, 0);
+            consumeInput(n);
         } else if (err != HPE_OK) {
             if (m_headError) { // a callback refused the head or the body (401, 413, 501, 503)
                 const ApiError refusal = *m_headError;
@@ -267,14 +213,13 @@ void HttpConnection::parseBuffered() {
                 failRequest(refusal);
                 return;
             }
-            // Callbacks return kRefuseBody for a body over the limit, 1 for an oversized head.
+            // Callbacks refuse a body over the limit; HttpParser stops an oversized head.
             const bool bodyTooLarge = err == HPE_CB_headers_complete || err == HPE_CB_body;
             if (bodyTooLarge)
                 failRequest(
                     413, QStringLiteral("body_too_large"),
                     QStringLiteral("request body exceeds %1 bytes").arg(m_limits.maxBodyBytes));
-            else if (err == HPE_CB_url || err == HPE_CB_header_field ||
-                     err == HPE_CB_header_value || err == HPE_HEADER_OVERFLOW)
+            else if (m_parser.headTooLarge())
                 failRequest(
                     431, QStringLiteral("headers_too_large"),
                     QStringLiteral("request head exceeds %1 bytes").arg(m_limits.maxHeaderBytes));
@@ -286,7 +231,7 @@ void HttpConnection::parseBuffered() {
                                 .arg(QString::fromLatin1(http_errno_description(err))));
             return;
         } else {
-            consumeInput(qsizetype(n));
+            consumeInput(n);
         }
         if (m_draining && !m_streamBody) { // the drained body ended: now close
             closeConnection();

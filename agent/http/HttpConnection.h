@@ -1,5 +1,6 @@
 #pragma once
 
+#include "agent/http/HttpParser.h"
 #include "agent/http/HttpRequest.h"
 #include "agent/http/RequestBudget.h"
 #include "agent/http/RequestHeadScanner.h"
@@ -8,8 +9,6 @@
 #include <QObject>
 #include <QPointer>
 #include <QTimer>
-
-#include <http_parser.h>
 
 #include <memory>
 #include <optional>
@@ -98,13 +97,10 @@ public:
     ~HttpConnection() override;
 
 private:
-    static int onMessageBegin(http_parser* p);
-    static int onUrl(http_parser* p, const char* at, size_t len);
-    static int onHeaderField(http_parser* p, const char* at, size_t len);
-    static int onHeaderValue(http_parser* p, const char* at, size_t len);
-    static int onHeadersComplete(http_parser* p);
-    static int onBody(http_parser* p, const char* at, size_t len);
-    static int onMessageComplete(http_parser* p);
+    void onMessageBegin();
+    HttpParser::Next onHeadComplete(HttpParser::Head& head);
+    HttpParser::Next onBody(const char* at, qsizetype len);
+    HttpParser::Next onMessageComplete();
 
     void readFromSocket();
     void parseBuffered();
@@ -112,11 +108,6 @@ private:
     /// reference only (the exchange may share these bytes; remove() would copy them first).
     void consumeInput(qsizetype n) {
         n >= m_input.size() ? m_input.clear() : void(m_input.remove(0, n));
-    }
-    /// Adds @p len bytes to the head's size; false once it exceeds maxHeaderBytes.
-    bool countHeaderBytes(size_t len) {
-        m_headerBytes += qint64(len);
-        return m_headerBytes <= m_limits.maxHeaderBytes;
     }
     /// True when buffered input may be fed to the parser now.
     bool canFeed() const;
@@ -131,7 +122,7 @@ private:
     /// Answers @p error (a 503 with `Retry-After: 1`) and closes the connection.
     void failRequest(const ApiError& error);
     /// Checks a complete head (transfer coding, handler, size, budget); the refusal or null.
-    std::optional<ApiError> admitHead(http_parser* p);
+    std::optional<ApiError> admitHead(const HttpParser::Head& head);
     /// Runs RequestHeadScanner over the head bytes at the start of m_input; false after
     /// answering a refused head.
     bool scanHead();
@@ -142,14 +133,9 @@ private:
     QTcpSocket* m_socket;
     RequestHandler* m_handler;
     HttpLimits m_limits;
-    http_parser m_parser{};
-    http_parser_settings m_settings{};
+    HttpParser m_parser;
     QByteArray m_input; ///< received bytes not yet fed to the parser
     HttpRequest m_current;
-    QByteArray m_headerField;
-    QByteArray m_headerValue;
-    bool m_lastWasValue = false;
-    qint64 m_headerBytes = 0;
     bool m_inMessage = false;
     bool m_headComplete = false;
     bool m_messageReady = false;

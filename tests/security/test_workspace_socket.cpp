@@ -1,7 +1,7 @@
 // WorkspaceSocket (the port proxy's way into a light workspace): a socket is reached only when it
 // is the workspace's own — a real socket, owned by its uid, through real directories, served by
 // a process of its uid. Needs root (it plays the workspace uid in a child).
-#include "agent/api/WorkspaceSocket.h"
+#include "agent/proxy/WorkspaceSocket.h"
 
 #include <QDir>
 #include <QTemporaryDir>
@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 using runbox::ApiError;
-using runbox::api::WorkspaceSocket;
+using runbox::proxy::WorkspaceSocket;
 
 namespace {
 

@@ -1,10 +1,10 @@
 // ByteRange and EntityTag: the Range / If-None-Match / If-Range rules of RFC 9110 §13–§14 as
 // the file API applies them (one range; anything the server may ignore selects the whole file).
-#include "agent/api/ByteRange.h"
+#include "agent/files/ByteRange.h"
 
 #include <QTest>
 
-using namespace runbox::api;
+using namespace runbox::files;
 using Kind = ByteRange::Kind;
 
 Q_DECLARE_METATYPE(ByteRange::Kind)

@@ -2,7 +2,7 @@
 // order whatever the pieces; the producer is held back above the high-water mark and called
 // back below it; a limit crossed, a bad chunk or a cancellation aborts the upload and leaves
 // nothing behind.
-#include "agent/api/UploadStream.h"
+#include "agent/files/UploadStream.h"
 #include "agent/workspace/WorkspaceFs.h"
 #include "shared/ChunkedUploadDecoder.h"
 #include "shared/Crypto.h"
@@ -17,7 +17,7 @@
 #include <QThreadPool>
 
 using namespace runbox;
-using namespace runbox::api;
+using namespace runbox::files;
 using namespace runbox::workspace;
 
 namespace {

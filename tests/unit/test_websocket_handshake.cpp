@@ -1,11 +1,11 @@
 // WebSocketRelay's handshake rules (RFC 6455 §4): the client request it accepts and the
 // Sec-WebSocket-Accept it expects from the workspace.
-#include "agent/api/WebSocketRelay.h"
+#include "agent/proxy/WebSocketRelay.h"
 
 #include <QtTest>
 
-using runbox::api::WebSocketRelay;
 using runbox::http::HttpRequest;
+using runbox::proxy::WebSocketRelay;
 
 namespace {
 HttpRequest request(const QList<QPair<QByteArray, QByteArray>>& headers,

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "agent/http/HttpExchange.h"
+#include "agent/proxy/WorkspaceActivity.h"
 #include "shared/ApiError.h"
 
 #include <QByteArray>
@@ -13,9 +14,7 @@
 class QLocalSocket;
 class QTcpSocket;
 
-namespace runbox::api {
-
-class LightService;
+namespace runbox::proxy {
 
 /// One WebSocket upgrade through the port proxy (docs/light-workspaces.md; RFC 6455 §4): the
 /// client's handshake is forwarded to the workspace's unix socket (without the agent's auth
@@ -43,7 +42,7 @@ public:
 
     /// @p socketFd: connected (WorkspaceSocket::connect), owned from here on. @p target: the
     /// origin-form target for the workspace. @p prefix: the public path prefix.
-    WebSocketRelay(http::HttpExchange* exchange, LightService* light, QString workspaceId,
+    WebSocketRelay(http::HttpExchange* exchange, WorkspaceActivity* light, QString workspaceId,
                    int socketFd, QByteArray target, QByteArray prefix, QObject* parent = nullptr);
     ~WebSocketRelay() override;
 
@@ -61,7 +60,7 @@ private:
     void finish();
 
     QPointer<http::HttpExchange> m_exchange;
-    QPointer<LightService> m_light;
+    QPointer<WorkspaceActivity> m_light;
     QString m_workspaceId;
     QByteArray m_key; ///< the client's Sec-WebSocket-Key
     QLocalSocket* m_upstream;
@@ -74,4 +73,4 @@ private:
     QTimer m_timer; ///< handshake bound, then the closing grace
 };
 
-} // namespace runbox::api
+} // namespace runbox::proxy

@@ -7,7 +7,7 @@
 #include <optional>
 #include <sys/types.h>
 
-namespace runbox::api {
+namespace runbox::proxy {
 
 /// The unix socket a light workspace's code listens on for the port proxy
 /// (docs/light-workspaces.md): `~/.runbox/proxy/<port>.sock` in its home.
@@ -31,4 +31,4 @@ public:
     static int connect(int homeFd, uid_t uid, int port, ApiError* error);
 };
 
-} // namespace runbox::api
+} // namespace runbox::proxy

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "agent/api/UploadLimits.h"
+#include "agent/files/UploadLimits.h"
 #include "agent/workspace/WorkspaceUpload.h"
 #include "shared/ApiError.h"
 
@@ -16,7 +16,7 @@ namespace runbox {
 class ChunkedUploadDecoder;
 }
 
-namespace runbox::api {
+namespace runbox::files {
 
 /// Moves one upload's body off the event loop: the event loop push()es the raw body pieces it
 /// reads from the connection; jobs on a thread pool decode them (a ChunkedUploadDecoder for a
@@ -76,4 +76,4 @@ private:
     std::shared_ptr<State> m_state;
 };
 
-} // namespace runbox::api
+} // namespace runbox::files

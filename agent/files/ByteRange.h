@@ -3,7 +3,7 @@
 #include <QByteArray>
 #include <QByteArrayView>
 
-namespace runbox::api {
+namespace runbox::files {
 
 /// The part of a file a GET sends, from its `Range` header (RFC 9110 §14.1–§14.2). Only one
 /// range is served: a header the server may ignore — another unit, a malformed value, several
@@ -38,4 +38,4 @@ struct EntityTag {
     static bool ifRangeMatches(QByteArrayView header, QByteArrayView etag);
 };
 
-} // namespace runbox::api
+} // namespace runbox::files

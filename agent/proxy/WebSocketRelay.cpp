@@ -1,13 +1,12 @@
-#include "agent/api/WebSocketRelay.h"
+#include "agent/proxy/WebSocketRelay.h"
 
-#include "agent/api/LightService.h"
-#include "agent/api/ProxyHeaders.h"
+#include "agent/proxy/ProxyHeaders.h"
 
 #include <QCryptographicHash>
 #include <QLocalSocket>
 #include <QTcpSocket>
 
-namespace runbox::api {
+namespace runbox::proxy {
 
 namespace {
 
@@ -54,7 +53,7 @@ QByteArray WebSocketRelay::acceptFor(const QByteArray& key) {
     return QCryptographicHash::hash(key + kGuid, QCryptographicHash::Sha1).toBase64();
 }
 
-WebSocketRelay::WebSocketRelay(http::HttpExchange* exchange, LightService* light,
+WebSocketRelay::WebSocketRelay(http::HttpExchange* exchange, WorkspaceActivity* light,
                                QString workspaceId, int socketFd, QByteArray target,
                                QByteArray prefix, QObject* parent)
     : QObject(parent), m_exchange(exchange), m_light(light), m_workspaceId(std::move(workspaceId)),
@@ -67,32 +66,22 @@ WebSocketRelay::WebSocketRelay(http::HttpExchange* exchange, LightService* light
 
 WebSocketRelay::~WebSocketRelay() {
     if (m_light)
-        m_light->endActivity(m_workspaceId);
+        m_light->end(m_workspaceId);
 }
 
 QByteArray WebSocketRelay::requestHead() const {
-    const http::HttpRequest& req = m_exchange->request();
-    const QList<QByteArray> listed = connectionTokens(req.headers);
-    QByteArray head = "GET " + m_target + " HTTP/1.1\r\n";
-    for (const auto& [name, value] : req.headers) {
-        const QByteArray lower = name.toLower();
-        if (isHopByHopHeader(lower) || listed.contains(lower) || isAgentOnlyRequestHeader(lower))
-            continue;
-        head += name + ": " + value + "\r\n";
-    }
-    const qsizetype colon = req.peer.lastIndexOf(QLatin1Char(':'));
-    head += "X-Forwarded-For: " + req.peer.left(colon).toLatin1() + "\r\n";
-    head += "X-Forwarded-Prefix: " + m_prefix + "\r\n";
+    const QByteArray head =
+        forwardedRequestHead(m_exchange->request(), "GET " + m_target + " HTTP/1.1", m_prefix);
     return head + "Upgrade: websocket\r\nConnection: Upgrade\r\n\r\n";
 }
 
 void WebSocketRelay::start() {
-    m_light->beginActivity(m_workspaceId);
+    m_light->begin(m_workspaceId);
     connect(m_exchange, &http::HttpExchange::clientGone, this, [this] {
         if (!m_relaying)
             finish();
     });
-    connect(m_light, &LightService::workspaceRemoved, this, [this](const QString& id) {
+    connect(m_light, &WorkspaceActivity::workspaceRemoved, this, [this](const QString& id) {
         if (id == m_workspaceId)
             fail(404, QStringLiteral("workspace_not_found"),
                  QStringLiteral("workspace %1 was deleted").arg(id));
@@ -280,4 +269,4 @@ void WebSocketRelay::finish() {
     deleteLater();
 }
 
-} // namespace runbox::api
+} // namespace runbox::proxy

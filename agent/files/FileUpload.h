@@ -1,6 +1,6 @@
 #pragma once
 
-#include "agent/api/UploadLimits.h"
+#include "agent/files/UploadLimits.h"
 #include "agent/http/HttpExchange.h"
 #include "agent/store/QuotaSettings.h"
 #include "agent/workspace/WorkspaceFs.h"
@@ -17,7 +17,7 @@ namespace runbox::execution {
 class ExecutionManager;
 }
 
-namespace runbox::api {
+namespace runbox::files {
 
 class UploadStream;
 
@@ -108,4 +108,4 @@ private:
     bool m_finished = false;
 };
 
-} // namespace runbox::api
+} // namespace runbox::files

@@ -1,4 +1,4 @@
-#include "agent/api/WorkspaceSocket.h"
+#include "agent/proxy/WorkspaceSocket.h"
 
 #include <QString>
 
@@ -11,7 +11,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-namespace runbox::api {
+namespace runbox::proxy {
 
 namespace {
 
@@ -125,4 +125,4 @@ int WorkspaceSocket::connect(int homeFd, uid_t uid, int port, ApiError* error) {
     return fd;
 }
 
-} // namespace runbox::api
+} // namespace runbox::proxy

@@ -1,10 +1,10 @@
-#include "agent/api/ByteRange.h"
+#include "agent/files/ByteRange.h"
 
 #include <QList>
 
 #include <limits>
 
-namespace runbox::api {
+namespace runbox::files {
 
 namespace {
 
@@ -116,4 +116,4 @@ bool EntityTag::ifRangeMatches(QByteArrayView header, QByteArrayView etag) {
     return value.startsWith('"') && !etag.startsWith("W/") && value == etag;
 }
 
-} // namespace runbox::api
+} // namespace runbox::files

@@ -1,4 +1,4 @@
-#include "agent/api/FileWork.h"
+#include "agent/files/FileWork.h"
 
 #include "agent/execution/ExecutionManager.h"
 #include "shared/Crypto.h"
@@ -7,7 +7,7 @@
 #include <QPointer>
 #include <QThreadPool>
 
-namespace runbox::api {
+namespace runbox::files {
 
 namespace {
 /// Posts @p fn to the event-loop thread (the application object outlives every request).
@@ -60,4 +60,4 @@ void FileWork::runLeased(execution::ExecutionManager* manager, const QString& wo
         });
 }
 
-} // namespace runbox::api
+} // namespace runbox::files

@@ -1,7 +1,7 @@
-#include "agent/api/FileUpload.h"
+#include "agent/files/FileUpload.h"
 
-#include "agent/api/FileWork.h"
-#include "agent/api/UploadStream.h"
+#include "agent/files/FileWork.h"
+#include "agent/files/UploadStream.h"
 #include "agent/workspace/WorkspaceUsage.h"
 #include "shared/ChunkedUploadDecoder.h"
 
@@ -11,7 +11,7 @@
 #include <algorithm>
 #include <optional>
 
-namespace runbox::api {
+namespace runbox::files {
 
 using workspace::FileInfo;
 using workspace::WorkspaceUpload;
@@ -225,4 +225,4 @@ void FileUpload::finish() {
     deleteLater();
 }
 
-} // namespace runbox::api
+} // namespace runbox::files

@@ -11,7 +11,7 @@ namespace runbox::execution {
 class ExecutionManager;
 }
 
-namespace runbox::api {
+namespace runbox::files {
 
 /// Runs file-API work off the event loop (a recursive delete, an fsync of a large upload or a
 /// usage walk must not stall other clients) and, for writes, under the workspace lease
@@ -32,4 +32,4 @@ public:
                           std::function<void()> done);
 };
 
-} // namespace runbox::api
+} // namespace runbox::files

@@ -6,7 +6,7 @@
 
 #include <optional>
 
-namespace runbox::api {
+namespace runbox::files {
 
 /// The size limits one upload runs under (quotas, agent/store/QuotaSettings.h: uploadMaxFileBytes,
 /// uploadMaxRequestBytes, maxWorkspaceBytes), in bytes of the file (decoded body), and the 413s
@@ -27,4 +27,4 @@ struct UploadLimits {
     static ApiError quotaExceeded(const QByteArray& path, qint64 maxWorkspaceBytes);
 };
 
-} // namespace runbox::api
+} // namespace runbox::files

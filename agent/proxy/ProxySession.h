@@ -1,6 +1,9 @@
 #pragma once
 
 #include "agent/http/HttpExchange.h"
+#include "agent/http/HttpParser.h"
+#include "agent/http/ResponseStream.h"
+#include "agent/proxy/WorkspaceActivity.h"
 
 #include <QByteArray>
 #include <QList>
@@ -9,13 +12,9 @@
 #include <QPointer>
 #include <QTimer>
 
-#include <http_parser.h>
-
 class QLocalSocket;
 
-namespace runbox::api {
-
-class LightService;
+namespace runbox::proxy {
 
 /// One request forwarded by the port proxy (docs/light-workspaces.md) to a light workspace's unix
 /// socket, and its response streamed back: the request goes out as HTTP/1.1 with
@@ -31,18 +30,15 @@ class ProxySession final : public QObject {
 public:
     /// @p socketFd: connected (WorkspaceSocket::connect), owned from here on. @p target: the
     /// origin-form target for the workspace ("/path?query"). @p prefix: the public path prefix.
-    ProxySession(http::HttpExchange* exchange, LightService* light, QString workspaceId,
+    ProxySession(http::HttpExchange* exchange, WorkspaceActivity* light, QString workspaceId,
                  int socketFd, QByteArray target, QByteArray prefix, QObject* parent = nullptr);
     ~ProxySession() override;
 
     void start();
 
 private:
-    static int onHeaderField(http_parser* p, const char* at, size_t len);
-    static int onHeaderValue(http_parser* p, const char* at, size_t len);
-    static int onHeadersComplete(http_parser* p);
-    static int onBody(http_parser* p, const char* at, size_t len);
-    static int onMessageComplete(http_parser* p);
+    /// The workspace's response head: relayed, or refused (502).
+    http::HttpParser::Next onHeadComplete(const http::HttpParser::Head& head);
 
     QByteArray requestHead() const;
     void onUpstreamData();
@@ -52,21 +48,16 @@ private:
     void finish();
 
     QPointer<http::HttpExchange> m_exchange;
-    LightService* m_light;
+    QPointer<WorkspaceActivity> m_light;
     QString m_workspaceId;
     QLocalSocket* m_upstream;
     QByteArray m_target, m_prefix;
-    http_parser m_parser{};
-    http_parser_settings m_settings{};
-    QList<QPair<QByteArray, QByteArray>> m_headers; ///< upstream response headers
-    QByteArray m_field, m_value;
-    bool m_lastWasValue = false;
-    qint64 m_headBytes = 0;
+    http::HttpParser m_parser;      ///< the workspace's response
+    http::ResponseStream* m_stream; ///< backpressure: pauses reading from the workspace
     bool m_headDone = false;
     bool m_chunked = false; ///< the client response is a chunked stream
-    bool m_paused = false;
     bool m_done = false;
     QTimer m_headTimer;
 };
 
-} // namespace runbox::api
+} // namespace runbox::proxy

@@ -1,30 +1,29 @@
-#include "agent/api/FileDownload.h"
+#include "agent/files/FileDownload.h"
 
 #include <algorithm>
 
-namespace runbox::api {
+namespace runbox::files {
 
 FileDownload::FileDownload(http::HttpExchange* exchange,
                            std::shared_ptr<const workspace::WorkspaceFs> fs,
                            workspace::ReadHandle handle, qint64 first, qint64 length,
                            QObject* parent)
-    : QObject(parent), m_exchange(exchange), m_fs(std::move(fs)), m_handle(std::move(handle)),
-      m_offset(first), m_remaining(length) {
-    connect(exchange, &http::HttpExchange::writable, this, &FileDownload::pump);
+    : QObject(parent), m_exchange(exchange),
+      m_stream(new http::ResponseStream(exchange, {kHighWaterBytes, kHighWaterBytes}, this)),
+      m_fs(std::move(fs)), m_handle(std::move(handle)), m_offset(first), m_remaining(length) {
+    m_stream->setPump([this] { pumpOnce(); });
     connect(exchange, &http::HttpExchange::clientGone, this, &FileDownload::deleteLater);
     connect(exchange, &QObject::destroyed, this, &FileDownload::deleteLater);
 }
 
 void FileDownload::start() {
-    pump();
+    m_stream->pump();
 }
 
-void FileDownload::pump() {
-    if (m_pumping || m_ended)
+void FileDownload::pumpOnce() {
+    if (m_ended)
         return;
-    m_pumping = true; // writeFixed() may flush and emit writable() re-entrantly
-    while (m_exchange && !m_exchange->isClientGone() && m_remaining > 0 &&
-           m_exchange->pendingBytes() < kHighWaterBytes) {
+    while (m_exchange && !m_exchange->isClientGone() && m_remaining > 0 && m_stream->hasRoom()) {
         QByteArray block(std::min(m_remaining, kBlockBytes), Qt::Uninitialized);
         const qint64 n = m_handle.readAt(m_offset, block.data(), block.size());
         if (n <= 0) { // shrank or failed: endFixed() closes the connection on a short body
@@ -36,7 +35,6 @@ void FileDownload::pump() {
         m_remaining -= n;
         m_exchange->writeFixed(block);
     }
-    m_pumping = false;
     if (m_remaining <= 0 || !m_exchange || m_exchange->isClientGone())
         end();
 }
@@ -53,4 +51,4 @@ void FileDownload::end() {
     deleteLater();
 }
 
-} // namespace runbox::api
+} // namespace runbox::files

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "agent/http/HttpExchange.h"
+#include "agent/http/ResponseStream.h"
 #include "agent/workspace/WorkspaceFs.h"
 
 #include <QObject>
@@ -8,11 +9,11 @@
 
 #include <memory>
 
-namespace runbox::api {
+namespace runbox::files {
 
 /// Streams bytes [first, first + length) of an open workspace file into a response started with
 /// HttpExchange::beginFixed(): pread(2) in blocks of kBlockBytes while less than
-/// kHighWaterBytes wait in the socket, resuming on HttpExchange::writable(), so memory stays
+/// kHighWaterBytes wait in the socket, resuming below it (http::ResponseStream), so memory stays
 /// flat whatever the file size and however slow the client. The length is fixed at open time
 /// (fstat): a file that grows meanwhile is sent up to that length; one that shrinks ends the
 /// response short and the connection is closed. Deletes itself at the end or when the client
@@ -33,16 +34,17 @@ public:
     void start();
 
 private:
-    void pump();
+    /// One round of the pump (http::ResponseStream::pump: re-entrancy safe).
+    void pumpOnce();
     void end();
 
     QPointer<http::HttpExchange> m_exchange;
+    http::ResponseStream* m_stream; ///< backpressure and pump (writes go through m_exchange)
     std::shared_ptr<const workspace::WorkspaceFs> m_fs;
     workspace::ReadHandle m_handle;
     qint64 m_offset;
     qint64 m_remaining;
-    bool m_pumping = false;
     bool m_ended = false;
 };
 
-} // namespace runbox::api
+} // namespace runbox::files

@@ -1,10 +1,12 @@
 #pragma once
 
+#include "agent/http/HttpRequest.h"
+
 #include <QByteArray>
 #include <QList>
 #include <QPair>
 
-namespace runbox::api {
+namespace runbox::proxy {
 
 /// Hop-by-hop (RFC 9110 §7.6.1) and framing headers, never relayed by the port proxy in either
 /// direction (@p lowerName in lower case).
@@ -34,4 +36,24 @@ inline bool isAgentOnlyRequestHeader(const QByteArray& lowerName) {
            lowerName == "expect" || lowerName.startsWith("x-forwarded-");
 }
 
-} // namespace runbox::api
+/// The head of a request forwarded to a workspace, without its final empty line:
+/// @p requestLine ("GET /path HTTP/1.1"), the client's end-to-end headers (no hop-by-hop,
+/// Connection-listed or agent-only header), then `X-Forwarded-For` (the client's address) and
+/// `X-Forwarded-Prefix: @p prefix` (the public path prefix).
+inline QByteArray forwardedRequestHead(const http::HttpRequest& req, const QByteArray& requestLine,
+                                       const QByteArray& prefix) {
+    const QList<QByteArray> listed = connectionTokens(req.headers);
+    QByteArray head = requestLine + "\r\n";
+    for (const auto& [name, value] : req.headers) {
+        const QByteArray lower = name.toLower();
+        if (isHopByHopHeader(lower) || listed.contains(lower) || isAgentOnlyRequestHeader(lower))
+            continue;
+        head += name + ": " + value + "\r\n";
+    }
+    const qsizetype colon = req.peer.lastIndexOf(QLatin1Char(':'));
+    head += "X-Forwarded-For: " + req.peer.left(colon).toLatin1() + "\r\n";
+    head += "X-Forwarded-Prefix: " + prefix + "\r\n";
+    return head;
+}
+
+} // namespace runbox::proxy

@@ -1,8 +1,8 @@
-#include "agent/api/UploadLimits.h"
+#include "agent/files/UploadLimits.h"
 
 #include <QString>
 
-namespace runbox::api {
+namespace runbox::files {
 
 std::optional<ApiError> UploadLimits::check(qint64 totalBytes) const {
     if (fileLimit > 0 && totalBytes > fileLimit)
@@ -28,4 +28,4 @@ ApiError UploadLimits::quotaExceeded(const QByteArray& path, qint64 maxWorkspace
                         .arg(maxWorkspaceBytes)};
 }
 
-} // namespace runbox::api
+} // namespace runbox::files

@@ -1,4 +1,4 @@
-#include "agent/api/UploadStream.h"
+#include "agent/files/UploadStream.h"
 
 #include "shared/ChunkedUploadDecoder.h"
 
@@ -11,7 +11,7 @@
 #include <functional>
 #include <mutex>
 
-namespace runbox::api {
+namespace runbox::files {
 
 /// Shared by the stream (event-loop thread) and its jobs (pool threads). The queue and flags are
 /// under the mutex; upload and decoder belong to the one running job (or, when none runs, to
@@ -192,4 +192,4 @@ void UploadStream::runJob(std::shared_ptr<State> s) {
     }
 }
 
-} // namespace runbox::api
+} // namespace runbox::files
