@@ -4,6 +4,7 @@
 // The launch runs /bin/sh in place of bwrap, writing what bwrap (fd 4) and the helper (fd 5)
 // would write.
 #include "agent/execution/ExecutionRunner.h"
+#include "agent/execution/ExecutionStream.h"
 
 #include <QDeadlineTimer>
 #include <QTest>
@@ -30,16 +31,15 @@ class TestExecutionRunnerSetupStatus final : public QObject {
         bool released = false;
         options.beforeExitEvent = [&released] { released = true; };
         ExecutionRunner runner(launch, options);
-        QList<QJsonObject> events;
-        connect(&runner, &ExecutionRunner::event, &runner, [&](const QJsonObject& e) {
-            if (e.value("type").toString() == "exit" && !released)
+        ExecutionStream stream(&runner, {options.executionId, {}, 0, {}});
+        connect(&stream, &ExecutionStream::finished, &runner, [&](const ExecutionResult&) {
+            if (!released)
                 qWarning("exit event before beforeExitEvent");
-            events.append(e);
         });
         std::optional<ExecutionResult> result;
         connect(&runner, &ExecutionRunner::finished, &runner,
                 [&result](const ExecutionResult& r) { result = r; });
-        runner.start();
+        stream.start();
         QDeadlineTimer deadline(20000);
         while (!result && !deadline.hasExpired())
             QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
