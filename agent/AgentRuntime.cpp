@@ -2,6 +2,7 @@
 
 #include "agent/api/ApiService.h"
 #include "agent/api/LightService.h"
+#include "agent/api/LightTier.h"
 #include "agent/config/ConfigText.h"
 #include "agent/config/StateDir.h"
 #include "agent/egress/EgressDecisionStore.h"
@@ -11,6 +12,7 @@
 #include "agent/egress/HostsFileResolver.h"
 #include "agent/egress/NetworkPolicyStore.h"
 #include "agent/execution/ExecutionManager.h"
+#include "agent/execution/strong/StrongTier.h"
 #include "agent/http/HttpServer.h"
 #include "agent/light/UidSweeper.h"
 #include "agent/npu/NpuService.h"
@@ -198,6 +200,15 @@ int AgentRuntime::start(const QStringList& args) {
     deps.rAvailable = m_context.rAvailable;
     m_manager = std::make_unique<execution::ExecutionManager>(deps);
     m_context.manager = m_manager.get();
+    m_manager->addTier(std::make_unique<execution::StrongTier>(
+        &m_manager->planner(), &m_context.host,
+        [this]() -> std::optional<ApiError> {
+            if (m_context.sandboxReady())
+                return std::nullopt;
+            return ApiError{503, QStringLiteral("sandbox_unavailable"),
+                            m_context.unavailableReason()};
+        },
+        m_context.config.setupTimeoutMs));
     startNpu();
     if (const int lost = m_manager->recover(); lost > 0)
         logLine(QStringLiteral("warning: %1 execution(s) of a previous run were marked lost")
@@ -208,7 +219,7 @@ int AgentRuntime::start(const QStringList& args) {
 
     m_light = std::make_unique<api::LightService>(&m_context);
     m_context.light = m_light.get();
-    m_manager->setLightBackends(m_light->runFactory());
+    m_manager->addTier(std::make_unique<api::LightTier>(m_light.get(), m_workspaces.get()));
     m_api = std::make_unique<api::ApiService>(&m_context);
     http::HttpLimits limits;
     limits.maxBodyBytes = m_context.config.maxRequestBodyBytes;

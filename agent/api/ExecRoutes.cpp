@@ -1,13 +1,9 @@
 #include "agent/api/ExecRoutes.h"
 
 #include "agent/api/ApiService.h"
-#include "agent/api/LightExecSession.h"
-#include "agent/api/LightService.h"
 #include "agent/api/NpuSelection.h"
 #include "agent/api/SyncExecSession.h"
 #include "agent/execution/ExecutionManager.h"
-#include "agent/npu/NpuService.h"
-#include "agent/npu/NpuStage.h"
 #include "shared/Crypto.h"
 
 #include <QDateTime>
@@ -53,15 +49,12 @@ void ExecRoutes::handleExec(http::HttpExchange* ex, const Principal& who, const 
     execution::ExecRequest req;
     if (auto err = execution::ExecRequest::parse(body, manager->limits(), &req))
         return ex->replyError(*err);
-    if (ws->isLight()) {
-        if (req.hasFeature(npu::NpuStage::kField))
-            return ex->replyError(400, QStringLiteral("npu_unavailable"),
-                                  QStringLiteral("light workspaces have no NPU passthrough"));
-        return handleLightExec(ex, *ws, std::move(req));
-    }
-    if (!m_context->sandboxReady())
-        return ex->replyError(503, QStringLiteral("sandbox_unavailable"),
-                              m_context->unavailableReason());
+    ApiError noTier;
+    execution::IsolationTier* tier = manager->tierOf(*ws, &noTier);
+    if (!tier)
+        return ex->replyError(noTier);
+    if (auto err = tier->validate(req, *ws))
+        return ex->replyError(*err);
     resolveNpuDevices(m_context, ex, std::move(req),
                       [this, wsId](http::HttpExchange* exchange, execution::ExecRequest r) {
                           startSession(exchange, wsId, std::move(r));
@@ -75,59 +68,33 @@ void ExecRoutes::startSession(http::HttpExchange* ex, const QString& wsId,
         return ex->replyError(404, QStringLiteral("workspace_not_found"),
                               QStringLiteral("no workspace %1").arg(wsId));
     execution::ExecutionManager* manager = m_context->manager;
+    ApiError noTier;
+    execution::IsolationTier* tier = manager->tierOf(*ws, &noTier);
+    if (!tier)
+        return ex->replyError(noTier);
     if (!req.executionId.isEmpty() && !claimExecutionId(req.executionId))
         return ex->replyError(
             409, QStringLiteral("duplicate_execution_id"),
             QStringLiteral("executionId %1 was used in the last 60 s").arg(req.executionId));
-    execution::LaunchContext context;
-    context.executionId =
+    execution::TierLaunch launch;
+    launch.executionId =
         req.executionId.isEmpty()
             ? QStringLiteral("x") + QString::fromLatin1(crypto::randomBytes(8).toHex())
             : req.executionId;
-    context.workspaceId = wsId;
-    context.workspaceDir = ws->directory;
-    context.workspaceUid = ws->uid;
-    context.epoch = manager->currentEpoch(req);
-    context.request = std::move(req);
-    auto* session = new SyncExecSession(ex, manager, std::move(context), ws->fs,
-                                        m_context->config.setupTimeoutMs, this);
+    launch.workspaceId = wsId;
+    launch.workspaceDir = ws->directory;
+    launch.workspaceUid = ws->uid;
+    launch.fs = ws->fs;
+    launch.epoch = manager->currentEpoch(req);
+    launch.request = std::move(req);
+    auto* session = new SyncExecSession(ex, manager, tier, std::move(launch), this);
     m_sessions.insert(session);
     connect(session, &QObject::destroyed, this, [this, session] { m_sessions.remove(session); });
     session->start();
 }
 
-void ExecRoutes::handleLightExec(http::HttpExchange* ex, const workspace::Workspace& ws,
-                                 execution::ExecRequest req) {
-    if (!m_context->light || !m_context->light->available())
-        return ex->replyError(503, QStringLiteral("light_unavailable"),
-                              m_context->light ? m_context->light->availability().reason
-                                               : QStringLiteral("light workspaces not started"));
-    if (!req.executionId.isEmpty() && !claimExecutionId(req.executionId))
-        return ex->replyError(
-            409, QStringLiteral("duplicate_execution_id"),
-            QStringLiteral("executionId %1 was used in the last 60 s").arg(req.executionId));
-    LightExecSession::Options options;
-    options.executionId =
-        req.executionId.isEmpty()
-            ? QStringLiteral("x") + QString::fromLatin1(crypto::randomBytes(8).toHex())
-            : req.executionId;
-    options.workspaceId = ws.id;
-    options.request = std::move(req);
-    options.fs = ws.fs;
-    auto* session = new LightExecSession(ex, m_context->light, std::move(options), this);
-    if (auto err = session->start()) {
-        delete session;
-        return ex->replyError(*err);
-    }
-    m_lightSessions.insert(session);
-    connect(session, &QObject::destroyed, this,
-            [this, session] { m_lightSessions.remove(session); });
-}
-
 void ExecRoutes::stopAll() {
     for (SyncExecSession* s : std::as_const(m_sessions))
-        s->stop(QStringLiteral("the agent is shutting down"));
-    for (LightExecSession* s : std::as_const(m_lightSessions))
         s->stop(QStringLiteral("the agent is shutting down"));
 }
 

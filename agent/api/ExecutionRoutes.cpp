@@ -1,14 +1,12 @@
 #include "agent/api/ExecutionRoutes.h"
 
 #include "agent/api/ApiService.h"
-#include "agent/api/LightService.h"
 #include "agent/api/LogStreamSession.h"
 #include "agent/api/NpuSelection.h"
 #include "agent/egress/EgressService.h"
 #include "agent/execution/ExecutionManager.h"
 #include "agent/http/ResponseStream.h"
 #include "agent/npu/NpuService.h"
-#include "agent/npu/NpuStage.h"
 #include "agent/store/ExecutionRepository.h"
 #include "agent/store/LogStore.h"
 #include "shared/LogFrames.h"
@@ -103,22 +101,12 @@ void ExecutionRoutes::submit(http::HttpExchange* ex, const Principal& who) {
     execution::ExecRequest req;
     if (auto err = execution::ExecRequest::parse(body, m_context->manager->limits(), &req))
         return ex->replyError(*err);
-    if (ws->isLight()) {
-        // Light: runs through the light host (LightRun), not bwrap.
-        if (req.hasFeature(npu::NpuStage::kField))
-            return ex->replyError(400, QStringLiteral("npu_unavailable"),
-                                  QStringLiteral("light workspaces have no NPU passthrough"));
-        if (!m_context->light || !m_context->light->available())
-            return ex->replyError(503, QStringLiteral("light_unavailable"),
-                                  m_context->light
-                                      ? m_context->light->availability().reason
-                                      : QStringLiteral("light workspaces not started"));
-        m_context->light->touch(wsId); // the idle clock: the route names it in its body
-        return submitValidated(ex, wsId, req);
-    }
-    if (!m_context->sandboxReady())
-        return ex->replyError(503, QStringLiteral("sandbox_unavailable"),
-                              m_context->unavailableReason());
+    ApiError noTier;
+    execution::IsolationTier* tier = m_context->manager->tierOf(*ws, &noTier);
+    if (!tier)
+        return ex->replyError(noTier);
+    if (auto err = tier->validate(req, *ws))
+        return ex->replyError(*err);
     resolveNpuDevices(m_context, ex, std::move(req),
                       [this, wsId](http::HttpExchange* exchange, execution::ExecRequest r) {
                           submitValidated(exchange, wsId, r);

@@ -31,9 +31,9 @@ void setNonBlocking(int fd) {
 }
 } // namespace
 
-LightRun::LightRun(LightService* light, const execution::BackendLaunch& launch, QObject* parent)
+LightRun::LightRun(LightService* light, const execution::TierLaunch& launch, QObject* parent)
     : execution::ExecutionBackend(parent), m_light(light), m_executionId(launch.executionId),
-      m_workspaceId(launch.workspaceId), m_request(*launch.request) {
+      m_workspaceId(launch.workspaceId), m_request(launch.request) {
     if (launch.fs)
         execution::trackWorkspaceChanges(&m_tracking, launch.fs);
     m_drain.setSingleShot(true);
@@ -59,6 +59,8 @@ LightRun::~LightRun() {
 }
 
 void LightRun::start() {
+    if (m_execution || m_ended)
+        return; // launched by LightTier already
     if (auto error = launch()) {
         execution::ExecutionResult r;
         r.status = QStringLiteral("setup_failed");
@@ -243,33 +245,6 @@ void LightRun::finishWith(execution::ExecutionResult result) {
         m_light->endActivity(m_workspaceId);
     m_activity = false;
     Q_EMIT finished(result);
-}
-
-execution::ExecutionBackend* LightRunFactory::createBackend(const execution::BackendLaunch& launch,
-                                                            QJsonObject* provenance,
-                                                            ApiError* error, QObject* parent) {
-    if (!m_light->available()) {
-        *error = ApiError{503, QStringLiteral("light_unavailable"), m_light->availability().reason};
-        return nullptr;
-    }
-    const auto info = m_light->host()->info(launch.workspaceId);
-    if (!info) {
-        *error = ApiError{404, QStringLiteral("workspace_not_found"),
-                          QStringLiteral("the workspace was deleted")};
-        return nullptr;
-    }
-    const execution::ExecRequest& request = *launch.request;
-    const QMap<QString, QString> env =
-        light::LightExecMessage::buildEnv(info->id, info->home, {}, request.env);
-    QJsonObject envJson;
-    for (auto it = env.cbegin(); it != env.cend(); ++it)
-        envJson.insert(it.key(), it.value());
-    *provenance = {{"isolation", "light"},
-                   {"uid", double(info->uid)},
-                   {"env", envJson},
-                   {"cwd", request.cwd.isEmpty() ? info->home : info->home + '/' + request.cwd},
-                   {"argv", QJsonArray::fromStringList(request.sandboxCommand())}};
-    return new LightRun(m_light, launch, parent);
 }
 
 } // namespace runbox::api

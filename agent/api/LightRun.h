@@ -1,8 +1,8 @@
 #pragma once
 
 #include "agent/execution/ExecRequest.h"
-#include "agent/execution/ExecutionBackend.h"
 #include "agent/execution/ExecutionRunner.h"
+#include "agent/execution/IsolationTier.h"
 #include "agent/light/LightExecution.h"
 
 #include <QPointer>
@@ -19,23 +19,22 @@ class LightService;
 
 /// One execution in a light workspace (docs/light-workspaces.md): the ExecutionBackend that
 /// ManagedRun drives, so a managed execution's record, log, cancel, timeout and recovery are those
-/// of a strong one; a sync exec (LightExecSession) frames and streams the same signals. The command
-/// runs through LightWorkspaceHost::exec with three pipes; every output byte is emitted in arrival
-/// order. finished() comes once the status is in and both pipes reached EOF, or, when a background
-/// process of the workspace still holds a pipe, once what was buffered has been read and a 1 s
-/// drain bound has passed. The timeout is the host's (the whole tree is SIGKILLed); stop() kills
-/// the tree. While it runs the workspace counts as active (LightService::beginActivity): never
-/// evicted as idle.
+/// of a strong one; a sync exec (SyncExecSession, ExecutionStream) frames the same signals. The
+/// command runs through LightWorkspaceHost::exec with three pipes; every output byte is emitted in
+/// arrival order. finished() comes once the status is in and both pipes reached EOF, or, when a
+/// background process of the workspace still holds a pipe, once what was buffered has been read and
+/// a 1 s drain bound has passed. The timeout is the host's (the whole tree is SIGKILLed); stop()
+/// kills the tree. While it runs the workspace counts as active (LightService::beginActivity):
+/// never evicted as idle.
 class LightRun final : public execution::ExecutionBackend {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(LightRun)
 public:
-    LightRun(LightService* light, const execution::BackendLaunch& launch,
-             QObject* parent = nullptr);
+    LightRun(LightService* light, const execution::TierLaunch& launch, QObject* parent = nullptr);
     ~LightRun() override;
 
-    /// Starts the command; an error from the host (the workspace was deleted meanwhile: 404/409)
-    /// ends it at once as setup_failed.
+    /// Starts the command unless launch() did; an error from the host (the workspace was deleted
+    /// meanwhile: 404/409) ends it at once as setup_failed.
     void start() override;
     void stop(const QString& status, const QString& reason) override;
 
@@ -45,9 +44,8 @@ public:
     std::optional<ApiError> launch();
     /// Stops reading output while @p paused (the reader is slow); ignored once the command has
     /// ended, when everything it wrote is read whatever the reader's pace (bounded).
-    void setPaused(bool paused);
-    /// The result will not carry file changes (nobody will read them: the client left).
-    void skipFileChanges() { m_tracking.changesAfter = nullptr; }
+    void setPaused(bool paused) override;
+    void skipFileChanges() override { m_tracking.changesAfter = nullptr; }
 
 private:
     void readStream(int stream, qint64 budget);
@@ -73,21 +71,6 @@ private:
     QTimer m_drain;
     bool m_activity = false;
     bool m_ended = false;
-};
-
-/// Makes LightRuns for ExecutionManager (setLightBackends). The provenance recorded is
-/// `{"isolation":"light","env","cwd","argv","uid"}`: the env is the base env plus the request's,
-/// never the workspace's own env (held in memory only, docs/light-workspaces.md), which applies
-/// under it.
-class LightRunFactory final : public execution::ExecutionBackendFactory {
-public:
-    explicit LightRunFactory(LightService* light) : m_light(light) {}
-    execution::ExecutionBackend* createBackend(const execution::BackendLaunch& launch,
-                                               QJsonObject* provenance, ApiError* error,
-                                               QObject* parent) override;
-
-private:
-    LightService* m_light;
 };
 
 } // namespace runbox::api

@@ -59,10 +59,14 @@ std::optional<qint64> wholeNumber(const QJsonValue& value, qint64 min, qint64 ma
 } // namespace
 
 LightService::LightService(AgentContext* context, QObject* parent)
-    : QObject(parent), m_context(context), m_runFactory(std::make_unique<LightRunFactory>(this)) {
+    : QObject(parent), m_context(context) {
     m_workers.setMaxThreadCount(8);
     m_idleTimer.setInterval(kIdleScanMs);
     connect(&m_idleTimer, &QTimer::timeout, this, &LightService::evictIdle);
+}
+
+bool LightService::serves(const workspace::Workspace& workspace) {
+    return workspace.isLight();
 }
 
 LightService::~LightService() {

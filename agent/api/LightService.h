@@ -18,9 +18,6 @@
 namespace runbox::light {
 class LightWorkspaceHost;
 }
-namespace runbox::execution {
-class ExecutionBackendFactory;
-}
 namespace runbox::egress {
 class NetworkPolicy;
 }
@@ -59,11 +56,11 @@ public:
     /// runs on.
     bool start(quint16 controlPlanePort);
     bool available() const;
+    /// Whether @p workspace is one of the light tier's (registered by this service), whatever
+    /// the host's state.
+    static bool serves(const workspace::Workspace& workspace);
     light::LightAvailability availability() const;
     light::LightWorkspaceHost* host() const { return m_host.get(); }
-    /// The backends of managed executions in light workspaces (LightRun), for
-    /// ExecutionManager::setLightBackends.
-    execution::ExecutionBackendFactory* runFactory() const { return m_runFactory.get(); }
     /// Applies the quotas in force (maxLightWorkspaces; 0 = only the uid range limits).
     void applyQuotas();
 
@@ -136,7 +133,6 @@ private:
     AgentContext* m_context;
     sandbox::NoSuidMount m_rootNoSuid; ///< the light root, nosuid,nodev (outlives the host)
     std::unique_ptr<light::LightWorkspaceHost> m_host;
-    std::unique_ptr<execution::ExecutionBackendFactory> m_runFactory;
     QString m_startError; ///< why start() refused before the host was asked (root unreachable)
     QHash<QString, Entry> m_entries; ///< the light workspaces registered and not being deleted
     QThreadPool m_workers;           ///< blocking host calls (remove, large creates)

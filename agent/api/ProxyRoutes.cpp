@@ -53,7 +53,7 @@ void ProxyRoutes::handle(http::HttpExchange* ex, const Principal& who, const Pat
     if (!ws || !who.mayUseWorkspace(id))
         return ex->replyError(404, QStringLiteral("workspace_not_found"),
                               QStringLiteral("no workspace %1").arg(id));
-    if (!ws->isLight() || !ws->fs)
+    if (!LightService::serves(*ws) || !ws->fs)
         return ex->replyError(400, QStringLiteral("proxy_unsupported"),
                               QStringLiteral("the port proxy serves light workspaces only"));
     if (!m_context->light || !m_context->light->available())

@@ -1,9 +1,7 @@
 #include "agent/api/SyncExecSession.h"
 
 #include "agent/execution/ExecutionManager.h"
-#include "agent/execution/ExecutionRunner.h"
-#include "agent/execution/WorkspaceChanges.h"
-#include "shared/Crypto.h"
+#include "agent/execution/ExecutionStream.h"
 
 #include <QJsonDocument>
 
@@ -12,47 +10,49 @@ namespace runbox::api {
 namespace {
 constexpr qint64 kPauseAboveBytes = 1 << 20;
 constexpr qint64 kResumeBelowBytes = 256 << 10;
+
+QByteArray line(const QJsonObject& event) {
+    return QJsonDocument(event).toJson(QJsonDocument::Compact) + '\n';
+}
 } // namespace
 
 SyncExecSession::SyncExecSession(http::HttpExchange* exchange, execution::ExecutionManager* manager,
-                                 execution::LaunchContext context,
-                                 std::shared_ptr<const workspace::WorkspaceFs> fs,
-                                 qint64 setupTimeoutMs, QObject* parent)
-    : QObject(parent), m_exchange(exchange), m_manager(manager), m_context(std::move(context)),
-      m_fs(std::move(fs)), m_setupTimeoutMs(setupTimeoutMs),
-      m_jobId(QStringLiteral("sync:") + m_context.executionId) {
+                                 execution::IsolationTier* tier, execution::TierLaunch launch,
+                                 QObject* parent)
+    : QObject(parent), m_exchange(exchange), m_manager(manager), m_tier(tier),
+      m_launch(std::move(launch)), m_jobId(QStringLiteral("sync:") + m_launch.executionId) {
     connect(exchange, &http::HttpExchange::clientGone, this, &SyncExecSession::onClientGone);
     connect(exchange, &QObject::destroyed, this, &SyncExecSession::onClientGone);
 }
 
-SyncExecSession::~SyncExecSession() {
-    if (m_plan)
-        m_plan->release();
+SyncExecSession::~SyncExecSession() = default;
+
+void SyncExecSession::begin() {
+    if (m_begun || !m_exchange)
+        return;
+    m_begun = true;
+    m_exchange->beginChunked(200, "application/x-ndjson");
 }
 
 void SyncExecSession::write(const QJsonObject& event) {
-    if (!m_exchange)
+    begin();
+    if (!m_exchange || m_exchange->isClientGone())
         return;
-    if (m_phase == Phase::Running && event.value(QLatin1String("type")) == QLatin1String("exit")) {
-        m_exitEvent = event; // written by end(), together with the last chunk
-        return;
-    }
-    m_exchange->writeChunk(QJsonDocument(event).toJson(QJsonDocument::Compact) + '\n');
-    if (m_runner && m_exchange->pendingBytes() > kPauseAboveBytes)
-        m_runner->setPaused(true);
+    m_exchange->writeChunk(line(event));
+    if (m_stream && m_exchange->pendingBytes() > kPauseAboveBytes)
+        m_stream->setPaused(true);
 }
 
 void SyncExecSession::start() {
-    m_exchange->beginChunked(200, "application/x-ndjson");
     QPointer<SyncExecSession> self(this);
-    m_manager->scheduleSync(m_jobId, m_context.workspaceId, [self] {
+    m_manager->scheduleSync(m_jobId, m_launch.workspaceId, *m_tier, [self] {
         if (self)
             self->onAdmitted();
     });
     if (const int position = m_manager->queuePosition(m_jobId); position > 0)
         write({{"type", "queued"},
                {"position", position},
-               {"reason", m_manager->workspaceBusy(m_context.workspaceId)
+               {"reason", m_manager->workspaceBusy(m_launch.workspaceId)
                               ? "another execution holds the workspace"
                               : "the agent is at its concurrency limit"}});
 }
@@ -60,70 +60,73 @@ void SyncExecSession::start() {
 void SyncExecSession::onAdmitted() {
     if (m_phase != Phase::Queued)
         return;
-    m_phase = Phase::Planning;
+    m_phase = Phase::Preparing;
     QPointer<SyncExecSession> self(this);
-    m_manager->planner().plan(m_context, [self](std::optional<ApiError> err,
-                                                std::shared_ptr<execution::LaunchPlan> plan) {
-        if (!self || self->m_phase != Phase::Planning)
-            return;
-        if (err) {
-            self->write({{"type", "started"},
-                         {"executionId", self->m_context.executionId},
-                         {"workspace", self->m_context.workspaceId}});
-            execution::ExecutionResult r;
-            r.status = QStringLiteral("setup_failed");
-            r.reason = err->message;
-            self->write(r.toEvent());
-            return self->end();
-        }
-        self->launch(plan);
+    m_tier->createBackend(m_launch, this, [self](execution::TierBackend made) {
+        if (self)
+            self->onBackend(std::move(made));
+        else
+            delete made.backend;
     });
+    // Preparing goes on (the launch's stages: egress, a chip): the client gets the headers now.
+    if (m_phase == Phase::Preparing)
+        begin();
 }
 
-void SyncExecSession::launch(std::shared_ptr<execution::LaunchPlan> plan) {
-    m_plan = plan;
+void SyncExecSession::onBackend(execution::TierBackend made) {
+    if (m_phase != Phase::Preparing) {
+        delete made.backend;
+        return;
+    }
+    execution::ExecutionStream::Options options;
+    options.executionId = m_launch.executionId;
+    options.workspaceId = m_launch.workspaceId;
+    options.maxOutputBytes = m_launch.request.maxOutputBytes;
+    options.startedFields = m_tier->startedFields();
+    if (!made.backend) {
+        const ApiError error = made.error.value_or(
+            ApiError{500, QStringLiteral("setup_failed"), QStringLiteral("no backend")});
+        if (made.refused && !m_begun && m_exchange) {
+            m_phase = Phase::Done;
+            m_exchange->replyError(error);
+            return finish();
+        }
+        write(execution::ExecutionStream::setupFailedStarted(options));
+        execution::ExecutionResult r;
+        r.status = QStringLiteral("setup_failed");
+        r.reason = error.message;
+        return end(r);
+    }
     m_phase = Phase::Running;
-    execution::ExecutionRunner::Options opts;
-    opts.executionId = m_context.executionId;
-    opts.workspaceId = m_context.workspaceId;
-    opts.timeoutMs = m_context.request.timeoutMs;
-    opts.maxOutputBytes = m_context.request.maxOutputBytes;
-    opts.setupTimeoutMs = m_setupTimeoutMs;
-    opts.maxProcesses = m_manager->host().maxProcesses;
-    opts.guardPath = m_manager->host().guardPath;
-    opts.stdinData = m_context.request.stdinData;
-    execution::trackWorkspaceChanges(&opts, m_fs);
-    opts.beforeExitEvent = [plan] { plan->release(); };
-    m_runner = new execution::ExecutionRunner(plan->launch, opts, this);
-    connect(m_runner, &execution::ExecutionRunner::event, this, &SyncExecSession::write);
-    // Features' events of this execution (egress decisions) go into the same stream, up to the
-    // exit event (beforeExitEvent flushes the last of them).
+    m_backend = made.backend;
+    m_stream = new execution::ExecutionStream(m_backend, std::move(options), this);
+    connect(m_stream, &execution::ExecutionStream::event, this, &SyncExecSession::write);
+    connect(m_stream, &execution::ExecutionStream::finished, this, &SyncExecSession::end);
     connect(m_manager, &execution::ExecutionManager::executionEvent, this,
             [this](const QString& executionId, const QJsonObject& event) {
-                if (m_phase == Phase::Running && executionId == m_context.executionId)
+                if (m_phase == Phase::Running && executionId == m_launch.executionId)
                     write(event);
             });
     if (m_exchange)
         connect(m_exchange, &http::HttpExchange::writable, this, [this] {
-            if (m_runner && m_exchange && m_exchange->pendingBytes() < kResumeBelowBytes)
-                m_runner->setPaused(false);
+            if (m_stream && m_exchange && m_exchange->pendingBytes() < kResumeBelowBytes)
+                m_stream->setPaused(false);
         });
-    connect(m_runner, &execution::ExecutionRunner::finished, this, [this] { end(); });
-    m_runner->start();
+    m_stream->start();
 }
 
 void SyncExecSession::onClientGone() {
     switch (m_phase) {
     case Phase::Queued:
-    case Phase::Planning:
-        if (m_phase == Phase::Planning)
-            m_manager->planner().abandon(m_context.executionId);
+    case Phase::Preparing:
+        if (m_phase == Phase::Preparing)
+            m_tier->abandon(m_launch.executionId);
         m_phase = Phase::Done;
-        m_manager->releaseSync(m_jobId);
-        deleteLater();
+        finish();
         break;
     case Phase::Running:
-        m_runner->stop(QStringLiteral("cancelled"), QStringLiteral("the client disconnected"));
+        m_backend->skipFileChanges();
+        m_backend->stop(QStringLiteral("cancelled"), QStringLiteral("the client disconnected"));
         break;
     case Phase::Done:
         break;
@@ -132,25 +135,24 @@ void SyncExecSession::onClientGone() {
 
 void SyncExecSession::stop(const QString& reason) {
     if (m_phase == Phase::Running)
-        m_runner->stop(QStringLiteral("cancelled"), reason);
+        m_backend->stop(QStringLiteral("cancelled"), reason);
     else
         onClientGone();
 }
 
-void SyncExecSession::end() {
+void SyncExecSession::end(const execution::ExecutionResult& result) {
     if (m_phase == Phase::Done)
         return;
     m_phase = Phase::Done;
+    begin();
+    // The exit event goes out with the terminating chunk, in one write.
     if (m_exchange)
-        m_exchange->endChunked(m_exitEvent.isEmpty()
-                                   ? QByteArray()
-                                   : QJsonDocument(m_exitEvent).toJson(QJsonDocument::Compact) +
-                                         '\n');
+        m_exchange->endChunked(line(result.toEvent()));
+    finish();
+}
+
+void SyncExecSession::finish() {
     m_manager->releaseSync(m_jobId);
-    if (m_plan) {
-        m_plan->release();
-        m_plan.reset();
-    }
     deleteLater();
 }
 

@@ -100,7 +100,7 @@ void WorkspaceRoutes::registerRoutes(Router& router, AgentContext* ctx,
                        if (!who.mayUseWorkspace(ws.id) || (filtered && ws.isolation != isolation))
                            continue;
                        QJsonObject item = ws.toJson();
-                       if (ws.isLight() && ctx->light)
+                       if (ctx->light && LightService::serves(ws))
                            item.insert(QStringLiteral("confinement"),
                                        ctx->light->confinementOf(ws.id));
                        items.append(item);
@@ -118,7 +118,7 @@ void WorkspaceRoutes::registerRoutes(Router& router, AgentContext* ctx,
                    if (!who.mayUseWorkspace(id) || !ws)
                        return ex->replyError(404, QStringLiteral("workspace_not_found"),
                                              QStringLiteral("no workspace %1").arg(id));
-                   if (ws->isLight() && ctx->light) {
+                   if (ctx->light && LightService::serves(*ws)) {
                        QPointer<http::HttpExchange> guard(ex);
                        return ctx->light->remove(id, [guard, id](std::optional<ApiError> err) {
                            if (!guard)

@@ -9,15 +9,7 @@
 #include <QString>
 #include <QStringList>
 
-#include <memory>
-
-namespace runbox::workspace {
-class WorkspaceFs;
-}
-
 namespace runbox::execution {
-
-struct ExecRequest;
 
 /// Files an execution created, modified and deleted in its workspace (workspace-relative).
 struct FileChanges {
@@ -42,18 +34,19 @@ struct ExecutionResult {
 };
 
 /// What runs one execution to its end, whatever isolates it: a bwrap sandbox (ExecutionRunner)
-/// or a light workspace's supervisor (api::LightRun). ManagedRun drives either through this
-/// interface, so a managed execution has the same record, log, cancel and timeout semantics on
-/// both tiers.
+/// or a light workspace's supervisor (LightRun); an IsolationTier makes it. ManagedRun (the
+/// record and the log) and ExecutionStream (the sync event stream) drive any of them through
+/// this interface, so executions have the same record, log, events, cancel and timeout
+/// semantics on every tier.
 ///
 /// Contract: start() once; output() carries the raw bytes in arrival order (what the execution
 /// log stores); finished() comes exactly once, after the last output() — from within start()
 /// when nothing could be started (setup_failed) — once the command has ended (bwrap: its whole
 /// PID namespace; light: its leader, and its tree when it was killed; what it left running in
 /// the background belongs to the workspace); stop() kills its tree, and the result then has
-/// @p status (cancelled, quota_exceeded…) unless it had already ended. ExecutionRunner's output()
-/// bytes are emitted before the frames made of them, and bytes past the output limit are not
-/// emitted.
+/// @p status (cancelled, quota_exceeded…) unless it had already ended. start() on a backend that
+/// its tier already launched (light, so that a refusal is answered before a stream begins) only
+/// completes it.
 class ExecutionBackend : public QObject {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(ExecutionBackend)
@@ -63,30 +56,15 @@ public:
 
     virtual void start() = 0;
     virtual void stop(const QString& status, const QString& reason) = 0;
+    /// Backpressure: stops reading the command's output while @p paused (the consumer is
+    /// behind), resumes when not.
+    virtual void setPaused(bool paused) = 0;
+    /// The result need not carry file changes (nobody will read them: the client left).
+    virtual void skipFileChanges() {}
 
 Q_SIGNALS:
     void output(runbox::execution::OutputStream stream, const QByteArray& bytes);
     void finished(const runbox::execution::ExecutionResult& result);
-};
-
-/// One managed execution to be run outside bwrap (in a light workspace).
-struct BackendLaunch {
-    QString executionId;
-    QString workspaceId;
-    const ExecRequest* request = nullptr;
-    std::shared_ptr<const workspace::WorkspaceFs> fs; ///< for createdFiles & co.
-};
-
-/// Makes the backends of managed executions in workspaces that bwrap does not serve (the light
-/// tier registers one with ExecutionManager::setLightBackends).
-class ExecutionBackendFactory {
-public:
-    virtual ~ExecutionBackendFactory() = default;
-    /// A backend (not started) for @p launch, with @p provenance set to what the record keeps
-    /// as the exact launch (`{"env","cwd","argv",…}`); or nullptr with @p error (404 the
-    /// workspace is gone, 409 it is being deleted, 503 the tier is unavailable).
-    virtual ExecutionBackend* createBackend(const BackendLaunch& launch, QJsonObject* provenance,
-                                            ApiError* error, QObject* parent) = 0;
 };
 
 } // namespace runbox::execution

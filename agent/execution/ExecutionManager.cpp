@@ -56,6 +56,21 @@ void ExecutionManager::applyQuotas() {
     m_scheduler.setMaxConcurrent(int(m_deps.quotas->current().maxConcurrentExecutions));
 }
 
+void ExecutionManager::addTier(std::unique_ptr<IsolationTier> tier) {
+    const QString name = tier->name();
+    m_tiers.insert(name, std::shared_ptr<IsolationTier>(std::move(tier)));
+}
+
+IsolationTier* ExecutionManager::tierOf(const workspace::Workspace& workspace,
+                                        ApiError* error) const {
+    IsolationTier* tier = m_tiers.value(workspace.isolation).get();
+    if (!tier && error)
+        *error = ApiError{503, workspace.isolation + QStringLiteral("_unavailable"),
+                          QStringLiteral("%1 workspaces are not available in this agent")
+                              .arg(workspace.isolation)};
+    return tier;
+}
+
 std::optional<ApiError> ExecutionManager::submit(const ExecRequest& request,
                                                  const QString& workspaceId,
                                                  store::ExecutionRecord* out) {
@@ -69,9 +84,9 @@ std::optional<ApiError> ExecutionManager::submit(const ExecRequest& request,
     row.permissionEpoch.insert(QStringLiteral("maxOutputBytes"), request.maxOutputBytes);
     row.queuePosition = m_scheduler.queuedCount();
     const workspace::Workspace* ws = m_deps.workspaces->find(workspaceId);
-    const bool light = ws && ws->isLight();
-    if (light) {
-        if (auto err = m_deps.workspaces->flushLightRows(workspaceId)) // the row it refers to
+    IsolationTier* tier = ws ? tierOf(*ws) : nullptr;
+    if (tier) {
+        if (auto err = tier->beforeRecord(*ws))
             return err;
     }
     store::ExecutionRepository::InsertResult inserted;
@@ -89,24 +104,34 @@ std::optional<ApiError> ExecutionManager::submit(const ExecRequest& request,
         m_deps.repository->finish(id, outcome);
         return err;
     }
-    // A light workspace runs concurrent executions (bounded by its rlimits): its managed ones
-    // take neither its lease nor a global slot, so each gets a lease key of its own.
+    // Without a tier the run ends setup_failed once admitted (startManaged).
+    const TierAdmission admission =
+        tier ? tier->admission(id, workspaceId) : TierAdmission{workspaceId, true};
     m_scheduler.enqueue(
-        {id, light ? QStringLiteral("light-execution:") + id : workspaceId,
+        {id, admission.leaseKey,
          [this, id, request, workspaceId, epoch] { startManaged(id, request, workspaceId, epoch); },
-         !light});
+         admission.takesGlobalSlot});
     return get(id, out);
 }
 
 void ExecutionManager::startManaged(const QString& id, const ExecRequest& request,
                                     const QString& workspaceId, const PermissionEpoch& epoch) {
     const workspace::Workspace* ws = m_deps.workspaces->find(workspaceId);
-    ManagedRun::Context ctx{m_deps.repository, m_deps.logs, &m_planner, m_deps.host,
-                            ws && ws->isLight() ? m_lightBackends : nullptr};
-    auto* run = new ManagedRun(
-        ctx, id, request, workspaceId, ws ? ws->fs : nullptr, ws ? ws->directory : QString(),
-        ws && !ws->isLight() ? ws->uid : std::nullopt, epoch,
-        epoch.quotas.value(QLatin1String("maxWorkspaceBytes")).toInteger(), this);
+    ApiError noTier;
+    IsolationTier* tier = ws ? tierOf(*ws, &noTier) : nullptr;
+    TierLaunch launch;
+    launch.executionId = id;
+    launch.workspaceId = workspaceId;
+    launch.request = request;
+    launch.epoch = epoch;
+    if (ws) {
+        launch.workspaceDir = ws->directory;
+        launch.workspaceUid = ws->uid;
+        launch.fs = ws->fs;
+    }
+    auto* run =
+        new ManagedRun(ManagedRun::Context{m_deps.repository, m_deps.logs, tier}, std::move(launch),
+                       epoch.quotas.value(QLatin1String("maxWorkspaceBytes")).toInteger(), this);
     m_runs.insert(id, run);
     connect(run, &ManagedRun::done, this, [this, run](const QString& doneId) {
         m_runs.remove(doneId);
@@ -116,9 +141,8 @@ void ExecutionManager::startManaged(const QString& id, const ExecRequest& reques
     });
     if (!ws)
         run->stop(QStringLiteral("setup_failed"), QStringLiteral("the workspace was deleted"));
-    else if (ws->isLight() && !m_lightBackends)
-        run->stop(QStringLiteral("setup_failed"),
-                  QStringLiteral("light workspaces are not available in this agent"));
+    else if (!tier)
+        run->stop(QStringLiteral("setup_failed"), noTier.message);
     run->start();
 }
 
@@ -151,8 +175,9 @@ std::optional<ApiError> ExecutionManager::get(const QString& id,
 }
 
 void ExecutionManager::scheduleSync(const QString& jobId, const QString& workspaceId,
-                                    std::function<void()> start) {
-    m_scheduler.enqueue({jobId, workspaceId, std::move(start), true});
+                                    const IsolationTier& tier, std::function<void()> start) {
+    const TierAdmission admission = tier.admission(jobId, workspaceId);
+    m_scheduler.enqueue({jobId, admission.leaseKey, std::move(start), admission.takesGlobalSlot});
 }
 
 void ExecutionManager::scheduleFileWrite(const QString& jobId, const QString& workspaceId,

@@ -1,8 +1,8 @@
 #pragma once
 
 #include "agent/execution/ExecRequest.h"
-#include "agent/execution/ExecutionBackend.h"
 #include "agent/execution/ExecutionScheduler.h"
+#include "agent/execution/IsolationTier.h"
 #include "agent/execution/LaunchPlanner.h"
 #include "agent/store/ExecutionRecord.h"
 #include "shared/ApiError.h"
@@ -11,6 +11,7 @@
 #include <QObject>
 
 #include <functional>
+#include <memory>
 #include <optional>
 
 namespace runbox::store {
@@ -20,18 +21,21 @@ class LogStore;
 class QuotaStore;
 } // namespace runbox::store
 namespace runbox::workspace {
+struct Workspace;
 class WorkspaceRegistry;
-}
+} // namespace runbox::workspace
 
 namespace runbox::execution {
 
 class ManagedRun;
 
 /// Owns every execution of the agent (docs/managed.md): admission through the ExecutionScheduler
-/// (workspace lease + global limit from the quotas), managed executions with durable records and
-/// logs that outlive clients, cancellation, the limits requests are validated against, and
-/// start-up recovery (running/queued records → lost, unfinished logs closed, stray sandboxes
-/// killed). Sync executions take the same lease but are not recorded.
+/// (the lease key and global slot its workspace's IsolationTier says, global limit from the
+/// quotas), managed executions with durable records and logs that outlive clients,
+/// cancellation, the limits requests are validated against, and start-up recovery
+/// (running/queued records → lost, unfinished logs closed, stray sandboxes killed). Sync
+/// executions are admitted the same way but are not recorded. The tiers are registered by
+/// isolation name (addTier); nothing here depends on which tier a workspace has.
 class ExecutionManager final : public QObject {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(ExecutionManager)
@@ -72,12 +76,12 @@ public:
     void publishEvent(const QString& executionId, const QJsonObject& event) {
         Q_EMIT executionEvent(executionId, event);
     }
-    /// The light tier's backends (api::LightService, at start-up; not owned). Managed executions
-    /// of light workspaces run through it: admitted at once, with no workspace lease and no
-    /// global slot (like light sync execs, ARCHITECTURE.md "Light: no lease, no global slot"),
-    /// with the same record, log, cancel, timeout and recovery as strong ones. Without it they
-    /// end setup_failed.
-    void setLightBackends(ExecutionBackendFactory* backends) { m_lightBackends = backends; }
+    /// Registers a tier for the workspaces whose Workspace::isolation is its name() (replacing
+    /// one of the same name). Owned.
+    void addTier(std::unique_ptr<IsolationTier> tier);
+    /// The tier of @p workspace, or nullptr with the 503 `<isolation>_unavailable` error when
+    /// this agent serves no such tier. The one place a workspace's tier is chosen.
+    IsolationTier* tierOf(const workspace::Workspace& workspace, ApiError* error = nullptr) const;
     /// Applies a quota change to admission (global concurrency).
     void applyQuotas();
 
@@ -91,10 +95,11 @@ public:
     /// The record with its live queue position.
     std::optional<ApiError> get(const QString& executionId, store::ExecutionRecord* out) const;
 
-    /// Sync path: calls @p start once the workspace lease is granted (the caller then runs and
-    /// must call releaseSync(@p jobId) at the end), or @p queuedAt with the queue position while
-    /// it waits.
-    void scheduleSync(const QString& jobId, const QString& workspaceId,
+    /// Sync path: calls @p start once @p tier admits job @p jobId in @p workspaceId
+    /// (IsolationTier::admission: the workspace lease and a global slot, or neither); the caller
+    /// then runs and must call releaseSync(@p jobId) at the end. While it waits,
+    /// queuePosition(@p jobId) is its position.
+    void scheduleSync(const QString& jobId, const QString& workspaceId, const IsolationTier& tier,
                       std::function<void()> start);
     void releaseSync(const QString& jobId) { m_scheduler.release(jobId); }
     /// File-API writes (PUT commit, DELETE, move; docs/contracts.md "Workspace file API"):
@@ -134,7 +139,7 @@ private:
     QHash<QString, ManagedRun*> m_runs; ///< running managed executions
     QList<EpochContributor> m_epochContributors;
     QStringList m_featureFields;
-    ExecutionBackendFactory* m_lightBackends = nullptr;
+    QHash<QString, std::shared_ptr<IsolationTier>> m_tiers; ///< by isolation name
 };
 
 } // namespace runbox::execution

@@ -8,7 +8,6 @@
 namespace runbox::execution {
 
 namespace {
-constexpr int kPingIntervalMs = 15000;
 constexpr qsizetype kStderrHeadBytes = 8192;
 
 QString lastBwrapLine(const QByteArray& stderrHead) {
@@ -44,13 +43,11 @@ ExecutionRunner::ExecutionRunner(sandbox::SandboxLaunch launch, Options options,
     // A coarse timer may fire up to 5 % early: a run must get at least its executionTimeoutMs.
     m_timeout.setTimerType(Qt::PreciseTimer);
     m_setupTimer.setSingleShot(true);
-    m_ping.setInterval(kPingIntervalMs);
     connect(&m_timeout, &QTimer::timeout, this, [this] {
         stop(QStringLiteral("timed_out"),
              QStringLiteral("execution exceeded its %1 ms timeout").arg(m_options.timeoutMs));
     });
     connect(&m_setupTimer, &QTimer::timeout, this, &ExecutionRunner::checkSetup);
-    connect(&m_ping, &QTimer::timeout, this, [this] { sendEvent({{"type", "ping"}}); });
     connect(m_process, &SandboxProcess::stdoutData, this,
             [this](const QByteArray& d) { onOutput(0, d); });
     connect(m_process, &SandboxProcess::stderrData, this,
@@ -65,23 +62,15 @@ void ExecutionRunner::start() {
     QString error;
     if (!m_process->start(m_launch, m_options.stdinData, m_options.maxProcesses, &error,
                           m_options.guardPath)) {
-        sendEvent({{"type", "started"},
-                   {"executionId", m_options.executionId},
-                   {"workspace", m_options.workspaceId}});
         ExecutionResult r;
         r.status = QStringLiteral("setup_failed");
         r.reason = error;
         finishWith(r);
         return;
     }
-    sendEvent({{"type", "started"},
-               {"executionId", m_options.executionId},
-               {"workspace", m_options.workspaceId},
-               {"startedAt", QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs)}});
     if (m_options.timeoutMs > 0)
         m_timeout.start(int(std::min<qint64>(m_options.timeoutMs, INT_MAX)));
     m_setupTimer.start(int(std::min<qint64>(m_options.setupTimeoutMs, INT_MAX)));
-    m_ping.start();
 }
 
 void ExecutionRunner::checkSetup() {
@@ -110,35 +99,13 @@ void ExecutionRunner::onOutput(int stream, const QByteArray& data) {
     if (!m_stopStatus.isEmpty() && m_stopStatus != QLatin1String("timed_out") &&
         m_stopStatus != QLatin1String("cancelled"))
         return; // output past a limit is dropped
-    QByteArray bytes = data;
     if (stream == 1 && m_stderrHead.size() < kStderrHeadBytes)
         m_stderrHead += data.left(kStderrHeadBytes - m_stderrHead.size());
-    if (m_options.maxOutputBytes > 0 && m_outputBytes + bytes.size() > m_options.maxOutputBytes) {
-        bytes.truncate(qsizetype(m_options.maxOutputBytes - m_outputBytes));
-        Q_EMIT output(OutputStream(stream), bytes);
-        frameOutput(stream, bytes);
-        m_outputBytes += bytes.size();
-        stop(QStringLiteral("output_limited"),
-             QStringLiteral("output exceeded maxOutputBytes (%1 bytes)")
-                 .arg(m_options.maxOutputBytes));
-        return;
-    }
-    m_outputBytes += bytes.size();
-    Q_EMIT output(OutputStream(stream), bytes);
-    frameOutput(stream, bytes);
-}
-
-void ExecutionRunner::frameOutput(int stream, const QByteArray& bytes) {
-    m_streamBytes[stream] += bytes.size();
-    if (!m_options.outputEvents)
-        return;
-    for (const OutputFrame& f : m_framer.feed(OutputStream(stream), bytes))
-        sendEvent(f.toEvent());
+    m_streamBytes[stream] += data.size();
+    Q_EMIT output(OutputStream(stream), data);
 }
 
 void ExecutionRunner::onProcessFinished(const ProcessExit& exit) {
-    for (const OutputFrame& f : m_framer.flush())
-        sendEvent(f.toEvent());
     ExecutionResult r;
     r.exitCode = exit.exited ? exit.exitCode : -1;
     if (!m_stopStatus.isEmpty()) {
@@ -181,19 +148,12 @@ std::optional<sandbox::SetupFailure> ExecutionRunner::setupFailure(const Process
     return m_launch.readSetupStatus(line, exit.exitCode);
 }
 
-void ExecutionRunner::sendEvent(const QJsonObject& ev) {
-    if (ev.value(QLatin1String("type")).toString() != QLatin1String("ping") && m_ping.isActive())
-        m_ping.start();
-    Q_EMIT event(ev);
-}
-
 void ExecutionRunner::finishWith(ExecutionResult result) {
     if (m_finished)
         return;
     m_finished = true;
     m_timeout.stop();
     m_setupTimer.stop();
-    m_ping.stop();
     result.durationMs = m_clock.isValid() ? m_clock.elapsed() : 0;
     result.stdoutBytes = m_streamBytes[0];
     result.stderrBytes = m_streamBytes[1];
@@ -201,7 +161,6 @@ void ExecutionRunner::finishWith(ExecutionResult result) {
         result.changes = m_options.changesAfter();
     if (m_options.beforeExitEvent)
         m_options.beforeExitEvent();
-    sendEvent(result.toEvent());
     Q_EMIT finished(result);
 }
 

@@ -1,8 +1,6 @@
 #pragma once
 
-#include "agent/execution/ExecRequest.h"
-#include "agent/execution/ExecutionRunner.h"
-#include "agent/execution/LaunchPlanner.h"
+#include "agent/execution/IsolationTier.h"
 
 #include <QObject>
 
@@ -12,9 +10,6 @@ namespace runbox::store {
 class ExecutionRepository;
 class LogStore;
 } // namespace runbox::store
-namespace runbox::workspace {
-class WorkspaceFs;
-} // namespace runbox::workspace
 
 namespace runbox::execution {
 
@@ -23,8 +18,8 @@ class WorkspaceQuotaWatcher;
 /// One managed execution from admission to its final record: marks it running (with the exact
 /// provenance), writes every output byte to its log, watches the workspace quota, and on the end
 /// finishes the log durably *before* the record says it ended (so an acknowledged exit implies a
-/// complete log). Emits done() once the record is final. The command runs in a bwrap sandbox
-/// (LaunchPlanner + ExecutionRunner) or, for a light workspace, through Context::backends.
+/// complete log). Emits done() once the record is final. The command runs in the backend its
+/// workspace's IsolationTier makes; the run never asks which tier it is.
 class ManagedRun final : public QObject {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(ManagedRun)
@@ -32,20 +27,17 @@ public:
     struct Context {
         store::ExecutionRepository* repository = nullptr;
         store::LogStore* logs = nullptr;
-        const LaunchPlanner* planner = nullptr;
-        const SandboxHost* host = nullptr;
-        /// Set for workspaces that bwrap does not serve (light): the run skips the planner and
-        /// runs through the backend this factory makes; null = a bwrap sandbox.
-        ExecutionBackendFactory* backends = nullptr;
+        /// The workspace's tier; null: the run ends setup_failed (start() after stop()).
+        IsolationTier* tier = nullptr;
     };
 
-    ManagedRun(Context context, QString executionId, ExecRequest request, QString workspaceId,
-               std::shared_ptr<const workspace::WorkspaceFs> fs, QString workspaceDir,
-               std::optional<uid_t> workspaceUid, PermissionEpoch epoch, qint64 maxWorkspaceBytes,
+    /// @p launch: what the tier needs (TierLaunch::managed is set here); @p maxWorkspaceBytes:
+    /// the quota the workspace is watched against while it runs.
+    ManagedRun(Context context, TierLaunch launch, qint64 maxWorkspaceBytes,
                QObject* parent = nullptr);
     ~ManagedRun() override;
 
-    QString executionId() const { return m_id; }
+    QString executionId() const { return m_launch.executionId; }
     void start();
     /// Kills the execution; the record becomes @p status once the process is gone.
     void stop(const QString& status, const QString& reason);
@@ -55,24 +47,14 @@ Q_SIGNALS:
 
 private:
     void fail(const QString& status, const QString& reason);
-    void launch();
-    /// The path of Context::backends: no planner, the factory's backend and provenance.
-    void launchBackend();
-    void connectBackend();
+    void onBackend(TierBackend made);
     void onFinished(const ExecutionResult& result);
     void record(const ExecutionResult& result);
 
     Context m_ctx;
-    QString m_id;
-    ExecRequest m_request;
-    QString m_workspaceId;
-    std::shared_ptr<const workspace::WorkspaceFs> m_fs;
-    QString m_workspaceDir;
-    std::optional<uid_t> m_workspaceUid;
-    PermissionEpoch m_epoch;
+    TierLaunch m_launch;
     qint64 m_maxWorkspaceBytes;
-    std::shared_ptr<LaunchPlan> m_plan;
-    bool m_planning = false;
+    bool m_preparing = false; ///< createBackend() has not answered yet
     ExecutionBackend* m_runner = nullptr;
     WorkspaceQuotaWatcher* m_watcher = nullptr;
     bool m_logOpen = false;

@@ -6,6 +6,7 @@
 // would write.
 #include "agent/egress/EgressStage.h"
 #include "agent/execution/ExecutionRunner.h"
+#include "agent/execution/ExecutionStream.h"
 
 #include <QDeadlineTimer>
 #include <QTest>
@@ -35,16 +36,15 @@ class TestExecutionRunnerSetupStatus final : public QObject {
         bool released = false;
         options.beforeExitEvent = [&released] { released = true; };
         ExecutionRunner runner(launch, options);
-        QList<QJsonObject> events;
-        connect(&runner, &ExecutionRunner::event, &runner, [&](const QJsonObject& e) {
-            if (e.value("type").toString() == "exit" && !released)
+        ExecutionStream stream(&runner, {options.executionId, {}, 0, {}});
+        connect(&stream, &ExecutionStream::finished, &runner, [&](const ExecutionResult&) {
+            if (!released)
                 qWarning("exit event before beforeExitEvent");
-            events.append(e);
         });
         std::optional<ExecutionResult> result;
         connect(&runner, &ExecutionRunner::finished, &runner,
                 [&result](const ExecutionResult& r) { result = r; });
-        runner.start();
+        stream.start();
         QDeadlineTimer deadline(20000);
         while (!result && !deadline.hasExpired())
             QCoreApplication::processEvents(QEventLoop::AllEvents, 20);

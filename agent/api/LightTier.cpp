@@ -1,0 +1,79 @@
+#include "agent/api/LightTier.h"
+
+#include "agent/api/LightRun.h"
+#include "agent/api/LightService.h"
+#include "agent/light/LightExecMessage.h"
+#include "agent/light/LightWorkspaceHost.h"
+#include "agent/npu/NpuStage.h"
+#include "agent/workspace/WorkspaceRegistry.h"
+
+#include <QJsonArray>
+
+namespace runbox::api {
+
+execution::TierAdmission LightTier::admission(const QString& executionId,
+                                              const QString& workspaceId) const {
+    Q_UNUSED(workspaceId);
+    return {QStringLiteral("light-execution:") + executionId, false};
+}
+
+std::optional<ApiError> LightTier::unavailable() const {
+    if (m_light && m_light->available())
+        return std::nullopt;
+    return ApiError{503, QStringLiteral("light_unavailable"),
+                    m_light ? m_light->availability().reason
+                            : QStringLiteral("light workspaces not started")};
+}
+
+std::optional<ApiError> LightTier::validate(const execution::ExecRequest& request,
+                                            const workspace::Workspace& workspace) {
+    Q_UNUSED(workspace);
+    if (request.hasFeature(npu::NpuStage::kField))
+        return ApiError{400, QStringLiteral("npu_unavailable"),
+                        QStringLiteral("light workspaces have no NPU passthrough")};
+    return unavailable();
+}
+
+std::optional<ApiError> LightTier::beforeRecord(const workspace::Workspace& workspace) {
+    if (!m_light)
+        return unavailable();
+    m_light->touch(workspace.id); // the idle clock: the route names it in its body
+    return m_workspaces->flushLightRows(workspace.id);
+}
+
+void LightTier::createBackend(const execution::TierLaunch& launch, QObject* parent,
+                              BackendReady ready) {
+    execution::TierBackend made;
+    made.refused = true;
+    if (auto err = unavailable()) {
+        made.error = err;
+        return ready(made);
+    }
+    const auto info = m_light->host()->info(launch.workspaceId);
+    if (!info) {
+        made.error = ApiError{404, QStringLiteral("workspace_not_found"),
+                              QStringLiteral("the workspace was deleted")};
+        return ready(made);
+    }
+    const execution::ExecRequest& request = launch.request;
+    const QMap<QString, QString> env =
+        light::LightExecMessage::buildEnv(info->id, info->home, {}, request.env);
+    QJsonObject envJson;
+    for (auto it = env.cbegin(); it != env.cend(); ++it)
+        envJson.insert(it.key(), it.value());
+    auto* run = new LightRun(m_light, launch, parent);
+    if (auto err = run->launch()) {
+        delete run;
+        made.error = err;
+        return ready(made);
+    }
+    made.backend = run;
+    made.provenance = {{"isolation", "light"},
+                       {"uid", double(info->uid)},
+                       {"env", envJson},
+                       {"cwd", request.cwd.isEmpty() ? info->home : info->home + '/' + request.cwd},
+                       {"argv", QJsonArray::fromStringList(request.sandboxCommand())}};
+    ready(made);
+}
+
+} // namespace runbox::api

@@ -1,0 +1,48 @@
+#pragma once
+
+#include "agent/execution/IsolationTier.h"
+
+#include <QPointer>
+
+namespace runbox::workspace {
+class WorkspaceRegistry;
+}
+
+namespace runbox::api {
+
+class LightService;
+
+/// The light tier (docs/light-workspaces.md, docs/ARCHITECTURE.md "Isolation tiers"): a
+/// workspace's commands run through its supervisor (LightRun), concurrently, bounded by the
+/// workspace's rlimits — each execution has a lease key of its own (`light-execution:<id>`)
+/// and takes no global slot. No NPU passthrough (400 `npu_unavailable`); 503
+/// `light_unavailable` while the host is not running. The backend is launched by
+/// createBackend() itself, so that a racing delete (404/409) or missing pipes (503) refuse a
+/// sync exec with their HTTP status. The provenance recorded is
+/// `{"isolation":"light","env","cwd","argv","uid"}`: the env is the base env plus the
+/// request's, never the workspace's own env (held in memory only), which applies under it.
+class LightTier final : public execution::IsolationTier {
+public:
+    /// @p workspaces: where the light rows are flushed before a record refers to them.
+    LightTier(LightService* light, workspace::WorkspaceRegistry* workspaces)
+        : m_light(light), m_workspaces(workspaces) {}
+
+    QString name() const override { return QStringLiteral("light"); }
+    execution::TierAdmission admission(const QString& executionId,
+                                       const QString& workspaceId) const override;
+    std::optional<ApiError> validate(const execution::ExecRequest& request,
+                                     const workspace::Workspace& workspace) override;
+    /// Writes the workspace's row (the record refers to it) and restarts its idle clock.
+    std::optional<ApiError> beforeRecord(const workspace::Workspace& workspace) override;
+    QJsonObject startedFields() const override { return {{"isolation", "light"}}; }
+    void createBackend(const execution::TierLaunch& launch, QObject* parent,
+                       BackendReady ready) override;
+
+private:
+    std::optional<ApiError> unavailable() const;
+
+    QPointer<LightService> m_light; ///< may go first at agent shutdown
+    workspace::WorkspaceRegistry* m_workspaces;
+};
+
+} // namespace runbox::api
