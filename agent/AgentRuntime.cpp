@@ -342,6 +342,7 @@ void AgentRuntime::startNpu() {
     m_npuStage = std::make_unique<npu::NpuStage>(m_npu.get());
     m_manager->planner().addStage(m_npuStage.get());
     m_context.npu = m_npu.get();
+    m_npu->attachStore(*m_database, m_logs.get()); // broker jobs are executions (docs/npu.md)
     if (!m_npu->brokerError().isEmpty())
         logLine(QStringLiteral("warning: npu broker: %1").arg(m_npu->brokerError()));
     else if (m_npu->broker())
