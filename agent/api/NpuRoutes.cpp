@@ -15,6 +15,15 @@ namespace runbox::api {
 
 namespace {
 
+/// The exit event of `/v1/npu/jobs/{id}/log`: an execution's (exitEventOf) plus `truncated`
+/// (output past the job's maxOutputBytes was dropped).
+QJsonObject brokerExitEvent(const store::ExecutionRecord& record) {
+    QJsonObject event = exitEventOf(record);
+    if (!event.isEmpty())
+        event.insert(QStringLiteral("truncated"), record.logBytes.droppedBytes > 0);
+    return event;
+}
+
 bool isTrue(const QString& value) {
     return value == QLatin1String("true") || value == QLatin1String("1");
 }
@@ -54,8 +63,8 @@ void NpuRoutes::registerRoutes(Router& router) {
                [this](http::HttpExchange* ex, const Principal& who, const PathParams& p) {
                    store::ExecutionRecord r;
                    if (findVisible(ex, who, p.value(QStringLiteral("id")), &r))
-                       ExecutionRoutes::streamLog(m_context, ex, r.executionId,
-                                                  &npu::BrokerJobStore::exitEvent, this);
+                       ExecutionRoutes::streamLog(m_context, ex, r.executionId, &brokerExitEvent,
+                                                  this);
                });
     router.add("GET", QStringLiteral("/v1/npu/jobs/{id}/result"),
                [this](http::HttpExchange* ex, const Principal& who, const PathParams& p) {

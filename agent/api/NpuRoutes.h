@@ -26,7 +26,7 @@ namespace runbox::api {
 /// - `GET /v1/npu/jobs` → `{"jobs": [...]}`: the newest 1000 jobs, oldest first;
 ///   `GET /v1/npu/jobs/{id}` → the job (BrokerJobStore::jobJson); 404 `job_not_found`.
 /// - `GET /v1/npu/jobs/{id}/log?offset=N&follow=true` → NDJSON, the job's execution log
-///   (ExecutionRoutes::streamLog) with the broker's exit event (BrokerJobStore::exitEvent).
+///   (ExecutionRoutes::streamLog); its exit event is an execution's plus `"truncated"`.
 /// - `POST /v1/npu/jobs/{id}/cancel` → the job (SIGTERM to its group, SIGKILL after the grace).
 /// - `GET /v1/npu/jobs/{id}/result` → `{"id","state","outputs":[{"path","sizeBytes","sha256"}],
 ///   "createdFiles","modifiedFiles","deletedFiles"}` once the job is final; 409

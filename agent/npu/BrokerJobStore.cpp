@@ -8,7 +8,6 @@
 
 #include <csignal>
 #include <cstdio>
-#include <cstring>
 
 namespace runbox::npu {
 
@@ -228,23 +227,6 @@ QJsonObject BrokerJobStore::jobJson(const store::ExecutionRecord& r) {
             {"stdoutBytes", static_cast<double>(r.logBytes.stdoutBytes)},
             {"stderrBytes", static_cast<double>(r.logBytes.stderrBytes)},
             {"truncated", r.logBytes.droppedBytes > 0}};
-}
-
-QJsonObject BrokerJobStore::exitEvent(const store::ExecutionRecord& r) {
-    if (!store::isTerminal(r.state))
-        return {};
-    QString signal;
-    if (r.signal && sigabbrev_np(*r.signal))
-        signal = QStringLiteral("SIG") + QLatin1String(sigabbrev_np(*r.signal));
-    QJsonObject ev{{"type", "exit"},
-                   {"status", store::toString(r.state)},
-                   {"exitCode", nullable(r.exitCode)},
-                   {"signal", nullable(signal)},
-                   {"durationMs", nullable(r.durationMs)},
-                   {"truncated", r.logBytes.droppedBytes > 0}};
-    if (!r.statusReason.isEmpty())
-        ev.insert(QStringLiteral("reason"), r.statusReason);
-    return ev;
 }
 
 store::ExecutionState BrokerJobStore::stateOf(BrokerJob::State state) {

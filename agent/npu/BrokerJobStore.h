@@ -83,10 +83,6 @@ public:
     /// exitCode, signal, message, createdAt, startedAt, finishedAt, durationMs, stdoutBytes,
     /// stderrBytes, truncated}` (message null unless the job failed or was cancelled).
     static QJsonObject jobJson(const store::ExecutionRecord& record);
-    /// The `exit` event of the `/v1/npu/jobs/{id}/log` stream for a final record:
-    /// `{"type":"exit","status","exitCode","signal","durationMs","reason"?,"truncated"}`; empty
-    /// while it is not final.
-    static QJsonObject exitEvent(const store::ExecutionRecord& record);
     /// The execution state a job's state is recorded as (the names are the same).
     static store::ExecutionState stateOf(BrokerJob::State state);
 

@@ -112,6 +112,20 @@ private:
     ApiResponse submit(const QJsonObject& body) {
         return client()->call("POST", "/v1/npu/jobs", body);
     }
+    /// Submits npu.hold and waits (30 s at most) until it wrote its process group id; returns
+    /// it, or 0 when the submit was not answered 202 or the id never came. @p id: the job's.
+    int startHoldJob(QString* id) {
+        QFile::remove(wsFile(QStringLiteral("pgid")));
+        const ApiResponse r = submit({{"workloadId", "npu.hold"}, {"workspace", m_ws}});
+        if (r.status != 202)
+            return 0;
+        *id = r.json().value("id").toString();
+        QDeadlineTimer deadline(30000);
+        while (!QFile::exists(wsFile(QStringLiteral("pgid"))) && !deadline.hasExpired())
+            QTest::qWait(20);
+        QFile pgidFile(wsFile(QStringLiteral("pgid")));
+        return pgidFile.open(QIODevice::ReadOnly) ? pgidFile.readAll().trimmed().toInt() : 0;
+    }
     /// The bytes of a log stream's output events (exit and other events skipped).
     static QByteArray outputOf(const NdjsonResult& log) {
         QByteArray bytes;
@@ -311,14 +325,8 @@ private Q_SLOTS:
     }
 
     void testCancelEndsTheJobsWholeGroup() {
-        QFile::remove(wsFile(QStringLiteral("pgid")));
-        const ApiResponse r = submit({{"workloadId", "npu.hold"}, {"workspace", m_ws}});
-        QCOMPARE(r.status, 202);
-        const QString id = r.json().value("id").toString();
-        QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(wsFile(QStringLiteral("pgid"))), 30000);
-        QFile pgidFile(wsFile(QStringLiteral("pgid")));
-        QVERIFY(pgidFile.open(QIODevice::ReadOnly));
-        const int pgid = pgidFile.readAll().trimmed().toInt();
+        QString id;
+        const int pgid = startHoldJob(&id); // 0 unless 202 and the job wrote its group id
         QVERIFY(pgid > 1);
         // Positive control: the shell and both sleepers run in the job's group.
         QVERIFY2(membersOfGroup(pgid).size() >= 3, qPrintable(QString::number(pgid)));
@@ -480,14 +488,8 @@ private Q_SLOTS:
     }
 
     void testCancelThroughTheExecutionsRouteEndsTheGroup() {
-        QFile::remove(wsFile(QStringLiteral("pgid")));
-        const ApiResponse r = submit({{"workloadId", "npu.hold"}, {"workspace", m_ws}});
-        QCOMPARE(r.status, 202);
-        const QString id = r.json().value("id").toString();
-        QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(wsFile(QStringLiteral("pgid"))), 30000);
-        QFile pgidFile(wsFile(QStringLiteral("pgid")));
-        QVERIFY(pgidFile.open(QIODevice::ReadOnly));
-        const int pgid = pgidFile.readAll().trimmed().toInt();
+        QString id;
+        const int pgid = startHoldJob(&id); // 0 unless 202 and the job wrote its group id
         QVERIFY(pgid > 1);
         QVERIFY2(membersOfGroup(pgid).size() >= 3, qPrintable(QString::number(pgid))); // control
         const NdjsonResult follower = [&] {
