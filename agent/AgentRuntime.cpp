@@ -357,6 +357,7 @@ void AgentRuntime::startNpu() {
     m_manager->addRequestFeature(npu::NpuStage::kField);
     m_manager->addEpochContributor(&npu::NpuStage::recordInto);
     m_context.npu = m_npu.get();
+    m_npu->attachStore(*m_database, m_logs.get()); // broker jobs are executions (docs/npu.md)
     if (!m_npu->brokerError().isEmpty())
         logLine(QStringLiteral("warning: npu broker: %1").arg(m_npu->brokerError()));
     else if (m_npu->broker())

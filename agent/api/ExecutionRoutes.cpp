@@ -6,6 +6,7 @@
 #include "agent/egress/EgressService.h"
 #include "agent/execution/ExecutionManager.h"
 #include "agent/http/ResponseStream.h"
+#include "agent/npu/BrokerJobRunner.h"
 #include "agent/npu/NpuService.h"
 #include "agent/store/ExecutionRepository.h"
 #include "agent/store/LogStore.h"
@@ -60,7 +61,7 @@ void ExecutionRoutes::registerRoutes(Router& router) {
                    store::ExecutionRecord r;
                    if (!loadVisible(ex, who, p.value(QStringLiteral("id")), &r))
                        return;
-                   if (auto err = m_context->manager->cancel(r.executionId, &r))
+                   if (auto err = cancel(&r))
                        return ex->replyError(*err);
                    ex->replyJson(200, r.toJson());
                });
@@ -68,8 +69,18 @@ void ExecutionRoutes::registerRoutes(Router& router) {
                [this](http::HttpExchange* ex, const Principal& who, const PathParams& p) {
                    store::ExecutionRecord r;
                    if (loadVisible(ex, who, p.value(QStringLiteral("id")), &r))
-                       streamLog(ex, r.executionId);
+                       streamLog(m_context, ex, r.executionId, &exitEventOf, this);
                });
+}
+
+std::optional<ApiError> ExecutionRoutes::cancel(store::ExecutionRecord* r) {
+    npu::BrokerJobRunner* broker = m_context->npu ? m_context->npu->broker() : nullptr;
+    if (r->kind != store::ExecutionKind::Broker || !broker)
+        return m_context->manager->cancel(r->executionId, r);
+    ApiError error;
+    if (!broker->cancel(r->executionId, &error))
+        return error;
+    return m_context->manager->get(r->executionId, r);
 }
 
 bool ExecutionRoutes::loadVisible(http::HttpExchange* ex, const Principal& who, const QString& id,
@@ -162,6 +173,14 @@ void ExecutionRoutes::list(http::HttpExchange* ex, const Principal& who) {
             return ex->replyError(400, QStringLiteral("invalid_filter"),
                                   QStringLiteral("limit must be 1..1000"));
     }
+    const QString kinds = req.queryValue(QStringLiteral("kind"));
+    for (const QString& name : kinds.split(',', Qt::SkipEmptyParts)) {
+        const auto kind = store::executionKindFromString(name.trimmed());
+        if (!kind)
+            return ex->replyError(400, QStringLiteral("invalid_filter"),
+                                  QStringLiteral("unknown kind \"%1\"").arg(name));
+        filter.kinds.append(*kind);
+    }
     filter.cursor = req.queryValue(QStringLiteral("cursor"));
     store::ExecutionPage page;
     if (auto err = m_context->executions->list(filter, &page))
@@ -177,7 +196,9 @@ void ExecutionRoutes::list(http::HttpExchange* ex, const Principal& who) {
                          page.nextCursor.isEmpty() ? QJsonValue() : QJsonValue(page.nextCursor)}});
 }
 
-void ExecutionRoutes::streamLog(http::HttpExchange* ex, const QString& id) {
+void ExecutionRoutes::streamLog(AgentContext* context, http::HttpExchange* ex, const QString& id,
+                                std::function<QJsonObject(const store::ExecutionRecord&)> exitOf,
+                                QObject* parent) {
     const http::HttpRequest& req = ex->request();
     qint64 offset = 0;
     if (auto err = http::ResponseStream::parseOffset(req, &offset))
@@ -198,21 +219,21 @@ void ExecutionRoutes::streamLog(http::HttpExchange* ex, const QString& id) {
     const QString follow = req.queryValue(QStringLiteral("follow"));
     const bool following = follow == QLatin1String("true") || follow == QLatin1String("1");
     store::LogInfo info;
-    if (!m_context->logs->info(id, &info) && info.finished && offset > info.endOffset)
+    if (!context->logs->info(id, &info) && info.finished && offset > info.endOffset)
         return ex->replyError(400, QStringLiteral("invalid_offset"),
                               QStringLiteral("offset %1 is past the end of the log (%2)")
                                   .arg(offset)
                                   .arg(info.endOffset));
-    execution::ExecutionManager* manager = m_context->manager;
-    auto exitEvent = [manager, id]() -> QJsonObject {
+    execution::ExecutionManager* manager = context->manager;
+    auto exitEvent = [manager, id, exitOf]() -> QJsonObject {
         store::ExecutionRecord r;
-        if (manager->get(id, &r))
+        if (manager->get(id, &r) || !store::isTerminal(r.state))
             return {};
-        return exitEventOf(r);
+        return exitOf(r);
     };
     // Egress decisions are replayed from the store before the exit event: by then the record is
     // final, so every decision has been recorded (ManagedRun releases the gateway socket first).
-    egress::EgressService* egress = m_context->egress;
+    egress::EgressService* egress = context->egress;
     auto egressEvents = [egress, id]() -> QList<QJsonObject> {
         QList<QJsonObject> events;
         QList<egress::EgressDecision> decisions;
@@ -222,17 +243,19 @@ void ExecutionRoutes::streamLog(http::HttpExchange* ex, const QString& id) {
             events.append(egress::EgressService::eventOf(d));
         return events;
     };
-    auto* session = new LogStreamSession(ex, m_context->logs, id, offset, following, exitEvent,
-                                         egressEvents, format, this);
+    auto* session = new LogStreamSession(ex, context->logs, id, offset, following, exitEvent,
+                                         egressEvents, format, parent);
     QPointer<LogStreamSession> guard(session);
-    connect(manager, &execution::ExecutionManager::executionFinished, session,
-            [guard, id](const QString& finished) {
-                if (guard && finished == id)
-                    guard->onExecutionFinished();
-            });
+    auto onFinished = [guard, id](const QString& finished) {
+        if (guard && finished == id)
+            guard->onExecutionFinished();
+    };
+    connect(manager, &execution::ExecutionManager::executionFinished, session, onFinished);
+    if (npu::BrokerJobRunner* broker = context->npu ? context->npu->broker() : nullptr)
+        connect(broker, &npu::BrokerJobRunner::jobFinished, session, onFinished);
     // A final execution that never produced a log (cancelled while queued, setup failed).
     store::ExecutionRecord r;
-    if (!manager->get(id, &r) && store::isTerminal(r.state) && m_context->logs->info(id, &info))
+    if (!manager->get(id, &r) && store::isTerminal(r.state) && context->logs->info(id, &info))
         session->onExecutionFinished();
 }
 

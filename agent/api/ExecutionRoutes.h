@@ -7,6 +7,8 @@
 
 #include <QObject>
 
+#include <functional>
+
 namespace runbox::api {
 
 /// Managed executions (docs/managed.md, docs/contracts.md "Workspaces and executions"):
@@ -24,6 +26,9 @@ namespace runbox::api {
 ///   preceded by the execution's `{"type":"egress",…}` decisions (replayed from the store).
 /// - `POST /v1/executions/{id}/cancel` → the record (a running one reads `running` until its
 ///   process is gone).
+/// Host NPU broker jobs are executions of kind `broker` (docs/npu.md "Host broker"): listed,
+/// read, followed and cancelled here like the others (cancel goes to the broker); they are
+/// created only by `POST /v1/npu/jobs`. `?kind=a,b` filters the listing by kind.
 /// Workspace tokens see only their workspace's executions; readers never take the lease.
 class ExecutionRoutes final : public QObject {
     Q_OBJECT
@@ -32,13 +37,23 @@ public:
     explicit ExecutionRoutes(AgentContext* context, QObject* parent = nullptr);
     void registerRoutes(Router& router);
 
+    /// Serves `GET …/log?offset=N&follow=true&format=ndjson|frames` of execution @p id (whose
+    /// visibility the caller checked) with a LogStreamSession parented to @p parent: 400
+    /// `invalid_offset` / `invalid_format`; the exit event is @p exitOf of the final record
+    /// (the execution's exitEventOf(), or a broker job's shape for `/v1/npu/jobs/{id}/log`),
+    /// sent once the record is final, whether a managed execution or a broker job ended.
+    static void streamLog(AgentContext* context, http::HttpExchange* ex, const QString& id,
+                          std::function<QJsonObject(const store::ExecutionRecord&)> exitOf,
+                          QObject* parent);
+
 private:
     void submit(http::HttpExchange* ex, const Principal& who);
     /// Records and queues a validated request (chips already checked against the inventory).
     void submitValidated(http::HttpExchange* ex, const QString& workspaceId,
                          const execution::ExecRequest& request);
     void list(http::HttpExchange* ex, const Principal& who);
-    void streamLog(http::HttpExchange* ex, const QString& id);
+    /// Cancels a managed execution through the manager, a broker job through the broker.
+    std::optional<ApiError> cancel(store::ExecutionRecord* record);
     /// Loads the record and checks that @p who may see it (404 otherwise).
     bool loadVisible(http::HttpExchange* ex, const Principal& who, const QString& id,
                      store::ExecutionRecord* out);

@@ -1,8 +1,9 @@
 #include "agent/api/NpuRoutes.h"
 
 #include "agent/api/ApiService.h"
-#include "agent/api/BrokerLogSession.h"
+#include "agent/api/ExecutionRoutes.h"
 #include "agent/npu/BrokerJobRunner.h"
+#include "agent/npu/BrokerJobStore.h"
 #include "agent/npu/NpuService.h"
 
 #include <QJsonArray>
@@ -13,6 +14,15 @@
 namespace runbox::api {
 
 namespace {
+
+/// The exit event of `/v1/npu/jobs/{id}/log`: an execution's (exitEventOf) plus `truncated`
+/// (output past the job's maxOutputBytes was dropped).
+QJsonObject brokerExitEvent(const store::ExecutionRecord& record) {
+    QJsonObject event = exitEventOf(record);
+    if (!event.isEmpty())
+        event.insert(QStringLiteral("truncated"), record.logBytes.droppedBytes > 0);
+    return event;
+}
 
 bool isTrue(const QString& value) {
     return value == QLatin1String("true") || value == QLatin1String("1");
@@ -45,23 +55,35 @@ void NpuRoutes::registerRoutes(Router& router) {
                });
     router.add("GET", QStringLiteral("/v1/npu/jobs/{id}"),
                [this](http::HttpExchange* ex, const Principal& who, const PathParams& p) {
-                   if (npu::BrokerJob* job = findVisible(ex, who, p.value(QStringLiteral("id"))))
-                       ex->replyJson(200, jobJson(*job));
+                   store::ExecutionRecord r;
+                   if (findVisible(ex, who, p.value(QStringLiteral("id")), &r))
+                       ex->replyJson(200, npu::BrokerJobStore::jobJson(r));
                });
     router.add("GET", QStringLiteral("/v1/npu/jobs/{id}/log"),
                [this](http::HttpExchange* ex, const Principal& who, const PathParams& p) {
-                   if (npu::BrokerJob* job = findVisible(ex, who, p.value(QStringLiteral("id"))))
-                       streamLog(ex, job);
+                   store::ExecutionRecord r;
+                   if (findVisible(ex, who, p.value(QStringLiteral("id")), &r))
+                       ExecutionRoutes::streamLog(m_context, ex, r.executionId, &brokerExitEvent,
+                                                  this);
+               });
+    router.add("GET", QStringLiteral("/v1/npu/jobs/{id}/result"),
+               [this](http::HttpExchange* ex, const Principal& who, const PathParams& p) {
+                   store::ExecutionRecord r;
+                   if (findVisible(ex, who, p.value(QStringLiteral("id")), &r))
+                       result(ex, r);
                });
     router.add("POST", QStringLiteral("/v1/npu/jobs/{id}/cancel"),
                [this](http::HttpExchange* ex, const Principal& who, const PathParams& p) {
-                   npu::BrokerJob* job = findVisible(ex, who, p.value(QStringLiteral("id")));
-                   if (!job)
+                   store::ExecutionRecord r;
+                   if (!findVisible(ex, who, p.value(QStringLiteral("id")), &r))
                        return;
+                   npu::BrokerJobRunner* broker = m_context->npu->broker();
                    ApiError error;
-                   if (!m_context->npu->broker()->cancel(job->id(), &error))
+                   if (!broker->cancel(r.executionId, &error))
                        return ex->replyError(error);
-                   ex->replyJson(200, jobJson(*job));
+                   if (auto err = broker->record(r.executionId, &r))
+                       return ex->replyError(*err);
+                   ex->replyJson(200, npu::BrokerJobStore::jobJson(r));
                });
 }
 
@@ -84,21 +106,18 @@ void NpuRoutes::chips(http::HttpExchange* ex) {
     });
 }
 
-QJsonObject NpuRoutes::jobJson(const npu::BrokerJob& job) const {
-    QJsonObject o = job.toJson();
-    o.insert(QStringLiteral("workspace"), m_jobWorkspace.value(job.id()));
-    return o;
-}
-
-npu::BrokerJob* NpuRoutes::findVisible(http::HttpExchange* ex, const Principal& who,
-                                       const QString& id) {
-    npu::BrokerJob* job = m_context->npu->broker()->job(id);
-    if (!job || !who.mayUseWorkspace(m_jobWorkspace.value(id))) {
+bool NpuRoutes::findVisible(http::HttpExchange* ex, const Principal& who, const QString& id,
+                            store::ExecutionRecord* out) {
+    if (auto err = m_context->npu->broker()->record(id, out)) {
+        ex->replyError(*err);
+        return false;
+    }
+    if (!who.mayUseWorkspace(out->workspaceId)) {
         ex->replyError(404, QStringLiteral("job_not_found"),
                        QStringLiteral("no NPU job %1").arg(id.left(128)));
-        return nullptr;
+        return false;
     }
-    return job;
+    return true;
 }
 
 void NpuRoutes::submitJob(http::HttpExchange* ex, const Principal& who) {
@@ -134,14 +153,18 @@ void NpuRoutes::submitJob(http::HttpExchange* ex, const Principal& who) {
         if (!ws)
             return exchange->replyError(404, QStringLiteral("workspace_not_found"),
                                         QStringLiteral("no workspace %1").arg(wsId));
+        request.workspaceId = wsId;
         request.workspaceDir = ws->directory;
         request.workspaceUid = ws->uid.value_or(0);
+        npu::BrokerJobRunner* broker = m_context->npu->broker();
         ApiError error;
-        npu::BrokerJob* job = m_context->npu->broker()->submit(request, &error);
+        npu::BrokerJob* job = broker->submit(request, &error);
         if (!job)
             return exchange->replyError(error);
-        m_jobWorkspace.insert(job->id(), wsId);
-        exchange->replyJson(202, jobJson(*job));
+        store::ExecutionRecord record;
+        if (auto err = broker->record(job->id(), &record))
+            return exchange->replyError(*err);
+        exchange->replyJson(202, npu::BrokerJobStore::jobJson(record));
     };
     const QJsonValue devices = body.value(QLatin1String("npuDevices"));
     if (devices.isUndefined() || devices.isNull())
@@ -160,36 +183,37 @@ void NpuRoutes::submitJob(http::HttpExchange* ex, const Principal& who) {
 }
 
 void NpuRoutes::listJobs(http::HttpExchange* ex, const Principal& who) {
-    npu::BrokerJobRunner* broker = m_context->npu->broker();
-    // Forget the workspace of jobs the runner no longer keeps.
-    for (auto it = m_jobWorkspace.begin(); it != m_jobWorkspace.end();)
-        it = broker->job(it.key()) ? std::next(it) : m_jobWorkspace.erase(it);
+    npu::BrokerJobStore* store = m_context->npu->broker()->store();
+    QList<store::ExecutionRecord> records;
+    if (!store)
+        return ex->replyJson(200, {{"jobs", QJsonArray{}}});
+    if (auto err = store->list(who.isAgent() ? QString() : who.workspaceId, 1000, &records))
+        return ex->replyError(*err);
     QJsonArray jobs;
-    for (const npu::BrokerJob* job : broker->jobs())
-        if (who.mayUseWorkspace(m_jobWorkspace.value(job->id())))
-            jobs.append(jobJson(*job));
+    for (const store::ExecutionRecord& record : std::as_const(records))
+        if (who.mayUseWorkspace(record.workspaceId))
+            jobs.append(npu::BrokerJobStore::jobJson(record));
     ex->replyJson(200, {{"jobs", jobs}});
 }
 
-void NpuRoutes::streamLog(http::HttpExchange* ex, npu::BrokerJob* job) {
-    const http::HttpRequest& req = ex->request();
-    bool hasOffset = false;
-    const QString offsetText = req.queryValue(QStringLiteral("offset"), &hasOffset);
-    qint64 offset = 0;
-    if (hasOffset) {
-        bool ok = false;
-        offset = offsetText.toLongLong(&ok);
-        if (!ok || offset < 0)
-            return ex->replyError(400, QStringLiteral("invalid_offset"),
-                                  QStringLiteral("offset must be a non-negative integer"));
-    }
-    const qint64 end = job->streamSize(npu::BrokerJob::Stream::Stdout) +
-                       job->streamSize(npu::BrokerJob::Stream::Stderr);
-    if (job->isFinal() && !job->truncated() && offset > end)
-        return ex->replyError(
-            400, QStringLiteral("invalid_offset"),
-            QStringLiteral("offset %1 is past the end of the log (%2)").arg(offset).arg(end));
-    new BrokerLogSession(ex, job, offset, isTrue(req.queryValue(QStringLiteral("follow"))), this);
+void NpuRoutes::result(http::HttpExchange* ex, const store::ExecutionRecord& record) {
+    if (!store::isTerminal(record.state))
+        return ex->replyError(409, QStringLiteral("job_not_finished"),
+                              QStringLiteral("NPU job %1 is %2: its result exists once it has "
+                                             "ended")
+                                  .arg(record.executionId, store::toString(record.state)));
+    QList<store::ExecutionOutput> outputs;
+    if (auto err = m_context->npu->broker()->store()->outputs(record.executionId, &outputs))
+        return ex->replyError(*err);
+    QJsonArray list;
+    for (const store::ExecutionOutput& output : std::as_const(outputs))
+        list.append(output.toJson());
+    ex->replyJson(200, {{"id", record.executionId},
+                        {"state", store::toString(record.state)},
+                        {"outputs", list},
+                        {"createdFiles", QJsonArray::fromStringList(record.createdFiles)},
+                        {"modifiedFiles", QJsonArray::fromStringList(record.modifiedFiles)},
+                        {"deletedFiles", QJsonArray::fromStringList(record.deletedFiles)}});
 }
 
 } // namespace runbox::api

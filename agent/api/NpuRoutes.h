@@ -3,12 +3,9 @@
 #include "agent/api/AgentContext.h"
 #include "agent/api/Router.h"
 
-#include <QHash>
-#include <QObject>
+#include "agent/store/ExecutionRecord.h"
 
-namespace runbox::npu {
-class BrokerJob;
-}
+#include <QObject>
 
 namespace runbox::api {
 
@@ -26,10 +23,16 @@ namespace runbox::api {
 /// - `POST /v1/npu/jobs {workloadId, workspace, inputs?: {NAME: relative path}, npuDevices?,
 ///   jobId?}` → 202 with the job; 400 `unknown_workload` / `invalid_input` /
 ///   `invalid_npu_devices`, 404 `workspace_not_found`, 409 `duplicate_job`.
-/// - `GET /v1/npu/jobs` → `{"jobs": [...]}`, oldest first; `GET /v1/npu/jobs/{id}` → the job
-///   (`BrokerJob::toJson()` plus `"workspace"`); 404 `job_not_found`.
-/// - `GET /v1/npu/jobs/{id}/log?offset=N&follow=true` → NDJSON (BrokerLogSession).
+/// - `GET /v1/npu/jobs` → `{"jobs": [...]}`: the newest 1000 jobs, oldest first;
+///   `GET /v1/npu/jobs/{id}` → the job (BrokerJobStore::jobJson); 404 `job_not_found`.
+/// - `GET /v1/npu/jobs/{id}/log?offset=N&follow=true` → NDJSON, the job's execution log
+///   (ExecutionRoutes::streamLog); its exit event is an execution's plus `"truncated"`.
 /// - `POST /v1/npu/jobs/{id}/cancel` → the job (SIGTERM to its group, SIGKILL after the grace).
+/// - `GET /v1/npu/jobs/{id}/result` → `{"id","state","outputs":[{"path","sizeBytes","sha256"}],
+///   "createdFiles","modifiedFiles","deletedFiles"}` once the job is final; 409
+///   `job_not_finished` while it is queued or running.
+/// A job is an execution of kind `broker` (BrokerJobStore): these routes read the same records
+/// as `/v1/executions`, so jobs of an earlier agent (final, or `lost`) stay readable.
 /// Workspace ids resolve through the WorkspaceRegistry; a workspace token reaches only its own
 /// workspace's jobs.
 class NpuRoutes final : public QObject {
@@ -43,13 +46,12 @@ private:
     void chips(http::HttpExchange* ex);
     void submitJob(http::HttpExchange* ex, const Principal& who);
     void listJobs(http::HttpExchange* ex, const Principal& who);
-    void streamLog(http::HttpExchange* ex, npu::BrokerJob* job);
-    /// The job if @p who may see it; otherwise replies 404 and returns null.
-    npu::BrokerJob* findVisible(http::HttpExchange* ex, const Principal& who, const QString& id);
-    QJsonObject jobJson(const npu::BrokerJob& job) const;
+    void result(http::HttpExchange* ex, const store::ExecutionRecord& record);
+    /// The job's record if @p who may see it; otherwise replies 404 and returns false.
+    bool findVisible(http::HttpExchange* ex, const Principal& who, const QString& id,
+                     store::ExecutionRecord* out);
 
     AgentContext* m_context;
-    QHash<QString, QString> m_jobWorkspace; ///< job id → workspace id
 };
 
 } // namespace runbox::api

@@ -2,7 +2,6 @@
 
 #include <QDir>
 #include <QFile>
-#include <QJsonArray>
 #include <QProcess>
 #include <QThread>
 #include <QTimer>
@@ -43,10 +42,6 @@ void prepareChild(const int* keep, std::size_t count) {
 
 constexpr int kReapPollMs = 10;
 constexpr int kReapTimeoutMs = 5000;
-
-QJsonValue iso(const QDateTime& at) {
-    return at.isValid() ? QJsonValue(at.toUTC().toString(Qt::ISODateWithMs)) : QJsonValue();
-}
 
 } // namespace
 
@@ -314,57 +309,19 @@ void BrokerJob::readChannel(Stream stream) {
         return;
     const qint64 room = m_spec.maxOutputBytes - m_kept;
     const QByteArray kept = room >= data.size() ? data : data.left(std::max<qint64>(room, 0));
-    if (kept.size() < data.size())
+    if (kept.size() < data.size()) {
         m_truncated = true;
+        m_dropped += data.size() - kept.size();
+    }
     if (kept.isEmpty())
         return;
-    const int index = stream == Stream::Stdout ? 0 : 1;
-    m_chunks.append({stream, m_sizes[index], kept});
-    m_sizes[index] += kept.size();
+    m_sizes[stream == Stream::Stdout ? 0 : 1] += kept.size();
     m_kept += kept.size();
-    Q_EMIT outputAppended();
-}
-
-QList<BrokerJob::Chunk> BrokerJob::chunksFrom(int from) const {
-    return from >= m_chunks.size() ? QList<Chunk>() : m_chunks.mid(std::max(from, 0));
-}
-
-QByteArray BrokerJob::read(Stream stream, qint64 offset) const {
-    QByteArray out;
-    for (const Chunk& chunk : m_chunks) {
-        if (chunk.stream != stream || chunk.offset + chunk.data.size() <= offset)
-            continue;
-        const qint64 skip = std::max<qint64>(offset - chunk.offset, 0);
-        out += chunk.data.mid(skip);
-    }
-    return out;
+    Q_EMIT output(stream, kept);
 }
 
 qint64 BrokerJob::streamSize(Stream stream) const {
     return m_sizes[stream == Stream::Stdout ? 0 : 1];
-}
-
-QJsonObject BrokerJob::toJson() const {
-    QJsonArray chips;
-    for (int chip : m_spec.chips)
-        chips.append(chip);
-    const QDateTime end = m_finishedAt.isValid() ? m_finishedAt : QDateTime::currentDateTimeUtc();
-    return {{"id", m_spec.id},
-            {"workloadId", m_spec.workloadId},
-            {"state", stateName(m_state)},
-            {"chips", chips},
-            {"exitCode", m_exitCode ? QJsonValue(*m_exitCode) : QJsonValue()},
-            {"signal", m_signal ? QJsonValue(*m_signal) : QJsonValue()},
-            {"message", m_message.isEmpty() ? QJsonValue() : QJsonValue(m_message)},
-            {"createdAt", iso(m_createdAt)},
-            {"startedAt", iso(m_startedAt)},
-            {"finishedAt", iso(m_finishedAt)},
-            {"durationMs", m_startedAt.isValid()
-                               ? QJsonValue(static_cast<double>(m_startedAt.msecsTo(end)))
-                               : QJsonValue()},
-            {"stdoutBytes", static_cast<double>(m_sizes[0])},
-            {"stderrBytes", static_cast<double>(m_sizes[1])},
-            {"truncated", m_truncated}};
 }
 
 } // namespace runbox::npu

@@ -7,7 +7,6 @@
 #include <QByteArray>
 #include <QDateTime>
 #include <QDeadlineTimer>
-#include <QJsonObject>
 #include <QList>
 #include <QObject>
 #include <QProcessEnvironment>
@@ -22,8 +21,10 @@ class QTimer;
 namespace runbox::npu {
 
 /// One host broker job: a fixed argv started with no shell, in the host namespace, as the
-/// leader of its own session and process group, with its output kept in memory. Its pinned
-/// inputs (BrokerInput) are the only descriptors above stderr it inherits.
+/// leader of its own session and process group. Its pinned inputs (BrokerInput) are the only
+/// descriptors above stderr it inherits. The job keeps no output: each piece is handed on as it
+/// arrives (output()), and BrokerJobRunner appends it to the job's execution log in the LogStore
+/// (docs/npu.md "Host broker": a broker job is an execution of kind `broker`).
 ///
 /// Lifecycle: queued → running → completed | failed | cancelled | timed_out | setup_failed.
 /// Cancel and timeout send SIGTERM to the whole group, then SIGKILL after the grace period;
@@ -31,21 +32,15 @@ namespace runbox::npu {
 /// once nothing it started inside its group is left. A descendant that calls setsid() itself
 /// leaves the group and is out of reach (no cgroup here).
 ///
-/// Output: stdout and stderr each have byte offsets from 0; chunks are recorded in arrival order
-/// (the NDJSON `{"type":"stdout","data","offset"}` stream). Past maxOutputBytes (both streams
-/// together) further output is dropped and `truncated` is set; the job keeps running.
+/// Output: chunks are emitted in arrival order (the log gives them one logical numbering across
+/// both streams). Past maxOutputBytes (both streams together) further output is dropped,
+/// counted in droppedBytes() and `truncated` is set; the job keeps running.
 class BrokerJob final : public QObject {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(BrokerJob)
 public:
     enum class State { Queued, Running, Completed, Failed, Cancelled, TimedOut, SetupFailed };
     enum class Stream { Stdout, Stderr };
-    /// One piece of output as it arrived.
-    struct Chunk {
-        Stream stream = Stream::Stdout;
-        qint64 offset = 0; ///< byte offset within its stream
-        QByteArray data;
-    };
     struct Spec {
         QString id;
         QString workloadId;
@@ -90,20 +85,15 @@ public:
     QDateTime finishedAt() const { return m_finishedAt; }
     bool truncated() const { return m_truncated; }
 
-    int chunkCount() const { return m_chunks.size(); }
-    /// Chunks from index @p from on (for followers: remember chunkCount()).
-    QList<Chunk> chunksFrom(int from) const;
-    /// Bytes of @p stream from @p offset.
-    QByteArray read(Stream stream, qint64 offset = 0) const;
+    /// Bytes of @p stream handed on by output() so far (dropped bytes excluded).
     qint64 streamSize(Stream stream) const;
-
-    /// `{id, workloadId, state, chips, exitCode, signal, message, createdAt, startedAt,
-    /// finishedAt, durationMs, stdoutBytes, stderrBytes, truncated}`.
-    QJsonObject toJson() const;
+    /// Bytes dropped past maxOutputBytes (0 unless truncated()).
+    qint64 droppedBytes() const { return m_dropped; }
 
 Q_SIGNALS:
     void started();
-    void outputAppended();
+    /// A piece of output of @p stream, in arrival order (never empty; within maxOutputBytes).
+    void output(runbox::npu::BrokerJob::Stream stream, const QByteArray& data);
     /// Emitted once, when the state becomes final.
     void finished();
 
@@ -137,8 +127,8 @@ private:
     QDateTime m_createdAt;
     QDateTime m_startedAt;
     QDateTime m_finishedAt;
-    QList<Chunk> m_chunks;
     qint64 m_sizes[2] = {0, 0};
+    qint64 m_dropped = 0;
     qint64 m_kept = 0;
     bool m_truncated = false;
 };

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "agent/npu/BrokerJob.h"
+#include "agent/npu/BrokerJobStore.h"
 #include "agent/npu/ChipReservations.h"
 #include "agent/npu/WorkloadCatalog.h"
 #include "shared/ApiError.h"
@@ -11,8 +12,10 @@
 #include <QObject>
 #include <QPointer>
 #include <QProcessEnvironment>
+#include <QThreadPool>
 
 #include <functional>
+#include <memory>
 #include <sys/types.h>
 
 namespace runbox::npu {
@@ -28,12 +31,16 @@ struct BrokerOptions {
     /// The groups of the device nodes of @p chips (NpuPassthrough): a job that runs as a
     /// workspace uid reaches its chips through them. Unset = none.
     std::function<QList<gid_t>(const QList<int>& chips)> deviceGroupsOf;
+    /// Where jobs are recorded (not owned; see BrokerJobRunner::setStore). Unset: submit()
+    /// refuses every job (503 `broker_store_unavailable`).
+    BrokerJobStore* store = nullptr;
 };
 
 /// What `POST /v1/npu/jobs` asks for, once the lead has resolved the workspace id to its
 /// directory and validated npuDevices (NpuPassthrough::parseSelection).
 struct BrokerJobRequest {
     QString workloadId;
+    QString workspaceId;                  ///< the workspace's id (the job's record names it)
     QString workspaceDir;                 ///< host path of the caller's workspace
     QJsonObject inputs;                   ///< NAME → workspace-relative path (strings only)
     std::optional<QList<int>> npuDevices; ///< absent = the workload's default set
@@ -50,6 +57,12 @@ struct BrokerJobRequest {
 /// and a job never shares a chip with a sandboxed execution. Jobs naming no chip share the host
 /// queue (key -1) and run one at a time.
 ///
+/// Every job is an execution of kind `broker` (BrokerJobStore): recorded queued at submit,
+/// running when it starts, and final — after its log was finished and its outputs hashed
+/// (BrokerOutputs, on this object's thread pool, like the snapshot taken right before it
+/// starts) — when it ends; jobFinished() comes then. The BrokerJob objects are the live side
+/// only (the last maxFinishedJobs final ones are kept for callers that hold them).
+///
 /// Lives in one thread (the agent's event loop); `granted` from another thread is queued to it.
 class BrokerJobRunner final : public QObject {
     Q_OBJECT
@@ -61,29 +74,45 @@ public:
     ~BrokerJobRunner() override;
 
     const WorkloadCatalog& catalog() const { return m_catalog; }
+    /// Records jobs in @p store from now on (not owned; outlives this object).
+    void setStore(BrokerJobStore* store) { m_options.store = store; }
+    BrokerJobStore* store() const { return m_options.store; }
 
     /// Validates and enqueues a job; it starts when its chips are free. Errors:
     /// 400 `unknown_workload`; 400 `invalid_input` (missing, unexpected, non-string, or a path
     /// that BrokerInput::open refuses: absolute, `..`, through a symlink, missing, or neither a
     /// regular file nor a directory); each input is pinned now and reaches the job as
     /// `/proc/self/fd/N`;
-    /// 400 `invalid_workspace`; 409 `duplicate_job`; 500 `workload_misconfigured`.
+    /// 400 `invalid_workspace`; 409 `duplicate_job` (any execution ever had the id);
+    /// 404 `workspace_not_found` (no record of the workspace); 500 `workload_misconfigured`;
+    /// 503 `broker_store_unavailable`, `sandbox_user_unavailable`.
     BrokerJob* submit(const BrokerJobRequest& request, ApiError* error);
 
+    /// The live job (queued, running, or one of the last final ones), or null.
     BrokerJob* job(const QString& id) const;
-    /// Every known job, oldest first.
+    /// Every job still held in memory, oldest first.
     QList<BrokerJob*> jobs() const;
-    /// Cancels a job; 404 `job_not_found` when unknown. Final jobs stay as they are.
+    /// The job's record (BrokerJobStore::get), with the live job's dropped-byte count while it
+    /// runs. 404 `job_not_found`.
+    std::optional<ApiError> record(const QString& id, store::ExecutionRecord* out) const;
+    /// Cancels a job; 404 `job_not_found` when there is no such job. Final jobs (also those
+    /// of an earlier agent, which are `lost` or final) stay as they are.
     bool cancel(const QString& id, ApiError* error);
     /// Kills every running job's group and cancels the queued ones (agent shutdown).
     void shutdown();
 
 Q_SIGNALS:
+    /// The record of job @p id is final (its log finished, its outputs recorded).
     void jobFinished(const QString& id);
 
 private:
+    struct Workspace; ///< the job's workspace root and its snapshot from before the start
     void onGranted(const QString& holder);
+    /// Takes the before-snapshot off the loop, then starts the job if it still waits.
+    void startAfterSnapshot(BrokerJob* job);
     void onJobFinished(BrokerJob* job);
+    /// Records the end of @p job with @p files (once) and emits jobFinished().
+    void record(BrokerJob* job, const BrokerJobFiles& files);
     void forgetOldJobs();
 
     WorkloadCatalog m_catalog;
@@ -91,6 +120,9 @@ private:
     BrokerOptions m_options;
     QMap<QString, BrokerJob*> m_jobs;
     QStringList m_order;
+    QMap<QString, std::shared_ptr<Workspace>> m_workspaces; ///< until the job is recorded final
+    QThreadPool m_pool;
+    bool m_shuttingDown = false;
 };
 
 } // namespace runbox::npu

@@ -38,7 +38,16 @@ NpuService::NpuService(NpuConfig config, ChipProbeOptions probeOptions, QObject*
 }
 
 NpuService::~NpuService() {
+    delete m_broker; // records its jobs' ends in m_jobStore, destroyed with the members
+    m_broker = nullptr;
     m_pool.waitForDone();
+}
+
+void NpuService::attachStore(const store::Database& database, store::LogStore* logs) {
+    m_jobStore = std::make_unique<BrokerJobStore>(database, logs);
+    m_jobStore->endLeftovers(); // also when the broker is now off: nothing runs on unrecorded
+    if (m_broker)
+        m_broker->setStore(m_jobStore.get());
 }
 
 ChipProbeOptions NpuService::probeOptionsFor(const execution::SandboxHost& host,

@@ -58,6 +58,11 @@ public:
     BrokerJobRunner* broker() const { return m_broker; }
     /// Why the broker's workload catalog could not be loaded (the broker then offers nothing).
     QString brokerError() const { return m_brokerError; }
+    /// Records broker jobs as executions of kind `broker` in @p database and @p logs (both
+    /// outlive this object; BrokerJobStore). Without it the broker refuses every job. Call at
+    /// start-up before ExecutionManager::recover(): it ends the process groups of jobs a dead
+    /// agent left running (BrokerJobStore::endLeftovers), whether the broker is on or not.
+    void attachStore(const store::Database& database, store::LogStore* logs);
 
     /// Begins the first inventory read in the background (so the first request is warm);
     /// @p onFirst gets its result on this object's thread.
@@ -98,6 +103,7 @@ private:
     ChipReservations* m_reservations;
     std::unique_ptr<NpuInventory> m_inventory;
     BrokerJobRunner* m_broker = nullptr;
+    std::unique_ptr<BrokerJobStore> m_jobStore; ///< outlives m_broker (deleted first)
     QString m_brokerError;
     bool m_firstReadStarted = false;
     bool m_backgroundRead = false; ///< a stale-cache re-read is running

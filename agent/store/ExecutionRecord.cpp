@@ -32,13 +32,15 @@ QString toString(ExecutionKind kind) {
         return QStringLiteral("r");
     case ExecutionKind::Argv:
         return QStringLiteral("argv");
+    case ExecutionKind::Broker:
+        return QStringLiteral("broker");
     }
     return QString();
 }
 
 std::optional<ExecutionKind> executionKindFromString(const QString& name) {
-    for (const ExecutionKind kind :
-         {ExecutionKind::Shell, ExecutionKind::Python, ExecutionKind::R, ExecutionKind::Argv}) {
+    for (const ExecutionKind kind : {ExecutionKind::Shell, ExecutionKind::Python, ExecutionKind::R,
+                                     ExecutionKind::Argv, ExecutionKind::Broker}) {
         if (toString(kind) == name)
             return kind;
     }

@@ -10,8 +10,10 @@
 
 namespace runbox::store {
 
-/// What an execution runs: `shell` (bash script on stdin), `python`, `r`, or an `argv` vector.
-enum class ExecutionKind { Shell, Python, R, Argv };
+/// What an execution runs: `shell` (bash script on stdin), `python`, `r`, an `argv` vector, or a
+/// host NPU `broker` job (an operator workload run by the broker, docs/npu.md "Host broker": same
+/// record, log, listing and cancel as the others; created only through `POST /v1/npu/jobs`).
+enum class ExecutionKind { Shell, Python, R, Argv, Broker };
 
 QString toString(ExecutionKind kind);
 std::optional<ExecutionKind> executionKindFromString(const QString& name);

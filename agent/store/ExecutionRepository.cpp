@@ -316,6 +316,12 @@ std::optional<ApiError> ExecutionRepository::list(const ExecutionFilter& filter,
     }
     if (!filter.states.isEmpty())
         where.append(QStringLiteral("state IN (%1)").arg(stateList(filter.states)));
+    if (!filter.kinds.isEmpty()) {
+        QStringList kinds;
+        for (const ExecutionKind kind : filter.kinds)
+            kinds.append(QLatin1Char('\'') + toString(kind) + QLatin1Char('\''));
+        where.append(QStringLiteral("kind IN (%1)").arg(kinds.join(QLatin1Char(','))));
+    }
     if (filter.createdFromMs) {
         where.append(QStringLiteral("created_ms >= ?"));
         values.append(*filter.createdFromMs);

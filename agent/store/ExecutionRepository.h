@@ -15,6 +15,7 @@ namespace runbox::store {
 struct ExecutionFilter {
     QString workspaceId;                 ///< empty: every workspace
     QList<ExecutionState> states;        ///< empty: every state
+    QList<ExecutionKind> kinds;          ///< empty: every kind (e.g. {Broker}: the NPU jobs)
     std::optional<qint64> createdFromMs; ///< inclusive, ms since the epoch
     std::optional<qint64> createdToMs;   ///< exclusive
     int limit = 100;                     ///< 1..1000

@@ -126,6 +126,66 @@ QList<Migration> buildMigrations() {
                            "egress_decisions(workspace_id, id)"),
         },
     });
+    list.append(Migration{
+        5,
+        QStringLiteral("broker jobs are executions (kind 'broker'); execution outputs"),
+        {
+            // SQLite cannot change a CHECK constraint in place: the table is rebuilt
+            // (https://sqlite.org/lang_altertable.html#otheralter) with the same columns in the
+            // same order, every row copied with its seq, then its indexes and triggers made again.
+            // DROP TABLE removes the table's triggers before its implied DELETE, so the
+            // kept-forever trigger does not fire; no table references executions by key.
+            QStringLiteral(
+                "CREATE TABLE executions_v5 ("
+                " seq INTEGER PRIMARY KEY AUTOINCREMENT,"
+                " execution_id TEXT NOT NULL UNIQUE,"
+                " client_supplied INTEGER NOT NULL DEFAULT 0,"
+                " workspace_id TEXT NOT NULL REFERENCES workspaces(id) ON DELETE RESTRICT,"
+                " kind TEXT NOT NULL CHECK (kind IN ('shell','python','r','argv','broker')),"
+                " state TEXT NOT NULL CHECK (state IN ('queued','running','completed','failed',"
+                "  'timed_out','cancelled','output_limited','quota_exceeded','setup_failed',"
+                "  'lost')),"
+                " queue_position INTEGER,"
+                " created_ms INTEGER NOT NULL,"
+                " started_ms INTEGER,"
+                " finished_ms INTEGER,"
+                " exit_code INTEGER,"
+                " signal INTEGER,"
+                " duration_ms INTEGER,"
+                " status_reason TEXT NOT NULL DEFAULT '',"
+                " permission_epoch TEXT NOT NULL DEFAULT '{}',"
+                " provenance TEXT NOT NULL DEFAULT '{}',"
+                " created_files TEXT NOT NULL DEFAULT '[]',"
+                " modified_files TEXT NOT NULL DEFAULT '[]',"
+                " deleted_files TEXT NOT NULL DEFAULT '[]',"
+                " stdout_bytes INTEGER NOT NULL DEFAULT 0,"
+                " stderr_bytes INTEGER NOT NULL DEFAULT 0,"
+                " log_dropped_bytes INTEGER NOT NULL DEFAULT 0)"),
+            QStringLiteral("INSERT INTO executions_v5 SELECT * FROM executions ORDER BY seq"),
+            QStringLiteral("DROP TABLE executions"),
+            QStringLiteral("ALTER TABLE executions_v5 RENAME TO executions"),
+            QStringLiteral("CREATE INDEX executions_by_created ON executions(created_ms, seq)"),
+            QStringLiteral("CREATE INDEX executions_by_workspace ON executions(workspace_id, "
+                           "created_ms, seq)"),
+            QStringLiteral(
+                "CREATE INDEX executions_by_state ON executions(state, created_ms, seq)"),
+            QStringLiteral("CREATE INDEX executions_by_kind ON executions(kind, created_ms, seq)"),
+            QStringLiteral("CREATE TRIGGER executions_kept_forever BEFORE DELETE ON executions"
+                           " BEGIN SELECT RAISE(ABORT, 'execution records are kept forever');"
+                           " END"),
+            QStringLiteral("CREATE TRIGGER executions_id_immutable BEFORE UPDATE OF execution_id"
+                           " ON executions WHEN NEW.execution_id IS NOT OLD.execution_id"
+                           " BEGIN SELECT RAISE(ABORT, 'an execution id never changes'); END"),
+            // The files a broker job left in its workspace, hashed when it ended (the result
+            // route, docs/npu.md "Host broker"). Written once with the terminal state.
+            QStringLiteral("CREATE TABLE execution_outputs ("
+                           " execution_id TEXT NOT NULL,"
+                           " path TEXT NOT NULL,"
+                           " size_bytes INTEGER NOT NULL,"
+                           " sha256 TEXT NOT NULL,"
+                           " PRIMARY KEY (execution_id, path))"),
+        },
+    });
     return list;
 }
 

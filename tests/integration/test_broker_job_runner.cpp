@@ -1,6 +1,7 @@
 // BrokerJobRunner: allow-listed host workloads, no shell, scrubbed env, per-chip-set queues,
 // and cancellation that ends the job's whole process group.
 #include "agent/npu/BrokerJobRunner.h"
+#include "support/BrokerStoreFixture.h"
 
 #include <QDir>
 #include <QDirIterator>
@@ -17,6 +18,7 @@
 
 using namespace runbox::npu;
 using runbox::ApiError;
+using runbox::testsupport::BrokerStoreFixture;
 
 namespace {
 
@@ -57,6 +59,11 @@ private:
     QTemporaryDir m_dir;
     QString m_ws;
     WorkloadCatalog m_catalog;
+    BrokerStoreFixture m_store; ///< where the jobs are recorded (executions of kind broker)
+
+    QByteArray out(const BrokerJob* job, qint64 from = 0) const {
+        return m_store.stream(job->id(), BrokerJob::Stream::Stdout, from);
+    }
 
     BrokerOptions options() const {
         BrokerOptions o;
@@ -71,12 +78,14 @@ private:
         env.insert("DB_PASSWORD", "leak-3");
         env.insert("UNRELATED", "leak-4");
         o.baseEnvironment = env;
+        o.store = m_store.jobs();
         return o;
     }
 
     BrokerJobRequest request(const QString& workload, QJsonObject inputs = {}) const {
         BrokerJobRequest r;
         r.workloadId = workload;
+        r.workspaceId = BrokerStoreFixture::workspaceId;
         r.workspaceDir = m_ws;
         r.inputs = inputs;
         // As root this test is a privileged agent: its jobs run as an unprivileged uid, which
@@ -134,6 +143,7 @@ private Q_SLOTS:
                   "{'id': 'broken', 'label': 'Broken', 'program': '/nonexistent/bin/tool'}]} "),
                 &error),
             qPrintable(error));
+        QVERIFY2(m_store.open(m_ws, &error), qPrintable(error));
     }
 
     void testWhitelistedWorkloadRunsWithArgumentsVerbatimAndNoShell() {
@@ -146,15 +156,41 @@ private Q_SLOTS:
         QCOMPARE(BrokerJob::stateName(job->state()), QStringLiteral("completed"));
         QCOMPARE(job->exitCode().value_or(-1), 0);
         // The input arrives as the pinned descriptor's /proc path, never as a path string.
-        const QString out = QString::fromUtf8(job->read(BrokerJob::Stream::Stdout));
+        const QString printed = QString::fromUtf8(out(job));
         QVERIFY2(QRegularExpression("^/proc/self/fd/[0-9]+\\|7\\|" +
                                     QRegularExpression::escape(m_ws) + "\\|\\$\\(touch pwned\\)$")
-                     .match(out)
+                     .match(printed)
                      .hasMatch(),
-                 qPrintable(out));
+                 qPrintable(printed));
         QVERIFY(!QFile::exists(m_ws + "/pwned"));
         QVERIFY(!QFile::exists("pwned"));
-        QCOMPARE(job->toJson().value("state").toString(), QStringLiteral("completed"));
+        QVERIFY(runbox::testsupport::waitRecorded(&runner, m_store.jobs(), job->id()));
+        QCOMPARE(BrokerJobStore::jobJson(m_store.record(job->id())).value("state").toString(),
+                 QStringLiteral("completed"));
+    }
+
+    void testJobIsRecordedAsABrokerExecution() {
+        BrokerJobRunner runner(m_catalog, nullptr, options());
+        ApiError error;
+        BrokerJob* job = runner.submit(request("streams"), &error);
+        QVERIFY2(job, qPrintable(error.message));
+        const runbox::store::ExecutionRecord queued = m_store.record(job->id());
+        QCOMPARE(runbox::store::toString(queued.kind), QStringLiteral("broker"));
+        QCOMPARE(queued.workspaceId, BrokerStoreFixture::workspaceId);
+        QVERIFY(runbox::testsupport::waitRecorded(&runner, m_store.jobs(), job->id()));
+        const runbox::store::ExecutionRecord r = m_store.record(job->id());
+        QCOMPARE(runbox::store::toString(r.state), QStringLiteral("completed"));
+        QCOMPARE(r.exitCode.value_or(-1), 0);
+        QVERIFY(r.startedMs && r.finishedMs);
+        QCOMPARE(r.logBytes.stdoutBytes, 7);
+        QCOMPARE(r.logBytes.stderrBytes, 3);
+        QCOMPARE(r.provenance.value("workloadId").toString(), QStringLiteral("streams"));
+        // The operator's argv stays private (GET /v1/npu/workloads never shows it either).
+        QVERIFY(!r.provenance.contains("argv") && !r.provenance.contains("env"));
+        runbox::store::LogInfo info;
+        QVERIFY(!m_store.logs()->info(job->id(), &info));
+        QVERIFY(info.finished && !info.lost);
+        QCOMPARE(info.endOffset, 10);
     }
 
     void testJobEnvironmentIsScrubbed() {
@@ -162,7 +198,7 @@ private Q_SLOTS:
         ApiError error;
         BrokerJob* job = runner.submit(request("env"), &error);
         QVERIFY(job && waitFinished(job));
-        const QString env = QString::fromUtf8(job->read(BrokerJob::Stream::Stdout));
+        const QString env = QString::fromUtf8(out(job));
         QVERIFY(env.contains("ASCEND_HOME_PATH=/usr/local/Ascend/ascend-toolkit/latest"));
         QVERIFY(env.contains("HCCL_CONNECT_TIMEOUT=120"));
         QVERIFY(env.contains("MS_COMPILER_CACHE_PATH=/cache"));
@@ -175,16 +211,23 @@ private Q_SLOTS:
         ApiError error;
         BrokerJob* job = runner.submit(request("streams"), &error);
         QVERIFY(job && waitFinished(job));
-        QCOMPARE(job->read(BrokerJob::Stream::Stdout), QByteArray("outmore"));
-        QCOMPARE(job->read(BrokerJob::Stream::Stderr), QByteArray("err"));
-        QCOMPARE(job->read(BrokerJob::Stream::Stdout, 3), QByteArray("more"));
+        QCOMPARE(out(job), QByteArray("outmore"));
+        QCOMPARE(m_store.stream(job->id(), BrokerJob::Stream::Stderr), QByteArray("err"));
+        QCOMPARE(out(job, 3), QByteArray("more"));
+        // The log numbers both streams together, in arrival order, contiguously; each stream's
+        // own bytes add up to its own size.
         qint64 stdoutSeen = 0;
-        for (const BrokerJob::Chunk& chunk : job->chunksFrom(0))
-            if (chunk.stream == BrokerJob::Stream::Stdout) {
-                QCOMPARE(chunk.offset, stdoutSeen);
+        qint64 logical = 0;
+        for (const runbox::store::LogChunk& chunk : m_store.chunks(job->id())) {
+            QCOMPARE(chunk.offset, logical);
+            logical = chunk.endOffset();
+            if (chunk.kind == runbox::store::LogChunk::Kind::Stdout)
                 stdoutSeen += chunk.data.size();
-            }
+        }
         QCOMPARE(stdoutSeen, 7);
+        QCOMPARE(logical, 10);
+        QCOMPARE(job->streamSize(BrokerJob::Stream::Stdout), 7);
+        QCOMPARE(job->streamSize(BrokerJob::Stream::Stderr), 3);
     }
 
     void testOutputBeyondTheLimitIsDroppedAndFlagged() {
@@ -198,6 +241,13 @@ private Q_SLOTS:
                      job->streamSize(BrokerJob::Stream::Stderr),
                  4);
         QVERIFY(job->truncated());
+        QCOMPARE(qint64(m_store.chunks(job->id()).isEmpty()
+                            ? 0
+                            : m_store.chunks(job->id()).last().endOffset()),
+                 4);
+        QVERIFY(runbox::testsupport::waitRecorded(&runner, m_store.jobs(), job->id()));
+        QCOMPARE(m_store.record(job->id()).logBytes.droppedBytes, 6);
+        QVERIFY(BrokerJobStore::jobJson(m_store.record(job->id())).value("truncated").toBool());
     }
 
     void testUnknownWorkloadIsRefused() {
@@ -306,9 +356,10 @@ private Q_SLOTS:
         BrokerJob* b = onChips("b", {0, 1});
         BrokerJob* c = onChips("c", {2});
         QVERIFY(a && b && c);
-        QCOMPARE(a->state(), BrokerJob::State::Running);
-        QCOMPARE(b->state(), BrokerJob::State::Queued);  // shares chip 0 with a
-        QCOMPARE(c->state(), BrokerJob::State::Running); // its own chip: no global FIFO
+        // A granted job starts once its workspace's before-picture is taken (BrokerOutputs).
+        QTRY_COMPARE_WITH_TIMEOUT(a->state(), BrokerJob::State::Running, 5000);
+        QTRY_COMPARE_WITH_TIMEOUT(c->state(), BrokerJob::State::Running, 5000); // no global FIFO
+        QCOMPARE(b->state(), BrokerJob::State::Queued); // shares chip 0 with a
         // A sandboxed execution holding chip 3 delays a job on chip 3 the same way.
         QCOMPARE(reservations.acquire("exec-1", {3}).outcome, ChipReservations::Outcome::Granted);
         BrokerJob* d = onChips("d", {3});

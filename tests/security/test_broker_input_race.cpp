@@ -5,6 +5,7 @@
 // workspace may ever be opened by the broker or reach the job. Positive controls first.
 #include "SwapRace.h"
 #include "agent/npu/BrokerJobRunner.h"
+#include "support/BrokerStoreFixture.h"
 #include "support/ResolverModes.h"
 #include "support/TestFiles.h"
 
@@ -45,12 +46,20 @@ class TestBrokerInputRace final : public QObject {
     QString m_ws, m_outside;
     WorkloadCatalog m_catalog;
     FileIdentity m_insideX, m_insideShadow;
+    /// Where the jobs are recorded; thousands of them in the race, so on tmpfs when there is one.
+    BrokerStoreFixture m_store{
+        QDir(QStringLiteral("/dev/shm")).exists() ? QStringLiteral("/dev/shm") : QDir::tempPath()};
+
+    QByteArray out(const BrokerJob* job) const {
+        return m_store.stream(job->id(), BrokerJob::Stream::Stdout);
+    }
 
     QString ws(const QString& rel) const { return m_ws + '/' + rel; }
 
     BrokerJobRequest request(const QString& workload, const QString& input) const {
         BrokerJobRequest r;
         r.workloadId = workload;
+        r.workspaceId = BrokerStoreFixture::workspaceId;
         r.workspaceDir = m_ws;
         r.inputs = QJsonObject{{"data", input}};
         // As root this test is a privileged agent: its jobs run as an unprivileged uid.
@@ -58,8 +67,9 @@ class TestBrokerInputRace final : public QObject {
         return r;
     }
 
-    static BrokerOptions options() {
+    BrokerOptions options() const {
         BrokerOptions o;
+        o.store = m_store.jobs();
         o.killGraceMs = 300;
         QProcessEnvironment env;
         env.insert("PATH", "/usr/bin:/bin");
@@ -95,6 +105,7 @@ private Q_SLOTS:
                                    "'args': ['-c', 'cat $0/x', '${input:data}']}]}"),
                                  &error),
                  qPrintable(error));
+        QVERIFY2(m_store.open(m_ws, &error), qPrintable(error));
     }
     void init() { applyResolverModeRow(); }
     void cleanupTestCase() { resetResolverMode(); }
@@ -108,8 +119,8 @@ private Q_SLOTS:
         BrokerJob* dir = runner.submit(request("catx", "d"), &error);
         QVERIFY2(dir, qPrintable(error.message));
         QVERIFY(waitFinished(file) && waitFinished(dir));
-        QCOMPARE(file->read(BrokerJob::Stream::Stdout), QByteArray("INSIDE"));
-        QCOMPARE(dir->read(BrokerJob::Stream::Stdout), QByteArray("INSIDE"));
+        QCOMPARE(out(file), QByteArray("INSIDE"));
+        QCOMPARE(out(dir), QByteArray("INSIDE"));
     }
 
     void testPlantedLinksAreRefused_data() {
@@ -160,8 +171,8 @@ private Q_SLOTS:
         QCOMPARE(::renameat2(wsFd, "d", wsFd, "dswap", RENAME_EXCHANGE), 0);
         ::close(wsFd);
         QVERIFY(finished);
-        QCOMPARE(file->read(BrokerJob::Stream::Stdout), QByteArray("INSIDE"));
-        QCOMPARE(dir->read(BrokerJob::Stream::Stdout), QByteArray("INSIDE"));
+        QCOMPARE(out(file), QByteArray("INSIDE"));
+        QCOMPARE(out(dir), QByteArray("INSIDE"));
         QCOMPARE(readFile(ws("d/x")), QByteArray("INSIDE"));
     }
 

@@ -90,6 +90,71 @@ private Q_SLOTS:
         }
     }
 
+    void testSchemaFourOpensWithItsRecordsAndTakesBrokerJobs() {
+        // A state directory of the previous schema (4: kind was shell|python|r|argv only) is
+        // rebuilt by migration 5 with every row, its seq, its indexes and its triggers.
+        QTemporaryDir dir;
+        createAtVersion(dir.path(), 4);
+        qint64 seqBefore = 0;
+        {
+            QSqlDatabase raw = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), "v4-check");
+            raw.setDatabaseName(dir.path() + QStringLiteral("/runbox.db"));
+            QVERIFY(raw.open());
+            QSqlQuery query(raw);
+            // Positive control: schema 4 refuses the new kind.
+            QVERIFY(!query.exec(QStringLiteral(
+                "INSERT INTO executions (execution_id, workspace_id, kind, state, created_ms)"
+                " VALUES ('job-v4', 'w1', 'broker', 'queued', 6)")));
+            QVERIFY(query.exec(QStringLiteral(
+                "INSERT INTO executions (execution_id, workspace_id, kind, state, created_ms,"
+                " started_ms) VALUES ('was-running', 'w1', 'argv', 'running', 7, 8)")));
+            seqBefore = scalar(raw, QStringLiteral("SELECT seq FROM executions WHERE "
+                                                   "execution_id = 'was-running'"))
+                            .toLongLong();
+            raw.close();
+        }
+        QSqlDatabase::removeDatabase(QStringLiteral("v4-check"));
+        QString error;
+        auto db = Database::open(dir.path(), &error);
+        QVERIFY2(db, qPrintable(error));
+        QCOMPARE(db->schemaVersion(), migrations::latestVersion());
+        QSqlDatabase c = db->connection();
+        QCOMPARE(scalar(c, QStringLiteral("SELECT count(*) FROM executions")).toInt(), 2);
+        QCOMPARE(scalar(c, QStringLiteral("SELECT seq FROM executions WHERE execution_id = "
+                                          "'was-running'"))
+                     .toLongLong(),
+                 seqBefore);
+        QCOMPARE(scalar(c, QStringLiteral("SELECT started_ms FROM executions WHERE execution_id"
+                                          " = 'was-running'"))
+                     .toLongLong(),
+                 8);
+        QSqlQuery query(c);
+        QVERIFY2(query.exec(QStringLiteral(
+                     "INSERT INTO executions (execution_id, workspace_id, kind, state, created_ms)"
+                     " VALUES ('job-v5', 'w1', 'broker', 'queued', 9)")),
+                 qPrintable(query.lastError().text()));
+        // New rows never reuse a seq, and the constraints still hold.
+        QVERIFY(scalar(c, QStringLiteral("SELECT seq FROM executions WHERE execution_id = "
+                                         "'job-v5'"))
+                    .toLongLong() > seqBefore);
+        QVERIFY(!query.exec(QStringLiteral(
+            "INSERT INTO executions (execution_id, workspace_id, kind, state, created_ms)"
+            " VALUES ('bad-kind', 'w1', 'bogus', 'queued', 9)")));
+        QVERIFY(!query.exec(QStringLiteral(
+            "INSERT INTO executions (execution_id, workspace_id, kind, state, created_ms)"
+            " VALUES ('bad-ws', 'no-such-workspace', 'broker', 'queued', 9)")));
+        QVERIFY(!query.exec(QStringLiteral("DELETE FROM executions WHERE execution_id = "
+                                           "'old-run'")));
+        for (const char* index : {"executions_by_created", "executions_by_workspace",
+                                  "executions_by_state", "executions_by_kind"})
+            QCOMPARE(scalar(c, QStringLiteral("SELECT count(*) FROM sqlite_master WHERE type ="
+                                              " 'index' AND name = '%1'")
+                                   .arg(QLatin1String(index)))
+                         .toInt(),
+                     1);
+        QVERIFY(columns(c, QStringLiteral("execution_outputs")).contains(QStringLiteral("sha256")));
+    }
+
     void testReopeningDoesNotMigrateAgain() {
         QTemporaryDir dir;
         QString error;
