@@ -3,6 +3,7 @@
 // <= 1.25 x raw p50).
 //
 // Usage: bench_exec_latency [--iterations N] [--agent PATH]
+#include "agent/execution/SandboxSpawn.h"
 #include "agent/sandbox/BwrapCommand.h"
 #include "agent/sandbox/CapabilityProbe.h"
 #include "agent/sandbox/SandboxIdentity.h"
@@ -25,7 +26,7 @@
 
 #include <algorithm>
 #include <fcntl.h>
-#include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -38,39 +39,23 @@ double percentile(std::vector<double> v, double p) {
     return v[size_t(p * double(v.size() - 1))];
 }
 
-/// Raw baseline: posix_spawn of bwrap with the launch's argv and env, seccomp on fd 3, wait.
-/// With a non-empty @p guard, bwrap runs under runbox-sandbox-guard as the agent runs it (the
-/// decomposition row: what the guard alone costs).
+/// Raw baseline: the agent's own spawn of the launch (execution::spawnSandbox: the same
+/// descriptors, seccomp on fd 3, passwd/group memfds, the workspace on fd 6), waited for with
+/// waitpid, no event loop. With a non-empty @p guard, bwrap runs under runbox-sandbox-guard as the
+/// agent runs it (the decomposition row: what the guard alone costs).
 double rawRunMs(const sandbox::SandboxLaunch& launch, const QString& guard = {}) {
-    std::vector<QByteArray> store;
-    std::vector<char*> argv, envp;
-    if (!guard.isEmpty())
-        store.push_back(QFile::encodeName(guard));
-    store.push_back(QFile::encodeName(launch.program));
-    for (const QString& a : launch.arguments)
-        store.push_back(a.toUtf8());
-    const size_t argc = store.size();
-    for (auto it = launch.environment.begin(); it != launch.environment.end(); ++it)
-        store.push_back((it.key() + '=' + it.value()).toUtf8());
-    for (size_t i = 0; i < store.size(); ++i)
-        (i < argc ? argv : envp).push_back(store[i].data());
-    argv.push_back(nullptr);
-    envp.push_back(nullptr);
     QElapsedTimer t;
     t.start();
-    const int seccomp = ::open(QFile::encodeName(launch.fds.first().path).constData(), O_RDONLY);
-    const int devnull = ::open("/dev/null", O_WRONLY);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, seccomp, 3);
-    posix_spawn_file_actions_adddup2(&fa, devnull, 4);
-    pid_t pid = 0;
-    posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), envp.data());
-    posix_spawn_file_actions_destroy(&fa);
-    ::close(seccomp);
-    ::close(devnull);
+    execution::SpawnedSandbox spawned;
+    QString error;
+    if (!execution::spawnSandbox(launch, 0, guard, &spawned, &error))
+        qFatal("raw launch: %s", qPrintable(error));
+    for (int fd : {spawned.stdinFd, spawned.stdoutFd, spawned.stderrFd, spawned.statusFd,
+                   spawned.setupStatusFd})
+        if (fd >= 0)
+            ::close(fd);
     int status = 0;
-    ::waitpid(pid, &status, 0);
+    ::waitpid(spawned.pid, &status, 0);
     return double(t.nsecsElapsed()) / 1e6;
 }
 
@@ -141,6 +126,9 @@ int main(int argc, char** argv) {
     }
     QTextStream out(stdout);
     QTemporaryDir dir;
+    // A root agent runs sandboxes as workspace uids, which reach their workspace by path.
+    if (::geteuid() == 0)
+        ::chmod(QFile::encodeName(dir.path()).constData(), 0711);
 
     // Raw side: the exact launch the agent builds for `true`, on a workspace of our own.
     const QString bwrap = QStringLiteral("/usr/bin/bwrap");
