@@ -1,6 +1,7 @@
 #include "agent/api/ExecRoutes.h"
 
 #include "agent/api/ApiService.h"
+#include "agent/api/ExecIntake.h"
 #include "agent/api/NpuSelection.h"
 #include "agent/api/SyncExecSession.h"
 #include "agent/execution/ExecutionManager.h"
@@ -45,15 +46,8 @@ void ExecRoutes::handleExec(http::HttpExchange* ex, const Principal& who, const 
     QJsonObject body;
     if (auto err = parseJsonObject(ex->request().body, &body))
         return ex->replyError(*err);
-    execution::ExecutionManager* manager = m_context->manager;
     execution::ExecRequest req;
-    if (auto err = execution::ExecRequest::parse(body, manager->limits(), &req))
-        return ex->replyError(*err);
-    ApiError noTier;
-    execution::IsolationTier* tier = manager->tierOf(*ws, &noTier);
-    if (!tier)
-        return ex->replyError(noTier);
-    if (auto err = tier->validate(req, *ws))
+    if (auto err = parseExecRequest(m_context, body, *ws, &req))
         return ex->replyError(*err);
     resolveNpuDevices(m_context, ex, std::move(req),
                       [this, wsId](http::HttpExchange* exchange, execution::ExecRequest r) {

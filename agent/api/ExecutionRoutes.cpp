@@ -1,6 +1,7 @@
 #include "agent/api/ExecutionRoutes.h"
 
 #include "agent/api/ApiService.h"
+#include "agent/api/ExecIntake.h"
 #include "agent/api/LogStreamSession.h"
 #include "agent/api/NpuSelection.h"
 #include "agent/egress/EgressService.h"
@@ -110,13 +111,7 @@ void ExecutionRoutes::submit(http::HttpExchange* ex, const Principal& who) {
         return ex->replyError(404, QStringLiteral("workspace_not_found"),
                               QStringLiteral("no workspace %1").arg(wsId));
     execution::ExecRequest req;
-    if (auto err = execution::ExecRequest::parse(body, m_context->manager->limits(), &req))
-        return ex->replyError(*err);
-    ApiError noTier;
-    execution::IsolationTier* tier = m_context->manager->tierOf(*ws, &noTier);
-    if (!tier)
-        return ex->replyError(noTier);
-    if (auto err = tier->validate(req, *ws))
+    if (auto err = parseExecRequest(m_context, body, *ws, &req))
         return ex->replyError(*err);
     resolveNpuDevices(m_context, ex, std::move(req),
                       [this, wsId](http::HttpExchange* exchange, execution::ExecRequest r) {
