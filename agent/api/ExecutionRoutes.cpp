@@ -21,6 +21,25 @@
 
 namespace runbox::api {
 
+namespace {
+
+/// A comma-separated filter of names (`state=running,queued`, `kind=broker`), each turned into its
+/// value by @p fromString; an unknown one is 400 invalid_filter naming @p what and the name.
+template <typename T, typename FromString>
+std::optional<ApiError> parseNameList(const QString& text, const char* what, FromString fromString,
+                                      QList<T>* out) {
+    for (const QString& name : text.split(',', Qt::SkipEmptyParts)) {
+        const std::optional<T> value = fromString(name.trimmed());
+        if (!value)
+            return ApiError{400, QStringLiteral("invalid_filter"),
+                            QStringLiteral("unknown %1 \"%2\"").arg(QLatin1String(what), name)};
+        out->append(*value);
+    }
+    return std::nullopt;
+}
+
+} // namespace
+
 QJsonObject exitEventOf(const store::ExecutionRecord& r) {
     if (!store::isTerminal(r.state))
         return {};
@@ -139,14 +158,9 @@ void ExecutionRoutes::list(http::HttpExchange* ex, const Principal& who) {
             return ex->replyJson(200, {{"executions", QJsonArray{}}, {"nextCursor", QJsonValue()}});
         filter.workspaceId = who.workspaceId;
     }
-    const QString states = req.queryValue(QStringLiteral("state"));
-    for (const QString& name : states.split(',', Qt::SkipEmptyParts)) {
-        const auto state = store::executionStateFromString(name.trimmed());
-        if (!state)
-            return ex->replyError(400, QStringLiteral("invalid_filter"),
-                                  QStringLiteral("unknown state \"%1\"").arg(name));
-        filter.states.append(*state);
-    }
+    if (auto err = parseNameList(req.queryValue(QStringLiteral("state")), "state",
+                                 store::executionStateFromString, &filter.states))
+        return ex->replyError(*err);
     auto readMs = [&](const char* name, std::optional<qint64>* out) {
         bool present = false;
         const QString text = req.queryValue(QLatin1String(name), &present);
@@ -168,14 +182,9 @@ void ExecutionRoutes::list(http::HttpExchange* ex, const Principal& who) {
             return ex->replyError(400, QStringLiteral("invalid_filter"),
                                   QStringLiteral("limit must be 1..1000"));
     }
-    const QString kinds = req.queryValue(QStringLiteral("kind"));
-    for (const QString& name : kinds.split(',', Qt::SkipEmptyParts)) {
-        const auto kind = store::executionKindFromString(name.trimmed());
-        if (!kind)
-            return ex->replyError(400, QStringLiteral("invalid_filter"),
-                                  QStringLiteral("unknown kind \"%1\"").arg(name));
-        filter.kinds.append(*kind);
-    }
+    if (auto err = parseNameList(req.queryValue(QStringLiteral("kind")), "kind",
+                                 store::executionKindFromString, &filter.kinds))
+        return ex->replyError(*err);
     filter.cursor = req.queryValue(QStringLiteral("cursor"));
     store::ExecutionPage page;
     if (auto err = m_context->executions->list(filter, &page))
