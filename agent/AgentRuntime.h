@@ -1,6 +1,6 @@
 #pragma once
 
-#include "agent/api/AgentContext.h"
+#include "agent/AgentContext.h"
 #include "agent/sandbox/NoSuidMount.h"
 #include "agent/sandbox/UidRangeRegistry.h"
 
@@ -78,7 +78,7 @@ private:
     void installSignalHandlers();
     void shutdown();
 
-    api::AgentContext m_context;
+    AgentContext m_context;
     sandbox::UidRangeRegistry m_uidRanges;
     sandbox::NoSuidMount m_workspacesNoSuid; ///< <state>/workspaces under a privileged agent
     std::unique_ptr<store::Database> m_database;

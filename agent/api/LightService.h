@@ -1,6 +1,6 @@
 #pragma once
 
-#include "agent/api/AgentContext.h"
+#include "agent/AgentContext.h"
 #include "agent/light/LightTypes.h"
 #include "agent/sandbox/NoSuidMount.h"
 #include "shared/ApiError.h"

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "agent/api/AgentContext.h"
+#include "agent/AgentContext.h"
 #include "agent/api/Router.h"
 
 #include <functional>

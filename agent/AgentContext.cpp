@@ -1,8 +1,8 @@
-#include "agent/api/AgentContext.h"
+#include "agent/AgentContext.h"
 
 #include <QDateTime>
 
-namespace runbox::api {
+namespace runbox {
 
 QString AgentContext::unavailableReason() const {
     if (!host.capability.usable)
@@ -37,4 +37,4 @@ QJsonObject AgentContext::idleJson() const {
             {"idle", config.idleAfterMs > 0 && emptyFor >= config.idleAfterMs}};
 }
 
-} // namespace runbox::api
+} // namespace runbox

@@ -25,8 +25,10 @@ class NpuService;
 }
 
 namespace runbox::api {
-
 class LightService;
+}
+
+namespace runbox {
 
 /// What the route handlers share. Owned by AgentRuntime; lives as long as the agent.
 struct AgentContext {
@@ -43,7 +45,7 @@ struct AgentContext {
     /// NPU inventory, chip reservations and the optional broker; null when not wired (then
     /// requests naming chips get 400 `npu_unavailable`).
     npu::NpuService* npu = nullptr;
-    LightService* light = nullptr; ///< the light tier (null until started; may be unavailable)
+    api::LightService* light = nullptr; ///< the light tier (null until started; may be unavailable)
     qint64 startedAtMs = 0;
     /// Since when (ms since epoch) the agent has held no workspace at all; 0 while it holds some.
     qint64 noWorkspacesSinceMs = 0;
@@ -63,4 +65,4 @@ struct AgentContext {
     QJsonObject idleJson() const;
 };
 
-} // namespace runbox::api
+} // namespace runbox
