@@ -5,7 +5,8 @@
 // `runbox logs -f` reads it: plain socket, frames decoded to bytes); the NDJSON format
 // (QNetworkAccessManager, every event decoded back to bytes) is printed on a second line.
 //
-// Usage: bench_log_follow [--bytes N] (default 1 GiB) [--no-ndjson]
+// Usage: bench_log_follow [--bytes N] (default 1 GiB) [--no-ndjson] [--agent PATH]
+// --agent runs another build's runbox-agent (bench/ab-compare).
 #include "support/AgentProcess.h"
 #include "support/ManagedApi.h"
 
@@ -150,6 +151,9 @@ int main(int argc, char** argv) {
     AgentProcess agent;
     AgentOptions options;
     options.extraEnv.insert(QStringLiteral("RUNBOX_MAX_OUTPUT_BYTES"), QStringLiteral("0"));
+    const qsizetype agentAt = args.indexOf(QStringLiteral("--agent"));
+    if (agentAt > 0 && agentAt + 1 < args.size())
+        options.agentPath = args.at(agentAt + 1);
     if (!agent.start(options))
         qFatal("agent: %s", qPrintable(agent.errorString()));
     const QString ws = agent.createWorkspace();

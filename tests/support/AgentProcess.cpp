@@ -79,7 +79,9 @@ bool AgentProcess::start(const AgentOptions& options) {
     m_client.reset();
     const bool dropToUnprivileged = runningAsRoot() && !options.runAsRoot;
     m_uid = dropToUnprivileged ? options.unprivilegedUid : ::geteuid();
-    const QString agentPath = QStringLiteral(RUNBOX_BINARY_DIR "/agent/runbox-agent");
+    const QString agentPath = options.agentPath.isEmpty()
+                                  ? QStringLiteral(RUNBOX_BINARY_DIR "/agent/runbox-agent")
+                                  : options.agentPath;
     if (!checkBinaryReachable(agentPath))
         return false;
 

@@ -32,6 +32,9 @@ struct AgentOptions {
     /// tier needs: its strong sandboxes must then run as workspace uids, never as root).
     bool runAsRoot = false;
     int startTimeoutMs = 30000; ///< until agent.url appears
+    /// Another build's `runbox-agent` (bench/ab-compare runs one benchmark driver against two
+    /// builds' agents); empty: this build's.
+    QString agentPath;
 };
 
 /// The real `runbox-agent` binary of this build, started on a free loopback port with a fresh
