@@ -1,0 +1,122 @@
+#include "agent/bounds/MemoryWatchdog.h"
+
+#include <QFile>
+#include <QHash>
+
+#include <sys/statfs.h>
+
+#include <utility>
+#include <vector>
+
+namespace runbox::bounds {
+
+namespace {
+
+/// Bytes in use on the file system at @p path (statfs(2)); 0 when it cannot be read.
+qint64 usedBytesOf(const QString& path) {
+    struct statfs fs {};
+    if (::statfs(QFile::encodeName(path).constData(), &fs) != 0)
+        return 0;
+    return qint64(fs.f_blocks - fs.f_bfree) * qint64(fs.f_bsize);
+}
+
+} // namespace
+
+MemoryWatchdog::MemoryWatchdog(QObject* parent, QString procRoot)
+    : QObject(parent), m_table(std::move(procRoot)) {
+    m_timer.setSingleShot(true);
+    m_timer.setTimerType(Qt::PreciseTimer);
+    connect(&m_timer, &QTimer::timeout, this, [this] { scanNow(); });
+}
+
+int MemoryWatchdog::intervalForFraction(double fraction) {
+    if (fraction < 0.5)
+        return 100;
+    if (fraction < 0.75)
+        return 50;
+    if (fraction < 0.9)
+        return 20;
+    return 10;
+}
+
+int MemoryWatchdog::watch(Watch watch) {
+    const int handle = m_nextHandle++;
+    m_watches.emplace(handle, State{std::move(watch), Usage{}});
+    m_timer.start(0); // the first scan on the next event-loop turn
+    return handle;
+}
+
+MemoryWatchdog::Usage MemoryWatchdog::unwatch(int handle) {
+    const auto it = m_watches.find(handle);
+    if (it == m_watches.end())
+        return {};
+    const Usage last = it->second.usage;
+    m_watches.erase(it);
+    if (m_watches.empty())
+        m_timer.stop();
+    return last;
+}
+
+MemoryWatchdog::Usage MemoryWatchdog::usage(int handle) const {
+    const auto it = m_watches.find(handle);
+    return it == m_watches.end() ? Usage{} : it->second.usage;
+}
+
+int MemoryWatchdog::scanNow() {
+    if (m_watches.empty())
+        return 0;
+    QHash<uid_t, State*> byUid;
+    QHash<quint64, State*> byNamespace;
+    for (auto& [handle, state] : m_watches) {
+        if (state.watch.members.by == Membership::By::Uid)
+            byUid.insert(uid_t(state.watch.members.id), &state);
+        else
+            byNamespace.insert(state.watch.members.id, &state);
+        state.usage.currentBytes = 0;
+        state.usage.processes = 0;
+    }
+    const int seen = m_table.refresh(!byNamespace.isEmpty(), !byUid.isEmpty());
+    for (auto it = m_table.entries().cbegin(); it != m_table.entries().cend(); ++it) {
+        State* owner = byUid.value(it->uid, nullptr);
+        if (!owner && it->pidNamespace != 0)
+            owner = byNamespace.value(it->pidNamespace, nullptr);
+        if (!owner)
+            continue;
+        ProcessTable::Memory memory;
+        if (!m_table.memoryOf(it.key(), kShmemProbeBytes, &memory))
+            continue;
+        owner->usage.currentBytes += memory.anonBytes + memory.shmemBytes;
+        ++owner->usage.processes;
+    }
+    double highest = 0;
+    std::vector<std::pair<std::function<void(const Usage&)>, Usage>> calls;
+    for (auto& [handle, state] : m_watches) {
+        Usage& u = state.usage;
+        for (const QString& path : std::as_const(state.watch.tmpfsPaths))
+            u.currentBytes += usedBytesOf(path);
+        u.peakBytes = qMax(u.peakBytes, u.currentBytes);
+        u.peakProcesses = qMax(u.peakProcesses, u.processes);
+        if (state.watch.limitBytes <= 0)
+            continue;
+        highest = qMax(highest, double(u.currentBytes) / double(state.watch.limitBytes));
+        if (!u.exceeded && u.currentBytes > state.watch.limitBytes) {
+            u.exceeded = true;
+            if (state.watch.exceeded)
+                calls.emplace_back(state.watch.exceeded, u);
+        }
+    }
+    schedule(highest);
+    for (const auto& [call, usage] : calls)
+        call(usage); // after the loop: a callback may unwatch
+    return seen;
+}
+
+void MemoryWatchdog::schedule(double highestFraction) {
+    if (m_watches.empty()) {
+        m_timer.stop();
+        return;
+    }
+    m_timer.start(intervalForFraction(highestFraction));
+}
+
+} // namespace runbox::bounds

@@ -1,0 +1,71 @@
+#pragma once
+
+#include "agent/bounds/ProcessTable.h"
+
+#include <QObject>
+#include <QStringList>
+#include <QTimer>
+
+#include <functional>
+#include <map>
+
+namespace runbox::bounds {
+
+/// The memory bound where no delegated cgroup v2 subtree exists (docs/bounds.md "Watchdog"):
+/// one shared scan of /proc sums, for each watched execution, the private anonymous and shared
+/// memory pages of its processes plus the bytes used on its tmpfs mounts, and calls the watch's
+/// `exceeded` once the sum passes its limit (the run then kills its whole tree). The scan runs
+/// every 100 ms, and faster as any watch nears its limit (first-touch faults reach ~110 MiB per
+/// 100 ms here). What it cannot see is said in docs/bounds.md: memfd or SysV pages no process
+/// maps. Lives on the agent's event loop; every method is called from that thread.
+class MemoryWatchdog final : public QObject {
+    Q_OBJECT
+public:
+    /// Usage of one watch, bytes and processes; peaks since watch().
+    struct Usage {
+        qint64 currentBytes = 0;
+        qint64 peakBytes = 0;
+        int processes = 0;
+        int peakProcesses = 0;
+        bool exceeded = false;
+    };
+    /// One execution to watch.
+    struct Watch {
+        Membership members;
+        qint64 limitBytes = 0;  ///< 0 = sample only (usage for the record), never exceeded
+        QStringList tmpfsPaths; ///< mounts whose used bytes (statfs(2)) count, e.g. its /tmp
+        std::function<void(const Usage&)> exceeded; ///< called once, after a scan; may unwatch
+    };
+
+    explicit MemoryWatchdog(QObject* parent = nullptr, QString procRoot = QStringLiteral("/proc"));
+
+    /// Starts watching; returns the handle for usage() and unwatch(). The first scan runs on the
+    /// next turn of the event loop; `exceeded` is never called from inside watch().
+    int watch(Watch watch);
+    /// Stops watching @p handle; returns its last usage.
+    Usage unwatch(int handle);
+    Usage usage(int handle) const;
+    int watchCount() const { return int(m_watches.size()); }
+
+    /// One scan now (the timer calls it; tests and the benchmark too). Returns the processes seen.
+    int scanNow();
+    /// The next scan's delay for the highest usage/limit fraction among the watches: 100 ms
+    /// below 1/2, 50 below 3/4, 20 below 9/10, else 10.
+    static int intervalForFraction(double fraction);
+    /// Shared pages are read from /proc/PID/status only past this many statm shared bytes.
+    static constexpr qint64 kShmemProbeBytes = 32ll << 20;
+
+private:
+    struct State {
+        Watch watch;
+        Usage usage;
+    };
+    void schedule(double highestFraction);
+
+    ProcessTable m_table;
+    std::map<int, State> m_watches;
+    int m_nextHandle = 1;
+    QTimer m_timer;
+};
+
+} // namespace runbox::bounds

@@ -1,0 +1,179 @@
+#include "agent/bounds/ProcessTable.h"
+
+#include <QFile>
+#include <QSet>
+
+#include <cstring>
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+namespace runbox::bounds {
+
+namespace {
+
+/// One getdents64 record (getdents64(2)).
+struct LinuxDirent64 {
+    quint64 d_ino;
+    qint64 d_off;
+    unsigned short d_reclen;
+    unsigned char d_type;
+    char d_name[];
+};
+
+/// Reads a small /proc file relative to @p dirFd, at most @p max bytes.
+QByteArray readAt(int dirFd, const char* path, int max = 4096) {
+    const int fd = ::openat(dirFd, path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return {};
+    QByteArray buffer(max, Qt::Uninitialized);
+    const ssize_t n = ::read(fd, buffer.data(), std::size_t(max));
+    ::close(fd);
+    buffer.resize(n > 0 ? n : 0);
+    return buffer;
+}
+
+} // namespace
+
+ProcessTable::ProcessTable(QString procRoot) : m_procRoot(std::move(procRoot)) {
+    m_procFd =
+        ::open(QFile::encodeName(m_procRoot).constData(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    const long page = ::sysconf(_SC_PAGESIZE);
+    if (page > 0)
+        m_pageSize = page;
+}
+
+ProcessTable::~ProcessTable() {
+    for (const Entry& e : std::as_const(m_entries))
+        if (e.statmFd >= 0)
+            ::close(e.statmFd);
+    if (m_procFd >= 0)
+        ::close(m_procFd);
+}
+
+quint64 ProcessTable::namespaceInodeOf(const QByteArray& linkTarget) {
+    const qsizetype open = linkTarget.indexOf('[');
+    const qsizetype close = linkTarget.indexOf(']');
+    if (!linkTarget.startsWith("pid:[") || open < 0 || close <= open + 1)
+        return 0;
+    bool ok = false;
+    const quint64 inode = linkTarget.mid(open + 1, close - open - 1).toULongLong(&ok);
+    return ok ? inode : 0;
+}
+
+uid_t ProcessTable::realUidOf(const QByteArray& status) {
+    const qsizetype at = status.indexOf("\nUid:");
+    if (at < 0)
+        return uid_t(-1);
+    const qsizetype end = status.indexOf('\n', at + 1);
+    const QList<QByteArray> fields = status.mid(at + 5, end - at - 5).simplified().split(' ');
+    bool ok = false;
+    const qulonglong uid = fields.value(0).toULongLong(&ok);
+    return ok ? uid_t(uid) : uid_t(-1);
+}
+
+qint64 ProcessTable::rssShmemOf(const QByteArray& status) {
+    const qsizetype at = status.indexOf("\nRssShmem:");
+    if (at < 0)
+        return 0;
+    const qsizetype end = status.indexOf('\n', at + 1);
+    const QList<QByteArray> fields = status.mid(at + 10, end - at - 10).simplified().split(' ');
+    return fields.value(0).toLongLong() * 1024; // "RssShmem:   1234 kB"
+}
+
+bool ProcessTable::classify(pid_t pid, Entry* entry, bool readNamespace) const {
+    char path[64];
+    std::snprintf(path, sizeof path, "%d/status", int(pid));
+    entry->uid = realUidOf(readAt(m_procFd, path));
+    if (entry->uid == uid_t(-1))
+        return false;
+    if (readNamespace) {
+        std::snprintf(path, sizeof path, "%d/ns/pid", int(pid));
+        char target[64];
+        const ssize_t n = ::readlinkat(m_procFd, path, target, sizeof target - 1);
+        entry->pidNamespace = n > 0 ? namespaceInodeOf(QByteArray(target, int(n))) : 0;
+    }
+    return true;
+}
+
+int ProcessTable::refresh(bool readNamespaces, bool recheckRoot) {
+    if (m_procFd < 0)
+        return 0;
+    QSet<pid_t> seen;
+    ++m_scan;
+    ::lseek(m_procFd, 0, SEEK_SET);
+    alignas(LinuxDirent64) char buffer[32768];
+    for (;;) {
+        const long n = ::syscall(SYS_getdents64, m_procFd, buffer, sizeof buffer);
+        if (n <= 0)
+            break;
+        for (long offset = 0; offset < n;) {
+            const auto* d = reinterpret_cast<const LinuxDirent64*>(buffer + offset);
+            offset += d->d_reclen;
+            if (d->d_name[0] < '1' || d->d_name[0] > '9')
+                continue;
+            const pid_t pid = pid_t(std::strtol(d->d_name, nullptr, 10));
+            seen.insert(pid);
+            auto it = m_entries.find(pid);
+            if (it != m_entries.end() && it->procInode == d->d_ino &&
+                (!readNamespaces || it->pidNamespace != 0) &&
+                !(recheckRoot && it->uid == 0 && m_scan - it->firstScan < kRootRecheckScans))
+                continue;
+            if (it != m_entries.end() && it->procInode != d->d_ino && it->statmFd >= 0) {
+                ::close(it->statmFd); // the pid was reused: the old process is gone
+                it->statmFd = -1;
+            }
+            Entry fresh;
+            fresh.procInode = d->d_ino;
+            fresh.firstScan = m_scan;
+            if (it != m_entries.end() && it->procInode == d->d_ino)
+                fresh = *it; // same process, only its namespace is newly wanted
+            if (classify(pid, &fresh, readNamespaces))
+                m_entries.insert(pid, fresh);
+            else
+                m_entries.remove(pid);
+        }
+    }
+    for (auto it = m_entries.begin(); it != m_entries.end();) {
+        if (seen.contains(it.key())) {
+            ++it;
+            continue;
+        }
+        if (it->statmFd >= 0)
+            ::close(it->statmFd);
+        it = m_entries.erase(it);
+    }
+    return int(seen.size());
+}
+
+bool ProcessTable::memoryOf(pid_t pid, qint64 shmemProbeBytes, Memory* out) {
+    auto it = m_entries.find(pid);
+    if (it == m_entries.end())
+        return false;
+    char path[64];
+    if (it->statmFd < 0) {
+        std::snprintf(path, sizeof path, "%d/statm", int(pid));
+        it->statmFd = ::openat(m_procFd, path, O_RDONLY | O_CLOEXEC);
+        if (it->statmFd < 0)
+            return false;
+    }
+    char text[160];
+    const ssize_t n = ::pread(it->statmFd, text, sizeof text - 1, 0);
+    if (n <= 0)
+        return false; // gone (ESRCH): refresh() drops it
+    text[n] = '\0';
+    // statm: size resident shared text lib data dt, in pages (proc(5)); shared = file + shmem.
+    long long size = 0, resident = 0, shared = 0;
+    if (std::sscanf(text, "%lld %lld %lld", &size, &resident, &shared) != 3)
+        return false;
+    out->anonBytes = qMax(0ll, resident - shared) * m_pageSize;
+    out->shmemBytes = 0;
+    if (shared * m_pageSize > shmemProbeBytes) {
+        std::snprintf(path, sizeof path, "%d/status", int(pid));
+        out->shmemBytes = rssShmemOf(readAt(m_procFd, path));
+    }
+    return true;
+}
+
+} // namespace runbox::bounds

@@ -1,0 +1,81 @@
+#pragma once
+
+#include <QHash>
+#include <QString>
+
+#include <sys/types.h>
+
+namespace runbox::bounds {
+
+/// Which processes make up one watched execution: every process whose real uid is @ref id (a
+/// light workspace, or a strong sandbox of a root agent: its own uid), or every process in the
+/// PID namespace whose `ns/pid` inode is @ref id (any strong sandbox). Neither can be left by an
+/// unprivileged process: setsid(2) or a double fork can leave a session or a process tree, not a
+/// uid or a PID namespace.
+struct Membership {
+    enum class By { Uid, PidNamespace };
+    By by = By::Uid;
+    quint64 id = 0;
+};
+
+/// The processes of the host as /proc shows them, kept between scans so each scan costs one
+/// getdents pass plus one read per member. A process is told apart from a later one with the
+/// same pid by the inode number of its /proc entry (a new process gets a new one; proc(5)), so a
+/// reused pid is classified afresh. Members' `statm` stay open and are re-read with pread(2).
+class ProcessTable final {
+public:
+    /// Memory of one process, bytes: private anonymous pages, and shared memory pages (shmem:
+    /// MAP_SHARED anonymous, memfd and SysV segments while mapped), both resident.
+    struct Memory {
+        qint64 anonBytes = 0;
+        qint64 shmemBytes = 0;
+    };
+    /// One process as last classified.
+    struct Entry {
+        quint64 procInode = 0;    ///< d_ino of /proc/PID: changes when the pid is reused
+        uid_t uid = uid_t(-1);    ///< real uid (`Uid:` of /proc/PID/status)
+        quint64 pidNamespace = 0; ///< inode of /proc/PID/ns/pid; 0 when not read or unreadable
+        int statmFd = -1;         ///< open while the process is a member of a watch
+        quint64 firstScan = 0;    ///< the scan that first saw this process
+    };
+    /// How many scans a root process is re-classified for (at 100 ms: its first 5 s).
+    static constexpr quint64 kRootRecheckScans = 50;
+
+    /// @p procRoot: the proc mount to read (tests may point elsewhere).
+    explicit ProcessTable(QString procRoot = QStringLiteral("/proc"));
+    ~ProcessTable();
+    ProcessTable(const ProcessTable&) = delete;
+    ProcessTable& operator=(const ProcessTable&) = delete;
+
+    /// Re-reads the process list: gone processes are dropped, new or reused pids classified
+    /// (their uid always; their PID namespace when @p readNamespaces). With @p recheckRoot,
+    /// processes seen as uid 0 during their first kRootRecheckScans scans are classified again:
+    /// only they can still change uid, and the agent's helpers (light supervisor, sandbox guard)
+    /// call setuid(2) right after fork, so none of their children is missed by a uid watch, while
+    /// long-lived host root processes cost nothing after a while.
+    /// Returns the number of processes seen.
+    int refresh(bool readNamespaces, bool recheckRoot);
+    const QHash<pid_t, Entry>& entries() const { return m_entries; }
+    /// The memory of @p pid (its statm kept open from now on); false when it is gone.
+    /// Shared pages are looked at (`RssShmem` of /proc/PID/status) only when statm's shared
+    /// count passes @p shmemProbeBytes, since reading status costs more than statm.
+    bool memoryOf(pid_t pid, qint64 shmemProbeBytes, Memory* out);
+
+    /// The inode number of a PID namespace link target "pid:[4026531836]"; 0 when malformed.
+    static quint64 namespaceInodeOf(const QByteArray& linkTarget);
+    /// The real uid on the `Uid:` line of a /proc/PID/status text; uid_t(-1) when absent.
+    static uid_t realUidOf(const QByteArray& status);
+    /// `RssShmem:` of a status text, bytes; 0 when absent.
+    static qint64 rssShmemOf(const QByteArray& status);
+
+private:
+    bool classify(pid_t pid, Entry* entry, bool readNamespace) const;
+
+    QString m_procRoot;
+    int m_procFd = -1;
+    QHash<pid_t, Entry> m_entries;
+    quint64 m_scan = 0;
+    qint64 m_pageSize = 4096;
+};
+
+} // namespace runbox::bounds

@@ -1,0 +1,182 @@
+// The memory watchdog (agent/bounds/MemoryWatchdog, docs/bounds.md "Watchdog"): real processes
+// under uids of their own and in a PID namespace of their own touch memory; the watchdog's sums
+// see private, shared and tmpfs pages, a watch under its limit stays quiet (positive control)
+// and one over it is told once. Needs root (setpriv to other uids, unshare --pid).
+#include "agent/bounds/MemoryWatchdog.h"
+
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryFile>
+#include <QtTest>
+
+#include <memory>
+#include <unistd.h>
+
+using namespace runbox::bounds;
+
+namespace {
+
+constexpr qint64 kMiB = 1 << 20;
+
+/// Touches @p mib MiB ("anon": a private buffer; "shared": MAP_SHARED anonymous, i.e. shmem),
+/// prints "ready", then sleeps until killed.
+const char* kHolder = "import mmap, sys, time\n"
+                      "n = int(sys.argv[1]) << 20\n"
+                      "b = mmap.mmap(-1, n) if sys.argv[2] == 'shared' else "
+                      "mmap.mmap(-1, n, flags=mmap.MAP_PRIVATE)\n"
+                      "for i in range(0, n, 4096): b[i] = 1\n"
+                      "print('ready', flush=True)\n"
+                      "time.sleep(120)\n";
+
+/// A child holding memory; killed with its process group when it goes out of scope.
+struct Holder {
+    QProcess process;
+    ~Holder() {
+        if (process.state() != QProcess::NotRunning) {
+            process.kill();
+            process.waitForFinished(5000);
+        }
+    }
+    bool start(const QStringList& prefix, int mib, const char* kind) {
+        QStringList args = prefix;
+        args << "/usr/bin/python3"
+             << "-c" << kHolder << QString::number(mib) << kind;
+        process.start(args.takeFirst(), args);
+        if (!process.waitForStarted(5000))
+            return false;
+        QDeadlineTimer deadline(30000);
+        while (!process.readAllStandardOutput().contains("ready") && !deadline.hasExpired())
+            process.waitForReadyRead(200);
+        return !deadline.hasExpired();
+    }
+};
+
+QStringList asUid(uid_t uid) {
+    return {"/usr/bin/setpriv",   "--reuid",       QString::number(uid), "--regid",
+            QString::number(uid), "--clear-groups"};
+}
+
+MemoryWatchdog::Usage settledUsage(MemoryWatchdog& dog, int handle) {
+    for (int i = 0; i < 3; ++i)
+        dog.scanNow();
+    return dog.usage(handle);
+}
+
+} // namespace
+
+class TestMemoryWatchdog final : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase() {
+        if (::geteuid() != 0)
+            QSKIP("needs root: processes under uids of their own");
+    }
+
+    void testProcFieldsAreParsed() {
+        QCOMPARE(ProcessTable::namespaceInodeOf("pid:[4026531836]"), 4026531836ull);
+        QCOMPARE(ProcessTable::namespaceInodeOf("net:[4026531836]"), 0ull);
+        QCOMPARE(ProcessTable::namespaceInodeOf("pid:[]"), 0ull);
+        const QByteArray status = "Name:\tpython3\nUmask:\t0022\nUid:\t61001\t61001\t61001\t61001\n"
+                                  "RssAnon:\t  1000 kB\nRssShmem:\t    12 kB\n";
+        QCOMPARE(ProcessTable::realUidOf(status), uid_t(61001));
+        QCOMPARE(ProcessTable::rssShmemOf(status), 12 * 1024);
+        QCOMPARE(ProcessTable::realUidOf("Name:\tx\n"), uid_t(-1));
+        QCOMPARE(MemoryWatchdog::intervalForFraction(0.1), 100);
+        QCOMPARE(MemoryWatchdog::intervalForFraction(0.6), 50);
+        QCOMPARE(MemoryWatchdog::intervalForFraction(0.8), 20);
+        QCOMPARE(MemoryWatchdog::intervalForFraction(1.5), 10);
+    }
+
+    /// Positive control and attack on one uid: 96 MiB private under a 1 GiB limit is seen and
+    /// quiet; the same under a 64 MiB limit is told once, from the event loop.
+    void testUidWatchSeesPrivatePagesAndTellsOnceOverTheLimit() {
+        Holder holder;
+        QVERIFY(holder.start(asUid(61001), 96, "anon"));
+        MemoryWatchdog dog;
+        int calls = 0;
+        const int quiet =
+            dog.watch({{Membership::By::Uid, 61001}, 1024 * kMiB, {}, [&](auto&) { ++calls; }});
+        MemoryWatchdog::Usage u = settledUsage(dog, quiet);
+        QVERIFY2(u.currentBytes >= 96 * kMiB, qPrintable(QString::number(u.currentBytes)));
+        QCOMPARE(u.processes, 1);
+        QVERIFY(!u.exceeded);
+        dog.unwatch(quiet);
+        QCOMPARE(calls, 0);
+
+        MemoryWatchdog::Usage told;
+        const int over = dog.watch({{Membership::By::Uid, 61001}, 64 * kMiB, {}, [&](auto& usage) {
+                                        ++calls;
+                                        told = usage;
+                                    }});
+        QTRY_COMPARE_WITH_TIMEOUT(calls, 1, 5000);
+        QVERIFY(told.exceeded && told.currentBytes > 64 * kMiB);
+        QTest::qWait(300); // more scans: still told once
+        QCOMPARE(calls, 1);
+        dog.unwatch(over);
+    }
+
+    /// The sum over a tree: four processes of 40 MiB under one uid are 160 MiB, though each is
+    /// under a 128 MiB limit alone; another uid's processes do not count.
+    void testUidWatchSumsEveryProcessAndNoOther() {
+        Holder a, b, c, d, other;
+        for (Holder* h : {&a, &b, &c, &d})
+            QVERIFY(h->start(asUid(61002), 40, "anon"));
+        QVERIFY(other.start(asUid(61003), 200, "anon"));
+        MemoryWatchdog dog;
+        bool exceeded = false;
+        const int handle = dog.watch(
+            {{Membership::By::Uid, 61002}, 128 * kMiB, {}, [&](auto&) { exceeded = true; }});
+        const MemoryWatchdog::Usage u = settledUsage(dog, handle);
+        QCOMPARE(u.processes, 4);
+        QVERIFY2(u.currentBytes >= 160 * kMiB && u.currentBytes < 200 * kMiB,
+                 qPrintable(QString::number(u.currentBytes)));
+        QTRY_VERIFY_WITH_TIMEOUT(exceeded, 5000);
+    }
+
+    /// Shared memory (MAP_SHARED anonymous) is not in statm's private count; it is counted.
+    void testSharedMemoryPagesCount() {
+        Holder holder;
+        QVERIFY(holder.start(asUid(61004), 96, "shared"));
+        MemoryWatchdog dog;
+        const int handle = dog.watch({{Membership::By::Uid, 61004}, 0, {}, {}});
+        const MemoryWatchdog::Usage u = settledUsage(dog, handle);
+        QVERIFY2(u.currentBytes >= 96 * kMiB, qPrintable(QString::number(u.currentBytes)));
+    }
+
+    /// A PID namespace watch: the process in the namespace counts; the test itself does not.
+    void testPidNamespaceWatchSeesTheNamespaceOnly() {
+        Holder holder;
+        QVERIFY(holder.start({"/usr/bin/unshare", "--pid", "--fork"}, 64, "anon"));
+        QFile children(QStringLiteral("/proc/%1/task/%1/children").arg(holder.process.processId()));
+        QVERIFY(children.open(QIODevice::ReadOnly));
+        const QByteArray inner = children.readAll().trimmed();
+        QVERIFY2(!inner.isEmpty(), "no child of unshare");
+        char link[64] = {};
+        QVERIFY(::readlink(("/proc/" + inner + "/ns/pid").constData(), link, sizeof link - 1) > 0);
+        const quint64 ns = ProcessTable::namespaceInodeOf(link);
+        QVERIFY2(ns != 0, link);
+        MemoryWatchdog dog;
+        const int handle = dog.watch({{Membership::By::PidNamespace, ns}, 0, {}, {}});
+        const MemoryWatchdog::Usage u = settledUsage(dog, handle);
+        QCOMPARE(u.processes, 1);
+        QVERIFY2(u.currentBytes >= 64 * kMiB && u.currentBytes < 128 * kMiB,
+                 qPrintable(QString::number(u.currentBytes)));
+    }
+
+    /// A tmpfs mount's used bytes count (no process maps a file written there).
+    void testTmpfsBytesCount() {
+        QTemporaryFile file(QStringLiteral("/dev/shm/runbox-watchdog-XXXXXX"));
+        QVERIFY(file.open());
+        MemoryWatchdog dog;
+        const int handle = dog.watch({{Membership::By::Uid, 61005}, 0, {"/dev/shm"}, {}});
+        const qint64 before = settledUsage(dog, handle).currentBytes;
+        file.write(QByteArray(48 * kMiB, 'x'));
+        file.flush();
+        const qint64 after = settledUsage(dog, handle).currentBytes;
+        QVERIFY2(after - before >= 47 * kMiB,
+                 qPrintable(QStringLiteral("%1 -> %2").arg(before).arg(after)));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestMemoryWatchdog)
+#include "test_memory_watchdog.moc"
