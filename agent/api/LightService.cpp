@@ -5,7 +5,6 @@
 #include "agent/api/LightRun.h"
 #include "agent/egress/EgressService.h"
 #include "agent/egress/EgressStage.h"
-#include "agent/light/LightExecMessage.h"
 #include "agent/light/LightWorkspaceHost.h"
 #include "agent/light/RlimitsJson.h"
 #include "agent/sandbox/EnvPolicy.h"
@@ -22,13 +21,13 @@
 #include <climits>
 #include <cmath>
 #include <fcntl.h>
+#include <limits>
 #include <unistd.h>
 
 namespace runbox::api {
 
 namespace {
 
-constexpr int kCountMax = 4096;
 constexpr qint64 kIdleTimeoutMaxS = 7 * 86400;
 constexpr int kInlineCreateMax = 16; ///< larger batches are made on a worker thread
 constexpr int kIdleScanMs = 500;
@@ -152,16 +151,15 @@ std::optional<ApiError> LightService::parseCreate(const QJsonObject& body,
     LightCreateRequest r;
     const QJsonValue count = body.value(QLatin1String("count"));
     if (!count.isUndefined()) {
-        const auto n = wholeNumber(count, 1, kCountMax);
+        // Only the type here: the range is the host's (LightWorkspaceHost::create).
+        const auto n = wholeNumber(count, 0, std::numeric_limits<int>::max());
         if (!n)
-            return ApiError{
-                400, QStringLiteral("invalid_count"),
-                QStringLiteral("count must be a whole number from 1 to %1").arg(kCountMax)};
+            return ApiError{400, QStringLiteral("invalid_count"),
+                            QStringLiteral("count must be a whole number from 1 to %1")
+                                .arg(light::LightWorkspaceHost::kMaxCreateCount)};
         r.count = int(*n);
     }
     if (auto err = sandbox::EnvPolicy::parse(body.value(QLatin1String("env")), &r.options.env))
-        return err;
-    if (auto err = light::LightExecMessage::validateEnv(r.options.env))
         return err;
     r.idleTimeoutMs = m_context->config.lightIdleTimeoutS * 1000;
     const QJsonValue idle = body.value(QLatin1String("idleTimeoutS"));

@@ -174,9 +174,10 @@ bool LightWorkspaceHost::runSelfTest(QString* error) {
 std::optional<ApiError> LightWorkspaceHost::create(const LightWorkspaceOptions& options, int count,
                                                    LightCreateResult* result) {
     *result = LightCreateResult{};
-    if (count < 1 || count > 4096)
-        return ApiError{400, QStringLiteral("invalid_count"),
-                        QStringLiteral("count must be between 1 and 4096")};
+    if (count < 1 || count > kMaxCreateCount)
+        return ApiError{
+            400, QStringLiteral("invalid_count"),
+            QStringLiteral("count must be a whole number from 1 to %1").arg(kMaxCreateCount)};
     if (auto error = LightExecMessage::validateEnv(options.env))
         return error;
     if (auto error = LightExecMessage::validatePorts(options.allowedConnectPorts,

@@ -49,10 +49,12 @@ public:
     bool start();
     LightAvailability availability() const;
 
-    /// Creates up to @p count (1..4096) workspaces. Capacity and uids are reserved atomically:
-    /// what does not fit is counted in result->rejected (not an error). Errors: 400 invalid_count /
-    /// invalid_env / invalid_limit / invalid_network_policy, 403 policy_forbidden, 503
-    /// light_unavailable, 500 when no home could be created.
+    /// Creates up to @p count (1..kMaxCreateCount) workspaces. Capacity and uids are reserved
+    /// atomically: what does not fit is counted in result->rejected (not an error). Errors: 400
+    /// invalid_count / invalid_env / invalid_limit / invalid_network_policy, 403 policy_forbidden,
+    /// 503 light_unavailable, 500 when no home could be created. The most workspaces one create()
+    /// makes (its `count`, 1..kMaxCreateCount).
+    static constexpr int kMaxCreateCount = 4096;
     std::optional<ApiError> create(const LightWorkspaceOptions& options, int count,
                                    LightCreateResult* result);
 

@@ -296,12 +296,8 @@ void Supervisor::loop() {
 
 void Supervisor::handleMessage(const char* data, std::size_t size, int* fds, int fdCount) {
     wire::Header header;
-    if (size < sizeof(header)) {
-        for (int i = 0; i < fdCount; ++i)
-            ::close(fds[i]);
+    if (!wire::readHeader(data, size, fds, fdCount, &header))
         return;
-    }
-    std::memcpy(&header, data, sizeof(header));
     if (header.type == static_cast<std::uint32_t>(wire::Type::Exec)) {
         handleExec(data, size, fds, fdCount);
         return;

@@ -170,12 +170,8 @@ bool SupervisorChannel::onReadable() {
 
 void SupervisorChannel::handleMessage(const char* data, std::size_t size, int* fds, int fdCount) {
     wire::Header header;
-    if (size < sizeof(header)) {
-        for (int i = 0; i < fdCount; ++i)
-            ::close(fds[i]);
+    if (!wire::readHeader(data, size, fds, fdCount, &header))
         return;
-    }
-    std::memcpy(&header, data, sizeof(header));
     const auto type = static_cast<wire::Type>(header.type);
     if (type == wire::Type::Hello) {
         wire::Hello hello;

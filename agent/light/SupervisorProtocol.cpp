@@ -85,4 +85,14 @@ long receiveMessage(int socket, void* buffer, std::size_t capacity, int* fds, in
     return got;
 }
 
+bool readHeader(const char* data, std::size_t size, int* fds, int fdCount, Header* header) {
+    if (size < sizeof(Header)) {
+        for (int i = 0; i < fdCount; ++i)
+            ::close(fds[i]);
+        return false;
+    }
+    std::memcpy(header, data, sizeof(Header));
+    return true;
+}
+
 } // namespace runbox::light::wire

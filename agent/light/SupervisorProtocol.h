@@ -149,5 +149,9 @@ bool sendMessage(int socket, const void* data, std::size_t size, const int* fds 
 /// @p flags adds recvmsg flags (MSG_DONTWAIT).
 long receiveMessage(int socket, void* buffer, std::size_t capacity, int* fds, int* fdCount,
                     int flags = 0);
+/// The header of one received message: copies it to @p header and returns true, or, when the
+/// message is shorter than a header, closes its @p fds and returns false (both ends drop such a
+/// message).
+bool readHeader(const char* data, std::size_t size, int* fds, int fdCount, Header* header);
 
 } // namespace runbox::light::wire
