@@ -24,7 +24,7 @@ namespace runbox::npu {
 class NpuService;
 }
 
-namespace runbox::api {
+namespace runbox::light {
 class LightService;
 }
 
@@ -45,7 +45,8 @@ struct AgentContext {
     /// NPU inventory, chip reservations and the optional broker; null when not wired (then
     /// requests naming chips get 400 `npu_unavailable`).
     npu::NpuService* npu = nullptr;
-    api::LightService* light = nullptr; ///< the light tier (null until started; may be unavailable)
+    light::LightService* light =
+        nullptr; ///< the light tier (null until started; may be unavailable)
     qint64 startedAtMs = 0;
     /// Since when (ms since epoch) the agent has held no workspace at all; 0 while it holds some.
     qint64 noWorkspacesSinceMs = 0;

@@ -1,8 +1,6 @@
 #include "agent/AgentRuntime.h"
 
 #include "agent/api/ApiService.h"
-#include "agent/api/LightService.h"
-#include "agent/api/LightTier.h"
 #include "agent/config/ConfigText.h"
 #include "agent/config/StateDir.h"
 #include "agent/egress/EgressDecisionStore.h"
@@ -15,6 +13,8 @@
 #include "agent/execution/strong/StrongTier.h"
 #include "agent/http/HttpServer.h"
 #include "agent/light/UidSweeper.h"
+#include "agent/light/tier/LightService.h"
+#include "agent/light/tier/LightTier.h"
 #include "agent/npu/NpuService.h"
 #include "agent/npu/NpuStage.h"
 #include "agent/sandbox/BwrapPreflight.h"
@@ -217,9 +217,9 @@ int AgentRuntime::start(const QStringList& args) {
         return 1;
     m_context.startedAtMs = QDateTime::currentMSecsSinceEpoch();
 
-    m_light = std::make_unique<api::LightService>(&m_context);
+    m_light = std::make_unique<light::LightService>(&m_context);
     m_context.light = m_light.get();
-    m_manager->addTier(std::make_unique<api::LightTier>(m_light.get(), m_workspaces.get()));
+    m_manager->addTier(std::make_unique<light::LightTier>(m_light.get(), m_workspaces.get()));
     m_api = std::make_unique<api::ApiService>(&m_context);
     http::HttpLimits limits;
     limits.maxBodyBytes = m_context.config.maxRequestBodyBytes;

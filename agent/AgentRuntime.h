@@ -16,8 +16,10 @@ class StateDir;
 
 namespace api {
 class ApiService;
-class LightService;
 } // namespace api
+namespace light {
+class LightService;
+} // namespace light
 namespace http {
 class HttpServer;
 }
@@ -95,7 +97,7 @@ private:
     std::unique_ptr<npu::NpuService> m_npu;
     std::unique_ptr<npu::NpuStage> m_npuStage;
     std::unique_ptr<execution::ExecutionManager> m_manager;
-    std::unique_ptr<api::LightService> m_light; ///< after the registry, before the API (order)
+    std::unique_ptr<light::LightService> m_light; ///< after the registry, before the API (order)
     std::unique_ptr<api::ApiService> m_api;
     std::unique_ptr<http::HttpServer> m_server;
 };

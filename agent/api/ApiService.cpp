@@ -4,7 +4,7 @@
 #include "agent/api/ExecutionRoutes.h"
 #include "agent/api/FileRoutes.h"
 #include "agent/api/HealthRoutes.h"
-#include "agent/api/LightService.h"
+#include "agent/light/tier/LightService.h"
 #include "agent/api/NetworkPolicyRoutes.h"
 #include "agent/api/NpuRoutes.h"
 #include "agent/api/ProxyRoutes.h"

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "agent/http/HttpRequest.h"
+#include "agent/workspace/WorkspaceToken.h"
 #include "shared/ApiError.h"
 
 #include <QByteArray>
@@ -24,16 +25,7 @@ struct Principal {
     bool mayUseWorkspace(const QString& id) const { return isAgent() || workspaceId == id; }
 };
 
-/// Scoped workspace tokens: `ws1.<id>.<nonce>.<hex HMAC-SHA256(agent secret,
-/// "runbox-workspace:" + id + ":" + nonce)>` (docs/contracts.md "Request signing"). Re-derivable
-/// from the agent secret and the public nonce; never stored.
-class WorkspaceToken final {
-public:
-    static QByteArray derive(const QByteArray& agentSecret, const QString& workspaceId,
-                             const QByteArray& nonceHex);
-    /// Splits a presented token; returns false when it does not have the ws1 shape.
-    static bool split(const QByteArray& token, QString* workspaceId, QByteArray* nonceHex);
-};
+using workspace::WorkspaceToken;
 
 /// Verifies request auth (docs/contracts.md "Request signing"): bearer token, `X-Runbox-Timestamp`
 /// within ±window, a fresh 128-bit `X-Runbox-Nonce` (replays inside the window are refused), and

@@ -1,6 +1,6 @@
 #include "agent/api/HealthRoutes.h"
 
-#include "agent/api/LightService.h"
+#include "agent/light/tier/LightService.h"
 #include "agent/egress/EgressService.h"
 #include "agent/execution/ExecutionManager.h"
 #include "agent/npu/NpuService.h"

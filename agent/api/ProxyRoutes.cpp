@@ -1,6 +1,6 @@
 #include "agent/api/ProxyRoutes.h"
 
-#include "agent/api/LightService.h"
+#include "agent/light/tier/LightService.h"
 #include "agent/proxy/ProxySession.h"
 #include "agent/proxy/WebSocketRelay.h"
 #include "agent/proxy/WorkspaceSocket.h"
@@ -16,9 +16,9 @@ namespace {
 /// proxy::WorkspaceActivity over the light tier's LightService (activity counts, deletions).
 class LightActivity final : public proxy::WorkspaceActivity {
 public:
-    LightActivity(LightService* light, QObject* parent)
+    LightActivity(light::LightService* light, QObject* parent)
         : proxy::WorkspaceActivity(parent), m_light(light) {
-        connect(light, &LightService::workspaceRemoved, this,
+        connect(light, &light::LightService::workspaceRemoved, this,
                 &proxy::WorkspaceActivity::workspaceRemoved);
     }
     void begin(const QString& workspaceId) override {
@@ -31,7 +31,7 @@ public:
     }
 
 private:
-    QPointer<LightService> m_light;
+    QPointer<light::LightService> m_light;
 };
 
 } // namespace
@@ -53,7 +53,7 @@ void ProxyRoutes::handle(http::HttpExchange* ex, const Principal& who, const Pat
     if (!ws || !who.mayUseWorkspace(id))
         return ex->replyError(404, QStringLiteral("workspace_not_found"),
                               QStringLiteral("no workspace %1").arg(id));
-    if (!LightService::serves(*ws) || !ws->fs)
+    if (!light::LightService::serves(*ws) || !ws->fs)
         return ex->replyError(400, QStringLiteral("proxy_unsupported"),
                               QStringLiteral("the port proxy serves light workspaces only"));
     if (!m_context->light || !m_context->light->available())

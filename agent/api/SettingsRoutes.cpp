@@ -1,7 +1,7 @@
 #include "agent/api/SettingsRoutes.h"
 
 #include "agent/api/ApiService.h"
-#include "agent/api/LightService.h"
+#include "agent/light/tier/LightService.h"
 #include "agent/execution/ExecutionManager.h"
 #include "agent/store/QuotaStore.h"
 

@@ -1,7 +1,7 @@
 #include "agent/api/WorkspaceRoutes.h"
 
 #include "agent/api/ApiService.h"
-#include "agent/api/LightService.h"
+#include "agent/light/tier/LightService.h"
 
 #include <QJsonArray>
 #include <QPointer>
@@ -16,7 +16,7 @@ void createLight(AgentContext* ctx, http::HttpExchange* ex, const Principal& who
         return ex->replyError(503, QStringLiteral("light_unavailable"),
                               ctx->light ? ctx->light->availability().reason
                                          : QStringLiteral("light workspaces are not started"));
-    LightCreateRequest request;
+    light::LightCreateRequest request;
     if (auto err = ctx->light->parseCreate(body, &request))
         return ex->replyError(*err);
     QPointer<http::HttpExchange> guard(ex);
@@ -100,7 +100,7 @@ void WorkspaceRoutes::registerRoutes(Router& router, AgentContext* ctx,
                        if (!who.mayUseWorkspace(ws.id) || (filtered && ws.isolation != isolation))
                            continue;
                        QJsonObject item = ws.toJson();
-                       if (ctx->light && LightService::serves(ws))
+                       if (ctx->light && light::LightService::serves(ws))
                            item.insert(QStringLiteral("confinement"),
                                        ctx->light->confinementOf(ws.id));
                        items.append(item);
@@ -118,7 +118,7 @@ void WorkspaceRoutes::registerRoutes(Router& router, AgentContext* ctx,
                    if (!who.mayUseWorkspace(id) || !ws)
                        return ex->replyError(404, QStringLiteral("workspace_not_found"),
                                              QStringLiteral("no workspace %1").arg(id));
-                   if (ctx->light && LightService::serves(*ws)) {
+                   if (ctx->light && light::LightService::serves(*ws)) {
                        QPointer<http::HttpExchange> guard(ex);
                        return ctx->light->remove(id, [guard, id](std::optional<ApiError> err) {
                            if (!guard)

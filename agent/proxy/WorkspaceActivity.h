@@ -8,7 +8,7 @@ namespace runbox::proxy {
 /// What the port proxy needs of the light tier (docs/light-workspaces.md "In the agent"): a
 /// workspace counts as active (never idle-evicted) between begin() and end() of each proxied
 /// request or WebSocket relay, and workspaceRemoved() ends the sessions of a deleted workspace.
-/// Implemented over api::LightService by ProxyRoutes, so that this folder does not depend on
+/// Implemented over light::LightService by ProxyRoutes, so that this folder does not depend on
 /// the routes.
 class WorkspaceActivity : public QObject {
     Q_OBJECT

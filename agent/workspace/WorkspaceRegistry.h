@@ -44,7 +44,7 @@ struct Workspace {
 
 /// The workspaces of this agent, by id. Strong ones are each a directory
 /// `<stateDir>/workspaces/<id>/` and a row of the workspaces table (store::WorkspaceRepository),
-/// so they survive restarts. Light ones are registered here by api::LightService (a row without
+/// so they survive restarts. Light ones are registered here by light::LightService (a row without
 /// env, for audit and for executions to refer to), so that auth, listings and the file API
 /// resolve every workspace the same way; they do not survive a restart (their rows are marked
 /// deleted by load()). Not thread-safe: the agent's main thread only.

@@ -2,7 +2,7 @@
 
 #include <QString>
 
-namespace runbox::api {
+namespace runbox::light {
 
 /// Light workspace homes are entered by path (HOME, cwd) by processes running as the workspace
 /// uid, which is neither the owner nor in the group of any directory above the home: every
@@ -17,4 +17,4 @@ public:
     static bool makeReachable(const QString& root, const QString& stateDir, QString* error);
 };
 
-} // namespace runbox::api
+} // namespace runbox::light

@@ -13,7 +13,7 @@
 
 class QSocketNotifier;
 
-namespace runbox::api {
+namespace runbox::light {
 
 class LightService;
 
@@ -51,7 +51,7 @@ private:
     void readStream(int stream, qint64 budget);
     void closeStream(int stream);
     void writeStdin();
-    void onFinished(const light::LightExitStatus& status);
+    void onFinished(const LightExitStatus& status);
     void maybeEnd();
     void finishWith(execution::ExecutionResult result);
 
@@ -59,7 +59,7 @@ private:
     QString m_executionId, m_workspaceId;
     execution::ExecRequest m_request;
     execution::ExecutionRunner::Options m_tracking; ///< snapshot before/after (file changes)
-    std::shared_ptr<light::LightExecution> m_execution;
+    std::shared_ptr<LightExecution> m_execution;
     int m_out[2] = {-1, -1}; ///< read ends of stdout, stderr (non-blocking)
     int m_stdin = -1;        ///< write end of stdin (non-blocking), −1 once closed
     qsizetype m_stdinWritten = 0;
@@ -67,10 +67,10 @@ private:
     QSocketNotifier* m_stdinNotifier = nullptr;
     qint64 m_bytes[2] = {0, 0};
     QString m_stopStatus, m_stopReason;
-    std::optional<light::LightExitStatus> m_status;
+    std::optional<LightExitStatus> m_status;
     QTimer m_drain;
     bool m_activity = false;
     bool m_ended = false;
 };
 
-} // namespace runbox::api
+} // namespace runbox::light

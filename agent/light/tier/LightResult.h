@@ -3,7 +3,7 @@
 #include "agent/execution/ExecutionBackend.h"
 #include "agent/light/LightExecution.h"
 
-namespace runbox::api {
+namespace runbox::light {
 
 /// The result of a light exec (sync or managed), from its status (the states of
 /// docs/contracts.md "Workspaces and executions"):
@@ -16,8 +16,7 @@ namespace runbox::api {
 /// - could not start → failed with 127 (ENOENT) or 126, as a shell reports it;
 /// - anything else → lost.
 /// Output counts and file changes are left to the caller.
-execution::ExecutionResult lightResultOf(const light::LightExitStatus& status,
-                                         const QString& stopStatus, const QString& stopReason,
-                                         qint64 timeoutMs);
+execution::ExecutionResult lightResultOf(const LightExitStatus& status, const QString& stopStatus,
+                                         const QString& stopReason, qint64 timeoutMs);
 
-} // namespace runbox::api
+} // namespace runbox::light

@@ -8,7 +8,7 @@ namespace runbox::workspace {
 class WorkspaceRegistry;
 }
 
-namespace runbox::api {
+namespace runbox::light {
 
 class LightService;
 
@@ -45,4 +45,4 @@ private:
     workspace::WorkspaceRegistry* m_workspaces;
 };
 
-} // namespace runbox::api
+} // namespace runbox::light

@@ -1,15 +1,15 @@
-#include "agent/api/LightTier.h"
+#include "agent/light/tier/LightTier.h"
 
-#include "agent/api/LightRun.h"
-#include "agent/api/LightService.h"
 #include "agent/light/LightExecMessage.h"
 #include "agent/light/LightWorkspaceHost.h"
+#include "agent/light/tier/LightRun.h"
+#include "agent/light/tier/LightService.h"
 #include "agent/npu/NpuStage.h"
 #include "agent/workspace/WorkspaceRegistry.h"
 
 #include <QJsonArray>
 
-namespace runbox::api {
+namespace runbox::light {
 
 execution::TierAdmission LightTier::admission(const QString& executionId,
                                               const QString& workspaceId) const {
@@ -57,7 +57,7 @@ void LightTier::createBackend(const execution::TierLaunch& launch, QObject* pare
     }
     const execution::ExecRequest& request = launch.request;
     const QMap<QString, QString> env =
-        light::LightExecMessage::buildEnv(info->id, info->home, {}, request.env);
+        LightExecMessage::buildEnv(info->id, info->home, {}, request.env);
     QJsonObject envJson;
     for (auto it = env.cbegin(); it != env.cend(); ++it)
         envJson.insert(it.key(), it.value());
@@ -76,4 +76,4 @@ void LightTier::createBackend(const execution::TierLaunch& launch, QObject* pare
     ready(made);
 }
 
-} // namespace runbox::api
+} // namespace runbox::light

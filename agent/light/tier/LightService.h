@@ -22,13 +22,13 @@ namespace runbox::egress {
 class NetworkPolicy;
 }
 
-namespace runbox::api {
+namespace runbox::light {
 
 /// A parsed `POST /v1/workspaces {"isolation":"light",…}` body.
 struct LightCreateRequest {
-    int count = 1;                        ///< 1..4096
-    light::LightWorkspaceOptions options; ///< env (memory only), rlimits, allowed ports
-    qint64 idleTimeoutMs = 0;             ///< 0 = never evicted
+    int count = 1;                 ///< 1..4096
+    LightWorkspaceOptions options; ///< env (memory only), rlimits, allowed ports
+    qint64 idleTimeoutMs = 0;      ///< 0 = never evicted
 };
 
 /// The light tier inside the agent (docs/light-workspaces.md "In the agent"): owns the
@@ -59,15 +59,15 @@ public:
     /// Whether @p workspace is one of the light tier's (registered by this service), whatever
     /// the host's state.
     static bool serves(const workspace::Workspace& workspace);
-    light::LightAvailability availability() const;
-    light::LightWorkspaceHost* host() const { return m_host.get(); }
+    LightAvailability availability() const;
+    LightWorkspaceHost* host() const { return m_host.get(); }
     /// Applies the quotas in force (maxLightWorkspaces; 0 = only the uid range limits).
     void applyQuotas();
 
     /// Reads a create body (isolation already checked): `count` (1..4096), `env` (object of
     /// strings, sandbox::EnvPolicy rules), `idleTimeoutS` (0..604800; default from the config),
     /// `maxProcs`, `maxMemoryMb`, `maxOpenFiles`, `maxFileSizeMb`, `maxCpuSeconds`
-    /// (light::RlimitsJson), `allowedConnectPorts` (array of 1..65535: TCP connect only to
+    /// (RlimitsJson), `allowedConnectPorts` (array of 1..65535: TCP connect only to
     /// these), `allowUdp` (bool: UDP sockets to anywhere). 400 on anything else.
     std::optional<ApiError> parseCreate(const QJsonObject& body, LightCreateRequest* out) const;
 
@@ -115,12 +115,11 @@ private:
                      CreateDone done);
     /// Registers what the host created; answers @p done.
     void finishCreate(const LightCreateRequest& request, const QString& ownerTokenId,
-                      const light::LightCreateResult& result, CreateDone done);
+                      const LightCreateResult& result, CreateDone done);
     /// Under the domain allowlist: @p options reach the egress gateway from a private network
     /// with the proxy variables set, and each supervisor's listener is served with @p policy
     /// (the snapshot at creation) through serveEgress().
-    void offerEgressGateway(const egress::NetworkPolicy& policy,
-                            light::LightWorkspaceOptions* options);
+    void offerEgressGateway(const egress::NetworkPolicy& policy, LightWorkspaceOptions* options);
     /// Hands @p fd, workspace @p id's gateway listener, to the egress service (this thread).
     void serveEgress(const egress::NetworkPolicy& policy, const QString& id, int fd);
     /// Forgets @p id here and in the registry (the first step of every delete).
@@ -132,11 +131,11 @@ private:
 
     AgentContext* m_context;
     sandbox::NoSuidMount m_rootNoSuid; ///< the light root, nosuid,nodev (outlives the host)
-    std::unique_ptr<light::LightWorkspaceHost> m_host;
+    std::unique_ptr<LightWorkspaceHost> m_host;
     QString m_startError; ///< why start() refused before the host was asked (root unreachable)
     QHash<QString, Entry> m_entries; ///< the light workspaces registered and not being deleted
     QThreadPool m_workers;           ///< blocking host calls (remove, large creates)
     QTimer m_idleTimer;
 };
 
-} // namespace runbox::api
+} // namespace runbox::light

@@ -1,10 +1,10 @@
-#include "agent/api/LightResult.h"
+#include "agent/light/tier/LightResult.h"
 
 #include <cerrno>
 #include <csignal>
 #include <cstring>
 
-namespace runbox::api {
+namespace runbox::light {
 
 namespace {
 QString signalName(int signal) {
@@ -14,9 +14,9 @@ QString signalName(int signal) {
 }
 } // namespace
 
-execution::ExecutionResult lightResultOf(const light::LightExitStatus& s, const QString& stopStatus,
+execution::ExecutionResult lightResultOf(const LightExitStatus& s, const QString& stopStatus,
                                          const QString& stopReason, qint64 timeoutMs) {
-    using Kind = light::LightExitStatus::Kind;
+    using Kind = LightExitStatus::Kind;
     execution::ExecutionResult r;
     r.durationMs = s.durationMs;
     if (s.kind == Kind::SetupFailed) {
@@ -54,4 +54,4 @@ execution::ExecutionResult lightResultOf(const light::LightExitStatus& s, const 
     return r;
 }
 
-} // namespace runbox::api
+} // namespace runbox::light

@@ -1,10 +1,10 @@
-#include "agent/api/LightRun.h"
+#include "agent/light/tier/LightRun.h"
 
-#include "agent/api/LightResult.h"
-#include "agent/api/LightService.h"
 #include "agent/execution/WorkspaceChanges.h"
 #include "agent/light/LightExecMessage.h"
 #include "agent/light/LightWorkspaceHost.h"
+#include "agent/light/tier/LightResult.h"
+#include "agent/light/tier/LightService.h"
 
 #include <QJsonArray>
 #include <QPointer>
@@ -15,7 +15,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-namespace runbox::api {
+namespace runbox::light {
 
 namespace {
 /// After the status: how long a pipe still held open by a background process is waited for.
@@ -86,7 +86,7 @@ std::optional<ApiError> LightRun::launch() {
                         QStringLiteral("cannot create pipes: %1")
                             .arg(QString::fromLocal8Bit(std::strerror(e)))};
     }
-    light::LightExecRequest request;
+    LightExecRequest request;
     request.argv = m_request.sandboxCommand();
     request.env = m_request.env;
     request.cwd = m_request.cwd;
@@ -130,7 +130,7 @@ std::optional<ApiError> LightRun::launch() {
     }
     QPointer<LightRun> self(this);
     LightService* hop = m_light; // outlives the host's event thread: a safe target to post to
-    m_execution->onFinished([self, hop](const light::LightExitStatus& status) {
+    m_execution->onFinished([self, hop](const LightExitStatus& status) {
         // Light event thread (or here, when already finished): hop to the main thread.
         QMetaObject::invokeMethod(
             hop,
@@ -210,7 +210,7 @@ void LightRun::closeStream(int stream) {
     m_out[stream] = -1;
 }
 
-void LightRun::onFinished(const light::LightExitStatus& status) {
+void LightRun::onFinished(const LightExitStatus& status) {
     m_status = status;
     // Everything the command wrote before it ended is in the pipes now: read it all, whatever
     // the reader's pace (bounded), then wait a little for EOF.
@@ -247,4 +247,4 @@ void LightRun::finishWith(execution::ExecutionResult result) {
     Q_EMIT finished(result);
 }
 
-} // namespace runbox::api
+} // namespace runbox::light

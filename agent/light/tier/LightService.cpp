@@ -1,16 +1,16 @@
-#include "agent/api/LightService.h"
+#include "agent/light/tier/LightService.h"
 
-#include "agent/api/AuthVerifier.h"
-#include "agent/api/LightRootPath.h"
-#include "agent/api/LightRun.h"
 #include "agent/egress/EgressService.h"
 #include "agent/egress/EgressStage.h"
 #include "agent/light/LightWorkspaceHost.h"
 #include "agent/light/RlimitsJson.h"
+#include "agent/light/tier/LightRootPath.h"
+#include "agent/light/tier/LightRun.h"
 #include "agent/sandbox/EnvPolicy.h"
 #include "agent/store/QuotaStore.h"
 #include "agent/workspace/WorkspaceFd.h"
 #include "agent/workspace/WorkspaceRegistry.h"
+#include "agent/workspace/WorkspaceToken.h"
 #include "shared/Crypto.h"
 
 #include <QDateTime>
@@ -24,7 +24,7 @@
 #include <limits>
 #include <unistd.h>
 
-namespace runbox::api {
+namespace runbox::light {
 
 namespace {
 
@@ -76,23 +76,23 @@ LightService::~LightService() {
 
 bool LightService::start(quint16 controlPlanePort) {
     const config::AgentConfig& config = m_context->config;
-    light::LightHostConfig host;
+    LightHostConfig host;
     host.workspaceRoot =
         config.lightRoot.isEmpty() ? config.stateDir + QStringLiteral("/light") : config.lightRoot;
-    host.supervisorPath = light::LightHostConfig::defaultSupervisorPath(config.lightSupervisorPath);
+    host.supervisorPath = LightHostConfig::defaultSupervisorPath(config.lightSupervisorPath);
     host.uids.first = uid_t(config.lightUidFirst);
     host.uids.count = std::uint32_t(config.lightUidCount);
     host.minLandlockAbi = int(config.lightMinLandlockAbi);
     host.spareHomes = int(config.lightSpareHomes);
     host.controlPlanePorts = {controlPlanePort};
-    m_host = std::make_unique<light::LightWorkspaceHost>(host);
+    m_host = std::make_unique<LightWorkspaceHost>(host);
     applyQuotas();
     if (!m_context->uidRangeClaimError.isEmpty()) {
         m_startError = m_context->uidRangeClaimError;
         return false;
     }
     // Only when the tier could run at all: the homes must be reachable by their uids.
-    const bool runnable = light::LightWorkspaceHost::probe(host).available;
+    const bool runnable = LightWorkspaceHost::probe(host).available;
     if (runnable &&
         !LightRootPath::makeReachable(host.workspaceRoot, config.stateDir, &m_startError))
         return false;
@@ -118,13 +118,13 @@ bool LightService::available() const {
     return m_host && m_host->availability().available;
 }
 
-light::LightAvailability LightService::availability() const {
+LightAvailability LightService::availability() const {
     if (!m_host) {
-        light::LightAvailability none;
+        LightAvailability none;
         none.reason = QStringLiteral("light workspaces not started");
         return none;
     }
-    light::LightAvailability availability = m_host->availability();
+    LightAvailability availability = m_host->availability();
     if (!m_startError.isEmpty()) {
         availability.available = false;
         availability.reason = m_startError;
@@ -156,7 +156,7 @@ std::optional<ApiError> LightService::parseCreate(const QJsonObject& body,
         if (!n)
             return ApiError{400, QStringLiteral("invalid_count"),
                             QStringLiteral("count must be a whole number from 1 to %1")
-                                .arg(light::LightWorkspaceHost::kMaxCreateCount)};
+                                .arg(LightWorkspaceHost::kMaxCreateCount)};
         r.count = int(*n);
     }
     if (auto err = sandbox::EnvPolicy::parse(body.value(QLatin1String("env")), &r.options.env))
@@ -173,7 +173,7 @@ std::optional<ApiError> LightService::parseCreate(const QJsonObject& body,
         r.idleTimeoutMs = *s * 1000;
     }
     ApiError limitError;
-    const auto limits = light::RlimitsJson::fromJson(body, &limitError);
+    const auto limits = RlimitsJson::fromJson(body, &limitError);
     if (!limits)
         return limitError;
     r.options.limits = *limits;
@@ -219,7 +219,7 @@ void LightService::create(const LightCreateRequest& request, const QString& owne
 }
 
 void LightService::offerEgressGateway(const egress::NetworkPolicy& policy,
-                                      light::LightWorkspaceOptions* options) {
+                                      LightWorkspaceOptions* options) {
     options->egressGateway = true;
     const QMap<QString, QString> proxyEnv = egress::EgressStage::proxyEnvironment();
     for (auto it = proxyEnv.cbegin(); it != proxyEnv.cend(); ++it)
@@ -249,14 +249,14 @@ void LightService::serveEgress(const egress::NetworkPolicy& policy, const QStrin
 void LightService::createFixed(const LightCreateRequest& request, const QString& ownerTokenId,
                                CreateDone done) {
     if (request.count <= kInlineCreateMax) {
-        light::LightCreateResult result;
+        LightCreateResult result;
         if (auto err = m_host->create(request.options, request.count, &result))
             return done(err, {});
         return finishCreate(request, ownerTokenId, result, std::move(done));
     }
-    light::LightWorkspaceHost* host = m_host.get();
+    LightWorkspaceHost* host = m_host.get();
     m_workers.start([this, host, request, ownerTokenId, done = std::move(done)]() mutable {
-        auto result = std::make_shared<light::LightCreateResult>();
+        auto result = std::make_shared<LightCreateResult>();
         const std::optional<ApiError> err =
             host->create(request.options, request.count, result.get());
         QMetaObject::invokeMethod(
@@ -271,12 +271,12 @@ void LightService::createFixed(const LightCreateRequest& request, const QString&
 }
 
 void LightService::finishCreate(const LightCreateRequest& request, const QString& ownerTokenId,
-                                const light::LightCreateResult& result, CreateDone done) {
+                                const LightCreateResult& result, CreateDone done) {
     QList<workspace::Workspace> made;
     QList<QJsonObject> confinements; // parallel to made
     QStringList orphans;             // created by the host but not registrable: removed again
     const QDateTime createdAt = QDateTime::currentDateTimeUtc();
-    for (const light::LightWorkspaceInfo& info : result.workspaces) {
+    for (const LightWorkspaceInfo& info : result.workspaces) {
         const int fd = m_host->openHome(info.id);
         if (fd < 0) {
             orphans << info.id;
@@ -316,7 +316,7 @@ void LightService::finishCreate(const LightCreateRequest& request, const QString
         const workspace::Workspace& ws = made[i];
         m_entries.insert(ws.id, Entry{request.idleTimeoutMs, now, 0});
         QJsonObject item = ws.toJson();
-        item.insert(QStringLiteral("token"), QString::fromLatin1(WorkspaceToken::derive(
+        item.insert(QStringLiteral("token"), QString::fromLatin1(workspace::WorkspaceToken::derive(
                                                  m_context->agentToken, ws.id, ws.tokenNonce)));
         item.insert(QStringLiteral("confinement"), confinements[i]);
         item.insert(QStringLiteral("idleTimeoutS"), double(request.idleTimeoutMs / 1000));
@@ -340,7 +340,7 @@ void LightService::removeInBackground(const QStringList& ids,
                                       std::function<void(const QList<ApiError>&)> done) {
     if (ids.isEmpty())
         return done({});
-    light::LightWorkspaceHost* host = m_host.get();
+    LightWorkspaceHost* host = m_host.get();
     // One task per workspace: removes block on the kernel (supervisor exit, home walk), so
     // several run side by side; the last one to finish answers.
     struct Pending {
@@ -465,7 +465,7 @@ QJsonObject LightService::healthJson() const {
     json.insert(QStringLiteral("capacity"), capacity);
     json.insert(QStringLiteral("defaultIdleTimeoutS"), m_context->config.lightIdleTimeoutS);
     if (m_host && m_host->uidPool()) {
-        const light::UidPool::Stats stats = m_host->uidPool()->stats();
+        const UidPool::Stats stats = m_host->uidPool()->stats();
         json.insert(QStringLiteral("uids"),
                     QJsonObject{{"free", double(stats.free)},
                                 {"inUse", double(stats.inUse)},
@@ -479,4 +479,4 @@ QJsonObject LightService::healthJson() const {
     return json;
 }
 
-} // namespace runbox::api
+} // namespace runbox::light

@@ -1,4 +1,4 @@
-#include "agent/api/LightRootPath.h"
+#include "agent/light/tier/LightRootPath.h"
 
 #include <QDir>
 #include <QFile>
@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-namespace runbox::api {
+namespace runbox::light {
 
 bool LightRootPath::makeReachable(const QString& root, const QString& stateDir, QString* error) {
     const QString state = QDir::cleanPath(stateDir);
@@ -38,4 +38,4 @@ bool LightRootPath::makeReachable(const QString& root, const QString& stateDir, 
     }
 }
 
-} // namespace runbox::api
+} // namespace runbox::light
