@@ -47,7 +47,7 @@ public:
     QStringList executionIds() const { return m_listeners.keys(); }
 
     /// Serves light workspace @p workspaceId on @p listenerFd (owned from now on): a listening
-    /// TCP socket made inside the workspace's own network namespace (light/WorkspaceNetwork), so
+    /// TCP socket made inside the workspace's own network namespace (light/helper/WorkspaceNetwork), so
     /// every connection on it comes from that workspace. Its decisions carry the workspace and
     /// no execution id. A workspace served already has its old listener closed first. False
     /// with @p error when the descriptor is not a listening TCP socket.

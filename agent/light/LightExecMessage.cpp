@@ -1,6 +1,6 @@
 #include "agent/light/LightExecMessage.h"
 
-#include "agent/light/SupervisorProtocol.h"
+#include "agent/light/helper/SupervisorProtocol.h"
 
 namespace runbox::light {
 

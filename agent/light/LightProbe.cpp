@@ -1,6 +1,6 @@
 #include "agent/light/LightProbe.h"
 
-#include "agent/light/LandlockRuleset.h"
+#include "agent/light/helper/LandlockRuleset.h"
 
 #include <QFileInfo>
 

@@ -1,8 +1,8 @@
 #include "agent/light/LightTypes.h"
 
 #include "agent/light/RlimitsJson.h"
-#include "agent/light/SupervisorProtocol.h"
-#include "agent/light/WorkspaceNetwork.h"
+#include "agent/light/helper/SupervisorProtocol.h"
+#include "agent/light/helper/WorkspaceNetwork.h"
 
 #include <QCoreApplication>
 #include <QFileInfo>

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "agent/light/LightPrivileges.h"
-#include "agent/light/Rlimits.h"
+#include "agent/light/helper/Rlimits.h"
 #include "agent/light/UidPool.h"
 
 #include <QJsonObject>

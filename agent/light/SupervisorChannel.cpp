@@ -1,6 +1,6 @@
 #include "agent/light/SupervisorChannel.h"
 
-#include "agent/light/SupervisorProtocol.h"
+#include "agent/light/helper/SupervisorProtocol.h"
 
 #include <cerrno>
 #include <csignal>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "agent/light/SupervisorProtocol.h"
+#include "agent/light/helper/SupervisorProtocol.h"
 
 #include <QString>
 #include <QStringList>

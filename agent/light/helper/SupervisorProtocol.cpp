@@ -1,4 +1,4 @@
-#include "agent/light/SupervisorProtocol.h"
+#include "agent/light/helper/SupervisorProtocol.h"
 
 #include <cerrno>
 #include <cstring>

@@ -1,8 +1,8 @@
-#include "agent/light/Zygote.h"
+#include "agent/light/helper/Zygote.h"
 
-#include "agent/light/LandlockRuleset.h"
-#include "agent/light/Supervisor.h"
-#include "agent/light/SupervisorProtocol.h"
+#include "agent/light/helper/LandlockRuleset.h"
+#include "agent/light/helper/Supervisor.h"
+#include "agent/light/helper/SupervisorProtocol.h"
 
 #include <cerrno>
 #include <csignal>

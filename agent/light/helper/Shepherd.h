@@ -1,6 +1,6 @@
 #pragma once
 
-#include "agent/light/Rlimits.h"
+#include "agent/light/helper/Rlimits.h"
 
 #include <cstdint>
 #include <sys/types.h>

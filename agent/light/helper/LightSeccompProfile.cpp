@@ -1,4 +1,4 @@
-#include "agent/light/LightSeccompProfile.h"
+#include "agent/light/helper/LightSeccompProfile.h"
 
 #include <cerrno>
 #include <cstring>

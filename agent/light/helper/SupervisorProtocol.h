@@ -5,7 +5,7 @@
 // socketpairs, so every message is one atomic datagram and file descriptors travel with it
 // (SCM_RIGHTS). Fixed-layout structs, host endianness: both ends are the same build.
 
-#include "agent/light/Rlimits.h"
+#include "agent/light/helper/Rlimits.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -1,4 +1,4 @@
-#include "agent/light/Rlimits.h"
+#include "agent/light/helper/Rlimits.h"
 
 #include <cerrno>
 #include <cstring>

@@ -2,7 +2,7 @@
 // no Qt). Started only by the agent:
 //   runbox-light-supervisor --zygote --fd N --parent PID --uid-min U --uid-max U --root DIR
 //                           [--pid-namespace] [--private-proc] [--read-execute PATH]...
-#include "agent/light/Zygote.h"
+#include "agent/light/helper/Zygote.h"
 
 #include <cerrno>
 #include <cstdio>

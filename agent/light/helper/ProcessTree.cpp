@@ -1,4 +1,4 @@
-#include "agent/light/ProcessTree.h"
+#include "agent/light/helper/ProcessTree.h"
 
 #include <cerrno>
 #include <csignal>

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "agent/light/LightSeccompProfile.h"
-#include "agent/light/SupervisorProtocol.h"
+#include "agent/light/helper/LightSeccompProfile.h"
+#include "agent/light/helper/SupervisorProtocol.h"
 
 #include <cstdint>
 #include <map>

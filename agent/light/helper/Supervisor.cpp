@@ -1,9 +1,9 @@
-#include "agent/light/Supervisor.h"
+#include "agent/light/helper/Supervisor.h"
 
-#include "agent/light/LandlockRuleset.h"
-#include "agent/light/ProcessTree.h"
-#include "agent/light/Shepherd.h"
-#include "agent/light/WorkspaceNetwork.h"
+#include "agent/light/helper/LandlockRuleset.h"
+#include "agent/light/helper/ProcessTree.h"
+#include "agent/light/helper/Shepherd.h"
+#include "agent/light/helper/WorkspaceNetwork.h"
 
 #include <cerrno>
 #include <csignal>

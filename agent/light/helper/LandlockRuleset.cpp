@@ -1,4 +1,4 @@
-#include "agent/light/LandlockRuleset.h"
+#include "agent/light/helper/LandlockRuleset.h"
 
 #include <cerrno>
 #include <cstring>

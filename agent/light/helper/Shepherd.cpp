@@ -1,7 +1,7 @@
-#include "agent/light/Shepherd.h"
+#include "agent/light/helper/Shepherd.h"
 
-#include "agent/light/ProcessTree.h"
-#include "agent/light/SupervisorProtocol.h"
+#include "agent/light/helper/ProcessTree.h"
+#include "agent/light/helper/SupervisorProtocol.h"
 
 #include <cerrno>
 #include <csignal>

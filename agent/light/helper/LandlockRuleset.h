@@ -1,6 +1,6 @@
 #pragma once
 
-#include "agent/light/LandlockAbi.h"
+#include "agent/light/helper/LandlockAbi.h"
 
 #include <cstdint>
 #include <string>

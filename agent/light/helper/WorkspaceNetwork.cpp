@@ -1,4 +1,4 @@
-#include "agent/light/WorkspaceNetwork.h"
+#include "agent/light/helper/WorkspaceNetwork.h"
 
 #include <arpa/inet.h>
 #include <cerrno>
