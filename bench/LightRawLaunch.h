@@ -5,7 +5,7 @@
 // nothing else: NO_NEW_PRIVS is required and set by LandlockRuleset), execve `true`, waitpid.
 // Needs root.
 
-#include "agent/light/LandlockRuleset.h"
+#include "agent/light/helper/LandlockRuleset.h"
 
 #include <QDir>
 #include <QElapsedTimer>

@@ -1,5 +1,6 @@
 #include "agent/execution/SandboxProcess.h"
 
+#include "agent/execution/ChildPipes.h"
 #include "agent/execution/SandboxSpawn.h"
 
 #include <QFile>
@@ -25,8 +26,8 @@ namespace runbox::execution {
 
 namespace {
 
-constexpr int kReadChunk = 64 * 1024;
-constexpr int kNamespaceTeardownMs = 10000; ///< longest wait for the namespace init to end
+constexpr qint64 kReadBudget = 16 * 64 * 1024; ///< per pipe and wake-up
+constexpr int kNamespaceTeardownMs = 10000;    ///< longest wait for the namespace init to end
 
 void closeFd(int& fd) {
     if (fd >= 0)
@@ -58,7 +59,16 @@ bool isNamespaceInit(pid_t pid) {
 
 } // namespace
 
-SandboxProcess::SandboxProcess(QObject* parent) : QObject(parent) {}
+SandboxProcess::SandboxProcess(QObject* parent)
+    : QObject(parent), m_pipes(new ChildPipes(kReadBudget, this)) {
+    connect(m_pipes, &ChildPipes::output, this, [this](int stream, const QByteArray& data) {
+        if (stream == ChildPipes::Stdout)
+            Q_EMIT stdoutData(data);
+        else
+            Q_EMIT stderrData(data);
+    });
+    connect(m_pipes, &ChildPipes::streamClosed, this, [this] { maybeFinish(); });
+}
 
 SandboxProcess::~SandboxProcess() {
     if (m_pid > 0 && !m_reaped) {
@@ -78,9 +88,6 @@ SandboxProcess::~SandboxProcess() {
             ::waitpid(m_pid, nullptr, 0);
         }
     }
-    for (int& fd : m_outFd)
-        closeFd(fd);
-    closeFd(m_stdinFd);
     closeFd(m_statusFd);
     closeFd(m_setupStatusFd);
     closeFd(m_pidfd);
@@ -95,34 +102,20 @@ bool SandboxProcess::start(const sandbox::SandboxLaunch& launch, const QByteArra
     m_guarded = !guardPath.isEmpty();
     const pid_t pid = spawned.pid;
     m_pid = pid;
-    m_stdinFd = spawned.stdinFd;
-    m_outFd[0] = spawned.stdoutFd;
-    m_outFd[1] = spawned.stderrFd;
     m_statusFd = spawned.statusFd;
     m_setupStatusFd = spawned.setupStatusFd;
     m_exit.setupStatusExpected = launch.setupStatusFd >= 0;
     m_pidfd = pidfdOpen(pid);
-    for (int fd : {m_stdinFd, m_outFd[0], m_outFd[1], m_statusFd, m_setupStatusFd})
+    for (int fd : {m_statusFd, m_setupStatusFd})
         if (fd >= 0)
             setNonBlocking(fd);
-
-    for (int i = 0; i < 2; ++i) {
-        m_outNotifier[i] = new QSocketNotifier(m_outFd[i], QSocketNotifier::Read, this);
-        connect(m_outNotifier[i], &QSocketNotifier::activated, this, [this, i] { readPipe(i); });
-    }
+    m_pipes->adopt(spawned.stdinFd, stdinData, spawned.stdoutFd, spawned.stderrFd);
     m_statusNotifier = new QSocketNotifier(m_statusFd, QSocketNotifier::Read, this);
     connect(m_statusNotifier, &QSocketNotifier::activated, this, &SandboxProcess::readStatus);
     if (m_setupStatusFd >= 0) {
         m_setupStatusNotifier = new QSocketNotifier(m_setupStatusFd, QSocketNotifier::Read, this);
         connect(m_setupStatusNotifier, &QSocketNotifier::activated, this,
                 &SandboxProcess::readSetupStatus);
-    }
-    m_stdin = stdinData;
-    if (m_stdin.isEmpty()) {
-        closeFd(m_stdinFd);
-    } else {
-        m_stdinNotifier = new QSocketNotifier(m_stdinFd, QSocketNotifier::Write, this);
-        connect(m_stdinNotifier, &QSocketNotifier::activated, this, &SandboxProcess::writeStdin);
     }
     if (m_pidfd >= 0) {
         m_pidNotifier = new QSocketNotifier(m_pidfd, QSocketNotifier::Read, this);
@@ -134,57 +127,6 @@ bool SandboxProcess::start(const sandbox::SandboxLaunch& launch, const QByteArra
         poll->start(20);
     }
     return true;
-}
-
-void SandboxProcess::writeStdin() {
-    while (m_stdinWritten < m_stdin.size()) {
-        const ssize_t n = ::write(m_stdinFd, m_stdin.constData() + m_stdinWritten,
-                                  size_t(m_stdin.size() - m_stdinWritten));
-        if (n > 0) {
-            m_stdinWritten += n;
-            continue;
-        }
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0 && errno == EAGAIN)
-            return;
-        break; // EPIPE: the command does not read its stdin; that is its right
-    }
-    delete m_stdinNotifier;
-    m_stdinNotifier = nullptr;
-    m_stdin.clear();
-    closeFd(m_stdinFd);
-}
-
-void SandboxProcess::readPipe(int which) {
-    for (int round = 0; round < 16 && m_outFd[which] >= 0; ++round) {
-        // Read straight into the array that is handed on (no copy for large reads); small reads
-        // get an array of their own size so that a chatty process does not pin 64 KiB each.
-        QByteArray data(kReadChunk, Qt::Uninitialized);
-        const ssize_t n = ::read(m_outFd[which], data.data(), kReadChunk);
-        if (n > 0) {
-            if (n < 4096)
-                data = QByteArray(data.constData(), n);
-            else
-                data.truncate(n);
-            if (which == 0)
-                Q_EMIT stdoutData(data);
-            else
-                Q_EMIT stderrData(data);
-            if (m_paused)
-                return;
-            continue;
-        }
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0 && errno == EAGAIN)
-            return;
-        delete m_outNotifier[which];
-        m_outNotifier[which] = nullptr;
-        closeFd(m_outFd[which]);
-        maybeFinish();
-        return;
-    }
 }
 
 void SandboxProcess::readStatus() {
@@ -301,32 +243,28 @@ void SandboxProcess::onPidfdReadable() {
             stopWatchingNamespaceInit();
             maybeFinish();
         });
-    if (m_paused)
+    if (m_pipes->isPaused())
         setReadingPaused(false);
     // Output of a process that escaped into another group could keep a pipe open: give the
     // pipes a short grace period, then finish regardless.
     auto* drain = new QTimer(this);
     drain->setInterval(1000);
     connect(drain, &QTimer::timeout, this, [this, drain] {
-        if (m_paused)
+        if (m_pipes->isPaused())
             return; // the consumer is slow, not the producer: keep every byte
         drain->stop();
-        for (int i = 0; i < 2; ++i) {
-            delete m_outNotifier[i];
-            m_outNotifier[i] = nullptr;
-            closeFd(m_outFd[i]);
-        }
+        m_pipes->close(ChildPipes::Stdout);
+        m_pipes->close(ChildPipes::Stderr);
         maybeFinish();
     });
     drain->start();
-    for (int i = 0; i < 2; ++i)
-        if (m_outFd[i] >= 0)
-            readPipe(i);
+    for (int i : {ChildPipes::Stdout, ChildPipes::Stderr})
+        m_pipes->drain(i, kReadBudget);
     maybeFinish();
 }
 
 void SandboxProcess::maybeFinish() {
-    if (m_finishedEmitted || !m_reaped || m_outFd[0] >= 0 || m_outFd[1] >= 0 || m_nsInitPidfd >= 0)
+    if (m_finishedEmitted || !m_reaped || m_pipes->anyOpen() || m_nsInitPidfd >= 0)
         return;
     m_finishedEmitted = true;
     Q_EMIT finished(m_exit);
@@ -347,15 +285,11 @@ void SandboxProcess::killGroup() {
 }
 
 void SandboxProcess::setReadingPaused(bool paused) {
-    m_paused = paused;
-    for (int i = 0; i < 2; ++i)
-        if (m_outNotifier[i])
-            m_outNotifier[i]->setEnabled(!paused);
+    m_pipes->setPaused(paused);
     if (!paused) {
         QTimer::singleShot(0, this, [this] {
-            for (int i = 0; i < 2; ++i)
-                if (m_outFd[i] >= 0 && !m_paused)
-                    readPipe(i);
+            for (int i : {ChildPipes::Stdout, ChildPipes::Stderr})
+                m_pipes->drain(i, kReadBudget);
         });
     }
 }

@@ -10,6 +10,10 @@
 class QSocketNotifier;
 
 namespace runbox::execution {
+class ChildPipes;
+}
+
+namespace runbox::execution {
 
 /// Raw exit of the bwrap process, plus what its --json-status-fd said.
 struct ProcessExit {
@@ -23,7 +27,8 @@ struct ProcessExit {
     bool setupStatusExpected = false; ///< the launch had a setupStatusFd
 };
 
-/// One bwrap process: started in its own process group with pipes for stdin/stdout/stderr, the
+/// One bwrap process: started in its own process group with pipes for stdin/stdout/stderr
+/// (ChildPipes), the
 /// launch's extra descriptors (seccomp program on fd 3) and a status pipe for --json-status-fd.
 /// Reading can be paused for backpressure. Exit is observed with a pidfd (pidfd_open(2)).
 /// kill() signals the whole process group; with --unshare-pid the namespace's init dies with
@@ -72,8 +77,6 @@ Q_SIGNALS:
     void finished(const runbox::execution::ProcessExit& exit);
 
 private:
-    void readPipe(int which);
-    void writeStdin();
     void readStatus();
     void readSetupStatus();
     void onPidfdReadable();
@@ -85,15 +88,9 @@ private:
     bool m_guarded = false;
     pid_t m_childPid = 0;
     int m_pidfd = -1;
-    int m_outFd[2] = {-1, -1}; ///< stdout, stderr read ends
-    int m_stdinFd = -1;
     int m_statusFd = -1;
     int m_setupStatusFd = -1; ///< read end of the setup status pipe
-    QByteArray m_stdin;
-    qsizetype m_stdinWritten = 0;
     QByteArray m_status;
-    QSocketNotifier* m_outNotifier[2] = {nullptr, nullptr};
-    QSocketNotifier* m_stdinNotifier = nullptr;
     QSocketNotifier* m_statusNotifier = nullptr;
     QSocketNotifier* m_setupStatusNotifier = nullptr;
     QSocketNotifier* m_pidNotifier = nullptr;
@@ -101,8 +98,8 @@ private:
     QSocketNotifier* m_nsInitNotifier = nullptr;
     bool m_reaped = false;
     bool m_finishedEmitted = false;
-    bool m_paused = false;
     ProcessExit m_exit;
+    ChildPipes* m_pipes; ///< stdin, stdout, stderr (owned, child QObject)
 };
 
 } // namespace runbox::execution

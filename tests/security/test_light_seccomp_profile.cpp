@@ -2,7 +2,7 @@
 // time: which socket(2)/socketpair(2) calls it lets through, io_uring → ENOSYS, high bits and type
 // flags. Each refusal has its positive control: the same call in a child without the filter (or
 // with the grant) gets past the filter. No root needed (NO_NEW_PRIVS + seccomp).
-#include "agent/light/LightSeccompProfile.h"
+#include "agent/light/helper/LightSeccompProfile.h"
 
 #include <QTest>
 

@@ -1,6 +1,6 @@
 // LightExecMessage: env/cwd/ports validation, env layering, and the wire Exec encoding.
 #include "agent/light/LightExecMessage.h"
-#include "agent/light/SupervisorProtocol.h"
+#include "agent/light/helper/SupervisorProtocol.h"
 
 #include <QTest>
 

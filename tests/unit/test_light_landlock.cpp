@@ -1,5 +1,5 @@
 // LandlockRuleset: ABI detection, attribute sizes per ABI, and real enforcement in a child.
-#include "agent/light/LandlockRuleset.h"
+#include "agent/light/helper/LandlockRuleset.h"
 
 #include <QDir>
 #include <QFile>

@@ -1,5 +1,6 @@
 #include "agent/light/tier/LightRun.h"
 
+#include "agent/execution/ChildPipes.h"
 #include "agent/execution/WorkspaceChanges.h"
 #include "agent/light/LightExecMessage.h"
 #include "agent/light/LightWorkspaceHost.h"
@@ -8,7 +9,6 @@
 
 #include <QJsonArray>
 #include <QPointer>
-#include <QSocketNotifier>
 
 #include <cerrno>
 #include <cstring>
@@ -25,33 +25,31 @@ constexpr qint64 kReadBudget = 256 << 10;
 /// After the status: at most this much is read at once before the drain bound (a background
 /// writer could otherwise keep the loop busy forever).
 constexpr qint64 kFinalDrainBytes = 4 << 20;
-
-void setNonBlocking(int fd) {
-    ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
-}
 } // namespace
 
 LightRun::LightRun(LightService* light, const execution::TierLaunch& launch, QObject* parent)
     : execution::ExecutionBackend(parent), m_light(light), m_executionId(launch.executionId),
-      m_workspaceId(launch.workspaceId), m_request(launch.request) {
+      m_workspaceId(launch.workspaceId), m_request(launch.request),
+      m_pipes(new execution::ChildPipes(kReadBudget, this)) {
+    connect(m_pipes, &execution::ChildPipes::output, this,
+            [this](int stream, const QByteArray& data) {
+                Q_EMIT output(execution::OutputStream(stream), data);
+            });
+    connect(m_pipes, &execution::ChildPipes::streamClosed, this, [this] { maybeEnd(); });
     if (launch.fs)
         execution::trackWorkspaceChanges(&m_tracking, launch.fs);
     m_drain.setSingleShot(true);
     m_drain.setInterval(kDrainBoundMs);
     connect(&m_drain, &QTimer::timeout, this, [this] {
-        for (int s = 0; s < 2; ++s) {
-            readStream(s, kFinalDrainBytes);
-            closeStream(s);
+        for (int s : {execution::ChildPipes::Stdout, execution::ChildPipes::Stderr}) {
+            m_pipes->drain(s, kFinalDrainBytes, true);
+            m_pipes->close(s);
         }
         maybeEnd();
     });
 }
 
 LightRun::~LightRun() {
-    for (int s = 0; s < 2; ++s)
-        closeStream(s);
-    if (m_stdin >= 0)
-        ::close(m_stdin);
     if (m_execution && !m_execution->isFinished())
         m_execution->cancel();
     if (m_activity && m_light)
@@ -103,31 +101,15 @@ std::optional<ApiError> LightRun::launch() {
     ::close(err[1]);
     if (withStdin)
         ::close(in[0]);
-    m_out[0] = out[0];
-    m_out[1] = err[0];
-    m_stdin = withStdin ? in[1] : -1;
     if (!m_execution) {
-        for (int s = 0; s < 2; ++s)
-            closeStream(s);
-        if (m_stdin >= 0)
-            ::close(m_stdin);
-        m_stdin = -1;
+        for (int fd : {out[0], err[0], withStdin ? in[1] : -1})
+            if (fd >= 0)
+                ::close(fd);
         return error;
     }
     m_light->beginActivity(m_workspaceId);
     m_activity = true;
-    for (int s = 0; s < 2; ++s) {
-        setNonBlocking(m_out[s]);
-        m_outNotifier[s] = new QSocketNotifier(m_out[s], QSocketNotifier::Read, this);
-        connect(m_outNotifier[s], &QSocketNotifier::activated, this,
-                [this, s] { readStream(s, kReadBudget); });
-    }
-    if (m_stdin >= 0) {
-        setNonBlocking(m_stdin);
-        m_stdinNotifier = new QSocketNotifier(m_stdin, QSocketNotifier::Write, this);
-        connect(m_stdinNotifier, &QSocketNotifier::activated, this, &LightRun::writeStdin);
-        writeStdin();
-    }
+    m_pipes->adopt(withStdin ? in[1] : -1, m_request.stdinData, out[0], err[0]);
     QPointer<LightRun> self(this);
     LightService* hop = m_light; // outlives the host's event thread: a safe target to post to
     m_execution->onFinished([self, hop](const LightExitStatus& status) {
@@ -146,9 +128,7 @@ std::optional<ApiError> LightRun::launch() {
 void LightRun::setPaused(bool paused) {
     if (m_status && paused)
         return;
-    for (QSocketNotifier* n : m_outNotifier)
-        if (n)
-            n->setEnabled(!paused);
+    m_pipes->setPaused(paused);
 }
 
 void LightRun::stop(const QString& status, const QString& reason) {
@@ -162,68 +142,20 @@ void LightRun::stop(const QString& status, const QString& reason) {
         m_execution->cancel();
 }
 
-void LightRun::writeStdin() {
-    const QByteArray& data = m_request.stdinData;
-    while (m_stdin >= 0 && m_stdinWritten < data.size()) {
-        const ssize_t n = ::write(m_stdin, data.constData() + m_stdinWritten,
-                                  size_t(data.size() - m_stdinWritten));
-        if (n > 0) {
-            m_stdinWritten += n;
-            continue;
-        }
-        if (n < 0 && (errno == EAGAIN || errno == EINTR))
-            return; // the notifier calls again
-        break;      // EPIPE: the command does not read its stdin
-    }
-    delete m_stdinNotifier;
-    m_stdinNotifier = nullptr;
-    if (m_stdin >= 0)
-        ::close(m_stdin);
-    m_stdin = -1;
-}
-
-void LightRun::readStream(int stream, qint64 budget) {
-    char buffer[65536];
-    while (m_out[stream] >= 0 && budget > 0) {
-        const ssize_t n = ::read(m_out[stream], buffer, sizeof(buffer));
-        if (n > 0) {
-            budget -= n;
-            m_bytes[stream] += n;
-            Q_EMIT output(execution::OutputStream(stream), QByteArray(buffer, qsizetype(n)));
-            continue;
-        }
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0 && errno == EAGAIN)
-            return;
-        closeStream(stream); // EOF or error
-        maybeEnd();
-        return;
-    }
-}
-
-void LightRun::closeStream(int stream) {
-    delete m_outNotifier[stream];
-    m_outNotifier[stream] = nullptr;
-    if (m_out[stream] >= 0)
-        ::close(m_out[stream]);
-    m_out[stream] = -1;
-}
-
 void LightRun::onFinished(const LightExitStatus& status) {
     m_status = status;
     // Everything the command wrote before it ended is in the pipes now: read it all, whatever
     // the reader's pace (bounded), then wait a little for EOF.
     setPaused(false);
-    for (int s = 0; s < 2; ++s)
-        readStream(s, kFinalDrainBytes);
-    if (!m_ended && (m_out[0] >= 0 || m_out[1] >= 0))
+    for (int s : {execution::ChildPipes::Stdout, execution::ChildPipes::Stderr})
+        m_pipes->drain(s, kFinalDrainBytes, true);
+    if (!m_ended && m_pipes->anyOpen())
         m_drain.start();
     maybeEnd();
 }
 
 void LightRun::maybeEnd() {
-    if (m_ended || !m_status || m_out[0] >= 0 || m_out[1] >= 0)
+    if (m_ended || !m_status || m_pipes->anyOpen())
         return;
     execution::ExecutionResult r =
         lightResultOf(*m_status, m_stopStatus, m_stopReason, m_request.timeoutMs);
@@ -237,10 +169,10 @@ void LightRun::finishWith(execution::ExecutionResult result) {
         return;
     m_ended = true;
     m_drain.stop();
-    for (int s = 0; s < 2; ++s)
-        closeStream(s);
-    result.stdoutBytes = m_bytes[0];
-    result.stderrBytes = m_bytes[1];
+    m_pipes->close(execution::ChildPipes::Stdout);
+    m_pipes->close(execution::ChildPipes::Stderr);
+    result.stdoutBytes = m_pipes->bytesRead(execution::ChildPipes::Stdout);
+    result.stderrBytes = m_pipes->bytesRead(execution::ChildPipes::Stderr);
     if (m_activity && m_light)
         m_light->endActivity(m_workspaceId);
     m_activity = false;

@@ -11,7 +11,9 @@
 #include <memory>
 #include <optional>
 
-class QSocketNotifier;
+namespace runbox::execution {
+class ChildPipes;
+}
 
 namespace runbox::light {
 
@@ -48,9 +50,6 @@ public:
     void skipFileChanges() override { m_tracking.changesAfter = nullptr; }
 
 private:
-    void readStream(int stream, qint64 budget);
-    void closeStream(int stream);
-    void writeStdin();
     void onFinished(const LightExitStatus& status);
     void maybeEnd();
     void finishWith(execution::ExecutionResult result);
@@ -60,12 +59,7 @@ private:
     execution::ExecRequest m_request;
     execution::ExecutionRunner::Options m_tracking; ///< snapshot before/after (file changes)
     std::shared_ptr<LightExecution> m_execution;
-    int m_out[2] = {-1, -1}; ///< read ends of stdout, stderr (non-blocking)
-    int m_stdin = -1;        ///< write end of stdin (non-blocking), −1 once closed
-    qsizetype m_stdinWritten = 0;
-    QSocketNotifier* m_outNotifier[2] = {nullptr, nullptr};
-    QSocketNotifier* m_stdinNotifier = nullptr;
-    qint64 m_bytes[2] = {0, 0};
+    execution::ChildPipes* m_pipes; ///< stdin, stdout, stderr (owned, child QObject)
     QString m_stopStatus, m_stopReason;
     std::optional<LightExitStatus> m_status;
     QTimer m_drain;
