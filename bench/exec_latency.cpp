@@ -3,7 +3,7 @@
 // <= 1.25 x raw p50).
 //
 // Usage: bench_exec_latency [--iterations N] [--agent PATH]
-#include "agent/execution/SandboxSpawn.h"
+#include "agent/execution/strong/SandboxSpawn.h"
 #include "agent/sandbox/BwrapCommand.h"
 #include "agent/sandbox/CapabilityProbe.h"
 #include "agent/sandbox/SandboxIdentity.h"

@@ -3,7 +3,7 @@
 #include "agent/egress/NetworkEpoch.h"
 
 #include "agent/egress/NetworkPolicy.h"
-#include "agent/execution/ExecutionRunner.h"
+#include "agent/execution/strong/ExecutionRunner.h"
 #include "agent/execution/LaunchPlanner.h"
 
 #include <QDir>

@@ -16,7 +16,7 @@ QStringList toStrings(const QList<QByteArray>& paths) {
 }
 } // namespace
 
-void trackWorkspaceChanges(ExecutionRunner::Options* options,
+void trackWorkspaceChanges(ChangeTracking* options,
                            std::shared_ptr<const workspace::WorkspaceFs> fs) {
     auto before = std::make_shared<std::optional<workspace::WorkspaceSnapshot>>();
     options->snapshotBefore = [fs, before] {

@@ -11,7 +11,7 @@
  * subreaper (prctl(2) PR_SET_CHILD_SUBREAPER): such orphans are reparented to it, and it kills
  * them. The PID namespace dies with its init (pid_namespaces(7)), taking the command with it.
  *
- * Contract with the agent (agent/execution/SandboxProcess.cpp):
+ * Contract with the agent (agent/execution/strong/SandboxProcess.cpp, SandboxSpawn.cpp):
  *   runbox-sandbox-guard PROGRAM [ARG...]
  * - The agent's vfork child set PR_SET_PDEATHSIG(SIGTERM) before exec'ing the guard (kept across
  *   execve(2) of a program that is not set-user-ID), so the agent's death reaches the guard.

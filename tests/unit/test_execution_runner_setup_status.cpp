@@ -5,7 +5,7 @@
 // The launch runs /bin/sh in place of bwrap, writing what bwrap (fd 4) and the helper (fd 5)
 // would write.
 #include "agent/egress/EgressStage.h"
-#include "agent/execution/ExecutionRunner.h"
+#include "agent/execution/strong/ExecutionRunner.h"
 #include "agent/execution/ExecutionStream.h"
 
 #include <QDeadlineTimer>

@@ -1,7 +1,7 @@
 #include "agent/execution/strong/StrongTier.h"
 
-#include "agent/execution/ExecutionRunner.h"
 #include "agent/execution/WorkspaceChanges.h"
+#include "agent/execution/strong/ExecutionRunner.h"
 
 #include <QJsonArray>
 #include <QPointer>
@@ -62,7 +62,7 @@ void StrongTier::createBackend(const TierLaunch& launch, QObject* parent, Backen
             opts.maxProcesses = m_host->maxProcesses;
             opts.guardPath = m_host->guardPath;
             opts.stdinData = launch.request.stdinData;
-            trackWorkspaceChanges(&opts, launch.fs);
+            trackWorkspaceChanges(&opts.tracking, launch.fs);
             opts.beforeExitEvent = [plan] { plan->release(); };
             auto* runner = new ExecutionRunner(plan->launch, opts, guard.data());
             QObject::connect(runner, &QObject::destroyed, [plan] { plan->release(); });

@@ -1,8 +1,8 @@
 #pragma once
 
 #include "agent/execution/ExecRequest.h"
-#include "agent/execution/ExecutionRunner.h"
 #include "agent/execution/IsolationTier.h"
+#include "agent/execution/WorkspaceChanges.h"
 #include "agent/light/LightExecution.h"
 
 #include <QPointer>
@@ -57,7 +57,7 @@ private:
     QPointer<LightService> m_light; ///< may go first at agent shutdown
     QString m_executionId, m_workspaceId;
     execution::ExecRequest m_request;
-    execution::ExecutionRunner::Options m_tracking; ///< snapshot before/after (file changes)
+    execution::ChangeTracking m_tracking; ///< snapshot before/after (file changes)
     std::shared_ptr<LightExecution> m_execution;
     execution::ChildPipes* m_pipes; ///< stdin, stdout, stderr (owned, child QObject)
     QString m_stopStatus, m_stopReason;

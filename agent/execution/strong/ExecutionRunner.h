@@ -3,7 +3,8 @@
 #include "agent/execution/ExecRequest.h"
 #include "agent/execution/ExecutionBackend.h"
 #include "agent/execution/OutputFramer.h"
-#include "agent/execution/SandboxProcess.h"
+#include "agent/execution/WorkspaceChanges.h"
+#include "agent/execution/strong/SandboxProcess.h"
 #include "agent/sandbox/SandboxLaunch.h"
 
 #include <QDateTime>
@@ -35,8 +36,7 @@ public:
         QString guardPath;           ///< runbox-sandbox-guard (SandboxHost::guardPath); empty: none
         QByteArray stdinData;
         /// Called before start and after the end to compute the workspace changes.
-        std::function<void()> snapshotBefore;
-        std::function<FileChanges()> changesAfter;
+        ChangeTracking tracking;
         /// Called once the sandbox is gone, right before finished(): the owner releases what the
         /// launch acquired (LaunchPlan::release), so that reports those releases cause (the
         /// egress gateway's last decisions) reach the stream before `exit`.

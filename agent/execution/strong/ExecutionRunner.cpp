@@ -1,4 +1,4 @@
-#include "agent/execution/ExecutionRunner.h"
+#include "agent/execution/strong/ExecutionRunner.h"
 
 #include <QJsonArray>
 
@@ -56,8 +56,8 @@ ExecutionRunner::ExecutionRunner(sandbox::SandboxLaunch launch, Options options,
 }
 
 void ExecutionRunner::start() {
-    if (m_options.snapshotBefore)
-        m_options.snapshotBefore();
+    if (m_options.tracking.snapshotBefore)
+        m_options.tracking.snapshotBefore();
     m_clock.start();
     QString error;
     if (!m_process->start(m_launch, m_options.stdinData, m_options.maxProcesses, &error,
@@ -157,8 +157,8 @@ void ExecutionRunner::finishWith(ExecutionResult result) {
     result.durationMs = m_clock.isValid() ? m_clock.elapsed() : 0;
     result.stdoutBytes = m_streamBytes[0];
     result.stderrBytes = m_streamBytes[1];
-    if (m_options.changesAfter && result.status != QLatin1String("setup_failed"))
-        result.changes = m_options.changesAfter();
+    if (m_options.tracking.changesAfter && result.status != QLatin1String("setup_failed"))
+        result.changes = m_options.tracking.changesAfter();
     if (m_options.beforeExitEvent)
         m_options.beforeExitEvent();
     Q_EMIT finished(result);

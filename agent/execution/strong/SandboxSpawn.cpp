@@ -1,4 +1,4 @@
-#include "agent/execution/SandboxSpawn.h"
+#include "agent/execution/strong/SandboxSpawn.h"
 
 #include <QFile>
 

@@ -1,7 +1,7 @@
-#include "agent/execution/SandboxProcess.h"
+#include "agent/execution/strong/SandboxProcess.h"
 
 #include "agent/execution/ChildPipes.h"
-#include "agent/execution/SandboxSpawn.h"
+#include "agent/execution/strong/SandboxSpawn.h"
 
 #include <QFile>
 #include <QJsonDocument>
