@@ -197,6 +197,7 @@ std::optional<ApiError> WorkspaceRegistry::addLight(const QList<Workspace>& work
         row.isolation = QStringLiteral("light");
         m_lightRows.created(std::move(row));
         m_workspaces.insert(ws.id, ws);
+        m_lightIds.insert(ws.id);
     }
     return std::nullopt;
 }
@@ -205,9 +206,14 @@ std::optional<ApiError> WorkspaceRegistry::flushLightRows(const QString& id) {
     return m_lightRows.flushFor(id);
 }
 
+QStringList WorkspaceRegistry::lightIds() const {
+    QStringList ids(m_lightIds.cbegin(), m_lightIds.cend());
+    ids.sort();
+    return ids;
+}
+
 std::optional<ApiError> WorkspaceRegistry::forgetLight(const QString& id) {
-    const Workspace* ws = find(id);
-    if (!ws || !ws->isLight())
+    if (!m_lightIds.remove(id))
         return ApiError{404, QStringLiteral("workspace_not_found"),
                         QStringLiteral("no light workspace %1").arg(id)};
     m_workspaces.remove(id);
@@ -229,7 +235,7 @@ std::optional<ApiError> WorkspaceRegistry::remove(const QString& id) {
     if (!ws)
         return ApiError{404, QStringLiteral("workspace_not_found"),
                         QStringLiteral("no workspace %1").arg(id)};
-    if (ws->isLight())
+    if (m_lightIds.contains(id))
         return ApiError{409, QStringLiteral("workspace_is_light"),
                         QStringLiteral("workspace %1 is a light workspace").arg(id)};
     if (auto err = m_repository->markDeleted(id, 0))

@@ -12,6 +12,7 @@
 #include <QMap>
 #include <QSet>
 #include <QString>
+#include <QStringList>
 
 #include <functional>
 #include <memory>
@@ -80,6 +81,11 @@ public:
     /// Writes the light rows still queued now, before an execution row refers to light
     /// workspace @p id; answers only for @p id's row (LightRowWriter::flushFor).
     std::optional<ApiError> flushLightRows(const QString& id);
+    /// Whether @p id is a light workspace registered through addLight() and not yet forgotten.
+    bool hasLight(const QString& id) const { return m_lightIds.contains(id); }
+    /// The ids of the light workspaces registered through addLight() and not yet forgotten,
+    /// sorted (the order of list()).
+    QStringList lightIds() const;
     const Workspace* find(const QString& id) const;
     QList<Workspace> list() const;
     int count() const { return int(m_workspaces.size()); }
@@ -96,6 +102,7 @@ private:
     QSet<uid_t> m_heldUids; ///< by live workspaces, or not yet confirmed free
     store::WorkspaceRepository* m_repository;
     QMap<QString, Workspace> m_workspaces;
+    QSet<QString> m_lightIds;   ///< registered by addLight(), until forgetLight()
     LightRowWriter m_lightRows; ///< last: flushed on destruction, while the repository lives
 };
 

@@ -382,8 +382,7 @@ void LightService::removeInBackground(const QStringList& ids,
 }
 
 void LightService::remove(const QString& id, RemoveDone done) {
-    const workspace::Workspace* ws = m_context->workspaces->find(id);
-    if (!ws || !ws->isLight() || !m_host)
+    if (!m_context->workspaces->hasLight(id) || !m_host)
         return done(ApiError{404, QStringLiteral("workspace_not_found"),
                              QStringLiteral("no workspace %1").arg(id)});
     forget(id);
@@ -394,10 +393,7 @@ void LightService::remove(const QString& id, RemoveDone done) {
 
 void LightService::removeAll(
     std::function<void(const QStringList& deleted, const QList<ApiError>& errors)> done) {
-    QStringList ids;
-    for (const workspace::Workspace& ws : m_context->workspaces->list())
-        if (ws.isLight())
-            ids << ws.id;
+    const QStringList ids = m_context->workspaces->lightIds();
     for (const QString& id : ids)
         forget(id);
     removeInBackground(

@@ -57,7 +57,8 @@ public:
     bool start(quint16 controlPlanePort);
     bool available() const;
     /// Whether @p workspace is one of the light tier's (registered by this service), whatever
-    /// the host's state.
+    /// the host's state: where the routes choose the light tier (as ExecutionManager::tierOf
+    /// does for executions); elsewhere the registry's light ids (hasLight, lightIds) answer.
     static bool serves(const workspace::Workspace& workspace);
     LightAvailability availability() const;
     LightWorkspaceHost* host() const { return m_host.get(); }
