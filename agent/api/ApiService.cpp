@@ -134,7 +134,7 @@ void ApiService::handle(http::HttpExchange* ex) {
     // A streamed body is not here yet: the signature covers the hash the client declares (or
     // the chunk-signing literal), and the route refuses to commit a body that does not match.
     QByteArray declaredBodySha256;
-    if (ex->isBodyStreamed()) {
+    if (ex->body().isStreamed()) {
         if (auto err = streamedBodyHash(req, &declaredBodySha256))
             return ex->replyError(*err);
     }
@@ -144,7 +144,7 @@ void ApiService::handle(http::HttpExchange* ex) {
         return ex->replyError(*err);
     // An authenticated upload refused early (409, 413, 404…) is read to its end before the
     // connection closes, so that clients which read only after sending (Qt) see the answer.
-    if (ex->isBodyStreamed())
+    if (ex->body().isStreamed())
         ex->setDrainLimit(kDrainAfterEarlyAnswerBytes);
     PathParams params;
     bool pathMatched = false;

@@ -68,7 +68,7 @@ FileUpload::FileUpload(http::HttpExchange* exchange, execution::ExecutionManager
     // Whatever happens to the client, an uncommitted upload is aborted with this object (the
     // pool work keeps its own reference while it runs).
     connect(exchange, &http::HttpExchange::clientGone, this, &FileUpload::finish);
-    connect(exchange, &http::HttpExchange::bodyFailed, this, &FileUpload::finish);
+    connect(&exchange->body(), &http::HttpRequestBody::failed, this, &FileUpload::finish);
     connect(exchange, &QObject::destroyed, this, &FileUpload::finish);
 }
 
@@ -130,20 +130,20 @@ void FileUpload::onPrepared() {
     connect(m_stream, &UploadStream::bodyWanted, this, &FileUpload::pumpBody);
     connect(m_stream, &UploadStream::failed, this, &FileUpload::fail);
     connect(m_stream, &UploadStream::finished, this, &FileUpload::onStreamFinished);
-    connect(m_exchange, &http::HttpExchange::bodyReadyRead, this, &FileUpload::pumpBody);
-    connect(m_exchange, &http::HttpExchange::bodyComplete, this, [this] {
+    connect(&m_exchange->body(), &http::HttpRequestBody::readyRead, this, &FileUpload::pumpBody);
+    connect(&m_exchange->body(), &http::HttpRequestBody::complete, this, [this] {
         m_bodyComplete = true;
         pumpBody();
     });
-    m_exchange->acceptBody();
+    m_exchange->body().accept();
 }
 
 void FileUpload::pumpBody() {
     if (m_finished || !m_exchange || !m_stream || m_inputEnded)
         return;
-    while (m_stream->hasRoom() && m_exchange->bodyBytesAvailable() > 0)
-        m_stream->push(m_exchange->readBody());
-    if (m_bodyComplete && m_exchange->bodyBytesAvailable() == 0) {
+    while (m_stream->hasRoom() && m_exchange->body().bytesAvailable() > 0)
+        m_stream->push(m_exchange->body().read());
+    if (m_bodyComplete && m_exchange->body().bytesAvailable() == 0) {
         m_inputEnded = true;
         m_stream->endInput();
     }

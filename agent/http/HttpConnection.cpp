@@ -131,7 +131,7 @@ std::optional<ApiError> HttpConnection::admitHead(const HttpParser::Head& head) 
 Next HttpConnection::onBody(const char* at, qsizetype len) {
     if (m_streamBody) {
         if (m_exchange)
-            m_exchange->appendBody(m_input, at, len);
+            m_exchange->body().append(m_input, at, len);
         else if (m_draining && (m_drainLeft -= qint64(len)) < 0)
             return Next::Refuse; // drained enough: parseBuffered() closes
         return Next::Continue;
@@ -152,7 +152,7 @@ Next HttpConnection::onMessageComplete() {
     if (m_streamBody) {
         m_streamBody = false; // already dispatched; its exchange learns it in parseBuffered
         if (m_exchange)
-            m_exchange->markBodyComplete();
+            m_exchange->body().markComplete();
     } else {
         m_messageReady = true;
     }
@@ -187,8 +187,8 @@ bool HttpConnection::canFeed() const {
         return false;
     if (!m_exchange)
         return true;
-    return m_streamBody && !m_exchange->isFinished() && m_exchange->isBodyAccepted() &&
-           m_exchange->bodyBytesAvailable() < m_limits.streamBufferBytes;
+    return m_streamBody && !m_exchange->isFinished() && m_exchange->body().isAccepted() &&
+           m_exchange->body().bytesAvailable() < m_limits.streamBufferBytes;
 }
 
 void HttpConnection::parseBuffered() {
@@ -239,7 +239,7 @@ void HttpConnection::parseBuffered() {
         }
         if (feedingStream && m_exchange) {
             QPointer<HttpConnection> guard(this);
-            m_exchange->publishBody(); // the handler may answer (and end) right here
+            m_exchange->body().publish(); // the handler may answer (and end) right here
             if (!guard)
                 return;
         }
@@ -283,12 +283,12 @@ void HttpConnection::dispatchStreamed() {
     m_headPending = false;
     auto* exchange = new HttpExchange(std::move(m_current), m_socket, m_keepAlive, this);
     m_current = HttpRequest{};
-    exchange->setBodyStreamed();
+    exchange->body().setStreamed();
     m_exchange = exchange;
     connect(exchange, &HttpExchange::finished, this, &HttpConnection::onExchangeFinished,
             Qt::QueuedConnection);
     // Resume reading when the consumer wants more (queued: never from inside its own call).
-    connect(exchange, &HttpExchange::bodyWanted, this, &HttpConnection::readFromSocket,
+    connect(&exchange->body(), &HttpRequestBody::wanted, this, &HttpConnection::readFromSocket,
             Qt::QueuedConnection);
     m_handler->handle(exchange);
 }
@@ -317,7 +317,7 @@ void HttpConnection::onExchangeFinished() {
         keepAlive = keepAlive && m_exchange->keepAlive();
         // A streamed body that is still arriving is not read to its end: close instead, after
         // draining it when the handler allowed that (clients that read only after sending).
-        if (m_exchange->isBodyStreamed() && !m_exchange->isBodyComplete()) {
+        if (m_exchange->body().isStreamed() && !m_exchange->body().isComplete()) {
             keepAlive = false;
             drainLimit = m_streamBody && !m_closing ? m_exchange->drainLimit() : 0;
         }
@@ -382,7 +382,7 @@ void HttpConnection::onTimeout() {
         closeConnection();
         return;
     }
-    if (m_exchange && m_streamBody && m_exchange->isBodyAccepted()) {
+    if (m_exchange && m_streamBody && m_exchange->body().isAccepted()) {
         if (!canFeed()) { // the consumer is behind, not the client
             m_timer.start(int(m_limits.bodyStallTimeoutMs));
             return;

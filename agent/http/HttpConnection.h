@@ -26,14 +26,14 @@ public:
 
     /// Asked once the request head (method, target, headers) has arrived, before any body byte
     /// is read. true: the body is streamed — handle() is called at once with an empty
-    /// HttpRequest::body, and the body arrives through the exchange (HttpExchange::acceptBody(),
-    /// readBody(), bodyReadyRead(), bodyComplete()) without the maxBodyBytes limit, the socket
-    /// being read only while fewer than HttpLimits::streamBufferBytes wait unread.
-    /// false (default): the body is buffered (at most maxBodyBytes, else 413) before handle().
-    /// Asked once the request head has arrived, before wantsBodyStream() and before any body
-    /// byte is read. An error is answered at once and the connection is closed (lingering
-    /// close, RFC 9112 §9.6), so that a request that would be refused anyway (a missing or
-    /// wrong token, RFC 9110 §11.6.1) never has its body read or held. Default: no objection.
+    /// HttpRequest::body, and the body arrives through the exchange (HttpExchange::body():
+    /// HttpRequestBody::accept(), read(), readyRead(), complete()) without the maxBodyBytes limit,
+    /// the socket being read only while fewer than HttpLimits::streamBufferBytes wait unread. false
+    /// (default): the body is buffered (at most maxBodyBytes, else 413) before handle(). Asked once
+    /// the request head has arrived, before wantsBodyStream() and before any body byte is read. An
+    /// error is answered at once and the connection is closed (lingering close, RFC 9112 §9.6), so
+    /// that a request that would be refused anyway (a missing or wrong token, RFC 9110 §11.6.1)
+    /// never has its body read or held. Default: no objection.
     virtual std::optional<ApiError> checkHead(const HttpRequest& head) {
         Q_UNUSED(head);
         return std::nullopt;
@@ -84,8 +84,8 @@ struct HttpLimits {
 /// after the handler accepted the body and while it keeps up, so a slow consumer stops the
 /// socket reads and TCP pushes back on the client. A response that starts before the whole
 /// body arrived closes the connection afterwards; a framing error or a stall in the middle of
-/// the body is reported to the exchange (bodyFailed) and answered on it. An early response
-/// closes only after the rest of the body was read and dropped, up to
+/// the body is reported to the exchange (HttpRequestBody::failed) and answered on it. An early
+/// response closes only after the rest of the body was read and dropped, up to
 /// HttpExchange::drainLimit() bytes (0: at once, with a lingering close).
 class HttpConnection final : public QObject {
     Q_OBJECT

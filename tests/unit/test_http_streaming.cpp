@@ -1,5 +1,5 @@
 // Streamed request bodies in the HTTP layer (RequestHandler::wantsBodyStream): the handler
-// decides on the head, bytes flow only after acceptBody() and only as fast as it reads them,
+// decides on the head, bytes flow only after body().accept() and only as fast as it reads them,
 // Content-Length and chunked both work, early answers reach the client, broken bodies are
 // reported, and buffered requests behave as before.
 #include "agent/http/HttpExchange.h"
@@ -47,21 +47,21 @@ struct Collector {
 
     void attach(HttpExchange* ex) {
         exchange = ex;
-        bodyAtHandle = ex->bodyBytesReceived();
-        QObject::connect(ex, &HttpExchange::bodyReadyRead, ex, [this] {
+        bodyAtHandle = ex->body().bytesReceived();
+        QObject::connect(&ex->body(), &HttpRequestBody::readyRead, ex, [this] {
             if (readImmediately)
                 drain();
         });
-        QObject::connect(ex, &HttpExchange::bodyComplete, ex, [this] {
+        QObject::connect(&ex->body(), &HttpRequestBody::complete, ex, [this] {
             drain();
             sha = hash.finalHex();
             exchange->reply(200, QByteArray::number(bytes) + ' ' + sha, "text/plain");
         });
-        QObject::connect(ex, &HttpExchange::bodyFailed, ex, [this] { failed = true; });
-        ex->acceptBody();
+        QObject::connect(&ex->body(), &HttpRequestBody::failed, ex, [this] { failed = true; });
+        ex->body().accept();
     }
     void drain() {
-        const QByteArray data = exchange->readBody();
+        const QByteArray data = exchange->body().read();
         hash.addData(data.constData(), data.size());
         bytes += data.size();
     }
@@ -192,7 +192,7 @@ private Q_SLOTS:
     void testContentLengthBodyIsStreamedPastTheBufferedLimit() {
         Collector col;
         m_handler.onHandle = [&](HttpExchange* ex) {
-            QVERIFY(ex->isBodyStreamed());
+            QVERIFY(ex->body().isStreamed());
             QVERIFY(ex->request().body.isEmpty());
             col.attach(ex);
         };
@@ -234,14 +234,14 @@ private Q_SLOTS:
         const QByteArray body = pattern(total);
         c->write("PUT /stream/slow HTTP/1.1\r\nHost: x\r\nContent-Length: " +
                  QByteArray::number(total) + "\r\n\r\n" + body);
-        QTRY_VERIFY(col.exchange && col.exchange->bodyBytesAvailable() > 0);
+        QTRY_VERIFY(col.exchange && col.exchange->body().bytesAvailable() > 0);
         QTest::qWait(1000); // let both sides settle: the client can only fill socket buffers
         // The server holds at most its stream buffer plus one socket read; the client could not
         // push the body out (the kernel buffers on loopback are far smaller than 96 MiB).
-        QVERIFY2(col.exchange->bodyBytesAvailable() <= m_limits.streamBufferBytes + 1024 * 1024,
-                 QByteArray::number(col.exchange->bodyBytesAvailable()).constData());
+        QVERIFY2(col.exchange->body().bytesAvailable() <= m_limits.streamBufferBytes + 1024 * 1024,
+                 QByteArray::number(col.exchange->body().bytesAvailable()).constData());
         QVERIFY(c->bytesToWrite() > 0);
-        QVERIFY(col.exchange->bodyBytesReceived() < total / 2);
+        QVERIFY(col.exchange->body().bytesReceived() < total / 2);
         // Positive control: once the consumer reads, everything arrives intact.
         col.readImmediately = true;
         col.drain();
@@ -371,7 +371,7 @@ private Q_SLOTS:
     void testKeepAliveAndPipeliningAfterAStreamedBody() {
         Collector col;
         m_handler.onHandle = [&](HttpExchange* ex) {
-            if (ex->isBodyStreamed())
+            if (ex->body().isStreamed())
                 col.attach(ex);
             else
                 ex->reply(200, "second", "text/plain");
