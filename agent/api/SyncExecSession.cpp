@@ -2,19 +2,11 @@
 
 #include "agent/execution/ExecutionManager.h"
 #include "agent/execution/ExecutionStream.h"
+#include "agent/http/ResponseStream.h"
 
 #include <QJsonDocument>
 
 namespace runbox::api {
-
-namespace {
-constexpr qint64 kPauseAboveBytes = 1 << 20;
-constexpr qint64 kResumeBelowBytes = 256 << 10;
-
-QByteArray line(const QJsonObject& event) {
-    return QJsonDocument(event).toJson(QJsonDocument::Compact) + '\n';
-}
-} // namespace
 
 SyncExecSession::SyncExecSession(http::HttpExchange* exchange, execution::ExecutionManager* manager,
                                  execution::IsolationTier* tier, execution::TierLaunch launch,
@@ -23,6 +15,13 @@ SyncExecSession::SyncExecSession(http::HttpExchange* exchange, execution::Execut
       m_launch(std::move(launch)), m_jobId(QStringLiteral("sync:") + m_launch.executionId) {
     connect(exchange, &http::HttpExchange::clientGone, this, &SyncExecSession::onClientGone);
     connect(exchange, &QObject::destroyed, this, &SyncExecSession::onClientGone);
+    // docs/contracts.md "Event stream": the backend pauses above 1 MiB queued, resumes below
+    // 256 KiB (the defaults of StreamWatermarks).
+    m_response = new http::ResponseStream(exchange, http::StreamWatermarks{}, this);
+    m_response->onPauseChanged([this](bool paused) {
+        if (m_stream)
+            m_stream->setPaused(paused);
+    });
 }
 
 SyncExecSession::~SyncExecSession() = default;
@@ -31,16 +30,14 @@ void SyncExecSession::begin() {
     if (m_begun || !m_exchange)
         return;
     m_begun = true;
-    m_exchange->beginChunked(200, "application/x-ndjson");
+    m_response->begin();
 }
 
 void SyncExecSession::write(const QJsonObject& event) {
     begin();
     if (!m_exchange || m_exchange->isClientGone())
         return;
-    m_exchange->writeChunk(line(event));
-    if (m_stream && m_exchange->pendingBytes() > kPauseAboveBytes)
-        m_stream->setPaused(true);
+    m_response->writeEvent(event);
 }
 
 void SyncExecSession::start() {
@@ -107,12 +104,9 @@ void SyncExecSession::onBackend(execution::TierBackend made) {
                 if (m_phase == Phase::Running && executionId == m_launch.executionId)
                     write(event);
             });
-    if (m_exchange)
-        connect(m_exchange, &http::HttpExchange::writable, this, [this] {
-            if (m_stream && m_exchange && m_exchange->pendingBytes() < kResumeBelowBytes)
-                m_stream->setPaused(false);
-        });
     m_stream->start();
+    if (m_response->isPaused()) // the queued/preparing events already filled the socket
+        m_stream->setPaused(true);
 }
 
 void SyncExecSession::onClientGone() {
@@ -146,8 +140,7 @@ void SyncExecSession::end(const execution::ExecutionResult& result) {
     m_phase = Phase::Done;
     begin();
     // The exit event goes out with the terminating chunk, in one write.
-    if (m_exchange)
-        m_exchange->endChunked(line(result.toEvent()));
+    m_response->end(QJsonDocument(result.toEvent()).toJson(QJsonDocument::Compact) + '\n');
     finish();
 }
 

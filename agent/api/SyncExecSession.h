@@ -11,15 +11,19 @@ class ExecutionManager;
 class ExecutionStream;
 } // namespace runbox::execution
 
+namespace runbox::http {
+class ResponseStream;
+} // namespace runbox::http
+
 namespace runbox::api {
 
 /// One sync execution of any tier, from the request to the last event (docs/contracts.md "Event
 /// stream"): waits for admission (the tier's lease key; `{"type":"queued"}` tells the client
 /// while it waits), has the workspace's IsolationTier make the backend, and streams what
-/// ExecutionStream makes of it as NDJSON with backpressure (reading pauses while more than
-/// 1 MiB waits for the client, resumes below 256 KiB). Features' events of the execution
-/// (ExecutionManager::executionEvent: egress decisions) go into the same stream, up to `exit`,
-/// which goes out with the terminating chunk. A refusal of the tier before anything ran
+/// ExecutionStream makes of it as NDJSON with backpressure through http::ResponseStream (reading
+/// pauses while more than 1 MiB waits for the client, resumes below 256 KiB). Features' events of
+/// the execution (ExecutionManager::executionEvent: egress decisions) go into the same stream, up
+/// to `exit`, which goes out with the terminating chunk. A refusal of the tier before anything ran
 /// (TierBackend::refused) is answered as the HTTP error itself. The client going away at any
 /// point drops it from the queue, abandons the backend's preparation or stops the command as
 /// cancelled. Deletes itself at the end.
@@ -55,6 +59,7 @@ private:
     bool m_begun = false;
     execution::ExecutionBackend* m_backend = nullptr; ///< child
     execution::ExecutionStream* m_stream = nullptr;   ///< child
+    http::ResponseStream* m_response = nullptr;       ///< child: NDJSON writing, backpressure
 };
 
 } // namespace runbox::api
