@@ -1,5 +1,7 @@
 #include "agent/http/HttpExchange.h"
 
+#include "agent/http/ErrorStatus.h"
+
 #include <QJsonDocument>
 #include <QTcpSocket>
 
@@ -48,6 +50,10 @@ void HttpExchange::replyJson(int status, const QJsonObject& body) {
 
 void HttpExchange::replyError(const ApiError& error) {
     reply(error.httpStatus, error.toJsonBody() + '\n', "application/json; charset=utf-8");
+}
+
+void HttpExchange::replyError(const Error& error) {
+    replyError(toApiError(error));
 }
 
 void HttpExchange::markClientGone() {

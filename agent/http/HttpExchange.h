@@ -1,5 +1,6 @@
 #pragma once
 
+#include "agent/Error.h"
 #include "agent/http/HttpRequest.h"
 #include "agent/http/HttpRequestBody.h"
 #include "agent/http/HttpResponseWriter.h"
@@ -37,6 +38,8 @@ public:
     /// The wire error `{"error":{"code","message"}}` with its HTTP status (docs/contracts.md
     /// "Errors").
     void replyError(const ApiError& error);
+    /// A domain error, its status from http::httpStatus() (agent/http/ErrorStatus.h).
+    void replyError(const Error& error);
     void replyError(int status, const QString& code, const QString& message) {
         replyError(ApiError{status, code, message});
     }
