@@ -1,7 +1,6 @@
 #include "agent/bounds/ProcessTable.h"
 
 #include <QFile>
-#include <QSet>
 
 #include <cstring>
 #include <dirent.h>
@@ -100,7 +99,7 @@ bool ProcessTable::classify(pid_t pid, Entry* entry, bool readNamespace) const {
 int ProcessTable::refresh(bool readNamespaces, bool recheckRoot) {
     if (m_procFd < 0)
         return 0;
-    QSet<pid_t> seen;
+    int seen = 0;
     ++m_scan;
     ::lseek(m_procFd, 0, SEEK_SET);
     alignas(LinuxDirent64) char buffer[32768];
@@ -114,12 +113,14 @@ int ProcessTable::refresh(bool readNamespaces, bool recheckRoot) {
             if (d->d_name[0] < '1' || d->d_name[0] > '9')
                 continue;
             const pid_t pid = pid_t(std::strtol(d->d_name, nullptr, 10));
-            seen.insert(pid);
+            ++seen;
             auto it = m_entries.find(pid);
             if (it != m_entries.end() && it->procInode == d->d_ino &&
                 (!readNamespaces || it->pidNamespace != 0) &&
-                !(recheckRoot && it->uid == 0 && m_scan - it->firstScan < kRootRecheckScans))
+                !(recheckRoot && it->uid == 0 && m_scan - it->firstScan < kRootRecheckScans)) {
+                it->lastScan = m_scan;
                 continue;
+            }
             if (it != m_entries.end() && it->procInode != d->d_ino && it->statmFd >= 0) {
                 ::close(it->statmFd); // the pid was reused: the old process is gone
                 it->statmFd = -1;
@@ -128,15 +129,19 @@ int ProcessTable::refresh(bool readNamespaces, bool recheckRoot) {
             fresh.procInode = d->d_ino;
             fresh.firstScan = m_scan;
             if (it != m_entries.end() && it->procInode == d->d_ino)
-                fresh = *it; // same process, only its namespace is newly wanted
-            if (classify(pid, &fresh, readNamespaces))
+                fresh = *it; // same process, re-read (root) or its namespace newly wanted
+            fresh.lastScan = m_scan;
+            if (classify(pid, &fresh, readNamespaces)) {
                 m_entries.insert(pid, fresh);
-            else
+            } else { // gone meanwhile: its statm descriptor goes with it
+                if (fresh.statmFd >= 0)
+                    ::close(fresh.statmFd);
                 m_entries.remove(pid);
+            }
         }
     }
     for (auto it = m_entries.begin(); it != m_entries.end();) {
-        if (seen.contains(it.key())) {
+        if (it->lastScan == m_scan) {
             ++it;
             continue;
         }
@@ -144,7 +149,7 @@ int ProcessTable::refresh(bool readNamespaces, bool recheckRoot) {
             ::close(it->statmFd);
         it = m_entries.erase(it);
     }
-    return int(seen.size());
+    return seen;
 }
 
 bool ProcessTable::memoryOf(pid_t pid, qint64 shmemProbeBytes, Memory* out) {

@@ -37,6 +37,7 @@ public:
         quint64 pidNamespace = 0; ///< inode of /proc/PID/ns/pid; 0 when not read or unreadable
         int statmFd = -1;         ///< open while the process is a member of a watch
         quint64 firstScan = 0;    ///< the scan that first saw this process
+        quint64 lastScan = 0;     ///< the latest scan that saw it (older: gone, dropped)
     };
     /// How many scans a root process is re-classified for (at 100 ms: its first 5 s).
     static constexpr quint64 kRootRecheckScans = 50;
