@@ -3,6 +3,8 @@
 #include "agent/Error.h"
 #include "shared/ApiError.h"
 
+#include <optional>
+
 namespace runbox::http {
 
 /// The one mapping of domain error kinds to HTTP statuses (docs/contracts.md "Errors"):
@@ -14,5 +16,14 @@ int httpStatus(ErrorKind kind);
 
 /// @p error as the wire error: its kind's status, the same code and message.
 ApiError toApiError(const Error& error);
+
+/// The domain error of a wire error built by a folder not converted to runbox::Error yet
+/// (docs/contracts.md "Errors"), where a converted folder receives it: the kind whose status is
+/// @p wire's (the inverse of httpStatus(), so the status is kept), the same code and message.
+/// A status that no kind has becomes Internal (the folders not converted only use statuses
+/// that have one). Goes once every domain folder reports runbox::Error.
+Error toError(const ApiError& wire);
+/// toError() of an optional wire error (a store call's result): empty stays empty.
+std::optional<Error> toError(const std::optional<ApiError>& wire);
 
 } // namespace runbox::http

@@ -36,6 +36,31 @@ private Q_SLOTS:
         QCOMPARE(wire.code, QStringLiteral("workspace_not_found"));
         QCOMPARE(wire.message, QStringLiteral("no"));
     }
+    void toErrorKeepsEveryKindsStatus_data() { everyKindMapsToItsStatus_data(); }
+    void toErrorKeepsEveryKindsStatus() {
+        // The bridge for errors of folders not converted yet: the wire error's status comes back.
+        QFETCH(int, kind);
+        QFETCH(int, status);
+        const Error error = http::toError(
+            ApiError{status, QStringLiteral("store_busy"), QStringLiteral("try again")});
+        QCOMPARE(int(error.kind), kind);
+        QCOMPARE(error.code, QStringLiteral("store_busy"));
+        QCOMPARE(error.message, QStringLiteral("try again"));
+        QCOMPARE(http::toApiError(error).httpStatus, status);
+    }
+    void toErrorOfAnOptionalKeepsEmpty() {
+        QVERIFY(!http::toError(std::optional<ApiError>()));
+        const std::optional<Error> error = http::toError(std::optional<ApiError>(
+            ApiError{503, QStringLiteral("store_busy"), QStringLiteral("try again")}));
+        QVERIFY(error);
+        QCOMPARE(int(error->kind), int(ErrorKind::Unavailable));
+    }
+    void toErrorOfAStatusWithoutKindIsInternal() {
+        const Error error =
+            http::toError(ApiError{431, QStringLiteral("head_too_large"), QStringLiteral("x")});
+        QCOMPARE(int(error.kind), int(ErrorKind::Internal));
+        QCOMPARE(error.code, QStringLiteral("head_too_large"));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestErrorStatus)
