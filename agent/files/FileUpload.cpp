@@ -2,6 +2,7 @@
 
 #include "agent/files/FileWork.h"
 #include "agent/files/UploadStream.h"
+#include "agent/http/ErrorStatus.h"
 #include "agent/workspace/WorkspaceUsage.h"
 #include "shared/ChunkedUploadDecoder.h"
 
@@ -19,7 +20,7 @@ using workspace::WorkspaceUpload;
 /// What the event loop and the pool work hand each other, one at a time.
 struct FileUpload::Shared {
     std::optional<WorkspaceUpload> upload;
-    std::optional<ApiError> error;
+    std::optional<Error> error;
     qint64 room = -1; ///< see UploadLimits::room
     FileInfo committed;
     bool replaced = false;
@@ -43,12 +44,12 @@ qint64 replacedBytes(const workspace::WorkspaceFs& fs, const workspace::Workspac
 
 /// Workspace usage as the quota counts it, minus what overwriting @p path frees; nullopt with
 /// @p error set when the walk failed. Stops early once over @p maxBytes.
-std::optional<qint64> usedBytes(const UploadRequest& r, std::optional<ApiError>* error) {
+std::optional<qint64> usedBytes(const UploadRequest& r, std::optional<Error>* error) {
     workspace::WorkspaceUsage::Options opts;
     opts.budgetBytes = r.quotas.maxWorkspaceBytes;
     auto usage = workspace::WorkspaceUsage::measure(r.fs->rootFd(), opts);
     if (!usage) {
-        *error = usage.error();
+        *error = http::toError(usage.error());
         return std::nullopt;
     }
     const qint64 freed = r.options.conflict == workspace::ConflictPolicy::Overwrite
@@ -99,7 +100,7 @@ void FileUpload::start() {
         r.options.hashContent = !r.chunkSigning; // the decoder verifies a chunk-signed body
         auto upload = r.fs->beginUpload(r.path, r.options);
         if (!upload) {
-            shared->error = upload.error();
+            shared->error = http::toError(upload.error());
             return;
         }
         shared->upload.emplace(std::move(upload.value()));
@@ -155,8 +156,8 @@ void FileUpload::onStreamFinished() {
     m_committing = true;
     m_shared->upload = m_stream->takeUpload();
     if (!m_shared->upload)
-        return fail(ApiError{500, QStringLiteral("internal_error"),
-                             QStringLiteral("the upload stream ended without its file")});
+        return fail(Error{ErrorKind::Internal, QStringLiteral("internal_error"),
+                          QStringLiteral("the upload stream ended without its file")});
     // A chunk-signed body was verified chunk by chunk: there is no whole-body hash to check.
     const QByteArray expectedSha256 =
         m_request.chunkSigning ? QByteArray() : m_request.declaredSha256;
@@ -177,7 +178,7 @@ void FileUpload::onStreamFinished() {
         auto committed = shared->upload->commit(expectedSha256);
         shared->upload.reset();
         if (!committed) {
-            shared->error = committed.error();
+            shared->error = http::toError(committed.error());
             return;
         }
         shared->committed = committed.value();
@@ -201,7 +202,7 @@ void FileUpload::onCommitted() {
     finish();
 }
 
-void FileUpload::fail(const ApiError& error) {
+void FileUpload::fail(const Error& error) {
     if (m_finished)
         return;
     if (m_exchange)

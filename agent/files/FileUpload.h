@@ -50,6 +50,9 @@ struct UploadRequest {
 /// body hash (or the chunk-signing scheme's literal) before this runs. Sizes below are the file's
 /// (decoded) bytes: UploadRequest::declaredFileBytes() on the head, bytes written while streaming.
 ///
+/// Errors are runbox::Error (docs/contracts.md "Errors"), answered with their kind's status
+/// (http::httpStatus); those of the workspace layer arrive through http::toError.
+///
 /// 1. Before any body byte is read: 413 `upload_too_large` when the declared size exceeds
 ///    uploadMaxFileBytes or uploadMaxRequestBytes; then, off the event loop, the workspace's
 ///    usage (WorkspaceUsage, allocated bytes) plus the declared size against maxWorkspaceBytes
@@ -91,7 +94,7 @@ private:
     void pumpBody();
     void onStreamFinished();
     void onCommitted();
-    void fail(const ApiError& error);
+    void fail(const Error& error);
     void finish();
 
     QPointer<http::HttpExchange> m_exchange;

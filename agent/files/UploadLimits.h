@@ -1,6 +1,6 @@
 #pragma once
 
-#include "shared/ApiError.h"
+#include "agent/Error.h"
 
 #include <QByteArray>
 
@@ -9,22 +9,23 @@
 namespace runbox::files {
 
 /// The size limits one upload runs under (quotas, agent/store/QuotaSettings.h: uploadMaxFileBytes,
-/// uploadMaxRequestBytes, maxWorkspaceBytes), in bytes of the file (decoded body), and the 413s
-/// they give. Checked on the declared length before any byte lands, then on every byte written.
+/// uploadMaxRequestBytes, maxWorkspaceBytes), in bytes of the file (decoded body), and the
+/// ErrorKind::TooLarge errors (413) they give. Checked on the declared length before any byte
+/// lands, then on every byte written.
 struct UploadLimits {
     QByteArray path;              ///< workspace-relative, for messages
     qint64 fileLimit = 0;         ///< min(uploadMaxFileBytes, uploadMaxRequestBytes); 0 = none
     qint64 room = -1;             ///< bytes left under maxWorkspaceBytes; -1 = unlimited
     qint64 maxWorkspaceBytes = 0; ///< for the message
 
-    /// 413 `upload_too_large` when @p totalBytes exceeds fileLimit, 413
+    /// TooLarge `upload_too_large` when @p totalBytes exceeds fileLimit, TooLarge
     /// `workspace_quota_exceeded` when it exceeds room; std::nullopt when it fits.
-    std::optional<ApiError> check(qint64 totalBytes) const;
+    std::optional<Error> check(qint64 totalBytes) const;
 
-    /// 413 `upload_too_large` for a file of more than @p limit bytes.
-    static ApiError tooLarge(const QByteArray& path, qint64 limit);
-    /// 413 `workspace_quota_exceeded` (the workspace would pass @p maxWorkspaceBytes).
-    static ApiError quotaExceeded(const QByteArray& path, qint64 maxWorkspaceBytes);
+    /// TooLarge `upload_too_large` for a file of more than @p limit bytes.
+    static Error tooLarge(const QByteArray& path, qint64 limit);
+    /// TooLarge `workspace_quota_exceeded` (the workspace would pass @p maxWorkspaceBytes).
+    static Error quotaExceeded(const QByteArray& path, qint64 maxWorkspaceBytes);
 };
 
 } // namespace runbox::files

@@ -1,5 +1,6 @@
 #include "agent/files/UploadStream.h"
 
+#include "agent/http/ErrorStatus.h"
 #include "shared/ChunkedUploadDecoder.h"
 
 #include <QCoreApplication>
@@ -122,11 +123,12 @@ qint64 UploadStream::bytesWritten() const {
 
 void UploadStream::runJob(std::shared_ptr<State> s) {
     // Decoded bytes: checked against the limits, then written (hashed there unless verified by
-    // the decoder).
+    // the decoder). The sink answers the decoder (shared/, not converted) with a wire error; it
+    // comes back below through http::toError with its kind.
     const ChunkedUploadDecoder::DataSink sink = [&s](QByteArrayView data) {
         const qint64 total = s->written.load() + data.size();
         if (auto err = s->limits.check(total))
-            return err;
+            return std::optional<ApiError>(http::toApiError(*err));
         const workspace::Status st = s->upload->write(data.data(), data.size());
         if (!st)
             return std::optional<ApiError>(st.error());
@@ -180,7 +182,7 @@ void UploadStream::runJob(std::shared_ptr<State> s) {
             }
         }
         if (error) {
-            postToOwner(s, [e = *error](UploadStream* o) { Q_EMIT o->failed(e); });
+            postToOwner(s, [e = http::toError(*error)](UploadStream* o) { Q_EMIT o->failed(e); });
             return;
         }
         if (atEnd) {

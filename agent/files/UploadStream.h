@@ -1,8 +1,8 @@
 #pragma once
 
+#include "agent/Error.h"
 #include "agent/files/UploadLimits.h"
 #include "agent/workspace/WorkspaceUpload.h"
-#include "shared/ApiError.h"
 
 #include <QByteArray>
 #include <QObject>
@@ -31,7 +31,8 @@ namespace runbox::files {
 /// bounded whatever the client's speed.
 ///
 /// Signals (event-loop thread): bodyWanted() once the queue drained below the high-water mark,
-/// failed() with the first error (decoding, limits, I/O; the upload is aborted), finished() once
+/// failed() with the first error (decoding, limits, I/O; the upload is aborted; the decoder's and
+/// WorkspaceUpload's wire errors arrive through http::toError, their status kept), finished() once
 /// endInput() was called and every byte is decoded, verified and written; takeUpload() then
 /// hands the still uncommitted upload over for its commit. Destroying the stream aborts an
 /// upload not taken (once a running job notices).
@@ -65,7 +66,7 @@ public:
 
 Q_SIGNALS:
     void bodyWanted();
-    void failed(const runbox::ApiError& error);
+    void failed(const runbox::Error& error);
     void finished();
 
 private:

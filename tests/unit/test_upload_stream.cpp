@@ -3,6 +3,7 @@
 // back below it; a limit crossed, a bad chunk or a cancellation aborts the upload and leaves
 // nothing behind.
 #include "agent/files/UploadStream.h"
+#include "agent/http/ErrorStatus.h"
 #include "agent/workspace/WorkspaceFs.h"
 #include "shared/ChunkedUploadDecoder.h"
 #include "shared/Crypto.h"
@@ -126,8 +127,9 @@ private Q_SLOTS:
         s->push(QByteArray(600, 'b'));
         s->endInput();
         QVERIFY(failed.wait(30000));
-        const auto error = failed.first().first().value<ApiError>();
-        QCOMPARE(error.httpStatus, 413);
+        const auto error = failed.first().first().value<Error>();
+        QCOMPARE(int(error.kind), int(ErrorKind::TooLarge));
+        QCOMPARE(http::httpStatus(error.kind), 413);
         QCOMPARE(error.code, QStringLiteral("upload_too_large"));
         QVERIFY(!s->takeUpload());
         QCOMPARE(entries(), QStringList()); // aborted before the failure was reported
@@ -142,8 +144,9 @@ private Q_SLOTS:
         s->push(body);
         s->endInput();
         QVERIFY(failed.wait(30000));
-        QCOMPARE(failed.first().first().value<ApiError>().code,
-                 QStringLiteral("chunk_signature_mismatch"));
+        const auto error = failed.first().first().value<Error>();
+        QCOMPARE(error.code, QStringLiteral("chunk_signature_mismatch"));
+        QCOMPARE(http::httpStatus(error.kind), 400); // the decoder's status, kept
         QVERIFY(!s->takeUpload());
         QCOMPARE(entries(), QStringList());
     }
