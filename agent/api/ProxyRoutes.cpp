@@ -85,7 +85,7 @@ void ProxyRoutes::handle(http::HttpExchange* ex, const Principal& who, const Pat
     QByteArray target = '/' + rest;
     if (!req.rawQuery.isEmpty() || req.rawTarget.contains('?'))
         target += '?' + req.rawQuery;
-    ApiError error;
+    Error error;
     const int fd = proxy::WorkspaceSocket::connect(ws->fs->rootFd(), *ws->uid, port, &error);
     if (fd < 0)
         return ex->replyError(error);

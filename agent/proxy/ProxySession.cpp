@@ -1,5 +1,6 @@
 #include "agent/proxy/ProxySession.h"
 
+#include "agent/http/ErrorStatus.h"
 #include "agent/proxy/ProxyHeaders.h"
 
 #include <QLocalSocket>
@@ -37,9 +38,9 @@ ProxySession::ProxySession(http::HttpExchange* exchange, WorkspaceActivity* ligh
     m_headTimer.setSingleShot(true);
     m_headTimer.setInterval(kHeadTimeoutMs);
     connect(&m_headTimer, &QTimer::timeout, this, [this] {
-        fail(504, QStringLiteral("proxy_timeout"),
-             QStringLiteral("the workspace sent no response head within %1 s")
-                 .arg(kHeadTimeoutMs / 1000));
+        fail(ApiError{504, QStringLiteral("proxy_timeout"),
+                      QStringLiteral("the workspace sent no response head within %1 s")
+                          .arg(kHeadTimeoutMs / 1000)});
     });
 }
 
@@ -68,8 +69,8 @@ void ProxySession::start() {
     });
     connect(m_light, &WorkspaceActivity::workspaceRemoved, this, [this](const QString& id) {
         if (id == m_workspaceId)
-            fail(404, QStringLiteral("workspace_not_found"),
-                 QStringLiteral("workspace %1 was deleted").arg(id));
+            fail(Error{ErrorKind::NotFound, QStringLiteral("workspace_not_found"),
+                       QStringLiteral("workspace %1 was deleted").arg(id)});
     });
     connect(m_upstream, &QLocalSocket::readyRead, this, &ProxySession::onUpstreamData);
     connect(m_upstream, &QLocalSocket::disconnected, this, &ProxySession::onUpstreamClosed);
@@ -98,9 +99,9 @@ void ProxySession::onUpstreamClosed() {
     feed(nullptr, 0); // EOF: ends a body delimited by the connection's close
     if (!m_done) {
         if (!m_headDone)
-            fail(502, QStringLiteral("proxy_bad_response"),
-                 QStringLiteral("the workspace closed the connection without a complete "
-                                "response"));
+            fail(Error{ErrorKind::UpstreamFailed, QStringLiteral("proxy_bad_response"),
+                       QStringLiteral("the workspace closed the connection without a complete "
+                                      "response")});
         else
             finish();
     }
@@ -111,9 +112,9 @@ void ProxySession::feed(const char* data, size_t size) {
     if (m_done)
         return;
     if (m_parser.error() != HPE_OK || parsed != qsizetype(size))
-        fail(502, QStringLiteral("proxy_bad_response"),
-             QStringLiteral("the workspace sent an invalid HTTP response: %1")
-                 .arg(m_parser.errorText()));
+        fail(Error{ErrorKind::UpstreamFailed, QStringLiteral("proxy_bad_response"),
+                   QStringLiteral("the workspace sent an invalid HTTP response: %1")
+                       .arg(m_parser.errorText())});
 }
 
 http::HttpParser::Next ProxySession::onHeadComplete(const http::HttpParser::Head& head) {
@@ -138,10 +139,10 @@ http::HttpParser::Next ProxySession::onHeadComplete(const http::HttpParser::Head
     const bool noBody = m_exchange->request().method == "HEAD" || status == 204 || status == 304 ||
                         (status >= 100 && status < 200);
     if (status < 200 || status > 599) {
-        fail(502, QStringLiteral("proxy_bad_response"),
-             QStringLiteral("the workspace answered with status %1 (upgrades and interim "
-                            "responses are not relayed)")
-                 .arg(status));
+        fail(Error{ErrorKind::UpstreamFailed, QStringLiteral("proxy_bad_response"),
+                   QStringLiteral("the workspace answered with status %1 (upgrades and interim "
+                                  "responses are not relayed)")
+                       .arg(status)});
         return http::HttpParser::Next::SkipBody;
     }
     if (noBody) {
@@ -154,11 +155,15 @@ http::HttpParser::Next ProxySession::onHeadComplete(const http::HttpParser::Head
     return http::HttpParser::Next::Continue;
 }
 
-void ProxySession::fail(int status, const QString& code, const QString& message) {
+void ProxySession::fail(const Error& error) {
+    fail(http::toApiError(error));
+}
+
+void ProxySession::fail(const ApiError& error) {
     if (m_done)
         return;
     if (m_exchange && !m_chunked)
-        m_exchange->replyError(status, code, message);
+        m_exchange->replyError(error);
     // A stream already started cannot change its status: it just ends here.
     finish();
 }

@@ -44,7 +44,12 @@ private:
     void onUpstreamData();
     void onUpstreamClosed();
     void feed(const char* data, size_t size);
-    void fail(int status, const QString& code, const QString& message);
+    /// Answers @p error with its kind's status unless the response has begun (a started stream
+    /// cannot change its status: it just ends), then ends the session.
+    void fail(const Error& error);
+    /// The same for an error whose status no ErrorKind has (504 proxy_timeout), which stays an
+    /// ApiError in this HTTP engine (docs/contracts.md "Errors").
+    void fail(const ApiError& error);
     void finish();
 
     QPointer<http::HttpExchange> m_exchange;

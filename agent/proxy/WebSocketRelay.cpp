@@ -1,5 +1,6 @@
 #include "agent/proxy/WebSocketRelay.h"
 
+#include "agent/http/ErrorStatus.h"
 #include "agent/proxy/ProxyHeaders.h"
 
 #include <QCryptographicHash>
@@ -83,15 +84,16 @@ void WebSocketRelay::start() {
     });
     connect(m_light, &WorkspaceActivity::workspaceRemoved, this, [this](const QString& id) {
         if (id == m_workspaceId)
-            fail(404, QStringLiteral("workspace_not_found"),
-                 QStringLiteral("workspace %1 was deleted").arg(id));
+            fail(Error{ErrorKind::NotFound, QStringLiteral("workspace_not_found"),
+                       QStringLiteral("workspace %1 was deleted").arg(id)});
     });
     connect(&m_timer, &QTimer::timeout, this, [this] {
         if (m_closing)
             return finish();
-        fail(504, QStringLiteral("proxy_timeout"),
-             QStringLiteral("the workspace did not answer the WebSocket handshake within %1 s")
-                 .arg(kHandshakeTimeoutMs / 1000));
+        fail(ApiError{
+            504, QStringLiteral("proxy_timeout"),
+            QStringLiteral("the workspace did not answer the WebSocket handshake within %1 s")
+                .arg(kHandshakeTimeoutMs / 1000)});
     });
     connect(m_upstream, &QLocalSocket::readyRead, this, [this] {
         if (m_relaying)
@@ -120,13 +122,13 @@ void WebSocketRelay::onHandshakeData() {
     const qsizetype end = m_head.indexOf("\r\n\r\n");
     if (end < 0) {
         if (m_head.size() > kMaxHeadBytes)
-            return fail(502, QStringLiteral("proxy_bad_response"),
-                        QStringLiteral("the workspace's handshake answer is over %1 bytes")
-                            .arg(kMaxHeadBytes));
+            return fail(Error{ErrorKind::UpstreamFailed, QStringLiteral("proxy_bad_response"),
+                              QStringLiteral("the workspace's handshake answer is over %1 bytes")
+                                  .arg(kMaxHeadBytes)});
         if (m_upstream->state() != QLocalSocket::ConnectedState &&
             m_upstream->bytesAvailable() == 0)
-            fail(502, QStringLiteral("proxy_bad_response"),
-                 QStringLiteral("the workspace closed the connection during the handshake"));
+            fail(Error{ErrorKind::UpstreamFailed, QStringLiteral("proxy_bad_response"),
+                       QStringLiteral("the workspace closed the connection during the handshake")});
         return;
     }
     const QByteArray head = m_head.left(end);
@@ -134,7 +136,8 @@ void WebSocketRelay::onHandshakeData() {
     QByteArray relayedHead;
     const QString problem = checkResponse(head, &relayedHead);
     if (!problem.isEmpty())
-        return fail(502, QStringLiteral("proxy_upgrade_refused"), problem);
+        return fail(
+            Error{ErrorKind::UpstreamFailed, QStringLiteral("proxy_upgrade_refused"), problem});
     beginRelay(relayedHead, rest);
 }
 
@@ -248,12 +251,16 @@ void WebSocketRelay::onSideClosed() {
         finish();
 }
 
-void WebSocketRelay::fail(int status, const QString& code, const QString& message) {
+void WebSocketRelay::fail(const Error& error) {
+    fail(http::toApiError(error));
+}
+
+void WebSocketRelay::fail(const ApiError& error) {
     if (m_done)
         return;
     if (!m_relaying && m_exchange) {
         m_exchange->closeAfterResponse();
-        m_exchange->replyError(status, code, message);
+        m_exchange->replyError(error);
     }
     finish();
 }

@@ -35,7 +35,8 @@ public:
     /// Checks a client's opening handshake (RFC 6455 §4.2.1): GET, `Upgrade: websocket`,
     /// `Connection` with the `upgrade` token, a `Sec-WebSocket-Key` of 16 base64 bytes, and
     /// `Sec-WebSocket-Version: 13` (else 426 websocket_version with the version supported).
-    /// Errors: 400 invalid_websocket_handshake, 426.
+    /// Errors: 400 invalid_websocket_handshake, 426; both HTTP by nature, so ApiError
+    /// (docs/contracts.md "Errors").
     static std::optional<ApiError> checkRequest(const http::HttpRequest& request);
     /// base64(SHA-1(@p key + the RFC 6455 GUID)): the Sec-WebSocket-Accept for @p key.
     static QByteArray acceptFor(const QByteArray& key);
@@ -56,7 +57,12 @@ private:
     void beginRelay(const QByteArray& relayedHead, const QByteArray& upstreamRest);
     void pump();
     void onSideClosed();
-    void fail(int status, const QString& code, const QString& message);
+    /// Answers @p error with its kind's status while the handshake is not relayed yet (the
+    /// connection then closes), then ends the relay.
+    void fail(const Error& error);
+    /// The same for an error whose status no ErrorKind has (504 proxy_timeout), which stays an
+    /// ApiError in this HTTP engine (docs/contracts.md "Errors").
+    void fail(const ApiError& error);
     void finish();
 
     QPointer<http::HttpExchange> m_exchange;

@@ -24,15 +24,15 @@ struct Fd {
     }
 };
 
-ApiError refused(const QByteArray& path, const QString& why) {
-    return ApiError{403, QStringLiteral("proxy_socket_refused"),
-                    QStringLiteral("~/%1 %2").arg(QString::fromLatin1(path), why)};
+Error refused(const QByteArray& path, const QString& why) {
+    return Error{ErrorKind::PermissionDenied, QStringLiteral("proxy_socket_refused"),
+                 QStringLiteral("~/%1 %2").arg(QString::fromLatin1(path), why)};
 }
 
-ApiError notListening(const QByteArray& path, const QString& why) {
-    return ApiError{502, QStringLiteral("proxy_not_listening"),
-                    QStringLiteral("nothing accepts connections on ~/%1: %2")
-                        .arg(QString::fromLatin1(path), why)};
+Error notListening(const QByteArray& path, const QString& why) {
+    return Error{ErrorKind::UpstreamFailed, QStringLiteral("proxy_not_listening"),
+                 QStringLiteral("nothing accepts connections on ~/%1: %2")
+                     .arg(QString::fromLatin1(path), why)};
 }
 
 QString errnoText(int e) {
@@ -45,7 +45,7 @@ QByteArray WorkspaceSocket::relativePath(int port) {
     return ".runbox/proxy/" + QByteArray::number(port) + ".sock";
 }
 
-int WorkspaceSocket::connect(int homeFd, uid_t uid, int port, ApiError* error) {
+int WorkspaceSocket::connect(int homeFd, uid_t uid, int port, Error* error) {
     const QByteArray path = relativePath(port);
     const QByteArray leaf = QByteArray::number(port) + ".sock";
     Fd level; // the directory reached so far (the home itself stays the caller's)
@@ -95,8 +95,8 @@ int WorkspaceSocket::connect(int homeFd, uid_t uid, int port, ApiError* error) {
     }
     Fd conn{::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)};
     if (conn.fd < 0) {
-        *error = ApiError{503, QStringLiteral("proxy_busy"),
-                          QStringLiteral("cannot create a socket: %1").arg(errnoText(errno))};
+        *error = Error{ErrorKind::Unavailable, QStringLiteral("proxy_busy"),
+                       QStringLiteral("cannot create a socket: %1").arg(errnoText(errno))};
         return -1;
     }
     sockaddr_un address{};
@@ -105,9 +105,9 @@ int WorkspaceSocket::connect(int homeFd, uid_t uid, int port, ApiError* error) {
     if (::connect(conn.fd, reinterpret_cast<const sockaddr*>(&address), sizeof(address)) != 0) {
         const int e = errno;
         if (e == EAGAIN)
-            *error = ApiError{503, QStringLiteral("proxy_busy"),
-                              QStringLiteral("~/%1 has a full backlog; try again")
-                                  .arg(QString::fromLatin1(path))};
+            *error = Error{ErrorKind::Unavailable, QStringLiteral("proxy_busy"),
+                           QStringLiteral("~/%1 has a full backlog; try again")
+                               .arg(QString::fromLatin1(path))};
         else
             *error = notListening(path, errnoText(e));
         return -1;

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "shared/ApiError.h"
+#include "agent/Error.h"
 
 #include <QByteArray>
 
@@ -26,9 +26,10 @@ public:
     ///   rename or swap after the checks changes nothing;
     /// - once connected, SO_PEERCRED must name @p uid (the listener is the workspace's own).
     /// Returns a connected non-blocking, close-on-exec SOCK_STREAM descriptor, or −1 with
-    /// @p error: 403 proxy_socket_refused (link, not a socket, wrong owner, wrong peer),
-    /// 502 proxy_not_listening (missing, or nobody accepts), 503 proxy_busy (backlog full).
-    static int connect(int homeFd, uid_t uid, int port, ApiError* error);
+    /// @p error: PermissionDenied (403) proxy_socket_refused (link, not a socket, wrong owner,
+    /// wrong peer), UpstreamFailed (502) proxy_not_listening (missing, or nobody accepts),
+    /// Unavailable (503) proxy_busy (backlog full).
+    static int connect(int homeFd, uid_t uid, int port, Error* error);
 };
 
 } // namespace runbox::proxy

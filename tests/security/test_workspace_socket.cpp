@@ -1,6 +1,7 @@
 // WorkspaceSocket (the port proxy's way into a light workspace): a socket is reached only when it
 // is the workspace's own — a real socket, owned by its uid, through real directories, served by
 // a process of its uid. Needs root (it plays the workspace uid in a child).
+#include "agent/http/ErrorStatus.h"
 #include "agent/proxy/WorkspaceSocket.h"
 
 #include <QDir>
@@ -16,7 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-using runbox::ApiError;
+using runbox::Error;
 using runbox::proxy::WorkspaceSocket;
 
 namespace {
@@ -74,7 +75,7 @@ class TestWorkspaceSocket final : public QObject {
     QString m_home, m_other;
     int m_homeFd = -1;
 
-    int connectPort(int port, ApiError* error) {
+    int connectPort(int port, Error* error) {
         return WorkspaceSocket::connect(m_homeFd, kUid, port, error);
     }
 
@@ -104,7 +105,7 @@ private Q_SLOTS:
     void testTheWorkspacesOwnSocketConnects() {
         const pid_t server = listenAs(kUid, QFile::encodeName(m_home + "/.runbox/proxy/80.sock"));
         QVERIFY(server > 0);
-        ApiError error;
+        Error error;
         const int fd = connectPort(80, &error);
         stop(server);
         QVERIFY2(fd >= 0, qPrintable(error.message));
@@ -112,9 +113,9 @@ private Q_SLOTS:
     }
 
     void testMissingSocketIsNotListening() {
-        ApiError error;
+        Error error;
         QCOMPARE(connectPort(81, &error), -1);
-        QCOMPARE(error.httpStatus, 502);
+        QCOMPARE(runbox::http::httpStatus(error.kind), 502);
         QCOMPARE(error.code, QStringLiteral("proxy_not_listening"));
     }
 
@@ -125,11 +126,11 @@ private Q_SLOTS:
         QVERIFY(server > 0);
         QVERIFY(::symlink(target.constData(),
                           QFile::encodeName(m_home + "/.runbox/proxy/82.sock").constData()) == 0);
-        ApiError error;
+        Error error;
         const int fd = connectPort(82, &error);
         stop(server);
         QCOMPARE(fd, -1);
-        QCOMPARE(error.httpStatus, 403);
+        QCOMPARE(runbox::http::httpStatus(error.kind), 403);
         QCOMPARE(error.code, QStringLiteral("proxy_socket_refused"));
     }
 
@@ -144,22 +145,22 @@ private Q_SLOTS:
                           QFile::encodeName(home2.path() + "/.runbox").constData()) == 0);
         const int home2Fd =
             ::open(QFile::encodeName(home2.path()).constData(), O_PATH | O_DIRECTORY);
-        ApiError error;
+        Error error;
         const int fd = WorkspaceSocket::connect(home2Fd, kUid, 83, &error);
         ::close(home2Fd);
         stop(server);
         QCOMPARE(fd, -1);
-        QCOMPARE(error.httpStatus, 403);
+        QCOMPARE(runbox::http::httpStatus(error.kind), 403);
     }
 
     void testSocketOfAnotherOwnerIsRefused() {
         const pid_t server = listenAs(0, QFile::encodeName(m_home + "/.runbox/proxy/84.sock"));
         QVERIFY(server > 0);
-        ApiError error;
+        Error error;
         const int fd = connectPort(84, &error);
         stop(server);
         QCOMPARE(fd, -1);
-        QCOMPARE(error.httpStatus, 403);
+        QCOMPARE(runbox::http::httpStatus(error.kind), 403);
         QVERIFY(error.message.contains(QLatin1String("owned by uid 0")));
     }
 
@@ -169,11 +170,11 @@ private Q_SLOTS:
         const pid_t server = listenAs(0, path);
         QVERIFY(server > 0);
         QCOMPARE(::lchown(path.constData(), kUid, kUid), 0);
-        ApiError error;
+        Error error;
         const int fd = connectPort(85, &error);
         stop(server);
         QCOMPARE(fd, -1);
-        QCOMPARE(error.httpStatus, 403);
+        QCOMPARE(runbox::http::httpStatus(error.kind), 403);
         QVERIFY(error.message.contains(QLatin1String("served by uid 0")));
     }
 
@@ -183,9 +184,9 @@ private Q_SLOTS:
         QVERIFY(file.open(QIODevice::WriteOnly));
         file.close();
         QCOMPARE(::chown(path.constData(), kUid, kUid), 0);
-        ApiError error;
+        Error error;
         QCOMPARE(connectPort(86, &error), -1);
-        QCOMPARE(error.httpStatus, 403);
+        QCOMPARE(runbox::http::httpStatus(error.kind), 403);
         QVERIFY(error.message.contains(QLatin1String("not a socket")));
     }
 };
