@@ -1,5 +1,6 @@
 #include "agent/egress/EgressDecisionStore.h"
 
+#include "agent/http/ErrorStatus.h"
 #include "agent/store/Transaction.h"
 
 #include <QDateTime>
@@ -10,11 +11,11 @@
 
 namespace runbox::egress {
 
-std::optional<ApiError> EgressDecisionStore::append(const EgressDecision& decision,
-                                                    const QString& workspaceId) {
+std::optional<Error> EgressDecisionStore::append(const EgressDecision& decision,
+                                                 const QString& workspaceId) {
     store::Transaction tx(m_database, store::Durability::Normal);
     if (!tx.begun())
-        return tx.error();
+        return http::toError(tx.error());
     QSqlQuery insert = tx.prepare(QStringLiteral(
         "INSERT INTO egress_decisions (execution_id, workspace_id, at_ms, host, port, allowed,"
         " reason, message, bytes_up, bytes_down) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
@@ -31,25 +32,25 @@ std::optional<ApiError> EgressDecisionStore::append(const EgressDecision& decisi
     insert.addBindValue(decision.bytesDown);
     ApiError error;
     if (!store::execQuery(insert, QStringLiteral("record egress decision"), &error))
-        return error;
-    return tx.commit();
+        return http::toError(error);
+    return http::toError(tx.commit());
 }
 
-std::optional<ApiError> EgressDecisionStore::list(const QString& executionId, int limit,
-                                                  QList<EgressDecision>* out) const {
+std::optional<Error> EgressDecisionStore::list(const QString& executionId, int limit,
+                                               QList<EgressDecision>* out) const {
     return select("execution_id", executionId, limit, out);
 }
 
-std::optional<ApiError> EgressDecisionStore::listByWorkspace(const QString& workspaceId, int limit,
-                                                             QList<EgressDecision>* out) const {
+std::optional<Error> EgressDecisionStore::listByWorkspace(const QString& workspaceId, int limit,
+                                                          QList<EgressDecision>* out) const {
     return select("workspace_id", workspaceId, limit, out);
 }
 
-std::optional<ApiError> EgressDecisionStore::select(const char* column, const QString& value,
-                                                    int limit, QList<EgressDecision>* out) const {
+std::optional<Error> EgressDecisionStore::select(const char* column, const QString& value,
+                                                 int limit, QList<EgressDecision>* out) const {
     if (limit < 1 || limit > 10000)
-        return ApiError{400, QStringLiteral("invalid_filter"),
-                        QStringLiteral("limit must be 1..10000")};
+        return Error{ErrorKind::InvalidArgument, QStringLiteral("invalid_filter"),
+                     QStringLiteral("limit must be 1..10000")};
     QSqlQuery query(m_database.connection());
     query.prepare(QStringLiteral("SELECT execution_id, at_ms, host, port, allowed, reason, message,"
                                  " bytes_up, bytes_down, workspace_id FROM egress_decisions"
@@ -59,7 +60,7 @@ std::optional<ApiError> EgressDecisionStore::select(const char* column, const QS
     query.addBindValue(limit);
     ApiError error;
     if (!store::execQuery(query, QStringLiteral("read egress decisions"), &error))
-        return error;
+        return http::toError(error);
     out->clear();
     const bool withWorkspace = std::strcmp(column, "workspace_id") == 0;
     while (query.next()) {
@@ -80,15 +81,15 @@ std::optional<ApiError> EgressDecisionStore::select(const char* column, const QS
     return std::nullopt;
 }
 
-std::optional<ApiError> EgressDecisionStore::workspaceOf(const QString& executionId,
-                                                         QString* out) const {
+std::optional<Error> EgressDecisionStore::workspaceOf(const QString& executionId,
+                                                      QString* out) const {
     QSqlQuery query(m_database.connection());
     query.prepare(QStringLiteral(
         "SELECT workspace_id FROM egress_decisions WHERE execution_id = ? ORDER BY id LIMIT 1"));
     query.addBindValue(store::sqlText(executionId));
     ApiError error;
     if (!store::execQuery(query, QStringLiteral("read egress decisions"), &error))
-        return error;
+        return http::toError(error);
     *out = query.next() ? query.value(0).toString() : QString();
     return std::nullopt;
 }

@@ -43,34 +43,35 @@ QString EgressGatewayPool::socketPathFor(const QString& revision,
 }
 
 std::optional<QString> EgressGatewayPool::acquire(const NetworkPolicy& policy,
-                                                  const QString& executionId, ApiError* error) {
-    const auto fail = [error](int status, const char* code, const QString& message) {
+                                                  const QString& executionId, Error* error) {
+    const auto fail = [error](ErrorKind kind, const char* code, const QString& message) {
         if (error)
-            *error = ApiError{status, QString::fromLatin1(code), message};
+            *error = Error{kind, QString::fromLatin1(code), message};
         return std::nullopt;
     };
     if (policy.mode() != NetworkPolicy::Mode::DomainAllowlist)
-        return fail(400, "egress_policy_none", QStringLiteral("network policy none has no egress"));
+        return fail(ErrorKind::InvalidArgument, "egress_policy_none",
+                    QStringLiteral("network policy none has no egress"));
     const QString revision = policy.revision();
     const QString held = m_revisionOfExecution.value(executionId);
     if (!held.isEmpty()) {
         if (held != revision)
             return fail(
-                409, "egress_revision_conflict",
+                ErrorKind::Conflict, "egress_revision_conflict",
                 QStringLiteral("execution %1 already uses revision %2").arg(executionId, held));
         return m_gateways.value(revision)->socketPath(executionId);
     }
     if (!QDir().mkpath(m_runtimeDir) ||
         // Searchable, not listable: a sandbox user reaches its own socket (owned by it, 0600).
         ::chmod(QFile::encodeName(m_runtimeDir).constData(), 0711) != 0)
-        return fail(503, "egress_unavailable",
+        return fail(ErrorKind::Unavailable, "egress_unavailable",
                     QStringLiteral("cannot create egress directory %1").arg(m_runtimeDir));
     EgressGateway* gateway = gatewayFor(policy);
     const QString path = socketPathFor(revision, executionId);
     QString listenError;
     if (!gateway->listen(path, executionId, &listenError)) {
         dropIfUnused(revision);
-        return fail(503, "egress_unavailable", listenError);
+        return fail(ErrorKind::Unavailable, "egress_unavailable", listenError);
     }
     m_revisionOfExecution.insert(executionId, revision);
     return path;
@@ -86,13 +87,13 @@ EgressGateway* EgressGatewayPool::gatewayFor(const NetworkPolicy& policy) {
     return gateway;
 }
 
-std::optional<ApiError> EgressGatewayPool::adoptWorkspaceListener(const NetworkPolicy& policy,
-                                                                  const QString& workspaceId,
-                                                                  int listenerFd) {
+std::optional<Error> EgressGatewayPool::adoptWorkspaceListener(const NetworkPolicy& policy,
+                                                               const QString& workspaceId,
+                                                               int listenerFd) {
     if (policy.mode() != NetworkPolicy::Mode::DomainAllowlist) {
         ::close(listenerFd);
-        return ApiError{400, QStringLiteral("egress_policy_none"),
-                        QStringLiteral("network policy none has no egress")};
+        return Error{ErrorKind::InvalidArgument, QStringLiteral("egress_policy_none"),
+                     QStringLiteral("network policy none has no egress")};
     }
     releaseWorkspace(workspaceId); // a restarted supervisor brings a new listener
     const QString revision = policy.revision();
@@ -100,7 +101,7 @@ std::optional<ApiError> EgressGatewayPool::adoptWorkspaceListener(const NetworkP
     QString error;
     if (!gateway->adoptWorkspaceListener(listenerFd, workspaceId, &error)) {
         dropIfUnused(revision);
-        return ApiError{503, QStringLiteral("egress_unavailable"), error};
+        return Error{ErrorKind::Unavailable, QStringLiteral("egress_unavailable"), error};
     }
     m_revisionOfWorkspace.insert(workspaceId, revision);
     return std::nullopt;

@@ -1,9 +1,9 @@
 #pragma once
 
+#include "agent/Error.h"
 #include "agent/egress/EgressDecision.h"
 #include "agent/egress/EgressGatewayOptions.h"
 #include "agent/egress/NetworkPolicy.h"
-#include "shared/ApiError.h"
 
 #include <QHash>
 #include <QObject>
@@ -42,22 +42,23 @@ public:
 
     /// The socket path the sandbox of @p executionId must get (bound at the path the bridge is
     /// given), listening with @p policy (the execution's snapshot). Acquiring an execution twice
-    /// returns the same path if the revision is the same. Errors: ApiError 400
-    /// "egress_policy_none" for a mode-none policy; 409 "egress_revision_conflict" when the
-    /// execution already holds a socket of another revision; 503 "egress_unavailable" when the
-    /// directory or socket cannot be created.
+    /// returns the same path if the revision is the same. Errors: InvalidArgument (400)
+    /// "egress_policy_none" for a mode-none policy; Conflict (409) "egress_revision_conflict"
+    /// when the execution already holds a socket of another revision; Unavailable (503)
+    /// "egress_unavailable" when the directory or socket cannot be created.
     std::optional<QString> acquire(const NetworkPolicy& policy, const QString& executionId,
-                                   ApiError* error);
+                                   Error* error);
     /// Closes the socket of @p executionId (aborting its open connections) and drops its
     /// gateway if it is idle and not current. Unknown ids are ignored.
     void release(const QString& executionId);
 
     /// Serves light workspace @p workspaceId, under @p policy (its snapshot at creation), on
     /// @p listenerFd (owned from now on; see EgressGateway::adoptWorkspaceListener). A workspace
-    /// served already is moved to the new listener. Errors: 400 egress_policy_none, 503
-    /// egress_unavailable (the descriptor is not a listening TCP socket).
-    std::optional<ApiError> adoptWorkspaceListener(const NetworkPolicy& policy,
-                                                   const QString& workspaceId, int listenerFd);
+    /// served already is moved to the new listener. Errors: InvalidArgument (400)
+    /// egress_policy_none, Unavailable (503) egress_unavailable (the descriptor is not a
+    /// listening TCP socket).
+    std::optional<Error> adoptWorkspaceListener(const NetworkPolicy& policy,
+                                                const QString& workspaceId, int listenerFd);
     /// Stops serving @p workspaceId (aborting its open connections). Unknown ids are ignored.
     void releaseWorkspace(const QString& workspaceId);
 

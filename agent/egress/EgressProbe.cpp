@@ -3,8 +3,8 @@
 #include "agent/egress/NetworkEpoch.h"
 
 #include "agent/egress/NetworkPolicy.h"
-#include "agent/execution/strong/ExecutionRunner.h"
 #include "agent/execution/LaunchPlanner.h"
+#include "agent/execution/strong/ExecutionRunner.h"
 
 #include <QDir>
 #include <QEventLoop>
@@ -22,7 +22,7 @@ void EgressProbe::run(const execution::LaunchPlanner& planner, const execution::
                       const QString& scratchDir, std::function<void(bool, const QString&)> done) {
     if (!QDir().mkpath(scratchDir))
         return done(false, QStringLiteral("cannot create %1").arg(scratchDir));
-    ApiError error;
+    Error error;
     const std::optional<NetworkPolicy> policy =
         NetworkPolicy::fromJson(QJsonObject{{"mode", "domain-allowlist"},
                                             {"allowedDomains", QJsonArray{"egress-probe.invalid"}}},

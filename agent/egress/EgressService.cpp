@@ -37,8 +37,8 @@ NetworkPolicy EgressService::currentPolicy() const {
     return m_policies->current();
 }
 
-std::optional<ApiError> EgressService::updatePolicy(const QJsonObject& body, const QString& tokenId,
-                                                    NetworkPolicy* applied) {
+std::optional<Error> EgressService::updatePolicy(const QJsonObject& body, const QString& tokenId,
+                                                 NetworkPolicy* applied) {
     NetworkPolicy policy;
     if (auto error = m_policies->update(body, tokenId, 0, &policy))
         return error;
@@ -54,15 +54,15 @@ void EgressService::snapshotInto(execution::PermissionEpoch* epoch) const {
 
 std::optional<QString> EgressService::acquire(const NetworkPolicy& policy,
                                               const QString& executionId,
-                                              const QString& workspaceId, ApiError* error) {
+                                              const QString& workspaceId, Error* error) {
     // One socket, one execution: an execution id that already holds a socket (a running
     // execution, of this workspace or another) is refused, or a second sandbox would share the
     // first one's socket, its decisions record and, under a root agent, take it over (the stage
     // hands the socket to the new sandbox's uid).
     if (m_workspaceOf.contains(executionId)) {
         if (error)
-            *error = ApiError{409, QStringLiteral("duplicate_execution_id"),
-                              QStringLiteral("execution %1 is running").arg(executionId)};
+            *error = Error{ErrorKind::Conflict, QStringLiteral("duplicate_execution_id"),
+                           QStringLiteral("execution %1 is running").arg(executionId)};
         return std::nullopt;
     }
     std::optional<QString> path = m_pool->acquire(policy, executionId, error);
@@ -76,9 +76,9 @@ void EgressService::release(const QString& executionId) {
     m_workspaceOf.remove(executionId);
 }
 
-std::optional<ApiError> EgressService::serveLightWorkspace(const NetworkPolicy& policy,
-                                                           const QString& workspaceId,
-                                                           int listenerFd) {
+std::optional<Error> EgressService::serveLightWorkspace(const NetworkPolicy& policy,
+                                                        const QString& workspaceId,
+                                                        int listenerFd) {
     return m_pool->adoptWorkspaceListener(policy, workspaceId, listenerFd);
 }
 
@@ -86,8 +86,8 @@ void EgressService::releaseLightWorkspace(const QString& workspaceId) {
     m_pool->releaseWorkspace(workspaceId);
 }
 
-std::optional<ApiError> EgressService::workspaceDecisions(const QString& workspaceId,
-                                                          QList<EgressDecision>* out) const {
+std::optional<Error> EgressService::workspaceDecisions(const QString& workspaceId,
+                                                       QList<EgressDecision>* out) const {
     return m_decisions->listByWorkspace(workspaceId, kMaxDecisionsListed, out);
 }
 
@@ -119,13 +119,13 @@ QJsonObject EgressService::healthJson() const {
             {"revision", policy.revision()}};
 }
 
-std::optional<ApiError> EgressService::decisions(const QString& executionId,
-                                                 QList<EgressDecision>* out) const {
+std::optional<Error> EgressService::decisions(const QString& executionId,
+                                              QList<EgressDecision>* out) const {
     return m_decisions->list(executionId, kMaxDecisionsListed, out);
 }
 
-std::optional<ApiError> EgressService::decisionWorkspace(const QString& executionId,
-                                                         QString* out) const {
+std::optional<Error> EgressService::decisionWorkspace(const QString& executionId,
+                                                      QString* out) const {
     return m_decisions->workspaceOf(executionId, out);
 }
 

@@ -1,9 +1,9 @@
 #pragma once
 
+#include "agent/Error.h"
 #include "agent/egress/EgressDecision.h"
 #include "agent/egress/EgressGatewayOptions.h"
 #include "agent/egress/NetworkPolicy.h"
-#include "shared/ApiError.h"
 
 #include <QHash>
 #include <QJsonObject>
@@ -32,6 +32,8 @@ class Resolver;
 /// and then announced with decisionRecorded() (the agent forwards it to the execution's sync
 /// stream). Decisions of one execution are all recorded by the time release() returns: releasing
 /// aborts the execution's open connections, which report synchronously.
+///
+/// Errors are runbox::Error (docs/contracts.md "Errors"); the routes give them their status.
 class EgressService final : public QObject {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(EgressService)
@@ -53,17 +55,17 @@ public:
     /// `PUT /v1/settings/network-policy`: stores @p body as @p tokenId (audited) and makes its
     /// revision the pool's current one (idle gateways of older revisions close). Executions
     /// already created keep the policy of their epoch.
-    std::optional<ApiError> updatePolicy(const QJsonObject& body, const QString& tokenId,
-                                         NetworkPolicy* applied);
+    std::optional<Error> updatePolicy(const QJsonObject& body, const QString& tokenId,
+                                      NetworkPolicy* applied);
     /// Fills the network part of a new permission epoch with the policy in force: mode,
     /// revision and (for domain-allowlist) the whole policy object.
     void snapshotInto(execution::PermissionEpoch* epoch) const;
 
     /// The socket the sandbox of @p executionId (in @p workspaceId) gets, listening with
-    /// @p policy (its snapshot). Errors as EgressGatewayPool::acquire(), and 409
+    /// @p policy (its snapshot). Errors as EgressGatewayPool::acquire(), and Conflict (409)
     /// duplicate_execution_id when @p executionId holds a socket already.
     std::optional<QString> acquire(const NetworkPolicy& policy, const QString& executionId,
-                                   const QString& workspaceId, ApiError* error);
+                                   const QString& workspaceId, Error* error);
     /// Closes the socket of @p executionId; its last decisions are recorded before it returns.
     void release(const QString& executionId);
 
@@ -72,14 +74,14 @@ public:
     /// listening socket its supervisor made in the workspace's own network namespace (owned from
     /// now on). Decisions are recorded per workspace, with no execution id. Errors as
     /// EgressGatewayPool::adoptWorkspaceListener().
-    std::optional<ApiError> serveLightWorkspace(const NetworkPolicy& policy,
-                                                const QString& workspaceId, int listenerFd);
+    std::optional<Error> serveLightWorkspace(const NetworkPolicy& policy,
+                                             const QString& workspaceId, int listenerFd);
     /// Stops serving @p workspaceId; its last decisions are recorded before it returns.
     void releaseLightWorkspace(const QString& workspaceId);
     /// Every decision recorded with @p workspaceId (its light connections and its executions'),
     /// oldest first, at most 10000.
-    std::optional<ApiError> workspaceDecisions(const QString& workspaceId,
-                                               QList<EgressDecision>* out) const;
+    std::optional<Error> workspaceDecisions(const QString& workspaceId,
+                                            QList<EgressDecision>* out) const;
 
     /// Host path of the bridge binary.
     QString bridgePath() const { return m_options.bridgePath; }
@@ -93,9 +95,9 @@ public:
 
     /// The decisions of @p executionId, oldest first, each `{"executionId","host","port",
     /// "allowed","reason","message","bytesUp","bytesDown","at"}`.
-    std::optional<ApiError> decisions(const QString& executionId, QList<EgressDecision>* out) const;
+    std::optional<Error> decisions(const QString& executionId, QList<EgressDecision>* out) const;
     /// The workspace recorded with the decisions of @p executionId ("" when none).
-    std::optional<ApiError> decisionWorkspace(const QString& executionId, QString* out) const;
+    std::optional<Error> decisionWorkspace(const QString& executionId, QString* out) const;
 
     /// The `{"type":"egress", …decision…}` event of a stream.
     static QJsonObject eventOf(const EgressDecision& decision);

@@ -4,6 +4,7 @@
 
 #include "agent/egress/EgressService.h"
 #include "agent/egress/NetworkPolicy.h"
+#include "agent/http/ErrorStatus.h"
 
 #include <QFile>
 
@@ -25,14 +26,16 @@ void EgressStage::prepare(const execution::LaunchContext& context, execution::La
     const NetworkEpoch epoch = NetworkEpoch::readFrom(context.epoch);
     if (epoch.mode == QLatin1String("none"))
         return done(std::nullopt);
+    // execution::LaunchStage still takes wire errors.
+    const auto fail = [&](const Error& error) { done(http::toApiError(error)); };
     const auto invalid = [&](const QString& why) {
-        done(ApiError{
-            500, QStringLiteral("invalid_network_snapshot"),
+        fail(Error{
+            ErrorKind::Internal, QStringLiteral("invalid_network_snapshot"),
             QStringLiteral("the execution's network policy snapshot is unusable: %1").arg(why)});
     };
     if (epoch.mode != QLatin1String("domain-allowlist"))
         return invalid(QStringLiteral("unknown mode \"%1\"").arg(epoch.mode));
-    ApiError parseError;
+    Error parseError;
     const std::optional<NetworkPolicy> policy = NetworkPolicy::fromJson(epoch.policy, &parseError);
     if (!policy)
         return invalid(parseError.message);
@@ -40,19 +43,19 @@ void EgressStage::prepare(const execution::LaunchContext& context, execution::La
         return invalid(QStringLiteral("revision %1 does not match its policy (%2)")
                            .arg(epoch.revision, policy->revision()));
     if (const QString problem = m_service->bridgeProblem(); !problem.isEmpty())
-        return done(ApiError{503, QStringLiteral("egress_unavailable"), problem});
+        return fail(Error{ErrorKind::Unavailable, QStringLiteral("egress_unavailable"), problem});
 
-    ApiError error;
+    Error error;
     const std::optional<QString> socket =
         m_service->acquire(*policy, context.executionId, context.workspaceId, &error);
     if (!socket)
-        return done(error);
+        return fail(error);
     // A sandbox user must be able to connect to its own socket (unix(7): write permission).
     if (context.workspaceUid && ::lchown(QFile::encodeName(*socket).constData(),
                                          *context.workspaceUid, *context.workspaceUid) != 0) {
         m_service->release(context.executionId);
-        return done(ApiError{
-            500, QStringLiteral("egress_unavailable"),
+        return fail(Error{
+            ErrorKind::Internal, QStringLiteral("egress_unavailable"),
             QStringLiteral("cannot hand the egress socket to uid %1").arg(*context.workspaceUid)});
     }
     EgressService* service = m_service;

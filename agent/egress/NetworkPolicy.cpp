@@ -17,9 +17,10 @@ const QString kDomainsKey = QStringLiteral("allowedDomains");
 const QString kCidrsKey = QStringLiteral("allowPrivateCidrs");
 const QString kRevisionKey = QStringLiteral("revision");
 
-bool refuse(ApiError* error, const QString& message) {
+bool refuse(Error* error, const QString& message) {
     if (error)
-        *error = ApiError{400, QStringLiteral("invalid_network_policy"), message};
+        *error =
+            Error{ErrorKind::InvalidArgument, QStringLiteral("invalid_network_policy"), message};
     return false;
 }
 
@@ -29,7 +30,7 @@ QString entryRefusal(const QString& entry, const QString& why) {
 
 // The grammar is the shared one (shared/NetworkPolicyGrammar), so the console and the CLI accept
 // and refuse exactly what the agent does.
-std::optional<DomainEntry> parseDomainEntry(const QJsonValue& value, ApiError* error) {
+std::optional<DomainEntry> parseDomainEntry(const QJsonValue& value, Error* error) {
     if (!value.isString()) {
         refuse(error, QStringLiteral("allowedDomains entries must be strings"));
         return std::nullopt;
@@ -46,7 +47,7 @@ std::optional<DomainEntry> parseDomainEntry(const QJsonValue& value, ApiError* e
     return rule;
 }
 
-std::optional<Cidr> parseCidrEntry(const QJsonValue& value, ApiError* error) {
+std::optional<Cidr> parseCidrEntry(const QJsonValue& value, Error* error) {
     if (!value.isString()) {
         refuse(error, QStringLiteral("allowPrivateCidrs entries must be strings"));
         return std::nullopt;
@@ -63,7 +64,7 @@ std::optional<Cidr> parseCidrEntry(const QJsonValue& value, ApiError* error) {
 
 template <typename T, typename Parse>
 bool parseList(const QJsonObject& object, const QString& key, QList<T>* out, Parse parse,
-               ApiError* error) {
+               Error* error) {
     const QJsonValue value = object.value(key);
     if (value.isUndefined() || value.isNull())
         return true;
@@ -94,7 +95,7 @@ template <typename T> QJsonArray toJsonArray(const QList<T>& items) {
 
 } // namespace
 
-std::optional<NetworkPolicy> NetworkPolicy::fromJson(const QJsonObject& object, ApiError* error) {
+std::optional<NetworkPolicy> NetworkPolicy::fromJson(const QJsonObject& object, Error* error) {
     for (auto it = object.begin(); it != object.end(); ++it) {
         if (it.key() != kModeKey && it.key() != kDomainsKey && it.key() != kCidrsKey &&
             it.key() != kRevisionKey) {

@@ -1,7 +1,7 @@
 #pragma once
 
+#include "agent/Error.h"
 #include "agent/egress/AddressClassifier.h"
-#include "shared/ApiError.h"
 #include "shared/NetworkPolicyGrammar.h"
 
 #include <QJsonObject>
@@ -30,11 +30,12 @@ public:
     /// lower-cased, one trailing dot removed, punycode), then are deduplicated and sorted; CIDRs
     /// are canonicalised (host bits cleared). A "revision" key is ignored (it is derived), any
     /// other unknown key is refused. On error returns nullopt and sets @p error to
-    /// ApiError{400, "invalid_network_policy", message naming the offending entry}.
+    /// Error{InvalidArgument (400), "invalid_network_policy", message naming the offending
+    /// entry}.
     /// Refused entries: IP literals in any notation, '/', '@', whitespace, '*' other than a
     /// leading "*.", single labels (also "*.org"), labels outside [a-z0-9-] (LDH, RFC 1123
     /// §2.1), ports outside 1–65535; `domain-allowlist` without any entry.
-    static std::optional<NetworkPolicy> fromJson(const QJsonObject& object, ApiError* error);
+    static std::optional<NetworkPolicy> fromJson(const QJsonObject& object, Error* error);
 
     /// `{"mode", "allowedDomains", "allowPrivateCidrs", "revision"}`.
     QJsonObject toJson() const;

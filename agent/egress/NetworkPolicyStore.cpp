@@ -1,5 +1,7 @@
 #include "agent/egress/NetworkPolicyStore.h"
 
+#include "agent/http/ErrorStatus.h"
+
 #include <QJsonDocument>
 
 namespace runbox::egress {
@@ -24,33 +26,34 @@ std::optional<ApiError> NetworkPolicyStore::fromStored(const QHash<QString, QJso
         *out = NetworkPolicy();
         return std::nullopt;
     }
-    ApiError error;
+    Error error;
     const std::optional<NetworkPolicy> policy = NetworkPolicy::fromJson(it->toObject(), &error);
     if (!policy || !it->isObject())
-        return ApiError{500, QStringLiteral("store_error"),
-                        QStringLiteral("the stored network policy is invalid: %1")
-                            .arg(it->isObject() ? error.message : QStringLiteral("not an object"))};
+        return http::toApiError(
+            Error{ErrorKind::Internal, QStringLiteral("store_error"),
+                  QStringLiteral("the stored network policy is invalid: %1")
+                      .arg(it->isObject() ? error.message : QStringLiteral("not an object"))});
     *out = *policy;
     return std::nullopt;
 }
 
-std::optional<ApiError> NetworkPolicyStore::initialize() {
-    return m_setting.load(fromStored);
+std::optional<Error> NetworkPolicyStore::initialize() {
+    return http::toError(m_setting.load(fromStored));
 }
 
 NetworkPolicy NetworkPolicyStore::current() const {
     return m_setting.current();
 }
 
-std::optional<ApiError> NetworkPolicyStore::update(const QJsonObject& body, const QString& tokenId,
-                                                   qint64 nowMs, NetworkPolicy* applied) {
-    ApiError invalid;
+std::optional<Error> NetworkPolicyStore::update(const QJsonObject& body, const QString& tokenId,
+                                                qint64 nowMs, NetworkPolicy* applied) {
+    Error invalid;
     const std::optional<NetworkPolicy> policy = NetworkPolicy::fromJson(body, &invalid);
     if (!policy)
         return invalid;
     const QJsonObject value = storedForm(*policy);
     const QJsonObject defaultValue = storedForm(NetworkPolicy());
-    return m_setting.update(
+    return http::toError(m_setting.update(
         [&](const QHash<QString, QJsonValue>& stored, QList<store::SettingChange>* changes,
             NetworkPolicy* result) {
             *result = *policy;
@@ -60,12 +63,11 @@ std::optional<ApiError> NetworkPolicyStore::update(const QJsonObject& body, cons
             changes->append(store::SettingChange{key(), value});
             return std::optional<ApiError>();
         },
-        tokenId, nowMs, applied);
+        tokenId, nowMs, applied));
 }
 
-std::optional<ApiError>
-NetworkPolicyStore::lastChange(std::optional<store::AuditEntry>* out) const {
-    return m_setting.lastChange(out);
+std::optional<Error> NetworkPolicyStore::lastChange(std::optional<store::AuditEntry>* out) const {
+    return http::toError(m_setting.lastChange(out));
 }
 
 } // namespace runbox::egress

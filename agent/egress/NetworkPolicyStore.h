@@ -18,9 +18,10 @@ public:
     explicit NetworkPolicyStore(const store::Database& database)
         : m_setting(database, QLatin1String(kKey)) {}
 
-    /// Loads the stored policy. Errors: a stored value that no longer parses (500 store_error,
-    /// the agent refuses to start rather than guess), store errors.
-    std::optional<ApiError> initialize();
+    /// Loads the stored policy. Errors: a stored value that no longer parses (Internal (500)
+    /// store_error, the agent refuses to start rather than guess), store errors (store::
+    /// reports wire errors: they come through http::toError, their status kept).
+    std::optional<Error> initialize();
 
     /// The policy in force (mode none before initialize()).
     NetworkPolicy current() const;
@@ -29,13 +30,14 @@ public:
     /// "revision" key is ignored; see NetworkPolicy::fromJson() for the 400s) as @p tokenId at
     /// @p nowMs (0 = now). Writes one audit row when the canonical policy changed, none when it
     /// is the same. @p applied receives the policy now in force.
-    std::optional<ApiError> update(const QJsonObject& body, const QString& tokenId, qint64 nowMs,
-                                   NetworkPolicy* applied);
+    std::optional<Error> update(const QJsonObject& body, const QString& tokenId, qint64 nowMs,
+                                NetworkPolicy* applied);
 
     /// The newest change, std::nullopt in @p out if it was never changed.
-    std::optional<ApiError> lastChange(std::optional<store::AuditEntry>* out) const;
+    std::optional<Error> lastChange(std::optional<store::AuditEntry>* out) const;
 
 private:
+    /// store::AuditedSetting's loader; it still takes a wire error (store is not converted).
     static std::optional<ApiError> fromStored(const QHash<QString, QJsonValue>& stored,
                                               NetworkPolicy* out);
 

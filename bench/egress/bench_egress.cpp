@@ -51,7 +51,7 @@ int main(int argc, char** argv) {
     }
 
     egressbench::UpstreamServer upstream(args.bytes);
-    ApiError error;
+    Error error;
     const NetworkPolicy policy =
         *NetworkPolicy::fromJson(QJsonObject{{"mode", "domain-allowlist"},
                                              {"allowedDomains", QJsonArray{"mirror.test"}},

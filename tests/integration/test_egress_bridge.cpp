@@ -77,7 +77,7 @@ class TestEgressBridge final : public QObject {
     }
 
     NetworkPolicy mirrorPolicy() {
-        ApiError error;
+        Error error;
         const std::optional<NetworkPolicy> policy =
             NetworkPolicy::fromJson(QJsonObject{{"mode", "domain-allowlist"},
                                                 {"allowedDomains", QJsonArray{"mirror.test"}},

@@ -29,7 +29,7 @@ protected:
 
     /// A domain-allowlist policy of @p domains with @p cidrs allowed as private ranges.
     static NetworkPolicy policyFrom(const QStringList& domains, const QStringList& cidrs) {
-        ApiError error;
+        Error error;
         const std::optional<NetworkPolicy> policy = NetworkPolicy::fromJson(
             QJsonObject{{"mode", "domain-allowlist"},
                         {"allowedDomains", QJsonArray::fromStringList(domains)},

@@ -1,5 +1,6 @@
 // Egress decisions: appended in order, read back per execution, never changed or deleted.
 #include "agent/egress/EgressDecisionStore.h"
+#include "agent/http/ErrorStatus.h"
 #include "agent/store/Database.h"
 
 #include <QSqlError>
@@ -112,7 +113,7 @@ private Q_SLOTS:
         QList<EgressDecision> list;
         const auto error = store.list("e1", 0, &list);
         QVERIFY(error);
-        QCOMPARE(error->httpStatus, 400);
+        QCOMPARE(http::httpStatus(error->kind), 400);
     }
 };
 

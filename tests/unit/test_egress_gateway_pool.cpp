@@ -1,5 +1,6 @@
 #include "agent/egress/EgressGateway.h"
 #include "agent/egress/EgressGatewayPool.h"
+#include "agent/http/ErrorStatus.h"
 #include "egress/EgressTestSupport.h"
 
 #include <QJsonArray>
@@ -20,7 +21,7 @@ using namespace runbox::egress::testing;
 namespace {
 
 NetworkPolicy allowlist(const QStringList& domains) {
-    ApiError error;
+    Error error;
     const std::optional<NetworkPolicy> policy = NetworkPolicy::fromJson(
         QJsonObject{{"mode", "domain-allowlist"},
                     {"allowedDomains", QJsonArray::fromStringList(domains)}},
@@ -80,7 +81,7 @@ private Q_SLOTS:
         EgressGatewayPool pool(runtimeDir(), m_resolver);
         const NetworkPolicy policy = allowlist({"pypi.org"});
         pool.setCurrentRevision(policy.revision());
-        ApiError error;
+        Error error;
         const std::optional<QString> path = pool.acquire(policy, QStringLiteral("exec-1"), &error);
         QVERIFY2(path, qPrintable(error.message));
         QVERIFY(path->startsWith(runtimeDir() + "/" + policy.revision().left(16) + "-"));
@@ -95,7 +96,7 @@ private Q_SLOTS:
     void testOneGatewayPerRevisionAndOneSocketPerExecution() {
         EgressGatewayPool pool(runtimeDir(), m_resolver);
         const NetworkPolicy policy = allowlist({"pypi.org"});
-        ApiError error;
+        Error error;
         const std::optional<QString> a = pool.acquire(policy, QStringLiteral("a"), &error);
         const std::optional<QString> b = pool.acquire(policy, QStringLiteral("b"), &error);
         QVERIFY(a && b);
@@ -107,19 +108,19 @@ private Q_SLOTS:
 
     void testModeNoneIsRefused() {
         EgressGatewayPool pool(runtimeDir(), m_resolver);
-        ApiError error;
+        Error error;
         QVERIFY(!pool.acquire(NetworkPolicy(), QStringLiteral("x"), &error));
-        QCOMPARE(error.httpStatus, 400);
+        QCOMPARE(http::httpStatus(error.kind), 400);
         QCOMPARE(error.code, QStringLiteral("egress_policy_none"));
         QCOMPARE(pool.gatewayCount(), 0);
     }
 
     void testAnExecutionCannotSwitchRevision() {
         EgressGatewayPool pool(runtimeDir(), m_resolver);
-        ApiError error;
+        Error error;
         QVERIFY(pool.acquire(allowlist({"a.example"}), QStringLiteral("x"), &error));
         QVERIFY(!pool.acquire(allowlist({"b.example"}), QStringLiteral("x"), &error));
-        QCOMPARE(error.httpStatus, 409);
+        QCOMPARE(http::httpStatus(error.kind), 409);
         QCOMPARE(error.code, QStringLiteral("egress_revision_conflict"));
     }
 
@@ -128,7 +129,7 @@ private Q_SLOTS:
         const NetworkPolicy oldPolicy = allowlist({"a.example"});
         const NetworkPolicy newPolicy = allowlist({"b.example"});
         pool.setCurrentRevision(oldPolicy.revision());
-        ApiError error;
+        Error error;
         const std::optional<QString> oldSocket =
             pool.acquire(oldPolicy, QStringLiteral("running"), &error);
         QVERIFY(oldSocket);
@@ -150,7 +151,7 @@ private Q_SLOTS:
         EgressGatewayPool pool(runtimeDir(), m_resolver);
         const NetworkPolicy first = allowlist({"a.example"});
         pool.setCurrentRevision(first.revision());
-        ApiError error;
+        Error error;
         QVERIFY(pool.acquire(first, QStringLiteral("e"), &error));
         pool.release(QStringLiteral("e"));
         QVERIFY(pool.hasGateway(first.revision()));
@@ -166,9 +167,9 @@ private Q_SLOTS:
 
     void testTooLongSocketPathIsAClearError() {
         EgressGatewayPool pool(m_dir.filePath(QString(120, QLatin1Char('d'))), m_resolver);
-        ApiError error;
+        Error error;
         QVERIFY(!pool.acquire(allowlist({"a.example"}), QStringLiteral("e"), &error));
-        QCOMPARE(error.httpStatus, 503);
+        QCOMPARE(http::httpStatus(error.kind), 503);
         QCOMPARE(error.code, QStringLiteral("egress_unavailable"));
         QVERIFY2(error.message.contains("shorten"), qPrintable(error.message));
         QCOMPARE(pool.gatewayCount(), 0);
@@ -244,7 +245,7 @@ private Q_SLOTS:
         EgressGatewayPool pool(runtimeDir(), m_resolver);
         quint16 port = 0;
         const int bound = tcpListener(&port, false);
-        const std::optional<ApiError> error =
+        const std::optional<Error> error =
             pool.adoptWorkspaceListener(allowlist({"a.example"}), QStringLiteral("ws"), bound);
         QVERIFY(error);
         QCOMPARE(error->code, QStringLiteral("egress_unavailable"));
@@ -260,7 +261,7 @@ private Q_SLOTS:
         QList<EgressDecision> decisions;
         connect(&pool, &EgressGatewayPool::decisionMade, this,
                 [&decisions](const EgressDecision& d) { decisions.append(d); });
-        ApiError error;
+        Error error;
         const std::optional<QString> path =
             pool.acquire(allowlist({"a.example"}), QStringLiteral("exec-7"), &error);
         QVERIFY(path);

@@ -1,4 +1,5 @@
 #include "agent/egress/NetworkPolicy.h"
+#include "agent/http/ErrorStatus.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -16,7 +17,7 @@ QJsonObject allowlist(const QStringList& domains, const QStringList& cidrs = {})
 }
 
 NetworkPolicy parse(const QJsonObject& object) {
-    ApiError error;
+    Error error;
     const std::optional<NetworkPolicy> policy = NetworkPolicy::fromJson(object, &error);
     if (!policy)
         qFatal("unexpected refusal: %s", qPrintable(error.message));
@@ -97,23 +98,23 @@ private Q_SLOTS:
     }
     void testRefusedEntriesNameTheEntry() {
         QFETCH(QString, entry);
-        ApiError error;
+        Error error;
         QVERIFY(!NetworkPolicy::fromJson(allowlist({"ok.example", entry}), &error));
-        QCOMPARE(error.httpStatus, 400);
+        QCOMPARE(http::httpStatus(error.kind), 400);
         QCOMPARE(error.code, QStringLiteral("invalid_network_policy"));
         QVERIFY2(error.message.contains(entry), qPrintable(error.message));
     }
 
     void testEmptyEntriesAreRefused() {
-        ApiError error;
+        Error error;
         QVERIFY(!NetworkPolicy::fromJson(allowlist({"ok.example", "   "}), &error));
         QCOMPARE(error.code, QStringLiteral("invalid_network_policy"));
     }
 
     void testAllowlistWithoutEntriesIsRefused() {
-        ApiError error;
+        Error error;
         QVERIFY(!NetworkPolicy::fromJson(allowlist({}), &error));
-        QCOMPARE(error.httpStatus, 400);
+        QCOMPARE(http::httpStatus(error.kind), 400);
         QVERIFY(error.message.contains("at least one"));
         QVERIFY(!NetworkPolicy::fromJson(QJsonObject{{"mode", "domain-allowlist"}}, &error));
     }
@@ -132,9 +133,9 @@ private Q_SLOTS:
     }
     void testShapeErrorsAreRefused() {
         QFETCH(QByteArray, json);
-        ApiError error;
+        Error error;
         QVERIFY(!NetworkPolicy::fromJson(QJsonDocument::fromJson(json).object(), &error));
-        QCOMPARE(error.httpStatus, 400);
+        QCOMPARE(http::httpStatus(error.kind), 400);
         QCOMPARE(error.code, QStringLiteral("invalid_network_policy"));
     }
 
@@ -158,7 +159,7 @@ private Q_SLOTS:
     }
     void testBadCidrsAreRefusedNamingTheEntry() {
         QFETCH(QString, cidr);
-        ApiError error;
+        Error error;
         QVERIFY(!NetworkPolicy::fromJson(allowlist({"a.example"}, {cidr}), &error));
         QCOMPARE(error.code, QStringLiteral("invalid_network_policy"));
         QVERIFY2(error.message.contains(cidr), qPrintable(error.message));

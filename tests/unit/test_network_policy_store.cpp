@@ -1,5 +1,6 @@
 // The network policy setting: stored canonical under `network.policy`, audited, reloaded.
 #include "agent/egress/NetworkPolicyStore.h"
+#include "agent/http/ErrorStatus.h"
 #include "agent/store/Database.h"
 
 #include <QJsonArray>
@@ -104,7 +105,7 @@ private Q_SLOTS:
         const auto error =
             policies.update(allowlist({"pypi.org", "10.0.0.1"}), "agent", 0, nullptr);
         QVERIFY(error);
-        QCOMPARE(error->httpStatus, 400);
+        QCOMPARE(http::httpStatus(error->kind), 400);
         QCOMPARE(error->code, QStringLiteral("invalid_network_policy"));
         QVERIFY2(error->message.contains("10.0.0.1"), qPrintable(error->message));
         QCOMPARE(policies.current().revision(), before);
