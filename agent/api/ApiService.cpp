@@ -4,13 +4,14 @@
 #include "agent/api/ExecutionRoutes.h"
 #include "agent/api/FileRoutes.h"
 #include "agent/api/HealthRoutes.h"
-#include "agent/light/tier/LightService.h"
+#include "agent/api/JsonDuplicateKeys.h"
 #include "agent/api/NetworkPolicyRoutes.h"
 #include "agent/api/NpuRoutes.h"
 #include "agent/api/ProxyRoutes.h"
 #include "agent/api/SettingsRoutes.h"
 #include "agent/api/WorkspaceRoutes.h"
 #include "agent/execution/ExecutionManager.h"
+#include "agent/light/tier/LightService.h"
 #include "shared/Crypto.h"
 #include "shared/UploadChunkSigner.h"
 
@@ -18,6 +19,21 @@
 #include <QJsonDocument>
 
 namespace runbox::api {
+
+namespace {
+/// How much of a duplicated member name an invalid_json message quotes.
+constexpr qsizetype kMaxQuotedNameChars = 64;
+
+/// @p name cut to kMaxQuotedNameChars (never inside a surrogate pair), "…" when cut.
+QString quotedName(const QString& name) {
+    if (name.size() <= kMaxQuotedNameChars)
+        return name;
+    qsizetype cut = kMaxQuotedNameChars;
+    if (name.at(cut - 1).isHighSurrogate())
+        --cut;
+    return name.left(cut) + QChar(0x2026);
+}
+} // namespace
 
 std::optional<ApiError> parseJsonObject(const QByteArray& body, QJsonObject* out) {
     if (body.trimmed().isEmpty()) {
@@ -34,6 +50,12 @@ std::optional<ApiError> parseJsonObject(const QByteArray& body, QJsonObject* out
     if (!doc.isObject())
         return ApiError{400, QStringLiteral("invalid_json"),
                         QStringLiteral("body must be a JSON object")};
+    // QJsonDocument keeps the last of two equal names; refuse rather than guess (RFC 8259 §4).
+    if (const std::optional<QString> name = findDuplicateJsonKey(body))
+        return ApiError{400, QStringLiteral("invalid_json"),
+                        QStringLiteral("body has the member name \"%1\" twice in one object "
+                                       "(RFC 8259 §4); send each member once")
+                            .arg(quotedName(*name))};
     *out = doc.object();
     return std::nullopt;
 }

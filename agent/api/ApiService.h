@@ -60,7 +60,9 @@ private:
     std::unique_ptr<FileRoutes> m_files;
 };
 
-/// Parses a JSON object body; an empty body is an empty object. Error: 400 invalid_json.
+/// Parses a JSON object body; an empty body is an empty object. Error: 400 invalid_json when the
+/// body is not JSON, not an object, or has an object (at any depth) with a member name twice
+/// (findDuplicateJsonKey; the message quotes the name, cut after 64 characters).
 std::optional<ApiError> parseJsonObject(const QByteArray& body, QJsonObject* out);
 
 } // namespace runbox::api

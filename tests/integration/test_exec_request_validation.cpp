@@ -139,6 +139,45 @@ private Q_SLOTS:
         QCOMPARE(r.errorCode(), QStringLiteral("invalid_json"));
     }
 
+    /// QJsonDocument keeps the last of two equal names, so today's `{"code":"id","code":…}`
+    /// would run the second one; the agent refuses the body instead (RFC 8259 §4).
+    void testDuplicateJsonKeysAreRefusedBeforeRunning_data() {
+        QTest::addColumn<QByteArray>("single");    // the positive control: runs the marker
+        QTest::addColumn<QByteArray>("duplicate"); // the same with one name twice
+        QTest::addColumn<QString>("name");
+        const QByteArray marker = kLeaveMarker.toUtf8(); // nothing in it needs a JSON escape
+        QTest::newRow("code twice")
+            << QByteArray(R"({"kind":"shell","code":")" + marker + R"("})")
+            << QByteArray(R"({"kind":"shell","code":"id","code":")" + marker + R"("})")
+            << QStringLiteral("code");
+        QTest::newRow("escaped name")
+            << QByteArray(R"({"kind":"shell","code":")" + marker + R"("})")
+            << QByteArray(R"({"kind":"shell","code":"id","code":")" + marker + R"("})")
+            << QStringLiteral("code");
+        QTest::newRow("env name twice")
+            << QByteArray(R"({"kind":"shell","code":")" + marker + R"(","env":{"A":"1"}})")
+            << QByteArray(R"({"kind":"shell","code":")" + marker + R"(","env":{"A":"1","A":"2"}})")
+            << QStringLiteral("A");
+    }
+    void testDuplicateJsonKeysAreRefusedBeforeRunning() {
+        QFETCH(QByteArray, single);
+        QFETCH(QByteArray, duplicate);
+        QFETCH(QString, name);
+        const QByteArray path = "/v1/workspaces/" + m_ws.toUtf8() + "/exec";
+        const ApiResponse control = m_agent.client()->callRaw("POST", path, single, 30000);
+        QVERIFY2(control.status == 200, control.body.constData());
+        QVERIFY2(QFile::exists(markerPath()), control.body.constData()); // it ran
+        QVERIFY(QFile::remove(markerPath()));
+
+        const ApiResponse r = m_agent.client()->callRaw("POST", path, duplicate, 30000);
+        QVERIFY2(r.status == 400, r.body.constData());
+        QCOMPARE(r.errorCode(), QStringLiteral("invalid_json"));
+        QVERIFY2(r.errorMessage().contains(QLatin1Char('"') + name + QLatin1Char('"')),
+                 r.body.constData());
+        QVERIFY2(!r.body.contains("\"type\""), r.body.constData()); // no event stream
+        QVERIFY(!QFile::exists(markerPath()));                      // nothing ran
+    }
+
     void testUnknownWorkspaceIs404() {
         const ExecOutcome r = m_agent.shell(QStringLiteral("w0000000000000000"), kLeaveMarker);
         QCOMPARE(r.httpStatus, 404);
