@@ -33,6 +33,18 @@ QString quotedName(const QString& name) {
         --cut;
     return name.left(cut) + QChar(0x2026);
 }
+
+/// How much of the request path a 404/405 message echoes: enough to recognise it, while a
+/// path of up to the head bound (64 KiB) is not sent back whole.
+constexpr qsizetype kMaxEchoedPathBytes = 200;
+
+/// @p rawPath (still percent-encoded, so ASCII) for an error message: its first
+/// kMaxEchoedPathBytes bytes, then "…" when it was longer.
+QString echoedPath(const QByteArray& rawPath) {
+    if (rawPath.size() <= kMaxEchoedPathBytes)
+        return QString::fromLatin1(rawPath);
+    return QString::fromLatin1(rawPath.left(kMaxEchoedPathBytes)) + QChar(0x2026);
+}
 } // namespace
 
 std::optional<ApiError> parseJsonObject(const QByteArray& body, QJsonObject* out) {
@@ -176,9 +188,9 @@ void ApiService::handle(http::HttpExchange* ex) {
             return ex->replyError(
                 405, QStringLiteral("method_not_allowed"),
                 QStringLiteral("%1 is not allowed on %2")
-                    .arg(QString::fromLatin1(req.method), QString::fromLatin1(req.rawPath)));
+                    .arg(QString::fromLatin1(req.method), echoedPath(req.rawPath)));
         return ex->replyError(404, QStringLiteral("not_found"),
-                              QStringLiteral("no route %1").arg(QString::fromLatin1(req.rawPath)));
+                              QStringLiteral("no route %1").arg(echoedPath(req.rawPath)));
     }
     if (m_context->light && params.contains(QStringLiteral("id")) &&
         req.rawPath.startsWith("/v1/workspaces/"))

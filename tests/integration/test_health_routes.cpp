@@ -69,6 +69,36 @@ private Q_SLOTS:
         QCOMPARE(r.status, 404);
     }
 
+    /// A 404/405 message quotes the path, cut after 200 bytes: a 10 000-byte path is not
+    /// echoed back whole.
+    void testNotFoundMessageCapsTheEchoedPath() {
+        const QByteArray shortPath = "/v1/nothing-here";
+        const ApiResponse control = m_agent.client()->call("GET", shortPath, {}, 30000);
+        QCOMPARE(control.status, 404); // positive control: a short path is quoted whole
+        QCOMPARE(control.errorMessage(), QStringLiteral("no route /v1/nothing-here"));
+
+        const QByteArray path = "/v1/" + QByteArray(10000 - 4, 'p');
+        QCOMPARE(path.size(), 10000);
+        const ApiResponse r = m_agent.client()->call("GET", path, {}, 30000);
+        QCOMPARE(r.status, 404);
+        QCOMPARE(r.errorCode(), QStringLiteral("not_found"));
+        QCOMPARE(r.errorMessage(),
+                 QStringLiteral("no route ") + QString::fromLatin1(path.left(200)) + QChar(0x2026));
+        QVERIFY2(r.body.size() < 1000, r.body.left(1000).constData());
+    }
+
+    void testMethodNotAllowedMessageCapsTheEchoedPath() {
+        const QByteArray path =
+            "/v1/workspaces/w0000000000000000/files/" + QByteArray(10000 - 39, 'f');
+        QCOMPARE(path.size(), 10000);
+        const ApiResponse r = m_agent.client()->call("POST", path, {}, 30000);
+        QCOMPARE(r.status, 405);
+        QCOMPARE(r.errorCode(), QStringLiteral("method_not_allowed"));
+        QVERIFY2(r.errorMessage().endsWith(QString::fromLatin1(path.left(200)) + QChar(0x2026)),
+                 qPrintable(r.errorMessage()));
+        QVERIFY2(r.body.size() < 1000, r.body.left(1000).constData());
+    }
+
 private:
     AgentProcess m_agent;
 };
