@@ -2,91 +2,25 @@
 // file exactly as bwrap does (PR_SET_NO_NEW_PRIVS, then PR_SET_SECCOMP with the program read from
 // the file) and attempts each call; the errno comes back through a pipe. Every row first runs
 // the same call without the filter (positive control), so a refusal that the kernel would give
-// anyway cannot pass as the filter's work.
+// anyway cannot pass as the filter's work. The published files and the programs' shape:
+// test_seccomp_profile_publish.
 
-#include "agent/sandbox/SeccompFilter.h"
-#include "agent/sandbox/SeccompProfile.h"
+#include "SeccompProfileFixture.h"
 
-#include <QFile>
-#include <QTemporaryDir>
 #include <QtTest>
 
-#include <cerrno>
-#include <cstring>
-#include <fcntl.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include <pthread.h>
 #include <sched.h>
-#include <signal.h>
 #include <sys/ioctl.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <vector>
 
 using namespace runbox::sandbox;
+using namespace seccomptest;
 
 namespace {
-
-using Call = long (*)();
-
-/// What a call did in the child: "ok" (returned >= 0), an errno name ("EPERM"), "SIGSYS" or
-/// "signal N" when the child was killed, "no-filter: …" when the filter could not be loaded.
-QString runInChild(const QByteArray& program, Call call) {
-    int fds[2];
-    if (::pipe2(fds, O_CLOEXEC) != 0)
-        return QStringLiteral("pipe failed");
-    const pid_t pid = ::fork();
-    if (pid < 0)
-        return QStringLiteral("fork failed");
-    if (pid == 0) {
-        ::close(fds[0]);
-        // fd 0 becomes /dev/null: the TIOCSTI rows must never reach a real terminal.
-        const int devNull = ::open("/dev/null", O_RDWR);
-        ::dup2(devNull, 0);
-        long payload[3] = {1, 0, 0}; // loaded, return value, errno
-        if (!program.isEmpty()) {
-            sock_fprog prog{};
-            prog.len = static_cast<unsigned short>(program.size() / sizeof(sock_filter));
-            prog.filter = reinterpret_cast<sock_filter*>(const_cast<char*>(program.constData()));
-            if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
-                ::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0) {
-                payload[0] = 0;
-                payload[2] = errno;
-                (void)!::write(fds[1], payload, sizeof payload);
-                ::_exit(2);
-            }
-        }
-        errno = 0;
-        payload[1] = call();
-        payload[2] = errno;
-        (void)!::write(fds[1], payload, sizeof payload);
-        ::_exit(0);
-    }
-    ::close(fds[1]);
-    long payload[3] = {0, 0, 0};
-    const ssize_t got = ::read(fds[0], payload, sizeof payload);
-    ::close(fds[0]);
-    int status = 0;
-    ::waitpid(pid, &status, 0);
-    if (WIFSIGNALED(status))
-        return WTERMSIG(status) == SIGSYS ? QStringLiteral("SIGSYS")
-                                          : QStringLiteral("signal %1").arg(WTERMSIG(status));
-    if (got != sizeof payload)
-        return QStringLiteral("no report (exit %1)").arg(WEXITSTATUS(status));
-    if (payload[0] == 0)
-        return QStringLiteral("no-filter: %1")
-            .arg(QString::fromLatin1(strerrorname_np(int(payload[2]))));
-    if (payload[1] >= 0)
-        return QStringLiteral("ok");
-    const char* name = strerrorname_np(int(payload[2]));
-    return name ? QString::fromLatin1(name) : QStringLiteral("errno %1").arg(payload[2]);
-}
 
 /// Raw clone(2) like fork (no new stack); the child exits at once. Flags are argument 0 on
 /// x86_64 and aarch64 alike.
@@ -297,48 +231,13 @@ QByteArray runPythonInBwrap(const QString& bpfPath, const QByteArray& script, in
     return output;
 }
 
-QByteArray readFile(const QString& path) {
-    QFile file(path);
-    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
-}
-
-struct stat statOf(const QString& path) {
-    struct stat st {};
-    ::stat(QFile::encodeName(path).constData(), &st);
-    return st;
-}
-
 } // namespace
 
-class TestSeccompProfile final : public QObject {
+class TestSeccompProfile final : public SeccompProfileFixture {
     Q_OBJECT
 
-private:
-    QTemporaryDir m_stateDir;
-    QByteArray m_baseline;
-    QByteArray m_network;
-    QByteArray m_npu;
-
-    QString publishOrFail(SeccompProfileKind kind) {
-        QString error;
-        const QString path = SeccompProfile::publish(kind, m_stateDir.path(), &error);
-        if (path.isEmpty())
-            qWarning("publish failed: %s", qPrintable(error));
-        return path;
-    }
-
 private Q_SLOTS:
-    void initTestCase() {
-        QVERIFY(m_stateDir.isValid());
-        const QString baseline = publishOrFail(SeccompProfileKind::Baseline);
-        const QString network = publishOrFail(SeccompProfileKind::Network);
-        const QString npu = publishOrFail(SeccompProfileKind::Npu);
-        QVERIFY(!baseline.isEmpty() && !network.isEmpty() && !npu.isEmpty());
-        m_baseline = readFile(baseline);
-        m_network = readFile(network);
-        m_npu = readFile(npu);
-        QVERIFY(!m_baseline.isEmpty() && m_baseline.size() % 8 == 0);
-    }
+    void initTestCase() { QVERIFY(publishAll()); }
 
     // Positive control: the harness works, and a filtered child still runs ordinary code.
     void testFilteredChildRunsOrdinaryCalls() {
@@ -421,101 +320,6 @@ private Q_SLOTS:
         const QString network = publishOrFail(SeccompProfileKind::Network);
         QCOMPARE(runPythonInBwrap(network, script, &exitCode),
                  QByteArray("threads-ok\nfork-ok\nsocket-ok\n"));
-    }
-
-    // The Npu profile allows the whole socket family (CANN imports open netlink and other
-    // sockets; the netns stays private), the Network profile filters socket() arguments (no raw,
-    // packet, netlink or MPTCP sockets), and the Baseline denies sockets: three programs.
-    void testNpuProfileAllowsMoreSocketsThanTheNetworkProfile() {
-        QVERIFY(m_npu != m_network);
-        QVERIFY(m_npu != m_baseline);
-        QVERIFY(m_network != m_baseline);
-        QVERIFY(!SeccompFilter::deniedSyscalls(SeccompProfileKind::Npu).contains("socket"));
-        QVERIFY(SeccompFilter::deniedSyscalls(SeccompProfileKind::Network).contains("socket"));
-    }
-
-    // Bad arch kills the process; no return is KILL_THREAD (0), which would leave a
-    // multi-threaded process half alive.
-    void testProgramKillsProcessNeverThread() {
-        bool killsProcess = false;
-        for (qsizetype offset = 0; offset < m_baseline.size(); offset += 8) {
-            sock_filter insn{};
-            std::memcpy(&insn, m_baseline.constData() + offset, sizeof insn);
-            QVERIFY2(insn.code != (BPF_RET | BPF_A), "return of a computed action");
-            if (insn.code != (BPF_RET | BPF_K))
-                continue;
-            QVERIFY2((insn.k & SECCOMP_RET_ACTION_FULL) != SECCOMP_RET_KILL_THREAD,
-                     "KILL_THREAD action in the program");
-            killsProcess |= (insn.k & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_KILL_PROCESS;
-        }
-        QVERIFY(killsProcess);
-    }
-
-    void testPublishedFileIsPrivateAndNamedByKindAndArch() {
-        const QString path = publishOrFail(SeccompProfileKind::Baseline);
-        QCOMPARE(path,
-                 m_stateDir.filePath(
-                     QStringLiteral("seccomp/baseline-%1.bpf").arg(SeccompProfile::nativeArch())));
-        const struct stat file = statOf(path);
-        QVERIFY(S_ISREG(file.st_mode));
-        QCOMPARE(file.st_mode & 07777, mode_t(0600));
-        const struct stat dir = statOf(m_stateDir.filePath(QStringLiteral("seccomp")));
-        QCOMPARE(dir.st_mode & 07777, mode_t(0700));
-    }
-
-    void testPublishIsCachedUntilTheFileChanges() {
-        const QString path = publishOrFail(SeccompProfileKind::Baseline);
-        const ino_t inode = statOf(path).st_ino;
-        QCOMPARE(publishOrFail(SeccompProfileKind::Baseline), path);
-        QCOMPARE(statOf(path).st_ino, inode);
-
-        QVERIFY(QFile::remove(path));
-        QCOMPARE(publishOrFail(SeccompProfileKind::Baseline), path);
-        QCOMPARE(readFile(path), m_baseline);
-    }
-
-    // A launch that already opened the file keeps a whole program while another publishes.
-    void testRepublishReplacesInodeWhileOpenFdKeepsWholeProgram() {
-        const QString path = publishOrFail(SeccompProfileKind::Baseline);
-        const int fd = ::open(QFile::encodeName(path).constData(), O_RDONLY | O_CLOEXEC);
-        QVERIFY(fd >= 0);
-        struct stat before {};
-        QVERIFY(::fstat(fd, &before) == 0);
-
-        SeccompProfile::resetCacheForTests();
-        QCOMPARE(publishOrFail(SeccompProfileKind::Baseline), path);
-        const struct stat after = statOf(path);
-        QVERIFY(after.st_ino != before.st_ino);
-        QCOMPARE(after.st_mode & 07777, mode_t(0600));
-
-        QByteArray held(int(before.st_size) + 64, '\0');
-        const ssize_t n = ::pread(fd, held.data(), size_t(held.size()), 0);
-        ::close(fd);
-        QCOMPARE(qint64(n), qint64(before.st_size));
-        held.truncate(n);
-        QCOMPARE(held, m_baseline);
-        const Call socketCall = [] { return long(::socket(AF_UNIX, SOCK_STREAM, 0)); };
-        QCOMPARE(runInChild(held, socketCall), QStringLiteral("EPERM"));
-    }
-
-    void testNoTemporaryFilesAreLeftBehind() {
-        publishOrFail(SeccompProfileKind::Baseline);
-        SeccompProfile::resetCacheForTests();
-        publishOrFail(SeccompProfileKind::Baseline);
-        const QStringList entries =
-            QDir(m_stateDir.filePath(QStringLiteral("seccomp"))).entryList(QDir::Files);
-        for (const QString& entry : entries)
-            QVERIFY2(entry.endsWith(QStringLiteral(".bpf")), qPrintable(entry));
-    }
-
-    void testUnwritableStateDirIsAnError() {
-        QString error;
-        QVERIFY(SeccompProfile::publish(SeccompProfileKind::Baseline,
-                                        QStringLiteral("/proc/runbox-no-such-dir"), &error)
-                    .isEmpty());
-        QVERIFY(!error.isEmpty());
-        QVERIFY(SeccompProfile::publish(SeccompProfileKind::Baseline, QString(), &error).isEmpty());
-        QVERIFY(error.contains(QStringLiteral("state directory")));
     }
 };
 
