@@ -1,31 +1,20 @@
-// Capability probe and bwrap preflight against stub bwrap programs that reproduce each refusal
-// seen in the field (old bwrap, Docker's /proc, LXC's read-only /proc/sys, both, no user
-// namespaces, missing binary, stripped --help), plus one run against the real bwrap.
+// Capability probe against stub bwrap programs that reproduce each refusal seen in the field
+// (old bwrap, Docker's /proc, LXC's read-only /proc/sys, both, no user namespaces), its cache,
+// plus one run against the real bwrap. The preflight (missing binary, PATH, --help):
+// test_bwrap_preflight.
+
+#include "StubBwrapFixture.h"
 
 #include "agent/sandbox/BwrapPreflight.h"
-#include "agent/sandbox/CapabilityProbe.h"
-#include "agent/sandbox/SandboxCapability.h"
 
-#include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
-#include <QTemporaryDir>
 #include <QThread>
-#include <QtTest>
 
-#include <memory>
 #include <vector>
 
 using namespace runbox::sandbox;
-
-namespace QTest {
-template <> char* toString(const ProcMode& mode) {
-    return qstrdup(qPrintable(runbox::sandbox::toString(mode)));
-}
-template <> char* toString(const UsernsBlocking& blocking) {
-    return qstrdup(qPrintable(runbox::sandbox::toString(blocking)));
-}
-} // namespace QTest
+using namespace stubbwrap;
 
 namespace {
 
@@ -57,114 +46,13 @@ QString expectedProbeLine(const QString& proc, bool disableUserns) {
 const QString kProcNew = QStringLiteral("--proc /proc");
 const QString kProcBind = QStringLiteral("--ro-bind /proc /proc");
 
-QString shellQuote(const QString& text) {
-    QString quoted = text;
-    quoted.replace(QLatin1Char('\''), QStringLiteral("'\\''"));
-    return QLatin1Char('\'') + quoted + QLatin1Char('\'');
-}
-
-/// What a stub bwrap does. Each non-empty message makes the matching launch print it on stderr
-/// and exit 1, as the real bwrap does.
-struct StubSpec {
-    QString version = QStringLiteral("bubblewrap 0.8.0");
-    QStringList helpOptions{
-        QStringLiteral("--unshare-all"),      QStringLiteral("--unshare-user"),
-        QStringLiteral("--unshare-user-try"), QStringLiteral("--cap-drop"),
-        QStringLiteral("--die-with-parent"),  QStringLiteral("--new-session"),
-        QStringLiteral("--seccomp"),          QStringLiteral("--disable-userns")};
-    int helpExitCode = 0;
-    QString failAlways;
-    QString failWithDisableUserns;
-    QString failWithProcNew;
-    QString failWithProcBind;
-};
-
 } // namespace
 
-class TestCapabilityProbe final : public QObject {
+class TestCapabilityProbe final : public StubBwrapFixture {
     Q_OBJECT
 
-private:
-    std::unique_ptr<QTemporaryDir> m_dir;
-
-    QString logPath() const { return m_dir->filePath(QStringLiteral("calls.log")); }
-    QString envPath() const { return m_dir->filePath(QStringLiteral("env.log")); }
-
-    /// Writes an executable stub bwrap (a /bin/sh script) that logs each argv as one line.
-    QString writeStub(const StubSpec& spec, const QString& name = QStringLiteral("bwrap")) {
-        QString help = QStringLiteral("usage: bwrap [OPTIONS...] [--] COMMAND [ARGS...]\n\n");
-        for (const QString& option : spec.helpOptions)
-            help += QStringLiteral("    %1    Does something\n").arg(option, -28);
-        QString script = QStringLiteral("#!/bin/sh\n");
-        script += QStringLiteral("printf '%s\\n' \"$*\" >> %1\n").arg(shellQuote(logPath()));
-        script += QStringLiteral("case \"$1\" in\n"
-                                 "--help) printf '%s' %1; exit %2 ;;\n"
-                                 "--version) printf '%s\\n' %3; exit 0 ;;\n"
-                                 "esac\n")
-                      .arg(shellQuote(help))
-                      .arg(spec.helpExitCode)
-                      .arg(shellQuote(spec.version));
-        script += QStringLiteral("env > %1\n").arg(shellQuote(envPath()));
-        script +=
-            QStringLiteral("proc_new=0; proc_bind=0; disable_userns=0; prev=\n"
-                           "for a in \"$@\"; do\n"
-                           "  [ \"$a\" = --proc ] && proc_new=1\n"
-                           "  [ \"$a\" = --disable-userns ] && disable_userns=1\n"
-                           "  [ \"$prev\" = --ro-bind ] && [ \"$a\" = /proc ] && proc_bind=1\n"
-                           "  prev=$a\n"
-                           "done\n");
-        auto failIf = [&](const QString& condition, const QString& message) {
-            if (!message.isEmpty())
-                script += QStringLiteral("if %1; then printf '%s\\n' %2 >&2; exit 1; fi\n")
-                              .arg(condition, shellQuote(message));
-        };
-        failIf(QStringLiteral("true"), spec.failAlways);
-        failIf(QStringLiteral("[ $disable_userns = 1 ]"), spec.failWithDisableUserns);
-        failIf(QStringLiteral("[ $proc_new = 1 ]"), spec.failWithProcNew);
-        failIf(QStringLiteral("[ $proc_bind = 1 ]"), spec.failWithProcBind);
-        script += QStringLiteral("exit 0\n");
-
-        const QString path = m_dir->filePath(name);
-        QFile file(path);
-        if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate))
-            qFatal("cannot write stub %s", qPrintable(path));
-        file.write(script.toUtf8());
-        file.close();
-        file.setPermissions(QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner |
-                            QFile::ReadGroup | QFile::ExeGroup | QFile::ReadOther |
-                            QFile::ExeOther);
-        return path;
-    }
-
-    /// Every launch of the stub but the read-only /proc/sys check (knobCheckCalls()).
-    QStringList loggedCalls() const {
-        QStringList calls;
-        for (const QString& line : allCalls())
-            if (!line.contains(QLatin1String("/proc/self/mountinfo")))
-                calls << line;
-        return calls;
-    }
-    /// The launches that check /proc/sys is read-only inside (CapabilityProbe, last step).
-    QStringList knobCheckCalls() const {
-        QStringList calls;
-        for (const QString& line : allCalls())
-            if (line.contains(QLatin1String("/proc/self/mountinfo")))
-                calls << line;
-        return calls;
-    }
-    QStringList allCalls() const {
-        QFile file(logPath());
-        if (!file.open(QIODevice::ReadOnly))
-            return {};
-        return QString::fromUtf8(file.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
-    }
-
 private Q_SLOTS:
-    void init() {
-        CapabilityProbe::resetCacheForTests();
-        m_dir = std::make_unique<QTemporaryDir>();
-        QVERIFY(m_dir->isValid());
-    }
+    void init() { QVERIFY(freshStubDir()); }
 
     // Positive control: a stub that accepts everything gives the best conclusion, through the
     // exact probe launches of the original runner, in order.
@@ -353,90 +241,6 @@ private Q_SLOTS:
         const SandboxCapability cap = CapabilityProbe::probe(writeStub(spec));
         QVERIFY(!cap.usable);
         QCOMPARE(cap.detail, QStringLiteral("exited with status 1 and no message"));
-    }
-
-    void testMissingBinaryIsUnusableAndPreflightNamesInstallCommands() {
-        const QString missing = m_dir->filePath(QStringLiteral("no-such-bwrap"));
-        const SandboxCapability cap = CapabilityProbe::probe(missing);
-        QVERIFY(!cap.usable);
-        QCOMPARE_EQ(cap.usernsBlocking, UsernsBlocking::Unusable);
-        QVERIFY(cap.unusableReason.contains(QStringLiteral("apt-get install bubblewrap")));
-
-        QString resolved = QStringLiteral("stale");
-        const QString message = BwrapPreflight::check(missing, &resolved);
-        QVERIFY(resolved.isEmpty());
-        for (const char* part : {"bubblewrap was not found", "does not exist", "no-such-bwrap",
-                                 "apt-get install bubblewrap", "dnf install bubblewrap",
-                                 "pacman -S bubblewrap", "apk add bubblewrap"})
-            QVERIFY2(message.contains(QLatin1String(part)), qPrintable(message));
-    }
-
-    void testPreflightSearchesPathLikeExecvp() {
-        const QString stub = writeStub(StubSpec{}, QStringLiteral("bwrap-stub"));
-        const QByteArray savedPath = qgetenv("PATH");
-        qputenv("PATH", "/nonexistent-runbox-dir::" + QFile::encodeName(m_dir->path()));
-        QString resolved;
-        const QString ok = BwrapPreflight::check(QStringLiteral("bwrap-stub"), &resolved);
-        const QString missing = BwrapPreflight::check(QStringLiteral("bwrap-absent"), &resolved);
-        qputenv("PATH", savedPath);
-        QVERIFY2(ok.isEmpty(), qPrintable(ok));
-        QVERIFY(resolved.isEmpty()); // cleared by the failed second check
-        QVERIFY(missing.contains(QStringLiteral("no executable \"bwrap-absent\" on PATH")));
-        QVERIFY(missing.contains(QStringLiteral("apk add bubblewrap")));
-
-        QString again;
-        QVERIFY(BwrapPreflight::check(stub, &again).isEmpty());
-        QCOMPARE(again, stub);
-    }
-
-    void testPreflightSkipsNonExecutableFiles() {
-        const QString path = m_dir->filePath(QStringLiteral("bwrap"));
-        QFile file(path);
-        QVERIFY(file.open(QIODevice::WriteOnly));
-        file.write("#!/bin/sh\nexit 0\n");
-        file.close();
-        QFile::setPermissions(path, QFile::ReadOwner | QFile::WriteOwner);
-        QString resolved;
-        const QString message = BwrapPreflight::check(path, &resolved);
-        QVERIFY2(message.contains(QStringLiteral("is not an executable file")),
-                 qPrintable(message));
-    }
-
-    void testPreflightNamesMissingHelpOptions() {
-        StubSpec spec;
-        spec.helpOptions = {QStringLiteral("--unshare-all"), QStringLiteral("--unshare-user-try"),
-                            QStringLiteral("--cap-drop"), QStringLiteral("--die-with-parent")};
-        const QString stub = writeStub(spec);
-        QString resolved;
-        const QString message = BwrapPreflight::check(stub, &resolved);
-        QVERIFY(resolved.isEmpty());
-        QVERIFY2(message.startsWith(QStringLiteral("bubblewrap at \"%1\" lacks required sandbox "
-                                                   "options: --new-session, --seccomp, "
-                                                   "--unshare-user.")
-                                        .arg(stub)),
-                 qPrintable(message));
-        QVERIFY(!message.section(QLatin1Char('.'), 0, 0).contains(QStringLiteral("--cap-drop")));
-        QVERIFY(message.contains(QStringLiteral("apt-get install bubblewrap")));
-    }
-
-    void testPreflightAcceptsCompleteHelp() {
-        const QString stub = writeStub(StubSpec{});
-        QString resolved;
-        const QString message = BwrapPreflight::check(stub, &resolved);
-        QVERIFY2(message.isEmpty(), qPrintable(message));
-        QCOMPARE(resolved, stub);
-    }
-
-    void testPreflightReportsFailingHelp() {
-        StubSpec spec;
-        spec.helpExitCode = 3;
-        const QString stub = writeStub(spec);
-        QString resolved;
-        const QString message = BwrapPreflight::check(stub, &resolved);
-        QVERIFY2(message.startsWith(
-                     QStringLiteral("Could not execute bubblewrap at \"%1\": ").arg(stub)),
-                 qPrintable(message));
-        QVERIFY(message.contains(QStringLiteral("status 3")));
     }
 
     void testConclusionIsCachedPerBinaryIdentity() {
