@@ -2,6 +2,7 @@
 
 #include "agent/api/ApiService.h"
 #include "agent/api/ExecutionRoutes.h"
+#include "agent/execution/ExecRequest.h"
 #include "agent/npu/BrokerJobRunner.h"
 #include "agent/npu/BrokerJobStore.h"
 #include "agent/npu/NpuService.h"
@@ -123,6 +124,9 @@ bool NpuRoutes::findVisible(http::HttpExchange* ex, const Principal& who, const 
 void NpuRoutes::submitJob(http::HttpExchange* ex, const Principal& who) {
     QJsonObject body;
     if (auto err = parseJsonObject(ex->request().body, &body))
+        return ex->replyError(*err);
+    static const QStringList known = {"workloadId", "workspace", "inputs", "npuDevices", "jobId"};
+    if (auto err = execution::refuseUnknownFields(body, known))
         return ex->replyError(*err);
     const QJsonValue workload = body.value(QLatin1String("workloadId"));
     if (!workload.isString() || workload.toString().isEmpty())

@@ -21,8 +21,9 @@ namespace runbox::api {
 /// - `GET /v1/npu/workloads` → `{"workloads": [{id, label, description, inputs, npuDevices,
 ///   timeoutMs}]}` (never the argv).
 /// - `POST /v1/npu/jobs {workloadId, workspace, inputs?: {NAME: relative path}, npuDevices?,
-///   jobId?}` → 202 with the job; 400 `unknown_workload` / `invalid_input` /
-///   `invalid_npu_devices`, 404 `workspace_not_found`, 409 `duplicate_job`.
+///   jobId?}` → 202 with the job; 400 `invalid_request` (any other field, as for exec
+///   requests), `unknown_workload` / `invalid_input` / `invalid_npu_devices`, 404
+///   `workspace_not_found`, 409 `duplicate_job`.
 /// - `GET /v1/npu/jobs` → `{"jobs": [...]}`: the newest 1000 jobs, oldest first;
 ///   `GET /v1/npu/jobs/{id}` → the job (BrokerJobStore::jobJson); 404 `job_not_found`.
 /// - `GET /v1/npu/jobs/{id}/log?offset=N&follow=true` → NDJSON, the job's execution log

@@ -33,6 +33,14 @@ std::optional<ApiError> readInteger(const QJsonObject& body, const char* field, 
 
 } // namespace
 
+std::optional<ApiError> refuseUnknownFields(const QJsonObject& body, const QStringList& known,
+                                            const QStringList& alsoKnown) {
+    for (auto it = body.begin(); it != body.end(); ++it)
+        if (!known.contains(it.key()) && !alsoKnown.contains(it.key()))
+            return bad("invalid_request", QStringLiteral("unknown field \"%1\"").arg(it.key()));
+    return std::nullopt;
+}
+
 QStringList ExecRequest::sandboxCommand() const {
     if (kind == QLatin1String("shell"))
         return {QStringLiteral("/usr/bin/bash"), QStringLiteral("--noprofile"),
@@ -97,12 +105,11 @@ std::optional<ApiError> ExecRequest::parse(const QJsonObject& body, const ExecLi
                                       "kernelMode",
                                       "environmentId",
                                       "workspace"};
-    for (auto it = body.begin(); it != body.end(); ++it) {
-        if (limits.featureFields.contains(it.key()))
-            r.features.insert(it.key(), it.value());
-        else if (!known.contains(it.key()))
-            return bad("invalid_request", QStringLiteral("unknown field \"%1\"").arg(it.key()));
-    }
+    if (auto err = refuseUnknownFields(body, known, limits.featureFields))
+        return err;
+    for (const QString& field : limits.featureFields)
+        if (body.contains(field))
+            r.features.insert(field, body.value(field));
 
     const QJsonValue kernelMode = body.value(QLatin1String("kernelMode"));
     if (kernelMode.toString() == QLatin1String("persistent"))

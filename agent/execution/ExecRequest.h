@@ -12,6 +12,14 @@
 
 namespace runbox::execution {
 
+/// The one check of a request body's field names (docs/contracts.md "API conventions": unknown
+/// fields are refused rather than ignored): 400 `invalid_request` `unknown field "NAME"` for
+/// the first field of @p body (in key order) that is in neither @p known nor @p alsoKnown.
+/// Used by ExecRequest::parse and by the routes whose bodies are not exec requests (the NPU
+/// broker's `POST /v1/npu/jobs`).
+std::optional<ApiError> refuseUnknownFields(const QJsonObject& body, const QStringList& known,
+                                            const QStringList& alsoKnown = {});
+
 /// Limits a request is checked against (bytes, ms; 0 = unlimited where said).
 struct ExecLimits {
     qint64 defaultTimeoutMs = 600000;

@@ -136,6 +136,36 @@ private Q_SLOTS:
         QCOMPARE(r.errorCode(), QStringLiteral("unknown_workload"));
     }
 
+    void testUnknownFieldIsRefusedAndNoJobIsMade_data() {
+        QTest::addColumn<QString>("field");
+        QTest::newRow("id") << QStringLiteral("id");
+        QTest::newRow("executionId") << QStringLiteral("executionId");
+        QTest::newRow("misspelt jobId") << QStringLiteral("jobid");
+    }
+
+    void testUnknownFieldIsRefusedAndNoJobIsMade() {
+        QFETCH(QString, field);
+        const QJsonObject good{{"workloadId", "npu.echo"},
+                               {"workspace", m_ws},
+                               {"inputs", QJsonObject{{"data", "data.txt"}}}};
+        const auto jobCount = [this] {
+            return client()->call("GET", "/v1/npu/jobs").json().value("jobs").toArray().size();
+        };
+        // Positive control: the same body without the unknown field makes a job.
+        const qsizetype before = jobCount();
+        const ApiResponse made = submit(good);
+        QCOMPARE(made.status, 202);
+        QCOMPARE(jobCount(), before + 1);
+
+        QJsonObject body = good;
+        body.insert(field, QStringLiteral("job-with-unknown-field"));
+        const ApiResponse r = submit(body);
+        QCOMPARE(r.status, 400);
+        QCOMPARE(r.errorCode(), QStringLiteral("invalid_request"));
+        QCOMPARE(r.errorMessage(), QStringLiteral("unknown field \"%1\"").arg(field));
+        QCOMPARE(jobCount(), before + 1);
+    }
+
     void testInputEscapingTheWorkspaceIsRefused_data() {
         QTest::addColumn<QString>("input");
         QTest::newRow("dotdot") << QStringLiteral("../../agent.token");
