@@ -354,7 +354,7 @@ void AgentRuntime::startNpu() {
         config, npu::NpuService::probeOptionsFor(m_context.host, config));
     m_npuStage = std::make_unique<npu::NpuStage>(m_npu.get());
     m_manager->planner().addStage(m_npuStage.get());
-    m_manager->addRequestFeature(npu::NpuStage::kField);
+    m_manager->addRequestFeature(npu::NpuStage::kField, &npu::NpuStage::checkField);
     m_manager->addEpochContributor(&npu::NpuStage::recordInto);
     m_context.npu = m_npu.get();
     m_npu->attachStore(*m_database, m_logs.get()); // broker jobs are executions (docs/npu.md)

@@ -199,6 +199,11 @@ std::optional<ApiError> ExecRequest::parse(const QJsonObject& body, const ExecLi
             "invalid_output_limit",
             QStringLiteral("maxOutputBytes may be at most %1").arg(limits.maxOutputBytesCeiling));
 
+    for (auto it = limits.featureChecks.cbegin(); it != limits.featureChecks.cend(); ++it)
+        if (it.value() && body.contains(it.key()))
+            if (auto err = it.value()(body.value(it.key())))
+                return err;
+
     *out = std::move(r);
     return std::nullopt;
 }

@@ -8,6 +8,7 @@
 #include <QString>
 #include <QStringList>
 
+#include <functional>
 #include <optional>
 
 namespace runbox::execution {
@@ -22,6 +23,10 @@ std::optional<ApiError> refuseUnknownFields(const QJsonObject& body, const QStri
 
 /// Limits a request is checked against (bytes, ms; 0 = unlimited where said).
 struct ExecLimits {
+    /// A feature's check of the form of its section (type, size, element types), given the
+    /// value as sent (null included): an error refuses the request.
+    using FeatureCheck = std::function<std::optional<ApiError>(const QJsonValue&)>;
+
     qint64 defaultTimeoutMs = 600000;
     qint64 maxTimeoutMs = 0; ///< 0 = no ceiling
     qint64 defaultMaxOutputBytes = 1LL << 30;
@@ -30,6 +35,10 @@ struct ExecLimits {
     /// Request fields the agent's features own (e.g. the NPU's `npuDevices`): kept as sent in
     /// ExecRequest::features for the feature to validate; any other unknown field is refused.
     QStringList featureFields;
+    /// The form checks of feature fields, by field (ExecutionManager::addRequestFeature): run by
+    /// ExecRequest::parse on every section present, so a malformed section is refused the same
+    /// way whether or not the feature can serve the request here (no NPU, a light workspace).
+    QMap<QString, FeatureCheck> featureChecks;
 };
 
 /// A validated exec request (docs/contracts.md "Exec request"): what to run, with what, under which
@@ -59,7 +68,8 @@ struct ExecRequest {
     /// Parses and validates a request body. Errors are 400s naming the field:
     /// invalid_request, invalid_kind, invalid_argv, invalid_env, invalid_cwd, invalid_timeout,
     /// invalid_output_limit, persistent_kernel_unsupported, r_unavailable, invalid_execution_id.
-    /// Feature sections are not validated here but by their feature.
+    /// Feature sections are validated by their feature: here only by its form check
+    /// (ExecLimits::featureChecks), after the core fields; what they name, later.
     static std::optional<ApiError> parse(const QJsonObject& body, const ExecLimits& limits,
                                          ExecRequest* out);
     /// Validates a workspace-relative cwd: no leading '/', no '.', '..' or empty segments, no

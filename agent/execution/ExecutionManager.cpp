@@ -41,6 +41,7 @@ ExecLimits ExecutionManager::limits() const {
     l.maxOutputBytesCeiling = q.maxOutputBytes;
     l.rAvailable = m_deps.rAvailable;
     l.featureFields = m_featureFields;
+    l.featureChecks = m_featureChecks;
     return l;
 }
 

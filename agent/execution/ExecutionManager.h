@@ -69,8 +69,13 @@ public:
         m_epochContributors.append(std::move(contributor));
     }
     /// Declares @p field a feature section of exec requests (ExecLimits::featureFields): kept
-    /// as sent for its feature instead of being refused as unknown.
-    void addRequestFeature(const QString& field) { m_featureFields.append(field); }
+    /// as sent for its feature instead of being refused as unknown. @p check, when set, is the
+    /// section's form check (ExecLimits::featureChecks), run on every request that has it.
+    void addRequestFeature(const QString& field, ExecLimits::FeatureCheck check = {}) {
+        m_featureFields.append(field);
+        if (check)
+            m_featureChecks.insert(field, std::move(check));
+    }
     /// Publishes a feature's event of a running execution (e.g. `{"type":"egress",…}`) to the
     /// sync stream of that execution, if one is open (executionEvent()).
     void publishEvent(const QString& executionId, const QJsonObject& event) {
@@ -139,6 +144,7 @@ private:
     QHash<QString, ManagedRun*> m_runs; ///< running managed executions
     QList<EpochContributor> m_epochContributors;
     QStringList m_featureFields;
+    QMap<QString, ExecLimits::FeatureCheck> m_featureChecks;
     QHash<QString, std::shared_ptr<IsolationTier>> m_tiers; ///< by isolation name
 };
 

@@ -94,8 +94,7 @@ QStringList NpuLaunchPlan::setenvArgs(const QMap<QString, QString>& base) const 
 
 NpuPassthrough::NpuPassthrough(NpuConfig config) : m_config(std::move(config)) {}
 
-QList<int> NpuPassthrough::parseSelection(const QJsonValue& requested, const NpuSnapshot& inventory,
-                                          ApiError* error) {
+QList<int> NpuPassthrough::parseIds(const QJsonValue& requested, ApiError* error) {
     ApiError ignored;
     if (!error)
         error = &ignored;
@@ -130,6 +129,20 @@ QList<int> NpuPassthrough::parseSelection(const QJsonValue& requested, const Npu
     }
     QList<int> ids(unique.cbegin(), unique.cend());
     std::sort(ids.begin(), ids.end());
+    return ids;
+}
+
+QList<int> NpuPassthrough::parseSelection(const QJsonValue& requested, const NpuSnapshot& inventory,
+                                          ApiError* error) {
+    ApiError ignored;
+    if (!error)
+        error = &ignored;
+    ApiError formError;
+    const QList<int> ids = parseIds(requested, &formError);
+    if (!formError.code.isEmpty()) {
+        *error = formError;
+        return {};
+    }
     for (int id : ids) {
         const NpuChip* chip = inventory.find(id);
         if (!chip) {

@@ -44,12 +44,17 @@ class NpuPassthrough final {
 public:
     explicit NpuPassthrough(NpuConfig config);
 
-    /// Validates the request field `npuDevices`: an array of integers (JSON numbers with no
-    /// fraction, 0..1023, at most 1024 entries), each naming a chip of @p inventory that is
-    /// supported; duplicates are collapsed. Strings ("0", "../sda", "0;"), booleans, fractions,
-    /// negative or unknown ids (99) and unsupported chips (named) give ApiError 400
-    /// `invalid_npu_devices`. A null/absent value is an empty selection.
-    /// Returns the ascending unique ids, or an error in @p error.
+    /// The form of the request field `npuDevices`, whatever the host has: an array of integers
+    /// (JSON numbers with no fraction, 0..1023, at most 1024 entries); duplicates are
+    /// collapsed. Anything else (a string, an object, strings "0" / "../sda" / "0;", booleans,
+    /// fractions, negative ids, a longer array) gives ApiError 400 `invalid_npu_devices`. A
+    /// null/absent value is an empty selection. Returns the ascending unique ids, or an error
+    /// in @p error.
+    static QList<int> parseIds(const QJsonValue& requested, ApiError* error);
+    /// Validates the request field `npuDevices`: parseIds(), then each id names a chip of
+    /// @p inventory that is supported; unknown ids (99) and unsupported chips (named) give
+    /// ApiError 400 `invalid_npu_devices` too. Returns the ascending unique ids, or an error in
+    /// @p error.
     static QList<int> parseSelection(const QJsonValue& requested, const NpuSnapshot& inventory,
                                      ApiError* error);
 

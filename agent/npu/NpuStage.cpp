@@ -32,6 +32,14 @@ void NpuStage::recordInto(const execution::ExecRequest& request,
     epoch->features.insert(kField, chips.isArray() ? chips : QJsonArray());
 }
 
+std::optional<ApiError> NpuStage::checkField(const QJsonValue& requested) {
+    ApiError error;
+    NpuPassthrough::parseIds(requested, &error);
+    if (error.code.isEmpty())
+        return std::nullopt;
+    return error;
+}
+
 QList<int> NpuStage::chipsOf(const execution::PermissionEpoch& epoch) {
     QList<int> chips;
     for (const QJsonValue& id : epoch.features.value(kField).toArray())

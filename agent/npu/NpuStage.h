@@ -46,6 +46,9 @@ public:
     /// The NPU feature's field of exec requests and permission epochs: `npuDevices`, the chip
     /// logic ids (docs/npu.md "Launch with chips").
     static const QString kField;
+    /// The form check of `npuDevices` (ExecLimits::featureChecks; NpuPassthrough::parseIds):
+    /// 400 `invalid_npu_devices` for a malformed value, on any host and tier.
+    static std::optional<ApiError> checkField(const QJsonValue& requested);
     /// Records @p request's chips (already validated, canonical: NpuPassthrough::parseSelection)
     /// in @p epoch: `"npuDevices": [ids]`, [] when it asked for none.
     static void recordInto(const execution::ExecRequest& request,

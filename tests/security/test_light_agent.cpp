@@ -57,6 +57,7 @@ class TestLightAgent final : public QObject {
 private:
     Agent m_agent;
     Workspace m_a, m_b;
+    Workspace m_noNpu; ///< made by the npuDevices test
 
     bool startServer(const Workspace& ws, int port) {
         QJsonObject write{{"argv", QJsonArray{"/bin/sh", "-c", "cat > srv.py"}},
@@ -284,6 +285,49 @@ private Q_SLOTS:
             QVERIFY2(replay.isEmpty() || replay.startsWith("HTTP/1.1 401"), replay.constData());
         }
     }
+
+    void testMalformedNpuDevicesAreRefusedBeforeTheTierHasNoNpu_data() {
+        QTest::addColumn<QJsonValue>("devices");
+        QTest::addColumn<QString>("code");
+        // Well-formed: only then does the light tier say it has no NPU.
+        QTest::newRow("well-formed") << QJsonValue(QJsonArray{0}) << "npu_unavailable";
+        QTest::newRow("well-formed, duplicates")
+            << QJsonValue(QJsonArray{3, 3, 1}) << "npu_unavailable";
+        // Malformed, whatever the host and tier: the form is checked first.
+        QTest::newRow("string") << QJsonValue("x") << "invalid_npu_devices";
+        QTest::newRow("number") << QJsonValue(0) << "invalid_npu_devices";
+        QTest::newRow("object") << QJsonValue(QJsonObject{{"0", 1}}) << "invalid_npu_devices";
+        QJsonArray tooMany;
+        for (int i = 0; i < 1025; ++i)
+            tooMany.append(i % 1024);
+        QTest::newRow("1025 entries") << QJsonValue(tooMany) << "invalid_npu_devices";
+        QTest::newRow("numeric string") << QJsonValue(QJsonArray{"0"}) << "invalid_npu_devices";
+        QTest::newRow("fraction") << QJsonValue(QJsonArray{1.5}) << "invalid_npu_devices";
+        QTest::newRow("negative") << QJsonValue(QJsonArray{-1}) << "invalid_npu_devices";
+        QTest::newRow("one bad among good")
+            << QJsonValue(QJsonArray{0, 1, "../sda"}) << "invalid_npu_devices";
+    }
+
+    void testMalformedNpuDevicesAreRefusedBeforeTheTierHasNoNpu() {
+        QFETCH(QJsonValue, devices);
+        QFETCH(QString, code);
+        if (m_noNpu.id.isEmpty())
+            m_noNpu = m_agent.createOne();
+        QVERIFY(!m_noNpu.id.isEmpty());
+        const QJsonObject body{{"argv", QJsonArray{"/bin/true"}}, {"npuDevices", devices}};
+        // Positive control: the same request without chips runs.
+        QCOMPARE(exec(m_agent.client(), m_noNpu.id, {{"argv", QJsonArray{"/bin/true"}}}).status(),
+                 QStringLiteral("completed"));
+        const Outcome sync = exec(m_agent.client(), m_noNpu.id, body);
+        QCOMPARE(sync.httpStatus, 400);
+        QCOMPARE(sync.errorCode(), code);
+        QJsonObject managed = body;
+        managed.insert(QStringLiteral("workspace"), m_noNpu.id);
+        const ApiResponse submitted = m_agent.client().call("POST", "/v1/executions", managed);
+        QCOMPARE(submitted.status, 400);
+        QCOMPARE(submitted.errorCode(), code);
+    }
+
 };
 
 QTEST_GUILESS_MAIN(TestLightAgent)

@@ -130,6 +130,38 @@ private Q_SLOTS:
             QVERIFY(!r.hasFeature(QStringLiteral("npuDevices")));
         }
     }
+    void testFeatureFormCheckRefusesAMalformedSection() {
+        // A feature's form check runs on its section as sent, so a malformed one is refused
+        // at parse time, before any tier or feature could answer something else.
+        ExecLimits limits;
+        limits.featureFields = {QStringLiteral("npuDevices")};
+        QList<QJsonValue> checked;
+        limits.featureChecks.insert(
+            QStringLiteral("npuDevices"), [&checked](const QJsonValue& value) {
+                checked << value;
+                return value.isArray() ? std::nullopt
+                                       : std::optional<ApiError>(ApiError{
+                                             400, QStringLiteral("invalid_npu_devices"),
+                                             QStringLiteral("npuDevices must be an array")});
+            });
+        ExecRequest r;
+        // Positive control: a well-formed section passes and is kept as sent.
+        QVERIFY(!ExecRequest::parse({{"argv", QJsonArray{"x"}}, {"npuDevices", QJsonArray{0}}},
+                                    limits, &r));
+        QCOMPARE(r.features.value("npuDevices").toArray(), QJsonArray{0});
+        const auto err = ExecRequest::parse(
+            {{"argv", QJsonArray{"x"}}, {"npuDevices", QStringLiteral("x")}}, limits, &r);
+        QVERIFY(err);
+        QCOMPARE(err->httpStatus, 400);
+        QCOMPARE(err->code, QStringLiteral("invalid_npu_devices"));
+        // Null is handed to the check too (it decides what null means); an absent field is not.
+        checked.clear();
+        QVERIFY(ExecRequest::parse({{"argv", QJsonArray{"x"}}, {"npuDevices", QJsonValue()}},
+                                   limits, &r));
+        QCOMPARE(checked.size(), 1);
+        QVERIFY(!ExecRequest::parse({{"argv", QJsonArray{"x"}}}, limits, &r));
+        QCOMPARE(checked.size(), 1);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestExecRequest)

@@ -77,6 +77,42 @@ private Q_SLOTS:
         QVERIFY(!error.message.isEmpty());
     }
 
+    void testFormIsCheckedWithoutAnyInventory_data() {
+        QTest::addColumn<QByteArray>("value");
+        QTest::addColumn<bool>("wellFormed");
+        // Ids no host has are still well-formed: what exists is the inventory's question.
+        QTest::newRow("absent-chips") << QByteArray("[99, 1023, 99]") << true;
+        QTest::newRow("null") << QByteArray("null") << true;
+        QTest::newRow("empty") << QByteArray("[]") << true;
+        QTest::newRow("1024-entries")
+            << QByteArray("[" + QByteArray("0,").repeated(1023) + "0]") << true;
+        QTest::newRow("string") << QByteArray("\"x\"") << false;
+        QTest::newRow("object") << QByteArray("{}") << false;
+        QTest::newRow("1025-entries")
+            << QByteArray("[" + QByteArray("0,").repeated(1024) + "0]") << false;
+        QTest::newRow("id-past-1023") << QByteArray("[1024]") << false;
+        QTest::newRow("numeric-string") << QByteArray("[\"3\"]") << false;
+        QTest::newRow("fraction") << QByteArray("[0, 1.5]") << false;
+    }
+    void testFormIsCheckedWithoutAnyInventory() {
+        QFETCH(QByteArray, value);
+        QFETCH(bool, wellFormed);
+        ApiError error;
+        NpuPassthrough::parseIds(json(value.constData()), &error);
+        if (wellFormed) {
+            QVERIFY2(error.code.isEmpty(), qPrintable(error.message));
+            return;
+        }
+        QCOMPARE(error.httpStatus, 400);
+        QCOMPARE(error.code, QStringLiteral("invalid_npu_devices"));
+        // The selection refuses the same form with the same error, whatever the inventory.
+        ApiError selection;
+        QVERIFY(NpuPassthrough::parseSelection(json(value.constData()), inventoryOf(8), &selection)
+                    .isEmpty());
+        QCOMPARE(selection.code, error.code);
+        QCOMPARE(selection.message, error.message);
+    }
+
     void testUnsupportedChipIsRefusedNamingIt() {
         ApiError error;
         QVERIFY(NpuPassthrough::parseSelection(json("[6]"), inventoryOf(8, 6), &error).isEmpty());
