@@ -79,7 +79,7 @@ void NpuRoutes::registerRoutes(Router& router) {
                    if (!findVisible(ex, who, p.value(QStringLiteral("id")), &r))
                        return;
                    npu::BrokerJobRunner* broker = m_context->npu->broker();
-                   ApiError error;
+                   Error error;
                    if (!broker->cancel(r.executionId, &error))
                        return ex->replyError(error);
                    if (auto err = broker->record(r.executionId, &r))
@@ -161,7 +161,7 @@ void NpuRoutes::submitJob(http::HttpExchange* ex, const Principal& who) {
         request.workspaceDir = ws->directory;
         request.workspaceUid = ws->uid.value_or(0);
         npu::BrokerJobRunner* broker = m_context->npu->broker();
-        ApiError error;
+        Error error;
         npu::BrokerJob* job = broker->submit(request, &error);
         if (!job)
             return exchange->replyError(error);
@@ -176,7 +176,7 @@ void NpuRoutes::submitJob(http::HttpExchange* ex, const Principal& who) {
     QPointer<http::HttpExchange> guard(ex);
     m_context->npu->resolveSelection(
         devices, ex,
-        [guard, submit, request](std::optional<ApiError> err, const QList<int>& chips) mutable {
+        [guard, submit, request](std::optional<Error> err, const QList<int>& chips) mutable {
             if (!guard)
                 return;
             if (err)

@@ -21,7 +21,7 @@ void resolveNpuDevices(AgentContext* context, http::HttpExchange* exchange,
     const QJsonValue requested = request.features.value(npu::NpuStage::kField);
     npu->resolveSelection(requested, exchange,
                           [npu, guard, request = std::move(request), next = std::move(next)](
-                              std::optional<ApiError> err, const QList<int>& chips) mutable {
+                              std::optional<Error> err, const QList<int>& chips) mutable {
                               if (!guard)
                                   return;
                               if (err)

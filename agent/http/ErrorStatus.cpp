@@ -48,4 +48,10 @@ std::optional<Error> toError(const std::optional<ApiError>& wire) {
     return toError(*wire);
 }
 
+std::optional<ApiError> toApiError(const std::optional<Error>& error) {
+    if (!error)
+        return std::nullopt;
+    return toApiError(*error);
+}
+
 } // namespace runbox::http

@@ -16,6 +16,9 @@ int httpStatus(ErrorKind kind);
 
 /// @p error as the wire error: its kind's status, the same code and message.
 ApiError toApiError(const Error& error);
+/// The same for an optional error (empty stays empty): for interfaces that still take
+/// `std::optional<ApiError>` from converted code (execution::LaunchStage::prepare).
+std::optional<ApiError> toApiError(const std::optional<Error>& error);
 
 /// The domain error of a wire error built by a folder not converted to runbox::Error yet
 /// (docs/contracts.md "Errors"), where a converted folder receives it: the kind whose status is

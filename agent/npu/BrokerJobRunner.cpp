@@ -18,8 +18,8 @@ namespace {
 
 constexpr int kHostQueue = -1;
 
-ApiError badInput(const QString& message) {
-    return ApiError{400, QStringLiteral("invalid_input"), message};
+Error badInput(const QString& message) {
+    return Error{ErrorKind::InvalidArgument, QStringLiteral("invalid_input"), message};
 }
 
 } // namespace
@@ -46,29 +46,29 @@ BrokerJobRunner::~BrokerJobRunner() {
     m_pool.waitForDone(); // its results are posted to this object: dropped once it is gone
 }
 
-BrokerJob* BrokerJobRunner::submit(const BrokerJobRequest& request, ApiError* error) {
+BrokerJob* BrokerJobRunner::submit(const BrokerJobRequest& request, Error* error) {
     if (!m_options.store) {
-        *error = ApiError{503, QStringLiteral("broker_store_unavailable"),
-                          QStringLiteral("the broker has no execution store to record jobs in")};
+        *error = Error{ErrorKind::Unavailable, QStringLiteral("broker_store_unavailable"),
+                       QStringLiteral("the broker has no execution store to record jobs in")};
         return nullptr;
     }
     const Workload* workload = m_catalog.find(request.workloadId);
     if (!workload) {
-        *error = ApiError{400, QStringLiteral("unknown_workload"),
-                          QStringLiteral("no workload \"%1\" in the operator's catalog")
-                              .arg(request.workloadId.left(128))};
+        *error = Error{ErrorKind::InvalidArgument, QStringLiteral("unknown_workload"),
+                       QStringLiteral("no workload \"%1\" in the operator's catalog")
+                           .arg(request.workloadId.left(128))};
         return nullptr;
     }
     const QString workspace = QFileInfo(request.workspaceDir).canonicalFilePath();
     if (workspace.isEmpty() || !QFileInfo(workspace).isDir()) {
-        *error = ApiError{400, QStringLiteral("invalid_workspace"),
-                          QStringLiteral("the workspace directory does not exist")};
+        *error = Error{ErrorKind::InvalidArgument, QStringLiteral("invalid_workspace"),
+                       QStringLiteral("the workspace directory does not exist")};
         return nullptr;
     }
     auto root = workspace::WorkspaceFs::open(workspace);
     if (!root) {
-        *error = ApiError{400, QStringLiteral("invalid_workspace"),
-                          QStringLiteral("the workspace directory cannot be opened")};
+        *error = Error{ErrorKind::InvalidArgument, QStringLiteral("invalid_workspace"),
+                       QStringLiteral("the workspace directory cannot be opened")};
         return nullptr;
     }
     QMap<QString, QString> resolved;
@@ -108,8 +108,8 @@ BrokerJob* BrokerJobRunner::submit(const BrokerJobRequest& request, ApiError* er
 
     static const QRegularExpression idPattern(QStringLiteral("^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$"));
     if (!request.jobId.isEmpty() && !idPattern.match(request.jobId).hasMatch()) {
-        *error = ApiError{400, QStringLiteral("invalid_job_id"),
-                          QStringLiteral("a job id is 1-128 of [A-Za-z0-9._-]")};
+        *error = Error{ErrorKind::InvalidArgument, QStringLiteral("invalid_job_id"),
+                       QStringLiteral("a job id is 1-128 of [A-Za-z0-9._-]")};
         return nullptr;
     }
     QList<int> chips = request.npuDevices.value_or(workload->npuDevices);
@@ -118,9 +118,9 @@ BrokerJob* BrokerJobRunner::submit(const BrokerJobRequest& request, ApiError* er
     std::optional<sandbox::SandboxUser> user;
     if (sandbox::agentIsPrivileged()) {
         if (request.workspaceUid == 0) {
-            *error = ApiError{503, QStringLiteral("sandbox_user_unavailable"),
-                              QStringLiteral("a privileged agent runs broker jobs as the "
-                                             "workspace's own uid, and this workspace has none")};
+            *error = Error{ErrorKind::Unavailable, QStringLiteral("sandbox_user_unavailable"),
+                           QStringLiteral("a privileged agent runs broker jobs as the "
+                                          "workspace's own uid, and this workspace has none")};
             return nullptr;
         }
         user = sandbox::SandboxUser{};
@@ -265,11 +265,10 @@ QList<BrokerJob*> BrokerJobRunner::jobs() const {
     return list;
 }
 
-std::optional<ApiError> BrokerJobRunner::record(const QString& id,
-                                                store::ExecutionRecord* out) const {
+std::optional<Error> BrokerJobRunner::record(const QString& id, store::ExecutionRecord* out) const {
     if (!m_options.store)
-        return ApiError{404, QStringLiteral("job_not_found"),
-                        QStringLiteral("no NPU job %1").arg(id.left(128))};
+        return Error{ErrorKind::NotFound, QStringLiteral("job_not_found"),
+                     QStringLiteral("no NPU job %1").arg(id.left(128))};
     if (auto err = m_options.store->get(id, out))
         return err;
     if (const BrokerJob* job = m_jobs.value(id); job && !store::isTerminal(out->state))
@@ -277,7 +276,7 @@ std::optional<ApiError> BrokerJobRunner::record(const QString& id,
     return std::nullopt;
 }
 
-bool BrokerJobRunner::cancel(const QString& id, ApiError* error) {
+bool BrokerJobRunner::cancel(const QString& id, Error* error) {
     if (BrokerJob* job = m_jobs.value(id)) {
         job->cancel();
         return true;

@@ -1,10 +1,10 @@
 #pragma once
 
+#include "agent/Error.h"
 #include "agent/npu/BrokerJob.h"
 #include "agent/npu/BrokerJobStore.h"
 #include "agent/npu/ChipReservations.h"
 #include "agent/npu/WorkloadCatalog.h"
-#include "shared/ApiError.h"
 
 #include <QJsonObject>
 #include <QList>
@@ -32,7 +32,7 @@ struct BrokerOptions {
     /// workspace uid reaches its chips through them. Unset = none.
     std::function<QList<gid_t>(const QList<int>& chips)> deviceGroupsOf;
     /// Where jobs are recorded (not owned; see BrokerJobRunner::setStore). Unset: submit()
-    /// refuses every job (503 `broker_store_unavailable`).
+    /// refuses every job (Unavailable `broker_store_unavailable`).
     BrokerJobStore* store = nullptr;
 };
 
@@ -78,26 +78,27 @@ public:
     void setStore(BrokerJobStore* store) { m_options.store = store; }
     BrokerJobStore* store() const { return m_options.store; }
 
-    /// Validates and enqueues a job; it starts when its chips are free. Errors:
-    /// 400 `unknown_workload`; 400 `invalid_input` (missing, unexpected, non-string, or a path
-    /// that BrokerInput::open refuses: absolute, `..`, through a symlink, missing, or neither a
-    /// regular file nor a directory); each input is pinned now and reaches the job as
-    /// `/proc/self/fd/N`;
-    /// 400 `invalid_workspace`; 409 `duplicate_job` (any execution ever had the id);
-    /// 404 `workspace_not_found` (no record of the workspace); 500 `workload_misconfigured`;
-    /// 503 `broker_store_unavailable`, `sandbox_user_unavailable`.
-    BrokerJob* submit(const BrokerJobRequest& request, ApiError* error);
+    /// Validates and enqueues a job; it starts when its chips are free. Errors (runbox::Error,
+    /// by kind): InvalidArgument `unknown_workload`; InvalidArgument `invalid_input` (missing,
+    /// unexpected, non-string, or a path that BrokerInput::open refuses: absolute, `..`,
+    /// through a symlink, missing, or neither a regular file nor a directory); each input is
+    /// pinned now and reaches the job as `/proc/self/fd/N`; InvalidArgument
+    /// `invalid_workspace`, `invalid_job_id`; Conflict `duplicate_job` (any execution ever had
+    /// the id); NotFound `workspace_not_found` (no record of the workspace); Internal
+    /// `workload_misconfigured`; Unavailable `broker_store_unavailable`,
+    /// `sandbox_user_unavailable`.
+    BrokerJob* submit(const BrokerJobRequest& request, Error* error);
 
     /// The live job (queued, running, or one of the last final ones), or null.
     BrokerJob* job(const QString& id) const;
     /// Every job still held in memory, oldest first.
     QList<BrokerJob*> jobs() const;
     /// The job's record (BrokerJobStore::get), with the live job's dropped-byte count while it
-    /// runs. 404 `job_not_found`.
-    std::optional<ApiError> record(const QString& id, store::ExecutionRecord* out) const;
-    /// Cancels a job; 404 `job_not_found` when there is no such job. Final jobs (also those
-    /// of an earlier agent, which are `lost` or final) stay as they are.
-    bool cancel(const QString& id, ApiError* error);
+    /// runs. NotFound `job_not_found`.
+    std::optional<Error> record(const QString& id, store::ExecutionRecord* out) const;
+    /// Cancels a job; NotFound `job_not_found` when there is no such job. Final jobs (also
+    /// those of an earlier agent, which are `lost` or final) stay as they are.
+    bool cancel(const QString& id, Error* error);
     /// Kills every running job's group and cancels the queued ones (agent shutdown).
     void shutdown();
 

@@ -1,5 +1,6 @@
 #include "agent/npu/BrokerJobStore.h"
 
+#include "agent/http/ErrorStatus.h"
 #include "agent/store/LogStore.h"
 
 #include <QDateTime>
@@ -27,9 +28,9 @@ QJsonValue iso(const std::optional<qint64>& ms) {
     return ms ? QJsonValue(store::isoTimestamp(*ms)) : QJsonValue();
 }
 
-ApiError jobNotFound(const QString& id) {
-    return ApiError{404, QStringLiteral("job_not_found"),
-                    QStringLiteral("no NPU job %1").arg(id.left(128))};
+Error jobNotFound(const QString& id) {
+    return Error{ErrorKind::NotFound, QStringLiteral("job_not_found"),
+                 QStringLiteral("no NPU job %1").arg(id.left(128))};
 }
 
 /// Field 22 of /proc/<pid>/stat (start time, clock ticks after boot; proc(5)), or empty.
@@ -54,7 +55,7 @@ QString bootId() {
 BrokerJobStore::BrokerJobStore(const store::Database& database, store::LogStore* logs)
     : m_records(database), m_outputs(database), m_logs(logs) {}
 
-std::optional<ApiError> BrokerJobStore::create(const NewJob& job, QString* id) {
+std::optional<Error> BrokerJobStore::create(const NewJob& job, QString* id) {
     store::NewExecution row;
     row.executionId = job.jobId;
     row.workspaceId = job.workspaceId;
@@ -66,19 +67,19 @@ std::optional<ApiError> BrokerJobStore::create(const NewJob& job, QString* id) {
     row.provenance = {{"workloadId", job.workloadId}, {"inputs", job.inputs}};
     store::ExecutionRepository::InsertResult inserted;
     if (auto err = m_records.insert(row, &inserted))
-        return err;
+        return http::toError(err);
     if (inserted.duplicate)
-        return ApiError{409, QStringLiteral("duplicate_job"),
-                        QStringLiteral("job %1 already exists (job and execution ids are kept "
-                                       "forever)")
-                            .arg(job.jobId)};
+        return Error{ErrorKind::Conflict, QStringLiteral("duplicate_job"),
+                     QStringLiteral("job %1 already exists (job and execution ids are kept "
+                                    "forever)")
+                         .arg(job.jobId)};
     *id = inserted.record.executionId;
     if (auto err = m_logs->create(*id, 0)) {
         store::ExecutionOutcome outcome;
         outcome.state = store::ExecutionState::SetupFailed;
         outcome.statusReason = QStringLiteral("the job's log cannot be created: ") + err->message;
         m_records.finish(*id, outcome);
-        return err;
+        return http::toError(err);
     }
     return std::nullopt;
 }
@@ -135,12 +136,12 @@ void BrokerJobStore::append(const QString& jobId, BrokerJob::Stream stream,
                      qPrintable(error.message));
 }
 
-std::optional<ApiError> BrokerJobStore::finish(const BrokerJob& job, const BrokerJobFiles& files) {
+std::optional<Error> BrokerJobStore::finish(const BrokerJob& job, const BrokerJobFiles& files) {
     const QString id = job.id();
     const store::ExecutionState state = stateOf(job.state());
     store::ExecutionRecord record;
     if (auto err = m_records.get(id, &record))
-        return err;
+        return http::toError(err);
     // A job that ran but whose start was not recorded (cannot happen in order; kept legal).
     if (record.state == store::ExecutionState::Queued && job.startedAt().isValid() &&
         !store::isLegalTransition(store::ExecutionState::Queued, state))
@@ -161,15 +162,16 @@ std::optional<ApiError> BrokerJobStore::finish(const BrokerJob& job, const Broke
     outcome.logBytes.stdoutBytes = job.streamSize(BrokerJob::Stream::Stdout);
     outcome.logBytes.stderrBytes = job.streamSize(BrokerJob::Stream::Stderr);
     outcome.logBytes.droppedBytes = job.droppedBytes();
-    return m_records.finish(id, outcome);
+    return http::toError(m_records.finish(id, outcome));
 }
 
-std::optional<ApiError> BrokerJobStore::get(const QString& jobId,
-                                            store::ExecutionRecord* out) const {
+std::optional<Error> BrokerJobStore::get(const QString& jobId, store::ExecutionRecord* out) const {
     if (!store::isValidExecutionId(jobId))
         return jobNotFound(jobId);
-    if (auto err = m_records.get(jobId, out))
-        return err->httpStatus == 404 ? jobNotFound(jobId) : err;
+    if (auto err = m_records.get(jobId, out)) {
+        const Error error = http::toError(*err);
+        return error.kind == ErrorKind::NotFound ? jobNotFound(jobId) : error;
+    }
     if (out->kind != store::ExecutionKind::Broker)
         return jobNotFound(jobId);
     store::LogInfo info;
@@ -180,15 +182,15 @@ std::optional<ApiError> BrokerJobStore::get(const QString& jobId,
     return std::nullopt;
 }
 
-std::optional<ApiError> BrokerJobStore::list(const QString& workspaceId, int limit,
-                                             QList<store::ExecutionRecord>* out) const {
+std::optional<Error> BrokerJobStore::list(const QString& workspaceId, int limit,
+                                          QList<store::ExecutionRecord>* out) const {
     store::ExecutionFilter filter;
     filter.workspaceId = workspaceId;
     filter.kinds = {store::ExecutionKind::Broker};
     filter.limit = std::clamp(limit, 1, kMaxListed);
     store::ExecutionPage page;
     if (auto err = m_records.list(filter, &page))
-        return err;
+        return http::toError(err);
     out->clear();
     for (auto it = page.items.crbegin(); it != page.items.crend(); ++it) {
         store::ExecutionRecord record = *it;
@@ -202,9 +204,9 @@ std::optional<ApiError> BrokerJobStore::list(const QString& workspaceId, int lim
     return std::nullopt;
 }
 
-std::optional<ApiError> BrokerJobStore::outputs(const QString& jobId,
-                                                QList<store::ExecutionOutput>* out) const {
-    return m_outputs.list(jobId, out);
+std::optional<Error> BrokerJobStore::outputs(const QString& jobId,
+                                             QList<store::ExecutionOutput>* out) const {
+    return http::toError(m_outputs.list(jobId, out));
 }
 
 QJsonObject BrokerJobStore::jobJson(const store::ExecutionRecord& r) {

@@ -1,10 +1,10 @@
 #pragma once
 
+#include "agent/Error.h"
 #include "agent/npu/BrokerJob.h"
 #include "agent/store/ExecutionOutputRepository.h"
 #include "agent/store/ExecutionRecord.h"
 #include "agent/store/ExecutionRepository.h"
-#include "shared/ApiError.h"
 
 #include <QJsonObject>
 #include <QList>
@@ -38,6 +38,7 @@ struct BrokerJobFiles {
 /// Record: `permissionEpoch` = `{"npuDevices":[host logic ids]}`; `provenance` =
 /// `{"workloadId","inputs":{NAME: workspace-relative path}}` (never the operator's argv, which
 /// `GET /v1/npu/workloads` does not show either). Event-loop thread only (it appends to logs).
+/// The store's errors (ApiError) are handed on as domain errors (http::toError).
 class BrokerJobStore final {
 public:
     /// @p database and @p logs outlive this object.
@@ -52,9 +53,9 @@ public:
         QJsonObject inputs; ///< NAME → workspace-relative path, as requested
     };
     /// Records a queued job and creates its log (unbounded: BrokerJob bounds its output).
-    /// @p id receives its id. 409 `duplicate_job` when any execution ever had the id (ids are
-    /// kept forever), 404 `workspace_not_found`, the store's 500/503.
-    std::optional<ApiError> create(const NewJob& job, QString* id);
+    /// @p id receives its id. Conflict `duplicate_job` when any execution ever had the id (ids
+    /// are kept forever), NotFound `workspace_not_found`, the store's Internal/Unavailable.
+    std::optional<Error> create(const NewJob& job, QString* id);
     /// queued → running (@p job's startedAt); the provenance gains the job's process group
     /// (`"pgid"`, with its leader's start time and the boot id) for endLeftovers().
     void markRunning(const BrokerJob& job);
@@ -67,17 +68,17 @@ public:
     void append(const QString& jobId, BrokerJob::Stream stream, const QByteArray& data);
     /// The job's end: finishes its log durably, records @p files' outputs, then the terminal
     /// state (in that order: a final record implies a complete log and its outputs).
-    std::optional<ApiError> finish(const BrokerJob& job, const BrokerJobFiles& files);
+    std::optional<Error> finish(const BrokerJob& job, const BrokerJobFiles& files);
 
-    /// The record of a broker job; 404 `job_not_found` when there is none (or it is no broker
-    /// job). A job that is not final reads its byte counts from its log.
-    std::optional<ApiError> get(const QString& jobId, store::ExecutionRecord* out) const;
+    /// The record of a broker job; NotFound `job_not_found` when there is none (or it is no
+    /// broker job). A job that is not final reads its byte counts from its log.
+    std::optional<Error> get(const QString& jobId, store::ExecutionRecord* out) const;
     /// The newest @p limit (≤ 1000) broker jobs, of @p workspaceId only when it is not empty,
     /// oldest first.
-    std::optional<ApiError> list(const QString& workspaceId, int limit,
-                                 QList<store::ExecutionRecord>* out) const;
+    std::optional<Error> list(const QString& workspaceId, int limit,
+                              QList<store::ExecutionRecord>* out) const;
     /// The outputs recorded for @p jobId, sorted by path.
-    std::optional<ApiError> outputs(const QString& jobId, QList<store::ExecutionOutput>* out) const;
+    std::optional<Error> outputs(const QString& jobId, QList<store::ExecutionOutput>* out) const;
 
     /// The `/v1/npu/jobs` shape of a record: `{id, workloadId, workspace, state, chips,
     /// exitCode, signal, message, createdAt, startedAt, finishedAt, durationMs, stdoutBytes,

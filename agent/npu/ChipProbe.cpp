@@ -80,10 +80,10 @@ QStringList ChipProbe::arguments(int logicId, QString* error) const {
         *error = QStringLiteral("npu-smi was not found (set the npu-smi path)");
         return {};
     }
-    ApiError apiError;
-    const NpuLaunchPlan plan = m_passthrough.build({logicId}, &apiError);
+    Error buildError;
+    const NpuLaunchPlan plan = m_passthrough.build({logicId}, &buildError);
     if (plan.isEmpty()) {
-        *error = apiError.message;
+        *error = buildError.message;
         return {};
     }
     QStringList args = m_options.baseArgs;
@@ -119,7 +119,7 @@ QList<ChipProbeResult> ChipProbe::probeMany(const QList<int>& logicIds) const {
         run.process->setStandardInputFile(QProcess::nullDevice());
         if (m_options.user) {
             sandbox::SandboxUser user = *m_options.user;
-            ApiError ignored;
+            Error ignored;
             user.groups << m_passthrough.build({run.logicId}, &ignored).deviceGroups;
             auto prepared = std::make_shared<sandbox::SandboxUser::Prepared>();
             if (!user.prepare(prepared.get())) {

@@ -47,8 +47,8 @@ ChipReservations::Result ChipReservations::acquire(const QString& holder, const 
                                    [&](const Request& r) { return r.holder == holder; });
     if (known)
         return {Outcome::Refused,
-                ApiError{409, QStringLiteral("duplicate_reservation"),
-                         QStringLiteral("%1 already holds or awaits chips").arg(holder)}};
+                Error{ErrorKind::Conflict, QStringLiteral("duplicate_reservation"),
+                      QStringLiteral("%1 already holds or awaits chips").arg(holder)}};
     if (wanted.isEmpty())
         return {Outcome::Granted, {}};
     QSet<int> blocked;
@@ -70,8 +70,8 @@ ChipReservations::Result ChipReservations::acquire(const QString& holder, const 
     if (policy == ChipBusyPolicy::Refuse)
         return {
             Outcome::Refused,
-            ApiError{409, QStringLiteral("chip_busy"),
-                     QStringLiteral("%1 is in use by another execution").arg(chipName(*busyChip))}};
+            Error{ErrorKind::Conflict, QStringLiteral("chip_busy"),
+                  QStringLiteral("%1 is in use by another execution").arg(chipName(*busyChip))}};
     m_queue.append({holder, wanted});
     return {Outcome::Queued, {}};
 }

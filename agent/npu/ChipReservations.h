@@ -1,7 +1,7 @@
 #pragma once
 
+#include "agent/Error.h"
 #include "agent/npu/NpuConfig.h"
-#include "shared/ApiError.h"
 
 #include <QList>
 #include <QMap>
@@ -28,7 +28,7 @@ public:
     enum class Outcome { Granted, Queued, Refused };
     struct Result {
         Outcome outcome = Outcome::Refused;
-        ApiError error; ///< when Refused: 409 `chip_busy` or `duplicate_reservation`
+        Error error; ///< when Refused: Conflict `chip_busy` or `duplicate_reservation`
     };
 
     explicit ChipReservations(ChipBusyPolicy policy = ChipBusyPolicy::Queue,

@@ -17,8 +17,8 @@ constexpr int kMaxLogicId = 1023;
 constexpr int kMaxEntries = 1024;
 const char* const kManagementNodes[] = {"davinci_manager", "devmm_svm", "hisi_hdc"};
 
-ApiError invalid(const QString& message) {
-    return ApiError{400, QStringLiteral("invalid_npu_devices"), message};
+Error invalid(const QString& message) {
+    return Error{ErrorKind::InvalidArgument, QStringLiteral("invalid_npu_devices"), message};
 }
 
 QString describe(const QJsonValue& value) {
@@ -94,8 +94,8 @@ QStringList NpuLaunchPlan::setenvArgs(const QMap<QString, QString>& base) const 
 
 NpuPassthrough::NpuPassthrough(NpuConfig config) : m_config(std::move(config)) {}
 
-QList<int> NpuPassthrough::parseIds(const QJsonValue& requested, ApiError* error) {
-    ApiError ignored;
+QList<int> NpuPassthrough::parseIds(const QJsonValue& requested, Error* error) {
+    Error ignored;
     if (!error)
         error = &ignored;
     if (requested.isUndefined() || requested.isNull())
@@ -133,11 +133,11 @@ QList<int> NpuPassthrough::parseIds(const QJsonValue& requested, ApiError* error
 }
 
 QList<int> NpuPassthrough::parseSelection(const QJsonValue& requested, const NpuSnapshot& inventory,
-                                          ApiError* error) {
-    ApiError ignored;
+                                          Error* error) {
+    Error ignored;
     if (!error)
         error = &ignored;
-    ApiError formError;
+    Error formError;
     const QList<int> ids = parseIds(requested, &formError);
     if (!formError.code.isEmpty()) {
         *error = formError;
@@ -178,8 +178,8 @@ void addDeviceGroup(const QString& node, QList<gid_t>* groups) {
 }
 } // namespace
 
-NpuLaunchPlan NpuPassthrough::build(const QList<int>& logicIds, ApiError* error) const {
-    ApiError ignored;
+NpuLaunchPlan NpuPassthrough::build(const QList<int>& logicIds, Error* error) const {
+    Error ignored;
     if (!error)
         error = &ignored;
     NpuLaunchPlan plan;
@@ -191,8 +191,8 @@ NpuLaunchPlan NpuPassthrough::build(const QList<int>& logicIds, ApiError* error)
     for (int i = 0; i < ids.size(); ++i) {
         const QString node = root + QStringLiteral("/davinci%1").arg(ids[i]);
         if (ids[i] < 0 || ids[i] > kMaxLogicId || !isCharDevice(node)) {
-            *error = ApiError{503, QStringLiteral("npu_device_missing"),
-                              QStringLiteral("NPU %1 has no device node %2").arg(ids[i]).arg(node)};
+            *error = Error{ErrorKind::Unavailable, QStringLiteral("npu_device_missing"),
+                           QStringLiteral("NPU %1 has no device node %2").arg(ids[i]).arg(node)};
             return {};
         }
         plan.bwrapArgs << QStringLiteral("--dev-bind") << node

@@ -2,9 +2,9 @@
 
 #include <sys/types.h>
 
+#include "agent/Error.h"
 #include "agent/npu/NpuChip.h"
 #include "agent/npu/NpuConfig.h"
-#include "shared/ApiError.h"
 
 #include <QJsonValue>
 #include <QList>
@@ -47,21 +47,21 @@ public:
     /// The form of the request field `npuDevices`, whatever the host has: an array of integers
     /// (JSON numbers with no fraction, 0..1023, at most 1024 entries); duplicates are
     /// collapsed. Anything else (a string, an object, strings "0" / "../sda" / "0;", booleans,
-    /// fractions, negative ids, a longer array) gives ApiError 400 `invalid_npu_devices`. A
+    /// fractions, negative ids, a longer array) gives InvalidArgument `invalid_npu_devices`. A
     /// null/absent value is an empty selection. Returns the ascending unique ids, or an error
     /// in @p error.
-    static QList<int> parseIds(const QJsonValue& requested, ApiError* error);
+    static QList<int> parseIds(const QJsonValue& requested, Error* error);
     /// Validates the request field `npuDevices`: parseIds(), then each id names a chip of
     /// @p inventory that is supported; unknown ids (99) and unsupported chips (named) give
-    /// ApiError 400 `invalid_npu_devices` too. Returns the ascending unique ids, or an error in
+    /// InvalidArgument `invalid_npu_devices` too. Returns the ascending unique ids, or an error in
     /// @p error.
     static QList<int> parseSelection(const QJsonValue& requested, const NpuSnapshot& inventory,
-                                     ApiError* error);
+                                     Error* error);
 
     /// Builds the plan for @p logicIds (any order, duplicates allowed). An empty selection
     /// returns an empty plan: no argument, no variable. A chip whose node `<deviceRoot>/davinciN`
-    /// is missing or is not a character device gives ApiError 503 `npu_device_missing`.
-    NpuLaunchPlan build(const QList<int>& logicIds, ApiError* error) const;
+    /// is missing or is not a character device gives Unavailable `npu_device_missing`.
+    NpuLaunchPlan build(const QList<int>& logicIds, Error* error) const;
 
     const NpuConfig& config() const { return m_config; }
 

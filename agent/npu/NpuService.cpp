@@ -30,7 +30,7 @@ NpuService::NpuService(NpuConfig config, ChipProbeOptions probeOptions, QObject*
                             .arg(m_config.workloadCatalogPath, error);
     BrokerOptions options;
     options.deviceGroupsOf = [config = m_config](const QList<int>& chips) {
-        ApiError ignored; // a chip set that does not resolve reaches no device node
+        Error ignored; // a chip set that does not resolve reaches no device node
         return NpuPassthrough(config).build(chips, &ignored).deviceGroups;
     };
     m_broker = new BrokerJobRunner(m_brokerError.isEmpty() ? catalog : WorkloadCatalog(),
@@ -142,7 +142,7 @@ void NpuService::reprobe(const QList<int>& logicIds, QObject* receiver, ProbeDon
 void NpuService::resolveSelection(const QJsonValue& requested, QObject* receiver,
                                   SelectionDone done) {
     withInventory(receiver, [requested, done](const NpuSnapshot& snapshot) {
-        ApiError error;
+        Error error;
         const QList<int> ids = NpuPassthrough::parseSelection(requested, snapshot, &error);
         if (!error.code.isEmpty())
             return done(error, {});
@@ -150,14 +150,14 @@ void NpuService::resolveSelection(const QJsonValue& requested, QObject* receiver
     });
 }
 
-std::optional<ApiError> NpuService::checkBusy(const QList<int>& chips) const {
+std::optional<Error> NpuService::checkBusy(const QList<int>& chips) const {
     if (m_reservations->policy() != ChipBusyPolicy::Refuse)
         return std::nullopt;
     const QMap<int, QString> held = m_reservations->holders();
     for (int chip : chips)
         if (held.contains(chip))
-            return ApiError{409, QStringLiteral("chip_busy"),
-                            QStringLiteral("NPU %1 is in use by another execution").arg(chip)};
+            return Error{ErrorKind::Conflict, QStringLiteral("chip_busy"),
+                         QStringLiteral("NPU %1 is in use by another execution").arg(chip)};
     return std::nullopt;
 }
 

@@ -1,12 +1,12 @@
 #pragma once
 
+#include "agent/Error.h"
 #include "agent/npu/BrokerJobRunner.h"
 #include "agent/npu/ChipProbe.h"
 #include "agent/npu/ChipReservations.h"
 #include "agent/npu/NpuChip.h"
 #include "agent/npu/NpuConfig.h"
 #include "agent/npu/NpuInventory.h"
-#include "shared/ApiError.h"
 
 #include <QJsonObject>
 #include <QJsonValue>
@@ -40,7 +40,7 @@ public:
     using SnapshotDone = std::function<void(const NpuSnapshot&)>;
     using ProbeDone = std::function<void(const QList<ChipProbeResult>&)>;
     /// Either the validated selection (ascending unique logic ids) or the error.
-    using SelectionDone = std::function<void(std::optional<ApiError>, const QList<int>&)>;
+    using SelectionDone = std::function<void(std::optional<Error>, const QList<int>&)>;
 
     NpuService(NpuConfig config, ChipProbeOptions probeOptions, QObject* parent = nullptr);
     ~NpuService() override;
@@ -75,12 +75,12 @@ public:
     void withInventory(QObject* receiver, SnapshotDone done);
     /// Probes exactly @p logicIds on the pool (NpuInventory::reprobe).
     void reprobe(const QList<int>& logicIds, QObject* receiver, ProbeDone done);
-    /// Validates a request's `npuDevices` (NpuPassthrough::parseSelection: 400
+    /// Validates a request's `npuDevices` (NpuPassthrough::parseSelection: InvalidArgument
     /// `invalid_npu_devices`) against withInventory()'s snapshot.
     void resolveSelection(const QJsonValue& requested, QObject* receiver, SelectionDone done);
-    /// Under the refusal policy: 409 `chip_busy` naming the first of @p chips that is held now.
-    /// Under the queue policy, or when none is held: nothing.
-    std::optional<ApiError> checkBusy(const QList<int>& chips) const;
+    /// Under the refusal policy: Conflict `chip_busy` naming the first of @p chips that is held
+    /// now. Under the queue policy, or when none is held: nothing.
+    std::optional<Error> checkBusy(const QList<int>& chips) const;
 
     /// The `npu` object of `/v1/health`: `{"source": "dcmi"|"npu-smi"|"none"|null (before the
     /// first read), "reason", "capturedAt", "chips": N, "usable": N (probe passed), "held": N,

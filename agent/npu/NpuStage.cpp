@@ -1,5 +1,6 @@
 #include "agent/npu/NpuStage.h"
 
+#include "agent/http/ErrorStatus.h"
 #include "agent/npu/NpuPassthrough.h"
 #include "agent/npu/NpuService.h"
 #include "agent/sandbox/BwrapCommand.h"
@@ -33,11 +34,11 @@ void NpuStage::recordInto(const execution::ExecRequest& request,
 }
 
 std::optional<ApiError> NpuStage::checkField(const QJsonValue& requested) {
-    ApiError error;
+    Error error;
     NpuPassthrough::parseIds(requested, &error);
     if (error.code.isEmpty())
         return std::nullopt;
-    return error;
+    return http::toApiError(error);
 }
 
 QList<int> NpuStage::chipsOf(const execution::PermissionEpoch& epoch) {
@@ -70,7 +71,7 @@ void NpuStage::prepare(const execution::LaunchContext& context, execution::Launc
     ChipReservations* reservations = m_service->reservations();
     const ChipReservations::Result result = reservations->acquire(holder, chips);
     if (result.outcome == ChipReservations::Outcome::Refused) {
-        done(result.error);
+        done(http::toApiError(result.error));
         return;
     }
     // Whatever happens next, the chips go back when the plan is released (execution end, a
@@ -129,21 +130,21 @@ void NpuStage::onProbed(const QString& executionId, const QList<ChipProbeResult>
                         : result->reason);
     }
     if (!unusable.isEmpty()) {
-        pending.done(
-            ApiError{503, QStringLiteral("npu_unusable"), unusable.join(QStringLiteral("; "))});
+        pending.done(http::toApiError(Error{ErrorKind::Unavailable, QStringLiteral("npu_unusable"),
+                                            unusable.join(QStringLiteral("; "))}));
         return;
     }
-    pending.done(applyPassthrough(pending.chips, pending.plan));
+    pending.done(http::toApiError(applyPassthrough(pending.chips, pending.plan)));
 }
 
-std::optional<ApiError> NpuStage::applyPassthrough(const QList<int>& chips,
-                                                   execution::LaunchPlan* plan) const {
-    ApiError error;
+std::optional<Error> NpuStage::applyPassthrough(const QList<int>& chips,
+                                                execution::LaunchPlan* plan) const {
+    Error error;
     const NpuLaunchPlan npu = NpuPassthrough(m_service->config()).build(chips, &error);
     if (npu.isEmpty())
         return error.code.isEmpty()
-                   ? ApiError{503, QStringLiteral("npu_device_missing"),
-                              QStringLiteral("no NPU device could be passed through")}
+                   ? Error{ErrorKind::Unavailable, QStringLiteral("npu_device_missing"),
+                           QStringLiteral("no NPU device could be passed through")}
                    : error;
     sandbox::LaunchSpec& spec = plan->spec;
     spec.extraArgs << npu.bwrapArgs;

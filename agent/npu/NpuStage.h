@@ -1,5 +1,6 @@
 #pragma once
 
+#include "agent/Error.h"
 #include "agent/execution/LaunchPlanner.h"
 #include "agent/npu/NpuChip.h"
 
@@ -15,15 +16,18 @@ class NpuService;
 /// an execution whose permission epoch names chips (`npuDevices`, validated at request time):
 /// 1. acquires them in the shared ChipReservations under the operator's policy: queue (the
 ///    execution waits here, its record still `queued`, until every chip is free) or refuse
-///    (409 `chip_busy`; the execution ends `setup_failed`);
+///    (Conflict `chip_busy`; the execution ends `setup_failed`);
 /// 2. probes exactly those chips again, off the event-loop thread; any unusable chip refuses the
-///    launch (503 `npu_unusable`, the reason names the chip) — it never runs on fewer chips;
+///    launch (Unavailable `npu_unusable`, the reason names the chip) — it never runs on fewer
+///    chips;
 /// 3. adds NpuPassthrough's bwrap fragment (after `--dev /dev`) and environment, and selects the
 ///    `Npu` seccomp profile;
 /// 4. registers a release action, so the chips are freed when the execution ends.
 /// An execution with no chips passes through untouched: its launch is byte-for-byte the same.
 ///
-/// Reservation holders are `exec:<executionId>` (broker job ids cannot contain ':').
+/// Reservation holders are `exec:<executionId>` (broker job ids cannot contain ':'). Its errors
+/// are domain errors (runbox::Error), handed to the LaunchStage interface, which still takes
+/// ApiError, through http::toApiError.
 /// Lives on the event-loop thread.
 class NpuStage final : public QObject, public execution::LaunchStage {
     Q_OBJECT
@@ -69,8 +73,8 @@ private:
     void beginProbe(const QString& executionId);
     void onProbed(const QString& executionId, const QList<ChipProbeResult>& results);
     /// Adds the passthrough to @p plan; an error when a device node is missing.
-    std::optional<ApiError> applyPassthrough(const QList<int>& chips,
-                                             execution::LaunchPlan* plan) const;
+    std::optional<Error> applyPassthrough(const QList<int>& chips,
+                                          execution::LaunchPlan* plan) const;
 
     NpuService* m_service;
     QHash<QString, Pending> m_pending; ///< by execution id

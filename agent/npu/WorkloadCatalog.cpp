@@ -74,9 +74,9 @@ bool walk(const QString& text, const std::function<void(const QString&)>& litera
     return true;
 }
 
-ApiError misconfigured(const QString& id, const QString& message) {
-    return ApiError{500, QStringLiteral("workload_misconfigured"),
-                    QStringLiteral("workload %1: %2").arg(id, message)};
+Error misconfigured(const QString& id, const QString& message) {
+    return Error{ErrorKind::Internal, QStringLiteral("workload_misconfigured"),
+                 QStringLiteral("workload %1: %2").arg(id, message)};
 }
 
 } // namespace
@@ -95,7 +95,7 @@ QJsonObject Workload::toJson() const {
 }
 
 QStringList Workload::expand(const QString& workspace, const QMap<QString, QString>& resolvedInputs,
-                             const QProcessEnvironment& env, ApiError* error) const {
+                             const QProcessEnvironment& env, Error* error) const {
     QStringList argv;
     QString failure;
     auto expandOne = [&](const QString& text, QString* out) {

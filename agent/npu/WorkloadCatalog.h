@@ -1,6 +1,6 @@
 #pragma once
 
-#include "shared/ApiError.h"
+#include "agent/Error.h"
 
 #include <QJsonArray>
 #include <QJsonObject>
@@ -34,9 +34,9 @@ struct Workload {
     /// The argv (program first) for one job. @p resolvedInputs maps each input NAME to the
     /// text that replaces it (BrokerInput::procPath()); @p workspace is canonical. Errors:
     /// `${env:X}` unset with no default, or a program that is not absolute after expansion →
-    /// ApiError 500 `workload_misconfigured`.
+    /// Internal `workload_misconfigured`.
     QStringList expand(const QString& workspace, const QMap<QString, QString>& resolvedInputs,
-                       const QProcessEnvironment& env, ApiError* error) const;
+                       const QProcessEnvironment& env, Error* error) const;
 };
 
 /// The operator's workload allowlist for the host broker, loaded from a JSON file:

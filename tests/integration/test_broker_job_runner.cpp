@@ -1,5 +1,6 @@
 // BrokerJobRunner: allow-listed host workloads, no shell, scrubbed env, per-chip-set queues,
 // and cancellation that ends the job's whole process group.
+#include "agent/http/ErrorStatus.h"
 #include "agent/npu/BrokerJobRunner.h"
 #include "support/BrokerStoreFixture.h"
 
@@ -17,7 +18,7 @@
 #include <csignal>
 
 using namespace runbox::npu;
-using runbox::ApiError;
+using runbox::Error;
 using runbox::testsupport::BrokerStoreFixture;
 
 namespace {
@@ -148,7 +149,7 @@ private Q_SLOTS:
 
     void testWhitelistedWorkloadRunsWithArgumentsVerbatimAndNoShell() {
         BrokerJobRunner runner(m_catalog, nullptr, options());
-        ApiError error;
+        Error error;
         BrokerJob* job =
             runner.submit(request("print", {{"cfg", "dir/a b;$(touch pwned).json"}}), &error);
         QVERIFY2(job, qPrintable(error.message));
@@ -171,7 +172,7 @@ private Q_SLOTS:
 
     void testJobIsRecordedAsABrokerExecution() {
         BrokerJobRunner runner(m_catalog, nullptr, options());
-        ApiError error;
+        Error error;
         BrokerJob* job = runner.submit(request("streams"), &error);
         QVERIFY2(job, qPrintable(error.message));
         const runbox::store::ExecutionRecord queued = m_store.record(job->id());
@@ -195,7 +196,7 @@ private Q_SLOTS:
 
     void testJobEnvironmentIsScrubbed() {
         BrokerJobRunner runner(m_catalog, nullptr, options());
-        ApiError error;
+        Error error;
         BrokerJob* job = runner.submit(request("env"), &error);
         QVERIFY(job && waitFinished(job));
         const QString env = QString::fromUtf8(out(job));
@@ -208,7 +209,7 @@ private Q_SLOTS:
 
     void testStdoutAndStderrKeepTheirOwnOffsets() {
         BrokerJobRunner runner(m_catalog, nullptr, options());
-        ApiError error;
+        Error error;
         BrokerJob* job = runner.submit(request("streams"), &error);
         QVERIFY(job && waitFinished(job));
         QCOMPARE(out(job), QByteArray("outmore"));
@@ -234,7 +235,7 @@ private Q_SLOTS:
         BrokerOptions o = options();
         o.maxOutputBytes = 4;
         BrokerJobRunner runner(m_catalog, nullptr, o);
-        ApiError error;
+        Error error;
         BrokerJob* job = runner.submit(request("streams"), &error);
         QVERIFY(job && waitFinished(job));
         QCOMPARE(job->streamSize(BrokerJob::Stream::Stdout) +
@@ -252,9 +253,9 @@ private Q_SLOTS:
 
     void testUnknownWorkloadIsRefused() {
         BrokerJobRunner runner(m_catalog, nullptr, options());
-        ApiError error;
+        Error error;
         QVERIFY(!runner.submit(request("rm-rf"), &error));
-        QCOMPARE(error.httpStatus, 400);
+        QCOMPARE(runbox::http::httpStatus(error.kind), 400);
         QCOMPARE(error.code, QStringLiteral("unknown_workload"));
         QVERIFY(runner.jobs().isEmpty());
     }
@@ -272,13 +273,13 @@ private Q_SLOTS:
     void testInputsMustStayInsideTheWorkspace() {
         QFETCH(QJsonObject, inputs);
         BrokerJobRunner runner(m_catalog, nullptr, options());
-        ApiError error;
+        Error error;
         // Positive control: a path inside is accepted.
         BrokerJob* good = runner.submit(request("print", {{"cfg", "dir"}}), &error);
         QVERIFY2(good, qPrintable(error.message));
         QVERIFY(waitFinished(good));
         QVERIFY(!runner.submit(request("print", inputs), &error));
-        QCOMPARE(error.httpStatus, 400);
+        QCOMPARE(runbox::http::httpStatus(error.kind), 400);
         QCOMPARE(error.code, QStringLiteral("invalid_input"));
         QCOMPARE(runner.jobs().size(), 1);
     }
@@ -287,7 +288,7 @@ private Q_SLOTS:
         for (const char* name : {"leader.pid", "child.pid", "grandchild.pid"})
             QFile::remove(m_ws + "/" + name);
         BrokerJobRunner runner(m_catalog, nullptr, options());
-        ApiError error;
+        Error error;
         BrokerJob* job = runner.submit(request("tree"), &error);
         QVERIFY2(job, qPrintable(error.message));
         QTRY_VERIFY_WITH_TIMEOUT(
@@ -312,7 +313,7 @@ private Q_SLOTS:
     void testWhatTheLeaderLeavesBehindEndsWithIt() {
         QFile::remove(m_ws + "/leftover.pid");
         BrokerJobRunner runner(m_catalog, nullptr, options());
-        ApiError error;
+        Error error;
         BrokerJob* job = runner.submit(request("leftover"), &error);
         QVERIFY(job && waitFinished(job));
         QCOMPARE(BrokerJob::stateName(job->state()), QStringLiteral("completed"));
@@ -323,7 +324,7 @@ private Q_SLOTS:
 
     void testWallClockTimeout() {
         BrokerJobRunner runner(m_catalog, nullptr, options());
-        ApiError error;
+        Error error;
         BrokerJob* job = runner.submit(request("slow"), &error);
         QVERIFY(job && waitFinished(job));
         QCOMPARE(BrokerJob::stateName(job->state()), QStringLiteral("timed_out"));
@@ -332,7 +333,7 @@ private Q_SLOTS:
 
     void testProgramThatCannotStartIsSetupFailed() {
         BrokerJobRunner runner(m_catalog, nullptr, options());
-        ApiError error;
+        Error error;
         BrokerJob* job = runner.submit(request("broken"), &error);
         QVERIFY(job && waitFinished(job));
         QCOMPARE(BrokerJob::stateName(job->state()), QStringLiteral("setup_failed"));
@@ -346,7 +347,7 @@ private Q_SLOTS:
             BrokerJobRequest r = request("wait");
             r.jobId = id;
             r.npuDevices = chips;
-            ApiError error;
+            Error error;
             BrokerJob* job = runner.submit(r, &error);
             if (!job)
                 qWarning("%s", qPrintable(error.message));
@@ -364,7 +365,7 @@ private Q_SLOTS:
         QCOMPARE(reservations.acquire("exec-1", {3}).outcome, ChipReservations::Outcome::Granted);
         BrokerJob* d = onChips("d", {3});
         QCOMPARE(d->state(), BrokerJob::State::Queued);
-        ApiError error;
+        Error error;
         QVERIFY(runner.cancel("a", &error));
         QVERIFY(waitFinished(a));
         QTRY_COMPARE_WITH_TIMEOUT(b->state(), BrokerJob::State::Running, 5000);

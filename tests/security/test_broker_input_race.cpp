@@ -4,6 +4,7 @@
 // broker resolves inputs over and over, and again between submit and start. Nothing outside the
 // workspace may ever be opened by the broker or reach the job. Positive controls first.
 #include "SwapRace.h"
+#include "agent/http/ErrorStatus.h"
 #include "agent/npu/BrokerJobRunner.h"
 #include "support/BrokerStoreFixture.h"
 #include "support/ResolverModes.h"
@@ -21,7 +22,7 @@
 #include <unistd.h>
 
 using namespace runbox::npu;
-using runbox::ApiError;
+using runbox::Error;
 using namespace runbox::testsupport;
 
 namespace {
@@ -113,7 +114,7 @@ private Q_SLOTS:
     void testInputInsideReachesTheJob() {
         // Positive control: the good path works, for a file and for a directory.
         BrokerJobRunner runner(m_catalog, nullptr, options());
-        ApiError error;
+        Error error;
         BrokerJob* file = runner.submit(request("cat", "d/x"), &error);
         QVERIFY2(file, qPrintable(error.message));
         BrokerJob* dir = runner.submit(request("catx", "d"), &error);
@@ -139,9 +140,9 @@ private Q_SLOTS:
         QVERIFY2(!readFile(ws(input)).isEmpty(), "the planted link leads nowhere");
 
         BrokerJobRunner runner(m_catalog, nullptr, options());
-        ApiError error;
+        Error error;
         QVERIFY(!runner.submit(request("cat", input), &error));
-        QCOMPARE(error.httpStatus, 400);
+        QCOMPARE(runbox::http::httpStatus(error.kind), 400);
         QCOMPARE(error.code, QStringLiteral("invalid_input"));
         QVERIFY2(error.message.contains("symbolic link"), qPrintable(error.message));
         QVERIFY(runner.jobs().isEmpty());
@@ -153,7 +154,7 @@ private Q_SLOTS:
         QCOMPARE(reservations.acquire("exec:blocker", {-1}).outcome,
                  ChipReservations::Outcome::Granted);
         BrokerJobRunner runner(m_catalog, &reservations, options());
-        ApiError error;
+        Error error;
         BrokerJob* file = runner.submit(request("cat", "d/x"), &error);
         QVERIFY2(file, qPrintable(error.message));
         BrokerJob* dir = runner.submit(request("catx", "d"), &error);
@@ -198,7 +199,7 @@ private Q_SLOTS:
             for (const auto& [input, inside] :
                  {std::pair{QStringLiteral("d/x"), m_insideX},
                   std::pair{QStringLiteral("e/etc/shadow"), m_insideShadow}}) {
-                ApiError error;
+                Error error;
                 BrokerJob* job = runner.submit(request("cat", input), &error);
                 if (!job) {
                     ++refused;

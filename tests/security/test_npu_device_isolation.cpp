@@ -1,5 +1,6 @@
 // Security: a sandbox given chips sees exactly those chips (renumbered), nothing else of the
 // host's device tree, on a simulated Ascend host (real bwrap, mknod'd nodes).
+#include "agent/http/ErrorStatus.h"
 #include "agent/npu/ChipProbe.h"
 #include "agent/npu/NpuPassthrough.h"
 #include "support/SimulatedNpuHost.h"
@@ -10,7 +11,7 @@
 #include <unistd.h>
 
 using namespace runbox::npu;
-using runbox::ApiError;
+using runbox::Error;
 using runbox::tests::SimulatedNpuHost;
 
 class TestNpuDeviceIsolation final : public QObject {
@@ -77,7 +78,7 @@ private Q_SLOTS:
     }
 
     void testOnlySelectedChipsAreVisibleRenumbered() {
-        ApiError error;
+        Error error;
         const NpuLaunchPlan plan = NpuPassthrough(config()).build({5, 2}, &error);
         QVERIFY2(!plan.isEmpty(), qPrintable(error.message));
         const QString listing = runInside(plan.bwrapArgs, "ls /dev");
@@ -99,7 +100,7 @@ private Q_SLOTS:
     }
 
     void testNoChipsMeansNoDavinciNodeAtAll() {
-        ApiError error;
+        Error error;
         const NpuLaunchPlan plan = NpuPassthrough(config()).build({}, &error);
         QVERIFY(plan.bwrapArgs.isEmpty());
         QCOMPARE(davinciNodes(runInside(plan.bwrapArgs, "ls /dev")), QStringList());
@@ -107,7 +108,7 @@ private Q_SLOTS:
 
     void testDriverEnumeratesOnlyWhatTheSandboxSees() {
         // The fake npu-smi inside lists the visible chips only...
-        ApiError error;
+        Error error;
         const NpuLaunchPlan plan = NpuPassthrough(config()).build({2, 5}, &error);
         int exitCode = -1;
         const QString mapping =

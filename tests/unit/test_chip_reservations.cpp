@@ -1,4 +1,5 @@
 // ChipReservations: all-or-nothing sets, FIFO per chip, refusal policy.
+#include "agent/http/ErrorStatus.h"
 #include "agent/npu/ChipReservations.h"
 
 #include <QSignalSpy>
@@ -55,7 +56,7 @@ private Q_SLOTS:
         QCOMPARE(r.acquire("a", {4}).outcome, Outcome::Granted);
         const auto result = r.acquire("b", {3, 4});
         QCOMPARE(result.outcome, Outcome::Refused);
-        QCOMPARE(result.error.httpStatus, 409);
+        QCOMPARE(runbox::http::httpStatus(result.error.kind), 409);
         QCOMPARE(result.error.code, QStringLiteral("chip_busy"));
         QVERIFY(result.error.message.contains(QLatin1String("NPU 4")));
         QVERIFY(!r.heldChips().contains(3)); // nothing taken

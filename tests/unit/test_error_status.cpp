@@ -61,6 +61,15 @@ private Q_SLOTS:
         QCOMPARE(int(error.kind), int(ErrorKind::Internal));
         QCOMPARE(error.code, QStringLiteral("head_too_large"));
     }
+    void toApiErrorOfAnOptionalKeepsEmptyEmpty() {
+        QVERIFY(!http::toApiError(std::optional<Error>()));
+        const std::optional<ApiError> wire = http::toApiError(std::optional<Error>(
+            Error{ErrorKind::Conflict, QStringLiteral("chip_busy"), QStringLiteral("NPU 1")}));
+        QVERIFY(wire);
+        QCOMPARE(wire->httpStatus, 409);
+        QCOMPARE(wire->code, QStringLiteral("chip_busy"));
+        QCOMPARE(wire->message, QStringLiteral("NPU 1"));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestErrorStatus)

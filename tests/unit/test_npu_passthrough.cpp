@@ -1,4 +1,5 @@
 // NpuPassthrough: selection validation and the exact bwrap fragment / environment.
+#include "agent/http/ErrorStatus.h"
 #include "agent/npu/NpuPassthrough.h"
 #include "support/SimulatedNpuHost.h"
 
@@ -10,7 +11,7 @@
 #include <unistd.h>
 
 using namespace runbox::npu;
-using runbox::ApiError;
+using runbox::Error;
 using runbox::tests::SimulatedNpuHost;
 
 namespace {
@@ -41,7 +42,7 @@ class TestNpuPassthrough final : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void testValidSelectionIsSortedAndDeduplicated() {
-        ApiError error;
+        Error error;
         QCOMPARE(NpuPassthrough::parseSelection(json("[5, 2, 2, 5]"), inventoryOf(8), &error),
                  QList<int>({2, 5}));
         QVERIFY(error.code.isEmpty());
@@ -68,11 +69,11 @@ private Q_SLOTS:
     }
     void testMalformedIdsAreRefusedWith400() {
         QFETCH(QByteArray, value);
-        ApiError error;
+        Error error;
         const QList<int> ids =
             NpuPassthrough::parseSelection(json(value.constData()), inventoryOf(8), &error);
         QVERIFY(ids.isEmpty());
-        QCOMPARE(error.httpStatus, 400);
+        QCOMPARE(runbox::http::httpStatus(error.kind), 400);
         QCOMPARE(error.code, QStringLiteral("invalid_npu_devices"));
         QVERIFY(!error.message.isEmpty());
     }
@@ -97,16 +98,16 @@ private Q_SLOTS:
     void testFormIsCheckedWithoutAnyInventory() {
         QFETCH(QByteArray, value);
         QFETCH(bool, wellFormed);
-        ApiError error;
+        Error error;
         NpuPassthrough::parseIds(json(value.constData()), &error);
         if (wellFormed) {
             QVERIFY2(error.code.isEmpty(), qPrintable(error.message));
             return;
         }
-        QCOMPARE(error.httpStatus, 400);
+        QCOMPARE(runbox::http::httpStatus(error.kind), 400);
         QCOMPARE(error.code, QStringLiteral("invalid_npu_devices"));
         // The selection refuses the same form with the same error, whatever the inventory.
-        ApiError selection;
+        Error selection;
         QVERIFY(NpuPassthrough::parseSelection(json(value.constData()), inventoryOf(8), &selection)
                     .isEmpty());
         QCOMPARE(selection.code, error.code);
@@ -114,22 +115,22 @@ private Q_SLOTS:
     }
 
     void testUnsupportedChipIsRefusedNamingIt() {
-        ApiError error;
+        Error error;
         QVERIFY(NpuPassthrough::parseSelection(json("[6]"), inventoryOf(8, 6), &error).isEmpty());
         QCOMPARE(error.code, QStringLiteral("invalid_npu_devices"));
         QVERIFY2(error.message.contains(QLatin1String("Ascend 310P3")), qPrintable(error.message));
     }
 
     void testHostWithoutNpuRefusesAnyChip() {
-        ApiError error;
+        Error error;
         QVERIFY(NpuPassthrough::parseSelection(json("[0]"), NpuSnapshot(), &error).isEmpty());
-        QCOMPARE(error.httpStatus, 400);
+        QCOMPARE(runbox::http::httpStatus(error.kind), 400);
         QVERIFY(error.message.contains(QLatin1String("no Ascend NPU")));
     }
 
     void testEmptySelectionAddsNothingAtAll() {
         NpuPassthrough passthrough(NpuConfig{});
-        ApiError error;
+        Error error;
         const NpuLaunchPlan plan = passthrough.build({}, &error);
         QVERIFY(plan.isEmpty());
         QVERIFY(plan.bwrapArgs.isEmpty());
@@ -154,7 +155,7 @@ private Q_SLOTS:
         QVERIFY(QDir(host.root()).mkpath("toolkit-8.0"));
         QVERIFY(QFile::link(host.root() + "/toolkit-8.0", config.toolkitPath));
         config.installInfoPath = host.installInfoPath();
-        ApiError error;
+        Error error;
         const NpuLaunchPlan plan = NpuPassthrough(config).build({5, 2, 5}, &error);
         QVERIFY2(!plan.isEmpty(), qPrintable(error.message));
         const QString root = host.deviceRoot();
@@ -177,7 +178,7 @@ private Q_SLOTS:
         QVERIFY2(host.isValid(), qPrintable(host.error()));
         NpuConfig config;
         config.deviceRoot = host.deviceRoot();
-        ApiError error;
+        Error error;
         QVERIFY(!NpuPassthrough(config).build({3}, &error).isEmpty()); // positive control
         QVERIFY(NpuPassthrough(config).build({3, 4}, &error).isEmpty());
         QCOMPARE(error.code, QStringLiteral("npu_device_missing"));
@@ -198,7 +199,7 @@ private Q_SLOTS:
         config.deviceRoot = host.deviceRoot();
         config.driverPath = QStringLiteral("/opt/drv");
         config.toolkitPath = QStringLiteral("/opt/tk");
-        ApiError error;
+        Error error;
         const NpuLaunchPlan plan = NpuPassthrough(config).build({1}, &error);
         QVERIFY2(!plan.isEmpty(), qPrintable(error.message));
         const QMap<QString, QString> env = plan.mergedEnvironment(

@@ -1,10 +1,11 @@
 // WorkloadCatalog: the operator's allowlist (fail closed) and template expansion.
+#include "agent/http/ErrorStatus.h"
 #include "agent/npu/WorkloadCatalog.h"
 
 #include <QtTest>
 
 using namespace runbox::npu;
-using runbox::ApiError;
+using runbox::Error;
 
 namespace {
 /// JSON written with single quotes (keeps the test readable; moc mis-parses raw strings).
@@ -96,13 +97,13 @@ private Q_SLOTS:
         QProcessEnvironment env;
         env.insert("MODE", "fast");
         env.insert("LEVEL", "");
-        ApiError apiError;
+        Error expandError;
         const QStringList argv =
-            catalog.find("w")->expand("/ws", {{"cfg", "/ws/a b.json"}}, env, &apiError);
+            catalog.find("w")->expand("/ws", {{"cfg", "/ws/a b.json"}}, env, &expandError);
         QCOMPARE(argv, QStringList({"/usr/bin/python3", "/ws/run.py", "--in=/ws/a b.json", "1",
                                     "fast", "$literal"}));
         env.insert("PY", "/opt/py/bin/python");
-        QCOMPARE(catalog.find("w")->expand("/ws", {{"cfg", "/ws/c"}}, env, &apiError).value(0),
+        QCOMPARE(catalog.find("w")->expand("/ws", {{"cfg", "/ws/c"}}, env, &expandError).value(0),
                  QStringLiteral("/opt/py/bin/python"));
     }
 
@@ -114,12 +115,12 @@ private Q_SLOTS:
               "                                  {'id': 'b', 'label': 'l', 'program': "
               "'${env:P:-python3}'}]"),
             &error));
-        ApiError apiError;
-        QVERIFY(catalog.find("a")->expand("/ws", {}, {}, &apiError).isEmpty());
-        QCOMPARE(apiError.code, QStringLiteral("workload_misconfigured"));
-        QVERIFY(apiError.message.contains(QLatin1String("MISSING")));
-        QVERIFY(catalog.find("b")->expand("/ws", {}, {}, &apiError).isEmpty());
-        QVERIFY(apiError.message.contains(QLatin1String("absolute")));
+        Error expandError;
+        QVERIFY(catalog.find("a")->expand("/ws", {}, {}, &expandError).isEmpty());
+        QCOMPARE(expandError.code, QStringLiteral("workload_misconfigured"));
+        QVERIFY(expandError.message.contains(QLatin1String("MISSING")));
+        QVERIFY(catalog.find("b")->expand("/ws", {}, {}, &expandError).isEmpty());
+        QVERIFY(expandError.message.contains(QLatin1String("absolute")));
     }
 };
 
