@@ -42,6 +42,8 @@ enum class Key : int {
     MaxExecutionTimeoutMs,
     MaxConcurrentExecutions,
     MaxLightWorkspaces,
+    MaxMemoryBytes,
+    MaxProcesses,
     // NPU
     NpuDeviceRoot,
     NpuSmi,

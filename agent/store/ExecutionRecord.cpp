@@ -85,6 +85,16 @@ QJsonObject ExecutionRecord::toJson() const {
         {QStringLiteral("modifiedFiles"), QJsonArray::fromStringList(modifiedFiles)},
         {QStringLiteral("deletedFiles"), QJsonArray::fromStringList(deletedFiles)},
         {QStringLiteral("logBytes"), logBytes.toJson()},
+        {QStringLiteral("usage"), usage.toJson()},
+    };
+}
+
+QJsonObject ExecutionUsage::toJson() const {
+    return QJsonObject{
+        {QStringLiteral("peakMemoryBytes"), optionalValue(peakMemoryBytes)},
+        {QStringLiteral("cpuUserMs"), optionalValue(cpuUserMs)},
+        {QStringLiteral("cpuSystemMs"), optionalValue(cpuSystemMs)},
+        {QStringLiteral("maxProcesses"), optionalValue(peakProcesses)},
     };
 }
 

@@ -37,6 +37,19 @@ struct LogByteCounts {
     bool operator==(const LogByteCounts&) const = default;
 };
 
+/// What an execution used, from the bounds watcher's samples (docs/bounds.md) and the wait4(2)
+/// rusage of its sandbox; absent (null in JSON) for records written before it was measured.
+struct ExecutionUsage {
+    std::optional<qint64> peakMemoryBytes; ///< highest sampled memory of the tree + its tmpfs
+    std::optional<qint64> cpuUserMs;       ///< user CPU of the tree, ms
+    std::optional<qint64> cpuSystemMs;     ///< system CPU of the tree, ms
+    std::optional<int> peakProcesses;      ///< most processes seen at once
+
+    /// `{"peakMemoryBytes","cpuUserMs","cpuSystemMs","maxProcesses"}`, each a number or null.
+    QJsonObject toJson() const;
+    bool operator==(const ExecutionUsage&) const = default;
+};
+
 /// One row of the executions table.
 struct ExecutionRecord {
     QString executionId;           ///< the API id: client-chosen idempotency key or generated
@@ -65,12 +78,14 @@ struct ExecutionRecord {
     QStringList modifiedFiles;
     QStringList deletedFiles;
     LogByteCounts logBytes;
+    ExecutionUsage usage;
     qint64 seq = 0; ///< insertion order (internal; cursor tie-break)
 
     /// The API shape: `{"executionId","workspace","kind","state","queuePosition"|null,
     /// "createdAt" (ISO),"startedAt"|null,"finishedAt"|null,"exitCode"|null,"signal"|null,
     /// "durationMs"|null,"statusReason","permissionEpoch":{…},"provenance":{…},
-    /// "createdFiles":[…],"modifiedFiles":[…],"deletedFiles":[…],"logBytes":{…}}`.
+    /// "createdFiles":[…],"modifiedFiles":[…],"deletedFiles":[…],"logBytes":{…},
+    /// "usage":{…ExecutionUsage}}`.
     QJsonObject toJson() const;
 };
 
@@ -97,6 +112,7 @@ struct ExecutionOutcome {
     QStringList modifiedFiles;
     QStringList deletedFiles;
     LogByteCounts logBytes;
+    ExecutionUsage usage;
 };
 
 } // namespace runbox::store

@@ -17,7 +17,7 @@ const QString kColumns = QStringLiteral(
     "seq, execution_id, client_supplied, workspace_id, kind, state, queue_position, created_ms,"
     " started_ms, finished_ms, exit_code, signal, duration_ms, status_reason, permission_epoch,"
     " provenance, created_files, modified_files, deleted_files, stdout_bytes, stderr_bytes,"
-    " log_dropped_bytes");
+    " log_dropped_bytes, peak_memory_bytes, cpu_user_ms, cpu_system_ms, peak_processes");
 
 qint64 nowOr(qint64 ms) {
     return ms > 0 ? ms : QDateTime::currentMSecsSinceEpoch();
@@ -85,6 +85,10 @@ ExecutionRecord readRecord(const QSqlQuery& query) {
     r.logBytes.stdoutBytes = query.value(19).toLongLong();
     r.logBytes.stderrBytes = query.value(20).toLongLong();
     r.logBytes.droppedBytes = query.value(21).toLongLong();
+    r.usage.peakMemoryBytes = optionalFrom<qint64>(query.value(22));
+    r.usage.cpuUserMs = optionalFrom<qint64>(query.value(23));
+    r.usage.cpuSystemMs = optionalFrom<qint64>(query.value(24));
+    r.usage.peakProcesses = optionalFrom<int>(query.value(25));
     return r;
 }
 
@@ -244,7 +248,8 @@ std::optional<ApiError> ExecutionRepository::finish(const QString& executionId,
             "  ELSE :finished2 - started_ms END),"
             " status_reason = :reason, queue_position = NULL, created_files = :created,"
             " modified_files = :modified, deleted_files = :deleted, stdout_bytes = :stdout,"
-            " stderr_bytes = :stderr, log_dropped_bytes = :dropped"),
+            " stderr_bytes = :stderr, log_dropped_bytes = :dropped, peak_memory_bytes = :peak,"
+            " cpu_user_ms = :user, cpu_system_ms = :system, peak_processes = :processes"),
         {{QStringLiteral(":finished"), finishedMs},
          {QStringLiteral(":finished2"), finishedMs},
          {QStringLiteral(":exit"), optionalVariant(outcome.exitCode)},
@@ -256,7 +261,11 @@ std::optional<ApiError> ExecutionRepository::finish(const QString& executionId,
          {QStringLiteral(":deleted"), jsonText(outcome.deletedFiles)},
          {QStringLiteral(":stdout"), outcome.logBytes.stdoutBytes},
          {QStringLiteral(":stderr"), outcome.logBytes.stderrBytes},
-         {QStringLiteral(":dropped"), outcome.logBytes.droppedBytes}},
+         {QStringLiteral(":dropped"), outcome.logBytes.droppedBytes},
+         {QStringLiteral(":peak"), optionalVariant(outcome.usage.peakMemoryBytes)},
+         {QStringLiteral(":user"), optionalVariant(outcome.usage.cpuUserMs)},
+         {QStringLiteral(":system"), optionalVariant(outcome.usage.cpuSystemMs)},
+         {QStringLiteral(":processes"), optionalVariant(outcome.usage.peakProcesses)}},
         Durability::Acknowledged);
 }
 

@@ -7,7 +7,7 @@ namespace runbox::store {
 
 namespace {
 
-constexpr std::array<std::pair<ExecutionState, const char*>, 10> kNames{{
+constexpr std::array<std::pair<ExecutionState, const char*>, 11> kNames{{
     {ExecutionState::Queued, "queued"},
     {ExecutionState::Running, "running"},
     {ExecutionState::Completed, "completed"},
@@ -16,6 +16,7 @@ constexpr std::array<std::pair<ExecutionState, const char*>, 10> kNames{{
     {ExecutionState::Cancelled, "cancelled"},
     {ExecutionState::OutputLimited, "output_limited"},
     {ExecutionState::QuotaExceeded, "quota_exceeded"},
+    {ExecutionState::MemoryExceeded, "memory_exceeded"},
     {ExecutionState::SetupFailed, "setup_failed"},
     {ExecutionState::Lost, "lost"},
 }};

@@ -9,7 +9,7 @@ namespace runbox::store {
 
 /// The life of an execution (docs/contracts.md "Workspaces and executions"):
 /// `queued → running → completed | failed | timed_out | cancelled | output_limited |
-///  quota_exceeded | setup_failed | lost`.
+///  quota_exceeded | memory_exceeded | setup_failed | lost`.
 enum class ExecutionState {
     Queued,
     Running,
@@ -19,8 +19,10 @@ enum class ExecutionState {
     Cancelled,     ///< cancelled by a client (a queued one never starts)
     OutputLimited, ///< stopped for producing too much output
     QuotaExceeded, ///< the workspace grew past maxWorkspaceBytes (before, during or after)
-    SetupFailed,   ///< the sandbox could not be built: never the user's exit code
-    Lost,          ///< the agent stopped while it was queued or running; never re-run
+    /// The process tree used more than maxMemoryBytes (its tmpfs mounts included; docs/bounds.md)
+    MemoryExceeded,
+    SetupFailed, ///< the sandbox could not be built: never the user's exit code
+    Lost,        ///< the agent stopped while it was queued or running; never re-run
 };
 
 /// The wire name, e.g. "timed_out".

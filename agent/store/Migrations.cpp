@@ -8,6 +8,51 @@ namespace runbox::store::migrations {
 
 namespace {
 
+/// The indexes and triggers of the executions table as of schema 5, made again after each
+/// rebuild of the table (a rebuilt table loses them). Frozen: a change is a new migration.
+QStringList executionsIndexesAndTriggers() {
+    return {
+        QStringLiteral("CREATE INDEX executions_by_created ON executions(created_ms, seq)"),
+        QStringLiteral("CREATE INDEX executions_by_workspace ON executions(workspace_id, "
+                       "created_ms, seq)"),
+        QStringLiteral("CREATE INDEX executions_by_state ON executions(state, created_ms, seq)"),
+        QStringLiteral("CREATE INDEX executions_by_kind ON executions(kind, created_ms, seq)"),
+        QStringLiteral("CREATE TRIGGER executions_kept_forever BEFORE DELETE ON executions"
+                       " BEGIN SELECT RAISE(ABORT, 'execution records are kept forever');"
+                       " END"),
+        QStringLiteral("CREATE TRIGGER executions_id_immutable BEFORE UPDATE OF execution_id"
+                       " ON executions WHEN NEW.execution_id IS NOT OLD.execution_id"
+                       " BEGIN SELECT RAISE(ABORT, 'an execution id never changes'); END"),
+    };
+}
+
+/// The executions table as of schema 6 (memory_exceeded; the usage columns), created as @p name.
+QString executionsTableV6(const QString& name) {
+    return QStringLiteral(
+               "CREATE TABLE %1 ("
+               " seq INTEGER PRIMARY KEY AUTOINCREMENT,"
+               " execution_id TEXT NOT NULL UNIQUE,"
+               " client_supplied INTEGER NOT NULL DEFAULT 0,"
+               " workspace_id TEXT NOT NULL REFERENCES workspaces(id) ON DELETE RESTRICT,"
+               " kind TEXT NOT NULL CHECK (kind IN ('shell','python','r','argv','broker')),"
+               " state TEXT NOT NULL CHECK (state IN ('queued','running','completed','failed',"
+               "  'timed_out','cancelled','output_limited','quota_exceeded','memory_exceeded',"
+               "  'setup_failed','lost')),"
+               " queue_position INTEGER, created_ms INTEGER NOT NULL, started_ms INTEGER,"
+               " finished_ms INTEGER, exit_code INTEGER, signal INTEGER, duration_ms INTEGER,"
+               " status_reason TEXT NOT NULL DEFAULT '',"
+               " permission_epoch TEXT NOT NULL DEFAULT '{}',"
+               " provenance TEXT NOT NULL DEFAULT '{}',"
+               " created_files TEXT NOT NULL DEFAULT '[]',"
+               " modified_files TEXT NOT NULL DEFAULT '[]',"
+               " deleted_files TEXT NOT NULL DEFAULT '[]',"
+               " stdout_bytes INTEGER NOT NULL DEFAULT 0, stderr_bytes INTEGER NOT NULL DEFAULT 0,"
+               " log_dropped_bytes INTEGER NOT NULL DEFAULT 0,"
+               " peak_memory_bytes INTEGER, cpu_user_ms INTEGER, cpu_system_ms INTEGER,"
+               " peak_processes INTEGER)")
+        .arg(name);
+}
+
 QList<Migration> buildMigrations() {
     QList<Migration> list;
     list.append(Migration{
@@ -129,7 +174,7 @@ QList<Migration> buildMigrations() {
     list.append(Migration{
         5,
         QStringLiteral("broker jobs are executions (kind 'broker'); execution outputs"),
-        {
+        QStringList{
             // SQLite cannot change a CHECK constraint in place: the table is rebuilt
             // (https://sqlite.org/lang_altertable.html#otheralter) with the same columns in the
             // same order, every row copied with its seq, then its indexes and triggers made again.
@@ -164,27 +209,29 @@ QList<Migration> buildMigrations() {
             QStringLiteral("INSERT INTO executions_v5 SELECT * FROM executions ORDER BY seq"),
             QStringLiteral("DROP TABLE executions"),
             QStringLiteral("ALTER TABLE executions_v5 RENAME TO executions"),
-            QStringLiteral("CREATE INDEX executions_by_created ON executions(created_ms, seq)"),
-            QStringLiteral("CREATE INDEX executions_by_workspace ON executions(workspace_id, "
-                           "created_ms, seq)"),
-            QStringLiteral(
-                "CREATE INDEX executions_by_state ON executions(state, created_ms, seq)"),
-            QStringLiteral("CREATE INDEX executions_by_kind ON executions(kind, created_ms, seq)"),
-            QStringLiteral("CREATE TRIGGER executions_kept_forever BEFORE DELETE ON executions"
-                           " BEGIN SELECT RAISE(ABORT, 'execution records are kept forever');"
-                           " END"),
-            QStringLiteral("CREATE TRIGGER executions_id_immutable BEFORE UPDATE OF execution_id"
-                           " ON executions WHEN NEW.execution_id IS NOT OLD.execution_id"
-                           " BEGIN SELECT RAISE(ABORT, 'an execution id never changes'); END"),
-            // The files a broker job left in its workspace, hashed when it ended (the result
-            // route, docs/npu.md "Host broker"). Written once with the terminal state.
-            QStringLiteral("CREATE TABLE execution_outputs ("
-                           " execution_id TEXT NOT NULL,"
-                           " path TEXT NOT NULL,"
-                           " size_bytes INTEGER NOT NULL,"
-                           " sha256 TEXT NOT NULL,"
-                           " PRIMARY KEY (execution_id, path))"),
-        },
+        } + executionsIndexesAndTriggers() +
+            QStringList{
+                // The files a broker job left in its workspace, hashed when it ended (the result
+                // route, docs/npu.md "Host broker"). Written once with the terminal state.
+                QStringLiteral("CREATE TABLE execution_outputs ("
+                               " execution_id TEXT NOT NULL,"
+                               " path TEXT NOT NULL,"
+                               " size_bytes INTEGER NOT NULL,"
+                               " sha256 TEXT NOT NULL,"
+                               " PRIMARY KEY (execution_id, path))"),
+            },
+    });
+    list.append(Migration{
+        6,
+        QStringLiteral("resource bounds: state memory_exceeded; per-execution usage"),
+        QStringList{
+            // The same rebuild as schema 5: every row kept with its seq, usage unknown (NULL).
+            executionsTableV6(QStringLiteral("executions_v6")),
+            QStringLiteral("INSERT INTO executions_v6 SELECT *, NULL, NULL, NULL, NULL"
+                           " FROM executions ORDER BY seq"),
+            QStringLiteral("DROP TABLE executions"),
+            QStringLiteral("ALTER TABLE executions_v6 RENAME TO executions"),
+        } + executionsIndexesAndTriggers(),
     });
     return list;
 }

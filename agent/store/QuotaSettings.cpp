@@ -2,6 +2,8 @@
 
 #include <QJsonDocument>
 
+#include <unistd.h>
+
 namespace runbox::store {
 
 namespace {
@@ -9,6 +11,7 @@ namespace {
 constexpr qint64 kMaxBytes = qint64(1) << 50;                    // 1 PiB
 constexpr qint64 kMaxTimeoutMs = qint64(365) * 24 * 3600 * 1000; // 365 days
 constexpr qint64 kMaxExactJsonInteger = qint64(1) << 53;
+constexpr qint64 kPidMaxLimit = qint64(1) << 22; // PID_MAX_LIMIT on 64-bit (proc(5) pid_max)
 
 ApiError invalidQuota(const QString& message) {
     return ApiError{400, QStringLiteral("invalid_quota"), message};
@@ -67,8 +70,20 @@ const QList<QuotaSettings::Field>& QuotaSettings::fields() {
          &QuotaSettings::maxConcurrentExecutions, 100000},
         {QStringLiteral("maxLightWorkspaces"), QStringLiteral("RUNBOX_MAX_LIGHT_WORKSPACES"),
          &QuotaSettings::maxLightWorkspaces, 65536},
+        {QStringLiteral("maxMemoryBytes"), QStringLiteral("RUNBOX_MAX_MEMORY_BYTES"),
+         &QuotaSettings::maxMemoryBytes, kMaxBytes},
+        {QStringLiteral("maxProcesses"), QStringLiteral("RUNBOX_MAX_PROCESSES"),
+         &QuotaSettings::maxProcesses, kPidMaxLimit},
     };
     return list;
+}
+
+qint64 QuotaSettings::defaultMaxMemoryBytes() {
+    const long pages = ::sysconf(_SC_PHYS_PAGES);
+    const long pageSize = ::sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || pageSize <= 0)
+        return 4 * kGiB;
+    return qint64(pages) * pageSize / 2;
 }
 
 QJsonObject QuotaSettings::toJson() const {
@@ -141,10 +156,39 @@ std::optional<ApiError> QuotaSettings::validate() const {
     return std::nullopt;
 }
 
+std::optional<ApiError> QuotaSettings::validateForHost(qint64 pidMax) const {
+    if (pidMax <= 0 || maxConcurrentExecutions == 0 || maxProcesses == 0)
+        return std::nullopt;
+    if (maxConcurrentExecutions * maxProcesses > pidMax / 2)
+        return invalidQuota(QStringLiteral("maxConcurrentExecutions × maxProcesses (%1 × %2 = %3) "
+                                           "must stay at or below half of the kernel's pid_max "
+                                           "%4; lower one of them")
+                                .arg(maxConcurrentExecutions)
+                                .arg(maxProcesses)
+                                .arg(maxConcurrentExecutions * maxProcesses)
+                                .arg(pidMax));
+    return std::nullopt;
+}
+
 QJsonObject ExecutionLimits::toJson() const {
     return QJsonObject{{QStringLiteral("maxOutputBytes"), maxOutputBytes},
                        {QStringLiteral("maxWorkspaceBytes"), maxWorkspaceBytes},
-                       {QStringLiteral("executionTimeoutMs"), executionTimeoutMs}};
+                       {QStringLiteral("executionTimeoutMs"), executionTimeoutMs},
+                       {QStringLiteral("maxMemoryBytes"), maxMemoryBytes},
+                       {QStringLiteral("maxProcesses"), maxProcesses}};
+}
+
+ExecutionLimits ExecutionLimits::fromJson(const QJsonObject& quotas) {
+    const auto read = [&](const char* key) {
+        return std::max<qint64>(0, quotas.value(QLatin1String(key)).toInteger(0));
+    };
+    ExecutionLimits limits;
+    limits.maxOutputBytes = read("maxOutputBytes");
+    limits.maxWorkspaceBytes = read("maxWorkspaceBytes");
+    limits.executionTimeoutMs = read("executionTimeoutMs");
+    limits.maxMemoryBytes = read("maxMemoryBytes");
+    limits.maxProcesses = read("maxProcesses");
+    return limits;
 }
 
 std::optional<ApiError> tighten(const QuotaSettings& settings, const QJsonObject& request,
@@ -163,6 +207,10 @@ std::optional<ApiError> tighten(const QuotaSettings& settings, const QJsonObject
          settings.maxWorkspaceBytes, kMaxBytes, &ExecutionLimits::maxWorkspaceBytes},
         {QStringLiteral("executionTimeoutMs"), settings.maxExecutionTimeoutMs,
          settings.defaultExecutionTimeoutMs, kMaxTimeoutMs, &ExecutionLimits::executionTimeoutMs},
+        {QStringLiteral("maxMemoryBytes"), settings.maxMemoryBytes, settings.maxMemoryBytes,
+         kMaxBytes, &ExecutionLimits::maxMemoryBytes},
+        {QStringLiteral("maxProcesses"), settings.maxProcesses, settings.maxProcesses, kPidMaxLimit,
+         &ExecutionLimits::maxProcesses},
     };
     ExecutionLimits limits;
     for (const Override& o : overrides) {

@@ -29,13 +29,19 @@ namespace runbox::store {
 /// | maxExecutionTimeoutMs       | RUNBOX_MAX_EXECUTION_TIMEOUT_MS    | 86 400 000 (24 h)| ms   |
 /// | maxConcurrentExecutions     | RUNBOX_MAX_CONCURRENT_EXECUTIONS   | 16              | count |
 /// | maxLightWorkspaces          | RUNBOX_MAX_LIGHT_WORKSPACES        | 4096            | count |
+/// | maxMemoryBytes              | RUNBOX_MAX_MEMORY_BYTES            | half the RAM    | bytes |
+/// | maxProcesses                | RUNBOX_MAX_PROCESSES               | 1024            | count |
 ///
+/// maxMemoryBytes bounds one execution's whole process tree plus its tmpfs mounts;
+/// maxProcesses its processes (RLIMIT_NPROC, and pids.max under cgroup v2). docs/bounds.md.
 /// Validation (400 `invalid_quota`, the message names the field or env var): a JSON number that
 /// is a whole number from 0 to the field's ceiling — bytes ≤ 1 PiB (2^50), timeouts ≤ 365 days,
 /// maxConcurrentExecutions ≤ 100 000, maxLightWorkspaces ≤ 65 536 — and nothing above 2^53
 /// (integers beyond it are not exact in JSON doubles). Negative, fractional, strings, booleans,
 /// null, unknown fields are refused. Across fields: when maxExecutionTimeoutMs is limited,
-/// defaultExecutionTimeoutMs must be 1..maxExecutionTimeoutMs.
+/// defaultExecutionTimeoutMs must be 1..maxExecutionTimeoutMs; maxProcesses ≤ 4 194 304 (the
+/// kernel's PID_MAX_LIMIT). The pair maxConcurrentExecutions × maxProcesses is checked against
+/// the host's pid_max by validateForHost().
 struct QuotaSettings {
     static constexpr qint64 kGiB = qint64(1) << 30;
 
@@ -47,6 +53,12 @@ struct QuotaSettings {
     qint64 maxExecutionTimeoutMs = 24 * 3600 * 1000;
     qint64 maxConcurrentExecutions = 16;
     qint64 maxLightWorkspaces = 4096;
+    qint64 maxMemoryBytes = defaultMaxMemoryBytes();
+    /// 16 × 1024 stays at half of the 32768 pid_max of a default kernel.
+    qint64 maxProcesses = 1024;
+
+    /// Half of the host's physical memory (sysconf(3) _SC_PHYS_PAGES × _SC_PAGESIZE).
+    static qint64 defaultMaxMemoryBytes();
 
     /// The table above, one entry per field, in order.
     struct Field {
@@ -73,6 +85,10 @@ struct QuotaSettings {
                                              QuotaSettings* out);
     /// Checks every field's range and the relations between fields.
     std::optional<ApiError> validate() const;
+    /// What the host adds: when both are limited, maxConcurrentExecutions × maxProcesses must
+    /// stay at or below half of @p pidMax (/proc/sys/kernel/pid_max, proc(5)), so that running
+    /// executions cannot exhaust the host's pids (400 `invalid_quota` naming both and pid_max).
+    std::optional<ApiError> validateForHost(qint64 pidMax) const;
 
     bool operator==(const QuotaSettings&) const = default;
 };
@@ -82,16 +98,21 @@ struct ExecutionLimits {
     qint64 maxOutputBytes = 0;     ///< 0 = unlimited
     qint64 maxWorkspaceBytes = 0;  ///< 0 = unlimited
     qint64 executionTimeoutMs = 0; ///< 0 = unlimited
-    /// `{"maxOutputBytes","maxWorkspaceBytes","executionTimeoutMs"}` (for the permission epoch).
+    qint64 maxMemoryBytes = 0;     ///< 0 = unlimited
+    qint64 maxProcesses = 0;       ///< 0 = unlimited
+    /// `{"maxOutputBytes","maxWorkspaceBytes","executionTimeoutMs","maxMemoryBytes",
+    /// "maxProcesses"}` (for the permission epoch).
     QJsonObject toJson() const;
+    /// Reads the same fields back from an epoch's `quotas` (absent or malformed: 0, unlimited).
+    static ExecutionLimits fromJson(const QJsonObject& quotas);
 };
 
-/// Resolves an exec request's optional `maxOutputBytes`, `maxWorkspaceBytes` and
-/// `executionTimeoutMs` (other keys of @p request are ignored) against @p settings. An override
-/// may only tighten: under a limited setting, 0 (unlimited) or a larger value is
-/// refused with 400 `quota_override_not_tighter`; under an unlimited setting any value is taken.
-/// The timeout's ceiling is maxExecutionTimeoutMs; when absent it is defaultExecutionTimeoutMs.
-/// A malformed value is 400 `invalid_quota`.
+/// Resolves an exec request's optional `maxOutputBytes`, `maxWorkspaceBytes`,
+/// `executionTimeoutMs`, `maxMemoryBytes` and `maxProcesses` (other keys of @p request are ignored)
+/// against @p settings. An override may only tighten: under a limited setting, 0 (unlimited) or a
+/// larger value is refused with 400 `quota_override_not_tighter`; under an unlimited setting any
+/// value is taken. The timeout's ceiling is maxExecutionTimeoutMs; when absent it is
+/// defaultExecutionTimeoutMs. A malformed value is 400 `invalid_quota`.
 std::optional<ApiError> tighten(const QuotaSettings& settings, const QJsonObject& request,
                                 ExecutionLimits* out);
 

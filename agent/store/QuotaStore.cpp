@@ -72,6 +72,8 @@ std::optional<ApiError> QuotaStore::update(const QJsonObject& patch, const QStri
                 return invalid;
             if (auto invalid = QuotaSettings::fromJson(patch, base, result))
                 return invalid;
+            if (auto invalid = result->validateForHost(m_pidMax))
+                return invalid;
             *changes = toChanges(*result);
             return std::optional<ApiError>();
         },

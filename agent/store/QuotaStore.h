@@ -27,6 +27,10 @@ public:
     std::optional<ApiError> initialize(const QuotaSettings::Seeds& seeds, qint64 nowMs = 0,
                                        QStringList* warnings = nullptr);
 
+    /// The host's pid_max the pair maxConcurrentExecutions × maxProcesses of a PUT is checked
+    /// against (QuotaSettings::validateForHost); 0 (the default) = not checked.
+    void setHostPidMax(qint64 pidMax) { m_pidMax = pidMax; }
+
     /// The settings in force (defaults before initialize()).
     QuotaSettings current() const;
 
@@ -47,6 +51,7 @@ private:
                                               QuotaSettings* out);
 
     AuditedSetting<QuotaSettings> m_setting;
+    qint64 m_pidMax = 0;
 };
 
 } // namespace runbox::store

@@ -164,6 +164,45 @@ private Q_SLOTS:
         QVERIFY(malformed);
         QCOMPARE(malformed->code, QStringLiteral("invalid_quota"));
     }
+
+    void testMemoryAndProcessBoundsTightenAndRoundTrip() {
+        const QuotaSettings d;
+        QVERIFY(d.maxMemoryBytes > 0); // half the RAM of this host
+        QCOMPARE(d.maxProcesses, qint64(1024));
+        QuotaSettings s;
+        s.maxMemoryBytes = 4 * QuotaSettings::kGiB;
+        s.maxProcesses = 256;
+        ExecutionLimits limits;
+        QVERIFY(
+            !tighten(s, parse(R"({"maxMemoryBytes": 536870912, "maxProcesses": 64})"), &limits));
+        QCOMPARE(limits.maxMemoryBytes, qint64(536870912));
+        QCOMPARE(limits.maxProcesses, qint64(64));
+        QCOMPARE(ExecutionLimits::fromJson(limits.toJson()).maxMemoryBytes, qint64(536870912));
+        QCOMPARE(ExecutionLimits::fromJson(limits.toJson()).maxProcesses, qint64(64));
+        QCOMPARE(ExecutionLimits::fromJson(QJsonObject{}).maxMemoryBytes, qint64(0));
+        for (const char* loosen : {R"({"maxMemoryBytes": 0})", R"({"maxMemoryBytes": 8589934592})",
+                                   R"({"maxProcesses": 257})"}) {
+            const auto error = tighten(s, parse(loosen), &limits);
+            QVERIFY2(error, loosen);
+            QCOMPARE(error->code, QStringLiteral("quota_override_not_tighter"));
+        }
+        QVERIFY(tighten(s, parse(R"({"maxProcesses": 4194305})"), &limits));
+    }
+
+    void testProcessBudgetIsCheckedAgainstPidMax() {
+        QuotaSettings s;
+        s.maxConcurrentExecutions = 16;
+        s.maxProcesses = 1024;
+        QVERIFY(!s.validateForHost(32768)); // 16384 = half: allowed (positive control)
+        s.maxProcesses = 1025;
+        const auto error = s.validateForHost(32768);
+        QVERIFY(error);
+        QCOMPARE(error->code, QStringLiteral("invalid_quota"));
+        QVERIFY(error->message.contains("pid_max 32768"));
+        QVERIFY(!s.validateForHost(0)); // unknown pid_max: not checked
+        s.maxProcesses = 0;             // unlimited: not a product to check (health warns)
+        QVERIFY(!s.validateForHost(32768));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestQuotaSettings)

@@ -1,4 +1,5 @@
 #include "agent/store/Database.h"
+#include "agent/store/ExecutionRepository.h"
 #include "agent/store/Migrations.h"
 #include "agent/store/Transaction.h"
 
@@ -153,6 +154,52 @@ private Q_SLOTS:
                          .toInt(),
                      1);
         QVERIFY(columns(c, QStringLiteral("execution_outputs")).contains(QStringLiteral("sha256")));
+    }
+
+    void testSchemaFiveOpensWithItsRecordsAndTakesUsageAndMemoryExceeded() {
+        // A state directory of the previous release (schema 5: no memory_exceeded, no usage) is
+        // rebuilt by migration 6; its records read back with usage unknown (null).
+        QTemporaryDir dir;
+        createAtVersion(dir.path(), 5);
+        {
+            QSqlDatabase raw = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), "v5-check");
+            raw.setDatabaseName(dir.path() + QStringLiteral("/runbox.db"));
+            QVERIFY(raw.open());
+            QSqlQuery query(raw);
+            // Positive control: schema 5 refuses the new state.
+            QVERIFY(!query.exec(QStringLiteral(
+                "INSERT INTO executions (execution_id, workspace_id, kind, state, created_ms)"
+                " VALUES ('oom-v5', 'w1', 'shell', 'memory_exceeded', 6)")));
+            QVERIFY(query.exec(QStringLiteral(
+                "INSERT INTO executions (execution_id, workspace_id, kind, state, created_ms,"
+                " started_ms) VALUES ('running-v5', 'w1', 'shell', 'running', 7, 8)")));
+            raw.close();
+        }
+        QSqlDatabase::removeDatabase(QStringLiteral("v5-check"));
+        QString error;
+        auto db = Database::open(dir.path(), &error);
+        QVERIFY2(db, qPrintable(error));
+        QCOMPARE(db->schemaVersion(), migrations::latestVersion());
+        ExecutionRepository repository(*db);
+        ExecutionRecord old;
+        QVERIFY(!repository.get(QStringLiteral("old-run"), &old));
+        QCOMPARE(toString(old.state), QStringLiteral("completed"));
+        QVERIFY(old.usage == ExecutionUsage{});
+        QVERIFY(old.toJson().value("usage").toObject().value("peakMemoryBytes").isNull());
+        ExecutionOutcome outcome;
+        outcome.state = ExecutionState::MemoryExceeded;
+        outcome.usage.peakMemoryBytes = 536870912;
+        outcome.usage.cpuUserMs = 12;
+        outcome.usage.cpuSystemMs = 3;
+        outcome.usage.peakProcesses = 9;
+        QVERIFY(!repository.finish(QStringLiteral("running-v5"), outcome));
+        ExecutionRecord ended;
+        QVERIFY(!repository.get(QStringLiteral("running-v5"), &ended));
+        QCOMPARE(toString(ended.state), QStringLiteral("memory_exceeded"));
+        QVERIFY(ended.usage == outcome.usage);
+        QCOMPARE(ended.startedMs.value_or(0), qint64(8));
+        QVERIFY(!repository.get(QStringLiteral("old-run"), &old)); // kept, still completed
+        QCOMPARE(toString(old.state), QStringLiteral("completed"));
     }
 
     void testReopeningDoesNotMigrateAgain() {
