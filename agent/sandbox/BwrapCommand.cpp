@@ -90,6 +90,15 @@ SandboxLaunch BwrapCommand::build(const SandboxCapability& cap, const LaunchSpec
         a << QStringLiteral("--ro-bind") << path << path;
     a << QStringLiteral("--dev") << QStringLiteral("/dev");
     a << spec.extraArgs;
+    // docs/bounds.md "tmpfs": --dev's own tmpfs (which holds /dev/shm) is half the RAM, so /dev
+    // becomes read-only after the device binds above and /dev/shm a sized tmpfs of its own.
+    const bool sized = cap.sizedTmpfs && spec.tmpfsBytes > 0;
+    if (sized)
+        a << QStringLiteral("--remount-ro") << QStringLiteral("/dev") << QStringLiteral("--perms")
+          << QStringLiteral("01777") << QStringLiteral("--size") << QString::number(spec.tmpfsBytes)
+          << QStringLiteral("--tmpfs") << QStringLiteral("/dev/shm");
+    if (sized)
+        a << QStringLiteral("--size") << QString::number(spec.tmpfsBytes);
     a << QStringLiteral("--tmpfs") << QStringLiteral("/tmp");
     // Descriptors, not paths: a sandbox user cannot open the agent's state dir by path.
     a << QStringLiteral("--ro-bind-data") << QString::number(LaunchFd::kPasswd)

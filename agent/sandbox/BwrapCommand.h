@@ -23,6 +23,9 @@ struct LaunchSpec {
     QString stateDir;                ///< bwrap's host cwd
     QList<FdBinding> extraFds;       ///< descriptors of later features (LaunchFd numbers)
     std::optional<SandboxUser> user; ///< run bwrap as this host user (privileged agents)
+    /// Size of the sandbox's /tmp and of its /dev/shm, each (bytes; 0 = bwrap's default, half
+    /// the RAM). Used when the probe found `--size` (SandboxCapability::sizedTmpfs).
+    qint64 tmpfsBytes = 0;
 };
 
 /// Builds the bwrap command line of the `strong` tier (docs/contracts.md "Strong sandbox") from the
@@ -32,7 +35,8 @@ class BwrapCommand final {
 public:
     /// The full launch. Order: namespaces and caps; /usr ro and its symlinks; /etc pieces that
     /// exist (alternatives, ld.so.cache, CA trust, R) ro; /proc per the probe, then /proc/sys
-    /// and /proc/sysrq-trigger read-only; --dev /dev; extraArgs; --tmpfs /tmp; passwd/group
+    /// and /proc/sysrq-trigger read-only; --dev /dev; extraArgs; with sizedTmpfs --remount-ro
+    /// /dev and a sized --tmpfs /dev/shm (01777); --tmpfs /tmp (sized); passwd/group
     /// from memfds (--ro-bind-data 7, 8); /workspace from its descriptor (--bind-fd 6);
     /// --chdir; --clearenv; --setenv …; --seccomp 3; --json-status-fd 4; -- command.
     static SandboxLaunch build(const SandboxCapability& capability, const LaunchSpec& spec);

@@ -162,6 +162,21 @@ QString checkReadOnlyKernelKnobs(const QString& bwrap, ProcMode mode,
     return run.succeeded() ? QString() : run.failureDetail();
 }
 
+/// Whether bwrap sizes a tmpfs (`--size`) and remounts /dev read-only with a sized /dev/shm
+/// on it, as BwrapCommand does; empty when it does, else why not.
+QString checkSizedTmpfs(const QString& bwrap, ProcMode mode,
+                        const std::optional<SandboxUser>& user) {
+    QStringList args = probeArguments(mode, false, {});
+    args << QStringLiteral("--dev") << QStringLiteral("/dev") << QStringLiteral("--remount-ro")
+         << QStringLiteral("/dev") << QStringLiteral("--perms") << QStringLiteral("01777")
+         << QStringLiteral("--size") << QStringLiteral("1048576") << QStringLiteral("--tmpfs")
+         << QStringLiteral("/dev/shm") << QStringLiteral("--size") << QStringLiteral("1048576")
+         << QStringLiteral("--tmpfs") << QStringLiteral("/tmp") << QStringLiteral("/usr/bin/true");
+    const BwrapInvocation::Result run =
+        BwrapInvocation::run(bwrap, args, kProbeTimeoutMs, false, user);
+    return run.succeeded() ? QString() : run.failureDetail();
+}
+
 SandboxCapability runProbe(const QString& bwrap, const std::optional<SandboxUser>& user) {
     SandboxCapability cap;
     cap.bwrapPath = bwrap;
@@ -196,6 +211,13 @@ SandboxCapability runProbe(const QString& bwrap, const std::optional<SandboxUser
         return cap;
     }
     cap.usable = true;
+    if (const QString problem = checkSizedTmpfs(bwrap, cap.procMode, user); problem.isEmpty())
+        cap.sizedTmpfs = true;
+    else
+        cap.warnings << QStringLiteral("bubblewrap at \"%1\" cannot size tmpfs mounts (%2): a "
+                                       "sandbox's /tmp and /dev/shm can grow to half of the "
+                                       "host's memory, bounded only by the memory watcher")
+                            .arg(bwrap, problem);
 
     const Attempt withDisableUserns = attemptLaunch(bwrap, cap.procMode, true, user);
     if (withDisableUserns.ok) {

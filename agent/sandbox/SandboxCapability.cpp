@@ -64,6 +64,7 @@ QJsonObject SandboxCapability::toJson() const {
     json.insert(QStringLiteral("bwrapVersion"), bwrapVersion);
     json.insert(QStringLiteral("procMode"), toString(procMode));
     json.insert(QStringLiteral("nestedUserns"), toString(usernsBlocking));
+    json.insert(QStringLiteral("sizedTmpfs"), sizedTmpfs);
     json.insert(QStringLiteral("detail"), detail);
     json.insert(QStringLiteral("procDetail"), procDetail);
     json.insert(QStringLiteral("warnings"), QJsonArray::fromStringList(warnings));

@@ -27,6 +27,9 @@ struct SandboxCapability {
     bool usable = false;  ///< a sandbox can be built; when false nothing runs
     ProcMode procMode = ProcMode::New;
     UsernsBlocking usernsBlocking = UsernsBlocking::Unusable;
+    /// bwrap sizes tmpfs mounts (`--size`, bwrap 0.7.0) and remounts /dev read-only: the
+    /// sandbox's /tmp and /dev/shm are bounded (docs/bounds.md "tmpfs").
+    bool sizedTmpfs = false;
     QString detail;         ///< last meaningful bwrap stderr line of the failure that decided
     QString procDetail;     ///< why `--proc /proc` was refused, when procMode == Bind
     QStringList warnings;   ///< one operator-facing sentence per degradation, naming what is lost
@@ -36,7 +39,7 @@ struct SandboxCapability {
     /// "sandbox: bubblewrap 0.8.0 usable; /proc new; nested userns blocked; seccomp x86_64".
     QString summaryLine() const;
     /// `{"usable","bwrapPath","bwrapVersion","procMode":"new"|"bind","nestedUserns":
-    ///   "blocked"|"option-unknown"|"option-rejected"|"unusable","detail","procDetail",
+    ///   "blocked"|"option-unknown"|"option-rejected"|"unusable","sizedTmpfs","detail","procDetail",
     ///   "warnings":[…],"unusableReason"}` as shown in /v1/health (strings empty when unset).
     QJsonObject toJson() const;
 };

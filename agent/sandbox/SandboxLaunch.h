@@ -78,6 +78,12 @@ struct SandboxLaunch {
     /// When set, the launcher runs as this unprivileged host user (SandboxUser::dropInChild)
     /// instead of as the agent: always when the agent is privileged (root or capabilities).
     std::optional<SandboxUser> user;
+    /// RLIMIT_FSIZE of the launch (bytes; 0 = inherit): no file the sandbox writes grows past
+    /// its workspace quota (getrlimit(2); a write past it gets SIGXFSZ, or EFBIG when ignored).
+    qint64 maxFileBytes = 0;
+    /// When >= 0: the `cgroup.procs` of the execution's cgroup, which the child joins before it
+    /// execs (so bwrap and everything below it start inside; docs/bounds.md). Not owned.
+    int cgroupProcsFd = -1;
 
     /// `{"program","arguments":[…],"environment":{…},"sandboxEnvironment":{…},"sandboxCwd",
     /// "command":[…]}` for provenance.

@@ -102,11 +102,21 @@ protected:
         return path;
     }
 
-    /// Every launch of the stub but the read-only /proc/sys check (knobCheckCalls()).
+    /// Every launch of the stub but the read-only /proc/sys check (knobCheckCalls()) and the
+    /// sized tmpfs check (sizedTmpfsCalls()).
     QStringList loggedCalls() const {
         QStringList calls;
         for (const QString& line : allCalls())
-            if (!line.contains(QLatin1String("/proc/self/mountinfo")))
+            if (!line.contains(QLatin1String("/proc/self/mountinfo")) &&
+                !line.contains(QLatin1String("--size")))
+                calls << line;
+        return calls;
+    }
+    /// The launches that check bwrap sizes tmpfs mounts (CapabilityProbe).
+    QStringList sizedTmpfsCalls() const {
+        QStringList calls;
+        for (const QString& line : allCalls())
+            if (line.contains(QLatin1String("--size")))
                 calls << line;
         return calls;
     }
