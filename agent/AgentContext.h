@@ -17,6 +17,9 @@ class QuotaStore;
 namespace runbox::execution {
 class ExecutionManager;
 }
+namespace runbox::bounds {
+class BoundsHost;
+}
 namespace runbox::egress {
 class EgressService;
 }
@@ -41,6 +44,8 @@ struct AgentContext {
     store::ExecutionRepository* executions = nullptr;
     store::LogStore* logs = nullptr;
     execution::ExecutionManager* manager = nullptr;
+    /// How executions' memory and processes are bounded here (docs/bounds.md).
+    bounds::BoundsHost* bounds = nullptr;
     egress::EgressService* egress = nullptr; ///< network policy, gateways, decisions
     /// NPU inventory, chip reservations and the optional broker; null when not wired (then
     /// requests naming chips get 400 `npu_unavailable`).

@@ -1,6 +1,7 @@
 #include "agent/AgentRuntime.h"
 
 #include "agent/api/ApiService.h"
+#include "agent/bounds/BoundsHost.h"
 #include "agent/config/ConfigText.h"
 #include "agent/config/StateDir.h"
 #include "agent/egress/EgressDecisionStore.h"
@@ -9,6 +10,7 @@
 #include "agent/egress/EgressStage.h"
 #include "agent/egress/HostsFileResolver.h"
 #include "agent/egress/NetworkPolicyStore.h"
+#include "agent/execution/BoundsStage.h"
 #include "agent/execution/ExecutionManager.h"
 #include "agent/execution/strong/StrongTier.h"
 #include "agent/http/HttpServer.h"
@@ -157,6 +159,9 @@ int AgentRuntime::start(const QStringList& args) {
     }
     for (const QString& w : quotaWarnings)
         logLine(QStringLiteral("warning: %1").arg(w));
+    m_quotas->setHostPidMax(bounds::BoundsHost::hostPidMax());
+    if (auto tooMany = m_quotas->current().validateForHost(bounds::BoundsHost::hostPidMax()))
+        logLine(QStringLiteral("warning: %1 (see /v1/health processes)").arg(tooMany->message));
     m_executions = std::make_unique<store::ExecutionRepository>(*m_database);
     m_workspaceRows = std::make_unique<store::WorkspaceRepository>(*m_database);
     m_logs = std::make_unique<store::LogStore>(state.path());
@@ -198,8 +203,15 @@ int AgentRuntime::start(const QStringList& args) {
     deps.workspaces = m_workspaces.get();
     deps.host = &m_context.host;
     deps.rAvailable = m_context.rAvailable;
+    m_bounds = std::make_unique<bounds::BoundsHost>();
+    m_context.bounds = m_bounds.get();
+    logLine(QStringLiteral("memory bounds: %1 (%2)")
+                .arg(bounds::BoundsHost::toString(m_bounds->mode()), m_bounds->reason()));
+    deps.bounds = m_bounds.get();
     m_manager = std::make_unique<execution::ExecutionManager>(deps);
     m_context.manager = m_manager.get();
+    m_boundsStage = std::make_unique<execution::BoundsStage>(m_bounds.get());
+    m_manager->planner().addStage(m_boundsStage.get());
     m_manager->addTier(std::make_unique<execution::StrongTier>(
         &m_manager->planner(), &m_context.host,
         [this]() -> std::optional<ApiError> {

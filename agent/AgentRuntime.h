@@ -34,7 +34,11 @@ class WorkspaceRepository;
 class LogStore;
 } // namespace store
 namespace execution {
+class BoundsStage;
 class ExecutionManager;
+} // namespace execution
+namespace bounds {
+class BoundsHost;
 }
 namespace egress {
 class EgressDecisionStore;
@@ -96,6 +100,8 @@ private:
     std::unique_ptr<egress::EgressStage> m_egressStage;
     std::unique_ptr<npu::NpuService> m_npu;
     std::unique_ptr<npu::NpuStage> m_npuStage;
+    std::unique_ptr<bounds::BoundsHost> m_bounds;
+    std::unique_ptr<execution::BoundsStage> m_boundsStage;
     std::unique_ptr<execution::ExecutionManager> m_manager;
     std::unique_ptr<light::LightService> m_light; ///< after the registry, before the API (order)
     std::unique_ptr<api::ApiService> m_api;

@@ -57,6 +57,22 @@ QStringList rowOf(const QJsonObject& e) {
             exitText(e)};
 }
 
+/// The usage columns of `ps -l`: peak memory, user and system CPU, most processes at once
+/// (`usage` of the record; "-" where it was not measured).
+QStringList usageColumnsOf(const QJsonObject& e) {
+    const QJsonObject usage = e.value(QLatin1String("usage")).toObject();
+    const auto number = [&](const char* key) { return usage.value(QLatin1String(key)); };
+    const QJsonValue peak = number("peakMemoryBytes");
+    const auto cpu = [&](const char* key) {
+        const QJsonValue v = number(key);
+        return v.isDouble() ? formatDurationMs(v.toInteger()) : QStringLiteral("-");
+    };
+    const QJsonValue processes = number("maxProcesses");
+    return {peak.isDouble() ? formatGiB(peak.toInteger()) : QStringLiteral("-"), cpu("cpuUserMs"),
+            cpu("cpuSystemMs"),
+            processes.isDouble() ? QString::number(processes.toInt()) : QStringLiteral("-")};
+}
+
 } // namespace
 
 QString formatTable(const QList<QStringList>& rows) {
@@ -85,6 +101,7 @@ int runPs(ApiClient& client, QStringList args) {
     const QString limit = takeOption(&args, QStringLiteral("--limit"), &error);
     const QString cursor = takeOption(&args, QStringLiteral("--cursor"), &error);
     const bool json = takeFlag(&args, QStringLiteral("--json"));
+    const bool longFormat = takeFlag(&args, QStringLiteral("-l"));
     if (error.isEmpty() && !args.isEmpty())
         error = QStringLiteral("unexpected argument \"%1\"").arg(args.first());
     bool limitOk = true;
@@ -118,8 +135,12 @@ int runPs(ApiClient& client, QStringList args) {
                              QStringLiteral("KIND"), QStringLiteral("STATE"),
                              QStringLiteral("QUEUE"), QStringLiteral("CREATED"),
                              QStringLiteral("DURATION"), QStringLiteral("EXIT")}};
+    if (longFormat)
+        rows.first() << QStringLiteral("PEAK-MEM") << QStringLiteral("CPU-USER")
+                     << QStringLiteral("CPU-SYS") << QStringLiteral("PROCS");
     for (const QJsonValue& v : page.value(QLatin1String("executions")).toArray())
-        rows.append(rowOf(v.toObject()));
+        rows.append(longFormat ? rowOf(v.toObject()) + usageColumnsOf(v.toObject())
+                               : rowOf(v.toObject()));
     QTextStream(stdout) << formatTable(rows);
     const QString next = page.value(QLatin1String("nextCursor")).toString();
     if (!next.isEmpty())

@@ -32,6 +32,8 @@ constexpr QuotaField kFields[] = {
     {"maxExecutionTimeoutMs", "--max-timeout", Unit::DurationMs},
     {"maxConcurrentExecutions", "--concurrency", Unit::Count},
     {"maxLightWorkspaces", "--light-workspaces", Unit::Count},
+    {"maxMemoryBytes", "--memory", Unit::Bytes},
+    {"maxProcesses", "--processes", Unit::Count},
 };
 
 QString formatValue(Unit unit, const QJsonValue& value) {
@@ -127,7 +129,7 @@ QString parseQuotaOptions(QStringList* args, QJsonObject* patch) {
     if (patch->isEmpty())
         return QStringLiteral("nothing to set: give at least one of --workspace, --output, "
                               "--upload-file, --upload-request, --timeout, --max-timeout, "
-                              "--concurrency, --light-workspaces");
+                              "--concurrency, --light-workspaces, --memory, --processes");
     return {};
 }
 

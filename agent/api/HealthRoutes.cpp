@@ -1,8 +1,9 @@
 #include "agent/api/HealthRoutes.h"
 
-#include "agent/light/tier/LightService.h"
+#include "agent/bounds/BoundsHost.h"
 #include "agent/egress/EgressService.h"
 #include "agent/execution/ExecutionManager.h"
+#include "agent/light/tier/LightService.h"
 #include "agent/npu/NpuService.h"
 #include "agent/store/QuotaStore.h"
 #include "agent/workspace/WorkspaceResolver.h"
@@ -54,6 +55,20 @@ void HealthRoutes::registerRoutes(Router& router, AgentContext* ctx) {
                                     {"setupTimeoutMs", ctx->config.setupTimeoutMs}});
             // The quotas in force now: what executions created now run under.
             body.insert(QStringLiteral("quotas"), quotas.toJson());
+            // docs/bounds.md: which mechanism bounds memory, whether the pid budget holds, and
+            // how the workspace quota is held.
+            body.insert(QStringLiteral("memory"),
+                        ctx->bounds ? ctx->bounds->toJson()
+                                    : QJsonObject{{"mode", "none"}, {"reason", "not wired"}});
+            body.insert(QStringLiteral("processes"),
+                        bounds::BoundsHost::processesJson(quotas.maxConcurrentExecutions,
+                                                          quotas.maxProcesses));
+            body.insert(QStringLiteral("disk"),
+                        QJsonObject{{"mode", "watcher"},
+                                    {"reason", "no project quotas: each file is bounded by "
+                                               "RLIMIT_FSIZE at maxWorkspaceBytes (strong), the "
+                                               "workspace by a watcher sampling every 50 ms or "
+                                               "more"}});
             body.insert(QStringLiteral("languages"), ctx->rAvailable
                                                          ? QJsonArray{"shell", "python", "r"}
                                                          : QJsonArray{"shell", "python"});

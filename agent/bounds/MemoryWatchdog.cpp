@@ -3,6 +3,7 @@
 #include <QFile>
 #include <QHash>
 
+#include <sys/stat.h>
 #include <sys/statfs.h>
 
 #include <utility>
@@ -12,10 +13,21 @@ namespace runbox::bounds {
 
 namespace {
 
-/// Bytes in use on the file system at @p path (statfs(2)); 0 when it cannot be read.
-qint64 usedBytesOf(const QString& path) {
+constexpr long kTmpfsMagic = 0x01021994; // TMPFS_MAGIC, linux/magic.h
+
+/// Bytes in use on the tmpfs @p mount (statfs(2)); 0 when it cannot be read, is no tmpfs, or is
+/// still the host's own mount.
+qint64 usedBytesOf(const MemoryWatchdog::TmpfsMount& mount) {
+    const QByteArray path = QFile::encodeName(mount.path);
     struct statfs fs {};
-    if (::statfs(QFile::encodeName(path).constData(), &fs) != 0)
+    if (::statfs(path.constData(), &fs) != 0 || fs.f_type != kTmpfsMagic)
+        return 0;
+    struct stat own {}, host {};
+    if (::stat(path.constData(), &own) != 0)
+        return 0;
+    if (!mount.hostPath.isEmpty() &&
+        ::stat(QFile::encodeName(mount.hostPath).constData(), &host) == 0 &&
+        host.st_dev == own.st_dev)
         return 0;
     return qint64(fs.f_blocks - fs.f_bfree) * qint64(fs.f_bsize);
 }
@@ -92,8 +104,8 @@ int MemoryWatchdog::scanNow() {
     std::vector<std::pair<std::function<void(const Usage&)>, Usage>> calls;
     for (auto& [handle, state] : m_watches) {
         Usage& u = state.usage;
-        for (const QString& path : std::as_const(state.watch.tmpfsPaths))
-            u.currentBytes += usedBytesOf(path);
+        for (const TmpfsMount& mount : std::as_const(state.watch.tmpfsMounts))
+            u.currentBytes += usedBytesOf(mount);
         u.peakBytes = qMax(u.peakBytes, u.currentBytes);
         u.peakProcesses = qMax(u.peakProcesses, u.processes);
         if (state.watch.limitBytes <= 0)

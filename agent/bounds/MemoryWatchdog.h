@@ -29,11 +29,19 @@ public:
         int peakProcesses = 0;
         bool exceeded = false;
     };
+    /// A tmpfs of the execution, seen from the host (`/proc/PID/root/tmp`). It counts only while
+    /// it is a tmpfs (TMPFS_MAGIC) on another device than @ref hostPath, the host's own mount at
+    /// the same place: until the sandbox has mounted its own, the path shows the host's.
+    struct TmpfsMount {
+        QString path;
+        QString hostPath;
+    };
     /// One execution to watch.
     struct Watch {
         Membership members;
         qint64 limitBytes = 0;  ///< 0 = sample only (usage for the record), never exceeded
-        QStringList tmpfsPaths; ///< mounts whose used bytes (statfs(2)) count, e.g. its /tmp
+        /// Mounts whose used bytes (statfs(2)) count, e.g. its /tmp (see TmpfsMount).
+        QList<TmpfsMount> tmpfsMounts;
         std::function<void(const Usage&)> exceeded; ///< called once, after a scan; may unwatch
     };
 

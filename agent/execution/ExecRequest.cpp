@@ -102,6 +102,9 @@ std::optional<ApiError> ExecRequest::parse(const QJsonObject& body, const ExecLi
                                       "executionId",
                                       "executionTimeoutMs",
                                       "maxOutputBytes",
+                                      "maxWorkspaceBytes",
+                                      "maxMemoryBytes",
+                                      "maxProcesses",
                                       "kernelMode",
                                       "environmentId",
                                       "workspace"};
@@ -198,6 +201,16 @@ std::optional<ApiError> ExecRequest::parse(const QJsonObject& body, const ExecLi
         return bad(
             "invalid_output_limit",
             QStringLiteral("maxOutputBytes may be at most %1").arg(limits.maxOutputBytesCeiling));
+    // The resource bounds (docs/bounds.md): only these keys go to tighten(), whose timeout and
+    // output fields are answered above with their own codes.
+    QJsonObject boundsFields;
+    for (const char* key : {"maxWorkspaceBytes", "maxMemoryBytes", "maxProcesses"})
+        if (body.contains(QLatin1String(key)) && !body.value(QLatin1String(key)).isNull())
+            boundsFields.insert(QLatin1String(key), body.value(QLatin1String(key)));
+    store::ExecutionLimits bounds;
+    if (auto err = store::tighten(limits.quotas, boundsFields, &bounds))
+        return err;
+    r.bounds = bounds;
 
     for (auto it = limits.featureChecks.cbegin(); it != limits.featureChecks.cend(); ++it)
         if (it.value() && body.contains(it.key()))

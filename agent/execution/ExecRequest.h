@@ -1,5 +1,7 @@
 #pragma once
 
+#include "agent/store/QuotaSettings.h"
+
 #include "shared/ApiError.h"
 
 #include <QJsonObject>
@@ -32,6 +34,9 @@ struct ExecLimits {
     qint64 defaultMaxOutputBytes = 1LL << 30;
     qint64 maxOutputBytesCeiling = 0; ///< 0 = no ceiling
     bool rAvailable = false;          ///< R is installed on the host
+    /// The quotas in force (store::QuotaSettings): a request's maxWorkspaceBytes, maxMemoryBytes
+    /// and maxProcesses may only tighten them (store::tighten).
+    store::QuotaSettings quotas;
     /// Request fields the agent's features own (e.g. the NPU's `npuDevices`): kept as sent in
     /// ExecRequest::features for the feature to validate; any other unknown field is refused.
     QStringList featureFields;
@@ -53,6 +58,10 @@ struct ExecRequest {
     QString executionId;       ///< client idempotency key, may be empty
     qint64 timeoutMs = 0;      ///< 0 = unlimited
     qint64 maxOutputBytes = 0; ///< stdout + stderr; 0 = unlimited
+    /// maxWorkspaceBytes, maxMemoryBytes and maxProcesses this run is bound by (the setting, or
+    /// the request's tighter value; 0 = unlimited). Only those three of the struct are used;
+    /// absent for a request not made by parse() (the settings then apply).
+    std::optional<store::ExecutionLimits> bounds;
     /// The feature sections of the request (ExecLimits::featureFields), as sent until their
     /// feature has validated them (the NPU feature replaces `npuDevices` with the canonical
     /// chip list). The core reads none of them.
@@ -67,9 +76,11 @@ struct ExecRequest {
 
     /// Parses and validates a request body. Errors are 400s naming the field:
     /// invalid_request, invalid_kind, invalid_argv, invalid_env, invalid_cwd, invalid_timeout,
-    /// invalid_output_limit, persistent_kernel_unsupported, r_unavailable, invalid_execution_id.
-    /// Feature sections are validated by their feature: here only by its form check
-    /// (ExecLimits::featureChecks), after the core fields; what they name, later.
+    /// invalid_output_limit, persistent_kernel_unsupported, r_unavailable, invalid_execution_id,
+    /// invalid_quota and quota_override_not_tighter (maxWorkspaceBytes, maxMemoryBytes,
+    /// maxProcesses: store::tighten). Feature sections are validated by their feature: here
+    /// only by its form check (ExecLimits::featureChecks), after the core fields; what they
+    /// name, later.
     static std::optional<ApiError> parse(const QJsonObject& body, const ExecLimits& limits,
                                          ExecRequest* out);
     /// Validates a workspace-relative cwd: no leading '/', no '.', '..' or empty segments, no

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "agent/execution/OutputFramer.h"
+#include "agent/store/ExecutionRecord.h"
 #include "shared/ApiError.h"
 
 #include <QByteArray>
@@ -20,16 +21,20 @@ struct FileChanges {
 /// How one execution ended (the states of docs/contracts.md "Workspaces and executions").
 struct ExecutionResult {
     QString status;    ///< completed | failed | timed_out | cancelled | output_limited |
-                       ///< quota_exceeded | setup_failed
+                       ///< quota_exceeded | memory_exceeded | setup_failed
     int exitCode = -1; ///< the command's exit code (128+N when a signal ended it inside)
     QString signal;    ///< e.g. "SIGKILL" when the agent killed the sandbox, else empty
     qint64 durationMs = 0;
     QString reason; ///< human text for everything but completed/failed
     FileChanges changes;
     qint64 stdoutBytes = 0, stderrBytes = 0;
+    /// What it used (docs/bounds.md): the backend fills the CPU it knows, the bounds watcher
+    /// the memory and process peaks.
+    store::ExecutionUsage usage;
 
     /// The `exit` event: {"type":"exit","status","exitCode","signal","durationMs","reason",
-    /// "createdFiles","modifiedFiles","deletedFiles","filesTruncated","stdoutBytes","stderrBytes"}.
+    /// "createdFiles","modifiedFiles","deletedFiles","filesTruncated","stdoutBytes","stderrBytes",
+    /// "usage":{…store::ExecutionUsage}}.
     QJsonObject toEvent() const;
 };
 
@@ -63,6 +68,9 @@ public:
     virtual void skipFileChanges() {}
 
 Q_SIGNALS:
+    /// The host pid of the init of the PID namespace the run's processes live in (strong: bwrap's
+    /// sandbox child), once known; the bounds watcher counts that namespace's processes.
+    void pidNamespaceInitKnown(qint64 pid);
     void output(runbox::execution::OutputStream stream, const QByteArray& bytes);
     void finished(const runbox::execution::ExecutionResult& result);
 };

@@ -1,5 +1,6 @@
 #include "agent/execution/ExecutionManager.h"
 
+#include "agent/execution/BoundedTier.h"
 #include "agent/execution/ManagedRun.h"
 #include "agent/execution/SandboxSweep.h"
 #include "agent/store/ExecutionRepository.h"
@@ -40,6 +41,7 @@ ExecLimits ExecutionManager::limits() const {
     l.defaultMaxOutputBytes = q.maxOutputBytes;
     l.maxOutputBytesCeiling = q.maxOutputBytes;
     l.rAvailable = m_deps.rAvailable;
+    l.quotas = q;
     l.featureFields = m_featureFields;
     l.featureChecks = m_featureChecks;
     return l;
@@ -48,6 +50,12 @@ ExecLimits ExecutionManager::limits() const {
 PermissionEpoch ExecutionManager::currentEpoch(const ExecRequest& request) const {
     PermissionEpoch epoch;
     epoch.quotas = m_deps.quotas->current().toJson();
+    // What this run is bound by: the setting, or the request's tighter value (ExecRequest).
+    if (request.bounds) {
+        epoch.quotas.insert(QStringLiteral("maxWorkspaceBytes"), request.bounds->maxWorkspaceBytes);
+        epoch.quotas.insert(QStringLiteral("maxMemoryBytes"), request.bounds->maxMemoryBytes);
+        epoch.quotas.insert(QStringLiteral("maxProcesses"), request.bounds->maxProcesses);
+    }
     for (const EpochContributor& contribute : m_epochContributors)
         contribute(request, &epoch);
     return epoch;
@@ -59,7 +67,7 @@ void ExecutionManager::applyQuotas() {
 
 void ExecutionManager::addTier(std::unique_ptr<IsolationTier> tier) {
     const QString name = tier->name();
-    m_tiers.insert(name, std::shared_ptr<IsolationTier>(std::move(tier)));
+    m_tiers.insert(name, std::make_shared<BoundedTier>(std::move(tier), m_deps.bounds));
 }
 
 IsolationTier* ExecutionManager::tierOf(const workspace::Workspace& workspace,

@@ -25,6 +25,10 @@ struct Workspace;
 class WorkspaceRegistry;
 } // namespace runbox::workspace
 
+namespace runbox::bounds {
+class BoundsHost;
+}
+
 namespace runbox::execution {
 
 class ManagedRun;
@@ -47,6 +51,8 @@ public:
         workspace::WorkspaceRegistry* workspaces = nullptr;
         const SandboxHost* host = nullptr;
         bool rAvailable = false;
+        /// The resource bounds every tier's runs are put under (BoundedTier); may be null.
+        bounds::BoundsHost* bounds = nullptr;
     };
 
     explicit ExecutionManager(Dependencies deps, QObject* parent = nullptr);

@@ -99,6 +99,8 @@ void LaunchPlanner::build(const LaunchContext&, LaunchPlan* plan) const {
     plan->launch = sandbox::BwrapCommand::build(m_host->capability, spec);
     plan->launch.setupStatusFd = plan->setupStatusFd;
     plan->launch.readSetupStatus = plan->readSetupStatus;
+    plan->launch.maxFileBytes = plan->maxFileBytes;
+    plan->launch.cgroupProcsFd = plan->cgroupProcsFd;
     // What the user's code runs, for provenance, without the agent's own prefix.
     plan->launch.command = plan->spec.command;
 }

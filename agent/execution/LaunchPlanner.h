@@ -82,6 +82,8 @@ struct LaunchPlan {
     decltype(sandbox::SandboxLaunch::readSetupStatus) readSetupStatus;
     /// Supplementary groups of the sandbox user (device nodes reached through their group).
     QList<gid_t> supplementaryGroups;
+    qint64 maxFileBytes = 0; ///< RLIMIT_FSIZE (SandboxLaunch::maxFileBytes), set by BoundsStage
+    int cgroupProcsFd = -1;  ///< SandboxLaunch::cgroupProcsFd, set (and closed) by BoundsStage
     sandbox::SandboxLaunch launch; ///< filled by LaunchPlanner once every stage agreed
     std::vector<std::function<void()>> releases; ///< undo what stages acquired, in reverse
 

@@ -37,9 +37,10 @@ ManagedRun::~ManagedRun() {
 void ManagedRun::start() {
     if (m_done)
         return; // stopped before it started
-    m_watcher = new WorkspaceQuotaWatcher(m_launch.fs, m_maxWorkspaceBytes, this);
+    // Over quota while it waited in the queue (the live watch is BoundedBackend's).
+    WorkspaceQuotaWatcher quota(m_launch.fs, m_maxWorkspaceBytes);
     qint64 used = 0;
-    if (m_watcher->overLimit(&used))
+    if (quota.full(&used))
         return fail(QStringLiteral("quota_exceeded"),
                     QStringLiteral("the workspace uses %1 bytes, above maxWorkspaceBytes %2")
                         .arg(used)
@@ -78,14 +79,7 @@ void ManagedRun::onBackend(TierBackend made) {
                                    bytes);
             });
     connect(m_runner, &ExecutionBackend::finished, this, &ManagedRun::onFinished);
-    connect(m_watcher, &WorkspaceQuotaWatcher::exceeded, this, [this](qint64 used, qint64 limit) {
-        stop(QStringLiteral("quota_exceeded"),
-             QStringLiteral("the workspace grew to %1 bytes, above maxWorkspaceBytes %2")
-                 .arg(used)
-                 .arg(limit));
-    });
     m_runner->start();
-    m_watcher->start();
 }
 
 void ManagedRun::stop(const QString& status, const QString& reason) {
@@ -108,17 +102,7 @@ void ManagedRun::fail(const QString& status, const QString& reason) {
 }
 
 void ManagedRun::onFinished(const ExecutionResult& result) {
-    if (m_watcher)
-        m_watcher->stop();
-    ExecutionResult r = result;
-    qint64 used = 0;
-    if (r.status == QLatin1String("completed") && m_watcher && m_watcher->overLimit(&used)) {
-        r.status = QStringLiteral("quota_exceeded");
-        r.reason = QStringLiteral("the workspace ended at %1 bytes, above maxWorkspaceBytes %2")
-                       .arg(used)
-                       .arg(m_maxWorkspaceBytes);
-    }
-    record(r);
+    record(result);
 }
 
 void ManagedRun::record(const ExecutionResult& r) {
@@ -142,6 +126,7 @@ void ManagedRun::record(const ExecutionResult& r) {
     outcome.createdFiles = r.changes.created;
     outcome.modifiedFiles = r.changes.modified;
     outcome.deletedFiles = r.changes.deleted;
+    outcome.usage = r.usage;
     store::LogInfo info;
     if (m_logOpen && !m_ctx.logs->info(m_launch.executionId, &info)) {
         outcome.logBytes.stdoutBytes = info.stdoutBytes;

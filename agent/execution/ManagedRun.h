@@ -13,10 +13,8 @@ class LogStore;
 
 namespace runbox::execution {
 
-class WorkspaceQuotaWatcher;
-
 /// One managed execution from admission to its final record: marks it running (with the exact
-/// provenance), writes every output byte to its log, watches the workspace quota, and on the end
+/// provenance), writes every output byte to its log, and on the end
 /// finishes the log durably *before* the record says it ended (so an acknowledged exit implies a
 /// complete log). Emits done() once the record is final. The command runs in the backend its
 /// workspace's IsolationTier makes; the run never asks which tier it is.
@@ -32,7 +30,8 @@ public:
     };
 
     /// @p launch: what the tier needs (TierLaunch::managed is set here); @p maxWorkspaceBytes:
-    /// the quota the workspace is watched against while it runs.
+    /// the quota a workspace must be under when the run leaves the queue (the live watch is the
+    /// tier's BoundedBackend).
     ManagedRun(Context context, TierLaunch launch, qint64 maxWorkspaceBytes,
                QObject* parent = nullptr);
     ~ManagedRun() override;
@@ -56,7 +55,6 @@ private:
     qint64 m_maxWorkspaceBytes;
     bool m_preparing = false; ///< createBackend() has not answered yet
     ExecutionBackend* m_runner = nullptr;
-    WorkspaceQuotaWatcher* m_watcher = nullptr;
     bool m_logOpen = false;
     bool m_done = false;
 };

@@ -8,7 +8,7 @@
 namespace runbox::execution {
 
 namespace {
-constexpr int kMinIntervalMs = 250;
+constexpr int kMinIntervalMs = 50; // small trees measure in well under 1 ms
 }
 
 WorkspaceQuotaWatcher::WorkspaceQuotaWatcher(std::shared_ptr<const workspace::WorkspaceFs> fs,
@@ -24,6 +24,14 @@ void WorkspaceQuotaWatcher::start() {
 }
 
 bool WorkspaceQuotaWatcher::overLimit(qint64* used) {
+    return measure(false, used);
+}
+
+bool WorkspaceQuotaWatcher::full(qint64* used) {
+    return measure(true, used);
+}
+
+bool WorkspaceQuotaWatcher::measure(bool atLimitCounts, qint64* used) {
     if (m_limit <= 0 || !m_fs)
         return false;
     workspace::WorkspaceUsage::Options options;
@@ -33,7 +41,7 @@ bool WorkspaceQuotaWatcher::overLimit(qint64* used) {
         return false; // a tree changing under us: measured again next tick
     if (used)
         *used = usage->allocatedBytes;
-    return usage->over;
+    return usage->over || (atLimitCounts && usage->allocatedBytes >= m_limit);
 }
 
 void WorkspaceQuotaWatcher::tick() {

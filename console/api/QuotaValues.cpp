@@ -57,6 +57,10 @@ QString QuotaField::label() const {
          QT_TRANSLATE_NOOP("runbox::console::QuotaValues", "Concurrent executions")},
         {QStringLiteral("maxLightWorkspaces"),
          QT_TRANSLATE_NOOP("runbox::console::QuotaValues", "Light workspaces")},
+        {QStringLiteral("maxMemoryBytes"),
+         QT_TRANSLATE_NOOP("runbox::console::QuotaValues", "Memory per execution")},
+        {QStringLiteral("maxProcesses"),
+         QT_TRANSLATE_NOOP("runbox::console::QuotaValues", "Processes per execution")},
     };
     const char* text = labels.value(name);
     return text ? QCoreApplication::translate("runbox::console::QuotaValues", text) : name;
@@ -117,6 +121,8 @@ const QList<QuotaField>& QuotaValues::knownFields() {
         {QStringLiteral("maxExecutionTimeoutMs"), U::Milliseconds, kYearMs},
         {QStringLiteral("maxConcurrentExecutions"), U::Count, 100000},
         {QStringLiteral("maxLightWorkspaces"), U::Count, 65536},
+        {QStringLiteral("maxMemoryBytes"), U::Bytes, kPiB},
+        {QStringLiteral("maxProcesses"), U::Count, 4194304},
     };
     return fields;
 }

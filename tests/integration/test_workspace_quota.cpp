@@ -1,11 +1,16 @@
-// maxWorkspaceBytes against the real agent: allocated blocks count (a sparse
-// `truncate -s 100G` does not trip it), growth past it during a run ends the run
-// `quota_exceeded` while it runs, and a run in a workspace already over it never starts.
+// maxWorkspaceBytes against the real agent (docs/bounds.md "Disk"): allocated blocks count (a
+// sparse `truncate -s 100G` does not trip it), growth past it during a run ends the run
+// `quota_exceeded` while it runs, sync and managed alike, no single file grows past it
+// (RLIMIT_FSIZE), a request may tighten it but not loosen it, and a workspace at or over it
+// refuses new executions with 413 (no record) until files are deleted through the file API.
 #include "support/AgentProcess.h"
+#include "support/ExecStream.h"
 #include "support/ManagedApi.h"
 
+#include <QDir>
 #include <QFile>
 #include <QJsonArray>
+#include <QProcess>
 #include <QTest>
 
 using namespace runbox;
@@ -58,12 +63,22 @@ private Q_SLOTS:
         QCOMPARE(QFileInfo(m_agent.workspaceDir(ws) + "/f").size(), qint64(8 << 20));
     }
 
-    void testSparseFileDoesNotCountTowardsTheQuota() {
+    void testSparseFilesDoNotCountTowardsTheQuota() {
+        // Apparent sizes of 3 × 60 MiB, above the 64 MiB quota; no block allocated.
         const QString ws = m_agent.createWorkspace();
-        const QJsonObject r = runToEnd(ws, "truncate -s 100G big && sleep 1.5");
+        const QJsonObject r =
+            runToEnd(ws, "for f in a b c; do truncate -s 60M $f; done && sleep 1.5");
         QCOMPARE(r.value("state").toString(), QStringLiteral("completed"));
-        QCOMPARE(QFileInfo(m_agent.workspaceDir(ws) + "/big").size(), qint64(100) << 30);
-        QCOMPARE(r.value("createdFiles").toArray(), QJsonArray{"big"});
+        QCOMPARE(QFileInfo(m_agent.workspaceDir(ws) + "/a").size(), qint64(60) << 20);
+        QCOMPARE(r.value("createdFiles").toArray(), (QJsonArray{"a", "b", "c"}));
+    }
+
+    void testNoFileGrowsPastTheQuotaEvenSparse() {
+        // RLIMIT_FSIZE at maxWorkspaceBytes: the 100 GiB truncate is refused (SIGXFSZ).
+        const QString ws = m_agent.createWorkspace();
+        const QJsonObject r = runToEnd(ws, "truncate -s 100G big");
+        QCOMPARE(r.value("state").toString(), QStringLiteral("quota_exceeded"));
+        QVERIFY(QFileInfo(m_agent.workspaceDir(ws) + "/big").size() <= kQuotaBytes);
     }
 
     void testGrowthPastTheQuotaEndsTheRunWhileItRuns_data() {
@@ -86,18 +101,94 @@ private Q_SLOTS:
         m_filledWorkspace = ws;
     }
 
-    void testRunInAWorkspaceAlreadyOverTheQuotaNeverStarts() {
+    void testFullWorkspaceRefusesExecutionsUntilFilesAreDeleted() {
         QVERIFY(!m_filledWorkspace.isEmpty());
-        const QString dir = m_agent.workspaceDir(m_filledWorkspace);
-        QVERIFY(QFileInfo(dir + "/f").size() > kQuotaBytes);
-        const QJsonObject r = runToEnd(m_filledWorkspace, "echo ran; touch ran");
-        QCOMPARE(r.value("state").toString(), QStringLiteral("quota_exceeded"));
-        QVERIFY(r.value("startedAt").isNull());
+        const QString ws = m_filledWorkspace;
+        const QString dir = m_agent.workspaceDir(ws);
+        // RLIMIT_FSIZE stopped the writer at the quota: no file is past it.
+        QVERIFY(QFileInfo(dir + "/f").size() <= kQuotaBytes);
+        const qint64 before = client()
+                                  .call("GET", "/v1/executions?limit=1000")
+                                  .json()
+                                  .value("executions")
+                                  .toArray()
+                                  .size();
+        const ApiResponse managed =
+            submitExecution(client(), ws, {{"kind", "shell"}, {"code", "touch ran"}});
+        QCOMPARE(managed.status, 413);
+        QCOMPARE(managed.errorCode(), QStringLiteral("workspace_quota_exceeded"));
+        ExecStream sync(&client(), ws, {{"kind", "shell"}, {"code", "touch ran"}});
+        QVERIFY(sync.waitForFinished(30000));
+        QCOMPARE(sync.outcome().httpStatus, 413);
+        QCOMPARE(sync.outcome().errorCode(), QStringLiteral("workspace_quota_exceeded"));
         QVERIFY(!QFile::exists(dir + "/ran"));
-        const LogCapture log = readLog(client(), r.value("executionId").toString(), 0, true, 10000);
-        QVERIFY(log.bytes.isEmpty());
-        QVERIFY(log.endsWithExit());
-        QCOMPARE(log.exitEvent.value("status").toString(), QStringLiteral("quota_exceeded"));
+        QCOMPARE(client()
+                     .call("GET", "/v1/executions?limit=1000")
+                     .json()
+                     .value("executions")
+                     .toArray()
+                     .size(),
+                 before); // refused at submit: no record
+        // The file API still reads and deletes; once under the quota, executions run again.
+        QCOMPARE(client().call("GET", "/v1/workspaces/" + ws.toUtf8() + "/files/f").status, 200);
+        QCOMPARE(client().call("DELETE", "/v1/workspaces/" + ws.toUtf8() + "/files/f").status, 200);
+        const QJsonObject r = runToEnd(ws, "touch ran");
+        QCOMPARE(r.value("state").toString(), QStringLiteral("completed"));
+        QVERIFY(QFile::exists(dir + "/ran"));
+    }
+
+    void testSyncExecPastATightenedQuotaEndsQuotaExceeded() {
+        const QString ws = m_agent.createWorkspace();
+        const QString dir = m_agent.workspaceDir(ws);
+        // Positive control: the same writer under the agent's 64 MiB completes.
+        ExecStream control(&client(), ws,
+                           {{"kind", "shell"}, {"code", "head -c 3000000 /dev/zero > ok; rm ok"}});
+        QVERIFY(control.waitForFinished(60000));
+        QCOMPARE(control.outcome().status(), QStringLiteral("completed"));
+        // One file of 50 MB, and many small ones, under a per-request 1 MiB: both stopped.
+        for (const char* code : {"head -c 50000000 /dev/zero > big; sleep 30",
+                                 "for i in $(seq 200); do head -c 262144 /dev/zero > f$i; done; "
+                                 "sleep 30"}) {
+            ExecStream run(&client(), ws,
+                           {{"kind", "shell"}, {"code", code}, {"maxWorkspaceBytes", 1 << 20}});
+            QVERIFY(run.waitForFinished(60000));
+            QCOMPARE(run.outcome().httpStatus, 200);
+            QCOMPARE(run.outcome().status(), QStringLiteral("quota_exceeded"));
+            QVERIFY2(run.outcome().exitEvent.value("durationMs").toInteger() < 15000,
+                     "the sync run was not stopped while it ran");
+            QVERIFY(QFileInfo(dir + "/big").size() <= (1 << 20)); // no file past the quota
+            qint64 total = 0;
+            for (const QFileInfo& f : QDir(dir).entryInfoList(QDir::Files))
+                total += f.size();
+            qInfo("%s: %lld bytes left in the workspace", code, total);
+            QProcess::execute("/bin/sh", {"-c", "rm -f " + dir + "/big " + dir + "/f*"});
+        }
+    }
+
+    void testRequestMayTightenTheQuotaButNotLoosenIt() {
+        const QString ws = m_agent.createWorkspace();
+        ExecStream looser(
+            &client(), ws,
+            {{"kind", "shell"}, {"code", "true"}, {"maxWorkspaceBytes", kQuotaBytes * 2}});
+        QVERIFY(looser.waitForFinished(30000));
+        QCOMPARE(looser.outcome().httpStatus, 400);
+        QCOMPARE(looser.outcome().errorCode(), QStringLiteral("quota_override_not_tighter"));
+        const ApiResponse unlimited = submitExecution(
+            client(), ws, {{"kind", "shell"}, {"code", "true"}, {"maxWorkspaceBytes", 0}});
+        QCOMPARE(unlimited.status, 400);
+        const ApiResponse tighter = submitExecution(
+            client(), ws, {{"kind", "shell"}, {"code", "true"}, {"maxWorkspaceBytes", 1 << 20}});
+        QCOMPARE(tighter.status, 202);
+        const QJsonObject r =
+            waitUntilFinal(client(), tighter.json().value("executionId").toString(), 30000);
+        QCOMPARE(r.value("state").toString(), QStringLiteral("completed"));
+        QCOMPARE(r.value("permissionEpoch")
+                     .toObject()
+                     .value("quotas")
+                     .toObject()
+                     .value("maxWorkspaceBytes")
+                     .toInteger(),
+                 qint64(1 << 20));
     }
 };
 

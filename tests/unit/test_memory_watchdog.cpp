@@ -168,13 +168,31 @@ private Q_SLOTS:
         QTemporaryFile file(QStringLiteral("/dev/shm/runbox-watchdog-XXXXXX"));
         QVERIFY(file.open());
         MemoryWatchdog dog;
-        const int handle = dog.watch({{Membership::By::Uid, 61005}, 0, {"/dev/shm"}, {}});
+        const int handle = dog.watch({{Membership::By::Uid, 61005}, 0, {{"/dev/shm", ""}}, {}});
         const qint64 before = settledUsage(dog, handle).currentBytes;
         file.write(QByteArray(48 * kMiB, 'x'));
         file.flush();
         const qint64 after = settledUsage(dog, handle).currentBytes;
         QVERIFY2(after - before >= 47 * kMiB,
                  qPrintable(QStringLiteral("%1 -> %2").arg(before).arg(after)));
+    }
+
+    /// Before a sandbox has mounted its own /tmp, its /proc/PID/root/tmp shows the host's: that
+    /// one, and anything that is no tmpfs (a disk), never counts. This failed first: the host's
+    /// disk usage (28 GiB) was counted against a 512 MiB limit.
+    void testHostMountsAndDisksDoNotCount() {
+        QTemporaryFile file(QStringLiteral("/dev/shm/runbox-watchdog-XXXXXX"));
+        QVERIFY(file.open());
+        file.write(QByteArray(16 * kMiB, 'x'));
+        file.flush();
+        MemoryWatchdog dog;
+        const int counted = dog.watch({{Membership::By::Uid, 61006}, 0, {{"/dev/shm", ""}}, {}});
+        QVERIFY(settledUsage(dog, counted).currentBytes >= 15 * kMiB); // positive control
+        const int host = dog.watch({{Membership::By::Uid, 61006},
+                                    0,
+                                    {{"/proc/self/root/dev/shm", "/dev/shm"}, {"/", ""}},
+                                    {}});
+        QCOMPARE(settledUsage(dog, host).currentBytes, qint64(0));
     }
 };
 

@@ -30,7 +30,8 @@ QJsonObject ExecutionResult::toEvent() const {
                    {"deletedFiles", QJsonArray::fromStringList(changes.deleted)},
                    {"filesTruncated", changes.truncated},
                    {"stdoutBytes", stdoutBytes},
-                   {"stderrBytes", stderrBytes}};
+                   {"stderrBytes", stderrBytes},
+                   {"usage", usage.toJson()}};
     if (!reason.isEmpty())
         ev.insert(QStringLiteral("reason"), reason);
     return ev;
@@ -53,6 +54,8 @@ ExecutionRunner::ExecutionRunner(sandbox::SandboxLaunch launch, Options options,
     connect(m_process, &SandboxProcess::stderrData, this,
             [this](const QByteArray& d) { onOutput(1, d); });
     connect(m_process, &SandboxProcess::finished, this, &ExecutionRunner::onProcessFinished);
+    connect(m_process, &SandboxProcess::sandboxChildKnown, this,
+            [this](pid_t pid) { Q_EMIT pidNamespaceInitKnown(qint64(pid)); });
 }
 
 void ExecutionRunner::start() {
@@ -108,6 +111,8 @@ void ExecutionRunner::onOutput(int stream, const QByteArray& data) {
 void ExecutionRunner::onProcessFinished(const ProcessExit& exit) {
     ExecutionResult r;
     r.exitCode = exit.exited ? exit.exitCode : -1;
+    r.usage.cpuUserMs = exit.cpuUserMs;
+    r.usage.cpuSystemMs = exit.cpuSystemMs;
     if (!m_stopStatus.isEmpty()) {
         r.status = m_stopStatus;
         r.reason = m_stopReason;

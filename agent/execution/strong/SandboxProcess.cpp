@@ -152,6 +152,7 @@ void SandboxProcess::readStatus() {
         if (o.contains(QLatin1String("child-pid")) && m_childPid <= 0) {
             m_childPid = pid_t(o.value(QLatin1String("child-pid")).toInteger());
             watchNamespaceInit();
+            Q_EMIT sandboxChildKnown(m_childPid);
         }
         if (o.contains(QLatin1String("exit-code")))
             m_exit.commandStarted = true;
@@ -219,10 +220,14 @@ void SandboxProcess::onPidfdReadable() {
     if (m_reaped)
         return;
     int wstatus = 0;
-    const pid_t r = ::waitpid(m_pid, &wstatus, WNOHANG);
+    rusage usage{};
+    const pid_t r = ::wait4(m_pid, &wstatus, WNOHANG, &usage);
     if (r != m_pid)
         return;
     m_reaped = true;
+    const auto ms = [](const timeval& t) { return qint64(t.tv_sec) * 1000 + t.tv_usec / 1000; };
+    m_exit.cpuUserMs = ms(usage.ru_utime);
+    m_exit.cpuSystemMs = ms(usage.ru_stime);
     delete m_pidNotifier;
     m_pidNotifier = nullptr;
     m_exit.exited = WIFEXITED(wstatus);

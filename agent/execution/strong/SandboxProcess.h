@@ -25,6 +25,8 @@ struct ProcessExit {
     /// "error: …"), without the newline; empty when it wrote none.
     QByteArray setupStatus;
     bool setupStatusExpected = false; ///< the launch had a setupStatusFd
+    /// CPU of the launch and of the descendants it waited for (wait4(2) rusage), ms.
+    qint64 cpuUserMs = 0, cpuSystemMs = 0;
 };
 
 /// One bwrap process: started in its own process group with pipes for stdin/stdout/stderr
@@ -71,6 +73,8 @@ public:
     void setReadingPaused(bool paused);
 
 Q_SIGNALS:
+    /// bwrap said the host pid of its sandbox child (the PID namespace's init).
+    void sandboxChildKnown(pid_t pid);
     void stdoutData(const QByteArray& data);
     void stderrData(const QByteArray& data);
     /// bwrap exited and both output pipes reached EOF (or the drain grace period ran out).

@@ -139,6 +139,8 @@ bool spawnSandbox(const sandbox::SandboxLaunch& launch, quint64 maxProcesses,
     char** argvp = argv.finish();
     char** envpp = envp.finish();
     const rlimit nproc{rlim_t(maxProcesses), rlim_t(maxProcesses)};
+    const rlimit fsize{rlim_t(launch.maxFileBytes), rlim_t(launch.maxFileBytes)};
+    const int cgroupProcsFd = launch.cgroupProcsFd;
     volatile const int deathSignal = guarded ? SIGTERM : SIGKILL;
     const pid_t agentPid = ::getpid();
     volatile int childErrno = 0;
@@ -154,8 +156,15 @@ bool spawnSandbox(const sandbox::SandboxLaunch& launch, quint64 maxProcesses,
             _exit(127);
         }
         ::setpgid(0, 0);
+        // Into the execution's cgroup first, so nothing it starts is ever outside it.
+        if (cgroupProcsFd >= 0 && ::write(cgroupProcsFd, "0", 1) != 1) {
+            childErrno = errno;
+            _exit(127);
+        }
         if (maxProcesses > 0)
             ::setrlimit(RLIMIT_NPROC, &nproc);
+        if (fsize.rlim_cur > 0)
+            ::setrlimit(RLIMIT_FSIZE, &fsize);
         // The cwd first, while the state dir can still be entered (it identifies our launches
         // for SandboxSweep); then the sandbox user, and the parent-death signal again, since a
         // credential change clears it (prctl(2)).

@@ -20,9 +20,10 @@ struct SpawnedSandbox {
 
 /// Starts @p launch: the descriptor plan (pipes for 0/1/2, the json status fd, the set-up status
 /// fd, every FdBinding opened or made a sealed memfd, all moved above the targets before dup2),
-/// then a vfork child that sets PR_SET_PDEATHSIG, its own process group, RLIMIT_NPROC
-/// @p maxProcesses (0 = inherit), the cwd, the sandbox user (SandboxUser::dropInChild) and the
-/// death signal again, installs the descriptors, closes every other one (close_range(2)),
+/// then a vfork child that sets PR_SET_PDEATHSIG, its own process group, joins the launch's
+/// cgroup (SandboxLaunch::cgroupProcsFd), sets RLIMIT_NPROC @p maxProcesses (0 = inherit) and
+/// RLIMIT_FSIZE (SandboxLaunch::maxFileBytes), the cwd, the sandbox user (SandboxUser::dropInChild)
+/// and the death signal again, installs the descriptors, closes every other one (close_range(2)),
 /// resets the signal mask and dispositions and execs: under @p guardPath
 /// (runbox-sandbox-guard, death signal SIGTERM) when given, else bwrap itself (SIGKILL). The
 /// child makes only async-signal-safe calls and gives up if the agent is already gone

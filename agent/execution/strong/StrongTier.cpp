@@ -2,6 +2,7 @@
 
 #include "agent/execution/WorkspaceChanges.h"
 #include "agent/execution/strong/ExecutionRunner.h"
+#include "agent/store/QuotaSettings.h"
 
 #include <QJsonArray>
 #include <QPointer>
@@ -59,7 +60,10 @@ void StrongTier::createBackend(const TierLaunch& launch, QObject* parent, Backen
             opts.workspaceId = launch.workspaceId;
             opts.timeoutMs = launch.request.timeoutMs;
             opts.setupTimeoutMs = launch.managed ? kManagedSetupTimeoutMs : m_syncSetupTimeoutMs;
-            opts.maxProcesses = m_host->maxProcesses;
+            // The execution's own bound (docs/bounds.md); 0 = unlimited: the host's default.
+            const qint64 maxProcesses =
+                store::ExecutionLimits::fromJson(launch.epoch.quotas).maxProcesses;
+            opts.maxProcesses = maxProcesses > 0 ? quint64(maxProcesses) : m_host->maxProcesses;
             opts.guardPath = m_host->guardPath;
             opts.stdinData = launch.request.stdinData;
             trackWorkspaceChanges(&opts.tracking, launch.fs);

@@ -1,0 +1,162 @@
+#include "agent/bounds/BoundsHost.h"
+
+#include <QFile>
+#include <QJsonArray>
+
+namespace runbox::bounds {
+
+namespace {
+
+/// Why the watchdog cannot read other processes' memory, or "" when it can: /proc must list
+/// pid 1 with a readable `statm` (a `hidepid` mount hides other users' processes; proc(5)).
+QString watchdogProblem(const QString& procRoot) {
+    QFile self(procRoot + QStringLiteral("/self/statm"));
+    if (!self.open(QIODevice::ReadOnly))
+        return QStringLiteral("%1/self/statm cannot be read (%2)")
+            .arg(procRoot, self.errorString());
+    QFile init(procRoot + QStringLiteral("/1/statm"));
+    if (!init.open(QIODevice::ReadOnly))
+        return QStringLiteral("%1 hides other processes (hidepid?): %1/1/statm cannot be read")
+            .arg(procRoot);
+    return {};
+}
+
+const char kBlindSpot[] =
+    "memfd and SysV shared memory that no process maps are not counted by the watchdog";
+
+} // namespace
+
+BoundsHost::BoundsHost(Options options, QObject* parent) : QObject(parent) {
+    m_delegation = CgroupDelegation::detect(options.cgroupPaths);
+    QString cgroupWhy = m_delegation.reason();
+    if (options.useCgroups && m_delegation.usable()) {
+        QString error;
+        if (m_delegation.prepare(&error)) {
+            m_mode = Mode::Cgroup2;
+            // What a killed agent left (docs/bounds.md): its executions' cgroups.
+            ExecutionCgroup::sweep(m_delegation.directory());
+            m_reason = QStringLiteral("delegated cgroup v2 subtree %1 (controllers: %2)")
+                           .arg(m_delegation.directory(), m_delegation.controllers().join(' '));
+        } else {
+            cgroupWhy = QStringLiteral("the delegated cgroup %1 could not be prepared: %2")
+                            .arg(m_delegation.directory(), error);
+        }
+    } else if (!options.useCgroups) {
+        cgroupWhy = QStringLiteral("cgroups are not used (configuration)");
+    }
+    const QString procWhy = watchdogProblem(options.procRoot);
+    if (procWhy.isEmpty())
+        m_watchdog = new MemoryWatchdog(this, options.procRoot);
+    if (m_mode == Mode::Cgroup2)
+        return;
+    if (m_watchdog) {
+        m_mode = Mode::Watchdog;
+        m_reason = QStringLiteral("no delegated cgroup v2 subtree (%1): the watchdog samples "
+                                  "each execution's processes every 100 ms or faster")
+                       .arg(cgroupWhy);
+    } else {
+        m_mode = Mode::None;
+        m_reason = QStringLiteral("no delegated cgroup v2 subtree (%1) and no watchdog (%2): "
+                                  "executions with a memory limit are refused")
+                       .arg(cgroupWhy, procWhy);
+    }
+}
+
+BoundsHost::~BoundsHost() {
+    QStringList ids;
+    for (const auto& entry : m_cgroups)
+        ids.append(entry.first);
+    for (const QString& id : ids)
+        dropCgroup(id);
+}
+
+qint64 BoundsHost::hostPidMax() {
+    QFile file(QStringLiteral("/proc/sys/kernel/pid_max"));
+    if (!file.open(QIODevice::ReadOnly))
+        return 0;
+    return file.readAll().trimmed().toLongLong();
+}
+
+QJsonObject BoundsHost::processesJson(qint64 maxConcurrentExecutions, qint64 maxProcesses) {
+    const qint64 pidMax = hostPidMax();
+    QString reason;
+    bool ok = true;
+    if (maxConcurrentExecutions == 0 || maxProcesses == 0) {
+        ok = false;
+        reason = QStringLiteral("maxConcurrentExecutions or maxProcesses is unlimited: running "
+                                "executions can exhaust the host's %1 pids")
+                     .arg(pidMax);
+    } else if (pidMax > 0 && maxConcurrentExecutions * maxProcesses > pidMax / 2) {
+        ok = false;
+        reason = QStringLiteral("%1 × %2 = %3 processes is above half of pid_max %4")
+                     .arg(maxConcurrentExecutions)
+                     .arg(maxProcesses)
+                     .arg(maxConcurrentExecutions * maxProcesses)
+                     .arg(pidMax);
+    }
+    return QJsonObject{{QStringLiteral("pidMax"), pidMax},
+                       {QStringLiteral("maxConcurrentExecutions"), maxConcurrentExecutions},
+                       {QStringLiteral("maxProcesses"), maxProcesses},
+                       {QStringLiteral("ok"), ok},
+                       {QStringLiteral("reason"), reason}};
+}
+
+QString BoundsHost::toString(Mode mode) {
+    switch (mode) {
+    case Mode::Cgroup2:
+        return QStringLiteral("cgroup2");
+    case Mode::Watchdog:
+        return QStringLiteral("watchdog");
+    case Mode::None:
+        break;
+    }
+    return QStringLiteral("none");
+}
+
+QJsonObject BoundsHost::toJson() const {
+    QJsonArray blind;
+    if (m_watchdog)
+        blind.append(QLatin1String(kBlindSpot));
+    return QJsonObject{
+        {QStringLiteral("mode"), toString(m_mode)},
+        {QStringLiteral("reason"), m_reason},
+        {QStringLiteral("lightMode"),
+         m_watchdog ? QStringLiteral("watchdog") : QStringLiteral("none")},
+        {QStringLiteral("blindSpots"), blind},
+    };
+}
+
+ExecutionCgroup* BoundsHost::createCgroup(const QString& executionId, const ResourceLimits& limits,
+                                          QString* error) {
+    if (m_mode != Mode::Cgroup2) {
+        *error = QStringLiteral("no delegated cgroup v2 subtree");
+        return nullptr;
+    }
+    dropCgroup(executionId);
+    std::unique_ptr<ExecutionCgroup> cgroup =
+        ExecutionCgroup::create(m_delegation.directory(), executionId, limits, error);
+    if (!cgroup)
+        return nullptr;
+    ExecutionCgroup* raw = cgroup.get();
+    m_cgroups[executionId] = std::move(cgroup);
+    return raw;
+}
+
+std::unique_ptr<ExecutionCgroup> BoundsHost::takeCgroup(const QString& executionId) {
+    const auto it = m_cgroups.find(executionId);
+    if (it == m_cgroups.end())
+        return nullptr;
+    std::unique_ptr<ExecutionCgroup> cgroup = std::move(it->second);
+    m_cgroups.erase(it);
+    return cgroup;
+}
+
+void BoundsHost::dropCgroup(const QString& executionId) {
+    std::unique_ptr<ExecutionCgroup> cgroup = takeCgroup(executionId);
+    if (!cgroup)
+        return;
+    cgroup->killAll();
+    cgroup->remove();
+}
+
+} // namespace runbox::bounds

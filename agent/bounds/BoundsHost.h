@@ -1,0 +1,77 @@
+#pragma once
+
+#include "agent/bounds/CgroupDelegation.h"
+#include "agent/bounds/ExecutionCgroup.h"
+#include "agent/bounds/MemoryWatchdog.h"
+
+#include <QJsonObject>
+#include <QObject>
+#include <QString>
+
+#include <map>
+#include <memory>
+
+namespace runbox::bounds {
+
+/// How this host bounds the memory and processes of executions, chosen once at start-up
+/// (docs/bounds.md "Mechanisms"): a delegated cgroup v2 subtree when the agent owns one, else
+/// the memory watchdog over /proc, else nothing (then a limited execution is refused: fail
+/// closed, never run unbounded silently). Owns the watchdog and the execution cgroups made for
+/// launches until their run takes them. Lives on the agent's event loop.
+class BoundsHost final : public QObject {
+    Q_OBJECT
+public:
+    enum class Mode { Cgroup2, Watchdog, None };
+    struct Options {
+        CgroupPaths cgroupPaths;
+        QString procRoot = QStringLiteral("/proc");
+        /// false: never use cgroups even where delegated (tests of the watchdog path).
+        bool useCgroups = true;
+    };
+
+    explicit BoundsHost(Options options, QObject* parent = nullptr);
+    /// With the default options (the real /proc and cgroup files).
+    explicit BoundsHost(QObject* parent = nullptr) : BoundsHost(Options{}, parent) {}
+    ~BoundsHost() override;
+
+    /// The mechanism strong sandboxes run under; light workspaces, whose processes the root
+    /// helper starts outside any execution cgroup, are watched by the watchdog in both modes.
+    Mode mode() const { return m_mode; }
+    /// Why this mode: the cgroup subtree's state and, for the watchdog, what it does not see.
+    QString reason() const { return m_reason; }
+    /// Whether a run can be watched by the watchdog (every mode but None).
+    bool watchdogUsable() const { return m_watchdog != nullptr; }
+    MemoryWatchdog* watchdog() const { return m_watchdog; }
+    /// The delegated subtree (usable only in Cgroup2 mode).
+    const CgroupDelegation& delegation() const { return m_delegation; }
+
+    /// `{"mode":"cgroup2"|"watchdog"|"none","reason":"…","lightMode":"watchdog"|"none",
+    /// "blindSpots":["…"]}` for /v1/health.
+    QJsonObject toJson() const;
+    /// The kernel's pid_max (/proc/sys/kernel/pid_max, proc(5)); 0 when unreadable.
+    static qint64 hostPidMax();
+    /// `{"pidMax","maxConcurrentExecutions","maxProcesses","ok","reason"}`: whether
+    /// maxConcurrentExecutions × maxProcesses (0 = unlimited) stays at or below half of pid_max.
+    static QJsonObject processesJson(qint64 maxConcurrentExecutions, qint64 maxProcesses);
+    /// "cgroup2", "watchdog" or "none".
+    static QString toString(Mode mode);
+
+    /// Makes execution @p executionId's cgroup (Cgroup2 mode); null with @p error otherwise.
+    /// The cgroup is kept here until takeCgroup() or dropCgroup().
+    ExecutionCgroup* createCgroup(const QString& executionId, const ResourceLimits& limits,
+                                  QString* error);
+    /// Hands the cgroup of @p executionId to its run (null when none was made).
+    std::unique_ptr<ExecutionCgroup> takeCgroup(const QString& executionId);
+    /// Kills and removes the cgroup of @p executionId if it is still here (a launch that never
+    /// became a run).
+    void dropCgroup(const QString& executionId);
+
+private:
+    Mode m_mode = Mode::None;
+    QString m_reason;
+    CgroupDelegation m_delegation;
+    MemoryWatchdog* m_watchdog = nullptr;
+    std::map<QString, std::unique_ptr<ExecutionCgroup>> m_cgroups;
+};
+
+} // namespace runbox::bounds

@@ -1,0 +1,65 @@
+#include "agent/execution/BoundedTier.h"
+
+#include "agent/bounds/BoundsHost.h"
+#include "agent/execution/BoundedBackend.h"
+#include "agent/execution/WorkspaceQuotaWatcher.h"
+#include "agent/workspace/WorkspaceRegistry.h"
+
+namespace runbox::execution {
+
+BoundedTier::BoundedTier(std::unique_ptr<IsolationTier> inner, bounds::BoundsHost* host)
+    : m_inner(std::move(inner)), m_host(host) {}
+
+ApiError BoundedTier::quotaExceeded(qint64 usedBytes, qint64 limitBytes) {
+    return ApiError{
+        413, QStringLiteral("workspace_quota_exceeded"),
+        QStringLiteral("the workspace uses %1 bytes, at or above its maxWorkspaceBytes %2: "
+                       "delete files (the file API still reads and deletes) before "
+                       "running more")
+            .arg(usedBytes)
+            .arg(limitBytes)};
+}
+
+std::optional<ApiError> BoundedTier::validate(const ExecRequest& request,
+                                              const workspace::Workspace& workspace) {
+    if (auto err = m_inner->validate(request, workspace))
+        return err;
+    if (!request.bounds)
+        return std::nullopt;
+    const qint64 memory = request.bounds->maxMemoryBytes;
+    const bool enforceable =
+        m_host && (m_host->mode() == bounds::BoundsHost::Mode::Cgroup2 || m_host->watchdogUsable());
+    if (memory > 0 && !enforceable)
+        return ApiError{
+            503, QStringLiteral("limit_unenforceable"),
+            QStringLiteral("maxMemoryBytes %1 cannot be enforced on this host (%2); "
+                           "an operator may set maxMemoryBytes to 0 (unlimited)")
+                .arg(memory)
+                .arg(m_host ? m_host->reason() : QStringLiteral("no bounds mechanism"))};
+    const qint64 quota = request.bounds->maxWorkspaceBytes;
+    WorkspaceQuotaWatcher watcher(workspace.fs, quota);
+    qint64 used = 0;
+    if (watcher.full(&used))
+        return quotaExceeded(used, quota);
+    return std::nullopt;
+}
+
+void BoundedTier::createBackend(const TierLaunch& launch, QObject* parent, BackendReady ready) {
+    bounds::BoundsHost* host = m_host;
+    m_inner->createBackend(launch, parent, [host, launch, parent, ready](TierBackend made) {
+        if (made.backend) {
+            BoundedBackend::Watch watch;
+            watch.limits = store::ExecutionLimits::fromJson(launch.epoch.quotas);
+            watch.fs = launch.fs;
+            watch.workspaceUid = launch.workspaceUid;
+            if (host)
+                watch.cgroup = host->takeCgroup(launch.executionId);
+            made.backend = new BoundedBackend(made.backend, host, std::move(watch), parent);
+        } else if (host) {
+            host->dropCgroup(launch.executionId);
+        }
+        ready(std::move(made));
+    });
+}
+
+} // namespace runbox::execution

@@ -1,0 +1,50 @@
+#include "agent/execution/BoundsStage.h"
+
+#include "agent/bounds/BoundsHost.h"
+#include "agent/store/QuotaSettings.h"
+
+#include <QFile>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace runbox::execution {
+
+void BoundsStage::prepare(const LaunchContext& context, LaunchPlan* plan,
+                          std::function<void(std::optional<ApiError>)> done) {
+    const store::ExecutionLimits limits = store::ExecutionLimits::fromJson(context.epoch.quotas);
+    plan->spec.tmpfsBytes = limits.maxMemoryBytes;
+    plan->maxFileBytes = limits.maxWorkspaceBytes;
+    if (!m_host || m_host->mode() != bounds::BoundsHost::Mode::Cgroup2)
+        return done(std::nullopt);
+    bounds::ResourceLimits resources;
+    resources.memoryBytes = limits.maxMemoryBytes;
+    resources.maxProcesses = limits.maxProcesses;
+    QString error;
+    bounds::ExecutionCgroup* cgroup = m_host->createCgroup(context.executionId, resources, &error);
+    const int fd =
+        cgroup ? ::open(QFile::encodeName(cgroup->directory() + QStringLiteral("/cgroup.procs"))
+                            .constData(),
+                        O_WRONLY | O_CLOEXEC)
+               : -1;
+    if (fd < 0) {
+        m_host->dropCgroup(context.executionId);
+        // Fail closed: the limits were promised by this host's mode (docs/bounds.md).
+        return done(
+            ApiError{503, QStringLiteral("limit_unenforceable"),
+                     QStringLiteral("the execution's cgroup could not be made: %1")
+                         .arg(cgroup ? QStringLiteral("cgroup.procs cannot be opened") : error)});
+    }
+    plan->cgroupProcsFd = fd;
+    bounds::BoundsHost* host = m_host;
+    const QString id = context.executionId;
+    // The fd is closed with the plan; the cgroup stays with the host until the run takes it
+    // (a launch that never ran drops it here: takeCgroup already moved it otherwise).
+    plan->releases.push_back([fd, host, id] {
+        ::close(fd);
+        host->dropCgroup(id);
+    });
+    done(std::nullopt);
+}
+
+} // namespace runbox::execution
