@@ -45,6 +45,7 @@ struct StubSpec {
     QString failWithDisableUserns;
     QString failWithProcNew;
     QString failWithProcBind;
+    QString failWithSize; ///< a bwrap older than 0.7.0 does not know `--size`
 };
 
 /// Base of the probe and preflight test classes: a fresh directory per test for the stub and
@@ -88,6 +89,8 @@ protected:
         failIf(QStringLiteral("[ $disable_userns = 1 ]"), spec.failWithDisableUserns);
         failIf(QStringLiteral("[ $proc_new = 1 ]"), spec.failWithProcNew);
         failIf(QStringLiteral("[ $proc_bind = 1 ]"), spec.failWithProcBind);
+        failIf(QStringLiteral("case \" $* \" in *' --size '*) true;; *) false;; esac"),
+               spec.failWithSize);
         script += QStringLiteral("exit 0\n");
 
         const QString path = m_dir->filePath(name);

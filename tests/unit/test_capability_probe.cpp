@@ -78,6 +78,25 @@ private Q_SLOTS:
         QVERIFY2(summary.startsWith(QStringLiteral("sandbox: bubblewrap 0.8.0 usable; /proc new; "
                                                    "nested userns blocked")),
                  qPrintable(summary));
+        // And one that bwrap sizes tmpfs mounts and makes /dev read-only (docs/bounds.md).
+        QVERIFY(cap.sizedTmpfs);
+        QCOMPARE(sizedTmpfsCalls().size(), 1);
+        QVERIFY(sizedTmpfsCalls().first().contains(
+            QStringLiteral("--dev /dev --remount-ro /dev --perms 01777 --size 1048576 --tmpfs "
+                           "/dev/shm --size 1048576 --tmpfs /tmp")));
+    }
+
+    void testBwrapWithoutSizeKeepsUsableAndWarns() {
+        StubSpec spec;
+        spec.failWithSize = QStringLiteral("bwrap: Unknown option --size");
+        const SandboxCapability cap = CapabilityProbe::probe(writeStub(spec));
+        QVERIFY(cap.usable);
+        QVERIFY(!cap.sizedTmpfs);
+        QCOMPARE(cap.warnings.size(), 1);
+        QVERIFY2(cap.warnings.first().contains(QLatin1String("Unknown option --size")) &&
+                     cap.warnings.first().contains(QLatin1String("/dev/shm")),
+                 qPrintable(cap.warnings.first()));
+        QCOMPARE(cap.toJson().value(QStringLiteral("sizedTmpfs")).toBool(true), false);
     }
 
     void testProbeRunsBwrapWithFixedMinimalEnvironment() {
@@ -308,6 +327,7 @@ private Q_SLOTS:
         QVERIFY2(cap.warnings.isEmpty(), qPrintable(cap.warnings.join(QLatin1Char('\n'))));
         QVERIFY2(cap.bwrapVersion.startsWith(QStringLiteral("bubblewrap ")),
                  qPrintable(cap.bwrapVersion));
+        QVERIFY(cap.sizedTmpfs); // bubblewrap 0.8 on Debian 12
     }
 };
 
