@@ -60,7 +60,7 @@ void ExecutionInfo::applyExitEvent(const QJsonObject& ev) {
     if (ev.value(QLatin1String("durationMs")).isDouble())
         durationMs = qint64(ev.value(QLatin1String("durationMs")).toDouble());
     statusReason = ev.value(QLatin1String("reason")).toString(statusReason);
-    for (const char* key : {"createdFiles", "modifiedFiles", "deletedFiles"})
+    for (const char* key : {"createdFiles", "modifiedFiles", "deletedFiles", "usage"})
         if (ev.contains(QLatin1String(key)))
             raw.insert(QLatin1String(key), ev.value(QLatin1String(key)));
     raw.insert(QStringLiteral("state"), state);
@@ -82,11 +82,17 @@ std::optional<qint64> ExecutionInfo::effectiveDurationMs(const QDateTime& nowUtc
 }
 
 QStringList ExecutionInfo::allStates() {
-    return {QStringLiteral("queued"),         QStringLiteral("running"),
-            QStringLiteral("completed"),      QStringLiteral("failed"),
-            QStringLiteral("timed_out"),      QStringLiteral("cancelled"),
-            QStringLiteral("output_limited"), QStringLiteral("quota_exceeded"),
-            QStringLiteral("setup_failed"),   QStringLiteral("lost")};
+    return {QStringLiteral("queued"),
+            QStringLiteral("running"),
+            QStringLiteral("completed"),
+            QStringLiteral("failed"),
+            QStringLiteral("timed_out"),
+            QStringLiteral("cancelled"),
+            QStringLiteral("output_limited"),
+            QStringLiteral("quota_exceeded"),
+            QStringLiteral("memory_exceeded"),
+            QStringLiteral("setup_failed"),
+            QStringLiteral("lost")};
 }
 
 QString ExecutionInfo::stateLabel(const QString& state) {
@@ -106,6 +112,8 @@ QString ExecutionInfo::stateLabel(const QString& state) {
         return tr("Output limited");
     if (state == QLatin1String("quota_exceeded"))
         return tr("Quota exceeded");
+    if (state == QLatin1String("memory_exceeded"))
+        return tr("Memory exceeded");
     if (state == QLatin1String("setup_failed"))
         return tr("Setup failed");
     if (state == QLatin1String("lost"))
@@ -123,7 +131,7 @@ QColor ExecutionInfo::stateColor(const QString& state) {
     if (state == QLatin1String("cancelled") || state == QLatin1String("lost"))
         return QColor(0x8d, 0x6e, 0x63);
     if (state == QLatin1String("timed_out") || state == QLatin1String("output_limited") ||
-        state == QLatin1String("quota_exceeded"))
+        state == QLatin1String("quota_exceeded") || state == QLatin1String("memory_exceeded"))
         return QColor(0xb2, 0x6a, 0x00);
     return QColor(0xc6, 0x28, 0x28); // failed, setup_failed
 }
@@ -138,7 +146,7 @@ QString ExecutionInfo::stateIcon(const QString& state) {
     if (state == QLatin1String("cancelled") || state == QLatin1String("lost"))
         return QStringLiteral(":/icons/state-cancelled.svg");
     if (state == QLatin1String("timed_out") || state == QLatin1String("output_limited") ||
-        state == QLatin1String("quota_exceeded"))
+        state == QLatin1String("quota_exceeded") || state == QLatin1String("memory_exceeded"))
         return QStringLiteral(":/icons/state-limited.svg");
     return QStringLiteral(":/icons/state-failed.svg");
 }

@@ -122,6 +122,27 @@ QList<HealthFinding> HealthReport::sandboxFindings() const {
                     tr("The agent did not say which syscall filter it loads.")});
     }
 
+    // Memory bounds (docs/bounds.md): "memory": {"mode","reason","blindSpots"}.
+    const QJsonObject memory = m_health.value(QLatin1String("memory")).toObject();
+    const QString mode = memory.value(QLatin1String("mode")).toString();
+    const QString memoryWhy = memory.value(QLatin1String("reason")).toString();
+    if (mode == QLatin1String("cgroup2")) {
+        out.append({S::Ok, tr("Memory bounds"), tr("cgroup v2"),
+                    tr("Each execution has its own cgroup; the kernel enforces its memory and "
+                       "process limits. %1")
+                        .arg(memoryWhy)});
+    } else if (mode == QLatin1String("watchdog")) {
+        out.append({S::Warning, tr("Memory bounds"), tr("watchdog"),
+                    tr("No delegated cgroup: the agent samples each execution's memory and "
+                       "ends it as memory_exceeded past its limit; %1. %2")
+                        .arg(memory.value(QLatin1String("blindSpots")).toArray().first().toString(),
+                             memoryWhy)});
+    } else if (mode == QLatin1String("none")) {
+        out.append({S::Error, tr("Memory bounds"), tr("none"),
+                    tr("Executions with a memory limit are refused (503 limit_unenforceable). %1")
+                        .arg(memoryWhy)});
+    }
+
     // Landlock confines light workspaces: "light": {"available","reason","warnings",
     // "confinement":{"landlockAbi",…}} (docs/light-workspaces.md), or an older "landlock": {"abi"}.
     const QJsonObject light = m_health.value(QLatin1String("light")).toObject();

@@ -260,6 +260,27 @@ void ExecutionWindow::showDetails(const ExecutionInfo& info) {
         if (!value.isEmpty())
             new QTreeWidgetItem(summary, {field, value});
 
+    // What it used (docs/bounds.md): null where the agent did not measure it.
+    const QJsonObject usage = info.raw.value(QLatin1String("usage")).toObject();
+    const auto number = [&](const char* key) { return usage.value(QLatin1String(key)); };
+    const QList<QPair<QString, QString>> used{
+        {tr("Peak memory"), number("peakMemoryBytes").isDouble()
+                                ? formatBytes(number("peakMemoryBytes").toInteger())
+                                : QString()},
+        {tr("CPU (user)"), number("cpuUserMs").isDouble()
+                               ? formatDurationMs(number("cpuUserMs").toInteger())
+                               : QString()},
+        {tr("CPU (system)"), number("cpuSystemMs").isDouble()
+                                 ? formatDurationMs(number("cpuSystemMs").toInteger())
+                                 : QString()},
+        {tr("Most processes"), number("maxProcesses").isDouble()
+                                   ? QString::number(number("maxProcesses").toInt())
+                                   : QString()},
+    };
+    auto* usageItem = new QTreeWidgetItem(m_details, {tr("Usage")});
+    for (const auto& [field, value] : used)
+        new QTreeWidgetItem(usageItem, {field, value.isEmpty() ? tr("(not measured)") : value});
+
     const QJsonObject epoch = info.raw.value(QLatin1String("permissionEpoch")).toObject();
     auto* epochItem = new QTreeWidgetItem(m_details, {tr("Permission epoch")});
     if (epoch.isEmpty())
