@@ -1,8 +1,9 @@
 // No execution takes more memory than its maxMemoryBytes (docs/bounds.md): real allocators inside
 // real strong sandboxes, of an unprivileged agent (members by PID namespace) and of a root agent
-// (sandboxes as workspace uids), sync and managed. Each attack runs under a 512 MiB limit and
-// ends memory_exceeded (or, for tmpfs, ENOSPC inside) with a peak below what it tried; the same
-// job under 4 GiB completes (positive control); the workspace runs normally afterwards.
+// (sandboxes as workspace uids), sync and managed, and light workspaces (members by uid). Each
+// attack runs under a 512 MiB limit and ends memory_exceeded (or, for tmpfs, ENOSPC inside) with
+// a peak below what it tried; the same job under 4 GiB completes (positive control); the
+// workspace runs normally afterwards.
 #include "support/AgentProcess.h"
 #include "support/ExecStream.h"
 #include "support/ManagedApi.h"
@@ -163,6 +164,40 @@ private Q_SLOTS:
         QVERIFY(peak < kAttempt);
         QCOMPARE(runSync(a, ws, "echo fine", kLimit).value("status").toString(),
                  QStringLiteral("completed"));
+    }
+
+    /// A light workspace of the root agent: its processes are counted by the workspace's uid.
+    /// Its own RLIMIT_AS (2 GiB per process) already stops one process, so the attack here is
+    /// the one the rlimit cannot stop: eight processes of 200 MiB each.
+    void testLightWorkspaceIsBoundedToo_data() {
+        QTest::addColumn<bool>("managed");
+        QTest::newRow("sync") << false;
+        QTest::newRow("managed") << true;
+    }
+
+    void testLightWorkspaceIsBoundedToo() {
+        QFETCH(bool, managed);
+        const ApiResponse created =
+            m_root.client()->call("POST", "/v1/workspaces", {{"isolation", "light"}}, 60000);
+        QCOMPARE(created.status, 201);
+        const QString ws =
+            created.json().value("workspaces").toArray().first().toObject().value("id").toString();
+        QVERIFY(!ws.isEmpty());
+        const QString quick = QString(kForkedAllocators).replace("time.sleep(60)", "None");
+        const QJsonObject control = managed ? runManaged(m_root, ws, quick, kControlLimit)
+                                            : runSync(m_root, ws, quick, kControlLimit);
+        QCOMPARE(control.value(managed ? "state" : "status").toString(),
+                 QStringLiteral("completed"));
+        const QJsonObject r = managed ? runManaged(m_root, ws, kForkedAllocators, kLimit)
+                                      : runSync(m_root, ws, kForkedAllocators, kLimit);
+        QCOMPARE(r.value(managed ? "state" : "status").toString(),
+                 QStringLiteral("memory_exceeded"));
+        const qint64 peak = r.value("usage").toObject().value("peakMemoryBytes").toInteger(-1);
+        qInfo("light: peak %lld MiB under a %lld MiB limit", peak / kMiB, kLimit / kMiB);
+        QVERIFY(peak > 0 && peak < kAttempt);
+        QCOMPARE(runSync(m_root, ws, "echo fine", kLimit).value("status").toString(),
+                 QStringLiteral("completed"));
+        QCOMPARE(m_root.client()->call("DELETE", "/v1/workspaces/" + ws.toUtf8()).status, 200);
     }
 
     void testLoosenedMemoryLimitIsRefused() {
