@@ -111,6 +111,10 @@ SandboxLaunch BwrapCommand::build(const SandboxCapability& cap, const LaunchSpec
       << QStringLiteral("/workspace");
     launch.fds.append(FdBinding::file(LaunchFd::kWorkspace, spec.workspaceDir,
                                       O_PATH | O_DIRECTORY | O_NOFOLLOW));
+    // Every mount is in place: the root itself (bwrap's own tmpfs, unsized and counted by no
+    // one) becomes read-only, so nothing but /tmp, /dev/shm and /workspace takes a write
+    // (docs/bounds.md "tmpfs"). Not recursive: the mounts below keep their own flags.
+    a << QStringLiteral("--remount-ro") << QStringLiteral("/");
     a << QStringLiteral("--chdir") << launch.sandboxCwd;
     a << QStringLiteral("--clearenv");
     for (auto it = launch.sandboxEnvironment.begin(); it != launch.sandboxEnvironment.end(); ++it)

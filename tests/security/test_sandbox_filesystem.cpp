@@ -87,6 +87,27 @@ private Q_SLOTS:
         QVERIFY(!QFile::exists(QStringLiteral("/usr/bin/runbox-evil")));
     }
 
+    /// bwrap's root is a tmpfs of its own, unsized and counted by no bound: an attack wrote 2 GiB
+    /// to /etc in a run under a 512 MiB memory limit and it completed. It is read-only now.
+    void testRootIsReadOnlyOutsideTmpAndWorkspace() {
+        const ExecOutcome r = m_agent.python(
+            m_ws, QStringLiteral("import errno\n"
+                                 "for p in ('/etc/big', '/big', '/var/x', '/tmp/ok', "
+                                 "'/workspace/ok', '/dev/shm/ok'):\n"
+                                 "    try:\n"
+                                 "        open(p, 'w').write('x')\n"
+                                 "        print('written', p)\n"
+                                 "    except OSError as e:\n"
+                                 "        print(errno.errorcode[e.errno], p)\n"));
+        QVERIFY2(r.status() == QLatin1String("completed"), qPrintable(r.describe()));
+        for (const char* line : {"EROFS /etc/big", "EROFS /big"})
+            QVERIFY2(r.stdoutBytes.contains(line), r.stdoutBytes.constData());
+        QVERIFY2(!r.stdoutBytes.contains("written /var/x"), r.stdoutBytes.constData());
+        // Positive control: the writable mounts still are.
+        for (const char* line : {"written /tmp/ok", "written /workspace/ok", "written /dev/shm/ok"})
+            QVERIFY2(r.stdoutBytes.contains(line), r.stdoutBytes.constData());
+    }
+
     void testWorkspaceSymlinkDoesNotLeadOut() {
         // A symlink in the workspace resolves inside the sandbox's view, not the host's.
         const ExecOutcome r = m_agent.shell(
