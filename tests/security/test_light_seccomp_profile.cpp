@@ -1,7 +1,7 @@
 // The light seccomp profile (LightSeccompProfile) installed in a forked child, one grant at a
-// time: which socket(2)/socketpair(2) calls it lets through, io_uring → ENOSYS, high bits and type
-// flags. Each refusal has its positive control: the same call in a child without the filter (or
-// with the grant) gets past the filter. No root needed (NO_NEW_PRIVS + seccomp).
+// time: which socket(2)/socketpair(2) calls it lets through, io_uring and SysV IPC → ENOSYS, high
+// bits and type flags. Each refusal has its positive control: the same call in a child without the
+// filter (or with the grant) gets past the filter. No root needed (NO_NEW_PRIVS + seccomp).
 #include "agent/light/helper/LightSeccompProfile.h"
 
 #include <QTest>
@@ -153,6 +153,21 @@ private Q_SLOTS:
             QCOMPARE(errnoOf(true, grant, SYS_io_uring_setup, 4, 0, 0), ENOSYS);
         // Positive control: unfiltered, io_uring_setup(4, NULL) reaches the kernel (EFAULT).
         QCOMPARE(errnoOf(false, kNothing, SYS_io_uring_setup, 4, 0, 0), EFAULT);
+    }
+
+    /// A light workspace shares the host's IPC namespace: SysV segments outlived it and the
+    /// uid's next tenant attached them (an attack found 2 GiB left in `ipcs -m` and read back).
+    void testSystemVIpcIsEnosys() {
+        for (const LightSocketGrant& grant : {kNothing, kBoth}) {
+            // shmget(IPC_PRIVATE, 4096, 0600), msgget(IPC_PRIVATE, 0600), semget(IPC_PRIVATE, 1,
+            // 0600) and an attach of segment -1.
+            QCOMPARE(errnoOf(true, grant, SYS_shmget, 0, 4096, 0600), ENOSYS);
+            QCOMPARE(errnoOf(true, grant, SYS_msgget, 0, 0600, 0), ENOSYS);
+            QCOMPARE(errnoOf(true, grant, SYS_semget, 0, 1, 0600), ENOSYS);
+            QCOMPARE(errnoOf(true, grant, SYS_shmat, -1, 0, 0), ENOSYS);
+        }
+        // Positive control: unfiltered, shmat of segment -1 reaches the kernel (EINVAL).
+        QCOMPARE(errnoOf(false, kNothing, SYS_shmat, -1, 0, 0), EINVAL);
     }
 
     void testEmptyProgramIsRefused() {

@@ -153,6 +153,20 @@ FilterPtr build(const LightSocketGrant& grant, std::string* error) {
             return none;
         }
     }
+    // System V IPC: a light workspace shares the host's IPC namespace, where segments, queues
+    // and semaphore sets outlive the workspace (and its uid's next tenant could attach them)
+    // and their memory is no process's (svipc(7)). Refused as ENOSYS, like a kernel built
+    // without CONFIG_SYSVIPC; POSIX shared memory needs /dev/shm, which light does not grant.
+    for (const char* name : {"shmget", "shmat", "shmctl", "shmdt", "msgget", "msgsnd", "msgrcv",
+                             "msgctl", "semget", "semop", "semtimedop", "semctl", "ipc"}) {
+        const int nr = seccomp_syscall_resolve_name(name);
+        if (nr < 0)
+            continue; // not a syscall of this architecture (ipc(2) is i386's multiplexer)
+        if (const int rc = seccomp_rule_add(ctx.get(), SCMP_ACT_ERRNO(ENOSYS), nr, 0); rc != 0) {
+            failWith(error, std::string("libseccomp refused the rule for ") + name, rc);
+            return none;
+        }
+    }
     if (!addSocketRules(ctx.get(), grant, error) || !refuseFastOpen(ctx.get(), error))
         return none;
     return ctx;
