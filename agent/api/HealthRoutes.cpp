@@ -68,7 +68,11 @@ void HealthRoutes::registerRoutes(Router& router, AgentContext* ctx) {
                                     {"reason", "no project quotas: each file is bounded by "
                                                "RLIMIT_FSIZE at maxWorkspaceBytes (strong), the "
                                                "workspace by a watcher sampling every 50 ms or "
-                                               "more"}});
+                                               "more while an execution runs: a fast writer "
+                                               "(fallocate of many files) passes the quota "
+                                               "before it is stopped, and a light workspace's "
+                                               "background processes are not watched between "
+                                               "executions"}});
             body.insert(QStringLiteral("languages"), ctx->rAvailable
                                                          ? QJsonArray{"shell", "python", "r"}
                                                          : QJsonArray{"shell", "python"});

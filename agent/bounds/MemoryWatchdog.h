@@ -39,7 +39,7 @@ public:
     /// One execution to watch.
     struct Watch {
         Membership members;
-        qint64 limitBytes = 0;  ///< 0 = sample only (usage for the record), never exceeded
+        qint64 limitBytes = 0; ///< 0 = sample only (usage for the record), never exceeded
         /// Mounts whose used bytes (statfs(2)) count, e.g. its /tmp (see TmpfsMount).
         QList<TmpfsMount> tmpfsMounts;
         std::function<void(const Usage&)> exceeded; ///< called once, after a scan; may unwatch

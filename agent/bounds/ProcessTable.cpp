@@ -81,6 +81,28 @@ qint64 ProcessTable::rssShmemOf(const QByteArray& status) {
     return fields.value(0).toLongLong() * 1024; // "RssShmem:   1234 kB"
 }
 
+qint64 ProcessTable::kbFieldOf(const QByteArray& text, const char* name) {
+    const QByteArray key = QByteArray("\n") + name;
+    const qsizetype at = ('\n' + text).indexOf(key);
+    if (at < 0)
+        return -1;
+    const qsizetype from = at + key.size() - 1; // in text: '\n' was prepended
+    const qsizetype end = text.indexOf('\n', from);
+    return text.mid(from, end < 0 ? -1 : end - from).simplified().split(' ').value(0).toLongLong() *
+           1024;
+}
+
+bool ProcessTable::proportionalMemoryOf(pid_t pid, qint64* bytes) const {
+    char path[64];
+    std::snprintf(path, sizeof path, "%d/smaps_rollup", int(pid));
+    const QByteArray rollup = readAt(m_procFd, path);
+    const qint64 anon = kbFieldOf(rollup, "Pss_Anon:");
+    if (anon < 0)
+        return false; // gone, or a kernel before 5.10 (no Pss_Anon)
+    *bytes = anon + std::max<qint64>(0, kbFieldOf(rollup, "Pss_Shmem:"));
+    return true;
+}
+
 bool ProcessTable::classify(pid_t pid, Entry* entry, bool readNamespace) const {
     char path[64];
     std::snprintf(path, sizeof path, "%d/status", int(pid));

@@ -62,6 +62,15 @@ public:
     /// count passes @p shmemProbeBytes, since reading status costs more than statm.
     bool memoryOf(pid_t pid, qint64 shmemProbeBytes, Memory* out);
 
+    /// The proportional memory of @p pid (`Pss_Anon` + `Pss_Shmem` of /proc/PID/smaps_rollup,
+    /// proc(5), Linux 5.10+): pages shared with other processes (copy-on-write after fork,
+    /// shared memory) count as their share, so a tree's sum is what it really holds. It walks
+    /// the page tables, so it is read only to confirm a sum of statm that looks over a limit.
+    /// False when gone or not reported.
+    bool proportionalMemoryOf(pid_t pid, qint64* bytes) const;
+    /// The value of a `Name:   123 kB` line of a /proc text, bytes; -1 when absent.
+    static qint64 kbFieldOf(const QByteArray& text, const char* name);
+
     /// The inode number of a PID namespace link target "pid:[4026531836]"; 0 when malformed.
     static quint64 namespaceInodeOf(const QByteArray& linkTarget);
     /// The real uid on the `Uid:` line of a /proc/PID/status text; uid_t(-1) when absent.

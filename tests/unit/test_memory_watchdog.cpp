@@ -9,6 +9,7 @@
 #include <QTemporaryFile>
 #include <QtTest>
 
+#include <csignal>
 #include <memory>
 #include <unistd.h>
 
@@ -180,6 +181,46 @@ private Q_SLOTS:
     /// Before a sandbox has mounted its own /tmp, its /proc/PID/root/tmp shows the host's: that
     /// one, and anything that is no tmpfs (a disk), never counts. This failed first: the host's
     /// disk usage (28 GiB) was counted against a 512 MiB limit.
+    /// A forked pool shares its parent's pages copy-on-write: statm counts them once per process
+    /// (an attack's 200 MiB parent with 3 idle children was ended at a recorded 811 MiB under
+    /// 512). Near the limit the watchdog sums proportional shares instead.
+    void testCopyOnWritePagesAfterForkCountOnce() {
+        QProcess pool;
+        pool.start("/usr/bin/setpriv",
+                   asUid(61007).mid(1) + QStringList{"/usr/bin/python3", "-c",
+                                                     "import os, sys, time\n"
+                                                     "b = bytearray(200 << 20)\n"
+                                                     "for i in range(0, len(b), 4096): b[i] = 1\n"
+                                                     "for _ in range(3):\n"
+                                                     "    if os.fork() == 0:\n"
+                                                     "        time.sleep(120)\n"
+                                                     "print('ready', flush=True)\n"
+                                                     "time.sleep(120)\n"});
+        QVERIFY(pool.waitForStarted(5000));
+        QDeadlineTimer deadline(30000);
+        while (!pool.readAllStandardOutput().contains("ready") && !deadline.hasExpired())
+            pool.waitForReadyRead(200);
+        QVERIFY(!deadline.hasExpired());
+        MemoryWatchdog dog;
+        bool exceeded = false;
+        // Positive control: with no limit the sum is statm's, about 4 × 200 MiB.
+        const int sampled = dog.watch({{Membership::By::Uid, 61007}, 0, {}, {}});
+        const MemoryWatchdog::Usage raw = settledUsage(dog, sampled);
+        QCOMPARE(raw.processes, 4);
+        QVERIFY2(raw.currentBytes > 700 * kMiB, qPrintable(QString::number(raw.currentBytes)));
+        dog.unwatch(sampled);
+        const int limited = dog.watch(
+            {{Membership::By::Uid, 61007}, 512 * kMiB, {}, [&](const MemoryWatchdog::Usage&) {
+                 exceeded = true;
+             }});
+        const MemoryWatchdog::Usage shared = settledUsage(dog, limited);
+        QVERIFY2(!exceeded && shared.currentBytes < 300 * kMiB,
+                 qPrintable(QString::number(shared.currentBytes)));
+        ::kill(-pid_t(pool.processId()), SIGKILL);
+        QProcess::execute("/usr/bin/pkill", {"-KILL", "-u", "61007"});
+        pool.waitForFinished(5000);
+    }
+
     void testHostMountsAndDisksDoNotCount() {
         QTemporaryFile file(QStringLiteral("/dev/shm/runbox-watchdog-XXXXXX"));
         QVERIFY(file.open());
