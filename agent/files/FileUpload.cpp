@@ -2,7 +2,6 @@
 
 #include "agent/files/FileWork.h"
 #include "agent/files/UploadStream.h"
-#include "agent/http/ErrorStatus.h"
 #include "agent/workspace/WorkspaceUsage.h"
 #include "shared/ChunkedUploadDecoder.h"
 
@@ -49,7 +48,7 @@ std::optional<qint64> usedBytes(const UploadRequest& r, std::optional<Error>* er
     opts.budgetBytes = r.quotas.maxWorkspaceBytes;
     auto usage = workspace::WorkspaceUsage::measure(r.fs->rootFd(), opts);
     if (!usage) {
-        *error = http::toError(usage.error());
+        *error = usage.error();
         return std::nullopt;
     }
     const qint64 freed = r.options.conflict == workspace::ConflictPolicy::Overwrite
@@ -100,7 +99,7 @@ void FileUpload::start() {
         r.options.hashContent = !r.chunkSigning; // the decoder verifies a chunk-signed body
         auto upload = r.fs->beginUpload(r.path, r.options);
         if (!upload) {
-            shared->error = http::toError(upload.error());
+            shared->error = upload.error();
             return;
         }
         shared->upload.emplace(std::move(upload.value()));
@@ -178,7 +177,7 @@ void FileUpload::onStreamFinished() {
         auto committed = shared->upload->commit(expectedSha256);
         shared->upload.reset();
         if (!committed) {
-            shared->error = http::toError(committed.error());
+            shared->error = committed.error();
             return;
         }
         shared->committed = committed.value();

@@ -50,8 +50,8 @@ struct UploadRequest {
 /// body hash (or the chunk-signing scheme's literal) before this runs. Sizes below are the file's
 /// (decoded) bytes: UploadRequest::declaredFileBytes() on the head, bytes written while streaming.
 ///
-/// Errors are runbox::Error (docs/contracts.md "Errors"), answered with their kind's status
-/// (http::httpStatus); those of the workspace layer arrive through http::toError.
+/// Errors are runbox::Error (docs/contracts.md "Errors"), the workspace layer's included,
+/// answered with their kind's status (http::httpStatus).
 ///
 /// 1. Before any body byte is read: 413 `upload_too_large` when the declared size exceeds
 ///    uploadMaxFileBytes or uploadMaxRequestBytes; then, off the event loop, the workspace's

@@ -123,15 +123,15 @@ qint64 UploadStream::bytesWritten() const {
 
 void UploadStream::runJob(std::shared_ptr<State> s) {
     // Decoded bytes: checked against the limits, then written (hashed there unless verified by
-    // the decoder). The sink answers the decoder (shared/, not converted) with a wire error; it
-    // comes back below through http::toError with its kind.
+    // the decoder). The sink answers the decoder (shared/, not converted) with a wire error
+    // (http::toApiError); it comes back below through http::toError with its kind.
     const ChunkedUploadDecoder::DataSink sink = [&s](QByteArrayView data) {
         const qint64 total = s->written.load() + data.size();
         if (auto err = s->limits.check(total))
             return std::optional<ApiError>(http::toApiError(*err));
         const workspace::Status st = s->upload->write(data.data(), data.size());
         if (!st)
-            return std::optional<ApiError>(st.error());
+            return std::optional<ApiError>(http::toApiError(st.error()));
         s->written.store(total);
         return std::optional<ApiError>();
     };

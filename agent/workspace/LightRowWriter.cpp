@@ -1,5 +1,7 @@
 #include "agent/workspace/LightRowWriter.h"
 
+#include "agent/http/ErrorStatus.h"
+
 namespace runbox::workspace {
 
 LightRowWriter::LightRowWriter(store::WorkspaceRepository* repository) : m_repository(repository) {
@@ -10,7 +12,7 @@ LightRowWriter::LightRowWriter(store::WorkspaceRepository* repository) : m_repos
 
 LightRowWriter::~LightRowWriter() {
     m_timer.stop();
-    if (const auto error = flush(); error && error->httpStatus == 503)
+    if (const auto error = flush(); error && error->kind == ErrorKind::Unavailable)
         qWarning("store: light workspace rows not recorded (database busy at shutdown): %s",
                  qPrintable(error->message));
 }
@@ -25,14 +27,14 @@ void LightRowWriter::deleted(const QString& id, qint64 deletedMs) {
     schedule();
 }
 
-std::optional<ApiError> LightRowWriter::flush() {
+std::optional<Error> LightRowWriter::flush() {
     return write(nullptr);
 }
 
-std::optional<ApiError> LightRowWriter::flushFor(const QString& id) {
-    QHash<QString, ApiError> failedRows;
+std::optional<Error> LightRowWriter::flushFor(const QString& id) {
+    QHash<QString, Error> failedRows;
     const auto error = write(&failedRows);
-    if (error && error->httpStatus == 503)
+    if (error && error->kind == ErrorKind::Unavailable)
         return error; // nothing was written, this row included: worth a retry
     const auto own = failedRows.constFind(id);
     if (own != failedRows.constEnd())
@@ -40,12 +42,12 @@ std::optional<ApiError> LightRowWriter::flushFor(const QString& id) {
     return std::nullopt; // written (or written earlier); other rows' failures are logged
 }
 
-std::optional<ApiError> LightRowWriter::write(QHash<QString, ApiError>* failedRows) {
+std::optional<Error> LightRowWriter::write(QHash<QString, Error>* failedRows) {
     m_timer.stop();
     if (m_created.isEmpty() && m_deleted.isEmpty())
         return std::nullopt;
-    auto error = m_repository->writeBatch(m_created, m_deleted);
-    if (error && error->httpStatus == 503) {
+    std::optional<Error> error = http::toError(m_repository->writeBatch(m_created, m_deleted));
+    if (error && error->kind == ErrorKind::Unavailable) {
         // The database was busy past its timeout: keep everything queued and try again later.
         m_timer.start(kRetryDelayMs);
         return error;
@@ -54,14 +56,14 @@ std::optional<ApiError> LightRowWriter::write(QHash<QString, ApiError>* failedRo
         // One bad row (or a failing disk) must not take the others with it: one at a time.
         error.reset();
         for (const store::WorkspaceRecord& row : std::as_const(m_created)) {
-            auto e = m_repository->writeBatch({row}, {});
+            const std::optional<Error> e = http::toError(m_repository->writeBatch({row}, {}));
             if (e && failedRows)
                 failedRows->insert(row.id, *e);
             if (e && !error)
                 error = e;
         }
         for (const auto& deletion : std::as_const(m_deleted)) {
-            if (auto e = m_repository->writeBatch({}, {deletion}); e && !error)
+            if (auto e = http::toError(m_repository->writeBatch({}, {deletion})); e && !error)
                 error = e;
         }
     }

@@ -39,12 +39,12 @@ Result<FileInfo> statAt(int dirFd, const QByteArray& name, const QByteArray& pat
     return info;
 }
 
-ApiError symlinkRefused(const QByteArray& path) {
+Error symlinkRefused(const QByteArray& path) {
     return errnoError(ELOOP, QString(), path);
 }
 
-ApiError unsupportedType(const QByteArray& path) {
-    return makeError(400, "unsupported_file_type",
+Error unsupportedType(const QByteArray& path) {
+    return makeError(ErrorKind::InvalidArgument, "unsupported_file_type",
                      QStringLiteral("%1: not a regular file (FIFO, socket or device)")
                          .arg(QString::fromUtf8(path)));
 }
@@ -76,7 +76,7 @@ Result<WorkspaceFs> WorkspaceFs::open(const QString& rootPath) {
     const QByteArray p = rootPath.toLocal8Bit();
     const int fd = ::open(p.constData(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
-        return makeError(500, "workspace_unavailable",
+        return makeError(ErrorKind::Internal, "workspace_unavailable",
                          QStringLiteral("cannot open the workspace directory: %1")
                              .arg(QString::fromLocal8Bit(std::strerror(errno))));
     return WorkspaceFs(UniqueFd(fd));
@@ -100,7 +100,7 @@ Result<FileInfo> WorkspaceFs::stat(const WorkspacePath& path) const {
 Result<Listing> WorkspaceFs::list(const WorkspacePath& dir, qint64 offset, qint64 limit) const {
     if (offset < 0 || limit < 0 || limit > kMaxListLimit)
         return makeError(
-            400, "invalid_argument",
+            ErrorKind::InvalidArgument, "invalid_argument",
             QStringLiteral("offset must be >= 0 and limit within 0..%1").arg(kMaxListLimit));
     if (limit == 0)
         limit = kDefaultListLimit;
@@ -122,7 +122,7 @@ Result<Listing> WorkspaceFs::list(const WorkspacePath& dir, qint64 offset, qint6
         const QByteArray name(names->cstr(i));
         auto info = statAt(fd->get(), name, dir.child(name).toRelative());
         if (!info) {
-            if (info.error().httpStatus == 404)
+            if (info.error().kind == ErrorKind::NotFound)
                 continue; // removed since readdir
             return info.error();
         }
@@ -162,7 +162,7 @@ Result<ReadHandle> WorkspaceFs::openForRead(const WorkspacePath& path) const {
     if (!S_ISREG(st.st_mode))
         return unsupportedType(rel);
     if (st.st_dev != pst.st_dev || st.st_ino != pst.st_ino)
-        return makeError(409, "tree_changed",
+        return makeError(ErrorKind::Conflict, "tree_changed",
                          QStringLiteral("%1: replaced while being opened; try again")
                              .arg(QString::fromUtf8(rel)));
     const int flags = ::fcntl(file.get(), F_GETFL);
@@ -179,11 +179,12 @@ Result<WorkspaceUpload> WorkspaceFs::beginUpload(const WorkspacePath& path,
                                                  const UploadOptions& options) const {
     const QByteArray rel = path.toRelative();
     if (options.mode && *options.mode > 0777)
-        return makeError(400, "invalid_mode", QStringLiteral("mode must be within 0..0777"));
+        return makeError(ErrorKind::InvalidArgument, "invalid_mode",
+                         QStringLiteral("mode must be within 0..0777"));
     // Directories made for `parents=true` belong to this upload until it commits: any failure,
     // here or later (checksum, quota, client gone), takes them back (WorkspaceUpload::abort).
     std::vector<CreatedDirectory> created;
-    auto fail = [&created](ApiError error) -> Result<WorkspaceUpload> {
+    auto fail = [&created](Error error) -> Result<WorkspaceUpload> {
         WorkspaceResolver::removeCreated(&created);
         return error;
     };
@@ -217,7 +218,8 @@ Status WorkspaceFs::makeDirectory(const WorkspacePath& path, bool parents, quint
     if (path.isRoot())
         return parents ? Status::success() : Status(errnoError(EEXIST, QString(), rel));
     if (mode > 0777)
-        return makeError(400, "invalid_mode", QStringLiteral("mode must be within 0..0777"));
+        return makeError(ErrorKind::InvalidArgument, "invalid_mode",
+                         QStringLiteral("mode must be within 0..0777"));
     if (parents) {
         auto dir = WorkspaceResolver::makeDirectories(m_root.get(), path, mode, m_owner);
         return dir ? Status::success() : Status(dir.error());
@@ -241,7 +243,7 @@ Status WorkspaceFs::makeDirectory(const WorkspacePath& path, bool parents, quint
 Status WorkspaceFs::remove(const WorkspacePath& path, bool recursive) const {
     const QByteArray rel = path.toRelative();
     if (path.isRoot())
-        return makeError(400, "invalid_path",
+        return makeError(ErrorKind::InvalidArgument, "invalid_path",
                          QStringLiteral("invalid path: the workspace root cannot be removed"));
     auto parent = WorkspaceResolver::openDirectory(m_root.get(), path.parent(), O_PATH);
     if (!parent)
@@ -252,7 +254,7 @@ Status WorkspaceFs::remove(const WorkspacePath& path, bool recursive) const {
 Status WorkspaceFs::move(const WorkspacePath& from, const WorkspacePath& to, bool overwrite,
                          bool createParents) const {
     if (from.isRoot() || to.isRoot())
-        return makeError(400, "invalid_path",
+        return makeError(ErrorKind::InvalidArgument, "invalid_path",
                          QStringLiteral("invalid path: the workspace root cannot be moved"));
     const QByteArray fromRel = from.toRelative();
     const QByteArray toRel = to.toRelative();
@@ -270,13 +272,13 @@ Status WorkspaceFs::move(const WorkspacePath& from, const WorkspacePath& to, boo
         return Status::success();
     switch (errno) {
     case EINVAL:
-        return makeError(400, "invalid_move",
+        return makeError(ErrorKind::InvalidArgument, "invalid_move",
                          QStringLiteral("cannot move %1 into itself (%2)")
                              .arg(QString::fromUtf8(fromRel), QString::fromUtf8(toRel)));
     case ENOENT:
         return errnoError(ENOENT, QStringLiteral("rename"), fromRel);
     case EXDEV:
-        return makeError(400, "cross_device",
+        return makeError(ErrorKind::InvalidArgument, "cross_device",
                          QStringLiteral("%1 and %2 are on different filesystems")
                              .arg(QString::fromUtf8(fromRel), QString::fromUtf8(toRel)));
     default:

@@ -4,8 +4,9 @@ namespace runbox::workspace {
 
 namespace {
 
-ApiError invalidPath(const QString& why) {
-    return makeError(400, "invalid_path", QStringLiteral("invalid path: %1").arg(why));
+Error invalidPath(const QString& why) {
+    return makeError(ErrorKind::InvalidArgument, "invalid_path",
+                     QStringLiteral("invalid path: %1").arg(why));
 }
 
 int hexValue(char c) {

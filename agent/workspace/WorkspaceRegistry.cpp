@@ -1,5 +1,6 @@
 #include "agent/workspace/WorkspaceRegistry.h"
 
+#include "agent/http/ErrorStatus.h"
 #include "agent/workspace/WorkspaceRemoval.h"
 #include "agent/workspace/WorkspaceTreeWalker.h"
 #include "shared/Crypto.h"
@@ -144,7 +145,7 @@ int WorkspaceRegistry::load() {
     return int(m_workspaces.size());
 }
 
-std::optional<ApiError> WorkspaceRegistry::create(const QString& ownerTokenId, Workspace* out) {
+std::optional<Error> WorkspaceRegistry::create(const QString& ownerTokenId, Workspace* out) {
     Workspace ws;
     ws.id = QStringLiteral("w") + QString::fromLatin1(crypto::randomBytes(8).toHex());
     ws.isolation = QStringLiteral("strong");
@@ -154,10 +155,10 @@ std::optional<ApiError> WorkspaceRegistry::create(const QString& ownerTokenId, W
     if (m_uids) {
         ws.uid = takeUid();
         if (!ws.uid)
-            return ApiError{503, QStringLiteral("workspace_uids_exhausted"),
-                            QStringLiteral("every sandbox uid of %1 is held by a workspace: "
-                                           "delete workspaces or widen RUNBOX_STRONG_UID_COUNT")
-                                .arg(m_uids->toString())};
+            return Error{ErrorKind::Unavailable, QStringLiteral("workspace_uids_exhausted"),
+                         QStringLiteral("every sandbox uid of %1 is held by a workspace: "
+                                        "delete workspaces or widen RUNBOX_STRONG_UID_COUNT")
+                             .arg(m_uids->toString())};
     }
     const QByteArray path = QFile::encodeName(ws.directory);
     const auto giveBack = [&] {
@@ -169,17 +170,17 @@ std::optional<ApiError> WorkspaceRegistry::create(const QString& ownerTokenId, W
         const QString reason = QString::fromLocal8Bit(strerror(errno));
         ::rmdir(path.constData());
         giveBack();
-        return ApiError{500, QStringLiteral("workspace_create_failed"),
-                        QStringLiteral("cannot create workspace directory: %1").arg(reason)};
+        return Error{ErrorKind::Internal, QStringLiteral("workspace_create_failed"),
+                     QStringLiteral("cannot create workspace directory: %1").arg(reason)};
     }
     ws.fs = openFs(ws.directory, ws.uid);
     const store::WorkspaceRecord row = recordOf(ws, ownerTokenId);
-    std::optional<ApiError> err;
+    std::optional<Error> err;
     if (!ws.fs)
-        err = ApiError{500, QStringLiteral("workspace_create_failed"),
-                       QStringLiteral("cannot open the new workspace directory")};
+        err = Error{ErrorKind::Internal, QStringLiteral("workspace_create_failed"),
+                    QStringLiteral("cannot open the new workspace directory")};
     else
-        err = m_repository->insert({row});
+        err = http::toError(m_repository->insert({row}));
     if (err) {
         ::rmdir(path.constData());
         giveBack();
@@ -190,8 +191,8 @@ std::optional<ApiError> WorkspaceRegistry::create(const QString& ownerTokenId, W
     return std::nullopt;
 }
 
-std::optional<ApiError> WorkspaceRegistry::addLight(const QList<Workspace>& workspaces,
-                                                    const QString& ownerTokenId) {
+std::optional<Error> WorkspaceRegistry::addLight(const QList<Workspace>& workspaces,
+                                                 const QString& ownerTokenId) {
     for (const Workspace& ws : workspaces) {
         store::WorkspaceRecord row = recordOf(ws, ownerTokenId);
         row.isolation = QStringLiteral("light");
@@ -202,7 +203,7 @@ std::optional<ApiError> WorkspaceRegistry::addLight(const QList<Workspace>& work
     return std::nullopt;
 }
 
-std::optional<ApiError> WorkspaceRegistry::flushLightRows(const QString& id) {
+std::optional<Error> WorkspaceRegistry::flushLightRows(const QString& id) {
     return m_lightRows.flushFor(id);
 }
 
@@ -212,10 +213,10 @@ QStringList WorkspaceRegistry::lightIds() const {
     return ids;
 }
 
-std::optional<ApiError> WorkspaceRegistry::forgetLight(const QString& id) {
+std::optional<Error> WorkspaceRegistry::forgetLight(const QString& id) {
     if (!m_lightIds.remove(id))
-        return ApiError{404, QStringLiteral("workspace_not_found"),
-                        QStringLiteral("no light workspace %1").arg(id)};
+        return Error{ErrorKind::NotFound, QStringLiteral("workspace_not_found"),
+                     QStringLiteral("no light workspace %1").arg(id)};
     m_workspaces.remove(id);
     m_lightRows.deleted(id, QDateTime::currentMSecsSinceEpoch());
     return std::nullopt;
@@ -230,23 +231,23 @@ QList<Workspace> WorkspaceRegistry::list() const {
     return m_workspaces.values();
 }
 
-std::optional<ApiError> WorkspaceRegistry::remove(const QString& id) {
+std::optional<Error> WorkspaceRegistry::remove(const QString& id) {
     const Workspace* ws = find(id);
     if (!ws)
-        return ApiError{404, QStringLiteral("workspace_not_found"),
-                        QStringLiteral("no workspace %1").arg(id)};
+        return Error{ErrorKind::NotFound, QStringLiteral("workspace_not_found"),
+                     QStringLiteral("no workspace %1").arg(id)};
     if (m_lightIds.contains(id))
-        return ApiError{409, QStringLiteral("workspace_is_light"),
-                        QStringLiteral("workspace %1 is a light workspace").arg(id)};
+        return Error{ErrorKind::Conflict, QStringLiteral("workspace_is_light"),
+                     QStringLiteral("workspace %1 is a light workspace").arg(id)};
     if (auto err = m_repository->markDeleted(id, 0))
-        return err;
+        return http::toError(*err);
     const QString error = removeTree(ws->directory);
     // The uid is free again only once nothing of the workspace is left (no file, no process).
     if (ws->uid && error.isEmpty() && m_sweep && m_sweep(*ws->uid))
         m_heldUids.remove(*ws->uid);
     m_workspaces.remove(id);
     if (!error.isEmpty())
-        return ApiError{500, QStringLiteral("workspace_delete_failed"), error};
+        return Error{ErrorKind::Internal, QStringLiteral("workspace_delete_failed"), error};
     return std::nullopt;
 }
 

@@ -1,10 +1,10 @@
 #pragma once
 
+#include "agent/Error.h"
 #include "agent/sandbox/UidRange.h"
 #include "agent/store/WorkspaceRepository.h"
 #include "agent/workspace/LightRowWriter.h"
 #include "agent/workspace/WorkspaceFs.h"
-#include "shared/ApiError.h"
 
 #include <QByteArray>
 #include <QDateTime>
@@ -49,6 +49,9 @@ struct Workspace {
 /// env, for audit and for executions to refer to), so that auth, listings and the file API
 /// resolve every workspace the same way; they do not survive a restart (their rows are marked
 /// deleted by load()). Not thread-safe: the agent's main thread only.
+///
+/// Errors are runbox::Error (docs/contracts.md "Errors"); the store's wire errors come in
+/// through http::toError, their status kept.
 class WorkspaceRegistry final {
 public:
     WorkspaceRegistry(QString workspacesDir, store::WorkspaceRepository* repository);
@@ -67,20 +70,19 @@ public:
     /// followed).
     int load();
     /// Creates a new empty workspace (directory mode 0700, owned by its uid when there are
-    /// sandbox uids) for @p ownerTokenId (audit). Errors: 500 workspace_create_failed, 503
-    /// workspace_uids_exhausted (every uid of the range is held), store errors.
-    std::optional<ApiError> create(const QString& ownerTokenId, Workspace* out);
+    /// sandbox uids) for @p ownerTokenId (audit). Errors: Internal (500) workspace_create_failed,
+    /// Unavailable (503) workspace_uids_exhausted (every uid of the range is held), store errors.
+    std::optional<Error> create(const QString& ownerTokenId, Workspace* out);
     /// Registers light workspaces already made by the light host: kept in memory at once, their
     /// rows written by the group commit (LightRowWriter, within 20 ms or at flushLightRows()).
-    std::optional<ApiError> addLight(const QList<Workspace>& workspaces,
-                                     const QString& ownerTokenId);
+    std::optional<Error> addLight(const QList<Workspace>& workspaces, const QString& ownerTokenId);
     /// Forgets light workspace @p id (row marked deleted by the group commit; nothing on disk is
-    /// touched: the light host removes the home). Its token stops working at once. 404 when
-    /// unknown or not light.
-    std::optional<ApiError> forgetLight(const QString& id);
+    /// touched: the light host removes the home). Its token stops working at once. NotFound
+    /// (404) workspace_not_found when unknown or not light.
+    std::optional<Error> forgetLight(const QString& id);
     /// Writes the light rows still queued now, before an execution row refers to light
     /// workspace @p id; answers only for @p id's row (LightRowWriter::flushFor).
-    std::optional<ApiError> flushLightRows(const QString& id);
+    std::optional<Error> flushLightRows(const QString& id);
     /// Whether @p id is a light workspace registered through addLight() and not yet forgotten.
     bool hasLight(const QString& id) const { return m_lightIds.contains(id); }
     /// The ids of the light workspaces registered through addLight() and not yet forgotten,
@@ -90,9 +92,10 @@ public:
     QList<Workspace> list() const;
     int count() const { return int(m_workspaces.size()); }
     /// Marks the strong workspace deleted in the store and removes its directory tree (never
-    /// following symlinks, at any depth: removeTree). Errors: 404 workspace_not_found, 500
-    /// workspace_delete_failed, 409 workspace_is_light (light ones go through LightService).
-    std::optional<ApiError> remove(const QString& id);
+    /// following symlinks, at any depth: removeTree). Errors: NotFound (404) workspace_not_found,
+    /// Internal (500) workspace_delete_failed, Conflict (409) workspace_is_light (light ones go
+    /// through LightService), store errors.
+    std::optional<Error> remove(const QString& id);
 
 private:
     std::optional<uid_t> takeUid();

@@ -110,7 +110,7 @@ Status WorkspaceRemoval::removeEntry(int parentFd, const QByteArray& name, bool 
         return errnoError(errno == EEXIST ? ENOTEMPTY : errno, QStringLiteral("rmdir"),
                           pathForErrors);
     }
-    return makeError(409, "tree_changed",
+    return makeError(ErrorKind::Conflict, "tree_changed",
                      QStringLiteral("%1: kept changing during removal; try again")
                          .arg(QString::fromUtf8(pathForErrors)));
 }

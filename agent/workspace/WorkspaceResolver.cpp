@@ -161,7 +161,7 @@ Result<UniqueFd> WorkspaceResolver::openParent(int rootFd, const WorkspacePath& 
                                                const std::optional<WorkspaceOwner>& owner,
                                                std::vector<CreatedDirectory>* created) {
     if (path.isRoot())
-        return makeError(400, "invalid_path",
+        return makeError(ErrorKind::InvalidArgument, "invalid_path",
                          QStringLiteral("invalid path: the workspace root has no parent"));
     if (createParents)
         return makeDirectories(rootFd, path.parent(), 0755, owner, created);

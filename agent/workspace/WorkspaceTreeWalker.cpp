@@ -59,8 +59,8 @@ struct Frame {
     qsizetype pathLen = 0;
 };
 
-ApiError treeChanged(const QByteArray& path) {
-    return makeError(409, "tree_changed",
+Error treeChanged(const QByteArray& path) {
+    return makeError(ErrorKind::Conflict, "tree_changed",
                      QStringLiteral("%1: the directory tree changed during the walk")
                          .arg(QString::fromUtf8(path)));
 }

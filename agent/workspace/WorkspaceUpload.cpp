@@ -110,7 +110,7 @@ Result<WorkspaceUpload> WorkspaceUpload::begin(UniqueFd parentFd, const QByteArr
             s->tempName.clear();
     }
     if (fd < 0) {
-        const ApiError error = errnoError(errno, QStringLiteral("create"), relativePath);
+        const Error error = errnoError(errno, QStringLiteral("create"), relativePath);
         WorkspaceResolver::removeCreated(&s->createdDirs);
         return error;
     }
@@ -128,13 +128,14 @@ qint64 WorkspaceUpload::bytesWritten() const {
 
 Status WorkspaceUpload::write(const char* data, qsizetype size) {
     if (!isOpen())
-        return makeError(409, "upload_closed", QStringLiteral("the upload is already finished"));
+        return makeError(ErrorKind::Conflict, "upload_closed",
+                         QStringLiteral("the upload is already finished"));
     if (d->options.maxBytes > 0 && d->written + size > d->options.maxBytes) {
         const QByteArray path = d->relativePath;
         const qint64 limit = d->options.maxBytes;
         abort();
         return makeError(
-            413, "upload_too_large",
+            ErrorKind::TooLarge, "upload_too_large",
             QStringLiteral("%1: upload exceeds %2 bytes").arg(QString::fromUtf8(path)).arg(limit));
     }
     if (d->options.hashContent)
@@ -145,7 +146,7 @@ Status WorkspaceUpload::write(const char* data, qsizetype size) {
         if (n < 0) {
             if (errno == EINTR)
                 continue;
-            const ApiError err = errnoError(errno, QStringLiteral("write"), d->relativePath);
+            const Error err = errnoError(errno, QStringLiteral("write"), d->relativePath);
             abort();
             return err;
         }
@@ -163,10 +164,11 @@ Status WorkspaceUpload::write(const char* data, qsizetype size) {
 
 Result<FileInfo> WorkspaceUpload::commit(QByteArrayView expectedSha256Hex) {
     if (!isOpen())
-        return makeError(409, "upload_closed", QStringLiteral("the upload is already finished"));
+        return makeError(ErrorKind::Conflict, "upload_closed",
+                         QStringLiteral("the upload is already finished"));
     if (!d->options.hashContent && !expectedSha256Hex.isEmpty()) {
         abort();
-        return makeError(500, "internal_error",
+        return makeError(ErrorKind::Internal, "internal_error",
                          QStringLiteral("an upload written without hashing has no hash to check"));
     }
     const QByteArray actual = d->options.hashContent ? d->sha.finalHex() : QByteArray();
@@ -174,15 +176,15 @@ Result<FileInfo> WorkspaceUpload::commit(QByteArrayView expectedSha256Hex) {
         !crypto::constantTimeEquals(expectedSha256Hex.toByteArray().toLower(), actual)) {
         const QByteArray path = d->relativePath;
         abort();
-        return makeError(400, "checksum_mismatch",
+        return makeError(ErrorKind::InvalidArgument, "checksum_mismatch",
                          QStringLiteral("%1: body SHA-256 %2 does not match the declared %3")
                              .arg(QString::fromUtf8(path), QString::fromLatin1(actual),
                                   QString::fromLatin1(expectedSha256Hex.toByteArray())));
     }
     const int fd = d->file.get();
     const int dir = d->parent.get();
-    auto fail = [this](const char* what) -> ApiError {
-        const ApiError e = errnoError(errno, QString::fromLatin1(what), d->relativePath);
+    auto fail = [this](const char* what) -> Error {
+        const Error e = errnoError(errno, QString::fromLatin1(what), d->relativePath);
         abort();
         return e;
     };
@@ -244,7 +246,8 @@ Result<FileInfo> WorkspaceUpload::commit(QByteArrayView expectedSha256Hex) {
     d->file.reset();
     d.reset();
     if (statRc != 0)
-        return makeError(500, "io_error", QStringLiteral("stat after commit failed"));
+        return makeError(ErrorKind::Internal, "io_error",
+                         QStringLiteral("stat after commit failed"));
     return FileInfo::fromStat(finalName, st);
 }
 

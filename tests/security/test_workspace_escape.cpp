@@ -3,6 +3,7 @@
 // files, and a directory swapped for a symlink while the API is hammered. Each check starts
 // with a positive control so a broken setup cannot pass a refusal.
 #include "SwapRace.h"
+#include "agent/http/ErrorStatus.h"
 #include "agent/workspace/WorkspaceFs.h"
 #include "shared/Crypto.h"
 #include "support/TestFiles.h"
@@ -149,7 +150,7 @@ private Q_SLOTS:
                                 "d/../../outside/x", "%2e%2e%2f%2e%2e%2fetc"}) {
             const auto p = WorkspacePath::fromUrlTail(raw);
             QVERIFY2(!p.ok(), raw);
-            QCOMPARE(p.error().httpStatus, 400);
+            QCOMPARE(http::httpStatus(p.error().kind), 400);
         }
         // Move bodies (JSON paths, not decoded) refuse the same shapes.
         const auto from = WorkspacePath::fromPlain("normal.txt");
@@ -176,7 +177,7 @@ private Q_SLOTS:
               "self/self/outfile", "dswap/x", "eswap/etc/passwd"}) {
             auto h = m_fs->openForRead(P(path));
             QVERIFY2(!h.ok(), path);
-            QCOMPARE(h.error().httpStatus, 400);
+            QCOMPARE(http::httpStatus(h.error().kind), 400);
             QCOMPARE(h.error().code, QStringLiteral("symlink_not_followed"));
         }
         // stat shows links as links, with their target, never what they point to.

@@ -1,6 +1,7 @@
 // LightRowWriter: light workspace rows are group-committed (one transaction per burst), written
 // within the flush delay, at flush() and on destruction; a delete queued before the create's row
 // was written still lands; a busy database keeps them queued, a bad row costs only itself.
+#include "agent/http/ErrorStatus.h"
 #include "agent/store/Database.h"
 #include "agent/store/WorkspaceRepository.h"
 #include "agent/workspace/LightRowWriter.h"
@@ -156,7 +157,7 @@ private Q_SLOTS:
             writer.created(lightRow(QStringLiteral("00000000000000f1")));
             const auto busy = writer.flushFor(QStringLiteral("00000000000000f1"));
             QVERIFY(busy); // the execution waiting for this row gets a 503: worth a retry
-            QCOMPARE(busy->httpStatus, 503);
+            QCOMPARE(http::httpStatus(busy->kind), 503);
             QVERIFY(lock.exec(QStringLiteral("COMMIT"))); // the lock goes away
             store::WorkspaceRecord row;
             QTRY_VERIFY_WITH_TIMEOUT(!repository.get(QStringLiteral("00000000000000f1"), &row),

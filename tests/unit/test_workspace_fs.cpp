@@ -1,3 +1,4 @@
+#include "agent/http/ErrorStatus.h"
 #include "agent/workspace/WorkspaceFs.h"
 #include "agent/workspace/WorkspaceRemoval.h"
 #include "shared/Crypto.h"
@@ -119,7 +120,7 @@ private Q_SLOTS:
         QCOMPARE(d->type, FileType::Directory);
         QVERIFY(m_fs->stat(WorkspacePath()).ok());
         auto missing = m_fs->stat(P("nope"));
-        QCOMPARE(missing.error().httpStatus, 404);
+        QCOMPARE(http::httpStatus(missing.error().kind), 404);
         QCOMPARE(missing.error().code, QStringLiteral("not_found"));
         auto underFile = m_fs->stat(P("hello.txt/x"));
         QCOMPARE(underFile.error().code, QStringLiteral("not_a_directory"));
@@ -149,7 +150,9 @@ private Q_SLOTS:
         QCOMPARE(root->entries.size(), 2); // dir, hello.txt
         QCOMPARE(root->entries[0].type, FileType::Directory);
         QCOMPARE(m_fs->list(P("dir"), -1, 10).error().code, QStringLiteral("invalid_argument"));
-        QCOMPARE(m_fs->list(P("dir"), 0, WorkspaceFs::kMaxListLimit + 1).error().httpStatus, 400);
+        QCOMPARE(
+            http::httpStatus(m_fs->list(P("dir"), 0, WorkspaceFs::kMaxListLimit + 1).error().kind),
+            400);
         QCOMPARE(m_fs->list(P("hello.txt"), 0, 10).error().code, QStringLiteral("not_a_directory"));
     }
 
@@ -167,7 +170,7 @@ private Q_SLOTS:
         QVERIFY(writeFile(at("dir/a.txt"), "aaaa"));
         QVERIFY(m_fs->openForRead(P("dir/a.txt"))->etag != etag);
         QCOMPARE(m_fs->openForRead(P("dir")).error().code, QStringLiteral("is_a_directory"));
-        QCOMPARE(m_fs->openForRead(WorkspacePath()).error().httpStatus, 409);
+        QCOMPARE(http::httpStatus(m_fs->openForRead(WorkspacePath()).error().kind), 409);
     }
 
     void testUploadCreatesFileAtomically() {
@@ -234,7 +237,7 @@ private Q_SLOTS:
     void testConflictRejectGives409() {
         auto up = m_fs->beginUpload(P("hello.txt"), UploadOptions());
         QVERIFY(!up.ok());
-        QCOMPARE(up.error().httpStatus, 409);
+        QCOMPARE(http::httpStatus(up.error().kind), 409);
         QCOMPARE(up.error().code, QStringLiteral("file_exists"));
         QCOMPARE(readFile(at("hello.txt")), QByteArray("hello"));
     }
@@ -271,7 +274,7 @@ private Q_SLOTS:
             QVERIFY(up->write(QByteArrayView("actual body")).ok());
             auto done = up->commit(crypto::sha256Hex("declared body"));
             QVERIFY(!done.ok());
-            QCOMPARE(done.error().httpStatus, 400);
+            QCOMPARE(http::httpStatus(done.error().kind), 400);
             QCOMPARE(done.error().code, QStringLiteral("checksum_mismatch"));
             QCOMPARE(
                 QDir(at("dir")).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot),
@@ -304,7 +307,7 @@ private Q_SLOTS:
         auto up = m_fs->beginUpload(P("big.bin"), o);
         QVERIFY(up->write(QByteArrayView("abcd")).ok());
         const Status s = up->write(QByteArrayView("e"));
-        QCOMPARE(s.error().httpStatus, 413);
+        QCOMPARE(http::httpStatus(s.error().kind), 413);
         QCOMPARE(s.error().code, QStringLiteral("upload_too_large"));
         QVERIFY(!QFile::exists(at("big.bin")));
     }
@@ -327,7 +330,7 @@ private Q_SLOTS:
         // Asking such an upload to check a hash is a programming error, never a silent pass.
         auto other = m_fs->beginUpload(P("other.bin"), o);
         QVERIFY(other->write(QByteArrayView("x")).ok());
-        QCOMPARE(other->commit(crypto::sha256Hex("x")).error().httpStatus, 500);
+        QCOMPARE(http::httpStatus(other->commit(crypto::sha256Hex("x")).error().kind), 500);
         QVERIFY(!QFile::exists(at("other.bin")));
     }
 
@@ -361,7 +364,7 @@ private Q_SLOTS:
     void testRemoveFilesAndDirectories() {
         QVERIFY(m_fs->remove(P("hello.txt"), false).ok());
         QVERIFY(!QFile::exists(at("hello.txt")));
-        QCOMPARE(m_fs->remove(P("hello.txt"), false).error().httpStatus, 404);
+        QCOMPARE(http::httpStatus(m_fs->remove(P("hello.txt"), false).error().kind), 404);
         const Status notEmpty = m_fs->remove(P("dir"), false);
         QCOMPARE(notEmpty.error().code, QStringLiteral("directory_not_empty"));
         QVERIFY(QFile::exists(at("dir/a.txt")));
@@ -466,7 +469,7 @@ private Q_SLOTS:
         QVERIFY(m_fs->move(P("hello.txt"), P("dir/moved.txt"), false).ok());
         QCOMPARE(readFile(at("dir/moved.txt")), QByteArray("hello"));
         QVERIFY(!QFile::exists(at("hello.txt")));
-        QCOMPARE(m_fs->move(P("hello.txt"), P("x"), false).error().httpStatus, 404);
+        QCOMPARE(http::httpStatus(m_fs->move(P("hello.txt"), P("x"), false).error().kind), 404);
         QCOMPARE(m_fs->move(P("dir/moved.txt"), P("dir/a.txt"), false).error().code,
                  QStringLiteral("file_exists"));
         QCOMPARE(readFile(at("dir/a.txt")), QByteArray("aaa"));
@@ -474,7 +477,9 @@ private Q_SLOTS:
         QCOMPARE(readFile(at("dir/a.txt")), QByteArray("hello"));
         QCOMPARE(m_fs->move(P("dir"), P("dir/sub/inside"), false).error().code,
                  QStringLiteral("invalid_move"));
-        QCOMPARE(m_fs->move(P("dir/a.txt"), P("new/deep/a.txt"), false).error().httpStatus, 404);
+        QCOMPARE(
+            http::httpStatus(m_fs->move(P("dir/a.txt"), P("new/deep/a.txt"), false).error().kind),
+            404);
         QVERIFY(m_fs->move(P("dir/a.txt"), P("new/deep/a.txt"), false, true).ok());
         QCOMPARE(readFile(at("new/deep/a.txt")), QByteArray("hello"));
         QCOMPARE(m_fs->move(WorkspacePath(), P("x"), false).error().code,

@@ -1,5 +1,7 @@
 #include "agent/workspace/WorkspacePath.h"
 
+#include "agent/http/ErrorStatus.h"
+
 #include <QTest>
 
 using namespace runbox::workspace;
@@ -72,7 +74,7 @@ private Q_SLOTS:
         QFETCH(QByteArray, raw);
         const auto p = WorkspacePath::fromUrlTail(raw);
         QVERIFY2(!p.ok(), raw.constData());
-        QCOMPARE(p.error().httpStatus, 400);
+        QCOMPARE(runbox::http::httpStatus(p.error().kind), 400);
         QCOMPARE(p.error().code, QStringLiteral("invalid_path"));
     }
 
@@ -121,7 +123,7 @@ private Q_SLOTS:
         QFETCH(QByteArray, path);
         const auto p = WorkspacePath::fromPlain(path);
         QVERIFY(!p.ok());
-        QCOMPARE(p.error().httpStatus, 400);
+        QCOMPARE(runbox::http::httpStatus(p.error().kind), 400);
         QCOMPARE(p.error().code, QStringLiteral("invalid_path"));
     }
 

@@ -2,6 +2,7 @@
 
 #include "agent/egress/EgressService.h"
 #include "agent/egress/EgressStage.h"
+#include "agent/http/ErrorStatus.h"
 #include "agent/light/LightWorkspaceHost.h"
 #include "agent/light/RlimitsJson.h"
 #include "agent/light/tier/LightRootPath.h"
@@ -295,7 +296,7 @@ void LightService::finishCreate(const LightCreateRequest& request, const QString
         made << ws;
         confinements << info.workspaceConfinementJson();
     }
-    std::optional<ApiError> error;
+    std::optional<Error> error;
     if (!made.isEmpty())
         error = m_context->workspaces->addLight(made, ownerTokenId);
     if (error) {
@@ -309,7 +310,7 @@ void LightService::finishCreate(const LightCreateRequest& request, const QString
                 logLine(QStringLiteral("warning: %1").arg(e.message));
         });
     if (error)
-        return done(error, {});
+        return done(http::toApiError(*error), {});
     const qint64 now = nowMs();
     QJsonArray items;
     for (qsizetype i = 0; i < made.size(); ++i) {
@@ -330,7 +331,7 @@ void LightService::forget(const QString& id) {
     m_entries.remove(id);
     if (m_context->egress)
         m_context->egress->releaseLightWorkspace(id); // its last decisions are recorded now
-    if (auto err = m_context->workspaces->forgetLight(id); err && err->httpStatus != 404)
+    if (auto err = m_context->workspaces->forgetLight(id); err && err->kind != ErrorKind::NotFound)
         logLine(QStringLiteral("warning: light workspace %1: %2").arg(id, err->message));
     m_context->noteWorkspaceCount();
     Q_EMIT workspaceRemoved(id);

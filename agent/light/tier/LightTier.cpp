@@ -1,5 +1,6 @@
 #include "agent/light/tier/LightTier.h"
 
+#include "agent/http/ErrorStatus.h"
 #include "agent/light/LightExecMessage.h"
 #include "agent/light/LightWorkspaceHost.h"
 #include "agent/light/tier/LightRun.h"
@@ -38,7 +39,10 @@ std::optional<ApiError> LightTier::beforeRecord(const workspace::Workspace& work
     if (!m_light)
         return unavailable();
     m_light->touch(workspace.id); // the idle clock: the route names it in its body
-    return m_workspaces->flushLightRows(workspace.id);
+    // execution::IsolationTier still takes wire errors.
+    if (auto error = m_workspaces->flushLightRows(workspace.id))
+        return http::toApiError(*error);
+    return std::nullopt;
 }
 
 void LightTier::createBackend(const execution::TierLaunch& launch, QObject* parent,
