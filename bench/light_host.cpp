@@ -70,7 +70,7 @@ double hostExecMs(LightWorkspaceHost& host, const QString& id) {
     LightExecRequest request;
     request.argv = {QStringLiteral("true")};
     request.stdoutFd = out[1];
-    runbox::ApiError error;
+    runbox::Error error;
     const auto execution = host.exec(id, request, &error);
     ::close(out[1]);
     char byte;

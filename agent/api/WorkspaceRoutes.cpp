@@ -21,7 +21,7 @@ void createLight(AgentContext* ctx, http::HttpExchange* ex, const Principal& who
         return ex->replyError(*err);
     QPointer<http::HttpExchange> guard(ex);
     ctx->light->create(request, who.tokenId,
-                       [guard](std::optional<ApiError> err, const QJsonObject& created) {
+                       [guard](std::optional<Error> err, const QJsonObject& created) {
                            if (!guard)
                                return;
                            if (err)
@@ -41,11 +41,11 @@ void deleteAllLight(AgentContext* ctx, http::HttpExchange* ex, const Principal& 
     if (!ctx->light)
         return ex->replyJson(200, {{"deleted", QJsonArray{}}, {"errors", QJsonArray{}}});
     QPointer<http::HttpExchange> guard(ex);
-    ctx->light->removeAll([guard](const QStringList& deleted, const QList<ApiError>& errors) {
+    ctx->light->removeAll([guard](const QStringList& deleted, const QList<Error>& errors) {
         if (!guard)
             return;
         QJsonArray failures;
-        for (const ApiError& e : errors)
+        for (const Error& e : errors)
             failures.append(QJsonObject{{"code", e.code}, {"message", e.message}});
         guard->replyJson(errors.isEmpty() ? 200 : 500,
                          {{"deleted", QJsonArray::fromStringList(deleted)}, {"errors", failures}});
@@ -120,7 +120,7 @@ void WorkspaceRoutes::registerRoutes(Router& router, AgentContext* ctx,
                                              QStringLiteral("no workspace %1").arg(id));
                    if (ctx->light && light::LightService::serves(*ws)) {
                        QPointer<http::HttpExchange> guard(ex);
-                       return ctx->light->remove(id, [guard, id](std::optional<ApiError> err) {
+                       return ctx->light->remove(id, [guard, id](std::optional<Error> err) {
                            if (!guard)
                                return;
                            if (err)

@@ -6,13 +6,13 @@ namespace runbox::light {
 
 namespace {
 
-ApiError badRequest(const QString& code, const QString& message) {
-    return ApiError{400, code, message};
+Error badRequest(const QString& code, const QString& message) {
+    return Error{ErrorKind::InvalidArgument, code, message};
 }
 
 } // namespace
 
-std::optional<ApiError> LightExecMessage::validateEnv(const QMap<QString, QString>& env) {
+std::optional<Error> LightExecMessage::validateEnv(const QMap<QString, QString>& env) {
     qsizetype total = 0;
     for (auto it = env.cbegin(); it != env.cend(); ++it) {
         const QString& name = it.key();
@@ -31,8 +31,8 @@ std::optional<ApiError> LightExecMessage::validateEnv(const QMap<QString, QStrin
     return std::nullopt;
 }
 
-std::optional<ApiError> LightExecMessage::validatePorts(const QList<quint16>& ports,
-                                                        const QList<quint16>& forbidden) {
+std::optional<Error> LightExecMessage::validatePorts(const QList<quint16>& ports,
+                                                     const QList<quint16>& forbidden) {
     if (ports.size() > static_cast<qsizetype>(wire::kMaxPorts))
         return badRequest(QStringLiteral("invalid_network_policy"),
                           QStringLiteral("at most %1 allowed ports").arg(wire::kMaxPorts));
@@ -41,15 +41,15 @@ std::optional<ApiError> LightExecMessage::validatePorts(const QList<quint16>& po
             return badRequest(QStringLiteral("invalid_network_policy"),
                               QStringLiteral("port 0 is not a port"));
         if (forbidden.contains(port))
-            return ApiError{403, QStringLiteral("policy_forbidden"),
-                            QStringLiteral("port %1 is the agent's control plane and is never "
-                                           "reachable from a workspace")
-                                .arg(port)};
+            return Error{ErrorKind::PermissionDenied, QStringLiteral("policy_forbidden"),
+                         QStringLiteral("port %1 is the agent's control plane and is never "
+                                        "reachable from a workspace")
+                             .arg(port)};
     }
     return std::nullopt;
 }
 
-std::optional<ApiError> LightExecMessage::validateCwd(const QString& cwd) {
+std::optional<Error> LightExecMessage::validateCwd(const QString& cwd) {
     if (cwd.contains(QChar(0)) || cwd.startsWith(QLatin1Char('/')))
         return badRequest(QStringLiteral("invalid_cwd"),
                           QStringLiteral("cwd must be relative to the workspace home"));
@@ -82,11 +82,10 @@ QMap<QString, QString> LightExecMessage::buildEnv(const QString& workspaceId, co
     return env;
 }
 
-std::optional<ApiError> LightExecMessage::encode(std::uint64_t execId,
-                                                 const LightExecRequest& request,
-                                                 const QMap<QString, QString>& env,
-                                                 const QString& home, bool narrowPorts,
-                                                 QByteArray* out) {
+std::optional<Error> LightExecMessage::encode(std::uint64_t execId, const LightExecRequest& request,
+                                              const QMap<QString, QString>& env,
+                                              const QString& home, bool narrowPorts,
+                                              QByteArray* out) {
     if (request.argv.isEmpty() || request.argv.first().isEmpty())
         return badRequest(QStringLiteral("invalid_argv"), QStringLiteral("argv must not be empty"));
     if (auto error = validateCwd(request.cwd))
@@ -111,9 +110,8 @@ std::optional<ApiError> LightExecMessage::encode(std::uint64_t execId,
     auto header = wire::make<wire::ExecRequest>(wire::Type::Exec, execId);
     const qsizetype total = static_cast<qsizetype>(sizeof(header)) + strings.size();
     if (total > static_cast<qsizetype>(wire::kMaxExecMessage))
-        return ApiError{
-            413, QStringLiteral("request_too_large"),
-            QStringLiteral("argv + env + cwd exceed %1 bytes").arg(wire::kMaxExecMessage)};
+        return Error{ErrorKind::TooLarge, QStringLiteral("request_too_large"),
+                     QStringLiteral("argv + env + cwd exceed %1 bytes").arg(wire::kMaxExecMessage)};
     header.header.size = static_cast<std::uint32_t>(total);
     header.flags = request.killTreeOnExit ? wire::kExecKillTreeOnExit : 0;
     header.argc = static_cast<std::uint32_t>(request.argv.size());

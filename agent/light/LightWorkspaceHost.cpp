@@ -100,12 +100,12 @@ LightAvailability LightWorkspaceHost::availability() const {
     return m_availability;
 }
 
-std::optional<ApiError> LightWorkspaceHost::create(const LightWorkspaceOptions& options, int count,
-                                                   LightCreateResult* result) {
+std::optional<Error> LightWorkspaceHost::create(const LightWorkspaceOptions& options, int count,
+                                                LightCreateResult* result) {
     *result = LightCreateResult{};
     if (count < 1 || count > kMaxCreateCount)
-        return ApiError{
-            400, QStringLiteral("invalid_count"),
+        return Error{
+            ErrorKind::InvalidArgument, QStringLiteral("invalid_count"),
             QStringLiteral("count must be a whole number from 1 to %1").arg(kMaxCreateCount)};
     if (auto error = LightExecMessage::validateEnv(options.env))
         return error;
@@ -114,19 +114,21 @@ std::optional<ApiError> LightWorkspaceHost::create(const LightWorkspaceOptions& 
         return error;
     std::string why;
     if (!options.limits.validate(&why))
-        return ApiError{400, QStringLiteral("invalid_limit"), QString::fromStdString(why)};
+        return Error{ErrorKind::InvalidArgument, QStringLiteral("invalid_limit"),
+                     QString::fromStdString(why)};
     if (!m_pool || m_rootFd < 0)
-        return ApiError{503, QStringLiteral("light_unavailable"), m_availability.reason};
+        return Error{ErrorKind::Unavailable, QStringLiteral("light_unavailable"),
+                     m_availability.reason};
     if (options.egressGateway && (!options.allowedConnectPorts.isEmpty() || options.allowUdp))
-        return ApiError{400, QStringLiteral("invalid_network_policy"),
-                        QStringLiteral("under the domain allowlist a light workspace reaches the "
-                                       "network only through the egress gateway, from a network "
-                                       "namespace of its own: allowedConnectPorts and allowUdp "
-                                       "would reach nothing there")};
+        return Error{ErrorKind::InvalidArgument, QStringLiteral("invalid_network_policy"),
+                     QStringLiteral("under the domain allowlist a light workspace reaches the "
+                                    "network only through the egress gateway, from a network "
+                                    "namespace of its own: allowedConnectPorts and allowUdp "
+                                    "would reach nothing there")};
     if (options.egressGateway && !m_privateProc)
-        return ApiError{503, QStringLiteral("light_egress_unavailable"),
-                        QStringLiteral("the egress gateway needs a network namespace per light "
-                                       "workspace, which needs a root agent")};
+        return Error{ErrorKind::Unavailable, QStringLiteral("light_egress_unavailable"),
+                     QStringLiteral("the egress gateway needs a network namespace per light "
+                                    "workspace, which needs a root agent")};
 
     int granted;
     {
@@ -190,7 +192,7 @@ std::optional<ApiError> LightWorkspaceHost::create(const LightWorkspaceOptions& 
     }
     result->rejected = count - static_cast<int>(made.size());
     if (made.isEmpty() && !failure.isEmpty())
-        return ApiError{500, QStringLiteral("workspace_create_failed"), failure};
+        return Error{ErrorKind::Internal, QStringLiteral("workspace_create_failed"), failure};
     return std::nullopt;
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "agent/Error.h"
 #include "agent/light/LightEventLoop.h"
 #include "agent/light/LightExecution.h"
 #include "agent/light/LightTypes.h"
@@ -7,7 +8,6 @@
 #include "agent/light/UidPool.h"
 #include "agent/light/UidSweeper.h"
 #include "agent/light/ZygoteProcess.h"
-#include "shared/ApiError.h"
 
 #include <QHash>
 #include <QString>
@@ -32,6 +32,7 @@ class SupervisorChannel;
 /// itself).
 ///
 /// Order of use: construct → start() → create()/exec()/remove() → destroy (removes everything).
+/// Errors are runbox::Error (docs/contracts.md "Errors"); the statuses below are their kinds'.
 class LightWorkspaceHost final {
 public:
     explicit LightWorkspaceHost(LightHostConfig config);
@@ -55,24 +56,24 @@ public:
     /// 503 light_unavailable, 500 when no home could be created. The most workspaces one create()
     /// makes (its `count`, 1..kMaxCreateCount).
     static constexpr int kMaxCreateCount = 4096;
-    std::optional<ApiError> create(const LightWorkspaceOptions& options, int count,
-                                   LightCreateResult* result);
+    std::optional<Error> create(const LightWorkspaceOptions& options, int count,
+                                LightCreateResult* result);
 
     /// Starts @p request in workspace @p id. Errors: 404 workspace_not_found, 409
     /// workspace_deleting / light_policy_widened, 400 invalid_*, 413 request_too_large, 503
     /// light_unavailable. A sandbox that cannot be built gives an execution that finishes with
     /// Kind::SetupFailed (nothing ran), not an error.
     std::shared_ptr<LightExecution> exec(const QString& id, const LightExecRequest& request,
-                                         ApiError* error);
+                                         Error* error);
 
     /// Deletes @p id: cancels its execs, SIGKILLs its supervisor (with a PID namespace: all of
     /// its processes, confirmed through the pidfd), sweeps its uid, removes its home through fds,
     /// then returns the uid to the pool. A uid whose cleanup did not converge is quarantined and
     /// the answer is 500 cleanup_failed with the reason. 404 when unknown, 409 when already being
     /// deleted.
-    std::optional<ApiError> remove(const QString& id);
+    std::optional<Error> remove(const QString& id);
     /// Deletes every workspace; returns the errors (empty when all went well).
-    QList<ApiError> removeAll();
+    QList<Error> removeAll();
 
     /// Whether workspaces can get LightWorkspaceOptions::egressGateway here: each needs a
     /// network namespace, made by the root zygote (true after a start() as root).

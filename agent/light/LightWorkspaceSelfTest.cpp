@@ -26,7 +26,7 @@ bool LightWorkspaceHost::runSelfTest(QString* error) {
     LightExecRequest request;
     request.argv = {QStringLiteral("true")};
     request.timeoutMs = 10000;
-    ApiError execError;
+    Error execError;
     const auto execution = exec(id, request, &execError);
     bool ok = execution && execution->waitForFinished(15000);
     if (!execution) {

@@ -98,11 +98,11 @@ std::shared_ptr<SupervisorChannel> LightWorkspaceHost::ensureChannel(Workspace& 
 }
 
 std::shared_ptr<LightExecution>
-LightWorkspaceHost::exec(const QString& id, const LightExecRequest& request, ApiError* error) {
+LightWorkspaceHost::exec(const QString& id, const LightExecRequest& request, Error* error) {
     const auto workspace = find(id);
     if (!workspace) {
-        *error = ApiError{404, QStringLiteral("workspace_not_found"),
-                          QStringLiteral("no light workspace %1").arg(id)};
+        *error = Error{ErrorKind::NotFound, QStringLiteral("workspace_not_found"),
+                       QStringLiteral("no light workspace %1").arg(id)};
         return nullptr;
     }
     if (auto invalid = LightExecMessage::validateEnv(request.env)) {
@@ -113,11 +113,11 @@ LightWorkspaceHost::exec(const QString& id, const LightExecRequest& request, Api
     if (request.allowedConnectPorts) {
         for (quint16 port : *request.allowedConnectPorts) {
             if (!workspace->ports.contains(port)) {
-                *error = ApiError{409, QStringLiteral("light_policy_widened"),
-                                  QStringLiteral("port %1 was not allowed when workspace %2 was "
-                                                 "created; create a new workspace")
-                                      .arg(port)
-                                      .arg(id)};
+                *error = Error{ErrorKind::Conflict, QStringLiteral("light_policy_widened"),
+                               QStringLiteral("port %1 was not allowed when workspace %2 was "
+                                              "created; create a new workspace")
+                                   .arg(port)
+                                   .arg(id)};
                 return nullptr;
             }
         }
@@ -139,14 +139,14 @@ LightWorkspaceHost::exec(const QString& id, const LightExecRequest& request, Api
     {
         std::lock_guard lock(workspace->mutex);
         if (workspace->deleting) {
-            *error = ApiError{409, QStringLiteral("workspace_deleting"),
-                              QStringLiteral("light workspace %1 is being deleted").arg(id)};
+            *error = Error{ErrorKind::Conflict, QStringLiteral("workspace_deleting"),
+                           QStringLiteral("light workspace %1 is being deleted").arg(id)};
             return nullptr;
         }
         QString why;
         const auto channel = ensureChannel(*workspace, &why);
         if (!channel) {
-            *error = ApiError{503, QStringLiteral("light_unavailable"), why};
+            *error = Error{ErrorKind::Unavailable, QStringLiteral("light_unavailable"), why};
             return nullptr;
         }
         if (!channel->sendExec(execution, message, fds, &why)) {

@@ -12,21 +12,21 @@ namespace runbox::light {
 
 using namespace hostdetail;
 
-std::optional<ApiError> LightWorkspaceHost::remove(const QString& id) {
+std::optional<Error> LightWorkspaceHost::remove(const QString& id) {
     if (m_loop.isLoopThread())
-        return ApiError{500, QStringLiteral("internal_error"),
-                        QStringLiteral("light workspaces cannot be removed from the light event "
-                                       "thread")};
+        return Error{ErrorKind::Internal, QStringLiteral("internal_error"),
+                     QStringLiteral("light workspaces cannot be removed from the light event "
+                                    "thread")};
     const auto workspace = find(id);
     if (!workspace)
-        return ApiError{404, QStringLiteral("workspace_not_found"),
-                        QStringLiteral("no light workspace %1").arg(id)};
+        return Error{ErrorKind::NotFound, QStringLiteral("workspace_not_found"),
+                     QStringLiteral("no light workspace %1").arg(id)};
     std::shared_ptr<SupervisorChannel> channel;
     {
         std::lock_guard lock(workspace->mutex);
         if (workspace->deleting)
-            return ApiError{409, QStringLiteral("workspace_deleting"),
-                            QStringLiteral("light workspace %1 is already being deleted").arg(id)};
+            return Error{ErrorKind::Conflict, QStringLiteral("workspace_deleting"),
+                         QStringLiteral("light workspace %1 is already being deleted").arg(id)};
         workspace->deleting = true;
         channel = workspace->channel;
     }
@@ -65,16 +65,16 @@ std::optional<ApiError> LightWorkspaceHost::remove(const QString& id) {
         m_workspaces.remove(id);
     }
     if (!problem.isEmpty())
-        return ApiError{500, QStringLiteral("cleanup_failed"),
-                        QStringLiteral("light workspace %1 deleted, but uid %2 is quarantined: %3")
-                            .arg(id)
-                            .arg(workspace->uid)
-                            .arg(problem)};
+        return Error{ErrorKind::Internal, QStringLiteral("cleanup_failed"),
+                     QStringLiteral("light workspace %1 deleted, but uid %2 is quarantined: %3")
+                         .arg(id)
+                         .arg(workspace->uid)
+                         .arg(problem)};
     return std::nullopt;
 }
 
-QList<ApiError> LightWorkspaceHost::removeAll() {
-    QList<ApiError> errors;
+QList<Error> LightWorkspaceHost::removeAll() {
+    QList<Error> errors;
     for (const QString& id : ids()) {
         if (auto error = remove(id))
             errors << *error;

@@ -10,14 +10,14 @@ namespace {
 
 /// Reads @p key as a whole number in [min, max]; absent keeps @p out. False with @p error.
 bool readWhole(const QJsonObject& request, const char* key, std::uint64_t min, std::uint64_t max,
-               std::uint64_t* out, ApiError* error) {
+               std::uint64_t* out, Error* error) {
     const QJsonValue value = request.value(QLatin1String(key));
     if (value.isUndefined() || value.isNull())
         return true;
     const auto fail = [&](const QString& why) {
         if (error)
-            *error = ApiError{400, QStringLiteral("invalid_limit"),
-                              QStringLiteral("%1 %2").arg(QLatin1String(key), why)};
+            *error = Error{ErrorKind::InvalidArgument, QStringLiteral("invalid_limit"),
+                           QStringLiteral("%1 %2").arg(QLatin1String(key), why)};
         return false;
     };
     if (!value.isDouble())
@@ -39,7 +39,7 @@ bool mibToBytes(std::uint64_t mebibytes, std::uint64_t* bytes) {
 
 } // namespace
 
-std::optional<Rlimits> RlimitsJson::fromJson(const QJsonObject& request, ApiError* error) {
+std::optional<Rlimits> RlimitsJson::fromJson(const QJsonObject& request, Error* error) {
     Rlimits limits;
     std::uint64_t memoryMb = limits.maxMemoryBytes >> 20;
     std::uint64_t fileSizeMb = limits.maxFileSizeBytes >> 20;
@@ -57,14 +57,15 @@ std::optional<Rlimits> RlimitsJson::fromJson(const QJsonObject& request, ApiErro
     if (!mibToBytes(memoryMb, &limits.maxMemoryBytes) ||
         !mibToBytes(fileSizeMb, &limits.maxFileSizeBytes)) {
         if (error)
-            *error =
-                ApiError{400, QStringLiteral("invalid_limit"), QStringLiteral("limit too large")};
+            *error = Error{ErrorKind::InvalidArgument, QStringLiteral("invalid_limit"),
+                           QStringLiteral("limit too large")};
         return std::nullopt;
     }
     std::string why;
     if (!limits.validate(&why)) {
         if (error)
-            *error = ApiError{400, QStringLiteral("invalid_limit"), QString::fromStdString(why)};
+            *error = Error{ErrorKind::InvalidArgument, QStringLiteral("invalid_limit"),
+                           QString::fromStdString(why)};
         return std::nullopt;
     }
     return limits;

@@ -1,7 +1,7 @@
 #pragma once
 
+#include "agent/Error.h"
 #include "agent/light/helper/Rlimits.h"
-#include "shared/ApiError.h"
 
 #include <QJsonObject>
 
@@ -15,10 +15,10 @@ namespace runbox::light {
 /// whole value inside Rlimits' range. Other keys are ignored (they belong to the caller).
 class RlimitsJson final {
 public:
-    /// The parsed limits, or nullopt with @p error = 400 `invalid_limit` naming the field (wrong
-    /// type, fraction, NaN/inf, out of range — checked on the double before any conversion, so
-    /// nothing overflows).
-    static std::optional<Rlimits> fromJson(const QJsonObject& request, ApiError* error);
+    /// The parsed limits, or nullopt with @p error = InvalidArgument (400) `invalid_limit` naming
+    /// the field (wrong type, fraction, NaN/inf, out of range — checked on the double before any
+    /// conversion, so nothing overflows).
+    static std::optional<Rlimits> fromJson(const QJsonObject& request, Error* error);
     /// The limits as the same JSON keys (for reporting a workspace's confinement).
     static QJsonObject toJson(const Rlimits& limits);
 };

@@ -45,7 +45,7 @@ inline RunResult run(LightWorkspaceHost& host, const QString& id, const QStringL
     request.timeoutMs = timeoutMs;
     request.stdoutFd = out[1];
     request.stderrFd = err[1];
-    runbox::ApiError error;
+    runbox::Error error;
     const auto execution = host.exec(id, request, &error);
     ::close(out[1]);
     ::close(err[1]);

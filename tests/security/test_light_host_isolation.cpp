@@ -5,6 +5,7 @@
 // Landlock, PID namespaces are real), against a host with a PID namespace + private /proc per
 // workspace and one without. Workspaces attacking each other: test_light_workspace_isolation.
 #include "LightIsolationFixture.h"
+#include "agent/http/ErrorStatus.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -136,7 +137,7 @@ private Q_SLOTS:
         LightCreateResult refused;
         const auto error = m_pid->create(forbidden, 1, &refused);
         QVERIFY(error);
-        QCOMPARE(error->httpStatus, 403);
+        QCOMPARE(runbox::http::httpStatus(error->kind), 403);
         // Positive control: a workspace whose policy allows the other port reaches it.
         LightWorkspaceOptions allowed;
         allowed.allowedConnectPorts = {m_otherPort.port};
@@ -162,7 +163,7 @@ private Q_SLOTS:
         int out[2];
         QCOMPARE(::pipe2(out, O_CLOEXEC), 0);
         narrowed.stdoutFd = out[1];
-        runbox::ApiError execError;
+        runbox::Error execError;
         auto execution = m_pid->exec(c, narrowed, &execError);
         ::close(out[1]);
         QVERIFY(execution);
@@ -175,7 +176,7 @@ private Q_SLOTS:
         widened.argv = {QStringLiteral("true")};
         widened.allowedConnectPorts = QList<quint16>{m_agentPort.port};
         QVERIFY(!m_pid->exec(a, widened, &execError));
-        QCOMPARE(execError.httpStatus, 409);
+        QCOMPARE(runbox::http::httpStatus(execError.kind), 409);
     }
 
     void testHostUnixSocketUnderRunIsHidden() {
@@ -270,11 +271,11 @@ private Q_SLOTS:
         QVERIFY(!host.remove(a));
         QVERIFY(processesOf(uid).isEmpty()); // nothing of the uid, right when remove() returns
         QVERIFY(!QFileInfo::exists(home));
-        runbox::ApiError error;
+        runbox::Error error;
         LightExecRequest request;
         request.argv = {QStringLiteral("true")};
         QVERIFY(!host.exec(a, request, &error));
-        QCOMPARE(error.httpStatus, 404);
+        QCOMPARE(runbox::http::httpStatus(error.kind), 404);
     }
 
     void testShortExecsNeverLoseTrailingOutput() {
@@ -302,7 +303,7 @@ private Q_SLOTS:
         LightExecRequest request;
         request.argv = {QStringLiteral("/bin/sh"), QStringLiteral("-c"),
                         QStringLiteral("setsid sleep 1002 & sleep 1003")};
-        runbox::ApiError error;
+        runbox::Error error;
         const auto execution = m_pid->exec(a, request, &error);
         QVERIFY(execution);
         QVERIFY(waitUntil([&] { return !processesOf(uid, "sleep 1002").isEmpty(); }));
@@ -323,7 +324,7 @@ private Q_SLOTS:
                         QStringLiteral("setsid sleep 1004 >/dev/null 2>&1 & "
                                        "(setsid sleep 1005 >/dev/null 2>&1 &); echo started")};
         request.killTreeOnExit = true;
-        runbox::ApiError error;
+        runbox::Error error;
         const auto execution = m_pid->exec(a, request, &error);
         QVERIFY(execution);
         QVERIFY(execution->waitForFinished(10000));
@@ -377,7 +378,7 @@ private Q_SLOTS:
         LightCreateResult result;
         const auto error = host.create({}, 1, &result);
         QVERIFY(error);
-        QCOMPARE(error->httpStatus, 503);
+        QCOMPARE(runbox::http::httpStatus(error->kind), 503);
     }
 };
 

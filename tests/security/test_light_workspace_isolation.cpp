@@ -5,6 +5,7 @@
 // and one without, where other workspaces' pids are visible, so uid + Landlock alone must refuse.
 // Attacks on the host: test_light_host_isolation.
 #include "LightIsolationFixture.h"
+#include "agent/http/ErrorStatus.h"
 #include "support/TestFiles.h"
 
 #include <QDir>
@@ -228,7 +229,7 @@ private Q_SLOTS:
         const auto failed = host->remove(b);
         QCOMPARE(::umount2(mountPoint.constData(), MNT_DETACH), 0);
         QVERIFY(failed);
-        QCOMPARE(failed->httpStatus, 500);
+        QCOMPARE(runbox::http::httpStatus(failed->kind), 500);
         QCOMPARE(failed->code, QStringLiteral("cleanup_failed"));
         QVERIFY(host->uidPool()->isQuarantined(uid));
         LightCreateResult after;

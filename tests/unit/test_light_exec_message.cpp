@@ -1,4 +1,5 @@
 // LightExecMessage: env/cwd/ports validation, env layering, and the wire Exec encoding.
+#include "agent/http/ErrorStatus.h"
 #include "agent/light/LightExecMessage.h"
 #include "agent/light/helper/SupervisorProtocol.h"
 
@@ -18,7 +19,7 @@ private Q_SLOTS:
              {QString(), QStringLiteral("A=B"), QStringLiteral("A") + QChar(0)}) {
             const auto error = LightExecMessage::validateEnv({{bad, QStringLiteral("v")}});
             QVERIFY(error);
-            QCOMPARE(error->httpStatus, 400);
+            QCOMPARE(runbox::http::httpStatus(error->kind), 400);
             QCOMPARE(error->code, QStringLiteral("invalid_env"));
         }
         QVERIFY(LightExecMessage::validateEnv(
@@ -36,7 +37,7 @@ private Q_SLOTS:
         QVERIFY(!LightExecMessage::validatePorts({443}, {4311}));
         const auto forbidden = LightExecMessage::validatePorts({443, 4311}, {4311});
         QVERIFY(forbidden);
-        QCOMPARE(forbidden->httpStatus, 403);
+        QCOMPARE(runbox::http::httpStatus(forbidden->kind), 403);
         QVERIFY(LightExecMessage::validatePorts({0}, {}));
     }
 
@@ -81,9 +82,10 @@ private Q_SLOTS:
             QStringLiteral("invalid_argv"));
         LightExecRequest huge;
         huge.argv = {QStringLiteral("echo"), QString(300000, QLatin1Char('x'))};
-        QCOMPARE(LightExecMessage::encode(1, huge, {}, QStringLiteral("/h"), false, &message)
-                     ->httpStatus,
-                 413);
+        QCOMPARE(
+            runbox::http::httpStatus(
+                LightExecMessage::encode(1, huge, {}, QStringLiteral("/h"), false, &message)->kind),
+            413);
     }
 };
 

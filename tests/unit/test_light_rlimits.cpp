@@ -1,6 +1,8 @@
 // Rlimits / RlimitsJson: validated ranges, overflow-safe conversion, real setrlimit in a child.
 #include "agent/light/RlimitsJson.h"
 
+#include "agent/http/ErrorStatus.h"
+
 #include <QJsonDocument>
 #include <QTest>
 
@@ -14,13 +16,13 @@ class TestLightRlimits final : public QObject {
     Q_OBJECT
 
 private:
-    static std::optional<Rlimits> parse(const QByteArray& json, runbox::ApiError* error) {
+    static std::optional<Rlimits> parse(const QByteArray& json, runbox::Error* error) {
         return RlimitsJson::fromJson(QJsonDocument::fromJson(json).object(), error);
     }
 
 private Q_SLOTS:
     void testDefaultsFollowTheIssue() {
-        runbox::ApiError error;
+        runbox::Error error;
         const auto limits = parse("{}", &error);
         QVERIFY(limits);
         QCOMPARE(limits->maxProcs, 256u);
@@ -30,7 +32,7 @@ private Q_SLOTS:
     }
 
     void testValuesAreConvertedToBytes() {
-        runbox::ApiError error;
+        runbox::Error error;
         const auto limits = parse(R"({"maxProcs":10,"maxMemoryMb":512,"maxOpenFiles":64,
                                       "maxFileSizeMb":3,"maxCpuSeconds":5,"other":"ignored"})",
                                   &error);
@@ -65,9 +67,9 @@ private Q_SLOTS:
     void testBadValuesAre400() {
         QFETCH(QByteArray, json);
         QFETCH(QString, field);
-        runbox::ApiError error;
+        runbox::Error error;
         QVERIFY(!parse(json, &error));
-        QCOMPARE(error.httpStatus, 400);
+        QCOMPARE(runbox::http::httpStatus(error.kind), 400);
         QCOMPARE(error.code, QStringLiteral("invalid_limit"));
         QVERIFY2(error.message.contains(field), qPrintable(error.message));
     }

@@ -67,11 +67,11 @@ void LightRun::start() {
     }
 }
 
-std::optional<ApiError> LightRun::launch() {
+std::optional<Error> LightRun::launch() {
     if (!m_light || !m_light->available())
-        return ApiError{503, QStringLiteral("light_unavailable"),
-                        m_light ? m_light->availability().reason
-                                : QStringLiteral("the agent is shutting down")};
+        return Error{ErrorKind::Unavailable, QStringLiteral("light_unavailable"),
+                     m_light ? m_light->availability().reason
+                             : QStringLiteral("the agent is shutting down")};
     int out[2] = {-1, -1}, err[2] = {-1, -1}, in[2] = {-1, -1};
     const bool withStdin = !m_request.stdinData.isEmpty();
     if (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0 ||
@@ -80,9 +80,9 @@ std::optional<ApiError> LightRun::launch() {
         for (int fd : {out[0], out[1], err[0], err[1], in[0], in[1]})
             if (fd >= 0)
                 ::close(fd);
-        return ApiError{503, QStringLiteral("resources_exhausted"),
-                        QStringLiteral("cannot create pipes: %1")
-                            .arg(QString::fromLocal8Bit(std::strerror(e)))};
+        return Error{ErrorKind::Unavailable, QStringLiteral("resources_exhausted"),
+                     QStringLiteral("cannot create pipes: %1")
+                         .arg(QString::fromLocal8Bit(std::strerror(e)))};
     }
     LightExecRequest request;
     request.argv = m_request.sandboxCommand();
@@ -94,7 +94,7 @@ std::optional<ApiError> LightRun::launch() {
     request.stderrFd = err[1];
     if (m_tracking.snapshotBefore)
         m_tracking.snapshotBefore();
-    ApiError error;
+    Error error;
     m_execution = m_light->host()->exec(m_workspaceId, request, &error);
     // The supervisor holds its own copies now (SCM_RIGHTS): ours must go, or EOF never comes.
     ::close(out[1]);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "agent/Error.h"
 #include "agent/execution/ExecRequest.h"
 #include "agent/execution/IsolationTier.h"
 #include "agent/execution/WorkspaceChanges.h"
@@ -40,10 +41,10 @@ public:
     void start() override;
     void stop(const QString& status, const QString& reason) override;
 
-    /// start() for a caller that answers errors itself: 503 resources_exhausted (no pipes),
-    /// 503 light_unavailable, or the host's error (404/409 racing delete, 400); then nothing ran,
-    /// nothing is emitted and this object may be deleted.
-    std::optional<ApiError> launch();
+    /// start() for a caller that answers errors itself: Unavailable (503) resources_exhausted
+    /// (no pipes) or light_unavailable, or the host's error (404/409 racing delete, 400); then
+    /// nothing ran, nothing is emitted and this object may be deleted.
+    std::optional<Error> launch();
     /// Stops reading output while @p paused (the reader is slow); ignored once the command has
     /// ended, when everything it wrote is read whatever the reader's pace (bounded).
     void setPaused(bool paused) override;

@@ -42,8 +42,8 @@ void logLine(const QString& line) {
                         << line << Qt::endl;
 }
 
-ApiError bad(const QString& message) {
-    return ApiError{400, QStringLiteral("invalid_request"), message};
+Error bad(const QString& message) {
+    return Error{ErrorKind::InvalidArgument, QStringLiteral("invalid_request"), message};
 }
 
 /// A whole JSON number in [min, max], or nullopt.
@@ -140,8 +140,8 @@ void LightService::applyQuotas() {
     m_host->setCapacity(max <= 0 ? INT_MAX : int(qMin<qint64>(max, INT_MAX)));
 }
 
-std::optional<ApiError> LightService::parseCreate(const QJsonObject& body,
-                                                  LightCreateRequest* out) const {
+std::optional<Error> LightService::parseCreate(const QJsonObject& body,
+                                               LightCreateRequest* out) const {
     static const QStringList known = {"isolation",           "count",         "env",
                                       "idleTimeoutS",        "maxProcs",      "maxMemoryMb",
                                       "maxOpenFiles",        "maxFileSizeMb", "maxCpuSeconds",
@@ -155,25 +155,25 @@ std::optional<ApiError> LightService::parseCreate(const QJsonObject& body,
         // Only the type here: the range is the host's (LightWorkspaceHost::create).
         const auto n = wholeNumber(count, 0, std::numeric_limits<int>::max());
         if (!n)
-            return ApiError{400, QStringLiteral("invalid_count"),
-                            QStringLiteral("count must be a whole number from 1 to %1")
-                                .arg(LightWorkspaceHost::kMaxCreateCount)};
+            return Error{ErrorKind::InvalidArgument, QStringLiteral("invalid_count"),
+                         QStringLiteral("count must be a whole number from 1 to %1")
+                             .arg(LightWorkspaceHost::kMaxCreateCount)};
         r.count = int(*n);
     }
     if (auto err = sandbox::EnvPolicy::parse(body.value(QLatin1String("env")), &r.options.env))
-        return err;
+        return http::toError(*err); // sandbox/ still reports wire errors
     r.idleTimeoutMs = m_context->config.lightIdleTimeoutS * 1000;
     const QJsonValue idle = body.value(QLatin1String("idleTimeoutS"));
     if (!idle.isUndefined() && !idle.isNull()) {
         const auto s = wholeNumber(idle, 0, kIdleTimeoutMaxS);
         if (!s)
-            return ApiError{400, QStringLiteral("invalid_idle_timeout"),
-                            QStringLiteral("idleTimeoutS must be a whole number of seconds from 0 "
-                                           "(never) to %1")
-                                .arg(kIdleTimeoutMaxS)};
+            return Error{ErrorKind::InvalidArgument, QStringLiteral("invalid_idle_timeout"),
+                         QStringLiteral("idleTimeoutS must be a whole number of seconds from 0 "
+                                        "(never) to %1")
+                             .arg(kIdleTimeoutMaxS)};
         r.idleTimeoutMs = *s * 1000;
     }
-    ApiError limitError;
+    Error limitError;
     const auto limits = RlimitsJson::fromJson(body, &limitError);
     if (!limits)
         return limitError;
@@ -181,13 +181,13 @@ std::optional<ApiError> LightService::parseCreate(const QJsonObject& body,
     const QJsonValue ports = body.value(QLatin1String("allowedConnectPorts"));
     if (!ports.isUndefined() && !ports.isNull()) {
         if (!ports.isArray())
-            return ApiError{400, QStringLiteral("invalid_network_policy"),
-                            QStringLiteral("allowedConnectPorts must be an array of TCP ports")};
+            return Error{ErrorKind::InvalidArgument, QStringLiteral("invalid_network_policy"),
+                         QStringLiteral("allowedConnectPorts must be an array of TCP ports")};
         for (const QJsonValue& v : ports.toArray()) {
             const auto port = wholeNumber(v, 1, 65535);
             if (!port)
-                return ApiError{400, QStringLiteral("invalid_network_policy"),
-                                QStringLiteral("allowedConnectPorts items must be 1..65535")};
+                return Error{ErrorKind::InvalidArgument, QStringLiteral("invalid_network_policy"),
+                             QStringLiteral("allowedConnectPorts items must be 1..65535")};
             if (!r.options.allowedConnectPorts.contains(quint16(*port)))
                 r.options.allowedConnectPorts.append(quint16(*port));
         }
@@ -195,8 +195,8 @@ std::optional<ApiError> LightService::parseCreate(const QJsonObject& body,
     const QJsonValue udp = body.value(QLatin1String("allowUdp"));
     if (!udp.isUndefined() && !udp.isNull()) {
         if (!udp.isBool())
-            return ApiError{400, QStringLiteral("invalid_network_policy"),
-                            QStringLiteral("allowUdp must be true or false")};
+            return Error{ErrorKind::InvalidArgument, QStringLiteral("invalid_network_policy"),
+                         QStringLiteral("allowUdp must be true or false")};
         r.options.allowUdp = udp.toBool();
     }
     *out = std::move(r);
@@ -206,7 +206,9 @@ std::optional<ApiError> LightService::parseCreate(const QJsonObject& body,
 void LightService::create(const LightCreateRequest& request, const QString& ownerTokenId,
                           CreateDone done) {
     if (!available())
-        return done(ApiError{503, QStringLiteral("light_unavailable"), availability().reason}, {});
+        return done(Error{ErrorKind::Unavailable, QStringLiteral("light_unavailable"),
+                          availability().reason},
+                    {});
     // The network is fixed now, from the policy in force and the request's explicit grants
     // (docs/light-workspaces.md "Network").
     LightCreateRequest fixed = request;
@@ -258,8 +260,7 @@ void LightService::createFixed(const LightCreateRequest& request, const QString&
     LightWorkspaceHost* host = m_host.get();
     m_workers.start([this, host, request, ownerTokenId, done = std::move(done)]() mutable {
         auto result = std::make_shared<LightCreateResult>();
-        const std::optional<ApiError> err =
-            host->create(request.options, request.count, result.get());
+        const std::optional<Error> err = host->create(request.options, request.count, result.get());
         QMetaObject::invokeMethod(
             this,
             [this, err, result, request, ownerTokenId, done = std::move(done)]() mutable {
@@ -305,12 +306,12 @@ void LightService::finishCreate(const LightCreateRequest& request, const QString
         made.clear();
     }
     if (!orphans.isEmpty())
-        removeInBackground(orphans, [](const QList<ApiError>& errors) {
-            for (const ApiError& e : errors)
+        removeInBackground(orphans, [](const QList<Error>& errors) {
+            for (const Error& e : errors)
                 logLine(QStringLiteral("warning: %1").arg(e.message));
         });
     if (error)
-        return done(http::toApiError(*error), {});
+        return done(error, {});
     const qint64 now = nowMs();
     QJsonArray items;
     for (qsizetype i = 0; i < made.size(); ++i) {
@@ -338,7 +339,7 @@ void LightService::forget(const QString& id) {
 }
 
 void LightService::removeInBackground(const QStringList& ids,
-                                      std::function<void(const QList<ApiError>&)> done) {
+                                      std::function<void(const QList<Error>&)> done) {
     if (ids.isEmpty())
         return done({});
     LightWorkspaceHost* host = m_host.get();
@@ -346,22 +347,22 @@ void LightService::removeInBackground(const QStringList& ids,
     // several run side by side; the last one to finish answers.
     struct Pending {
         std::mutex mutex;
-        QList<ApiError> errors;
+        QList<Error> errors;
         int left = 0;
         QStringList ids;
     };
     auto pending = std::make_shared<Pending>();
     pending->ids = ids;
     pending->left = int(ids.size());
-    auto finish = std::make_shared<std::function<void(const QList<ApiError>&)>>(std::move(done));
+    auto finish = std::make_shared<std::function<void(const QList<Error>&)>>(std::move(done));
     for (const QString& id : ids) {
         m_workers.start([this, host, id, pending, finish] {
-            const std::optional<ApiError> err = host->remove(id);
+            const std::optional<Error> err = host->remove(id);
             bool last;
-            QList<ApiError> errors;
+            QList<Error> errors;
             {
                 std::lock_guard lock(pending->mutex);
-                if (err && err->httpStatus != 404)
+                if (err && err->kind != ErrorKind::NotFound)
                     pending->errors << *err;
                 last = --pending->left == 0;
                 if (last)
@@ -384,21 +385,21 @@ void LightService::removeInBackground(const QStringList& ids,
 
 void LightService::remove(const QString& id, RemoveDone done) {
     if (!m_context->workspaces->hasLight(id) || !m_host)
-        return done(ApiError{404, QStringLiteral("workspace_not_found"),
-                             QStringLiteral("no workspace %1").arg(id)});
+        return done(Error{ErrorKind::NotFound, QStringLiteral("workspace_not_found"),
+                          QStringLiteral("no workspace %1").arg(id)});
     forget(id);
-    removeInBackground({id}, [done = std::move(done)](const QList<ApiError>& errors) {
-        done(errors.isEmpty() ? std::nullopt : std::optional<ApiError>(errors.first()));
+    removeInBackground({id}, [done = std::move(done)](const QList<Error>& errors) {
+        done(errors.isEmpty() ? std::nullopt : std::optional<Error>(errors.first()));
     });
 }
 
 void LightService::removeAll(
-    std::function<void(const QStringList& deleted, const QList<ApiError>& errors)> done) {
+    std::function<void(const QStringList& deleted, const QList<Error>& errors)> done) {
     const QStringList ids = m_context->workspaces->lightIds();
     for (const QString& id : ids)
         forget(id);
     removeInBackground(
-        ids, [ids, done = std::move(done)](const QList<ApiError>& errors) { done(ids, errors); });
+        ids, [ids, done = std::move(done)](const QList<Error>& errors) { done(ids, errors); });
 }
 
 QJsonObject LightService::confinementOf(const QString& id) const {
@@ -447,7 +448,7 @@ void LightService::evictIdle() {
                     .arg(idle.mid(0, 8).join(QLatin1Char(' ')) +
                          (idle.size() > 8 ? QStringLiteral(" …") : QString())));
     for (const QString& id : idle) {
-        remove(id, [id](std::optional<ApiError> err) {
+        remove(id, [id](std::optional<Error> err) {
             if (err)
                 logLine(QStringLiteral("warning: evicting light workspace %1: %2")
                             .arg(id, err->message));

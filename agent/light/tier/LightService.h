@@ -1,9 +1,9 @@
 #pragma once
 
 #include "agent/AgentContext.h"
+#include "agent/Error.h"
 #include "agent/light/LightTypes.h"
 #include "agent/sandbox/NoSuidMount.h"
-#include "shared/ApiError.h"
 
 #include <QHash>
 #include <QJsonObject>
@@ -41,6 +41,9 @@ struct LightCreateRequest {
 /// everything of the uid and removes the home on a worker thread; the uid returns to the pool
 /// only after that. So a request racing a delete fails with 404 (registry) or 409 (host), and
 /// never runs under a recycled uid.
+///
+/// Errors are runbox::Error (docs/contracts.md "Errors"); the routes give them their status.
+/// sandbox::EnvPolicy's wire errors come in through http::toError.
 class LightService final : public QObject {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(LightService)
@@ -69,27 +72,27 @@ public:
     /// strings, sandbox::EnvPolicy rules), `idleTimeoutS` (0..604800; default from the config),
     /// `maxProcs`, `maxMemoryMb`, `maxOpenFiles`, `maxFileSizeMb`, `maxCpuSeconds`
     /// (RlimitsJson), `allowedConnectPorts` (array of 1..65535: TCP connect only to
-    /// these), `allowUdp` (bool: UDP sockets to anywhere). 400 on anything else.
-    std::optional<ApiError> parseCreate(const QJsonObject& body, LightCreateRequest* out) const;
+    /// these), `allowUdp` (bool: UDP sockets to anywhere). InvalidArgument (400) on anything else.
+    std::optional<Error> parseCreate(const QJsonObject& body, LightCreateRequest* out) const;
 
-    using CreateDone = std::function<void(std::optional<ApiError> error, const QJsonObject& body)>;
+    using CreateDone = std::function<void(std::optional<Error> error, const QJsonObject& body)>;
     /// Creates the workspaces and registers them. @p done gets the 201 body
     /// `{"workspaces":[{"id","token","uid","isolation":"light","confinement":{…},"createdAt"}],
     /// "rejected":M}` (a full host is not an error: M counts what did not fit), or an error:
-    /// 503 light_unavailable, 400s from the host, store errors.
+    /// Unavailable (503) light_unavailable, 400s from the host, store errors.
     /// The workspaces' network is fixed here: the policy mode in force plus the request's grants.
     void create(const LightCreateRequest& request, const QString& ownerTokenId, CreateDone done);
     /// The `confinement` object of light workspace @p id (with `networkAccess`), as create
     /// returned it; {} when unknown.
     QJsonObject confinementOf(const QString& id) const;
 
-    using RemoveDone = std::function<void(std::optional<ApiError> error)>;
-    /// Deletes light workspace @p id (404 when unknown; 500 cleanup_failed with the reason when
-    /// its uid had to be quarantined).
+    using RemoveDone = std::function<void(std::optional<Error> error)>;
+    /// Deletes light workspace @p id (NotFound, 404 workspace_not_found when unknown; Internal,
+    /// 500 cleanup_failed with the reason when its uid had to be quarantined).
     void remove(const QString& id, RemoveDone done);
     /// Deletes every light workspace; @p done gets the ids deleted and the errors.
     void
-    removeAll(std::function<void(const QStringList& deleted, const QList<ApiError>& errors)> done);
+    removeAll(std::function<void(const QStringList& deleted, const QList<Error>& errors)> done);
 
     /// Marks @p id as used now (any authenticated route naming it). No-op for other ids.
     void touch(const QString& id);
@@ -126,8 +129,7 @@ private:
     /// Forgets @p id here and in the registry (the first step of every delete).
     void forget(const QString& id);
     /// Runs host->remove(@p ids) on the worker pool, then @p done on this thread.
-    void removeInBackground(const QStringList& ids,
-                            std::function<void(const QList<ApiError>&)> done);
+    void removeInBackground(const QStringList& ids, std::function<void(const QList<Error>&)> done);
     void evictIdle();
 
     AgentContext* m_context;

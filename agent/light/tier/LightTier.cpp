@@ -18,31 +18,28 @@ execution::TierAdmission LightTier::admission(const QString& executionId,
     return {QStringLiteral("light-execution:") + executionId, false};
 }
 
-std::optional<ApiError> LightTier::unavailable() const {
+std::optional<Error> LightTier::unavailable() const {
     if (m_light && m_light->available())
         return std::nullopt;
-    return ApiError{503, QStringLiteral("light_unavailable"),
-                    m_light ? m_light->availability().reason
-                            : QStringLiteral("light workspaces not started")};
+    return Error{ErrorKind::Unavailable, QStringLiteral("light_unavailable"),
+                 m_light ? m_light->availability().reason
+                         : QStringLiteral("light workspaces not started")};
 }
 
 std::optional<ApiError> LightTier::validate(const execution::ExecRequest& request,
                                             const workspace::Workspace& workspace) {
     Q_UNUSED(workspace);
     if (request.hasFeature(npu::NpuStage::kField))
-        return ApiError{400, QStringLiteral("npu_unavailable"),
-                        QStringLiteral("light workspaces have no NPU passthrough")};
-    return unavailable();
+        return http::toApiError(Error{ErrorKind::InvalidArgument, QStringLiteral("npu_unavailable"),
+                                      QStringLiteral("light workspaces have no NPU passthrough")});
+    return http::toApiError(unavailable());
 }
 
 std::optional<ApiError> LightTier::beforeRecord(const workspace::Workspace& workspace) {
     if (!m_light)
-        return unavailable();
+        return http::toApiError(unavailable());
     m_light->touch(workspace.id); // the idle clock: the route names it in its body
-    // execution::IsolationTier still takes wire errors.
-    if (auto error = m_workspaces->flushLightRows(workspace.id))
-        return http::toApiError(*error);
-    return std::nullopt;
+    return http::toApiError(m_workspaces->flushLightRows(workspace.id));
 }
 
 void LightTier::createBackend(const execution::TierLaunch& launch, QObject* parent,
@@ -50,13 +47,14 @@ void LightTier::createBackend(const execution::TierLaunch& launch, QObject* pare
     execution::TierBackend made;
     made.refused = true;
     if (auto err = unavailable()) {
-        made.error = err;
+        made.error = http::toApiError(err);
         return ready(made);
     }
     const auto info = m_light->host()->info(launch.workspaceId);
     if (!info) {
-        made.error = ApiError{404, QStringLiteral("workspace_not_found"),
-                              QStringLiteral("the workspace was deleted")};
+        made.error =
+            http::toApiError(Error{ErrorKind::NotFound, QStringLiteral("workspace_not_found"),
+                                   QStringLiteral("the workspace was deleted")});
         return ready(made);
     }
     const execution::ExecRequest& request = launch.request;
@@ -68,7 +66,7 @@ void LightTier::createBackend(const execution::TierLaunch& launch, QObject* pare
     auto* run = new LightRun(m_light, launch, parent);
     if (auto err = run->launch()) {
         delete run;
-        made.error = err;
+        made.error = http::toApiError(err);
         return ready(made);
     }
     made.backend = run;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "agent/Error.h"
 #include "agent/execution/IsolationTier.h"
 
 #include <QPointer>
@@ -18,9 +19,11 @@ class LightService;
 /// and takes no global slot. No NPU passthrough (400 `npu_unavailable`); 503
 /// `light_unavailable` while the host is not running. The backend is launched by
 /// createBackend() itself, so that a racing delete (404/409) or missing pipes (503) refuse a
-/// sync exec with their HTTP status. The provenance recorded is
-/// `{"isolation":"light","env","cwd","argv","uid"}`: the env is the base env plus the
-/// request's, never the workspace's own env (held in memory only), which applies under it.
+/// sync exec with their HTTP status. The tier's errors are runbox::Error, handed to
+/// execution::IsolationTier (not converted yet) as wire errors through http::toApiError. The
+/// provenance recorded is `{"isolation":"light","env","cwd","argv","uid"}`: the env is the base
+/// env plus the request's, never the workspace's own env (held in memory only), which applies
+/// under it.
 class LightTier final : public execution::IsolationTier {
 public:
     /// @p workspaces: where the light rows are flushed before a record refers to them.
@@ -39,7 +42,8 @@ public:
                        BackendReady ready) override;
 
 private:
-    std::optional<ApiError> unavailable() const;
+    /// Unavailable (503) light_unavailable while the host is not running.
+    std::optional<Error> unavailable() const;
 
     QPointer<LightService> m_light; ///< may go first at agent shutdown
     workspace::WorkspaceRegistry* m_workspaces;
