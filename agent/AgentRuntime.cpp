@@ -159,8 +159,9 @@ int AgentRuntime::start(const QStringList& args) {
     }
     for (const QString& w : quotaWarnings)
         logLine(QStringLiteral("warning: %1").arg(w));
-    m_quotas->setHostPidMax(bounds::BoundsHost::hostPidMax());
-    if (auto tooMany = m_quotas->current().validateForHost(bounds::BoundsHost::hostPidMax()))
+    const qint64 pidMax = bounds::BoundsHost::hostPidMax();
+    m_quotas->setHostPidMax(pidMax);
+    if (auto tooMany = m_quotas->current().validateForHost(pidMax))
         logLine(QStringLiteral("warning: %1 (see /v1/health processes)").arg(tooMany->message));
     m_executions = std::make_unique<store::ExecutionRepository>(*m_database);
     m_workspaceRows = std::make_unique<store::WorkspaceRepository>(*m_database);

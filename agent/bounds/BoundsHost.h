@@ -39,7 +39,10 @@ public:
     Mode mode() const { return m_mode; }
     /// Why this mode: the cgroup subtree's state and, for the watchdog, what it does not see.
     QString reason() const { return m_reason; }
-    /// Whether a run can be watched by the watchdog (every mode but None).
+    /// Whether a memory limit can be enforced here (every mode but None): a run is in its
+    /// cgroup or, failing that, watched by the watchdog.
+    bool enforcesMemory() const { return m_mode != Mode::None; }
+    /// Whether a run can be watched by the watchdog (/proc is readable; any mode).
     bool watchdogUsable() const { return m_watchdog != nullptr; }
     MemoryWatchdog* watchdog() const { return m_watchdog; }
     /// The delegated subtree (usable only in Cgroup2 mode).

@@ -115,10 +115,8 @@ int MemoryWatchdog::scanNow() {
         bool complete = true;
         for (const pid_t pid : members.value(&state)) {
             qint64 bytes = 0;
-            if (m_table.proportionalMemoryOf(pid, &bytes))
-                proportional += bytes;
-            else
-                complete = complete && !QFile::exists(QStringLiteral("/proc/%1").arg(pid));
+            complete = complete && m_table.proportionalMemoryOf(pid, &bytes);
+            proportional += bytes;
         }
         if (complete)
             u.currentBytes = std::min(u.currentBytes, proportional);

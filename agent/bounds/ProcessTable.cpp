@@ -2,9 +2,11 @@
 
 #include <QFile>
 
+#include <cerrno>
 #include <cstring>
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -97,10 +99,28 @@ bool ProcessTable::proportionalMemoryOf(pid_t pid, qint64* bytes) const {
     std::snprintf(path, sizeof path, "%d/smaps_rollup", int(pid));
     const QByteArray rollup = readAt(m_procFd, path);
     const qint64 anon = kbFieldOf(rollup, "Pss_Anon:");
-    if (anon < 0)
-        return false; // gone, or a kernel before 5.10 (no Pss_Anon)
-    *bytes = anon + std::max<qint64>(0, kbFieldOf(rollup, "Pss_Shmem:"));
-    return true;
+    if (anon >= 0) {
+        *bytes = anon + std::max<qint64>(0, kbFieldOf(rollup, "Pss_Shmem:"));
+        return true;
+    }
+    // Gone since the scan: it holds nothing. Present but unread (not ptrace-readable, or a
+    // kernel before 5.10 without Pss_Anon): unknown.
+    std::snprintf(path, sizeof path, "%d", int(pid));
+    struct stat st {};
+    *bytes = 0;
+    return ::fstatat(m_procFd, path, &st, 0) != 0 && errno == ENOENT;
+}
+
+quint64 ProcessTable::pidNamespaceOf(pid_t pid, int procFd) {
+    char path[64];
+    if (procFd >= 0)
+        std::snprintf(path, sizeof path, "%d/ns/pid", int(pid));
+    else
+        std::snprintf(path, sizeof path, "/proc/%d/ns/pid", int(pid));
+    char target[64];
+    const ssize_t n =
+        ::readlinkat(procFd >= 0 ? procFd : AT_FDCWD, path, target, sizeof target - 1);
+    return n > 0 ? namespaceInodeOf(QByteArray(target, int(n))) : 0;
 }
 
 bool ProcessTable::classify(pid_t pid, Entry* entry, bool readNamespace) const {
@@ -109,12 +129,8 @@ bool ProcessTable::classify(pid_t pid, Entry* entry, bool readNamespace) const {
     entry->uid = realUidOf(readAt(m_procFd, path));
     if (entry->uid == uid_t(-1))
         return false;
-    if (readNamespace) {
-        std::snprintf(path, sizeof path, "%d/ns/pid", int(pid));
-        char target[64];
-        const ssize_t n = ::readlinkat(m_procFd, path, target, sizeof target - 1);
-        entry->pidNamespace = n > 0 ? namespaceInodeOf(QByteArray(target, int(n))) : 0;
-    }
+    if (readNamespace)
+        entry->pidNamespace = pidNamespaceOf(pid, m_procFd);
     return true;
 }
 

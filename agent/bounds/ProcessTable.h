@@ -66,8 +66,12 @@ public:
     /// proc(5), Linux 5.10+): pages shared with other processes (copy-on-write after fork,
     /// shared memory) count as their share, so a tree's sum is what it really holds. It walks
     /// the page tables, so it is read only to confirm a sum of statm that looks over a limit.
-    /// False when gone or not reported.
+    /// A process gone since the scan holds 0; false when it is there but its share is not
+    /// reported (not readable, or a kernel before 5.10).
     bool proportionalMemoryOf(pid_t pid, qint64* bytes) const;
+    /// The inode of @p pid's PID namespace (the `ns/pid` link, proc(5)) under the proc mount
+    /// open at @p procFd, or under /proc when -1; 0 when it is gone or unreadable.
+    static quint64 pidNamespaceOf(pid_t pid, int procFd = -1);
     /// The value of a `Name:   123 kB` line of a /proc text, bytes; -1 when absent.
     static qint64 kbFieldOf(const QByteArray& text, const char* name);
 

@@ -4,10 +4,7 @@
 #include "agent/bounds/ProcessTable.h"
 #include "agent/execution/WorkspaceQuotaWatcher.h"
 
-#include <QFile>
-
 #include <csignal>
-#include <unistd.h>
 
 namespace runbox::execution {
 
@@ -86,11 +83,7 @@ void BoundedBackend::onNamespaceInit(qint64 pid) {
         return;
     // The namespace and mounts of the sandbox, seen from the host (proc(5) /proc/PID/ns, root).
     const QString proc = QStringLiteral("/proc/%1").arg(pid);
-    char target[64] = {};
-    const ssize_t n = ::readlink(QFile::encodeName(proc + QStringLiteral("/ns/pid")).constData(),
-                                 target, sizeof target - 1);
-    const quint64 inode =
-        n > 0 ? bounds::ProcessTable::namespaceInodeOf(QByteArray(target, int(n))) : 0;
+    const quint64 inode = bounds::ProcessTable::pidNamespaceOf(pid_t(pid));
     if (inode == 0)
         return; // it is gone already; the uid watch (if any) stays
     watchMembers({bounds::Membership::By::PidNamespace, inode},
@@ -106,17 +99,26 @@ void BoundedBackend::onMemoryExceeded(const bounds::MemoryWatchdog::Usage& usage
              .arg(m_watch.limits.maxMemoryBytes));
 }
 
+QString BoundedBackend::cgroupOomReason() const {
+    return QStringLiteral("the kernel killed the execution at maxMemoryBytes %1 (cgroup "
+                          "memory.max)")
+        .arg(m_watch.limits.maxMemoryBytes);
+}
+
 void BoundedBackend::sampleCgroup() {
     m_watch.cgroup->sample();
     if (m_watch.cgroup->usage().memoryExceeded)
-        stop(QStringLiteral("memory_exceeded"),
-             QStringLiteral("the kernel killed the execution at maxMemoryBytes %1 (cgroup "
-                            "memory.max)")
-                 .arg(m_watch.limits.maxMemoryBytes));
+        stop(QStringLiteral("memory_exceeded"), cgroupOomReason());
 }
 
 void BoundedBackend::onFinished(ExecutionResult result) {
     m_finished = true;
+    // Only a run that ended by itself is re-labelled; a stop's own status (timed_out,
+    // memory_exceeded…) stands.
+    const auto ranOut = [&result] {
+        return result.status == QLatin1String("completed") ||
+               result.status == QLatin1String("failed");
+    };
     m_cgroupTimer.stop();
     if (m_quota)
         m_quota->stop();
@@ -130,13 +132,9 @@ void BoundedBackend::onFinished(ExecutionResult result) {
             result.usage.cpuUserMs = used.cpuUserMs;
         if (used.cpuSystemMs >= 0)
             result.usage.cpuSystemMs = used.cpuSystemMs;
-        const bool ranOut =
-            result.status == QLatin1String("completed") || result.status == QLatin1String("failed");
-        if (used.memoryExceeded && ranOut) {
+        if (used.memoryExceeded && ranOut()) {
             result.status = QStringLiteral("memory_exceeded");
-            result.reason = QStringLiteral("the kernel killed the execution at maxMemoryBytes %1 "
-                                           "(cgroup memory.max)")
-                                .arg(m_watch.limits.maxMemoryBytes);
+            result.reason = cgroupOomReason();
         }
         m_watch.cgroup->killAll();
         m_watch.cgroup->remove();
@@ -146,17 +144,15 @@ void BoundedBackend::onFinished(ExecutionResult result) {
         result.usage.peakMemoryBytes = m_peak.peakBytes;
         result.usage.peakProcesses = m_peak.peakProcesses;
     }
-    const bool ranOut =
-        result.status == QLatin1String("completed") || result.status == QLatin1String("failed");
     qint64 used = 0;
     const qint64 quota = m_watch.limits.maxWorkspaceBytes;
-    if (ranOut && quota > 0 && m_quota && m_quota->overLimit(&used)) {
+    if (ranOut() && quota > 0 && m_quota && m_quota->overLimit(&used)) {
         result.status = QStringLiteral("quota_exceeded");
         result.reason =
             QStringLiteral("the workspace ended at %1 bytes, above maxWorkspaceBytes %2")
                 .arg(used)
                 .arg(quota);
-    } else if (ranOut && quota > 0 && result.exitCode == 128 + SIGXFSZ) {
+    } else if (ranOut() && quota > 0 && result.exitCode == 128 + SIGXFSZ) {
         result.status = QStringLiteral("quota_exceeded");
         result.reason = QStringLiteral("a file reached maxWorkspaceBytes %1 (RLIMIT_FSIZE: the "
                                        "write was refused with SIGXFSZ)")

@@ -50,12 +50,12 @@ public:
     void skipFileChanges() override { m_inner->skipFileChanges(); }
 
 private:
-    void watchMembers(bounds::Membership members,
-                      QList<bounds::MemoryWatchdog::TmpfsMount> tmpfs);
+    void watchMembers(bounds::Membership members, QList<bounds::MemoryWatchdog::TmpfsMount> tmpfs);
     void unwatch();
     void onNamespaceInit(qint64 pid);
     void onMemoryExceeded(const bounds::MemoryWatchdog::Usage& usage);
     void sampleCgroup();
+    QString cgroupOomReason() const;
     void onFinished(ExecutionResult result);
 
     ExecutionBackend* m_inner;

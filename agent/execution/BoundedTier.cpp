@@ -27,9 +27,7 @@ std::optional<ApiError> BoundedTier::validate(const ExecRequest& request,
     if (!request.bounds)
         return std::nullopt;
     const qint64 memory = request.bounds->maxMemoryBytes;
-    const bool enforceable =
-        m_host && (m_host->mode() == bounds::BoundsHost::Mode::Cgroup2 || m_host->watchdogUsable());
-    if (memory > 0 && !enforceable)
+    if (memory > 0 && !(m_host && m_host->enforcesMemory()))
         return ApiError{
             503, QStringLiteral("limit_unenforceable"),
             QStringLiteral("maxMemoryBytes %1 cannot be enforced on this host (%2); "
