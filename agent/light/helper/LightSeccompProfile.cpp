@@ -167,6 +167,17 @@ FilterPtr build(const LightSocketGrant& grant, std::string* error) {
             return none;
         }
     }
+    // fallocate(2) that allocates → EOPNOTSUPP, as in the strong tier (SeccompFilter.cpp): one
+    // call reserves gigabytes faster than the workspace quota watcher can look. Only
+    // FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE (3), which frees blocks, stays.
+    if (const int nr = seccomp_syscall_resolve_name("fallocate"); nr >= 0) {
+        if (const int rc = seccomp_rule_add(ctx.get(), SCMP_ACT_ERRNO(EOPNOTSUPP), nr, 1,
+                                            SCMP_A1(SCMP_CMP_NE, 3));
+            rc != 0) {
+            failWith(error, "libseccomp refused the rule for fallocate", rc);
+            return none;
+        }
+    }
     if (!addSocketRules(ctx.get(), grant, error) || !refuseFastOpen(ctx.get(), error))
         return none;
     return ctx;

@@ -40,7 +40,11 @@ struct LightSocketGrant {
 ///   specified type and/or protocol is denied", socket(2));
 /// - socketpair(2): AF_UNIX only, else EACCES;
 /// - sendto(2), sendmsg(2), sendmmsg(2) with MSG_FASTOPEN → EACCES: TCP Fast Open connects
-///   without connect(2), past Landlock's TCP connect rules.
+///   without connect(2), past Landlock's TCP connect rules;
+/// - System V IPC → ENOSYS (segments would outlive the workspace in the host's IPC namespace);
+/// - fallocate(2) in any mode but FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE → EOPNOTSUPP
+///   (fallocate(2): "the filesystem does not support this operation"): one call reserves
+///   gigabytes faster than the workspace quota watcher can look (docs/bounds.md "Disk").
 /// Arguments the kernel reads as `int` are compared on their low 32 bits; a value with high bits
 /// set is refused.
 class LightSeccompProfile final {
