@@ -67,12 +67,13 @@ void HealthRoutes::registerRoutes(Router& router, AgentContext* ctx) {
                         QJsonObject{{"mode", "watcher"},
                                     {"reason", "no project quotas: each file is bounded by "
                                                "RLIMIT_FSIZE at maxWorkspaceBytes (strong), the "
-                                               "workspace by a watcher sampling every 50 ms or "
-                                               "more while an execution runs: a fast writer "
-                                               "(fallocate of many files) passes the quota "
-                                               "before it is stopped, and a light workspace's "
-                                               "background processes are not watched between "
-                                               "executions"}});
+                                               "workspace by a watcher that measures as soon as "
+                                               "the tree is written (inotify) and every 50 ms "
+                                               "while an execution runs; fallocate(2) that "
+                                               "allocates is refused (EOPNOTSUPP), so a writer "
+                                               "gets past the quota by what it writes in one "
+                                               "measurement, and a light workspace's background "
+                                               "processes are not watched between executions"}});
             body.insert(QStringLiteral("languages"), ctx->rAvailable
                                                          ? QJsonArray{"shell", "python", "r"}
                                                          : QJsonArray{"shell", "python"});
