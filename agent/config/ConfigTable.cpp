@@ -347,6 +347,19 @@ QList<OptionSpec> buildTable() {
          .flags = kQuota,
          .help = "Processes of one execution; maxConcurrentExecutions x maxProcesses must stay "
                  "at or below half of the kernel's pid_max."},
+        {.key = Key::MaxCpuMillicores,
+         .name = "maxCpuMillicores",
+         .type = T::Integer,
+         .group = G::Quotas,
+         .defaultValue = "0",
+         .unit = "1/1000 core",
+         .envVar = "RUNBOX_MAX_CPU_MILLICORES",
+         .min = 0,
+         .max = 1000000,
+         .flags = kQuota,
+         .help = "CPU time of one execution per wall-clock time, 1000 = one core (cgroup v2 "
+                 "cpu.max); only where the agent owns a delegated cgroup with the cpu controller, "
+                 "else executions under a limit are refused (docs/bounds.md)."},
         // NPU (docs/npu.md)
         {.key = Key::NpuDeviceRoot,
          .name = "npuDeviceRoot",

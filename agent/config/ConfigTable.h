@@ -44,6 +44,7 @@ enum class Key : int {
     MaxLightWorkspaces,
     MaxMemoryBytes,
     MaxProcesses,
+    MaxCpuMillicores,
     // NPU
     NpuDeviceRoot,
     NpuSmi,

@@ -11,7 +11,8 @@ namespace {
 constexpr qint64 kMaxBytes = qint64(1) << 50;                    // 1 PiB
 constexpr qint64 kMaxTimeoutMs = qint64(365) * 24 * 3600 * 1000; // 365 days
 constexpr qint64 kMaxExactJsonInteger = qint64(1) << 53;
-constexpr qint64 kPidMaxLimit = qint64(1) << 22; // PID_MAX_LIMIT on 64-bit (proc(5) pid_max)
+constexpr qint64 kPidMaxLimit = qint64(1) << 22;  // PID_MAX_LIMIT on 64-bit (proc(5) pid_max)
+constexpr qint64 kMaxCpuMillicores = 1000 * 1000; // 1000 cores
 
 ApiError invalidQuota(const QString& message) {
     return ApiError{400, QStringLiteral("invalid_quota"), message};
@@ -74,6 +75,8 @@ const QList<QuotaSettings::Field>& QuotaSettings::fields() {
          &QuotaSettings::maxMemoryBytes, kMaxBytes},
         {QStringLiteral("maxProcesses"), QStringLiteral("RUNBOX_MAX_PROCESSES"),
          &QuotaSettings::maxProcesses, kPidMaxLimit},
+        {QStringLiteral("maxCpuMillicores"), QStringLiteral("RUNBOX_MAX_CPU_MILLICORES"),
+         &QuotaSettings::maxCpuMillicores, kMaxCpuMillicores},
     };
     return list;
 }
@@ -175,7 +178,8 @@ QJsonObject ExecutionLimits::toJson() const {
                        {QStringLiteral("maxWorkspaceBytes"), maxWorkspaceBytes},
                        {QStringLiteral("executionTimeoutMs"), executionTimeoutMs},
                        {QStringLiteral("maxMemoryBytes"), maxMemoryBytes},
-                       {QStringLiteral("maxProcesses"), maxProcesses}};
+                       {QStringLiteral("maxProcesses"), maxProcesses},
+                       {QStringLiteral("maxCpuMillicores"), maxCpuMillicores}};
 }
 
 ExecutionLimits ExecutionLimits::fromJson(const QJsonObject& quotas) {
@@ -188,6 +192,7 @@ ExecutionLimits ExecutionLimits::fromJson(const QJsonObject& quotas) {
     limits.executionTimeoutMs = read("executionTimeoutMs");
     limits.maxMemoryBytes = read("maxMemoryBytes");
     limits.maxProcesses = read("maxProcesses");
+    limits.maxCpuMillicores = read("maxCpuMillicores");
     return limits;
 }
 
@@ -211,6 +216,8 @@ std::optional<ApiError> tighten(const QuotaSettings& settings, const QJsonObject
          kMaxBytes, &ExecutionLimits::maxMemoryBytes},
         {QStringLiteral("maxProcesses"), settings.maxProcesses, settings.maxProcesses, kPidMaxLimit,
          &ExecutionLimits::maxProcesses},
+        {QStringLiteral("maxCpuMillicores"), settings.maxCpuMillicores, settings.maxCpuMillicores,
+         kMaxCpuMillicores, &ExecutionLimits::maxCpuMillicores},
     };
     ExecutionLimits limits;
     for (const Override& o : overrides) {

@@ -31,12 +31,17 @@ namespace runbox::store {
 /// | maxLightWorkspaces          | RUNBOX_MAX_LIGHT_WORKSPACES        | 4096            | count |
 /// | maxMemoryBytes              | RUNBOX_MAX_MEMORY_BYTES            | half the RAM    | bytes |
 /// | maxProcesses                | RUNBOX_MAX_PROCESSES               | 1024            | count |
+/// | maxCpuMillicores            | RUNBOX_MAX_CPU_MILLICORES          | 0 (unlimited)   | 1/1000
+/// core |
 ///
 /// maxMemoryBytes bounds one execution's whole process tree plus its tmpfs mounts;
-/// maxProcesses its processes (RLIMIT_NPROC, and pids.max under cgroup v2). docs/bounds.md.
+/// maxProcesses its processes (RLIMIT_NPROC, and pids.max under cgroup v2); maxCpuMillicores
+/// its CPU time per wall-clock time (1000 = one core: cgroup v2 `cpu.max`, only where the host
+/// delegates the cpu controller, else a limited execution is refused). docs/bounds.md.
 /// Validation (400 `invalid_quota`, the message names the field or env var): a JSON number that
 /// is a whole number from 0 to the field's ceiling — bytes ≤ 1 PiB (2^50), timeouts ≤ 365 days,
-/// maxConcurrentExecutions ≤ 100 000, maxLightWorkspaces ≤ 65 536 — and nothing above 2^53
+/// maxConcurrentExecutions ≤ 100 000, maxLightWorkspaces ≤ 65 536, maxCpuMillicores ≤ 1 000 000
+/// (1000 cores) — and nothing above 2^53
 /// (integers beyond it are not exact in JSON doubles). Negative, fractional, strings, booleans,
 /// null, unknown fields are refused. Across fields: when maxExecutionTimeoutMs is limited,
 /// defaultExecutionTimeoutMs must be 1..maxExecutionTimeoutMs; maxProcesses ≤ 4 194 304 (the
@@ -56,6 +61,7 @@ struct QuotaSettings {
     qint64 maxMemoryBytes = defaultMaxMemoryBytes();
     /// 16 × 1024 stays at half of the 32768 pid_max of a default kernel.
     qint64 maxProcesses = 1024;
+    qint64 maxCpuMillicores = 0;
 
     /// Half of the host's physical memory (sysconf(3) _SC_PHYS_PAGES × _SC_PAGESIZE).
     static qint64 defaultMaxMemoryBytes();
@@ -100,19 +106,20 @@ struct ExecutionLimits {
     qint64 executionTimeoutMs = 0; ///< 0 = unlimited
     qint64 maxMemoryBytes = 0;     ///< 0 = unlimited
     qint64 maxProcesses = 0;       ///< 0 = unlimited
+    qint64 maxCpuMillicores = 0;   ///< 0 = unlimited; 1000 = one core
     /// `{"maxOutputBytes","maxWorkspaceBytes","executionTimeoutMs","maxMemoryBytes",
-    /// "maxProcesses"}` (for the permission epoch).
+    /// "maxProcesses","maxCpuMillicores"}` (for the permission epoch).
     QJsonObject toJson() const;
     /// Reads the same fields back from an epoch's `quotas` (absent or malformed: 0, unlimited).
     static ExecutionLimits fromJson(const QJsonObject& quotas);
 };
 
 /// Resolves an exec request's optional `maxOutputBytes`, `maxWorkspaceBytes`,
-/// `executionTimeoutMs`, `maxMemoryBytes` and `maxProcesses` (other keys of @p request are ignored)
-/// against @p settings. An override may only tighten: under a limited setting, 0 (unlimited) or a
-/// larger value is refused with 400 `quota_override_not_tighter`; under an unlimited setting any
-/// value is taken. The timeout's ceiling is maxExecutionTimeoutMs; when absent it is
-/// defaultExecutionTimeoutMs. A malformed value is 400 `invalid_quota`.
+/// `executionTimeoutMs`, `maxMemoryBytes`, `maxProcesses` and `maxCpuMillicores` (other keys of @p
+/// request are ignored) against @p settings. An override may only tighten: under a limited setting,
+/// 0 (unlimited) or a larger value is refused with 400 `quota_override_not_tighter`; under an
+/// unlimited setting any value is taken. The timeout's ceiling is maxExecutionTimeoutMs; when
+/// absent it is defaultExecutionTimeoutMs. A malformed value is 400 `invalid_quota`.
 std::optional<ApiError> tighten(const QuotaSettings& settings, const QJsonObject& request,
                                 ExecutionLimits* out);
 
