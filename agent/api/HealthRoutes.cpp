@@ -60,6 +60,9 @@ void HealthRoutes::registerRoutes(Router& router, AgentContext* ctx) {
             body.insert(QStringLiteral("memory"),
                         ctx->bounds ? ctx->bounds->toJson()
                                     : QJsonObject{{"mode", "none"}, {"reason", "not wired"}});
+            body.insert(QStringLiteral("cpu"),
+                        ctx->bounds ? ctx->bounds->cpuJson()
+                                    : QJsonObject{{"mode", "none"}, {"reason", "not wired"}});
             body.insert(QStringLiteral("processes"),
                         bounds::BoundsHost::processesJson(quotas.maxConcurrentExecutions,
                                                           quotas.maxProcesses));

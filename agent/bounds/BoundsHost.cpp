@@ -32,7 +32,8 @@ const char* const kBlindSpots[] = {
 
 } // namespace
 
-BoundsHost::BoundsHost(Options options, QObject* parent) : QObject(parent) {
+BoundsHost::BoundsHost(Options options, QObject* parent)
+    : QObject(parent), m_cgroupOps(options.cgroupOps) {
     m_delegation = CgroupDelegation::detect(options.cgroupPaths);
     QString cgroupWhy = m_delegation.reason();
     if (options.useCgroups && m_delegation.usable()) {
@@ -40,7 +41,7 @@ BoundsHost::BoundsHost(Options options, QObject* parent) : QObject(parent) {
         if (m_delegation.prepare(&error)) {
             m_mode = Mode::Cgroup2;
             // What a killed agent left (docs/bounds.md): its executions' cgroups.
-            ExecutionCgroup::sweep(m_delegation.directory());
+            ExecutionCgroup::sweep(m_delegation.directory(), nullptr, m_cgroupOps);
             m_reason = QStringLiteral("delegated cgroup v2 subtree %1 (controllers: %2)")
                            .arg(m_delegation.directory(), m_delegation.controllers().join(' '));
         } else {
@@ -133,6 +134,25 @@ QJsonObject BoundsHost::toJson() const {
     };
 }
 
+QJsonObject BoundsHost::cpuJson() const {
+    QString reason;
+    if (enforcesCpu())
+        reason = QStringLiteral("cpu.max of each strong execution's cgroup; light workspaces are "
+                                "not CPU-limited (executions there under a limit are refused)");
+    else if (m_mode == Mode::Cgroup2)
+        reason = QStringLiteral("the delegated cgroup %1 offers no cpu controller (controllers: "
+                                "%2): executions under a maxCpuMillicores limit are refused")
+                     .arg(m_delegation.directory(), m_delegation.controllers().join(' '));
+    else
+        reason = QStringLiteral("no delegated cgroup v2 subtree with the cpu controller (%1): "
+                                "executions under a maxCpuMillicores limit are refused; each "
+                                "sandbox still gets its own scheduler autogroup (own session)")
+                     .arg(m_delegation.reason());
+    return QJsonObject{{QStringLiteral("mode"),
+                        enforcesCpu() ? QStringLiteral("cgroup2") : QStringLiteral("none")},
+                       {QStringLiteral("reason"), reason}};
+}
+
 ExecutionCgroup* BoundsHost::createCgroup(const QString& executionId, const ResourceLimits& limits,
                                           QString* error) {
     if (m_mode != Mode::Cgroup2) {
@@ -141,7 +161,7 @@ ExecutionCgroup* BoundsHost::createCgroup(const QString& executionId, const Reso
     }
     dropCgroup(executionId);
     std::unique_ptr<ExecutionCgroup> cgroup =
-        ExecutionCgroup::create(m_delegation.directory(), executionId, limits, error);
+        ExecutionCgroup::create(m_delegation.directory(), executionId, limits, error, m_cgroupOps);
     if (!cgroup)
         return nullptr;
     ExecutionCgroup* raw = cgroup.get();

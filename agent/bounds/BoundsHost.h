@@ -27,6 +27,8 @@ public:
         QString procRoot = QStringLiteral("/proc");
         /// false: never use cgroups even where delegated (tests of the watchdog path).
         bool useCgroups = true;
+        /// How execution cgroups are made and removed (fake trees in tests).
+        ExecutionCgroup::DirectoryOps cgroupOps = ExecutionCgroup::DirectoryOps::kernel();
     };
 
     explicit BoundsHost(Options options, QObject* parent = nullptr);
@@ -42,6 +44,13 @@ public:
     /// Whether a memory limit can be enforced here (every mode but None): a run is in its
     /// cgroup or, failing that, watched by the watchdog.
     bool enforcesMemory() const { return m_mode != Mode::None; }
+    /// Whether a CPU limit (maxCpuMillicores) can be enforced for runs that enter an execution
+    /// cgroup: Cgroup2 mode with the cpu controller delegated (`cpu.max`). Light workspaces,
+    /// never in an execution cgroup, cannot be CPU-limited in any mode.
+    bool enforcesCpu() const { return m_mode == Mode::Cgroup2 && m_delegation.hasCpu(); }
+    /// `{"mode":"cgroup2"|"none","reason":"…"}`: how maxCpuMillicores is enforced, for
+    /// /v1/health `cpu`.
+    QJsonObject cpuJson() const;
     /// Whether a run can be watched by the watchdog (/proc is readable; any mode).
     bool watchdogUsable() const { return m_watchdog != nullptr; }
     MemoryWatchdog* watchdog() const { return m_watchdog; }
@@ -75,6 +84,7 @@ private:
     CgroupDelegation m_delegation;
     MemoryWatchdog* m_watchdog = nullptr;
     std::map<QString, std::unique_ptr<ExecutionCgroup>> m_cgroups;
+    ExecutionCgroup::DirectoryOps m_cgroupOps;
 };
 
 } // namespace runbox::bounds

@@ -34,6 +34,16 @@ std::optional<ApiError> BoundedTier::validate(const ExecRequest& request,
                            "an operator may set maxMemoryBytes to 0 (unlimited)")
                 .arg(memory)
                 .arg(m_host ? m_host->reason() : QStringLiteral("no bounds mechanism"))};
+    const qint64 cpu = request.bounds->maxCpuMillicores;
+    if (cpu > 0 && !(m_host && m_host->enforcesCpu() && m_inner->runsInExecutionCgroup()))
+        return ApiError{
+            503, QStringLiteral("limit_unenforceable"),
+            QStringLiteral("maxCpuMillicores %1 cannot be enforced for %2 executions on this "
+                           "host (%3); an operator may set maxCpuMillicores to 0 (unlimited)")
+                .arg(cpu)
+                .arg(m_inner->name(),
+                     m_host ? m_host->cpuJson().value(QLatin1String("reason")).toString()
+                            : QStringLiteral("no bounds mechanism"))};
     const qint64 quota = request.bounds->maxWorkspaceBytes;
     WorkspaceQuotaWatcher watcher(workspace.fs, quota);
     qint64 used = 0;

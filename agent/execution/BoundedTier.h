@@ -32,6 +32,7 @@ public:
         return m_inner->beforeRecord(workspace);
     }
     QJsonObject startedFields() const override { return m_inner->startedFields(); }
+    bool runsInExecutionCgroup() const override { return m_inner->runsInExecutionCgroup(); }
     void createBackend(const TierLaunch& launch, QObject* parent, BackendReady ready) override;
     void abandon(const QString& executionId) override { m_inner->abandon(executionId); }
 

@@ -20,6 +20,7 @@ void BoundsStage::prepare(const LaunchContext& context, LaunchPlan* plan,
     bounds::ResourceLimits resources;
     resources.memoryBytes = limits.maxMemoryBytes;
     resources.maxProcesses = limits.maxProcesses;
+    resources.maxCpuCores = double(limits.maxCpuMillicores) / 1000.0;
     QString error;
     bounds::ExecutionCgroup* cgroup = m_host->createCgroup(context.executionId, resources, &error);
     const int fd =

@@ -105,6 +105,7 @@ std::optional<ApiError> ExecRequest::parse(const QJsonObject& body, const ExecLi
                                       "maxWorkspaceBytes",
                                       "maxMemoryBytes",
                                       "maxProcesses",
+                                      "maxCpuMillicores",
                                       "kernelMode",
                                       "environmentId",
                                       "workspace"};
@@ -204,7 +205,8 @@ std::optional<ApiError> ExecRequest::parse(const QJsonObject& body, const ExecLi
     // The resource bounds (docs/bounds.md): only these keys go to tighten(), whose timeout and
     // output fields are answered above with their own codes.
     QJsonObject boundsFields;
-    for (const char* key : {"maxWorkspaceBytes", "maxMemoryBytes", "maxProcesses"})
+    for (const char* key :
+         {"maxWorkspaceBytes", "maxMemoryBytes", "maxProcesses", "maxCpuMillicores"})
         if (body.contains(QLatin1String(key)) && !body.value(QLatin1String(key)).isNull())
             boundsFields.insert(QLatin1String(key), body.value(QLatin1String(key)));
     store::ExecutionLimits bounds;

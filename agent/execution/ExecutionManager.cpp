@@ -55,6 +55,7 @@ PermissionEpoch ExecutionManager::currentEpoch(const ExecRequest& request) const
         epoch.quotas.insert(QStringLiteral("maxWorkspaceBytes"), request.bounds->maxWorkspaceBytes);
         epoch.quotas.insert(QStringLiteral("maxMemoryBytes"), request.bounds->maxMemoryBytes);
         epoch.quotas.insert(QStringLiteral("maxProcesses"), request.bounds->maxProcesses);
+        epoch.quotas.insert(QStringLiteral("maxCpuMillicores"), request.bounds->maxCpuMillicores);
     }
     for (const EpochContributor& contribute : m_epochContributors)
         contribute(request, &epoch);

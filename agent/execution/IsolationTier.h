@@ -87,6 +87,9 @@ public:
         Q_UNUSED(workspace);
         return std::nullopt;
     }
+    /// Whether its runs enter the execution cgroup BoundsHost makes (strong: BoundsStage), so
+    /// that a CPU limit, which only cgroup v2 `cpu.max` enforces, can hold for them.
+    virtual bool runsInExecutionCgroup() const { return false; }
     /// Fields the sync stream's `started` event carries besides type, executionId, workspace
     /// and startedAt (light: `{"isolation":"light"}`).
     virtual QJsonObject startedFields() const { return {}; }

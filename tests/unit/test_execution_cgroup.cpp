@@ -5,6 +5,7 @@
 #include "agent/bounds/CgroupDelegation.h"
 #include "agent/bounds/CgroupFile.h"
 #include "agent/bounds/ExecutionCgroup.h"
+#include "FakeCgroupTree.h"
 
 #include <QDir>
 #include <QFile>
@@ -29,18 +30,8 @@ QByteArray readText(const QString& path) {
     return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray("<missing>");
 }
 
-/// A fake tree's directory ops: the interface files the kernel would create are made empty.
 ExecutionCgroup::DirectoryOps fakeOps() {
-    return {[](const QString& d) {
-                if (!QDir().mkdir(d))
-                    return errno = EEXIST, false;
-                for (const char* name :
-                     {"memory.max", "memory.swap.max", "memory.oom.group", "pids.max", "cpu.weight",
-                      "cpu.max", "cgroup.procs", "cgroup.kill", "cgroup.freeze"})
-                    QFile(d + QLatin1Char('/') + QLatin1String(name)).open(QIODevice::WriteOnly);
-                return true;
-            },
-            [](const QString& d) { return QDir(d).removeRecursively(); }};
+    return runbox::testsupport::fakeCgroupOps();
 }
 
 } // namespace

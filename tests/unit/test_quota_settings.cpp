@@ -189,6 +189,30 @@ private Q_SLOTS:
         QVERIFY(tighten(s, parse(R"({"maxProcesses": 4194305})"), &limits));
     }
 
+    void testCpuLimitIsMillicoresUnlimitedByDefaultAndMayOnlyTighten() {
+        QCOMPARE(QuotaSettings{}.maxCpuMillicores, qint64(0));
+        QuotaSettings out;
+        QVERIFY(!QuotaSettings::fromJson(parse(R"({"maxCpuMillicores": 1000000})"), {}, &out));
+        QCOMPARE(out.maxCpuMillicores, qint64(1000000));
+        for (const char* bad : {R"({"maxCpuMillicores": 1000001})", R"({"maxCpuMillicores": 1.5})",
+                                R"({"maxCpuMillicores": -1})"}) {
+            const auto error = QuotaSettings::fromJson(parse(bad), {}, &out);
+            QVERIFY2(error && error->message.contains("maxCpuMillicores"), bad);
+        }
+        ExecutionLimits limits;
+        // Under an unlimited setting any value is taken; under 2 cores only up to 2000.
+        QVERIFY(!tighten(QuotaSettings{}, parse(R"({"maxCpuMillicores": 250})"), &limits));
+        QCOMPARE(limits.maxCpuMillicores, qint64(250));
+        QuotaSettings s;
+        s.maxCpuMillicores = 2000;
+        QVERIFY(!tighten(s, parse("{}"), &limits));
+        QCOMPARE(limits.maxCpuMillicores, qint64(2000));
+        QCOMPARE(ExecutionLimits::fromJson(limits.toJson()).maxCpuMillicores, qint64(2000));
+        const auto looser = tighten(s, parse(R"({"maxCpuMillicores": 2001})"), &limits);
+        QVERIFY(looser);
+        QCOMPARE(looser->code, QStringLiteral("quota_override_not_tighter"));
+    }
+
     void testProcessBudgetIsCheckedAgainstPidMax() {
         QuotaSettings s;
         s.maxConcurrentExecutions = 16;

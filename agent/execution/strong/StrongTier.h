@@ -21,6 +21,7 @@ public:
                std::function<std::optional<ApiError>()> availability, qint64 syncSetupTimeoutMs);
 
     QString name() const override { return QStringLiteral("strong"); }
+    bool runsInExecutionCgroup() const override { return true; }
     TierAdmission admission(const QString& executionId, const QString& workspaceId) const override;
     std::optional<ApiError> validate(const ExecRequest& request,
                                      const workspace::Workspace& workspace) override;
