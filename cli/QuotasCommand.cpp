@@ -8,13 +8,14 @@
 #include <QJsonDocument>
 #include <QTextStream>
 
+#include <cmath>
 #include <optional>
 
 namespace runbox::cli {
 
 namespace {
 
-enum class Unit { Bytes, DurationMs, Count };
+enum class Unit { Bytes, DurationMs, Count, Millicores };
 
 /// One quota as the CLI shows and sets it.
 struct QuotaField {
@@ -34,6 +35,7 @@ constexpr QuotaField kFields[] = {
     {"maxLightWorkspaces", "--light-workspaces", Unit::Count},
     {"maxMemoryBytes", "--memory", Unit::Bytes},
     {"maxProcesses", "--processes", Unit::Count},
+    {"maxCpuMillicores", "--cpus", Unit::Millicores},
 };
 
 QString formatValue(Unit unit, const QJsonValue& value) {
@@ -47,8 +49,28 @@ QString formatValue(Unit unit, const QJsonValue& value) {
         return formatDurationMs(v);
     case Unit::Count:
         return v == 0 ? QStringLiteral("unlimited") : QString::number(v);
+    case Unit::Millicores:
+        return v == 0 ? QStringLiteral("unlimited")
+                      : QStringLiteral("%1 cores").arg(QString::number(double(v) / 1000.0, 'g', 7));
     }
     return {};
+}
+
+/// "1.5" (cores) or "unlimited" → millicores; a value below 0.001 core or with more than three
+/// decimals is refused (the agent counts whole millicores).
+std::optional<qint64> parseCores(const QString& text, QString* error) {
+    if (text.trimmed().compare(QLatin1String("unlimited"), Qt::CaseInsensitive) == 0)
+        return 0;
+    bool ok = false;
+    const double cores = text.trimmed().toDouble(&ok);
+    const double millicores = cores * 1000.0;
+    if (!ok || cores <= 0 || std::abs(millicores - std::round(millicores)) > 1e-6) {
+        *error = QStringLiteral("\"%1\" is not a number of cores (e.g. 2 or 0.5, at most three "
+                                "decimals, or unlimited)")
+                     .arg(text.left(40));
+        return std::nullopt;
+    }
+    return qint64(std::llround(millicores));
 }
 
 std::optional<qint64> parseCount(const QString& text, QString* error) {
@@ -119,6 +141,9 @@ QString parseQuotaOptions(QStringList* args, QJsonObject* patch) {
         case Unit::Count:
             value = parseCount(text, &error);
             break;
+        case Unit::Millicores:
+            value = parseCores(text, &error);
+            break;
         }
         if (!value)
             return QStringLiteral("%1: %2").arg(QLatin1String(f.option), error);
@@ -129,7 +154,7 @@ QString parseQuotaOptions(QStringList* args, QJsonObject* patch) {
     if (patch->isEmpty())
         return QStringLiteral("nothing to set: give at least one of --workspace, --output, "
                               "--upload-file, --upload-request, --timeout, --max-timeout, "
-                              "--concurrency, --light-workspaces, --memory, --processes");
+                              "--concurrency, --light-workspaces, --memory, --processes, --cpus");
     return {};
 }
 

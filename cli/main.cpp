@@ -39,6 +39,7 @@ const char kUsage[] =
     "  quotas set [--workspace SIZE] [--output SIZE] [--upload-file SIZE]\n"
     "             [--upload-request SIZE] [--timeout DUR] [--max-timeout DUR]\n"
     "             [--concurrency N] [--light-workspaces N] [--memory 8GiB] [--processes N]\n"
+    "             [--cpus 1.5]   (cores per execution; cgroup v2 hosts only)\n"
     "                              SIZE: 20GiB, 512MiB, 64KiB, bytes or unlimited;\n"
     "                              DUR: 500ms, 30s, 15m, 2h, 1h30m or unlimited\n"
     "  cp [--overwrite] [--mode MODE] [--parents] LOCAL WS:PATH   upload a file\n"

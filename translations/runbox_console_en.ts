@@ -342,6 +342,10 @@
         <source>Unknown</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Memory exceeded</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::ExecutionLauncher</name>
@@ -671,6 +675,30 @@
         <source>This execution runs on a sync stream: closing the window closes the stream and the agent kills the execution. Close anyway?</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Peak memory</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>CPU (user)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>CPU (system)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Most processes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Usage</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>(not measured)</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::ExecutionsPage</name>
@@ -948,6 +976,50 @@
     </message>
     <message>
         <source>Light workspaces</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Memory bounds</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>cgroup v2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Each execution has its own cgroup; the kernel enforces its memory and process limits. %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>watchdog</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No delegated cgroup: the agent samples each execution&apos;s memory and ends it as memory_exceeded past its limit; %1. %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Executions with a memory limit are refused (503 limit_unenforceable). %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>CPU limit</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>cgroup v2 cpu.max</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>not enforceable here</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Leave &quot;CPU per execution&quot; unlimited on this host: executions under a limit are refused. %1</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1657,6 +1729,14 @@
         <source>= %1</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source> cores</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>= %1 millicores (cgroup v2 cpu.max)</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::QuotaValues</name>
@@ -1746,6 +1826,26 @@
     </message>
     <message>
         <source>unknown</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 cores</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Memory per execution</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Processes per execution</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>CPU per execution</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>CPU time one execution may use per second, in cores (cgroup v2 cpu.max). Only hosts that delegate the cpu controller enforce it; elsewhere executions under a limit are refused.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -342,6 +342,10 @@
         <source>Unknown</source>
         <translation>Desconocido</translation>
     </message>
+    <message>
+        <source>Memory exceeded</source>
+        <translation>Memoria superada</translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::ExecutionLauncher</name>
@@ -671,6 +675,30 @@
         <source>This execution runs on a sync stream: closing the window closes the stream and the agent kills the execution. Close anyway?</source>
         <translation>Esta ejecución usa un flujo síncrono: al cerrar la ventana se cierra el flujo y el agente termina la ejecución. ¿Cerrar de todos modos?</translation>
     </message>
+    <message>
+        <source>Peak memory</source>
+        <translation>Memoria máxima</translation>
+    </message>
+    <message>
+        <source>CPU (user)</source>
+        <translation>CPU (usuario)</translation>
+    </message>
+    <message>
+        <source>CPU (system)</source>
+        <translation>CPU (sistema)</translation>
+    </message>
+    <message>
+        <source>Most processes</source>
+        <translation>Máximo de procesos</translation>
+    </message>
+    <message>
+        <source>Usage</source>
+        <translation>Uso</translation>
+    </message>
+    <message>
+        <source>(not measured)</source>
+        <translation>(no medido)</translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::ExecutionsPage</name>
@@ -949,6 +977,50 @@
     <message>
         <source>Light workspaces</source>
         <translation>Espacios de trabajo ligeros</translation>
+    </message>
+    <message>
+        <source>Memory bounds</source>
+        <translation>Límites de memoria</translation>
+    </message>
+    <message>
+        <source>cgroup v2</source>
+        <translation>cgroup v2</translation>
+    </message>
+    <message>
+        <source>Each execution has its own cgroup; the kernel enforces its memory and process limits. %1</source>
+        <translation>Cada ejecución tiene su propio cgroup; el núcleo aplica sus límites de memoria y de procesos. %1</translation>
+    </message>
+    <message>
+        <source>watchdog</source>
+        <translation>vigilante</translation>
+    </message>
+    <message>
+        <source>No delegated cgroup: the agent samples each execution&apos;s memory and ends it as memory_exceeded past its limit; %1. %2</source>
+        <translation>Sin cgroup delegado: el agente mide la memoria de cada ejecución y la termina como memory_exceeded al pasar su límite; %1. %2</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>ninguno</translation>
+    </message>
+    <message>
+        <source>Executions with a memory limit are refused (503 limit_unenforceable). %1</source>
+        <translation>Se rechazan las ejecuciones con límite de memoria (503 limit_unenforceable). %1</translation>
+    </message>
+    <message>
+        <source>CPU limit</source>
+        <translation>Límite de CPU</translation>
+    </message>
+    <message>
+        <source>cgroup v2 cpu.max</source>
+        <translation>cgroup v2 cpu.max</translation>
+    </message>
+    <message>
+        <source>not enforceable here</source>
+        <translation>no aplicable aquí</translation>
+    </message>
+    <message>
+        <source>Leave &quot;CPU per execution&quot; unlimited on this host: executions under a limit are refused. %1</source>
+        <translation>Deja «CPU por ejecución» ilimitado en este host: se rechazan las ejecuciones con límite. %1</translation>
     </message>
 </context>
 <context>
@@ -1661,6 +1733,14 @@
         <source>= %1</source>
         <translation>= %1</translation>
     </message>
+    <message>
+        <source> cores</source>
+        <translation> núcleos</translation>
+    </message>
+    <message>
+        <source>= %1 millicores (cgroup v2 cpu.max)</source>
+        <translation>= %1 milinúcleos (cgroup v2 cpu.max)</translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::QuotaValues</name>
@@ -1751,6 +1831,26 @@
     <message>
         <source>unknown</source>
         <translation>desconocido</translation>
+    </message>
+    <message>
+        <source>%1 cores</source>
+        <translation>%1 núcleos</translation>
+    </message>
+    <message>
+        <source>Memory per execution</source>
+        <translation>Memoria por ejecución</translation>
+    </message>
+    <message>
+        <source>Processes per execution</source>
+        <translation>Procesos por ejecución</translation>
+    </message>
+    <message>
+        <source>CPU per execution</source>
+        <translation>CPU por ejecución</translation>
+    </message>
+    <message>
+        <source>CPU time one execution may use per second, in cores (cgroup v2 cpu.max). Only hosts that delegate the cpu controller enforce it; elsewhere executions under a limit are refused.</source>
+        <translation>Tiempo de CPU que una ejecución puede usar por segundo, en núcleos (cgroup v2 cpu.max). Solo lo aplican los hosts que delegan el controlador cpu; en los demás se rechazan las ejecuciones con límite.</translation>
     </message>
 </context>
 <context>

@@ -338,6 +338,10 @@
         <source>Unknown</source>
         <translation>Không rõ</translation>
     </message>
+    <message>
+        <source>Memory exceeded</source>
+        <translation>Vượt quá bộ nhớ</translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::ExecutionLauncher</name>
@@ -667,6 +671,30 @@
         <source>This execution runs on a sync stream: closing the window closes the stream and the agent kills the execution. Close anyway?</source>
         <translation>Lần chạy này dùng luồng đồng bộ: đóng cửa sổ sẽ đóng luồng và agent sẽ dừng lần chạy. Vẫn đóng?</translation>
     </message>
+    <message>
+        <source>Peak memory</source>
+        <translation>Bộ nhớ đỉnh</translation>
+    </message>
+    <message>
+        <source>CPU (user)</source>
+        <translation>CPU (người dùng)</translation>
+    </message>
+    <message>
+        <source>CPU (system)</source>
+        <translation>CPU (hệ thống)</translation>
+    </message>
+    <message>
+        <source>Most processes</source>
+        <translation>Số tiến trình tối đa</translation>
+    </message>
+    <message>
+        <source>Usage</source>
+        <translation>Mức sử dụng</translation>
+    </message>
+    <message>
+        <source>(not measured)</source>
+        <translation>(chưa đo)</translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::ExecutionsPage</name>
@@ -943,6 +971,50 @@
     <message>
         <source>Light workspaces</source>
         <translation>Workspace nhẹ</translation>
+    </message>
+    <message>
+        <source>Memory bounds</source>
+        <translation>Giới hạn bộ nhớ</translation>
+    </message>
+    <message>
+        <source>cgroup v2</source>
+        <translation>cgroup v2</translation>
+    </message>
+    <message>
+        <source>Each execution has its own cgroup; the kernel enforces its memory and process limits. %1</source>
+        <translation>Mỗi lần thực thi có cgroup riêng; nhân hệ điều hành áp đặt giới hạn bộ nhớ và tiến trình của nó. %1</translation>
+    </message>
+    <message>
+        <source>watchdog</source>
+        <translation>bộ giám sát</translation>
+    </message>
+    <message>
+        <source>No delegated cgroup: the agent samples each execution&apos;s memory and ends it as memory_exceeded past its limit; %1. %2</source>
+        <translation>Không có cgroup được ủy quyền: agent lấy mẫu bộ nhớ của từng lần thực thi và kết thúc nó với trạng thái memory_exceeded khi vượt giới hạn; %1. %2</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>không có</translation>
+    </message>
+    <message>
+        <source>Executions with a memory limit are refused (503 limit_unenforceable). %1</source>
+        <translation>Các lần thực thi có giới hạn bộ nhớ bị từ chối (503 limit_unenforceable). %1</translation>
+    </message>
+    <message>
+        <source>CPU limit</source>
+        <translation>Giới hạn CPU</translation>
+    </message>
+    <message>
+        <source>cgroup v2 cpu.max</source>
+        <translation>cgroup v2 cpu.max</translation>
+    </message>
+    <message>
+        <source>not enforceable here</source>
+        <translation>không thể áp đặt ở đây</translation>
+    </message>
+    <message>
+        <source>Leave &quot;CPU per execution&quot; unlimited on this host: executions under a limit are refused. %1</source>
+        <translation>Hãy để “CPU mỗi lần thực thi” không giới hạn trên máy này: các lần thực thi có giới hạn bị từ chối. %1</translation>
     </message>
 </context>
 <context>
@@ -1651,6 +1723,14 @@
         <source>= %1</source>
         <translation>= %1</translation>
     </message>
+    <message>
+        <source> cores</source>
+        <translation> lõi</translation>
+    </message>
+    <message>
+        <source>= %1 millicores (cgroup v2 cpu.max)</source>
+        <translation>= %1 mili-lõi (cgroup v2 cpu.max)</translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::QuotaValues</name>
@@ -1741,6 +1821,26 @@
     <message>
         <source>unknown</source>
         <translation>không rõ</translation>
+    </message>
+    <message>
+        <source>%1 cores</source>
+        <translation>%1 lõi</translation>
+    </message>
+    <message>
+        <source>Memory per execution</source>
+        <translation>Bộ nhớ mỗi lần thực thi</translation>
+    </message>
+    <message>
+        <source>Processes per execution</source>
+        <translation>Tiến trình mỗi lần thực thi</translation>
+    </message>
+    <message>
+        <source>CPU per execution</source>
+        <translation>CPU mỗi lần thực thi</translation>
+    </message>
+    <message>
+        <source>CPU time one execution may use per second, in cores (cgroup v2 cpu.max). Only hosts that delegate the cpu controller enforce it; elsewhere executions under a limit are refused.</source>
+        <translation>Thời gian CPU mà một lần thực thi được dùng mỗi giây, tính bằng lõi (cgroup v2 cpu.max). Chỉ các máy ủy quyền bộ điều khiển cpu mới áp đặt được; ở nơi khác các lần thực thi có giới hạn bị từ chối.</translation>
     </message>
 </context>
 <context>

@@ -338,6 +338,10 @@
         <source>Unknown</source>
         <translation>未知</translation>
     </message>
+    <message>
+        <source>Memory exceeded</source>
+        <translation>内存超限</translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::ExecutionLauncher</name>
@@ -667,6 +671,30 @@
         <source>This execution runs on a sync stream: closing the window closes the stream and the agent kills the execution. Close anyway?</source>
         <translation>此次执行运行在同步流上：关闭窗口会关闭流，代理将终止执行。仍要关闭吗？</translation>
     </message>
+    <message>
+        <source>Peak memory</source>
+        <translation>内存峰值</translation>
+    </message>
+    <message>
+        <source>CPU (user)</source>
+        <translation>CPU（用户态）</translation>
+    </message>
+    <message>
+        <source>CPU (system)</source>
+        <translation>CPU（内核态）</translation>
+    </message>
+    <message>
+        <source>Most processes</source>
+        <translation>最多进程数</translation>
+    </message>
+    <message>
+        <source>Usage</source>
+        <translation>资源使用</translation>
+    </message>
+    <message>
+        <source>(not measured)</source>
+        <translation>（未测量）</translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::ExecutionsPage</name>
@@ -943,6 +971,50 @@
     <message>
         <source>Light workspaces</source>
         <translation>轻量工作区</translation>
+    </message>
+    <message>
+        <source>Memory bounds</source>
+        <translation>内存限制</translation>
+    </message>
+    <message>
+        <source>cgroup v2</source>
+        <translation>cgroup v2</translation>
+    </message>
+    <message>
+        <source>Each execution has its own cgroup; the kernel enforces its memory and process limits. %1</source>
+        <translation>每次执行都有自己的 cgroup；由内核强制执行其内存和进程限制。%1</translation>
+    </message>
+    <message>
+        <source>watchdog</source>
+        <translation>看门狗</translation>
+    </message>
+    <message>
+        <source>No delegated cgroup: the agent samples each execution&apos;s memory and ends it as memory_exceeded past its limit; %1. %2</source>
+        <translation>没有委派的 cgroup：代理会采样每次执行的内存，超过限制时以 memory_exceeded 结束它；%1。%2</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>Executions with a memory limit are refused (503 limit_unenforceable). %1</source>
+        <translation>带内存限制的执行会被拒绝（503 limit_unenforceable）。%1</translation>
+    </message>
+    <message>
+        <source>CPU limit</source>
+        <translation>CPU 限制</translation>
+    </message>
+    <message>
+        <source>cgroup v2 cpu.max</source>
+        <translation>cgroup v2 cpu.max</translation>
+    </message>
+    <message>
+        <source>not enforceable here</source>
+        <translation>此主机无法强制执行</translation>
+    </message>
+    <message>
+        <source>Leave &quot;CPU per execution&quot; unlimited on this host: executions under a limit are refused. %1</source>
+        <translation>请在此主机上将“每次执行的 CPU”设为不限：带限制的执行会被拒绝。%1</translation>
     </message>
 </context>
 <context>
@@ -1651,6 +1723,14 @@
         <source>= %1</source>
         <translation>= %1</translation>
     </message>
+    <message>
+        <source> cores</source>
+        <translation> 核</translation>
+    </message>
+    <message>
+        <source>= %1 millicores (cgroup v2 cpu.max)</source>
+        <translation>= %1 毫核（cgroup v2 cpu.max）</translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::QuotaValues</name>
@@ -1741,6 +1821,26 @@
     <message>
         <source>unknown</source>
         <translation>未知</translation>
+    </message>
+    <message>
+        <source>%1 cores</source>
+        <translation>%1 核</translation>
+    </message>
+    <message>
+        <source>Memory per execution</source>
+        <translation>每次执行的内存</translation>
+    </message>
+    <message>
+        <source>Processes per execution</source>
+        <translation>每次执行的进程数</translation>
+    </message>
+    <message>
+        <source>CPU per execution</source>
+        <translation>每次执行的 CPU</translation>
+    </message>
+    <message>
+        <source>CPU time one execution may use per second, in cores (cgroup v2 cpu.max). Only hosts that delegate the cpu controller enforce it; elsewhere executions under a limit are refused.</source>
+        <translation>一次执行每秒可使用的 CPU 时间，以核为单位（cgroup v2 cpu.max）。只有委派了 cpu 控制器的主机才能强制执行；其他主机会拒绝带限制的执行。</translation>
     </message>
 </context>
 <context>

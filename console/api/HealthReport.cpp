@@ -143,6 +143,17 @@ QList<HealthFinding> HealthReport::sandboxFindings() const {
                         .arg(memoryWhy)});
     }
 
+    // CPU limit (docs/bounds.md): "cpu": {"mode":"cgroup2"|"none","reason"}.
+    const QJsonObject cpu = m_health.value(QLatin1String("cpu")).toObject();
+    if (cpu.value(QLatin1String("mode")).toString() == QLatin1String("cgroup2"))
+        out.append({S::Ok, tr("CPU limit"), tr("cgroup v2 cpu.max"),
+                    cpu.value(QLatin1String("reason")).toString()});
+    else if (!cpu.isEmpty())
+        out.append({S::Info, tr("CPU limit"), tr("not enforceable here"),
+                    tr("Leave \"CPU per execution\" unlimited on this host: executions under a "
+                       "limit are refused. %1")
+                        .arg(cpu.value(QLatin1String("reason")).toString())});
+
     // Landlock confines light workspaces: "light": {"available","reason","warnings",
     // "confinement":{"landlockAbi",…}} (docs/light-workspaces.md), or an older "landlock": {"abi"}.
     const QJsonObject light = m_health.value(QLatin1String("light")).toObject();

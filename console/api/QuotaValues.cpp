@@ -30,6 +30,9 @@ QString valueText(const QString& name, const QJsonValue& v) {
         return formatBytes(n);
     case QuotaField::Unit::Milliseconds:
         return formatDurationMs(n);
+    case QuotaField::Unit::Millicores:
+        return QCoreApplication::translate("runbox::console::QuotaValues", "%1 cores")
+            .arg(QLocale().toString(double(n) / 1000.0, 'g', 7));
     case QuotaField::Unit::Count:
         break;
     }
@@ -61,6 +64,8 @@ QString QuotaField::label() const {
          QT_TRANSLATE_NOOP("runbox::console::QuotaValues", "Memory per execution")},
         {QStringLiteral("maxProcesses"),
          QT_TRANSLATE_NOOP("runbox::console::QuotaValues", "Processes per execution")},
+        {QStringLiteral("maxCpuMillicores"),
+         QT_TRANSLATE_NOOP("runbox::console::QuotaValues", "CPU per execution")},
     };
     const char* text = labels.value(name);
     return text ? QCoreApplication::translate("runbox::console::QuotaValues", text) : name;
@@ -91,6 +96,11 @@ QString QuotaField::help() const {
         {QStringLiteral("maxConcurrentExecutions"),
          QT_TRANSLATE_NOOP("runbox::console::QuotaValues",
                            "Executions running at once on this host; later ones queue.")},
+        {QStringLiteral("maxCpuMillicores"),
+         QT_TRANSLATE_NOOP("runbox::console::QuotaValues",
+                           "CPU time one execution may use per second, in cores (cgroup v2 "
+                           "cpu.max). Only hosts that delegate the cpu controller enforce it; "
+                           "elsewhere executions under a limit are refused.")},
     };
     const char* text = help.value(name);
     return text ? QCoreApplication::translate("runbox::console::QuotaValues", text) : QString();
@@ -123,6 +133,7 @@ const QList<QuotaField>& QuotaValues::knownFields() {
         {QStringLiteral("maxLightWorkspaces"), U::Count, 65536},
         {QStringLiteral("maxMemoryBytes"), U::Bytes, kPiB},
         {QStringLiteral("maxProcesses"), U::Count, 4194304},
+        {QStringLiteral("maxCpuMillicores"), U::Millicores, 1000000},
     };
     return fields;
 }

@@ -13,7 +13,7 @@ namespace runbox::console {
 
 /// What one quota field measures, for its editor.
 struct QuotaField {
-    enum class Unit { Bytes, Milliseconds, Count };
+    enum class Unit { Bytes, Milliseconds, Count, Millicores };
     QString name; ///< JSON field, e.g. "maxWorkspaceBytes"
     Unit unit = Unit::Count;
     qint64 ceiling = 0; ///< largest value the agent accepts (agent/store/QuotaSettings.h)

@@ -19,12 +19,14 @@ QuotaEditor::QuotaEditor(const QuotaField& field, QWidget* parent)
       m_exact(new QLabel(this)) {
     auto* layout = new QHBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    if (field.unit == QuotaField::Unit::Bytes) {
+    if (field.unit == QuotaField::Unit::Bytes || field.unit == QuotaField::Unit::Millicores) {
+        const bool cores = field.unit == QuotaField::Unit::Millicores;
         m_gib = new QDoubleSpinBox(this);
-        m_gib->setDecimals(2);
-        m_gib->setRange(0.01, bytesToGib(field.ceiling));
-        m_gib->setSingleStep(1.0);
-        m_gib->setSuffix(tr(" GiB"));
+        m_gib->setDecimals(cores ? 3 : 2);
+        m_gib->setRange(cores ? 0.001 : 0.01,
+                        cores ? double(field.ceiling) / 1000.0 : bytesToGib(field.ceiling));
+        m_gib->setSingleStep(cores ? 0.5 : 1.0);
+        m_gib->setSuffix(cores ? tr(" cores") : tr(" GiB"));
         m_gib->setAccelerated(true);
         m_gib->setMinimumWidth(150);
         m_gib->setAlignment(Qt::AlignRight);
@@ -59,7 +61,8 @@ void QuotaEditor::setValue(qint64 value) {
     if (m_gib) {
         m_gib->setEnabled(value != 0);
         if (value != 0)
-            m_gib->setValue(bytesToGib(value));
+            m_gib->setValue(m_field.unit == QuotaField::Unit::Millicores ? double(value) / 1000.0
+                                                                         : bytesToGib(value));
     } else {
         m_number->setEnabled(value != 0);
         if (value != 0)
@@ -77,7 +80,9 @@ qint64 QuotaEditor::value() const {
     if (m_unlimited->isChecked())
         return 0;
     if (m_gib)
-        return gibToBytes(m_gib->value());
+        return m_field.unit == QuotaField::Unit::Millicores
+                   ? qint64(std::llround(m_gib->value() * 1000.0))
+                   : gibToBytes(m_gib->value());
     const qint64 n = m_number->value();
     return m_field.unit == QuotaField::Unit::Milliseconds ? n * 1000 : n;
 }
@@ -126,6 +131,9 @@ void QuotaEditor::updateExactLabel() {
         break;
     case QuotaField::Unit::Milliseconds:
         m_exact->setText(tr("= %1").arg(formatDurationMs(v)));
+        break;
+    case QuotaField::Unit::Millicores:
+        m_exact->setText(tr("= %1 millicores (cgroup v2 cpu.max)").arg(QLocale().toString(v)));
         break;
     case QuotaField::Unit::Count:
         m_exact->clear();

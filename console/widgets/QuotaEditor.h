@@ -13,9 +13,10 @@ class QSpinBox;
 namespace runbox::console {
 
 /// Edits one quota: bytes in GiB with two decimals (GiB = 2^30 bytes), timeouts in seconds,
-/// counts as whole numbers; each with an "Unlimited" box meaning 0. The exact stored value is
-/// shown beside the editor, and is returned unchanged until the operator edits the field — so a
-/// byte count that is not a whole hundredth of a GiB survives Apply untouched.
+/// CPU in cores with three decimals (stored as millicores), counts as whole numbers; each with an
+/// "Unlimited" box meaning 0. The exact stored value is shown beside the editor, and is returned
+/// unchanged until the operator edits the field — so a byte count that is not a whole hundredth of
+/// a GiB survives Apply untouched.
 class QuotaEditor final : public QWidget {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(QuotaEditor)
@@ -40,7 +41,7 @@ private:
     void updateExactLabel();
 
     QuotaField m_field;
-    QDoubleSpinBox* m_gib = nullptr;
+    QDoubleSpinBox* m_gib = nullptr; ///< GiB, or cores for a Millicores field
     QSpinBox* m_number = nullptr;
     QCheckBox* m_unlimited;
     QLabel* m_exact;

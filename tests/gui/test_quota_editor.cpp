@@ -48,6 +48,20 @@ private Q_SLOTS:
         editor.setDisplayNumber(90);
         QCOMPARE(editor.value(), 90000);
     }
+
+    void testCpuIsEditedInCoresAndStoredAsMillicores() {
+        QuotaEditor editor(QuotaValues::field(QStringLiteral("maxCpuMillicores")));
+        editor.setValue(0);
+        QVERIFY(editor.isUnlimited());
+        editor.setDisplayNumber(1.5);
+        QCOMPARE(editor.value(), 1500);
+        editor.setDisplayNumber(0.25);
+        QCOMPARE(editor.value(), 250);
+        editor.setValue(2000);
+        QCOMPARE(editor.value(), 2000);
+        QCOMPARE(QuotaValues::field(QStringLiteral("maxCpuMillicores")).unit,
+                 QuotaField::Unit::Millicores);
+    }
 };
 
 QTEST_MAIN(TestQuotaEditor)

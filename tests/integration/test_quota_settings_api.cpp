@@ -173,6 +173,36 @@ private Q_SLOTS:
         QCOMPARE(put("maxConcurrentExecutions", 16), 200);
     }
 
+    /// This host delegates no cgroup with the cpu controller: a CPU limit cannot hold, so an
+    /// execution under one is refused (fail closed), whether the setting or the request sets it.
+    void testCpuLimitIsRefusedWhereNothingEnforcesIt() {
+        const QJsonObject cpu = client().call("GET", "/v1/health").json().value("cpu").toObject();
+        if (cpu.value("mode").toString() == QLatin1String("cgroup2"))
+            QSKIP("this host delegates the cpu controller: the refusal does not apply");
+        QCOMPARE(cpu.value("mode").toString(), QStringLiteral("none"));
+        QVERIFY(!cpu.value("reason").toString().isEmpty());
+        const QString ws = m_agent.createWorkspace();
+        const QJsonObject run{{"argv", QJsonArray{"/usr/bin/true"}}};
+        QCOMPARE(submitExecution(client(), ws, run).status, 202); // positive control: no limit
+        QJsonObject limited = run;
+        limited.insert("maxCpuMillicores", 500);
+        const ApiResponse byRequest = submitExecution(client(), ws, limited);
+        QCOMPARE(byRequest.status, 503);
+        QCOMPARE(byRequest.errorCode(), QStringLiteral("limit_unenforceable"));
+        QCOMPARE(client()
+                     .call("PUT", "/v1/settings/quotas", QJsonObject{{"maxCpuMillicores", 1500}})
+                     .status,
+                 200);
+        const ApiResponse bySetting = submitExecution(client(), ws, run);
+        QCOMPARE(bySetting.status, 503);
+        QVERIFY(bySetting.errorMessage().contains("maxCpuMillicores"));
+        QCOMPARE(client()
+                     .call("PUT", "/v1/settings/quotas", QJsonObject{{"maxCpuMillicores", 0}})
+                     .status,
+                 200);
+        QCOMPARE(submitExecution(client(), ws, run).status, 202);
+    }
+
     void testStoredValuesWinOverTheEnvironmentAfterARestart() {
         QCOMPARE(client()
                      .call("PUT", "/v1/settings/quotas", QJsonObject{{"maxOutputBytes", 4096}})
