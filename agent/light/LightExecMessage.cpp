@@ -123,6 +123,7 @@ std::optional<Error> LightExecMessage::encode(std::uint64_t execId, const LightE
             header.ports[i] = request.allowedConnectPorts->at(i);
     }
     header.stringsSize = static_cast<std::uint32_t>(strings.size());
+    header.maxProcs = static_cast<std::uint64_t>(qMax<qint64>(0, request.maxProcesses));
     out->clear();
     out->reserve(total);
     out->append(reinterpret_cast<const char*>(&header), sizeof(header));

@@ -1,8 +1,8 @@
 #pragma once
 
 #include "agent/light/LightPrivileges.h"
-#include "agent/light/helper/Rlimits.h"
 #include "agent/light/UidPool.h"
+#include "agent/light/helper/Rlimits.h"
 
 #include <QJsonObject>
 #include <QList>
@@ -155,6 +155,10 @@ struct LightExecRequest {
     int stderrFd = -1;           ///< borrowed; −1 = /dev/null
     qint64 timeoutMs = 0;        ///< 0 = none; at the deadline the whole tree is SIGKILLed
     bool killTreeOnExit = false; ///< when the leader ends, kill what it left running
+    /// RLIMIT_NPROC of this exec's tree (its request's maxProcesses), when below the workspace's
+    /// maxProcs; 0 = the workspace's. Counted per uid (getrlimit(2)): the workspace's background
+    /// processes, supervisor and shepherds count too.
+    qint64 maxProcesses = 0;
     /// Narrower network policy for this exec (a subset of the workspace's ports), when set.
     std::optional<QList<quint16>> allowedConnectPorts;
 };

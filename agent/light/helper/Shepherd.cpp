@@ -7,6 +7,7 @@
 #include <csignal>
 #include <sched.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -48,6 +49,13 @@ int childMain(void* arg) {
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
     if (::chdir(job.cwd) != 0)
         fail("chdir");
+    // The exec's own process limit (its request's maxProcesses): counted per uid, so the
+    // workspace's other processes (background ones, the supervisor, shepherds) count too.
+    if (job.maxProcs > 0 && job.maxProcs < job.limits.maxProcs) {
+        const rlimit nproc{static_cast<rlim_t>(job.maxProcs), static_cast<rlim_t>(job.maxProcs)};
+        if (::setrlimit(RLIMIT_NPROC, &nproc) != 0)
+            fail("rlimits");
+    }
     if (job.nestedRulesetFd >= 0 &&
         ::syscall(SYS_landlock_restrict_self, job.nestedRulesetFd, 0) != 0)
         fail("landlock");

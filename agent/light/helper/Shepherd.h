@@ -19,6 +19,10 @@ struct ShepherdJob {
     const char* const* candidates = nullptr; ///< program paths to try, in order (PATH search)
     const char* cwd = nullptr;
     Rlimits limits; ///< RLIMIT_CPU is set here, per exec (the rest is inherited)
+    /// RLIMIT_NPROC of the command (wire::ExecRequest::maxProcs), set in the command before
+    /// execve when below the workspace's; 0 = the workspace's. The shepherd keeps the
+    /// workspace's, so starting the command is never refused by it.
+    std::uint64_t maxProcs = 0;
 };
 
 /// The per-exec tracking process ("shepherd"), forked by the supervisor for each exec. It is a

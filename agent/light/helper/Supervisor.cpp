@@ -371,6 +371,7 @@ void Supervisor::handleExec(const char* data, std::size_t size, int* fds, int fd
     job.candidates = candidatePointers.data();
     job.cwd = cwd[0] ? cwd : m_home.c_str();
     job.limits = m_limits;
+    job.maxProcs = request.maxProcs;
 
     const pid_t shepherd = ::fork();
     if (shepherd == 0) {

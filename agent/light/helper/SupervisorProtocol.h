@@ -102,6 +102,9 @@ struct ExecRequest {
     std::uint32_t portCount = 0;
     std::uint16_t ports[kMaxPorts] = {};
     std::uint32_t stringsSize = 0;
+    /// RLIMIT_NPROC of this exec's tree (the request's maxProcesses; it counts every process of
+    /// the workspace's uid, getrlimit(2)); 0 = the workspace's own (SpawnRequest::limits).
+    std::uint64_t maxProcs = 0;
 };
 
 struct Started {
@@ -112,7 +115,7 @@ struct Started {
 struct ExecFailed {
     Header header;
     std::int32_t errorNumber = 0;
-    char stage[32] = {}; ///< "chdir", "execve", "fork", "landlock", "request"
+    char stage[32] = {}; ///< "chdir", "execve", "fork", "landlock", "request", "rlimits"
 };
 
 // Exited flags.

@@ -6,6 +6,7 @@
 #include "agent/light/LightWorkspaceHost.h"
 #include "agent/light/tier/LightResult.h"
 #include "agent/light/tier/LightService.h"
+#include "agent/store/QuotaSettings.h"
 
 #include <QJsonArray>
 #include <QPointer>
@@ -30,6 +31,7 @@ constexpr qint64 kFinalDrainBytes = 4 << 20;
 LightRun::LightRun(LightService* light, const execution::TierLaunch& launch, QObject* parent)
     : execution::ExecutionBackend(parent), m_light(light), m_executionId(launch.executionId),
       m_workspaceId(launch.workspaceId), m_request(launch.request),
+      m_maxProcesses(store::ExecutionLimits::fromJson(launch.epoch.quotas).maxProcesses),
       m_pipes(new execution::ChildPipes(kReadBudget, this)) {
     connect(m_pipes, &execution::ChildPipes::output, this,
             [this](int stream, const QByteArray& data) {
@@ -89,6 +91,7 @@ std::optional<Error> LightRun::launch() {
     request.env = m_request.env;
     request.cwd = m_request.cwd;
     request.timeoutMs = m_request.timeoutMs;
+    request.maxProcesses = m_maxProcesses;
     request.stdinFd = withStdin ? in[0] : -1;
     request.stdoutFd = out[1];
     request.stderrFd = err[1];

@@ -28,7 +28,8 @@ class LightService;
 /// background process of the workspace still holds a pipe, once what was buffered has been read and
 /// a 1 s drain bound has passed. The timeout is the host's (the whole tree is SIGKILLed); stop()
 /// kills the tree. While it runs the workspace counts as active (LightService::beginActivity):
-/// never evicted as idle.
+/// never evicted as idle. Its epoch's maxProcesses is the RLIMIT_NPROC of its tree
+/// (LightExecRequest::maxProcesses).
 class LightRun final : public execution::ExecutionBackend {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(LightRun)
@@ -58,6 +59,7 @@ private:
     QPointer<LightService> m_light; ///< may go first at agent shutdown
     QString m_executionId, m_workspaceId;
     execution::ExecRequest m_request;
+    qint64 m_maxProcesses = 0;            ///< the epoch's maxProcesses (0 = the workspace's own)
     execution::ChangeTracking m_tracking; ///< snapshot before/after (file changes)
     std::shared_ptr<LightExecution> m_execution;
     execution::ChildPipes* m_pipes; ///< stdin, stdout, stderr (owned, child QObject)
