@@ -75,8 +75,9 @@ void HealthRoutes::registerRoutes(Router& router, AgentContext* ctx) {
                                                "while an execution runs; fallocate(2) that "
                                                "allocates is refused (EOPNOTSUPP), so a writer "
                                                "gets past the quota by what it writes in one "
-                                               "measurement, and a light workspace's background "
-                                               "processes are not watched between executions"}});
+                                               "measurement; a light workspace with processes "
+                                               "left running is watched between executions "
+                                               "too, and they are killed past it"}});
             body.insert(QStringLiteral("languages"), ctx->rAvailable
                                                          ? QJsonArray{"shell", "python", "r"}
                                                          : QJsonArray{"shell", "python"});

@@ -100,9 +100,12 @@ void WorkspaceRoutes::registerRoutes(Router& router, AgentContext* ctx,
                        if (!who.mayUseWorkspace(ws.id) || (filtered && ws.isolation != isolation))
                            continue;
                        QJsonObject item = ws.toJson();
-                       if (ctx->light && light::LightService::serves(ws))
+                       if (ctx->light && light::LightService::serves(ws)) {
                            item.insert(QStringLiteral("confinement"),
                                        ctx->light->confinementOf(ws.id));
+                           item.insert(QStringLiteral("lastBoundsKill"),
+                                       ctx->light->lastBoundsKillOf(ws.id));
+                       }
                        items.append(item);
                    }
                    ex->replyJson(200, {{"workspaces", items}});

@@ -26,8 +26,6 @@ const char* const kBlindSpots[] = {
     "memfd and SysV shared memory that no process maps are not counted by the watchdog",
     "kernel memory of socket and pipe buffers is counted by no bound (light workspaces may "
     "open unix socket pairs)",
-    "a light workspace's processes left running after its execution ended are bounded only "
-    "by its rlimits; they count against the next execution of that workspace",
 };
 
 } // namespace

@@ -66,6 +66,15 @@ public:
     std::shared_ptr<LightExecution> exec(const QString& id, const LightExecRequest& request,
                                          Error* error);
 
+    /// Whether workspace @p id has processes besides its supervisor: shepherds of running execs
+    /// or processes earlier execs left running (the supervisor's children,
+    /// /proc/PID/task/PID/children, proc(5)). False when its supervisor is not running.
+    bool hasProcesses(const QString& id) const;
+    /// SIGKILLs every process of workspace @p id outside a running exec's tree (what earlier
+    /// execs left running), through its supervisor; an exec sent after this starts once they are
+    /// killed. False when it has no running supervisor (then no process of it runs).
+    bool killBackground(const QString& id);
+
     /// Deletes @p id: cancels its execs, SIGKILLs its supervisor (with a PID namespace: all of
     /// its processes, confirmed through the pidfd), sweeps its uid, removes its home through fds,
     /// then returns the uid to the pool. A uid whose cleanup did not converge is quarantined and

@@ -2,6 +2,8 @@
 #include "agent/light/LightExecMessage.h"
 #include "agent/light/LightWorkspaceEntry.h"
 
+#include <QFile>
+
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -95,6 +97,35 @@ std::shared_ptr<SupervisorChannel> LightWorkspaceHost::ensureChannel(Workspace& 
     }
     workspace.channel = channel;
     return channel;
+}
+
+bool LightWorkspaceHost::hasProcesses(const QString& id) const {
+    const auto workspace = find(id);
+    if (!workspace)
+        return false;
+    std::shared_ptr<SupervisorChannel> channel;
+    {
+        std::lock_guard lock(workspace->mutex);
+        channel = workspace->channel;
+    }
+    if (!channel || channel->state() != SupervisorChannel::State::Ready || channel->hostPid() <= 0)
+        return false;
+    // Single-threaded: its main thread's children are all of them (every process of the
+    // workspace descends from it, a subreaper).
+    QFile children(QStringLiteral("/proc/%1/task/%1/children").arg(channel->hostPid()));
+    return children.open(QIODevice::ReadOnly) && !children.readAll().trimmed().isEmpty();
+}
+
+bool LightWorkspaceHost::killBackground(const QString& id) {
+    const auto workspace = find(id);
+    if (!workspace)
+        return false;
+    std::lock_guard lock(workspace->mutex);
+    const auto& channel = workspace->channel;
+    if (workspace->deleting || !channel || channel->state() != SupervisorChannel::State::Ready)
+        return false;
+    channel->requestKillBackground();
+    return true;
 }
 
 std::shared_ptr<LightExecution>

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "agent/light/LightExecution.h"
+#include "agent/light/helper/SupervisorProtocol.h"
 
 #include <QString>
 
@@ -42,6 +43,9 @@ public:
                   const int* fds, QString* error);
     /// Asks the supervisor to SIGKILL the tree of exec @p execId.
     void requestKill(std::uint64_t execId);
+    /// Asks the supervisor to SIGKILL every process of the workspace outside a running exec's
+    /// tree (wire::kKillBackground); it is done before the supervisor reads its next message.
+    void requestKillBackground() { requestKill(wire::kKillBackground); }
 
     State state() const;
     /// Waits up to @p timeoutMs for the state to leave Starting; true when it did.

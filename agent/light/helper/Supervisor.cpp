@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 namespace runbox::light {
@@ -272,12 +273,15 @@ void Supervisor::loop() {
         pollfd fds[2] = {{m_control, POLLIN, 0}, {m_signalFd, POLLIN, 0}};
         // While a kill is pending, walk its tree again every 10 ms: a process forked between
         // two walks (or a leader not yet started when the Kill arrived) is caught next time.
-        if (::poll(fds, 2, m_killPending.empty() ? 1000 : 10) < 0 && errno != EINTR)
+        const bool killing = !m_killPending.empty() || m_backgroundKillPending;
+        if (::poll(fds, 2, killing ? 10 : 1000) < 0 && errno != EINTR)
             ::_exit(1);
         reapChildren(); // also on timeout: a lost SIGCHLD never leaves zombies behind
         for (std::uint64_t execId :
              std::vector<std::uint64_t>(m_killPending.begin(), m_killPending.end()))
             handleKill(execId);
+        if (m_backgroundKillPending)
+            m_backgroundKillPending = killBackgroundPass();
         if (!(fds[0].revents & (POLLIN | POLLHUP | POLLERR)))
             continue;
         int received[wire::kMaxFds];
@@ -389,6 +393,10 @@ void Supervisor::handleExec(const char* data, std::size_t size, int* fds, int fd
 }
 
 void Supervisor::handleKill(std::uint64_t execId) {
+    if (execId == wire::kKillBackground) {
+        killBackground();
+        return;
+    }
     for (const auto& [shepherd, id] : m_shepherds) {
         if (id != execId)
             continue;
@@ -401,6 +409,41 @@ void Supervisor::handleKill(std::uint64_t execId) {
         return;
     }
     m_killPending.erase(execId); // finished (or unknown): nothing left to kill
+}
+
+void Supervisor::killBackground() {
+    // Before the next message (an Exec queued behind this Kill): the agent's bounds between
+    // executions must leave the next one a workspace without them (docs/bounds.md).
+    for (int round = 0; round < 200; ++round) {
+        reapChildren();
+        if (!killBackgroundPass()) {
+            m_backgroundKillPending = false;
+            return;
+        }
+        timespec pause{0, 1000000}; // 1 ms: the killed exit, their orphans reparent here
+        ::nanosleep(&pause, nullptr);
+    }
+    m_backgroundKillPending = true; // the loop walks again every 10 ms
+}
+
+bool Supervisor::killBackgroundPass() {
+    // Every process of the workspace descends from this subreaper. A child that is no shepherd
+    // is an orphan of an exec that ended: its whole tree is background. A process forked
+    // after the walk, or orphaned by a kill, is a child here by the next pass.
+    bool anyAlive = false;
+    for (pid_t child : ProcessTree::children(::getpid())) {
+        if (m_shepherds.count(child) != 0)
+            continue;
+        std::vector<pid_t> tree = ProcessTree::descendants(child);
+        tree.insert(tree.begin(), child);
+        for (pid_t pid : tree) {
+            if (ProcessTree::isDead(pid))
+                continue;
+            anyAlive = true;
+            ::kill(pid, SIGKILL);
+        }
+    }
+    return anyAlive;
 }
 
 void Supervisor::reapChildren() {

@@ -58,6 +58,10 @@ private:
     void handleMessage(const char* data, std::size_t size, int* fds, int fdCount);
     void handleExec(const char* data, std::size_t size, int* fds, int fdCount);
     void handleKill(std::uint64_t execId);
+    /// Kill with wire::kKillBackground: SIGKILLs every process outside a running exec's tree.
+    void killBackground();
+    /// One pass of it; true while one of those processes was still alive.
+    bool killBackgroundPass();
     void reapChildren();
     void sendExecFailed(std::uint64_t execId, int error, const char* stage);
 
@@ -67,6 +71,7 @@ private:
     std::string m_home;
     std::map<pid_t, std::uint64_t> m_shepherds; ///< shepherd pid → exec id
     std::set<std::uint64_t> m_killPending;      ///< execs whose tree is being killed
+    bool m_backgroundKillPending = false;       ///< background processes still being killed
     Rlimits m_limits;
 };
 

@@ -18,7 +18,9 @@ namespace runbox::light::wire {
 enum class Type : std::uint32_t {
     Spawn = 1, ///< agent → zygote. fds: [supervisor's control socket, home directory (O_PATH)]
     Exec = 2,  ///< agent → supervisor. fds: [stdin, stdout, stderr]
-    Kill = 3,  ///< agent → supervisor: SIGKILL the whole process tree of one exec
+    /// agent → supervisor: SIGKILL the whole process tree of one exec; with execId
+    /// kKillBackground, every process of the workspace outside a running exec's tree
+    Kill = 3,
     /// supervisor → agent, once confined. fds: [pidfd of the supervisor], then with
     /// kNetworkEgressGateway the gateway's listening socket in the workspace's network namespace
     Hello = 16,
@@ -88,6 +90,11 @@ struct SetupFailed {
     std::int32_t errorNumber = 0;
     char message[480] = {};
 };
+
+/// Kill's execId for the workspace's background processes: every process that is not in a
+/// running exec's tree (what earlier execs left running; docs/bounds.md "Light workspaces
+/// between executions"). Exec ids start at 1.
+inline constexpr std::uint64_t kKillBackground = 0;
 
 // Exec flags.
 inline constexpr std::uint32_t kExecKillTreeOnExit = 1u << 0; ///< leader gone → kill the rest

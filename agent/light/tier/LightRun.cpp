@@ -4,6 +4,7 @@
 #include "agent/execution/WorkspaceChanges.h"
 #include "agent/light/LightExecMessage.h"
 #include "agent/light/LightWorkspaceHost.h"
+#include "agent/light/tier/LightBackgroundBounds.h"
 #include "agent/light/tier/LightResult.h"
 #include "agent/light/tier/LightService.h"
 #include "agent/store/QuotaSettings.h"
@@ -56,6 +57,8 @@ LightRun::~LightRun() {
         m_execution->cancel();
     if (m_activity && m_light)
         m_light->endActivity(m_workspaceId);
+    if (m_running && m_light && m_light->backgroundBounds())
+        m_light->backgroundBounds()->execEnded(m_workspaceId);
 }
 
 void LightRun::start() {
@@ -112,6 +115,12 @@ std::optional<Error> LightRun::launch() {
     }
     m_light->beginActivity(m_workspaceId);
     m_activity = true;
+    if (LightBackgroundBounds* bounds = m_light->backgroundBounds()) {
+        const LightBackgroundBounds::Usage before = bounds->execBegan(m_workspaceId);
+        m_backgroundProcesses = before.processes;
+        m_backgroundBytes = before.bytes;
+        m_running = true;
+    }
     m_pipes->adopt(withStdin ? in[1] : -1, m_request.stdinData, out[0], err[0]);
     QPointer<LightRun> self(this);
     LightService* hop = m_light; // outlives the host's event thread: a safe target to post to
@@ -140,6 +149,14 @@ void LightRun::stop(const QString& status, const QString& reason) {
     if (m_stopStatus.isEmpty()) {
         m_stopStatus = status;
         m_stopReason = reason;
+        // The bound counts the workspace's whole uid (docs/bounds.md "Light workspaces between
+        // executions"): say when processes of earlier executions were part of it.
+        if (status == QLatin1String("memory_exceeded") && m_backgroundProcesses > 0)
+            m_stopReason += QStringLiteral("; this counts the workspace's %1 process(es) left "
+                                           "running by earlier executions, which held %2 bytes "
+                                           "when it started")
+                                .arg(m_backgroundProcesses)
+                                .arg(m_backgroundBytes);
     }
     if (m_execution)
         m_execution->cancel();
@@ -179,6 +196,9 @@ void LightRun::finishWith(execution::ExecutionResult result) {
     if (m_activity && m_light)
         m_light->endActivity(m_workspaceId);
     m_activity = false;
+    if (m_running && m_light && m_light->backgroundBounds())
+        m_light->backgroundBounds()->execEnded(m_workspaceId);
+    m_running = false;
     Q_EMIT finished(result);
 }
 

@@ -28,8 +28,10 @@ class LightService;
 /// background process of the workspace still holds a pipe, once what was buffered has been read and
 /// a 1 s drain bound has passed. The timeout is the host's (the whole tree is SIGKILLed); stop()
 /// kills the tree. While it runs the workspace counts as active (LightService::beginActivity):
-/// never evicted as idle. Its epoch's maxProcesses is the RLIMIT_NPROC of its tree
-/// (LightExecRequest::maxProcesses).
+/// never evicted as idle, and not watched between executions (LightBackgroundBounds: its own
+/// bounds count the workspace's whole uid, background processes included; a memory_exceeded
+/// reason says what those held when it started). Its epoch's maxProcesses is the RLIMIT_NPROC
+/// of its tree (LightExecRequest::maxProcesses).
 class LightRun final : public execution::ExecutionBackend {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(LightRun)
@@ -63,10 +65,14 @@ private:
     execution::ChangeTracking m_tracking; ///< snapshot before/after (file changes)
     std::shared_ptr<LightExecution> m_execution;
     execution::ChildPipes* m_pipes; ///< stdin, stdout, stderr (owned, child QObject)
+    /// What processes left by earlier executions held when it started.
+    int m_backgroundProcesses = 0;
+    qint64 m_backgroundBytes = 0;
     QString m_stopStatus, m_stopReason;
     std::optional<LightExitStatus> m_status;
     QTimer m_drain;
     bool m_activity = false;
+    bool m_running = false; ///< counted by LightBackgroundBounds
     bool m_ended = false;
 };
 

@@ -5,6 +5,7 @@
 #include "agent/http/ErrorStatus.h"
 #include "agent/light/LightWorkspaceHost.h"
 #include "agent/light/RlimitsJson.h"
+#include "agent/light/tier/LightBackgroundBounds.h"
 #include "agent/light/tier/LightRootPath.h"
 #include "agent/light/tier/LightRun.h"
 #include "agent/sandbox/EnvPolicy.h"
@@ -72,7 +73,8 @@ bool LightService::serves(const workspace::Workspace& workspace) {
 LightService::~LightService() {
     m_idleTimer.stop();
     m_workers.waitForDone();
-    m_host.reset(); // removes every workspace, stops the zygote
+    delete m_backgroundBounds; // it asks the host
+    m_host.reset();            // removes every workspace, stops the zygote
 }
 
 bool LightService::start(quint16 controlPlanePort) {
@@ -87,6 +89,8 @@ bool LightService::start(quint16 controlPlanePort) {
     host.spareHomes = int(config.lightSpareHomes);
     host.controlPlanePorts = {controlPlanePort};
     m_host = std::make_unique<LightWorkspaceHost>(host);
+    m_backgroundBounds = new LightBackgroundBounds(m_host.get(), m_context->bounds,
+                                                   m_context->quotas, m_context->workspaces, this);
     applyQuotas();
     if (!m_context->uidRangeClaimError.isEmpty()) {
         m_startError = m_context->uidRangeClaimError;
@@ -330,6 +334,8 @@ void LightService::finishCreate(const LightCreateRequest& request, const QString
 
 void LightService::forget(const QString& id) {
     m_entries.remove(id);
+    if (m_backgroundBounds)
+        m_backgroundBounds->forget(id);
     if (m_context->egress)
         m_context->egress->releaseLightWorkspace(id); // its last decisions are recorded now
     if (auto err = m_context->workspaces->forgetLight(id); err && err->kind != ErrorKind::NotFound)
@@ -407,6 +413,10 @@ QJsonObject LightService::confinementOf(const QString& id) const {
     return info ? info->workspaceConfinementJson() : QJsonObject();
 }
 
+QJsonValue LightService::lastBoundsKillOf(const QString& id) const {
+    return m_backgroundBounds ? m_backgroundBounds->lastKillJson(id) : QJsonValue::Null;
+}
+
 void LightService::touch(const QString& id) {
     const auto it = m_entries.find(id);
     if (it != m_entries.end())
@@ -474,6 +484,8 @@ QJsonObject LightService::healthJson() const {
             quarantined.append(QJsonObject{{"uid", double(it.key())}, {"reason", it.value()}});
         json.insert(QStringLiteral("quarantinedUids"), quarantined);
     }
+    if (m_backgroundBounds)
+        json.insert(QStringLiteral("backgroundBounds"), m_backgroundBounds->healthJson());
     return json;
 }
 

@@ -16,8 +16,9 @@
 #include <optional>
 
 namespace runbox::light {
+class LightBackgroundBounds;
 class LightWorkspaceHost;
-}
+} // namespace runbox::light
 namespace runbox::egress {
 class NetworkPolicy;
 }
@@ -65,6 +66,8 @@ public:
     static bool serves(const workspace::Workspace& workspace);
     LightAvailability availability() const;
     LightWorkspaceHost* host() const { return m_host.get(); }
+    /// The bounds of its workspaces between executions (null until start()).
+    LightBackgroundBounds* backgroundBounds() const { return m_backgroundBounds; }
     /// Applies the quotas in force (maxLightWorkspaces; 0 = only the uid range limits).
     void applyQuotas();
 
@@ -85,6 +88,9 @@ public:
     /// The `confinement` object of light workspace @p id (with `networkAccess`), as create
     /// returned it; {} when unknown.
     QJsonObject confinementOf(const QString& id) const;
+    /// `lastBoundsKill` of light workspace @p id (LightBackgroundBounds::lastKillJson): null, or
+    /// why its processes were killed while no execution ran.
+    QJsonValue lastBoundsKillOf(const QString& id) const;
 
     using RemoveDone = std::function<void(std::optional<Error> error)>;
     /// Deletes light workspace @p id (NotFound, 404 workspace_not_found when unknown; Internal,
@@ -101,7 +107,8 @@ public:
     void endActivity(const QString& id);
 
     /// `availability().toJson()` plus `"workspaces"`, `"capacity"`, `"defaultIdleTimeoutS"`,
-    /// `"uids":{"free","inUse","quarantined"}` and `"quarantinedUids":[{"uid","reason"}]`.
+    /// `"uids":{"free","inUse","quarantined"}`, `"quarantinedUids":[{"uid","reason"}]` and
+    /// `"backgroundBounds"` (LightBackgroundBounds::healthJson).
     QJsonObject healthJson() const;
 
 Q_SIGNALS:
@@ -135,6 +142,7 @@ private:
     AgentContext* m_context;
     sandbox::NoSuidMount m_rootNoSuid; ///< the light root, nosuid,nodev (outlives the host)
     std::unique_ptr<LightWorkspaceHost> m_host;
+    LightBackgroundBounds* m_backgroundBounds = nullptr; ///< child; deleted before m_host
     QString m_startError; ///< why start() refused before the host was asked (root unreachable)
     QHash<QString, Entry> m_entries; ///< the light workspaces registered and not being deleted
     QThreadPool m_workers;           ///< blocking host calls (remove, large creates)

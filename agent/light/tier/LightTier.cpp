@@ -3,6 +3,7 @@
 #include "agent/http/ErrorStatus.h"
 #include "agent/light/LightExecMessage.h"
 #include "agent/light/LightWorkspaceHost.h"
+#include "agent/light/tier/LightBackgroundBounds.h"
 #include "agent/light/tier/LightRun.h"
 #include "agent/light/tier/LightService.h"
 #include "agent/npu/NpuStage.h"
@@ -43,6 +44,18 @@ std::optional<ApiError> LightTier::beforeRecord(const workspace::Workspace& work
 }
 
 void LightTier::createBackend(const execution::TierLaunch& launch, QObject* parent,
+                              BackendReady ready) {
+    LightBackgroundBounds* bounds = m_light ? m_light->backgroundBounds() : nullptr;
+    if (!bounds || !bounds->killing(launch.workspaceId))
+        return launchBackend(launch, parent, std::move(ready));
+    m_waiting.insert(launch.executionId);
+    bounds->whenSettled(launch.workspaceId, parent, [this, launch, parent, ready] {
+        if (m_waiting.remove(launch.executionId)) // not abandoned meanwhile
+            launchBackend(launch, parent, ready);
+    });
+}
+
+void LightTier::launchBackend(const execution::TierLaunch& launch, QObject* parent,
                               BackendReady ready) {
     execution::TierBackend made;
     made.refused = true;

@@ -4,6 +4,7 @@
 #include "agent/execution/IsolationTier.h"
 
 #include <QPointer>
+#include <QSet>
 
 namespace runbox::workspace {
 class WorkspaceRegistry;
@@ -38,15 +39,21 @@ public:
     /// Writes the workspace's row (the record refers to it) and restarts its idle clock.
     std::optional<ApiError> beforeRecord(const workspace::Workspace& workspace) override;
     QJsonObject startedFields() const override { return {{"isolation", "light"}}; }
+    /// While the processes of the workspace are being killed for passing a bound between
+    /// executions (LightBackgroundBounds), the launch waits until that is over, so the run does
+    /// not meet them.
     void createBackend(const execution::TierLaunch& launch, QObject* parent,
                        BackendReady ready) override;
+    void abandon(const QString& executionId) override { m_waiting.remove(executionId); }
 
 private:
+    void launchBackend(const execution::TierLaunch& launch, QObject* parent, BackendReady ready);
     /// Unavailable (503) light_unavailable while the host is not running.
     std::optional<Error> unavailable() const;
 
     QPointer<LightService> m_light; ///< may go first at agent shutdown
     workspace::WorkspaceRegistry* m_workspaces;
+    QSet<QString> m_waiting; ///< executions whose launch waits for a kill to be over
 };
 
 } // namespace runbox::light
