@@ -190,6 +190,11 @@ int AgentRuntime::start(const QStringList& args) {
     else if (host.sandboxUids)
         logLine(QStringLiteral("sandboxes run as workspace uids %1 (the agent is privileged)")
                     .arg(host.sandboxUids->toString()));
+    m_bounds = std::make_unique<bounds::BoundsHost>();
+    m_context.bounds = m_bounds.get();
+    logLine(QStringLiteral("memory bounds: %1 (%2)")
+                .arg(bounds::BoundsHost::toString(m_bounds->mode()), m_bounds->reason()));
+    startProjectQuota(state.filePath(QStringLiteral("workspaces")));
     m_workspaces->load();
     m_context.workspaces = m_workspaces.get();
     m_context.noteWorkspaceCount();
@@ -204,10 +209,6 @@ int AgentRuntime::start(const QStringList& args) {
     deps.workspaces = m_workspaces.get();
     deps.host = &m_context.host;
     deps.rAvailable = m_context.rAvailable;
-    m_bounds = std::make_unique<bounds::BoundsHost>();
-    m_context.bounds = m_bounds.get();
-    logLine(QStringLiteral("memory bounds: %1 (%2)")
-                .arg(bounds::BoundsHost::toString(m_bounds->mode()), m_bounds->reason()));
     deps.bounds = m_bounds.get();
     m_manager = std::make_unique<execution::ExecutionManager>(deps);
     m_context.manager = m_manager.get();
@@ -280,6 +281,32 @@ int AgentRuntime::start(const QStringList& args) {
                      state.path()));
     state.writeUrl(url);
     return -1;
+}
+
+void AgentRuntime::startProjectQuota(const QString& workspacesDir) {
+    const execution::SandboxHost& host = m_context.host;
+    QString why;
+    std::unique_ptr<bounds::ProjectQuota> quota;
+    // Project ids are the workspaces' sandbox uids; a sandbox in its own user namespace cannot
+    // change them (docs/bounds.md "Disk").
+    if (!host.sandboxUids || !host.sandboxUserError.isEmpty())
+        why = QStringLiteral("sandboxes do not run as workspace uids (the agent is not "
+                             "privileged), so workspaces have no project id");
+    else
+        quota = bounds::ProjectQuota::detect(workspacesDir, quint32(host.sandboxUids->first), &why);
+    if (!quota) {
+        m_bounds->setProjectQuotaUnavailable(why);
+        logLine(QStringLiteral("disk bounds: watcher (no project quota: %1)").arg(why));
+        return;
+    }
+    quota->setStandingLimit(m_quotas->current().maxWorkspaceBytes);
+    bounds::ProjectQuota* raw = quota.get();
+    m_bounds->setProjectQuota(std::move(quota));
+    m_workspaces->setQuotaHooks(
+        {[raw](const workspace::Workspace& ws) { return raw->attach(ws.directory, *ws.uid); },
+         [raw](const workspace::Workspace& ws) { raw->detach(*ws.uid); }});
+    logLine(QStringLiteral("disk bounds: project_quota (%1)")
+                .arg(raw->toJson().value(QLatin1String("reason")).toString()));
 }
 
 bool AgentRuntime::startEgress() {

@@ -74,6 +74,10 @@ private:
     /// (agent/egress/README.md). Returns false (reason logged) when the stored policy cannot be
     /// loaded.
     bool startEgress();
+    /// Detects the kernel's project quota for the strong workspaces under @p workspacesDir
+    /// (bounds::ProjectQuota, docs/bounds.md "Disk"), hands it to the BoundsHost and the
+    /// registry's quota hooks, and logs the disk mode. Before WorkspaceRegistry::load().
+    void startProjectQuota(const QString& workspacesDir);
     /// NPU config from the configuration table, the NpuService, its launch stage, the first
     /// inventory read in the background.
     void startNpu();

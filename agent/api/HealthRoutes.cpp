@@ -78,6 +78,11 @@ void HealthRoutes::registerRoutes(Router& router, AgentContext* ctx) {
                                                "measurement; a light workspace with processes "
                                                "left running is watched between executions "
                                                "too, and they are killed past it"}});
+            // The kernel's project quota where the host has one, else the watcher above (and
+            // why there is none).
+            if (ctx->bounds)
+                body.insert(QStringLiteral("disk"),
+                            ctx->bounds->diskJson(body.value(QLatin1String("disk")).toObject()));
             body.insert(QStringLiteral("languages"), ctx->rAvailable
                                                          ? QJsonArray{"shell", "python", "r"}
                                                          : QJsonArray{"shell", "python"});

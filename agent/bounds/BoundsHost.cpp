@@ -151,6 +151,17 @@ QJsonObject BoundsHost::cpuJson() const {
                        {QStringLiteral("reason"), reason}};
 }
 
+QJsonObject BoundsHost::diskJson(const QJsonObject& watcher) const {
+    if (m_projectQuota)
+        return m_projectQuota->toJson();
+    QJsonObject disk = watcher;
+    if (!m_projectQuotaWhy.isEmpty())
+        disk.insert(QStringLiteral("reason"),
+                    QStringLiteral("%1; project quotas are not used: %2")
+                        .arg(watcher.value(QLatin1String("reason")).toString(), m_projectQuotaWhy));
+    return disk;
+}
+
 ExecutionCgroup* BoundsHost::createCgroup(const QString& executionId, const ResourceLimits& limits,
                                           QString* error) {
     if (m_mode != Mode::Cgroup2) {

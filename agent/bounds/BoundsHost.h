@@ -3,6 +3,7 @@
 #include "agent/bounds/CgroupDelegation.h"
 #include "agent/bounds/ExecutionCgroup.h"
 #include "agent/bounds/MemoryWatchdog.h"
+#include "agent/bounds/ProjectQuota.h"
 
 #include <QJsonObject>
 #include <QObject>
@@ -68,6 +69,18 @@ public:
     /// "cgroup2", "watchdog" or "none".
     static QString toString(Mode mode);
 
+    /// The kernel's project quota on the strong workspaces' filesystem (docs/bounds.md "Disk"),
+    /// detected at start-up by AgentRuntime; null when it is not used.
+    ProjectQuota* projectQuota() const { return m_projectQuota.get(); }
+    void setProjectQuota(std::unique_ptr<ProjectQuota> quota) { m_projectQuota = std::move(quota); }
+    /// Why project quotas are not used (ProjectQuota::detect's answer, or that the agent does
+    /// not run sandboxes as workspace uids).
+    void setProjectQuotaUnavailable(const QString& why) { m_projectQuotaWhy = why; }
+    /// /v1/health `disk`: with project quotas, ProjectQuota::toJson() (`mode` "project_quota");
+    /// without, @p watcher (`{"mode":"watcher","reason":…}`, the watcher's own account) with
+    /// why project quotas are not used appended to its reason.
+    QJsonObject diskJson(const QJsonObject& watcher) const;
+
     /// Makes execution @p executionId's cgroup (Cgroup2 mode); null with @p error otherwise.
     /// The cgroup is kept here until takeCgroup() or dropCgroup().
     ExecutionCgroup* createCgroup(const QString& executionId, const ResourceLimits& limits,
@@ -85,6 +98,8 @@ private:
     MemoryWatchdog* m_watchdog = nullptr;
     std::map<QString, std::unique_ptr<ExecutionCgroup>> m_cgroups;
     ExecutionCgroup::DirectoryOps m_cgroupOps;
+    std::unique_ptr<ProjectQuota> m_projectQuota;
+    QString m_projectQuotaWhy;
 };
 
 } // namespace runbox::bounds

@@ -15,6 +15,15 @@ void BoundsStage::prepare(const LaunchContext& context, LaunchPlan* plan,
     const store::ExecutionLimits limits = store::ExecutionLimits::fromJson(context.epoch.quotas);
     plan->spec.tmpfsBytes = limits.maxMemoryBytes;
     plan->maxFileBytes = limits.maxWorkspaceBytes;
+    // The kernel's project quota holds this execution's own limit while it runs (a workspace
+    // runs one execution at a time); probe launches name no workspace.
+    if (bounds::ProjectQuota* quota = m_host ? m_host->projectQuota() : nullptr;
+        quota && context.workspaceUid && !context.workspaceId.isEmpty()) {
+        const quint32 project = quint32(*context.workspaceUid);
+        if (auto err = quota->beginRun(project, limits.maxWorkspaceBytes))
+            return done(ApiError{503, err->code, err->message});
+        plan->releases.push_back([quota, project] { quota->endRun(project); });
+    }
     if (!m_host || m_host->mode() != bounds::BoundsHost::Mode::Cgroup2)
         return done(std::nullopt);
     bounds::ResourceLimits resources;

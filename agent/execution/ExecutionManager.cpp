@@ -1,5 +1,6 @@
 #include "agent/execution/ExecutionManager.h"
 
+#include "agent/bounds/BoundsHost.h"
 #include "agent/execution/BoundedTier.h"
 #include "agent/execution/ManagedRun.h"
 #include "agent/execution/SandboxSweep.h"
@@ -63,7 +64,11 @@ PermissionEpoch ExecutionManager::currentEpoch(const ExecRequest& request) const
 }
 
 void ExecutionManager::applyQuotas() {
-    m_scheduler.setMaxConcurrent(int(m_deps.quotas->current().maxConcurrentExecutions));
+    const store::QuotaSettings quotas = m_deps.quotas->current();
+    m_scheduler.setMaxConcurrent(int(quotas.maxConcurrentExecutions));
+    // The kernel's workspace quota of the workspaces not running now (docs/bounds.md "Disk").
+    if (bounds::ProjectQuota* quota = m_deps.bounds ? m_deps.bounds->projectQuota() : nullptr)
+        quota->setStandingLimit(quotas.maxWorkspaceBytes);
 }
 
 void ExecutionManager::addTier(std::unique_ptr<IsolationTier> tier) {

@@ -93,7 +93,8 @@ public:
     /// The tier of @p workspace, or nullptr with the 503 `<isolation>_unavailable` error when
     /// this agent serves no such tier. The one place a workspace's tier is chosen.
     IsolationTier* tierOf(const workspace::Workspace& workspace, ApiError* error = nullptr) const;
-    /// Applies a quota change to admission (global concurrency).
+    /// Applies a quota change to admission (global concurrency) and to the standing project
+    /// quota of the workspaces (bounds::ProjectQuota::setStandingLimit).
     void applyQuotas();
 
     /// `POST /v1/executions`: records a queued execution and queues it. A duplicate client

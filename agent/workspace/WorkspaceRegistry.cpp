@@ -139,8 +139,13 @@ int WorkspaceRegistry::load() {
             }
         }
         ws.fs = openFs(ws.directory, ws.uid);
-        if (ws.fs)
-            m_workspaces.insert(ws.id, ws);
+        if (!ws.fs)
+            continue;
+        if (ws.uid && m_quotaHooks.attach)
+            if (auto err = m_quotaHooks.attach(ws))
+                qWarning("warning: workspace %s has no disk quota, its executions are refused: %s",
+                         qPrintable(ws.id), qPrintable(err->message));
+        m_workspaces.insert(ws.id, ws);
     }
     return int(m_workspaces.size());
 }
@@ -179,9 +184,13 @@ std::optional<Error> WorkspaceRegistry::create(const QString& ownerTokenId, Work
     if (!ws.fs)
         err = Error{ErrorKind::Internal, QStringLiteral("workspace_create_failed"),
                     QStringLiteral("cannot open the new workspace directory")};
-    else
+    else if (ws.uid && m_quotaHooks.attach)
+        err = m_quotaHooks.attach(ws);
+    if (!err)
         err = http::toError(m_repository->insert({row}));
     if (err) {
+        if (ws.uid && m_quotaHooks.detach)
+            m_quotaHooks.detach(ws);
         ::rmdir(path.constData());
         giveBack();
         return err;
@@ -242,6 +251,8 @@ std::optional<Error> WorkspaceRegistry::remove(const QString& id) {
     if (auto err = m_repository->markDeleted(id, 0))
         return http::toError(*err);
     const QString error = removeTree(ws->directory);
+    if (ws->uid && m_quotaHooks.detach)
+        m_quotaHooks.detach(*ws);
     // The uid is free again only once nothing of the workspace is left (no file, no process).
     if (ws->uid && error.isEmpty() && m_sweep && m_sweep(*ws->uid))
         m_heldUids.remove(*ws->uid);

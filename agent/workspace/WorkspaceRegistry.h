@@ -63,6 +63,19 @@ public:
     /// removed and @p sweep (kills the uid's processes; true when none is left) succeeded.
     void setSandboxUids(sandbox::UidRange range, std::function<bool(uid_t)> sweep);
 
+    /// What a strong workspace's directory is given where the agent has a kernel quota for it
+    /// (bounds::ProjectQuota, docs/bounds.md "Disk"), called on the main thread with the
+    /// workspace (directory and uid set): @p attach after create() made the directory (its error
+    /// refuses the create, the directory is removed) and for each workspace load() keeps (its
+    /// error is logged; the workspace stays, its files reachable, and the quota's owner refuses
+    /// its executions); @p detach after remove() removed the directory. Workspaces without a uid
+    /// are never passed. Call before load().
+    struct QuotaHooks {
+        std::function<std::optional<Error>(const Workspace&)> attach;
+        std::function<void(const Workspace&)> detach;
+    };
+    void setQuotaHooks(QuotaHooks hooks) { m_quotaHooks = std::move(hooks); }
+
     /// Loads the live strong workspaces from the store and marks the light rows of an earlier
     /// run deleted (their homes are removed by the light host at start); returns how many strong
     /// workspaces were loaded. With sandbox uids, a workspace without a uid in the range (made by
@@ -103,6 +116,7 @@ private:
     std::optional<sandbox::UidRange> m_uids;
     std::function<bool(uid_t)> m_sweep;
     QSet<uid_t> m_heldUids; ///< by live workspaces, or not yet confirmed free
+    QuotaHooks m_quotaHooks;
     store::WorkspaceRepository* m_repository;
     QMap<QString, Workspace> m_workspaces;
     QSet<QString> m_lightIds;   ///< registered by addLight(), until forgetLight()

@@ -87,8 +87,9 @@ bool AgentProcess::start(const AgentOptions& options) {
 
     // The first start makes the state directory; later ones (after stop() or kill()) reuse it.
     if (!m_stateDir)
-        m_stateDir = std::make_unique<QTemporaryDir>(QDir::tempPath() +
-                                                     QStringLiteral("/runbox-itest-XXXXXX"));
+        m_stateDir = std::make_unique<QTemporaryDir>(
+            (options.stateParentDir.isEmpty() ? QDir::tempPath() : options.stateParentDir) +
+            QStringLiteral("/runbox-itest-XXXXXX"));
     if (!m_stateDir->isValid())
         return fail(QStringLiteral("cannot create a temporary state directory"));
     const QByteArray state = QFile::encodeName(m_stateDir->path());

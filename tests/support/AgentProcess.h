@@ -32,6 +32,9 @@ struct AgentOptions {
     /// tier needs: its strong sandboxes must then run as workspace uids, never as root).
     bool runAsRoot = false;
     int startTimeoutMs = 30000; ///< until agent.url appears
+    /// Where the first start makes the state directory (empty: QDir::tempPath()), e.g. on a
+    /// filesystem the test mounted.
+    QString stateParentDir;
     /// Another build's `runbox-agent` (bench/ab-compare runs one benchmark driver against two
     /// builds' agents); empty: this build's.
     QString agentPath;
