@@ -65,11 +65,11 @@ QStringList usageColumnsOf(const QJsonObject& e) {
     const QJsonValue peak = number("peakMemoryBytes");
     const auto cpu = [&](const char* key) {
         const QJsonValue v = number(key);
-        return v.isDouble() ? formatDurationMs(v.toInteger()) : QStringLiteral("-");
+        return v.isDouble() ? formatCpuMs(v.toInteger()) : QStringLiteral("-");
     };
     const QJsonValue processes = number("maxProcesses");
-    return {peak.isDouble() ? formatGiB(peak.toInteger()) : QStringLiteral("-"), cpu("cpuUserMs"),
-            cpu("cpuSystemMs"),
+    return {peak.isDouble() ? formatBytesUsed(peak.toInteger()) : QStringLiteral("-"),
+            cpu("cpuUserMs"), cpu("cpuSystemMs"),
             processes.isDouble() ? QString::number(processes.toInt()) : QStringLiteral("-")};
 }
 

@@ -160,4 +160,21 @@ QString formatDurationMs(qint64 ms) {
     return parts.join(QLatin1Char(' '));
 }
 
+QString formatBytesUsed(qint64 bytes) {
+    constexpr qint64 kKiB = 1024, kMiB = kKiB << 10, kGiB = kMiB << 10;
+    if (bytes < kKiB)
+        return QStringLiteral("%1 B").arg(bytes);
+    if (bytes < kMiB)
+        return QStringLiteral("%1 KiB").arg(bytes / kKiB);
+    if (bytes < kGiB)
+        return QStringLiteral("%1 MiB").arg(double(bytes) / double(kMiB), 0, 'f', 1);
+    return QStringLiteral("%1 GiB").arg(double(bytes) / double(kGiB), 0, 'f', 2);
+}
+
+QString formatCpuMs(qint64 ms) {
+    if (ms < 10000)
+        return QStringLiteral("%1ms").arg(ms);
+    return QStringLiteral("%1s").arg(double(ms) / 1000.0, 0, 'f', 1);
+}
+
 } // namespace runbox::cli

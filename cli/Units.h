@@ -22,5 +22,11 @@ std::optional<qint64> parseDurationMs(const QString& text, QString* error);
 QString formatGiB(qint64 bytes);
 /// `unlimited` for 0, else the largest exact combination (`2h`, `1h 30m`, `45s`, `1500ms`).
 QString formatDurationMs(qint64 ms);
+/// A measured amount of memory (0 is 0, not unlimited): `0 B`, `864 KiB`, `12.5 MiB`, `1.25 GiB`
+/// (binary units: KiB = 1024 bytes).
+QString formatBytesUsed(qint64 bytes);
+/// Measured CPU time (0 is 0): `0ms`, `950ms`, below 10 s in ms, else seconds with one decimal
+/// (`36.1s`).
+QString formatCpuMs(qint64 ms);
 
 } // namespace runbox::cli

@@ -3,6 +3,7 @@
 #include <QFile>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <dirent.h>
 #include <fcntl.h>
@@ -121,6 +122,61 @@ quint64 ProcessTable::pidNamespaceOf(pid_t pid, int procFd) {
     const ssize_t n =
         ::readlinkat(procFd >= 0 ? procFd : AT_FDCWD, path, target, sizeof target - 1);
     return n > 0 ? namespaceInodeOf(QByteArray(target, int(n))) : 0;
+}
+
+bool ProcessTable::cpuTicksOf(const QByteArray& stat, qint64 ticks[4]) {
+    const qsizetype close = stat.lastIndexOf(')');
+    if (close < 0)
+        return false;
+    // After "pid (comm) ": field 3 (state) is index 0, so utime (field 14) is index 11.
+    const QList<QByteArray> fields = stat.mid(close + 2).split(' ');
+    if (fields.size() < 15)
+        return false;
+    for (int i = 0; i < 4; ++i) {
+        bool ok = false;
+        ticks[i] = fields[11 + i].toLongLong(&ok);
+        if (!ok || ticks[i] < 0)
+            return false;
+    }
+    return true;
+}
+
+ProcessTable::CpuTimes ProcessTable::cpuOfPidNamespace(quint64 pidNamespace) {
+    CpuTimes total;
+    if (pidNamespace == 0 || pidNamespace == pidNamespaceOf(::getpid()))
+        return total;
+    const int procFd = ::open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (procFd < 0)
+        return total;
+    const long hz = ::sysconf(_SC_CLK_TCK) > 0 ? ::sysconf(_SC_CLK_TCK) : 100;
+    qint64 userTicks = 0, systemTicks = 0;
+    alignas(LinuxDirent64) char buffer[32768];
+    for (;;) {
+        const long n = ::syscall(SYS_getdents64, procFd, buffer, sizeof buffer);
+        if (n <= 0)
+            break;
+        for (long offset = 0; offset < n;) {
+            const auto* d = reinterpret_cast<const LinuxDirent64*>(buffer + offset);
+            offset += d->d_reclen;
+            if (d->d_name[0] < '1' || d->d_name[0] > '9')
+                continue;
+            const pid_t pid = pid_t(std::strtol(d->d_name, nullptr, 10));
+            if (pidNamespaceOf(pid, procFd) != pidNamespace)
+                continue;
+            char path[64];
+            std::snprintf(path, sizeof path, "%d/stat", int(pid));
+            qint64 ticks[4];
+            if (!cpuTicksOf(readAt(procFd, path), ticks))
+                continue;
+            userTicks += ticks[0] + ticks[2];
+            systemTicks += ticks[1] + ticks[3];
+            ++total.processes;
+        }
+    }
+    ::close(procFd);
+    total.userMs = userTicks * 1000 / hz;
+    total.systemMs = systemTicks * 1000 / hz;
+    return total;
 }
 
 bool ProcessTable::classify(pid_t pid, Entry* entry, bool readNamespace) const {

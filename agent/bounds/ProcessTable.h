@@ -72,6 +72,22 @@ public:
     /// The inode of @p pid's PID namespace (the `ns/pid` link, proc(5)) under the proc mount
     /// open at @p procFd, or under /proc when -1; 0 when it is gone or unreadable.
     static quint64 pidNamespaceOf(pid_t pid, int procFd = -1);
+    /// CPU time of a set of processes, ms (clock ticks of /proc/PID/stat converted).
+    struct CpuTimes {
+        qint64 userMs = 0;
+        qint64 systemMs = 0;
+        int processes = 0;
+    };
+    /// The CPU the processes of PID namespace @p pidNamespace have used: for each, its own
+    /// utime/stime plus cutime/cstime (its children it has waited for; proc(5) /proc/PID/stat
+    /// fields 14–17). Read just before a sandbox is killed: the namespace's teardown reaps its
+    /// processes with SIGCHLD ignored (kernel/pid_namespace.c zap_pid_ns_processes), so their
+    /// CPU never reaches a parent's rusage and wait4(2) of the sandbox misses it. One pass over
+    /// /proc; the agent's own namespace or 0 gives nothing.
+    static CpuTimes cpuOfPidNamespace(quint64 pidNamespace);
+    /// utime, stime, cutime, cstime (clock ticks) of a /proc/PID/stat text; false when malformed
+    /// (the command name in parentheses may itself hold spaces and ')').
+    static bool cpuTicksOf(const QByteArray& stat, qint64 ticks[4]);
     /// The value of a `Name:   123 kB` line of a /proc text, bytes; -1 when absent.
     static qint64 kbFieldOf(const QByteArray& text, const char* name);
 

@@ -92,6 +92,15 @@ private Q_SLOTS:
         QCOMPARE(formatDurationMs(5400000), QStringLiteral("1h 30m"));
         QCOMPARE(formatDurationMs(45000), QStringLiteral("45s"));
         QCOMPARE(formatDurationMs(1500), QStringLiteral("1500ms"));
+        // Measured amounts: 0 is zero, not unlimited (`runbox ps -l` showed CPU-SYS "unlimited"
+        // for a run that used 0 ms of system time, and PEAK-MEM "0.00 GiB" for 864 KiB).
+        QCOMPARE(formatCpuMs(0), QStringLiteral("0ms"));
+        QCOMPARE(formatCpuMs(950), QStringLiteral("950ms"));
+        QCOMPARE(formatCpuMs(36100), QStringLiteral("36.1s"));
+        QCOMPARE(formatBytesUsed(0), QStringLiteral("0 B"));
+        QCOMPARE(formatBytesUsed(884736), QStringLiteral("864 KiB"));
+        QCOMPARE(formatBytesUsed(qint64(12) << 20 | (qint64(1) << 19)), QStringLiteral("12.5 MiB"));
+        QCOMPARE(formatBytesUsed(qint64(5) << 28), QStringLiteral("1.25 GiB"));
     }
 };
 

@@ -86,6 +86,20 @@ private Q_SLOTS:
         QCOMPARE(MemoryWatchdog::intervalForFraction(0.6), 50);
         QCOMPARE(MemoryWatchdog::intervalForFraction(0.8), 20);
         QCOMPARE(MemoryWatchdog::intervalForFraction(1.5), 10);
+        // /proc/PID/stat: a command name with spaces and ')' inside its parentheses.
+        qint64 ticks[4] = {};
+        QVERIFY(ProcessTable::cpuTicksOf("42 (a) b c) R 1 42 42 0 -1 4194560 100 0 0 0 "
+                                         "371 29 5 7 20 0 1 0 100 1000 10",
+                                         ticks));
+        QCOMPARE(ticks[0], 371);
+        QCOMPARE(ticks[1], 29);
+        QCOMPARE(ticks[2], 5);
+        QCOMPARE(ticks[3], 7);
+        QVERIFY(!ProcessTable::cpuTicksOf("42 (x) R 1 2", ticks));
+        QVERIFY(!ProcessTable::cpuTicksOf("no parenthesis", ticks));
+        // The agent's own namespace is never summed.
+        QCOMPARE(
+            ProcessTable::cpuOfPidNamespace(ProcessTable::pidNamespaceOf(::getpid())).processes, 0);
     }
 
     /// Positive control and attack on one uid: 96 MiB private under a 1 GiB limit is seen and

@@ -1,5 +1,6 @@
 #include "agent/execution/strong/SandboxProcess.h"
 
+#include "agent/bounds/ProcessTable.h"
 #include "agent/execution/ChildPipes.h"
 #include "agent/execution/strong/SandboxSpawn.h"
 
@@ -226,8 +227,10 @@ void SandboxProcess::onPidfdReadable() {
         return;
     m_reaped = true;
     const auto ms = [](const timeval& t) { return qint64(t.tv_sec) * 1000 + t.tv_usec / 1000; };
-    m_exit.cpuUserMs = ms(usage.ru_utime);
-    m_exit.cpuSystemMs = ms(usage.ru_stime);
+    // A killed sandbox's processes are reaped by its namespace's teardown, whose CPU no rusage
+    // gets (ProcessTable::cpuOfPidNamespace): what they had used just before the kill counts.
+    m_exit.cpuUserMs = std::max(ms(usage.ru_utime), m_cpuBeforeKill.userMs);
+    m_exit.cpuSystemMs = std::max(ms(usage.ru_stime), m_cpuBeforeKill.systemMs);
     delete m_pidNotifier;
     m_pidNotifier = nullptr;
     m_exit.exited = WIFEXITED(wstatus);
@@ -278,6 +281,7 @@ void SandboxProcess::maybeFinish() {
 void SandboxProcess::killGroup() {
     if (m_pid <= 0 || m_reaped)
         return;
+    sampleCpuBeforeKill();
     if (!m_guarded) {
         ::kill(-m_pid, SIGKILL);
         return;
@@ -287,6 +291,17 @@ void SandboxProcess::killGroup() {
         if (!m_reaped)
             ::kill(-m_pid, SIGKILL); // the guard is stuck: the group at least
     });
+}
+
+void SandboxProcess::sampleCpuBeforeKill() {
+    // The namespace of the init watched since bwrap named it (a pid that was reused meanwhile
+    // is no namespace init, and the agent's own namespace is refused by the table).
+    if (m_nsInitPidfd < 0 || !isNamespaceInit(m_childPid))
+        return;
+    const auto cpu =
+        bounds::ProcessTable::cpuOfPidNamespace(bounds::ProcessTable::pidNamespaceOf(m_childPid));
+    m_cpuBeforeKill.userMs = std::max(m_cpuBeforeKill.userMs, cpu.userMs);
+    m_cpuBeforeKill.systemMs = std::max(m_cpuBeforeKill.systemMs, cpu.systemMs);
 }
 
 void SandboxProcess::setReadingPaused(bool paused) {

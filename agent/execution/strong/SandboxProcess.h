@@ -67,7 +67,8 @@ public:
     /// Ends the sandbox. Guarded: SIGTERM to the guard, which kills every process of the
     /// sandbox (orphans included) and exits once none is left; SIGKILL to the whole group if it
     /// has not exited after kGuardGraceMs. Unguarded: SIGKILL to the process group (bwrap, the
-    /// namespace init and anything left in the group).
+    /// namespace init and anything left in the group). First reads the CPU the sandbox's processes
+    /// used (ProcessTable::cpuOfPidNamespace), which the exit's rusage would miss.
     void killGroup();
     static constexpr int kGuardGraceMs = 5000;
     void setReadingPaused(bool paused);
@@ -86,6 +87,7 @@ private:
     void onPidfdReadable();
     void watchNamespaceInit();
     void stopWatchingNamespaceInit();
+    void sampleCpuBeforeKill();
     void maybeFinish();
 
     pid_t m_pid = 0;
@@ -99,6 +101,11 @@ private:
     QSocketNotifier* m_setupStatusNotifier = nullptr;
     QSocketNotifier* m_pidNotifier = nullptr;
     int m_nsInitPidfd = -1; ///< pidfd of the namespace init (bwrap's child), -1 once gone
+    /// CPU of the sandbox's processes read by killGroup() just before it killed them.
+    struct {
+        qint64 userMs = 0;
+        qint64 systemMs = 0;
+    } m_cpuBeforeKill;
     QSocketNotifier* m_nsInitNotifier = nullptr;
     bool m_reaped = false;
     bool m_finishedEmitted = false;
