@@ -25,7 +25,9 @@
 #include <QThread>
 
 #include <algorithm>
+#include <csignal>
 #include <fcntl.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -148,6 +150,9 @@ int main(int argc, char** argv) {
     const QString state = dir.filePath(QStringLiteral("agent"));
     QProcess agent;
     agent.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+    // A qFatal below aborts without QProcess's destructor: the agent (and, through its guard,
+    // every sandbox it runs) must end with the bench, not outlive it.
+    agent.setChildProcessModifier([] { ::prctl(PR_SET_PDEATHSIG, SIGTERM); });
     agent.start(agentPath, {QStringLiteral("--state-dir"), state, QStringLiteral("--listen"),
                             QStringLiteral("127.0.0.1:0")});
     QFile urlFile(state + QStringLiteral("/agent.url"));
