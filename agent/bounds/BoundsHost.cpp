@@ -24,8 +24,7 @@ QString watchdogProblem(const QString& procRoot) {
 /// What the watchdog does not see (docs/bounds.md "What it does not see"; found by attacks).
 const char* const kBlindSpots[] = {
     "memfd and SysV shared memory that no process maps are not counted by the watchdog",
-    "kernel memory of socket and pipe buffers is counted by no bound (light workspaces may "
-    "open unix socket pairs)",
+    "kernel memory of pipe buffers and of TCP/UDP socket buffers is counted by no bound",
 };
 
 } // namespace
@@ -123,6 +122,20 @@ QJsonObject BoundsHost::toJson() const {
     if (m_watchdog)
         for (const char* spot : kBlindSpots)
             blind.append(QLatin1String(spot));
+    if (m_watchdog) {
+        const UnixSocketMemory* sockets = m_watchdog->unixSockets();
+        blind.append(
+            sockets->available()
+                ? QStringLiteral(
+                      "light workspaces: unix socket buffers count (sock_diag), what a closed "
+                      "writer left queued as an upper bound; not seen: datagrams from closed "
+                      "senders queued on an unconnected datagram socket (at most "
+                      "net.unix.max_dgram_qlen + 1 per socket) and sockets in a network "
+                      "namespace none of the workspace's processes is in")
+                : QStringLiteral("light workspaces: the kernel memory of unix socket buffers is "
+                                 "not counted (%1)")
+                      .arg(sockets->reason()));
+    }
     return QJsonObject{
         {QStringLiteral("mode"), toString(m_mode)},
         {QStringLiteral("reason"), m_reason},

@@ -36,7 +36,7 @@ qint64 usedBytesOf(const MemoryWatchdog::TmpfsMount& mount) {
 } // namespace
 
 MemoryWatchdog::MemoryWatchdog(QObject* parent, QString procRoot)
-    : QObject(parent), m_table(std::move(procRoot)) {
+    : QObject(parent), m_procRoot(procRoot), m_table(std::move(procRoot)) {
     m_timer.setSingleShot(true);
     m_timer.setTimerType(Qt::PreciseTimer);
     connect(&m_timer, &QTimer::timeout, this, [this] { scanNow(); });
@@ -68,6 +68,36 @@ MemoryWatchdog::Usage MemoryWatchdog::unwatch(int handle) {
     if (m_watches.empty())
         m_timer.stop();
     return last;
+}
+
+UnixSocketMemory* MemoryWatchdog::unixSockets() {
+    if (!m_unixSockets)
+        m_unixSockets = std::make_unique<UnixSocketMemory>(m_procRoot);
+    return m_unixSockets.get();
+}
+
+QHash<MemoryWatchdog::State*, qint64>
+MemoryWatchdog::unixSocketBytes(const QHash<State*, QList<pid_t>>& members) {
+    QHash<State*, qint64> bytes;
+    QHash<quint64, pid_t> namespaces; // network namespace inode -> a member in it
+    QHash<uid_t, State*> byUid;
+    for (auto it = members.cbegin(); it != members.cend(); ++it) {
+        const Watch& w = it.key()->watch;
+        if (!w.countUnixSockets || w.members.by != Membership::By::Uid)
+            continue;
+        byUid.insert(uid_t(w.members.id), it.key());
+        // Read each scan: a member may enter a namespace of its own (unshare(2)) at any time.
+        for (const pid_t pid : it.value())
+            if (const quint64 ns = m_table.networkNamespaceOf(pid))
+                namespaces.insert(ns, pid);
+    }
+    if (byUid.isEmpty() || !unixSockets()->available())
+        return bytes;
+    const QSet<uid_t> uids(byUid.keyBegin(), byUid.keyEnd());
+    const QHash<uid_t, UnixSocketMemory::Charge> charges = m_unixSockets->measure(namespaces, uids);
+    for (auto it = charges.cbegin(); it != charges.cend(); ++it)
+        bytes.insert(byUid.value(it.key()), it.value().total());
+    return bytes;
 }
 
 MemoryWatchdog::Usage MemoryWatchdog::usage(int handle) const {
@@ -121,12 +151,15 @@ int MemoryWatchdog::scanNow() {
         if (complete)
             u.currentBytes = std::min(u.currentBytes, proportional);
     }
+    const QHash<State*, qint64> sockets = unixSocketBytes(members);
     double highest = 0;
     std::vector<std::pair<std::function<void(const Usage&)>, Usage>> calls;
     for (auto& [handle, state] : m_watches) {
         Usage& u = state.usage;
         for (const TmpfsMount& mount : std::as_const(state.watch.tmpfsMounts))
             u.currentBytes += usedBytesOf(mount);
+        u.unixSocketBytes = sockets.value(&state, 0);
+        u.currentBytes += u.unixSocketBytes;
         u.peakBytes = qMax(u.peakBytes, u.currentBytes);
         u.peakProcesses = qMax(u.peakProcesses, u.processes);
         if (state.watch.limitBytes <= 0)

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "agent/bounds/ProcessTable.h"
+#include "agent/bounds/UnixSocketMemory.h"
 
 #include <QObject>
 #include <QStringList>
@@ -8,6 +9,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 
 namespace runbox::bounds {
 
@@ -27,6 +29,8 @@ public:
         qint64 peakBytes = 0;
         int processes = 0;
         int peakProcesses = 0;
+        /// Part of currentBytes held in unix socket buffers (Watch::countUnixSockets), bytes.
+        qint64 unixSocketBytes = 0;
         bool exceeded = false;
     };
     /// A tmpfs of the execution, seen from the host (`/proc/PID/root/tmp`). It counts only while
@@ -43,6 +47,9 @@ public:
         /// Mounts whose used bytes (statfs(2)) count, e.g. its /tmp (see TmpfsMount).
         QList<TmpfsMount> tmpfsMounts;
         std::function<void(const Usage&)> exceeded; ///< called once, after a scan; may unwatch
+        /// A watch by uid only: the unix socket buffers its uid owns count too, measured in each
+        /// network namespace a member is in (UnixSocketMemory::measure).
+        bool countUnixSockets = false;
     };
 
     explicit MemoryWatchdog(QObject* parent = nullptr, QString procRoot = QStringLiteral("/proc"));
@@ -60,6 +67,8 @@ public:
     /// The next scan's delay for the highest usage/limit fraction among the watches: 100 ms
     /// below 1/2, 50 below 3/4, 20 below 9/10, else 10.
     static int intervalForFraction(double fraction);
+    /// The unix socket reader, made on first need (the health report asks whether it works).
+    UnixSocketMemory* unixSockets();
     /// Shared pages are read from /proc/PID/status only past this many statm shared bytes.
     static constexpr qint64 kShmemProbeBytes = 32ll << 20;
 
@@ -69,8 +78,12 @@ private:
         Usage usage;
     };
     void schedule(double highestFraction);
+    /// Unix socket bytes of each socket-counting watch among @p members, by watch.
+    QHash<State*, qint64> unixSocketBytes(const QHash<State*, QList<pid_t>>& members);
 
+    QString m_procRoot;
     ProcessTable m_table;
+    std::unique_ptr<UnixSocketMemory> m_unixSockets;
     std::map<int, State> m_watches;
     int m_nextHandle = 1;
     QTimer m_timer;

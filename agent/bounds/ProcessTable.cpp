@@ -54,10 +54,10 @@ ProcessTable::~ProcessTable() {
         ::close(m_procFd);
 }
 
-quint64 ProcessTable::namespaceInodeOf(const QByteArray& linkTarget) {
+quint64 ProcessTable::namespaceInodeOf(const QByteArray& linkTarget, const char* kind) {
     const qsizetype open = linkTarget.indexOf('[');
     const qsizetype close = linkTarget.indexOf(']');
-    if (!linkTarget.startsWith("pid:[") || open < 0 || close <= open + 1)
+    if (!linkTarget.startsWith(QByteArray(kind) + ":[") || open < 0 || close <= open + 1)
         return 0;
     bool ok = false;
     const quint64 inode = linkTarget.mid(open + 1, close - open - 1).toULongLong(&ok);
@@ -177,6 +177,14 @@ ProcessTable::CpuTimes ProcessTable::cpuOfPidNamespace(quint64 pidNamespace) {
     total.userMs = userTicks * 1000 / hz;
     total.systemMs = systemTicks * 1000 / hz;
     return total;
+}
+
+quint64 ProcessTable::networkNamespaceOf(pid_t pid) const {
+    char path[64];
+    std::snprintf(path, sizeof path, "%d/ns/net", int(pid));
+    char target[64];
+    const ssize_t n = ::readlinkat(m_procFd, path, target, sizeof target - 1);
+    return n > 0 ? namespaceInodeOf(QByteArray(target, int(n)), "net") : 0;
 }
 
 bool ProcessTable::classify(pid_t pid, Entry* entry, bool readNamespace) const {

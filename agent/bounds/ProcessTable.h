@@ -88,11 +88,16 @@ public:
     /// utime, stime, cutime, cstime (clock ticks) of a /proc/PID/stat text; false when malformed
     /// (the command name in parentheses may itself hold spaces and ')').
     static bool cpuTicksOf(const QByteArray& stat, qint64 ticks[4]);
+    /// The inode of @p pid's network namespace (the `ns/net` link, proc(5)) under this table's
+    /// proc mount; 0 when it is gone or unreadable. Read afresh each call: unlike its uid or PID
+    /// namespace, a process may change it (unshare(2) in a user namespace of its own).
+    quint64 networkNamespaceOf(pid_t pid) const;
     /// The value of a `Name:   123 kB` line of a /proc text, bytes; -1 when absent.
     static qint64 kbFieldOf(const QByteArray& text, const char* name);
 
-    /// The inode number of a PID namespace link target "pid:[4026531836]"; 0 when malformed.
-    static quint64 namespaceInodeOf(const QByteArray& linkTarget);
+    /// The inode number of a namespace link target of @p kind, e.g. "pid:[4026531836]" for
+    /// "pid"; 0 when malformed or of another kind.
+    static quint64 namespaceInodeOf(const QByteArray& linkTarget, const char* kind = "pid");
     /// The real uid on the `Uid:` line of a /proc/PID/status text; uid_t(-1) when absent.
     static uid_t realUidOf(const QByteArray& status);
     /// `RssShmem:` of a status text, bytes; 0 when absent.

@@ -1,0 +1,84 @@
+#pragma once
+
+#include "agent/bounds/UnixSocketDiag.h"
+
+#include <QHash>
+#include <QSet>
+#include <QString>
+
+#include <map>
+
+namespace runbox::bounds {
+
+/// The kernel memory held in unix socket buffers, per owner uid (docs/bounds.md "Unix socket
+/// buffers"): memory no process's RSS shows, which a light workspace can fill (one socketpair
+/// holds up to twice its send buffer). Read with sock_diag(7) from one diag socket per network
+/// namespace the watched processes are in, each opened on first need and kept while needed.
+///
+/// What a socket is charged (chargeOf):
+/// - exactly, what it sent that is still queued anywhere (SK_MEMINFO_WMEM_ALLOC: the skbs'
+///   truesize, charged to the sender until read; in a listener's pending connections, in another
+///   uid's socket, in a socket in flight in SCM_RIGHTS: all are listed);
+/// - estimated, what it holds from a writer that has been closed (its memory is no longer
+///   listed): a connected stream socket whose peer is gone, at most `min(ceiling, rq × truesize
+///   of a 1-byte skb)`; a datagram or seqpacket socket whose peer is gone, the ceiling (its queue
+///   length is not reported: the first datagram's length only, 0-byte records are possible); a
+///   listener's pending connection whose client is gone, the ceiling. The ceiling is what one
+///   writer can have queued: 2 × its largest send buffer (2 × net.core.wmem_max) + 64 KiB.
+/// Not seen: datagrams from closed senders queued on an unconnected datagram socket (at most
+/// net.unix.max_dgram_qlen + 1 per receiving socket), sockets in a network namespace no watched
+/// process is in any more.
+class UnixSocketMemory final {
+public:
+    /// Bytes charged to one uid.
+    struct Charge {
+        qint64 exactBytes = 0;     ///< sent and still queued (WMEM_ALLOC)
+        qint64 estimatedBytes = 0; ///< held from writers that are gone (upper bounds)
+        int sockets = 0;
+        qint64 total() const { return exactBytes + estimatedBytes; }
+    };
+    /// The kernel's figures the estimates use, probed at construction.
+    struct Calibration {
+        qint64 oneByteTruesize = 1024; ///< WMEM_ALLOC of one 1-byte skb (768 on Linux 6.18 x86-64)
+        qint64 ceilingBytes = 64ll << 20; ///< what one writer can have queued, see above
+    };
+
+    /// @p procRoot: where `/proc/PID/ns/net` and `/proc/sys/net/core/wmem_max` are read.
+    explicit UnixSocketMemory(QString procRoot = QStringLiteral("/proc"));
+    UnixSocketMemory(const UnixSocketMemory&) = delete;
+    UnixSocketMemory& operator=(const UnixSocketMemory&) = delete;
+
+    /// Whether sockets can be listed here (a diag socket in the agent's own namespace dumped
+    /// and showed owner uids); reason() says why not.
+    bool available() const { return m_available; }
+    QString reason() const { return m_reason; }
+    const Calibration& calibration() const { return m_calibration; }
+
+    /// Sums the charges of the sockets owned by each of @p uids, over the network namespaces
+    /// @p namespaces: namespace inode → a pid in it, through whose `/proc/PID/ns/net` the
+    /// namespace is entered when no diag socket for it is open yet. Diag sockets of namespaces
+    /// not named are closed (they pin their namespace). A namespace that cannot be entered or
+    /// listed is skipped, with one `warning:` line per namespace; its sockets count 0.
+    QHash<uid_t, Charge> measure(const QHash<quint64, pid_t>& namespaces, const QSet<uid_t>& uids);
+
+    /// The bytes charged for @p socket (see the class comment), exact and estimated.
+    static Charge chargeOf(const UnixSocketInfo& socket, const Calibration& calibration);
+    /// The inode of the network namespace of the calling thread (`/proc/thread-self/ns/net`);
+    /// 0 when unreadable.
+    static quint64 ownNetworkNamespace();
+
+private:
+    const UnixSocketDiag* diagFor(quint64 namespaceInode, pid_t pid);
+    void probe();
+
+    QString m_procRoot;
+    bool m_available = false;
+    QString m_reason;
+    Calibration m_calibration;
+    quint64 m_ownNamespace = 0;
+    std::map<quint64, UnixSocketDiag> m_diags; ///< by namespace inode
+    QSet<quint64> m_warned;                    ///< namespaces already reported as unreadable
+    std::vector<UnixSocketInfo> m_sockets;     ///< reused between dumps
+};
+
+} // namespace runbox::bounds
