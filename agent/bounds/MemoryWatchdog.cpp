@@ -76,9 +76,9 @@ UnixSocketMemory* MemoryWatchdog::unixSockets() {
     return m_unixSockets.get();
 }
 
-QHash<MemoryWatchdog::State*, qint64>
+QHash<MemoryWatchdog::State*, UnixSocketMemory::Charge>
 MemoryWatchdog::unixSocketBytes(const QHash<State*, QList<pid_t>>& members) {
-    QHash<State*, qint64> bytes;
+    QHash<State*, UnixSocketMemory::Charge> bytes;
     QHash<quint64, pid_t> namespaces; // network namespace inode -> a member in it
     QHash<uid_t, State*> byUid;
     for (auto it = members.cbegin(); it != members.cend(); ++it) {
@@ -96,7 +96,7 @@ MemoryWatchdog::unixSocketBytes(const QHash<State*, QList<pid_t>>& members) {
     const QSet<uid_t> uids(byUid.keyBegin(), byUid.keyEnd());
     const QHash<uid_t, UnixSocketMemory::Charge> charges = m_unixSockets->measure(namespaces, uids);
     for (auto it = charges.cbegin(); it != charges.cend(); ++it)
-        bytes.insert(byUid.value(it.key()), it.value().total());
+        bytes.insert(byUid.value(it.key()), it.value());
     return bytes;
 }
 
@@ -151,14 +151,16 @@ int MemoryWatchdog::scanNow() {
         if (complete)
             u.currentBytes = std::min(u.currentBytes, proportional);
     }
-    const QHash<State*, qint64> sockets = unixSocketBytes(members);
+    const QHash<State*, UnixSocketMemory::Charge> sockets = unixSocketBytes(members);
     double highest = 0;
     std::vector<std::pair<std::function<void(const Usage&)>, Usage>> calls;
     for (auto& [handle, state] : m_watches) {
         Usage& u = state.usage;
         for (const TmpfsMount& mount : std::as_const(state.watch.tmpfsMounts))
             u.currentBytes += usedBytesOf(mount);
-        u.unixSocketBytes = sockets.value(&state, 0);
+        const UnixSocketMemory::Charge charge = sockets.value(&state);
+        u.unixSocketBytes = charge.total();
+        u.unixSocketEstimatedBytes = charge.estimatedBytes;
         u.currentBytes += u.unixSocketBytes;
         u.peakBytes = qMax(u.peakBytes, u.currentBytes);
         u.peakProcesses = qMax(u.peakProcesses, u.processes);

@@ -31,6 +31,9 @@ public:
         int peakProcesses = 0;
         /// Part of currentBytes held in unix socket buffers (Watch::countUnixSockets), bytes.
         qint64 unixSocketBytes = 0;
+        /// Part of unixSocketBytes that is an upper bound of what closed writers left queued
+        /// (UnixSocketMemory), not a measure.
+        qint64 unixSocketEstimatedBytes = 0;
         bool exceeded = false;
     };
     /// A tmpfs of the execution, seen from the host (`/proc/PID/root/tmp`). It counts only while
@@ -78,8 +81,9 @@ private:
         Usage usage;
     };
     void schedule(double highestFraction);
-    /// Unix socket bytes of each socket-counting watch among @p members, by watch.
-    QHash<State*, qint64> unixSocketBytes(const QHash<State*, QList<pid_t>>& members);
+    /// Unix socket charges of each socket-counting watch among @p members, by watch.
+    QHash<State*, UnixSocketMemory::Charge>
+    unixSocketBytes(const QHash<State*, QList<pid_t>>& members);
 
     QString m_procRoot;
     ProcessTable m_table;

@@ -45,12 +45,11 @@ quint64 UnixSocketMemory::ownNetworkNamespace() {
 
 void UnixSocketMemory::probe() {
     // The largest send buffer an unprivileged socket may ask for is 2 × wmem_max (socket(7)
-    // SO_SNDBUF: the kernel doubles the value); a writer may pass it by one skb, as large as
-    // the buffer for a datagram.
+    // SO_SNDBUF: the kernel doubles the value).
     qint64 wmemMax = readNumber(m_procRoot + QStringLiteral("/sys/net/core/wmem_max"));
     if (wmemMax <= 0)
         wmemMax = kFallbackWmemMax;
-    m_calibration.ceilingBytes = 4 * wmemMax + kOvershootBytes;
+    m_calibration.sendBufferMaxBytes = 2 * wmemMax;
     m_ownNamespace = ownNetworkNamespace();
 
     Error error;
@@ -91,15 +90,25 @@ void UnixSocketMemory::probe() {
             return;
         }
         m_available = true;
-        m_reason = QStringLiteral("sock_diag: 1-byte skb %1 bytes, ceiling per closed writer %2 "
-                                  "bytes")
+        m_reason = QStringLiteral("sock_diag: a 1-byte skb takes %1 bytes, a closed writer left "
+                                  "at most %2 bytes (stream) or %3 (datagram)")
                        .arg(m_calibration.oneByteTruesize)
-                       .arg(m_calibration.ceilingBytes);
+                       .arg(ceilingOf(SOCK_STREAM, m_calibration))
+                       .arg(ceilingOf(SOCK_DGRAM, m_calibration));
         if (m_ownNamespace != 0)
             m_diags.emplace(m_ownNamespace, std::move(*diag));
         return;
     }
     m_reason = QStringLiteral("the unix socket dump does not list the agent's own sockets");
+}
+
+qint64 UnixSocketMemory::ceilingOf(int type, const Calibration& calibration) {
+    // A stream writer blocks once its buffer is full, after at most one skb past it (unix
+    // stream skbs carry at most 32 KiB of pages plus a page of head); a datagram writer may
+    // still send one datagram as large as the buffer.
+    if (type == SOCK_STREAM)
+        return calibration.sendBufferMaxBytes + kOvershootBytes;
+    return 2 * calibration.sendBufferMaxBytes + kOvershootBytes;
 }
 
 UnixSocketMemory::Charge UnixSocketMemory::chargeOf(const UnixSocketInfo& socket,
@@ -112,15 +121,15 @@ UnixSocketMemory::Charge UnixSocketMemory::chargeOf(const UnixSocketInfo& socket
         // listed at the client while it lives (sendAlloc), and unseen once it is closed.
         for (const quint32 client : socket.pending)
             if (client == 0)
-                charge.estimatedBytes += calibration.ceilingBytes;
+                charge.estimatedBytes += ceilingOf(socket.type, calibration);
     } else if (socket.hasPeer && socket.peer == 0) {
         // The writer is gone; a connected socket receives from its peer only (unix(7)).
+        const qint64 ceiling = ceilingOf(socket.type, calibration);
         if (socket.type == SOCK_STREAM)
             charge.estimatedBytes =
-                std::min(calibration.ceilingBytes,
-                         qint64(socket.receiveQueue) * calibration.oneByteTruesize);
+                std::min(ceiling, qint64(socket.receiveQueue) * calibration.oneByteTruesize);
         else
-            charge.estimatedBytes = calibration.ceilingBytes;
+            charge.estimatedBytes = ceiling;
     }
     return charge;
 }

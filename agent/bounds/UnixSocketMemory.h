@@ -20,11 +20,14 @@ namespace runbox::bounds {
 ///   truesize, charged to the sender until read; in a listener's pending connections, in another
 ///   uid's socket, in a socket in flight in SCM_RIGHTS: all are listed);
 /// - estimated, what it holds from a writer that has been closed (its memory is no longer
-///   listed): a connected stream socket whose peer is gone, at most `min(ceiling, rq × truesize
-///   of a 1-byte skb)`; a datagram or seqpacket socket whose peer is gone, the ceiling (its queue
-///   length is not reported: the first datagram's length only, 0-byte records are possible); a
-///   listener's pending connection whose client is gone, the ceiling. The ceiling is what one
-///   writer can have queued: 2 × its largest send buffer (2 × net.core.wmem_max) + 64 KiB.
+///   listed), as an upper bound, since only the queued bytes are reported and not the number of
+///   skbs (a 1-byte skb takes 768 bytes): a connected stream socket whose peer is gone,
+///   `min(ceiling, queued bytes × truesize of a 1-byte skb)`; a datagram or seqpacket socket
+///   whose peer is gone, the ceiling (only the first datagram's length is reported, and 0-byte
+///   records exist); a listener's pending connection whose client is gone, the ceiling. The
+///   ceiling (ceilingOf) is what one writer can have queued: its largest send buffer
+///   (2 × net.core.wmem_max, socket(7) SO_SNDBUF) plus the skb that may pass it (stream: 64 KiB;
+///   a datagram: as large as the buffer).
 /// Not seen: datagrams from closed senders queued on an unconnected datagram socket (at most
 /// net.unix.max_dgram_qlen + 1 per receiving socket), sockets in a network namespace no watched
 /// process is in any more.
@@ -40,7 +43,7 @@ public:
     /// The kernel's figures the estimates use, probed at construction.
     struct Calibration {
         qint64 oneByteTruesize = 1024; ///< WMEM_ALLOC of one 1-byte skb (768 on Linux 6.18 x86-64)
-        qint64 ceilingBytes = 64ll << 20; ///< what one writer can have queued, see above
+        qint64 sendBufferMaxBytes = 32ll << 20; ///< 2 × net.core.wmem_max
     };
 
     /// @p procRoot: where `/proc/PID/ns/net` and `/proc/sys/net/core/wmem_max` are read.
@@ -61,6 +64,9 @@ public:
     /// listed is skipped, with one `warning:` line per namespace; its sockets count 0.
     QHash<uid_t, Charge> measure(const QHash<quint64, pid_t>& namespaces, const QSet<uid_t>& uids);
 
+    /// What one writer of a socket of @p type (SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET) can have
+    /// queued at most, bytes.
+    static qint64 ceilingOf(int type, const Calibration& calibration);
     /// The bytes charged for @p socket (see the class comment), exact and estimated.
     static Charge chargeOf(const UnixSocketInfo& socket, const Calibration& calibration);
     /// The inode of the network namespace of the calling thread (`/proc/thread-self/ns/net`);
