@@ -67,6 +67,8 @@ void BoundedBackend::watchMembers(bounds::Membership members,
     w.members = members;
     w.limitBytes = m_watch.limits.maxMemoryBytes;
     w.tmpfsMounts = std::move(tmpfs);
+    // A uid's unix socket buffers are its kernel memory (docs/bounds.md "Unix socket buffers").
+    w.countUnixSockets = members.by == bounds::Membership::By::Uid;
     w.exceeded = [this](const bounds::MemoryWatchdog::Usage& usage) { onMemoryExceeded(usage); };
     m_handle = watchdog->watch(std::move(w));
 }
@@ -92,10 +94,17 @@ void BoundedBackend::onNamespaceInit(qint64 pid) {
 }
 
 void BoundedBackend::onMemoryExceeded(const bounds::MemoryWatchdog::Usage& usage) {
+    QString sockets;
+    if (usage.unixSocketBytes > 0)
+        sockets = QStringLiteral(", %1 of them in unix socket buffers").arg(usage.unixSocketBytes);
+    if (usage.unixSocketEstimatedBytes > 0)
+        sockets += QStringLiteral(" (%1 an upper bound of what closed writers left queued)")
+                       .arg(usage.unixSocketEstimatedBytes);
     stop(QStringLiteral("memory_exceeded"),
-         QStringLiteral("the execution used %1 bytes of memory (its processes and tmpfs), above "
-                        "maxMemoryBytes %2")
+         QStringLiteral("the execution used %1 bytes of memory (its processes and tmpfs%2), above "
+                        "maxMemoryBytes %3")
              .arg(usage.currentBytes)
+             .arg(sockets)
              .arg(m_watch.limits.maxMemoryBytes));
 }
 

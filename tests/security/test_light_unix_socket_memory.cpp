@@ -1,0 +1,180 @@
+// Unix socket buffers count against a light execution's maxMemoryBytes (docs/bounds.md "Unix
+// socket buffers"): code inside a real light workspace of a root agent fills ~2000 socketpairs
+// (kernel memory no process RSS shows, up to ~1 GiB here) under a 512 MiB limit and ends
+// memory_exceeded with a recorded peak below 1 GiB; the same code with 50 pairs under 4 GiB
+// completes (positive control). Variants try to hide the buffers: every socket passed away in
+// SCM_RIGHTS and closed (in flight only), the sockets made in a network namespace of their own
+// (in a user namespace the workspace creates, when it may), writers closed after filling (their
+// memory is no longer listed: charged as an upper bound, so the recorded peak is that bound).
+#include "shared/ApiClient.h"
+#include "support/AgentProcess.h"
+#include "support/ExecStream.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QTest>
+
+#include <unistd.h>
+
+using namespace runbox;
+using namespace runbox::testsupport;
+
+namespace {
+constexpr qint64 kMiB = qint64(1) << 20;
+constexpr qint64 kLimit = 512 * kMiB;
+constexpr qint64 kControlLimit = 4096 * kMiB;
+constexpr int kAttackPairs = 2000;
+constexpr int kControlPairs = 50;
+
+/// The attack, in Python: %1 pairs, mode %2, then sleeps %3 s (so only the bound ends it).
+/// "open": both directions filled, all ends kept. "closed": a send buffer of 1 MiB filled one
+/// way, then the writer closed (what it wrote stays queued at the reader, charged to a socket no
+/// longer listed). "inflight": both directions filled, both ends sent in SCM_RIGHTS into a
+/// carrier socket and closed. Prints "filled N".
+const char kAttack[] = R"(
+import socket, sys, time
+pairs, mode, wait = %1, '%2', %3
+keep, carriers, batch = [], [], []
+def fill(s):
+    s.setblocking(False)
+    try:
+        while True: s.send(b'x' * 65536)
+    except BlockingIOError: pass
+for i in range(pairs):
+    a, b = socket.socketpair()
+    if mode == 'closed':
+        a.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 512 << 10)
+        fill(a); a.close(); keep.append(b); continue
+    fill(a); fill(b)
+    if mode == 'inflight':
+        batch += [a, b]
+        if len(batch) >= 100:
+            carriers.append(socket.socketpair())
+            socket.send_fds(carriers[-1][0], [b'x'], [s.fileno() for s in batch])
+            for s in batch: s.close()
+            batch = []
+        continue
+    keep.append((a, b))
+print('filled', pairs, flush=True)
+time.sleep(wait)
+)";
+} // namespace
+
+class TestLightUnixSocketMemory final : public QObject {
+    Q_OBJECT
+
+    AgentProcess m_agent;
+    QString m_ws;
+
+    /// Runs Python @p code in the light workspace under @p limit; the exit event, with stdout
+    /// and stderr tails.
+    QJsonObject run(const QString& code, qint64 limit) {
+        ExecStream run(m_agent.client(), m_ws,
+                       {{"kind", "python"}, {"code", code}, {"maxMemoryBytes", double(limit)}});
+        if (!run.waitForFinished(180000))
+            return {};
+        if (run.outcome().httpStatus != 200)
+            qWarning("exec: %s", qPrintable(run.outcome().describe()));
+        QJsonObject exit = run.outcome().exitEvent;
+        exit.insert("stdout", run.outcome().stdoutText().right(400));
+        exit.insert("stderr", run.outcome().stderrText().right(400));
+        return exit;
+    }
+
+    static QString attack(int pairs, const QString& mode, int waitS, bool ownNamespace) {
+        const QString python = QString::fromLatin1(kAttack).arg(pairs).arg(mode).arg(waitS);
+        if (!ownNamespace)
+            return python;
+        // The same in a user + network namespace of its own, made from inside the workspace.
+        return QStringLiteral("import subprocess, sys\n"
+                              "sys.exit(subprocess.run(['unshare', '-Un', 'python3', '-c', "
+                              "%1]).returncode)\n")
+            .arg(QString::fromLatin1(
+                     QJsonDocument(QJsonArray{python}).toJson(QJsonDocument::Compact))
+                     .mid(1)
+                     .chopped(1));
+    }
+
+private Q_SLOTS:
+    void initTestCase() {
+        if (::geteuid() != 0)
+            QSKIP("light workspaces need root; run this test as root");
+        AgentOptions root;
+        root.runAsRoot = true;
+        // Ranges of its own (other root agents' tests may run at the same time).
+        root.extraEnv.insert(QStringLiteral("RUNBOX_STRONG_UID_FIRST"),
+                             QStringLiteral("1879900000"));
+        root.extraEnv.insert(QStringLiteral("RUNBOX_STRONG_UID_COUNT"), QStringLiteral("4096"));
+        root.extraEnv.insert(QStringLiteral("RUNBOX_LIGHT_UID_FIRST"), QStringLiteral("53000"));
+        root.extraEnv.insert(QStringLiteral("RUNBOX_LIGHT_UID_COUNT"), QStringLiteral("64"));
+        QVERIFY2(m_agent.start(root), qPrintable(m_agent.errorString()));
+        const QJsonObject health = m_agent.client()->call("GET", "/v1/health").json();
+        if (!health.value("light").toObject().value("available").toBool())
+            QSKIP(
+                qPrintable(QStringLiteral("light tier unavailable here: %1")
+                               .arg(health.value("light").toObject().value("reason").toString())));
+        const QJsonArray blind = health.value("memory").toObject().value("blindSpots").toArray();
+        qInfo("blind spots: %s", QJsonDocument(blind).toJson(QJsonDocument::Compact).constData());
+        QVERIFY(QJsonDocument(blind).toJson().contains("unix socket buffers count (sock_diag)"));
+        const ApiResponse created =
+            m_agent.client()->call("POST", "/v1/workspaces", {{"isolation", "light"}}, 60000);
+        QCOMPARE(created.status, 201);
+        m_ws =
+            created.json().value("workspaces").toArray().first().toObject().value("id").toString();
+        QVERIFY(!m_ws.isEmpty());
+    }
+
+    void testSocketBuffersAreBounded_data() {
+        QTest::addColumn<QString>("mode");
+        QTest::addColumn<bool>("ownNamespace");
+        QTest::newRow("socketpairs, both ends open") << "open" << false;
+        QTest::newRow("writers closed after filling") << "closed" << false;
+        QTest::newRow("sockets only in flight (SCM_RIGHTS)") << "inflight" << false;
+        QTest::newRow("in a network namespace of its own") << "open" << true;
+    }
+
+    void testSocketBuffersAreBounded() {
+        QFETCH(QString, mode);
+        QFETCH(bool, ownNamespace);
+        if (ownNamespace) {
+            const QJsonObject probe = run("import subprocess, sys\n"
+                                          "sys.exit(subprocess.run(['unshare', '-Un', "
+                                          "'true']).returncode)\n",
+                                          kControlLimit);
+            if (probe.value("status").toString() != QLatin1String("completed"))
+                QSKIP(qPrintable("the workspace may not make a user namespace here: " +
+                                 probe.value("stderr").toString()));
+        }
+        // Positive control: 50 pairs fit under 4 GiB.
+        const QJsonObject control =
+            run(attack(kControlPairs, mode, 0, ownNamespace), kControlLimit);
+        QVERIFY2(control.value("status").toString() == QLatin1String("completed") &&
+                     control.value("stdout").toString().contains("filled"),
+                 qPrintable(QJsonDocument(control).toJson()));
+
+        const QJsonObject r = run(attack(kAttackPairs, mode, 60, ownNamespace), kLimit);
+        const qint64 peak = r.value("usage").toObject().value("peakMemoryBytes").toInteger(-1);
+        qInfo("%s%s: %s, peak %lld MiB under %lld MiB: %s", qPrintable(mode),
+              ownNamespace ? " (own netns)" : "", qPrintable(r.value("status").toString()),
+              peak / kMiB, kLimit / kMiB, qPrintable(r.value("reason").toString()));
+        QCOMPARE(r.value("status").toString(), QStringLiteral("memory_exceeded"));
+        const QString reason = r.value("reason").toString();
+        QVERIFY2(reason.contains("unix socket buffers"), qPrintable(reason));
+        QVERIFY2(peak > kLimit, qPrintable(QString::number(peak)));
+        if (mode == QLatin1String("closed"))
+            QVERIFY2(reason.contains("upper bound"), qPrintable(reason));
+        else
+            QVERIFY2(peak < 1024 * kMiB, qPrintable(QString::number(peak)));
+        // The workspace runs normally afterwards.
+        QCOMPARE(run("print('fine')", kLimit).value("status").toString(),
+                 QStringLiteral("completed"));
+    }
+
+    void cleanupTestCase() {
+        if (!m_ws.isEmpty())
+            m_agent.client()->call("DELETE", "/v1/workspaces/" + m_ws.toUtf8());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestLightUnixSocketMemory)
+#include "test_light_unix_socket_memory.moc"
