@@ -3,8 +3,12 @@
 // of its own, scanned at its natural rate (100 ms while far from the limits) for S seconds.
 // Baseline of the same run: the floor of any /proc-based watchdog, one bare readdir of /proc per
 // scan. Target: under 2 % of one core for 16 × 50.
+// With --unix-sockets every watch also counts its uid's unix socket buffers (light workspaces,
+// docs/bounds.md "Unix socket buffers"): each sleeper holds a socketpair, and --host-sockets N
+// adds N sockets of the bench's own (root) to the host's namespace, which every dump lists.
 //
 // Usage (as root): bench_memory_watchdog [--executions E] [--processes P] [--seconds S]
+//                  [--unix-sockets] [--host-sockets N]
 #include "agent/bounds/MemoryWatchdog.h"
 
 #include <QCoreApplication>
@@ -14,6 +18,7 @@
 #include <csignal>
 #include <dirent.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -33,13 +38,17 @@ double cpuSecondsOfSelf() {
            double(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
 }
 
-/// Forks @p count sleepers under @p uid; returns their pids.
-std::vector<pid_t> startSleepers(uid_t uid, int count) {
+/// Forks @p count sleepers under @p uid, each holding a socketpair when @p sockets; returns their
+/// pids.
+std::vector<pid_t> startSleepers(uid_t uid, int count, bool sockets) {
     std::vector<pid_t> pids;
     for (int i = 0; i < count; ++i) {
         const pid_t pid = ::fork();
         if (pid == 0) {
             if (::setgid(uid) != 0 || ::setuid(uid) != 0)
+                ::_exit(1);
+            int pair[2];
+            if (sockets && ::socketpair(AF_UNIX, SOCK_STREAM, 0, pair) != 0)
                 ::_exit(1);
             ::pause();
             ::_exit(0);
@@ -55,6 +64,8 @@ double readdirFloor(int rounds) {
     const double before = cpuSecondsOfSelf();
     for (int r = 0; r < rounds; ++r) {
         DIR* dir = ::opendir("/proc");
+        if (!dir)
+            return 0;
         while (::readdir(dir) != nullptr) {
         }
         ::closedir(dir);
@@ -67,7 +78,8 @@ double readdirFloor(int rounds) {
 int main(int argc, char** argv) {
     QCoreApplication app(argc, argv);
     const QStringList args = app.arguments();
-    int executions = 16, processes = 50, seconds = 5;
+    int executions = 16, processes = 50, seconds = 5, hostSockets = 0;
+    const bool unixSockets = args.contains(QStringLiteral("--unix-sockets"));
     for (int i = 1; i + 1 < args.size(); ++i) {
         if (args[i] == QLatin1String("--executions"))
             executions = qBound(1, args[i + 1].toInt(), 256);
@@ -75,6 +87,8 @@ int main(int argc, char** argv) {
             processes = qBound(1, args[i + 1].toInt(), 1000);
         else if (args[i] == QLatin1String("--seconds"))
             seconds = qBound(1, args[i + 1].toInt(), 600);
+        else if (args[i] == QLatin1String("--host-sockets"))
+            hostSockets = qBound(0, args[i + 1].toInt(), 1 << 20);
     }
     if (::geteuid() != 0) {
         std::fprintf(stderr, "bench_memory_watchdog needs root (processes under other uids)\n");
@@ -82,12 +96,24 @@ int main(int argc, char** argv) {
     }
     std::vector<pid_t> sleepers;
     for (int e = 0; e < executions; ++e) {
-        const std::vector<pid_t> pids = startSleepers(kFirstUid + uid_t(e), processes);
+        const std::vector<pid_t> pids = startSleepers(kFirstUid + uid_t(e), processes, unixSockets);
         sleepers.insert(sleepers.end(), pids.begin(), pids.end());
+    }
+    // The host sockets, and two descriptors per member the watchdog keeps open (statm, ns).
+    const rlim_t needed = rlim_t(hostSockets + 2 * executions * processes + 1024);
+    const rlimit files{needed, needed};
+    if (::setrlimit(RLIMIT_NOFILE, &files) != 0)
+        std::fprintf(stderr, "cannot raise RLIMIT_NOFILE for %d sockets\n", hostSockets);
+    for (int i = 0; i + 1 < hostSockets; i += 2) {
+        int pair[2];
+        if (::socketpair(AF_UNIX, SOCK_STREAM, 0, pair) != 0) {
+            std::fprintf(stderr, "socketpair: %d host sockets made\n", i);
+            break;
+        }
     }
     MemoryWatchdog dog;
     for (int e = 0; e < executions; ++e)
-        dog.watch({{Membership::By::Uid, kFirstUid + quint64(e)}, 1ll << 40, {}, {}});
+        dog.watch({{Membership::By::Uid, kFirstUid + quint64(e)}, 1ll << 40, {}, {}, unixSockets});
     // Scans driven here, 100 ms apart, as the watchdog's timer runs them far from any limit (no
     // event loop runs, so its own timer never fires and every scan is counted).
     int scans = 0, seen = 0;
@@ -111,11 +137,13 @@ int main(int argc, char** argv) {
     const double percentAt10Hz = perScanMs; // ms of CPU per 100 ms = % of one core
     QTextStream out(stdout);
     out << QStringLiteral("memory_watchdog: %1 executions x %2 processes, %3 processes seen, "
-                          "%4 s\n")
+                          "%4 s, unix sockets %5 (%6 host sockets)\n")
                .arg(executions)
                .arg(processes)
                .arg(seen)
-               .arg(elapsed, 0, 'f', 1);
+               .arg(elapsed, 0, 'f', 1)
+               .arg(unixSockets ? QStringLiteral("counted") : QStringLiteral("not counted"))
+               .arg(hostSockets);
     out << QStringLiteral("  floor (readdir /proc)  %1 ms per scan\n").arg(floor * 1000, 0, 'f', 3);
     out << QStringLiteral("  watchdog scan          %1 ms per scan  (ratio %2x the floor)\n")
                .arg(perScanMs, 0, 'f', 3)

@@ -86,9 +86,10 @@ MemoryWatchdog::unixSocketBytes(const QHash<State*, QList<pid_t>>& members) {
         if (!w.countUnixSockets || w.members.by != Membership::By::Uid)
             continue;
         byUid.insert(uid_t(w.members.id), it.key());
-        // Read each scan: a member may enter a namespace of its own (unshare(2)) at any time.
+        // A member may enter a namespace of its own (unshare(2)) at any time: read again every
+        // kNetNamespaceRecheckScans scans (each read costs about as much as its statm).
         for (const pid_t pid : it.value())
-            if (const quint64 ns = m_table.networkNamespaceOf(pid))
+            if (const quint64 ns = m_table.networkNamespaceOf(pid, kNetNamespaceRecheckScans))
                 namespaces.insert(ns, pid);
     }
     if (byUid.isEmpty() || !unixSockets()->available())

@@ -72,6 +72,9 @@ public:
     static int intervalForFraction(double fraction);
     /// The unix socket reader, made on first need (the health report asks whether it works).
     UnixSocketMemory* unixSockets();
+    /// A member's network namespace is read again after this many scans (docs/bounds.md "Unix
+    /// socket buffers": at 100 ms, a process that enters a new one is seen within 200 ms).
+    static constexpr quint64 kNetNamespaceRecheckScans = 2;
     /// Shared pages are read from /proc/PID/status only past this many statm shared bytes.
     static constexpr qint64 kShmemProbeBytes = 32ll << 20;
 

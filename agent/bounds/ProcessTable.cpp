@@ -47,9 +47,8 @@ ProcessTable::ProcessTable(QString procRoot) : m_procRoot(std::move(procRoot)) {
 }
 
 ProcessTable::~ProcessTable() {
-    for (const Entry& e : std::as_const(m_entries))
-        if (e.statmFd >= 0)
-            ::close(e.statmFd);
+    for (Entry& e : m_entries)
+        closeFds(&e);
     if (m_procFd >= 0)
         ::close(m_procFd);
 }
@@ -179,12 +178,32 @@ ProcessTable::CpuTimes ProcessTable::cpuOfPidNamespace(quint64 pidNamespace) {
     return total;
 }
 
-quint64 ProcessTable::networkNamespaceOf(pid_t pid) const {
-    char path[64];
-    std::snprintf(path, sizeof path, "%d/ns/net", int(pid));
+void ProcessTable::closeFds(Entry* entry) {
+    for (int* fd : {&entry->statmFd, &entry->netLinkFd}) {
+        if (*fd >= 0)
+            ::close(*fd);
+        *fd = -1;
+    }
+}
+
+quint64 ProcessTable::networkNamespaceOf(pid_t pid, quint64 maxAgeScans) {
+    const auto it = m_entries.find(pid);
+    if (it == m_entries.end())
+        return 0;
+    if (it->netNamespace != 0 && m_scan - it->netScan < maxAgeScans)
+        return it->netNamespace;
+    if (it->netLinkFd < 0) {
+        char path[64];
+        std::snprintf(path, sizeof path, "%d/ns/net", int(pid));
+        it->netLinkFd = ::openat(m_procFd, path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        if (it->netLinkFd < 0)
+            return 0;
+    }
     char target[64];
-    const ssize_t n = ::readlinkat(m_procFd, path, target, sizeof target - 1);
-    return n > 0 ? namespaceInodeOf(QByteArray(target, int(n)), "net") : 0;
+    const ssize_t n = ::readlinkat(it->netLinkFd, "", target, sizeof target - 1);
+    it->netNamespace = n > 0 ? namespaceInodeOf(QByteArray(target, int(n)), "net") : 0;
+    it->netScan = m_scan;
+    return it->netNamespace;
 }
 
 bool ProcessTable::classify(pid_t pid, Entry* entry, bool readNamespace) const {
@@ -223,10 +242,8 @@ int ProcessTable::refresh(bool readNamespaces, bool recheckRoot) {
                 it->lastScan = m_scan;
                 continue;
             }
-            if (it != m_entries.end() && it->procInode != d->d_ino && it->statmFd >= 0) {
-                ::close(it->statmFd); // the pid was reused: the old process is gone
-                it->statmFd = -1;
-            }
+            if (it != m_entries.end() && it->procInode != d->d_ino)
+                closeFds(&*it); // the pid was reused: the old process is gone
             Entry fresh;
             fresh.procInode = d->d_ino;
             fresh.firstScan = m_scan;
@@ -235,9 +252,8 @@ int ProcessTable::refresh(bool readNamespaces, bool recheckRoot) {
             fresh.lastScan = m_scan;
             if (classify(pid, &fresh, readNamespaces)) {
                 m_entries.insert(pid, fresh);
-            } else { // gone meanwhile: its statm descriptor goes with it
-                if (fresh.statmFd >= 0)
-                    ::close(fresh.statmFd);
+            } else { // gone meanwhile: its descriptors go with it
+                closeFds(&fresh);
                 m_entries.remove(pid);
             }
         }
@@ -247,8 +263,7 @@ int ProcessTable::refresh(bool readNamespaces, bool recheckRoot) {
             ++it;
             continue;
         }
-        if (it->statmFd >= 0)
-            ::close(it->statmFd);
+        closeFds(&*it);
         it = m_entries.erase(it);
     }
     return seen;

@@ -36,6 +36,9 @@ public:
         uid_t uid = uid_t(-1);    ///< real uid (`Uid:` of /proc/PID/status)
         quint64 pidNamespace = 0; ///< inode of /proc/PID/ns/pid; 0 when not read or unreadable
         int statmFd = -1;         ///< open while the process is a member of a watch
+        int netLinkFd = -1;       ///< its `ns/net` link (O_PATH), once networkNamespaceOf asked
+        quint64 netNamespace = 0; ///< inode of its network namespace as last read; 0: not yet
+        quint64 netScan = 0;      ///< the scan that last read it
         quint64 firstScan = 0;    ///< the scan that first saw this process
         quint64 lastScan = 0;     ///< the latest scan that saw it (older: gone, dropped)
     };
@@ -90,8 +93,11 @@ public:
     static bool cpuTicksOf(const QByteArray& stat, qint64 ticks[4]);
     /// The inode of @p pid's network namespace (the `ns/net` link, proc(5)) under this table's
     /// proc mount; 0 when it is gone or unreadable. Read afresh each call: unlike its uid or PID
-    /// namespace, a process may change it (unshare(2) in a user namespace of its own).
-    quint64 networkNamespaceOf(pid_t pid) const;
+    /// namespace, a process may change it (unshare(2) in a user namespace of its own). The link
+    /// itself stays open (O_PATH | O_NOFOLLOW) from the first call and is read with an empty
+    /// path (readlinkat(2)): no path walk, which took most of the time through /proc/PID.
+    /// A value read fewer than @p maxAgeScans scans ago is returned as it is (0: always read).
+    quint64 networkNamespaceOf(pid_t pid, quint64 maxAgeScans = 0);
     /// The value of a `Name:   123 kB` line of a /proc text, bytes; -1 when absent.
     static qint64 kbFieldOf(const QByteArray& text, const char* name);
 
@@ -104,6 +110,7 @@ public:
     static qint64 rssShmemOf(const QByteArray& status);
 
 private:
+    static void closeFds(Entry* entry);
     bool classify(pid_t pid, Entry* entry, bool readNamespace) const;
 
     QString m_procRoot;
