@@ -4,11 +4,12 @@
 // Baseline of the same run: the floor of any /proc-based watchdog, one bare readdir of /proc per
 // scan. Target: under 2 % of one core for 16 × 50.
 // With --unix-sockets every watch also counts its uid's unix socket buffers (light workspaces,
-// docs/bounds.md "Unix socket buffers"): each sleeper holds a socketpair, and --host-sockets N
-// adds N sockets of the bench's own (root) to the host's namespace, which every dump lists.
+// docs/bounds.md "Unix socket buffers"); with --sleeper-sockets each sleeper holds a socketpair
+// (its namespace is then dumped every scan); --host-sockets N adds N sockets of the bench's own
+// (root) to the host's namespace, which every dump lists.
 //
 // Usage (as root): bench_memory_watchdog [--executions E] [--processes P] [--seconds S]
-//                  [--unix-sockets] [--host-sockets N]
+//                  [--unix-sockets] [--sleeper-sockets] [--host-sockets N]
 #include "agent/bounds/MemoryWatchdog.h"
 
 #include <QCoreApplication>
@@ -80,6 +81,7 @@ int main(int argc, char** argv) {
     const QStringList args = app.arguments();
     int executions = 16, processes = 50, seconds = 5, hostSockets = 0;
     const bool unixSockets = args.contains(QStringLiteral("--unix-sockets"));
+    const bool sleeperSockets = args.contains(QStringLiteral("--sleeper-sockets"));
     for (int i = 1; i + 1 < args.size(); ++i) {
         if (args[i] == QLatin1String("--executions"))
             executions = qBound(1, args[i + 1].toInt(), 256);
@@ -96,7 +98,8 @@ int main(int argc, char** argv) {
     }
     std::vector<pid_t> sleepers;
     for (int e = 0; e < executions; ++e) {
-        const std::vector<pid_t> pids = startSleepers(kFirstUid + uid_t(e), processes, unixSockets);
+        const std::vector<pid_t> pids =
+            startSleepers(kFirstUid + uid_t(e), processes, sleeperSockets);
         sleepers.insert(sleepers.end(), pids.begin(), pids.end());
     }
     // The host sockets, and two descriptors per member the watchdog keeps open (statm, ns).
@@ -137,12 +140,14 @@ int main(int argc, char** argv) {
     const double percentAt10Hz = perScanMs; // ms of CPU per 100 ms = % of one core
     QTextStream out(stdout);
     out << QStringLiteral("memory_watchdog: %1 executions x %2 processes, %3 processes seen, "
-                          "%4 s, unix sockets %5 (%6 host sockets)\n")
+                          "%4 s, unix sockets %5 (sleepers %6, %7 host sockets)\n")
                .arg(executions)
                .arg(processes)
                .arg(seen)
                .arg(elapsed, 0, 'f', 1)
                .arg(unixSockets ? QStringLiteral("counted") : QStringLiteral("not counted"))
+               .arg(sleeperSockets ? QStringLiteral("hold a socketpair each")
+                                   : QStringLiteral("hold none"))
                .arg(hostSockets);
     out << QStringLiteral("  floor (readdir /proc)  %1 ms per scan\n").arg(floor * 1000, 0, 'f', 3);
     out << QStringLiteral("  watchdog scan          %1 ms per scan  (ratio %2x the floor)\n")

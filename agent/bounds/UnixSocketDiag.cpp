@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fcntl.h>
 #include <sched.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -32,6 +33,11 @@ Error failed(const QString& why) {
 
 int makeSocket() {
     return ::socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+}
+
+/// The calling thread's /proc/net/sockstat: bound to the thread's network namespace when opened.
+int openSockstat() {
+    return ::open("/proc/thread-self/net/sockstat", O_RDONLY | O_CLOEXEC);
 }
 
 quint32 u32At(const unsigned char* p) {
@@ -90,11 +96,11 @@ std::optional<UnixSocketDiag> UnixSocketDiag::open(Error* error) {
         *error = unavailable(QString::fromLocal8Bit(std::strerror(errno)));
         return std::nullopt;
     }
-    return UnixSocketDiag(fd);
+    return UnixSocketDiag(fd, openSockstat());
 }
 
 std::optional<UnixSocketDiag> UnixSocketDiag::openIn(int namespaceFd, Error* error) {
-    int fd = -1, setnsErrno = 0, socketErrno = 0;
+    int fd = -1, sockstat = -1, setnsErrno = 0, socketErrno = 0;
     // setns(CLONE_NEWNET) changes only the calling thread (setns(2)); the thread ends right
     // after, so no other code of the agent ever runs in the workspace's namespace.
     std::thread enter([&] {
@@ -104,6 +110,7 @@ std::optional<UnixSocketDiag> UnixSocketDiag::openIn(int namespaceFd, Error* err
         }
         fd = makeSocket();
         socketErrno = errno;
+        sockstat = openSockstat();
     });
     enter.join();
     if (setnsErrno != 0) {
@@ -115,9 +122,23 @@ std::optional<UnixSocketDiag> UnixSocketDiag::openIn(int namespaceFd, Error* err
     }
     if (fd < 0) {
         *error = unavailable(QString::fromLocal8Bit(std::strerror(socketErrno)));
+        if (sockstat >= 0)
+            ::close(sockstat);
         return std::nullopt;
     }
-    return UnixSocketDiag(fd);
+    return UnixSocketDiag(fd, sockstat);
+}
+
+qint64 UnixSocketDiag::socketsInUse() const {
+    if (!m_sockstat.valid())
+        return -1;
+    char text[128];
+    const ssize_t n = ::pread(m_sockstat.get(), text, sizeof text - 1, 0);
+    if (n <= 0)
+        return -1;
+    text[n] = '\0';
+    long long used = -1;
+    return std::sscanf(text, "sockets: used %lld", &used) == 1 ? used : -1;
 }
 
 bool UnixSocketDiag::dump(std::vector<UnixSocketInfo>* out, Error* error) const {

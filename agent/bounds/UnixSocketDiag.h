@@ -55,12 +55,17 @@ public:
     /// `sock_diag_failed`: the kernel answered an error, e.g. no UNIX_DIAG_UID before 5.3, or
     /// the dump broke off).
     bool dump(std::vector<UnixSocketInfo>* out, Error* error) const;
+    /// The number of sockets of the namespace, of every family and owner (`sockets: used` of
+    /// its /proc/net/sockstat, proc(5), opened with the diag socket so it is the same
+    /// namespace's); -1 when unreadable. One pread(2): a cheap sign that sockets came or went.
+    qint64 socketsInUse() const;
 
     int fd() const { return m_fd.get(); }
 
 private:
-    explicit UnixSocketDiag(int fd) : m_fd(fd) {}
+    UnixSocketDiag(int fd, int sockstatFd) : m_fd(fd), m_sockstat(sockstatFd) {}
     workspace::UniqueFd m_fd;
+    workspace::UniqueFd m_sockstat;
     mutable quint32 m_sequence = 0;
 };
 

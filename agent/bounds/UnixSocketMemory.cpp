@@ -96,7 +96,7 @@ void UnixSocketMemory::probe() {
                        .arg(ceilingOf(SOCK_STREAM, m_calibration))
                        .arg(ceilingOf(SOCK_DGRAM, m_calibration));
         if (m_ownNamespace != 0)
-            m_diags.emplace(m_ownNamespace, std::move(*diag));
+            m_namespaces.emplace(m_ownNamespace, Namespace{std::move(*diag), {}, -1, true, 0});
         return;
     }
     m_reason = QStringLiteral("the unix socket dump does not list the agent's own sockets");
@@ -134,9 +134,9 @@ UnixSocketMemory::Charge UnixSocketMemory::chargeOf(const UnixSocketInfo& socket
     return charge;
 }
 
-const UnixSocketDiag* UnixSocketMemory::diagFor(quint64 namespaceInode, pid_t pid) {
-    const auto it = m_diags.find(namespaceInode);
-    if (it != m_diags.end())
+UnixSocketMemory::Namespace* UnixSocketMemory::namespaceFor(quint64 namespaceInode, pid_t pid) {
+    const auto it = m_namespaces.find(namespaceInode);
+    if (it != m_namespaces.end())
         return &it->second;
     Error error;
     std::optional<UnixSocketDiag> diag;
@@ -159,7 +159,8 @@ const UnixSocketDiag* UnixSocketMemory::diagFor(quint64 namespaceInode, pid_t pi
         }
         return nullptr;
     }
-    return &m_diags.emplace(namespaceInode, std::move(*diag)).first->second;
+    return &m_namespaces.emplace(namespaceInode, Namespace{std::move(*diag), {}, -1, true, 0})
+                .first->second;
 }
 
 QHash<uid_t, UnixSocketMemory::Charge>
@@ -167,31 +168,40 @@ UnixSocketMemory::measure(const QHash<quint64, pid_t>& namespaces, const QSet<ui
     QHash<uid_t, Charge> charges;
     if (!m_available)
         return charges;
-    for (auto it = m_diags.begin(); it != m_diags.end();) {
+    for (auto it = m_namespaces.begin(); it != m_namespaces.end();) {
         if (it->first != m_ownNamespace && !namespaces.contains(it->first))
-            it = m_diags.erase(it);
+            it = m_namespaces.erase(it);
         else
             ++it;
     }
     for (auto it = namespaces.cbegin(); it != namespaces.cend(); ++it) {
-        const UnixSocketDiag* diag = diagFor(it.key(), it.value());
-        if (!diag)
+        Namespace* ns = namespaceFor(it.key(), it.value());
+        if (!ns)
             continue;
+        const qint64 inUse = ns->diag.socketsInUse();
+        if (!ns->hadSockets && inUse >= 0 && inUse == ns->socketsAtDump &&
+            ns->uidsAtDump.contains(uids) && ++ns->idleCalls < kIdleDumpCalls)
+            continue; // none of these uids had a socket here, and no socket came since
+        ns->idleCalls = 0;
+        ns->socketsAtDump = inUse;
+        ns->uidsAtDump = uids;
+        ns->hadSockets = false;
         m_sockets.clear();
         Error error;
-        if (!diag->dump(&m_sockets, &error)) {
+        if (!ns->diag.dump(&m_sockets, &error)) {
             if (!m_warned.contains(it.key())) {
                 m_warned.insert(it.key());
                 qWarning("warning: the unix sockets of network namespace %llu are not counted: "
                          "%s",
                          static_cast<unsigned long long>(it.key()), qPrintable(error.message));
             }
-            m_diags.erase(it.key()); // opened afresh next time
+            m_namespaces.erase(it.key()); // opened afresh next time
             continue;
         }
         for (const UnixSocketInfo& s : m_sockets) {
             if (!uids.contains(s.uid))
                 continue;
+            ns->hadSockets = true;
             const Charge one = chargeOf(s, m_calibration);
             Charge& sum = charges[s.uid];
             sum.exactBytes += one.exactBytes;

@@ -14,6 +14,7 @@
 #include <cerrno>
 #include <fcntl.h>
 #include <sched.h>
+#include <sys/fsuid.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -303,6 +304,53 @@ private Q_SLOTS:
         }, other{};
         QVERIFY(::stat("/proc/thread-self/ns/net", &own) == 0 && ::fstat(ns, &other) == 0);
         QVERIFY(own.st_ino != other.st_ino);
+    }
+
+    /// The namespace's socket count (sockstat) moves with sockets made in it: the sign that lets
+    /// an idle namespace skip its dump.
+    void testSocketCountFollowsNewSockets() {
+        const qint64 before = m_diag->socketsInUse();
+        QVERIFY(before > 0);
+        const Pair p = makePair();
+        QCOMPARE(m_diag->socketsInUse(), before + 2);
+    }
+
+    /// As root: a namespace where the watched uid had no socket is dumped again only when its
+    /// socket count moved (or every kIdleDumpCalls calls); the uid's first sockets are seen at
+    /// the next call, and from then on at every call.
+    void testIdleNamespaceStillSeesNewSockets() {
+        if (::geteuid() != 0)
+            QSKIP("needs root: setfsuid(2) to own sockets as another uid");
+        constexpr uid_t kUid = 61103;
+        UnixSocketMemory memory;
+        const QHash<quint64, pid_t> host{{UnixSocketMemory::ownNetworkNamespace(), ::getpid()}};
+        QVERIFY(memory.measure(host, {kUid}).isEmpty()); // no socket of the uid: idle from now
+        QVERIFY(memory.measure(host, {kUid}).isEmpty());
+        int a = -1, b = -1;
+        std::thread maker([&] { // the fsuid is per thread; a socket's owner is its creator's
+            ::setfsuid(kUid);
+            int fds[2];
+            if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, fds) == 0) {
+                a = fds[0];
+                b = fds[1];
+            }
+        });
+        maker.join();
+        QVERIFY(a >= 0);
+        const UniqueFd ua(a), ub(b);
+        QCOMPARE(find(*m_diag, inodeOf(a)).uid, kUid);
+        const qint64 sent = fill(a, 64 * kKiB);
+        int calls = 0;
+        qint64 seen = 0;
+        while (seen == 0 && calls < UnixSocketMemory::kIdleDumpCalls) {
+            seen = memory.measure(host, {kUid}).value(kUid).total();
+            ++calls;
+        }
+        qInfo("seen after %d call(s): %lld bytes", calls, seen);
+        QVERIFY(seen >= sent);
+        QCOMPARE(calls, 1); // the socket count moved (unless the host closed two meanwhile)
+        for (int i = 0; i < 3; ++i) // from then on, every call
+            QVERIFY(memory.measure(host, {kUid}).value(kUid).total() >= sent);
     }
 
     /// As root: a process of uid 61101 holding 20 filled socketpairs (~9 MiB of kernel memory
