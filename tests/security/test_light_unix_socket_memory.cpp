@@ -6,6 +6,8 @@
 // SCM_RIGHTS and closed (in flight only), the sockets made in a network namespace of their own
 // (in a user namespace the workspace creates, when it may), writers closed after filling (their
 // memory is no longer listed: charged as an upper bound, so the recorded peak is that bound).
+// Between executions, a background process holding the same sockets is killed by the
+// workspace's background bound (LightBackgroundBounds), 50 pairs are left alone.
 #include "shared/ApiClient.h"
 #include "support/AgentProcess.h"
 #include "support/ExecStream.h"
@@ -56,6 +58,7 @@ for i in range(pairs):
         continue
     keep.append((a, b))
 print('filled', pairs, flush=True)
+open('filled', 'w').close()
 time.sleep(wait)
 )";
 } // namespace
@@ -79,6 +82,31 @@ class TestLightUnixSocketMemory final : public QObject {
         exit.insert("stdout", run.outcome().stdoutText().right(400));
         exit.insert("stderr", run.outcome().stderrText().right(400));
         return exit;
+    }
+
+    /// Python that starts @p python detached in the background (its pid in bg.pid) and ends.
+    static QString inBackground(const QString& python) {
+        return QStringLiteral("import pathlib, subprocess\n"
+                              "pathlib.Path('attack.py').write_text(%1)\n"
+                              "p = subprocess.Popen(['python3', 'attack.py'], "
+                              "start_new_session=True, stdin=subprocess.DEVNULL, "
+                              "stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
+                              "pathlib.Path('bg.pid').write_text(str(p.pid))\n")
+            .arg(pythonLiteral(python));
+    }
+    /// @p text as a Python string literal (JSON's escapes are Python's).
+    static QString pythonLiteral(const QString& text) {
+        return QString::fromUtf8(QJsonDocument(QJsonArray{text}).toJson(QJsonDocument::Compact))
+            .mid(1)
+            .chopped(1);
+    }
+    /// `lastBoundsKill` of the workspace in `GET /v1/workspaces`.
+    QJsonValue lastBoundsKill() {
+        for (const QJsonValue& v :
+             m_agent.client()->call("GET", "/v1/workspaces").json().value("workspaces").toArray())
+            if (v.toObject().value("id").toString() == m_ws)
+                return v.toObject().value("lastBoundsKill");
+        return QJsonValue::Undefined;
     }
 
     static QString attack(int pairs, const QString& mode, int waitS, bool ownNamespace) {
@@ -168,6 +196,44 @@ private Q_SLOTS:
         // The workspace runs normally afterwards.
         QCOMPARE(run("print('fine')", kLimit).value("status").toString(),
                  QStringLiteral("completed"));
+    }
+
+    /// Between executions: the same sockets held by a background process count against the
+    /// workspace's background bound (the settings' maxMemoryBytes); 50 pairs stay alive.
+    void testBackgroundSocketsAreBoundedBetweenExecutions() {
+        QCOMPARE(m_agent.client()
+                     ->call("PUT", "/v1/settings/quotas", {{"maxMemoryBytes", double(kLimit)}})
+                     .status,
+                 200);
+        const QString isAlive = "import os, pathlib, sys\n"
+                                "try: os.kill(int(pathlib.Path('bg.pid').read_text()), 0)\n"
+                                "except ProcessLookupError: sys.exit(3)\n"
+                                "sys.exit(0 if os.path.exists('filled') else 4)\n";
+        const QString stop = "import os, pathlib, signal\n"
+                             "os.kill(int(pathlib.Path('bg.pid').read_text()), signal.SIGKILL)\n"
+                             "pathlib.Path('filled').unlink(missing_ok=True)\n";
+        // Positive control: 50 pairs in the background are left alone.
+        QCOMPARE(run(inBackground(attack(kControlPairs, "open", 120, false)), kLimit)
+                     .value("status")
+                     .toString(),
+                 QStringLiteral("completed"));
+        QTest::qWait(1500); // a dozen scans of the watchdog
+        QVERIFY(lastBoundsKill().isNull());
+        const QJsonObject alive = run(isAlive, kLimit);
+        QVERIFY2(alive.value("status").toString() == QLatin1String("completed"),
+                 qPrintable(QJsonDocument(alive).toJson())); // alive, and it had filled them
+        QCOMPARE(run(stop, kLimit).value("status").toString(), QStringLiteral("completed"));
+
+        QCOMPARE(run(inBackground(attack(kAttackPairs, "open", 120, false)), kLimit)
+                     .value("status")
+                     .toString(),
+                 QStringLiteral("completed"));
+        QTRY_VERIFY_WITH_TIMEOUT(lastBoundsKill().isObject(), 30000);
+        const QJsonObject kill = lastBoundsKill().toObject();
+        qInfo("background: %s", QJsonDocument(kill).toJson(QJsonDocument::Compact).constData());
+        QCOMPARE(kill.value("bound").toString(), QStringLiteral("memory"));
+        QVERIFY(kill.value("usedBytes").toInteger() < 1024 * kMiB);
+        QCOMPARE(run(isAlive, kLimit).value("exitCode").toInt(), 3);
     }
 
     void cleanupTestCase() {

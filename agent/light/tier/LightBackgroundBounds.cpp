@@ -70,6 +70,7 @@ void LightBackgroundBounds::startWatch(const QString& id, State& state) {
         bounds::MemoryWatchdog::Watch watch;
         watch.members = {bounds::Membership::By::Uid, quint64(*workspace->uid)};
         watch.limitBytes = quotas.maxMemoryBytes;
+        watch.countUnixSockets = true; // docs/bounds.md "Unix socket buffers"
         const qint64 limit = quotas.maxMemoryBytes;
         watch.exceeded = [this, id, limit](const bounds::MemoryWatchdog::Usage& usage) {
             onExceeded(id, QStringLiteral("memory"), usage.currentBytes, limit);
