@@ -348,7 +348,7 @@ private Q_SLOTS:
         }
         qInfo("seen after %d call(s): %lld bytes", calls, seen);
         QVERIFY(seen >= sent);
-        QCOMPARE(calls, 1); // the socket count moved (unless the host closed two meanwhile)
+        QCOMPARE(calls, 1);         // the socket count moved (unless the host closed two meanwhile)
         for (int i = 0; i < 3; ++i) // from then on, every call
             QVERIFY(memory.measure(host, {kUid}).value(kUid).total() >= sent);
     }
