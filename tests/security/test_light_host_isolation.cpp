@@ -9,6 +9,7 @@
 
 #include <QDir>
 #include <QFileInfo>
+#include <QProcess>
 #include <QTest>
 
 #include <cstring>
@@ -128,6 +129,44 @@ private Q_SLOTS:
         QVERIFY(outside.open()); // and TCP bind works outside the sandbox
         QCOMPARE(run(*m_pid, a, {attack, QStringLiteral("bind-tcp"), QStringLiteral("0")}).out,
                  QByteArray("errno=EACCES\n"));
+    }
+
+    /// An attack on the memory bound found that light code could make user namespaces, and
+    /// network namespaces inside them with sockets of their own. Nothing may be created, by
+    /// unshare(2) or clone(2); threads, fork and subprocess keep working (clone3 falls back).
+    void testCannotCreateNamespaces() {
+        const QString a = make(*m_pid);
+        const QString python = QStringLiteral("/usr/bin/python3");
+        QCOMPARE(run(*m_pid, a,
+                     {python, QStringLiteral("-c"),
+                      QStringLiteral("import threading, subprocess\n"
+                                     "t = threading.Thread(target=lambda: print('thread'))\n"
+                                     "t.start(); t.join()\n"
+                                     "print(subprocess.run(['/usr/bin/true']).returncode)")})
+                     .out,
+                 QByteArray("thread\n0\n"));
+        const QString probe = QStringLiteral(
+            "import ctypes, os\n"
+            "libc = ctypes.CDLL(None, use_errno=True)\n"
+            // clone(CLONE_NEWUSER | SIGCHLD) first: after unshare(CLONE_NEWUSER) the caller's
+            // uid is unmapped and a nested one is refused whatever the filter says.
+            "rc = libc.syscall(56 if os.uname().machine == 'x86_64' else 220, "
+            "0x10000000 | 17, 0, 0, 0, 0)\n"
+            "if rc == 0: os._exit(0)\n"
+            "print('clone user', 'ok' if rc > 0 else os.strerror(ctypes.get_errno()))\n"
+            "for name, flag in (('user', 0x10000000), ('net', 0x40000000), ('mnt', 0x20000), "
+            "('pid', 0x20000000), ('ipc', 0x8000000), ('uts', 0x4000000)):\n"
+            "    rc = libc.unshare(flag)\n"
+            "    print('unshare', name, 'ok' if rc == 0 else os.strerror(ctypes.get_errno()))\n");
+        // Positive control: the same probe as root outside any sandbox creates them all.
+        QProcess outside;
+        outside.start(python, {QStringLiteral("-c"), probe});
+        QVERIFY(outside.waitForFinished(30000));
+        const QByteArray host = outside.readAllStandardOutput();
+        QVERIFY2(host.count("ok") == 7, host.constData());
+        const QByteArray inside = run(*m_pid, a, {python, QStringLiteral("-c"), probe}).out;
+        QVERIFY2(!inside.contains("ok") && inside.count("Operation not permitted") == 7,
+                 inside.constData());
     }
 
     void testCannotConnectToAgentPort() {

@@ -144,13 +144,41 @@ FilterPtr build(const LightSocketGrant& grant, std::string* error) {
         failWith(error, "libseccomp refused the bad-arch action", rc);
         return none;
     }
-    for (const char* name : {"io_uring_setup", "io_uring_enter", "io_uring_register"}) {
+    for (const char* name : {"io_uring_setup", "io_uring_enter", "io_uring_register", "clone3"}) {
         const int nr = seccomp_syscall_resolve_name(name);
         if (nr < 0)
             continue; // not a syscall of this architecture
         if (const int rc = seccomp_rule_add(ctx.get(), SCMP_ACT_ERRNO(ENOSYS), nr, 0); rc != 0) {
             failWith(error, std::string("libseccomp refused the rule for ") + name, rc);
             return none;
+        }
+    }
+    // Namespaces: the supervisor made the workspace's before installing this filter; its code
+    // makes none. Without this a light exec could create user namespaces and, inside them,
+    // network namespaces with sockets of their own (an attack on the memory bound found it):
+    // kernel surface the workspace does not need. unshare(2) and setns(2) → EPERM, clone(2)
+    // with any CLONE_NEW* flag → EPERM (flags are argument 0 on x86_64 and aarch64), clone3(2)
+    // → ENOSYS above, so that glibc and runtimes fall back to clone(2), whose flags can be seen.
+    for (const char* name : {"unshare", "setns"}) {
+        const int nr = seccomp_syscall_resolve_name(name);
+        if (nr < 0)
+            continue;
+        if (const int rc = seccomp_rule_add(ctx.get(), SCMP_ACT_ERRNO(EPERM), nr, 0); rc != 0) {
+            failWith(error, std::string("libseccomp refused the rule for ") + name, rc);
+            return none;
+        }
+    }
+    if (const int cloneNr = seccomp_syscall_resolve_name("clone"); cloneNr >= 0) {
+        for (const scmp_datum_t flag : {0x00020000ULL, 0x02000000ULL, 0x04000000ULL, 0x08000000ULL,
+                                        0x10000000ULL, 0x20000000ULL, 0x40000000ULL}) {
+            // CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET (linux/sched.h);
+            // CLONE_NEWTIME (0x80) is the exit signal's byte in clone(2) and not a flag there.
+            if (const int rc = seccomp_rule_add(ctx.get(), SCMP_ACT_ERRNO(EPERM), cloneNr, 1,
+                                                SCMP_A0(SCMP_CMP_MASKED_EQ, flag, flag));
+                rc != 0) {
+                failWith(error, "libseccomp refused the rule for clone", rc);
+                return none;
+            }
         }
     }
     // System V IPC: a light workspace shares the host's IPC namespace, where segments, queues

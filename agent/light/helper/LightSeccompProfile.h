@@ -33,6 +33,8 @@ struct LightSocketGrant {
 /// - io_uring_setup/io_uring_enter/io_uring_register → ENOSYS, so IORING_OP_SOCKET and
 ///   IORING_OP_CONNECT can never create or connect a socket outside these checks (callers fall
 ///   back to plain syscalls on ENOSYS);
+/// - no new namespaces: unshare(2) and setns(2) → EPERM, clone(2) with a CLONE_NEW* flag →
+///   EPERM, clone3(2) → ENOSYS (glibc falls back to clone(2));
 /// - socket(2): AF_UNIX with any type and protocol; AF_INET/AF_INET6 only as the grant says; any
 ///   other family (netlink, packet, vsock, …), any other type (raw, seqpacket…), any other
 ///   protocol (IPPROTO_MPTCP, IPPROTO_SCTP, IPPROTO_SMC, ICMP "ping", UDP-Lite…) and any type flag
