@@ -5,7 +5,10 @@
 
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <limits>
 #include <utility>
 #include <vector>
 
@@ -39,7 +42,22 @@ MemoryWatchdog::MemoryWatchdog(QObject* parent, QString procRoot)
     : QObject(parent), m_procRoot(procRoot), m_table(std::move(procRoot)) {
     m_timer.setSingleShot(true);
     m_timer.setTimerType(Qt::PreciseTimer);
-    connect(&m_timer, &QTimer::timeout, this, [this] { scanNow(); });
+    connect(&m_timer, &QTimer::timeout, this, [this] { scanDue(); });
+    m_clock.start();
+    m_cpus = int(std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN)));
+}
+
+int MemoryWatchdog::intervalFor(qint64 usedBytes, qint64 limitBytes, int cpus) {
+    if (limitBytes <= 0)
+        return intervalForFraction(0);
+    const double fraction = double(usedBytes) / double(limitBytes);
+    if (fraction >= 0.5)
+        return intervalForFraction(fraction);
+    // Half the time the headroom takes to fault in at the assumed rate, on the 100 ms grid (so
+    // the watches far from their limits are read in the same scans).
+    const double faultBytesPerMs = double(kFaultBytesPerSecondPerCpu) * std::max(1, cpus) / 1000.0;
+    const qint64 ms = qint64(double(limitBytes - usedBytes) / faultBytesPerMs / 2.0);
+    return int(std::clamp<qint64>(ms / 100 * 100, 100, kMaxIntervalMs));
 }
 
 int MemoryWatchdog::intervalForFraction(double fraction) {
@@ -106,18 +124,27 @@ MemoryWatchdog::Usage MemoryWatchdog::usage(int handle) const {
     return it == m_watches.end() ? Usage{} : it->second.usage;
 }
 
-int MemoryWatchdog::scanNow() {
+int MemoryWatchdog::scan(bool onlyDue) {
     if (m_watches.empty())
         return 0;
+    const qint64 now = m_clock.elapsed();
+    // A timer fires a little early or late: what is due within 5 ms is measured now.
+    const auto due = [&](const State& state) { return !onlyDue || state.dueAtMs <= now + 5; };
     QHash<uid_t, State*> byUid;
     QHash<quint64, State*> byNamespace;
     for (auto& [handle, state] : m_watches) {
+        if (!due(state))
+            continue;
         if (state.watch.members.by == Membership::By::Uid)
             byUid.insert(uid_t(state.watch.members.id), &state);
         else
             byNamespace.insert(state.watch.members.id, &state);
         state.usage.currentBytes = 0;
         state.usage.processes = 0;
+    }
+    if (byUid.isEmpty() && byNamespace.isEmpty()) {
+        schedule();
+        return 0;
     }
     const int seen = m_table.refresh(!byNamespace.isEmpty(), !byUid.isEmpty());
     QHash<State*, QList<pid_t>> members;
@@ -139,7 +166,7 @@ int MemoryWatchdog::scanNow() {
     // several processes is measured again by proportional shares, which sum to what it holds.
     for (auto& [handle, state] : m_watches) {
         Usage& u = state.usage;
-        if (state.watch.limitBytes <= 0 || u.processes < 2 ||
+        if (!due(state) || state.watch.limitBytes <= 0 || u.processes < 2 ||
             u.currentBytes <= state.watch.limitBytes / 2)
             continue;
         qint64 proportional = 0;
@@ -153,9 +180,10 @@ int MemoryWatchdog::scanNow() {
             u.currentBytes = std::min(u.currentBytes, proportional);
     }
     const QHash<State*, UnixSocketMemory::Charge> sockets = unixSocketBytes(members);
-    double highest = 0;
     std::vector<std::pair<std::function<void(const Usage&)>, Usage>> calls;
     for (auto& [handle, state] : m_watches) {
+        if (!due(state))
+            continue;
         Usage& u = state.usage;
         for (const TmpfsMount& mount : std::as_const(state.watch.tmpfsMounts))
             u.currentBytes += usedBytesOf(mount);
@@ -165,27 +193,30 @@ int MemoryWatchdog::scanNow() {
         u.currentBytes += u.unixSocketBytes;
         u.peakBytes = qMax(u.peakBytes, u.currentBytes);
         u.peakProcesses = qMax(u.peakProcesses, u.processes);
+        state.dueAtMs = now + intervalFor(u.currentBytes, state.watch.limitBytes, m_cpus);
         if (state.watch.limitBytes <= 0)
             continue;
-        highest = qMax(highest, double(u.currentBytes) / double(state.watch.limitBytes));
         if (!u.exceeded && u.currentBytes > state.watch.limitBytes) {
             u.exceeded = true;
             if (state.watch.exceeded)
                 calls.emplace_back(state.watch.exceeded, u);
         }
     }
-    schedule(highest);
+    schedule();
     for (const auto& [call, usage] : calls)
         call(usage); // after the loop: a callback may unwatch
     return seen;
 }
 
-void MemoryWatchdog::schedule(double highestFraction) {
+void MemoryWatchdog::schedule() {
     if (m_watches.empty()) {
         m_timer.stop();
         return;
     }
-    m_timer.start(intervalForFraction(highestFraction));
+    qint64 next = std::numeric_limits<qint64>::max();
+    for (const auto& [handle, state] : m_watches)
+        next = std::min(next, state.dueAtMs);
+    m_timer.start(int(std::clamp<qint64>(next - m_clock.elapsed(), 0, kMaxIntervalMs)));
 }
 
 } // namespace runbox::bounds

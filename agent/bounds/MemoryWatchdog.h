@@ -3,6 +3,7 @@
 #include "agent/bounds/ProcessTable.h"
 #include "agent/bounds/UnixSocketMemory.h"
 
+#include <QElapsedTimer>
 #include <QObject>
 #include <QStringList>
 #include <QTimer>
@@ -65,11 +66,26 @@ public:
     Usage usage(int handle) const;
     int watchCount() const { return int(m_watches.size()); }
 
-    /// One scan now (the timer calls it; tests and the benchmark too). Returns the processes seen.
-    int scanNow();
-    /// The next scan's delay for the highest usage/limit fraction among the watches: 100 ms
-    /// below 1/2, 50 below 3/4, 20 below 9/10, else 10.
+    /// One scan of every watch now (tests). Returns the processes seen.
+    int scanNow() { return scan(false); }
+    /// One scan of the watches that are due (the timer calls it; the benchmark too): each is
+    /// measured again intervalFor() after its last measurement. Returns the processes seen, 0
+    /// when none was due (then /proc is not read at all).
+    int scanDue() { return scan(true); }
+    /// The delay for a usage/limit fraction: 100 ms below 1/2, 50 below 3/4, 20 below 9/10,
+    /// else 10.
     static int intervalForFraction(double fraction);
+    /// When a watch at @p usedBytes of @p limitBytes (0 = none) is measured again, ms: the
+    /// fraction's interval, and below half the limit up to half the time the host needs to fault
+    /// the headroom in (kFaultBytesPerSecondPerCpu x @p cpus), on the 100 ms grid, at most
+    /// kMaxIntervalMs: a watch far below a loose limit costs a read per second, not ten
+    /// (docs/bounds.md "Watchdog").
+    static int intervalFor(qint64 usedBytes, qint64 limitBytes, int cpus);
+    /// The fastest first-touch fault rate assumed for one CPU: 2.7 GiB/s measured here (4 KiB
+    /// pages, 2 GiB touched by one process on a quiet host; transparent huge pages were slower),
+    /// plus half.
+    static constexpr qint64 kFaultBytesPerSecondPerCpu = 4ll << 30;
+    static constexpr int kMaxIntervalMs = 1000;
     /// The unix socket reader, made on first need (the health report asks whether it works).
     UnixSocketMemory* unixSockets();
     /// A member's network namespace is read again after this many scans (docs/bounds.md "Unix
@@ -82,8 +98,11 @@ private:
     struct State {
         Watch watch;
         Usage usage;
+        qint64 dueAtMs = 0; ///< m_clock time of its next measurement
     };
-    void schedule(double highestFraction);
+    int scan(bool onlyDue);
+    /// Starts the timer for the earliest due watch.
+    void schedule();
     /// Unix socket charges of each socket-counting watch among @p members, by watch.
     QHash<State*, UnixSocketMemory::Charge>
     unixSocketBytes(const QHash<State*, QList<pid_t>>& members);
@@ -94,6 +113,8 @@ private:
     std::map<int, State> m_watches;
     int m_nextHandle = 1;
     QTimer m_timer;
+    QElapsedTimer m_clock;
+    int m_cpus = 1;
 };
 
 } // namespace runbox::bounds

@@ -130,6 +130,31 @@ private Q_SLOTS:
         dog.unwatch(over);
     }
 
+    /// A watch far below a loose limit is read less often (its headroom takes long to fault
+    /// in), one near a tight limit at every 100 ms scan or faster: 16 x 50 sleepers under the
+    /// default limit (half the RAM) cost 0.66 % of a core instead of 3.55 % (bench).
+    void testWatchesFarBelowLooseLimitsAreReadLessOften() {
+        constexpr qint64 kGiB = qint64(1) << 30;
+        QCOMPARE(MemoryWatchdog::intervalFor(0, 0, 2), 100);                  // sample only
+        QCOMPARE(MemoryWatchdog::intervalFor(10 * kMiB, 512 * kMiB, 2), 100); // tight: as before
+        QCOMPARE(MemoryWatchdog::intervalFor(0, 12 * kGiB, 2), 700);  // 12 GiB at 8 GiB/s, halved
+        QCOMPARE(MemoryWatchdog::intervalFor(0, 12 * kGiB, 16), 100); // more CPUs fault faster
+        QCOMPARE(MemoryWatchdog::intervalFor(0, qint64(1) << 40, 2),
+                 MemoryWatchdog::kMaxIntervalMs);
+        QCOMPARE(MemoryWatchdog::intervalFor(300 * kMiB, 512 * kMiB, 2), 50); // past half: fraction
+        QCOMPARE(MemoryWatchdog::intervalFor(7 * kGiB, 12 * kGiB, 2), 50);
+
+        Holder holder;
+        QVERIFY(holder.start(asUid(61010), 16, "anon"));
+        MemoryWatchdog dog;
+        const int handle = dog.watch({{Membership::By::Uid, 61010}, qint64(1) << 40, {}, {}});
+        QVERIFY(dog.scanDue() > 0); // a new watch is due at once
+        QCOMPARE(dog.scanDue(), 0); // then not for a while: /proc is not even read
+        QVERIFY(dog.usage(handle).currentBytes >= 16 * kMiB); // its usage is kept meanwhile
+        QVERIFY(dog.scanNow() > 0); // scanNow measures every watch regardless
+        dog.unwatch(handle);
+    }
+
     /// The sum over a tree: four processes of 40 MiB under one uid are 160 MiB, though each is
     /// under a 128 MiB limit alone; another uid's processes do not count.
     void testUidWatchSumsEveryProcessAndNoOther() {
