@@ -27,6 +27,8 @@ constexpr uint32_t kMask = IN_MODIFY | IN_CREATE | IN_MOVED_TO | IN_ONLYDIR;
 /// A queue overflow walks the tree again, at most this often (a writer that floods the queue
 /// must not turn the agent into a tree walker).
 constexpr int kRescanIntervalMs = 250;
+/// Directories deeper than this below the root are not watched (the timer sees their writes).
+constexpr qsizetype kMaxWatchDepth = 64;
 
 } // namespace
 
@@ -90,6 +92,13 @@ void WorkspaceWriteWatch::watchTree(const WorkspacePath& top) {
                        m_options.maxWatches);
             m_complete = false;
             return;
+        }
+        if (dir.segments().size() > kMaxWatchDepth) {
+            // Each directory is opened by its path from the root: a 5000-level tree made one
+            // mkdir at a time cost O(depth) per event and stalled the agent. Deeper ones are
+            // left to the timer.
+            m_complete = false;
+            continue;
         }
         auto opened = WorkspaceResolver::openDirectory(m_root.get(), dir, O_RDONLY);
         if (!opened.ok()) {
