@@ -34,13 +34,16 @@ QString toString(ExecutionKind kind) {
         return QStringLiteral("argv");
     case ExecutionKind::Broker:
         return QStringLiteral("broker");
+    case ExecutionKind::Provision:
+        return QStringLiteral("provision");
     }
     return QString();
 }
 
 std::optional<ExecutionKind> executionKindFromString(const QString& name) {
-    for (const ExecutionKind kind : {ExecutionKind::Shell, ExecutionKind::Python, ExecutionKind::R,
-                                     ExecutionKind::Argv, ExecutionKind::Broker}) {
+    for (const ExecutionKind kind :
+         {ExecutionKind::Shell, ExecutionKind::Python, ExecutionKind::R, ExecutionKind::Argv,
+          ExecutionKind::Broker, ExecutionKind::Provision}) {
         if (toString(kind) == name)
             return kind;
     }

@@ -13,7 +13,9 @@ namespace runbox::store {
 /// What an execution runs: `shell` (bash script on stdin), `python`, `r`, an `argv` vector, or a
 /// host NPU `broker` job (an operator workload run by the broker, docs/npu.md "Host broker": same
 /// record, log, listing and cancel as the others; created only through `POST /v1/npu/jobs`).
-enum class ExecutionKind { Shell, Python, R, Argv, Broker };
+/// What an execution ran: a request's kind, a host NPU broker job (docs/npu.md), or the build of
+/// a science environment's revision (`provision`, docs/environments.md).
+enum class ExecutionKind { Shell, Python, R, Argv, Broker, Provision };
 
 QString toString(ExecutionKind kind);
 std::optional<ExecutionKind> executionKindFromString(const QString& name);

@@ -26,15 +26,18 @@ QStringList executionsIndexesAndTriggers() {
     };
 }
 
-/// The executions table as of schema 6 (memory_exceeded; the usage columns), created as @p name.
-QString executionsTableV6(const QString& name) {
+/// The executions table as of schema 6 (memory_exceeded; the usage columns), created as @p name,
+/// with the kinds of @p kinds (SQL list of quoted names): schema 7 adds 'provision'.
+QString executionsTableV6(const QString& name,
+                          const QString& kinds = QStringLiteral("'shell','python','r','argv',"
+                                                                "'broker'")) {
     return QStringLiteral(
                "CREATE TABLE %1 ("
                " seq INTEGER PRIMARY KEY AUTOINCREMENT,"
                " execution_id TEXT NOT NULL UNIQUE,"
                " client_supplied INTEGER NOT NULL DEFAULT 0,"
                " workspace_id TEXT NOT NULL REFERENCES workspaces(id) ON DELETE RESTRICT,"
-               " kind TEXT NOT NULL CHECK (kind IN ('shell','python','r','argv','broker')),"
+               " kind TEXT NOT NULL CHECK (kind IN (%2)),"
                " state TEXT NOT NULL CHECK (state IN ('queued','running','completed','failed',"
                "  'timed_out','cancelled','output_limited','quota_exceeded','memory_exceeded',"
                "  'setup_failed','lost')),"
@@ -50,7 +53,7 @@ QString executionsTableV6(const QString& name) {
                " log_dropped_bytes INTEGER NOT NULL DEFAULT 0,"
                " peak_memory_bytes INTEGER, cpu_user_ms INTEGER, cpu_system_ms INTEGER,"
                " peak_processes INTEGER)")
-        .arg(name);
+        .arg(name, kinds);
 }
 
 QList<Migration> buildMigrations() {
@@ -232,6 +235,50 @@ QList<Migration> buildMigrations() {
             QStringLiteral("DROP TABLE executions"),
             QStringLiteral("ALTER TABLE executions_v6 RENAME TO executions"),
         } + executionsIndexesAndTriggers(),
+    });
+    list.append(Migration{
+        7,
+        QStringLiteral("science environments and their revisions; execution kind 'provision'"),
+        QStringList{
+            // The same rebuild as schema 6, with the kind of an environment's builds.
+            executionsTableV6(QStringLiteral("executions_v7"),
+                              QStringLiteral("'shell','python','r','argv','broker','provision'")),
+            QStringLiteral("INSERT INTO executions_v7 SELECT * FROM executions ORDER BY seq"),
+            QStringLiteral("DROP TABLE executions"),
+            QStringLiteral("ALTER TABLE executions_v7 RENAME TO executions"),
+        } + executionsIndexesAndTriggers() +
+            QStringList{
+                // docs/environments.md "Model": a name is unique among live environments; rows
+                // stay after a delete (deleted_ms) so the executions' epochs keep meaning.
+                QStringLiteral("CREATE TABLE environments ("
+                               " id TEXT PRIMARY KEY,"
+                               " name TEXT NOT NULL,"
+                               " language TEXT NOT NULL CHECK (language IN ('python','r')),"
+                               " provisioner TEXT NOT NULL,"
+                               " current_revision_id TEXT,"
+                               " build_workspace_id TEXT NOT NULL DEFAULT '',"
+                               " created_ms INTEGER NOT NULL,"
+                               " deleted_ms INTEGER)"),
+                QStringLiteral("CREATE UNIQUE INDEX environments_live_name ON environments(name)"
+                               " WHERE deleted_ms IS NULL"),
+                // A revision is immutable once ready: its spec is written at creation, its
+                // snapshot and the snapshot's SHA-256 once, when its build is verified.
+                QStringLiteral(
+                    "CREATE TABLE environment_revisions ("
+                    " id TEXT PRIMARY KEY,"
+                    " environment_id TEXT NOT NULL REFERENCES environments(id),"
+                    " seq INTEGER NOT NULL,"
+                    " status TEXT NOT NULL CHECK (status IN ('building','ready','failed')),"
+                    " spec TEXT NOT NULL DEFAULT '{}',"
+                    " prefix_path TEXT NOT NULL,"
+                    " execution_id TEXT NOT NULL DEFAULT '',"
+                    " snapshot TEXT,"
+                    " snapshot_sha256 TEXT,"
+                    " status_reason TEXT NOT NULL DEFAULT '',"
+                    " created_ms INTEGER NOT NULL,"
+                    " finished_ms INTEGER,"
+                    " UNIQUE (environment_id, seq))"),
+            },
     });
     return list;
 }

@@ -202,6 +202,46 @@ private Q_SLOTS:
         QCOMPARE(toString(old.state), QStringLiteral("completed"));
     }
 
+    void testSchemaSixOpensWithItsRecordsAndTakesProvisionKindAndEnvironments() {
+        // A state directory of the previous release (schema 6) is rebuilt by migration 7: its
+        // records stay, kind 'provision' and the environment tables appear.
+        QTemporaryDir dir;
+        createAtVersion(dir.path(), 6);
+        {
+            QSqlDatabase raw = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), "v6-check");
+            raw.setDatabaseName(dir.path() + QStringLiteral("/runbox.db"));
+            QVERIFY(raw.open());
+            QSqlQuery query(raw);
+            // Positive control: schema 6 refuses the new kind.
+            QVERIFY(!query.exec(QStringLiteral(
+                "INSERT INTO executions (execution_id, workspace_id, kind, state, created_ms)"
+                " VALUES ('build-v6', 'w1', 'provision', 'queued', 6)")));
+            raw.close();
+        }
+        QSqlDatabase::removeDatabase(QStringLiteral("v6-check"));
+        QString error;
+        auto db = Database::open(dir.path(), &error);
+        QVERIFY2(db, qPrintable(error));
+        QCOMPARE(db->schemaVersion(), migrations::latestVersion());
+        ExecutionRepository repository(*db);
+        ExecutionRecord old;
+        QVERIFY(!repository.get(QStringLiteral("old-run"), &old));
+        QCOMPARE(toString(old.state), QStringLiteral("completed"));
+        NewExecution build;
+        build.executionId = QStringLiteral("build-v7");
+        build.workspaceId = QStringLiteral("w1");
+        build.kind = ExecutionKind::Provision;
+        ExecutionRepository::InsertResult inserted;
+        QVERIFY(!repository.insert(build, &inserted));
+        QCOMPARE(toString(inserted.record.kind), QStringLiteral("provision"));
+        QSqlDatabase c = db->connection();
+        QVERIFY(columns(c, QStringLiteral("environments")).contains("current_revision_id"));
+        QVERIFY(columns(c, QStringLiteral("environment_revisions")).contains("snapshot_sha256"));
+        // The kept-forever trigger is made again after the rebuild.
+        QSqlQuery del(c);
+        QVERIFY(!del.exec(QStringLiteral("DELETE FROM executions WHERE execution_id='old-run'")));
+    }
+
     void testReopeningDoesNotMigrateAgain() {
         QTemporaryDir dir;
         QString error;
