@@ -30,6 +30,9 @@ class NpuService;
 namespace runbox::light {
 class LightService;
 }
+namespace runbox::environments {
+class EnvironmentService;
+}
 
 namespace runbox {
 
@@ -52,6 +55,8 @@ struct AgentContext {
     npu::NpuService* npu = nullptr;
     light::LightService* light =
         nullptr; ///< the light tier (null until started; may be unavailable)
+    /// Science environments (docs/environments.md); null when not wired (the routes answer 503).
+    environments::EnvironmentService* environments = nullptr;
     qint64 startedAtMs = 0;
     /// Since when (ms since epoch) the agent has held no workspace at all; 0 while it holds some.
     qint64 noWorkspacesSinceMs = 0;

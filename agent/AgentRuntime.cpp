@@ -10,6 +10,8 @@
 #include "agent/egress/EgressStage.h"
 #include "agent/egress/HostsFileResolver.h"
 #include "agent/egress/NetworkPolicyStore.h"
+#include "agent/environments/EnvironmentService.h"
+#include "agent/environments/EnvironmentStage.h"
 #include "agent/execution/BoundsStage.h"
 #include "agent/execution/ExecutionManager.h"
 #include "agent/execution/strong/StrongTier.h"
@@ -227,6 +229,7 @@ int AgentRuntime::start(const QStringList& args) {
     if (const int lost = m_manager->recover(); lost > 0)
         logLine(QStringLiteral("warning: %1 execution(s) of a previous run were marked lost")
                     .arg(lost));
+    startEnvironments(state.path());
     if (!startEgress())
         return 1;
     m_context.startedAtMs = QDateTime::currentMSecsSinceEpoch();
@@ -382,6 +385,22 @@ void AgentRuntime::claimSandboxUids(const config::StateDir& state) {
         host.sandboxUserError = error;
         m_context.uidRangeClaimError = error;
     }
+}
+
+void AgentRuntime::startEnvironments(const QString& stateDir) {
+    environments::EnvironmentService::Dependencies deps;
+    deps.database = m_database.get();
+    deps.manager = m_manager.get();
+    deps.workspaces = m_workspaces.get();
+    deps.stateDir = stateDir;
+    deps.wheelhouse = m_context.config.envWheelhouse;
+    m_environments = std::make_unique<environments::EnvironmentService>(deps);
+    for (const QString& w : m_environments->start())
+        logLine(QStringLiteral("warning: %1").arg(w));
+    m_environmentStage = std::make_unique<environments::EnvironmentStage>(
+        m_environments.get(), environments::EnvironmentStage::hostInterpreters());
+    m_manager->planner().addStage(m_environmentStage.get());
+    m_context.environments = m_environments.get();
 }
 
 void AgentRuntime::startNpu() {

@@ -20,6 +20,10 @@ class ApiService;
 namespace light {
 class LightService;
 } // namespace light
+namespace environments {
+class EnvironmentService;
+class EnvironmentStage;
+} // namespace environments
 namespace http {
 class HttpServer;
 }
@@ -81,6 +85,9 @@ private:
     /// NPU config from the configuration table, the NpuService, its launch stage, the first
     /// inventory read in the background.
     void startNpu();
+    /// Science environments (docs/environments.md): the service (builds left unfinished by a
+    /// previous agent failed, their prefixes removed), its stage and request fields.
+    void startEnvironments(const QString& stateDir);
     /// A privileged agent: checks the sandbox uid range against the host's ids and claims it
     /// (with the light range) in the host's registry; a failure fails the strong tier closed
     /// (SandboxHost::sandboxUserError).
@@ -106,6 +113,9 @@ private:
     std::unique_ptr<npu::NpuStage> m_npuStage;
     std::unique_ptr<bounds::BoundsHost> m_bounds;
     std::unique_ptr<execution::BoundsStage> m_boundsStage;
+    /// Before the manager, so destroyed after it: its runs' plans release their revisions.
+    std::unique_ptr<environments::EnvironmentService> m_environments;
+    std::unique_ptr<environments::EnvironmentStage> m_environmentStage;
     std::unique_ptr<execution::ExecutionManager> m_manager;
     std::unique_ptr<light::LightService> m_light; ///< after the registry, before the API (order)
     std::unique_ptr<api::ApiService> m_api;

@@ -1,6 +1,7 @@
 #include "agent/api/ApiService.h"
 
 #include "agent/api/ExecRoutes.h"
+#include "agent/api/EnvironmentRoutes.h"
 #include "agent/api/ExecutionRoutes.h"
 #include "agent/api/FileRoutes.h"
 #include "agent/api/HealthRoutes.h"
@@ -94,6 +95,7 @@ ApiService::ApiService(AgentContext* context, QObject* parent)
     m_files->registerRoutes(m_router);
     SettingsRoutes::registerRoutes(m_router, context);
     NetworkPolicyRoutes::registerRoutes(m_router, context);
+    EnvironmentRoutes::registerRoutes(m_router, context);
 }
 
 ApiService::~ApiService() = default;

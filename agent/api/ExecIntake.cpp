@@ -1,7 +1,9 @@
 #include "agent/api/ExecIntake.h"
 
+#include "agent/environments/EnvironmentService.h"
 #include "agent/execution/ExecutionManager.h"
 #include "agent/execution/IsolationTier.h"
+#include "agent/http/ErrorStatus.h"
 #include "agent/workspace/WorkspaceRegistry.h"
 
 namespace runbox::api {
@@ -16,7 +18,13 @@ std::optional<ApiError> parseExecRequest(AgentContext* context, const QJsonObjec
     execution::IsolationTier* tier = manager->tierOf(workspace, &noTier);
     if (!tier)
         return noTier;
-    return tier->validate(*out, workspace);
+    if (auto err = tier->validate(*out, workspace))
+        return err;
+    // The environment is resolved now, so the execution keeps the revision that is current at
+    // its creation (docs/environments.md "Selection").
+    if (context->environments)
+        return http::toApiError(context->environments->resolveSelection(out, workspace));
+    return std::nullopt;
 }
 
 } // namespace runbox::api

@@ -18,6 +18,7 @@ bool AgentConfig::parse(const QStringList& args, const QProcessEnvironment& env,
     maxConnections = v.number(Key::MaxConnections);
     maxBufferedRequestBytes = v.number(Key::MaxBufferedRequestBytes);
     idleAfterMs = v.number(Key::IdleAfterMs);
+    envWheelhouse = v.text(Key::EnvWheelhouse);
     strongUidFirst = v.number(Key::StrongUidFirst);
     strongUidCount = v.number(Key::StrongUidCount);
     uidRangeRegistry = v.text(Key::UidRangeRegistry);

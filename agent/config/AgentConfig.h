@@ -54,6 +54,9 @@ struct AgentConfig {
     /// (RUNBOX_IDLE_AFTER_MS / `idleAfterMs`; 0 = never idle). For hosts that shut down when
     /// unused.
     qint64 idleAfterMs = 0;
+    /// The science environments' offline wheelhouse (RUNBOX_ENV_WHEELHOUSE / `envWheelhouse`;
+    /// "" = none, installs are refused; docs/environments.md).
+    QString envWheelhouse;
     /// The strong tier's sandbox uids when the agent is privileged (RUNBOX_STRONG_UID_FIRST /
     /// _COUNT, `strongUidFirst` / `strongUidCount`): the first is the probe uid, each strong
     /// workspace gets one of the others. Default 1879048192 (0x70000000, above systemd's

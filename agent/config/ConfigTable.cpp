@@ -124,6 +124,16 @@ QList<OptionSpec> buildTable() {
          .max = qint64(365) * 86400 * 1000,
          .help = "/v1/health says \"idle\": true once no workspace has existed for this long "
                  "(0 = never idle)."},
+        {.key = Key::EnvWheelhouse,
+         .name = "envWheelhouse",
+         .type = T::Path,
+         .group = G::General,
+         .defaultNote = "none: science environments get no packages (installs → 503)",
+         .envVar = "RUNBOX_ENV_WHEELHOUSE",
+         .fileKey = "envWheelhouse",
+         .flags = kMakeAbsolute,
+         .help = "The offline wheelhouse of science environments: a directory of wheels bound "
+                 "read-only into each build, pip --no-index --find-links (docs/environments.md)."},
         // Strong-tier sandbox uids
         {.key = Key::StrongUidFirst,
          .name = "strongUidFirst",

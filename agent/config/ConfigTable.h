@@ -21,6 +21,7 @@ enum class Key : int {
     MaxConnections,
     MaxBufferedRequestBytes,
     IdleAfterMs,
+    EnvWheelhouse,
     // Strong-tier sandbox uids
     StrongUidFirst,
     StrongUidCount,

@@ -107,7 +107,6 @@ std::optional<ApiError> ExecRequest::parse(const QJsonObject& body, const ExecLi
                                       "maxProcesses",
                                       "maxCpuMillicores",
                                       "kernelMode",
-                                      "environmentId",
                                       "workspace"};
     if (auto err = refuseUnknownFields(body, known, limits.featureFields))
         return err;

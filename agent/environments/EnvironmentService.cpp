@@ -1,0 +1,468 @@
+#include "agent/environments/EnvironmentService.h"
+
+#include "agent/environments/EnvironmentSnapshot.h"
+#include "agent/environments/EnvironmentSpec.h"
+#include "agent/environments/EnvironmentStage.h"
+#include "agent/environments/VenvProvisioner.h"
+#include "agent/execution/ExecutionManager.h"
+#include "agent/http/ErrorStatus.h"
+#include "agent/store/ExecutionRecord.h"
+#include "agent/workspace/WorkspaceRegistry.h"
+#include "shared/Crypto.h"
+
+#include <QDateTime>
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace runbox::environments {
+
+namespace {
+
+constexpr qsizetype kMaxSnapshotBytes = 1 << 20;
+const QString kRevisionField = QLatin1String(EnvironmentStage::kRevisionField);
+const QString kEnvironmentField = QLatin1String(EnvironmentService::kEnvironmentField);
+const QString kBuildField = QLatin1String(EnvironmentStage::kBuildField);
+
+QString newId(char prefix) {
+    return QChar(prefix) + QString::fromLatin1(crypto::randomBytes(8).toHex());
+}
+
+Error invalid(const char* code, const QString& message) {
+    return Error{ErrorKind::InvalidArgument, QLatin1String(code), message};
+}
+
+Error unavailable(const QString& message) {
+    return Error{ErrorKind::Unavailable, QStringLiteral("environment_unavailable"), message};
+}
+
+/// Reads the build's snapshot file without following a link the sandbox may have planted
+/// (open(2) O_NOFOLLOW), a regular file of at most kMaxSnapshotBytes.
+std::optional<Error> readSnapshotFile(const QString& path, QByteArray* out) {
+    const int fd = ::open(QFile::encodeName(path).constData(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return invalid("invalid_snapshot", QStringLiteral("the build wrote no package list"));
+    struct stat st {};
+    QByteArray bytes;
+    bool ok = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= kMaxSnapshotBytes;
+    if (ok) {
+        bytes.resize(qsizetype(st.st_size));
+        ok = ::read(fd, bytes.data(), size_t(bytes.size())) == ssize_t(bytes.size());
+    }
+    ::close(fd);
+    if (!ok)
+        return invalid("invalid_snapshot",
+                       QStringLiteral("the package list is not a regular file of at most %1 "
+                                      "bytes")
+                           .arg(kMaxSnapshotBytes));
+    *out = bytes;
+    return std::nullopt;
+}
+
+std::optional<ApiError> checkIdField(const QJsonValue& value) {
+    if (value.isUndefined() || value.isNull() || value.isString())
+        return std::nullopt;
+    return ApiError{400, QStringLiteral("invalid_request"),
+                    QStringLiteral("environmentId and environmentRevisionId must be strings")};
+}
+
+/// The epoch contributor: the selection and the build marker as the request carries them once
+/// resolveSelection() / startBuild() set them.
+void recordInto(const execution::ExecRequest& request, execution::PermissionEpoch* epoch) {
+    epoch->environmentId = request.features.value(kEnvironmentField).toString();
+    for (const QString& field : {kRevisionField, kBuildField})
+        if (request.hasFeature(field))
+            epoch->features.insert(field, request.features.value(field));
+}
+
+} // namespace
+
+EnvironmentService::EnvironmentService(Dependencies deps, QObject* parent)
+    : QObject(parent), m_deps(std::move(deps)),
+      m_repository(std::make_unique<EnvironmentRepository>(*m_deps.database)) {}
+
+EnvironmentService::~EnvironmentService() = default;
+
+QStringList EnvironmentService::start() {
+    QStringList warnings;
+    execution::ExecutionManager* manager = m_deps.manager;
+    manager->addRequestFeature(kEnvironmentField, &checkIdField);
+    manager->addRequestFeature(kRevisionField, &checkIdField);
+    manager->addEpochContributor(&recordInto);
+    connect(manager, &execution::ExecutionManager::executionFinished, this,
+            &EnvironmentService::onExecutionFinished);
+    QList<RevisionRow> unfinished;
+    if (auto err = m_repository->failUnfinished(&unfinished))
+        warnings << QStringLiteral("environments: %1").arg(err->message);
+    for (const RevisionRow& r : std::as_const(unfinished)) {
+        workspace::removeTree(r.prefixPath);
+        warnings << QStringLiteral("environments: revision %1 of %2 was building when the agent "
+                                   "stopped: marked failed, its prefix removed")
+                        .arg(r.id, r.environmentId);
+    }
+    if (!m_deps.wheelhouse.isEmpty() && !QFileInfo(m_deps.wheelhouse).isDir())
+        warnings << QStringLiteral("environments: the wheelhouse %1 is not a directory: installs "
+                                   "will fail")
+                        .arg(m_deps.wheelhouse);
+    return warnings;
+}
+
+QString EnvironmentService::prefixOf(const QString& environmentId,
+                                     const QString& revisionId) const {
+    return m_deps.stateDir + QStringLiteral("/environments/") + environmentId + '/' + revisionId;
+}
+
+QJsonObject EnvironmentService::environmentJson(const EnvironmentRow& row) const {
+    QList<RevisionRow> revisions;
+    m_repository->listRevisions(row.id, &revisions);
+    QString status = QStringLiteral("failed");
+    QString lastFailure;
+    for (const RevisionRow& r : std::as_const(revisions))
+        if (r.status == QLatin1String("building"))
+            status = r.status;
+    if (status != QLatin1String("building") && !revisions.isEmpty()) {
+        status = revisions.constLast().status;
+        if (status == QLatin1String("failed"))
+            lastFailure = revisions.constLast().statusReason;
+    }
+    QJsonObject o{{"id", row.id},
+                  {"name", row.name},
+                  {"language", row.language},
+                  {"provisioner", row.provisioner},
+                  {"status", status},
+                  {"currentRevisionId", row.currentRevisionId.isEmpty()
+                                            ? QJsonValue()
+                                            : QJsonValue(row.currentRevisionId)},
+                  {"revisionCount", int(revisions.size())},
+                  {"createdAt", store::isoTimestamp(row.createdMs)}};
+    // An environment whose latest build failed is still usable at its last good revision.
+    if (!lastFailure.isEmpty())
+        o.insert(QStringLiteral("lastBuildFailure"), lastFailure);
+    return o;
+}
+
+std::optional<Error> EnvironmentService::list(QJsonObject* out) const {
+    QList<EnvironmentRow> rows;
+    if (auto err = m_repository->listEnvironments(&rows))
+        return err;
+    QJsonArray array;
+    for (const EnvironmentRow& row : std::as_const(rows))
+        array.append(environmentJson(row));
+    *out = QJsonObject{{"environments", array}};
+    return std::nullopt;
+}
+
+std::optional<Error> EnvironmentService::get(const QString& id, QJsonObject* out) const {
+    EnvironmentRow row;
+    if (auto err = m_repository->getEnvironment(id, &row))
+        return err;
+    *out = environmentJson(row);
+    return std::nullopt;
+}
+
+std::optional<Error> EnvironmentService::create(const QJsonObject& body, QJsonObject* out) {
+    if (auto err = execution::refuseUnknownFields(body, {"name", "language", "provisioner"}))
+        return http::toError(*err);
+    EnvironmentRow row;
+    if (auto err = EnvironmentSpec::checkName(body.value(QLatin1String("name"))))
+        return err;
+    if (auto err = EnvironmentSpec::checkLanguage(body.value(QLatin1String("language"))))
+        return err;
+    if (auto err = EnvironmentSpec::checkProvisioner(body.value(QLatin1String("provisioner")),
+                                                     &row.provisioner))
+        return err;
+    row.id = newId('e');
+    row.name = body.value(QLatin1String("name")).toString();
+    row.language = body.value(QLatin1String("language")).toString();
+    row.createdMs = QDateTime::currentMSecsSinceEpoch();
+    QList<EnvironmentRow> existing;
+    if (auto err = m_repository->listEnvironments(&existing))
+        return err;
+    for (const EnvironmentRow& e : std::as_const(existing))
+        if (e.name == row.name)
+            return Error{
+                ErrorKind::Conflict, QStringLiteral("environment_exists"),
+                QStringLiteral("an environment named \"%1\" exists (%2)").arg(row.name, e.id)};
+    workspace::Workspace build;
+    if (auto err = m_deps.workspaces->create(QStringLiteral("agent:environment:") + row.id, &build))
+        return err;
+    row.buildWorkspaceId = build.id;
+    if (auto err = m_repository->insertEnvironment(row)) {
+        m_deps.workspaces->remove(build.id);
+        return err;
+    }
+    RevisionRow revision;
+    if (auto err = startBuild(row, {}, &revision))
+        return err;
+    *out = environmentJson(row);
+    out->insert(QStringLiteral("executionId"), revision.executionId);
+    return std::nullopt;
+}
+
+std::optional<Error> EnvironmentService::install(const QString& id, const QJsonObject& body,
+                                                 QJsonObject* out) {
+    EnvironmentRow row;
+    if (auto err = m_repository->getEnvironment(id, &row))
+        return err;
+    if (auto err = execution::refuseUnknownFields(body, {"packages"}))
+        return http::toError(*err);
+    QStringList requested;
+    if (auto err =
+            EnvironmentSpec::checkPackages(body.value(QLatin1String("packages")), &requested))
+        return err;
+    if (m_deps.wheelhouse.isEmpty())
+        return Error{ErrorKind::Unavailable, QStringLiteral("wheelhouse_not_configured"),
+                     QStringLiteral("no package source is configured: set RUNBOX_ENV_WHEELHOUSE "
+                                    "to a directory of wheels (docs/configuration.md)")};
+    // Every revision is built afresh from the whole list: the packages of the latest revision
+    // that did not fail (a build queued behind a running one counts), then the new ones.
+    QList<RevisionRow> revisions;
+    if (auto err = m_repository->listRevisions(id, &revisions))
+        return err;
+    QStringList packages;
+    for (auto it = revisions.crbegin(); it != revisions.crend(); ++it) {
+        if (it->status == QLatin1String("failed"))
+            continue;
+        for (const QJsonValue& p : it->spec.value(QLatin1String("packages")).toArray())
+            packages.append(p.toString());
+        break;
+    }
+    for (const QString& p : std::as_const(requested))
+        if (!packages.contains(p))
+            packages.append(p);
+    RevisionRow revision;
+    if (auto err = startBuild(row, packages, &revision))
+        return err;
+    *out = QJsonObject{{"environmentId", id},
+                       {"revisionId", revision.id},
+                       {"executionId", revision.executionId},
+                       {"status", revision.status}};
+    return std::nullopt;
+}
+
+std::optional<Error> EnvironmentService::startBuild(const EnvironmentRow& environment,
+                                                    const QStringList& packages, RevisionRow* out) {
+    const workspace::Workspace* build = m_deps.workspaces->find(environment.buildWorkspaceId);
+    if (!build)
+        return unavailable(
+            QStringLiteral("the build workspace of environment %1 is gone").arg(environment.id));
+    RevisionRow revision;
+    revision.id = newId('r');
+    revision.environmentId = environment.id;
+    revision.status = QStringLiteral("building");
+    revision.prefixPath = prefixOf(environment.id, revision.id);
+    revision.createdMs = QDateTime::currentMSecsSinceEpoch();
+    revision.spec = QJsonObject{
+        {"provisioner", environment.provisioner},
+        {"packages", QJsonArray::fromStringList(packages)},
+        {"wheelhouse", packages.isEmpty() ? QJsonValue() : QJsonValue(m_deps.wheelhouse)}};
+    // A fresh, empty prefix: never a copy or a hard link of an earlier revision.
+    const QByteArray prefix = QFile::encodeName(revision.prefixPath);
+    if (!QDir().mkpath(QFileInfo(revision.prefixPath).path()) ||
+        ::mkdir(prefix.constData(), 0755) != 0 ||
+        (build->uid && ::chown(prefix.constData(), *build->uid, *build->uid) != 0))
+        return Error{ErrorKind::Internal, QStringLiteral("environment_build_failed"),
+                     QStringLiteral("cannot make the prefix of revision %1").arg(revision.id)};
+    ::unlink(
+        QFile::encodeName(build->directory + '/' + VenvProvisioner::kSnapshotFile).constData());
+    if (auto err = m_repository->insertRevision(&revision)) {
+        workspace::removeTree(revision.prefixPath);
+        return err;
+    }
+    execution::ExecRequest request =
+        VenvProvisioner::buildRequest(packages, !packages.isEmpty(), m_deps.manager->limits());
+    request.features.insert(
+        kBuildField, QJsonObject{{"revisionId", revision.id}, {"environmentId", environment.id}});
+    store::ExecutionRecord record;
+    if (auto err = m_deps.manager->submit(request, build->id, &record)) {
+        m_repository->finishRevision(revision.id, false, {}, {}, err->message);
+        workspace::removeTree(revision.prefixPath);
+        return http::toError(*err);
+    }
+    revision.executionId = record.executionId;
+    m_repository->setRevisionExecution(revision.id, record.executionId);
+    m_builds.insert(record.executionId, revision.id);
+    *out = revision;
+    return std::nullopt;
+}
+
+void EnvironmentService::onExecutionFinished(const QString& executionId) {
+    const QString revisionId = m_builds.take(executionId);
+    if (revisionId.isEmpty())
+        return;
+    RevisionRow revision;
+    EnvironmentRow environment;
+    store::ExecutionRecord record;
+    if (m_repository->getRevision(revisionId, &revision) ||
+        m_repository->getEnvironment(revision.environmentId, &environment) ||
+        m_deps.manager->get(executionId, &record))
+        return;
+    QString reason;
+    EnvironmentSnapshot snapshot;
+    if (record.state != store::ExecutionState::Completed) {
+        reason = QStringLiteral("the build ended %1: %2")
+                     .arg(store::toString(record.state), record.statusReason);
+    } else if (const workspace::Workspace* build =
+                   m_deps.workspaces->find(environment.buildWorkspaceId);
+               !build) {
+        reason = QStringLiteral("the build workspace is gone");
+    } else {
+        QByteArray bytes;
+        auto err =
+            readSnapshotFile(build->directory + '/' + VenvProvisioner::kSnapshotFile, &bytes);
+        if (!err)
+            err = EnvironmentSnapshot::fromPipList(bytes, &snapshot, kMaxSnapshotBytes);
+        if (err)
+            reason = err->message;
+    }
+    // The current revision moves only here, with a verified snapshot (finishRevision).
+    m_repository->finishRevision(revisionId, reason.isEmpty(), snapshot.json, snapshot.sha256,
+                                 reason);
+    if (!reason.isEmpty())
+        workspace::removeTree(revision.prefixPath);
+}
+
+std::optional<Error> EnvironmentService::remove(const QString& id) {
+    EnvironmentRow row;
+    if (auto err = m_repository->getEnvironment(id, &row))
+        return err;
+    QList<RevisionRow> revisions;
+    if (auto err = m_repository->listRevisions(id, &revisions))
+        return err;
+    for (const RevisionRow& r : std::as_const(revisions)) {
+        if (r.status == QLatin1String("building"))
+            return Error{ErrorKind::Conflict, QStringLiteral("environment_building"),
+                         QStringLiteral("revision %1 of environment %2 is being built (execution "
+                                        "%3): cancel it or wait")
+                             .arg(r.id, id, r.executionId)};
+        if (m_held.value(r.id) > 0)
+            return Error{ErrorKind::Conflict, QStringLiteral("environment_in_use"),
+                         QStringLiteral("revision %1 of environment %2 is used by a running "
+                                        "execution")
+                             .arg(r.id, id)};
+    }
+    if (auto err = m_repository->markEnvironmentDeleted(id))
+        return err;
+    workspace::removeTree(m_deps.stateDir + QStringLiteral("/environments/") + id);
+    if (!row.buildWorkspaceId.isEmpty())
+        m_deps.workspaces->remove(row.buildWorkspaceId);
+    return std::nullopt;
+}
+
+std::optional<Error> EnvironmentService::revisions(const QString& id, QJsonObject* out) const {
+    EnvironmentRow row;
+    if (auto err = m_repository->getEnvironment(id, &row))
+        return err;
+    QList<RevisionRow> rows;
+    if (auto err = m_repository->listRevisions(id, &rows))
+        return err;
+    QJsonArray array;
+    for (const RevisionRow& r : std::as_const(rows))
+        array.append(r.toJson());
+    *out = QJsonObject{{"revisions", array}};
+    return std::nullopt;
+}
+
+std::optional<Error> EnvironmentService::snapshot(const QString& revisionId,
+                                                  QJsonObject* out) const {
+    RevisionRow r;
+    if (auto err = m_repository->getRevision(revisionId, &r))
+        return err;
+    if (r.status != QLatin1String("ready"))
+        return Error{ErrorKind::Conflict, QStringLiteral("snapshot_unavailable"),
+                     QStringLiteral("revision %1 is %2: only a ready revision has a snapshot")
+                         .arg(revisionId, r.status)};
+    QJsonArray packages;
+    if (auto err = EnvironmentSnapshot::verify(r.snapshot, r.snapshotSha256, &packages))
+        return err;
+    *out = QJsonObject{{"revisionId", r.id},
+                       {"environmentId", r.environmentId},
+                       {"sha256", r.snapshotSha256},
+                       {"packages", packages}};
+    return std::nullopt;
+}
+
+std::optional<Error>
+EnvironmentService::resolveSelection(execution::ExecRequest* request,
+                                     const workspace::Workspace& workspace) const {
+    const bool byEnvironment = request->hasFeature(kEnvironmentField);
+    const bool byRevision = request->hasFeature(kRevisionField);
+    request->features.remove(kBuildField); // never from a client (parse refuses it anyway)
+    if (!byEnvironment && !byRevision)
+        return std::nullopt;
+    if (byEnvironment && byRevision)
+        return invalid("invalid_request",
+                       QStringLiteral("give environmentId or environmentRevisionId, not both"));
+    if (workspace.isLight())
+        return Error{ErrorKind::Conflict, QStringLiteral("environment_unsupported_tier"),
+                     QStringLiteral("light workspaces cannot select an environment yet (their "
+                                    "Landlock domain is fixed at creation; docs/environments.md)")};
+    const Error unknown =
+        invalid("unknown_environment",
+                byEnvironment ? QStringLiteral("environmentId %1 names no environment")
+                                    .arg(request->features.value(kEnvironmentField).toString())
+                              : QStringLiteral("environmentRevisionId %1 names no revision")
+                                    .arg(request->features.value(kRevisionField).toString()));
+    EnvironmentRow environment;
+    if (byEnvironment) {
+        if (m_repository->getEnvironment(request->features.value(kEnvironmentField).toString(),
+                                         &environment))
+            return unknown;
+        if (environment.currentRevisionId.isEmpty())
+            return Error{ErrorKind::Conflict, QStringLiteral("environment_not_ready"),
+                         QStringLiteral("environment %1 has no ready revision yet (its first "
+                                        "build has not completed)")
+                             .arg(environment.id)};
+        request->features.insert(kRevisionField, environment.currentRevisionId);
+        return std::nullopt;
+    }
+    RevisionRow revision;
+    if (m_repository->getRevision(request->features.value(kRevisionField).toString(), &revision) ||
+        m_repository->getEnvironment(revision.environmentId, &environment))
+        return unknown;
+    if (revision.status != QLatin1String("ready"))
+        return Error{
+            ErrorKind::Conflict, QStringLiteral("environment_not_ready"),
+            QStringLiteral("revision %1 is %2, not ready").arg(revision.id, revision.status)};
+    request->features.insert(kEnvironmentField, revision.environmentId);
+    return std::nullopt;
+}
+
+std::optional<Error> EnvironmentService::buildPrefix(const QString& revisionId,
+                                                     const QString& workspaceId,
+                                                     QString* prefix) const {
+    RevisionRow revision;
+    EnvironmentRow environment;
+    if (m_repository->getRevision(revisionId, &revision) ||
+        m_repository->getEnvironment(revision.environmentId, &environment) ||
+        revision.status != QLatin1String("building") || environment.buildWorkspaceId != workspaceId)
+        return unavailable(QStringLiteral("revision %1 is not being built in workspace %2")
+                               .arg(revisionId, workspaceId));
+    *prefix = revision.prefixPath;
+    return std::nullopt;
+}
+
+std::optional<Error> EnvironmentService::acquirePrefix(const QString& revisionId, QString* prefix) {
+    RevisionRow revision;
+    EnvironmentRow environment;
+    if (m_repository->getRevision(revisionId, &revision) ||
+        m_repository->getEnvironment(revision.environmentId, &environment) ||
+        revision.status != QLatin1String("ready"))
+        return unavailable(QStringLiteral("environment revision %1 is no longer available (its "
+                                          "environment was deleted)")
+                               .arg(revisionId));
+    m_held[revisionId] += 1;
+    *prefix = revision.prefixPath;
+    return std::nullopt;
+}
+
+void EnvironmentService::releasePrefix(const QString& revisionId) {
+    if (auto it = m_held.find(revisionId); it != m_held.end() && --it.value() <= 0)
+        m_held.erase(it);
+}
+
+} // namespace runbox::environments

@@ -1,0 +1,113 @@
+#pragma once
+
+#include "agent/Error.h"
+#include "agent/environments/EnvironmentRepository.h"
+#include "agent/execution/ExecRequest.h"
+#include "agent/execution/LaunchPlanner.h"
+
+#include <QHash>
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QObject>
+
+#include <memory>
+#include <optional>
+
+namespace runbox::execution {
+class ExecutionManager;
+}
+namespace runbox::workspace {
+struct Workspace;
+class WorkspaceRegistry;
+} // namespace runbox::workspace
+
+namespace runbox::environments {
+
+/// Science environments (docs/environments.md): named environments whose immutable revisions
+/// are each built by a provisioning execution (kind `provision`, one the ExecutionManager runs,
+/// records and logs like any managed execution) in the environment's own agent-owned strong
+/// build workspace, and selected by strong executions through `environmentId` or
+/// `environmentRevisionId` (EnvironmentStage binds the prefix). A revision's prefix is
+/// `<stateDir>/environments/<environmentId>/<revisionId>`; the current revision moves only when
+/// its build completed and its snapshot was read and hashed. Builds of one environment queue in
+/// order on its build workspace's lease. Main thread only.
+///
+/// Errors (runbox::Error): InvalidArgument (the field named; `unknown_environment` for an exec
+/// naming none), NotFound `environment_not_found`, Conflict `environment_exists`,
+/// `environment_building`, `environment_in_use`, `environment_not_ready`,
+/// `environment_unsupported_tier`, Unavailable `wheelhouse_not_configured`, NotImplemented
+/// `provisioner_unavailable`, and the store's.
+class EnvironmentService final : public QObject {
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(EnvironmentService)
+public:
+    struct Dependencies {
+        const store::Database* database = nullptr;
+        execution::ExecutionManager* manager = nullptr;
+        workspace::WorkspaceRegistry* workspaces = nullptr;
+        QString stateDir;
+        QString wheelhouse; ///< RUNBOX_ENV_WHEELHOUSE ("" = none: installs are refused)
+    };
+
+    explicit EnvironmentService(Dependencies deps, QObject* parent = nullptr);
+    ~EnvironmentService() override;
+
+    /// Start-up (after ExecutionManager::recover): revisions left `building` by a previous agent
+    /// become failed and their half-built prefixes are removed; declares the request fields and
+    /// the epoch contributor; returns warnings to log.
+    QStringList start();
+
+    /// `{"environments":[…]}` of the live environments (environmentJson each).
+    std::optional<Error> list(QJsonObject* out) const;
+    std::optional<Error> get(const QString& id, QJsonObject* out) const;
+    /// `POST /v1/environments {"name","language","provisioner"?}`: validated, then the
+    /// environment, its build workspace and the build of its first revision (a bare venv).
+    /// @p out is environmentJson plus `"executionId"` of that build.
+    std::optional<Error> create(const QJsonObject& body, QJsonObject* out);
+    /// `POST /v1/environments/{id}/install {"packages":[…]}`: a new revision with the packages
+    /// of the latest revision that did not fail plus @p body's, built afresh.
+    /// `{"environmentId","revisionId","executionId","status":"building"}`.
+    std::optional<Error> install(const QString& id, const QJsonObject& body, QJsonObject* out);
+    /// Deletes the environment, its prefixes and its build workspace; refused while a build runs
+    /// or an execution holds one of its revisions (409).
+    std::optional<Error> remove(const QString& id);
+    /// `{"revisions":[RevisionRow::toJson…]}`.
+    std::optional<Error> revisions(const QString& id, QJsonObject* out) const;
+    /// `{"revisionId","environmentId","sha256","packages":[{"name","version"}…]}` after the
+    /// SHA-256 check (EnvironmentSnapshot::verify). 409 `snapshot_unavailable` when not ready.
+    std::optional<Error> snapshot(const QString& revisionId, QJsonObject* out) const;
+
+    /// Exec intake (sync and managed, after the tier's checks): turns `environmentId` (its
+    /// current revision now) or `environmentRevisionId` into both fields of @p request, which
+    /// the epoch contributor records. 400 `unknown_environment`, 409 `environment_not_ready`,
+    /// 409 `environment_unsupported_tier` (light workspaces), 400 `invalid_request` for both.
+    std::optional<Error> resolveSelection(execution::ExecRequest* request,
+                                          const workspace::Workspace& workspace) const;
+
+    /// For EnvironmentStage: the prefix of revision @p revisionId being built, if @p workspaceId
+    /// is its environment's build workspace (else 503 `environment_unavailable`).
+    std::optional<Error> buildPrefix(const QString& revisionId, const QString& workspaceId,
+                                     QString* prefix) const;
+    /// For EnvironmentStage: the prefix of ready revision @p revisionId, held until
+    /// releasePrefix(); 503 `environment_unavailable` when it is gone.
+    std::optional<Error> acquirePrefix(const QString& revisionId, QString* prefix);
+    void releasePrefix(const QString& revisionId);
+    QString wheelhouse() const { return m_deps.wheelhouse; }
+
+    /// The request fields (ExecutionManager::addRequestFeature).
+    static constexpr char kEnvironmentField[] = "environmentId";
+
+private:
+    void onExecutionFinished(const QString& executionId);
+    std::optional<Error> startBuild(const EnvironmentRow& environment, const QStringList& packages,
+                                    RevisionRow* out);
+    QJsonObject environmentJson(const EnvironmentRow& row) const;
+    QString prefixOf(const QString& environmentId, const QString& revisionId) const;
+
+    Dependencies m_deps;
+    std::unique_ptr<EnvironmentRepository> m_repository;
+    QHash<QString, QString> m_builds; ///< provisioning execution id → revision id
+    QHash<QString, int> m_held;       ///< revision id → executions holding its prefix
+};
+
+} // namespace runbox::environments

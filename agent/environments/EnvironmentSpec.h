@@ -1,0 +1,51 @@
+#pragma once
+
+#include "agent/Error.h"
+
+#include <QJsonValue>
+#include <QString>
+#include <QStringList>
+
+#include <optional>
+
+namespace runbox::environments {
+
+/// The checks of what a client may ask of a science environment, run before anything is created
+/// or started (docs/environments.md "Validation"). Every refusal is InvalidArgument (400) with a
+/// code and a message naming the field.
+namespace EnvironmentSpec {
+
+/// Maximum length of one package spec, in characters.
+inline constexpr int kMaxPackageSpecChars = 160;
+/// Maximum number of package specs in one install.
+inline constexpr int kMaxPackages = 200;
+
+/// A name: 1–80 characters of `^[A-Za-z0-9][A-Za-z0-9 ._-]*$`. 400 `invalid_environment_name`.
+std::optional<Error> checkName(const QJsonValue& name);
+
+/// The language: "python" (served by the venv provisioner) or "r" (refused for now: 501
+/// `provisioner_unavailable`, its provisioner is not built). Anything else 400
+/// `invalid_language`.
+std::optional<Error> checkLanguage(const QJsonValue& language);
+
+/// The provisioner (absent or null = "venv"); only "venv" exists. 400 `invalid_provisioner`,
+/// 501 `provisioner_unavailable` for "r-lib" and "micromamba" (named by the design, not built).
+std::optional<Error> checkProvisioner(const QJsonValue& provisioner, QString* out);
+
+/// One package spec: a PEP 508 name (letters, digits, `.`, `_`, `-`, starting and ending with a
+/// letter or digit), optional extras `[a,b]`, then optional version constraints made of
+/// `==`, `!=`, `<=`, `>=`, `<`, `>`, `~=`, `===` and versions (letters, digits, `.`, `*`, `+`,
+/// `!`, `-`, `_`), comma-separated, spaces allowed around them. Nothing else: no leading `-`
+/// (pip options such as `--extra-index-url`, `-e`), no `/`, `\`, `:` or `@` (paths, URLs,
+/// direct references), no `;` (markers), no `..`. Returns the spec without surrounding spaces,
+/// or sets @p why.
+QString normalisePackage(const QString& spec, QString* why);
+
+/// `packages`: a non-empty array of at most kMaxPackages strings, each ≤ kMaxPackageSpecChars
+/// characters and accepted by normalisePackage(). 400 `invalid_packages` naming the item and
+/// the rule. Fills @p out with the normalised specs.
+std::optional<Error> checkPackages(const QJsonValue& packages, QStringList* out);
+
+} // namespace EnvironmentSpec
+
+} // namespace runbox::environments

@@ -1,0 +1,101 @@
+#include "agent/environments/EnvironmentStage.h"
+
+#include "agent/environments/EnvironmentService.h"
+#include "agent/environments/VenvProvisioner.h"
+#include "agent/http/ErrorStatus.h"
+
+#include <QDir>
+#include <QFileInfo>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
+namespace runbox::environments {
+
+namespace {
+
+/// Descriptor numbers of this stage (after sandbox::LaunchFd's fixed ones).
+constexpr int kPrefixFd = 9;
+constexpr int kWheelhouseFd = 10;
+constexpr int kFirstMaskFd = 11;
+
+bool isInterpreterName(const QString& name) {
+    return name == QLatin1String("python") || name.startsWith(QLatin1String("python3")) ||
+           name.startsWith(QLatin1String("pip"));
+}
+
+} // namespace
+
+QStringList EnvironmentStage::hostInterpreters(const QString& usrBin) {
+    QStringList out;
+    const QStringList names =
+        QDir(usrBin).entryList(QDir::Files | QDir::System | QDir::NoDotAndDotDot);
+    for (const QString& name : names) {
+        if (!isInterpreterName(name))
+            continue;
+        const QString path = usrBin + '/' + name;
+        struct stat st {};
+        if (::lstat(QFile::encodeName(path).constData(), &st) != 0)
+            continue;
+        if (S_ISREG(st.st_mode)) {
+            out.append(path);
+        } else if (S_ISLNK(st.st_mode)) {
+            const QString target = QFileInfo(path).canonicalFilePath();
+            struct stat t {};
+            if (target.startsWith(QLatin1String("/usr/")) &&
+                ::lstat(QFile::encodeName(target).constData(), &t) == 0 && S_ISREG(t.st_mode))
+                out.append(target);
+        }
+    }
+    out.sort();
+    out.removeDuplicates();
+    return out;
+}
+
+void EnvironmentStage::prepare(const execution::LaunchContext& context, execution::LaunchPlan* plan,
+                               std::function<void(std::optional<ApiError>)> done) {
+    const QJsonObject& sections = context.epoch.features;
+    const QString prefixMount = QLatin1String(VenvProvisioner::kPrefixMount);
+    sandbox::LaunchSpec& spec = plan->spec;
+    const QJsonObject build = sections.value(QLatin1String(kBuildField)).toObject();
+    if (!build.isEmpty()) {
+        QString prefix;
+        if (auto err = m_service->buildPrefix(build.value(QLatin1String("revisionId")).toString(),
+                                              context.workspaceId, &prefix))
+            return done(http::toApiError(*err));
+        spec.extraFds.append(
+            sandbox::FdBinding::file(kPrefixFd, prefix, O_PATH | O_DIRECTORY | O_NOFOLLOW));
+        spec.extraArgs << QStringLiteral("--bind-fd") << QString::number(kPrefixFd) << prefixMount;
+        if (const QString wheelhouse = m_service->wheelhouse(); !wheelhouse.isEmpty()) {
+            spec.extraFds.append(
+                sandbox::FdBinding::file(kWheelhouseFd, wheelhouse, O_PATH | O_DIRECTORY));
+            spec.extraArgs << QStringLiteral("--ro-bind-fd") << QString::number(kWheelhouseFd)
+                           << QLatin1String(VenvProvisioner::kWheelhouseMount);
+        }
+        return done(std::nullopt);
+    }
+    const QString revisionId = sections.value(QLatin1String(kRevisionField)).toString();
+    if (revisionId.isEmpty())
+        return done(std::nullopt);
+    QString prefix;
+    if (auto err = m_service->acquirePrefix(revisionId, &prefix))
+        return done(http::toApiError(*err));
+    EnvironmentService* service = m_service;
+    plan->releases.push_back([service, revisionId] { service->releasePrefix(revisionId); });
+    spec.extraFds.append(
+        sandbox::FdBinding::file(kPrefixFd, prefix, O_PATH | O_DIRECTORY | O_NOFOLLOW));
+    spec.extraArgs << QStringLiteral("--ro-bind-fd") << QString::number(kPrefixFd) << prefixMount;
+    for (qsizetype i = 0; i < m_masked.size(); ++i) {
+        const int fd = kFirstMaskFd + int(i);
+        spec.extraFds.append(sandbox::FdBinding::bytes(fd, QByteArray()));
+        spec.extraArgs << QStringLiteral("--ro-bind-data") << QString::number(fd) << m_masked.at(i);
+    }
+    spec.extraEnv.insert(QStringLiteral("PATH"),
+                         prefixMount + QStringLiteral("/bin:/usr/bin:/bin"));
+    spec.extraEnv.insert(QStringLiteral("VIRTUAL_ENV"), prefixMount);
+    if (!spec.command.isEmpty() && spec.command.first() == QLatin1String("/usr/bin/python3"))
+        spec.command.first() = prefixMount + QStringLiteral("/bin/python3");
+    done(std::nullopt);
+}
+
+} // namespace runbox::environments

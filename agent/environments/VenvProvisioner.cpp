@@ -1,0 +1,35 @@
+#include "agent/environments/VenvProvisioner.h"
+
+namespace runbox::environments::VenvProvisioner {
+
+execution::ExecRequest buildRequest(const QStringList& packages, bool withWheelhouse,
+                                    const execution::ExecLimits& limits) {
+    const QString prefix = QLatin1String(kPrefixMount);
+    QString script = QStringLiteral("set -eu\n"
+                                    "echo 'runbox: creating the venv at %1'\n"
+                                    "/usr/bin/python3 -m venv --copies %1\n")
+                         .arg(prefix);
+    if (!packages.isEmpty() && withWheelhouse)
+        script +=
+            QStringLiteral("echo \"runbox: installing $*\"\n"
+                           "%1/bin/python3 -m pip install --no-index --find-links %2"
+                           " --no-cache-dir --disable-pip-version-check --no-input -- \"$@\"\n")
+                .arg(prefix, QLatin1String(kWheelhouseMount));
+    script += QStringLiteral("%1/bin/python3 -m pip list --format json"
+                             " --disable-pip-version-check > /workspace/%2\n"
+                             "echo 'runbox: revision built'\n")
+                  .arg(prefix, QLatin1String(kSnapshotFile));
+    execution::ExecRequest request;
+    request.kind = QStringLiteral("provision");
+    request.argv =
+        QStringList{QStringLiteral("/bin/sh"), QStringLiteral("-c"), script, QStringLiteral("sh")} +
+        packages;
+    request.timeoutMs = limits.defaultTimeoutMs;
+    request.maxOutputBytes = limits.defaultMaxOutputBytes;
+    // pip's caches and temporary files go to the sandbox's /tmp, never into the prefix.
+    request.env.insert(QStringLiteral("PIP_NO_CACHE_DIR"), QStringLiteral("1"));
+    request.env.insert(QStringLiteral("PYTHONNOUSERSITE"), QStringLiteral("1"));
+    return request;
+}
+
+} // namespace runbox::environments::VenvProvisioner

@@ -1,0 +1,280 @@
+// Science environments end to end, with no network (docs/environments.md): a wheelhouse of two
+// hand-made wheels (pkgb requires pkga), an environment built by the real agent's sandboxed
+// provisioning execution, selected by strong executions (sync and managed). Each refusal comes
+// after its positive control.
+#include "support/AgentProcess.h"
+#include "support/ExecStream.h"
+#include "support/ManagedApi.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace runbox;
+using namespace runbox::testsupport;
+
+namespace {
+
+/// Writes wheel @p name-@p version (py3-none-any) into @p dir with the host's python3 zipfile
+/// module: `NAME/__init__.py` holding @p code, and dist-info METADATA (with @p dependsOn as
+/// Requires-Dist), WHEEL and RECORD (sha256 of each file, urlsafe base64 as PEP 376/427 say).
+bool writeWheel(const QString& dir, const QString& name, const QString& version,
+                const QString& code, const QString& dependsOn = {}) {
+    const char* script = R"PY(
+import base64, hashlib, sys, zipfile
+out, name, version, code, requires = sys.argv[1:6]
+info = f"{name}-{version}.dist-info"
+meta = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
+if requires:
+    meta += f"Requires-Dist: {requires}\n"
+files = {f"{name}/__init__.py": code + "\n", f"{info}/METADATA": meta,
+         f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: runbox-test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
+record = ""
+for path, text in files.items():
+    digest = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=").decode()
+    record += f"{path},sha256={digest},{len(text.encode())}\n"
+record += f"{info}/RECORD,,\n"
+files[f"{info}/RECORD"] = record
+with zipfile.ZipFile(f"{out}/{name}-{version}-py3-none-any.whl", "w") as z:
+    for path, text in files.items():
+        z.writestr(path, text)
+)PY";
+    QProcess p;
+    p.start(QStringLiteral("/usr/bin/python3"), {QStringLiteral("-c"), QString::fromLatin1(script),
+                                                 dir, name, version, code, dependsOn});
+    return p.waitForFinished(30000) && p.exitCode() == 0;
+}
+
+QJsonObject error(const ApiResponse& r) {
+    return r.json().value("error").toObject();
+}
+
+} // namespace
+
+class TestScienceEnvironments final : public QObject {
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_wheelhouse;
+    AgentProcess m_agent;
+    QString m_envId;
+    QString m_rev1; ///< pkgb 1.0 + pkga 1.0
+    ApiClient& client() { return *m_agent.client(); }
+
+    /// Waits for build @p executionId to end; returns its final state.
+    QString waitForBuild(const QString& executionId) {
+        const QJsonObject record = waitUntilFinal(client(), executionId, 180000);
+        if (record.value("state").toString() != QLatin1String("completed"))
+            qWarning("build %s: %s", qPrintable(executionId),
+                     qPrintable(readLog(client(), executionId, 0, false).bytes));
+        return record.value("state").toString();
+    }
+    QJsonObject environment() {
+        return client().call("GET", "/v1/environments/" + m_envId.toUtf8()).json();
+    }
+    int revisionCount() {
+        return int(client()
+                       .call("GET", "/v1/environments/" + m_envId.toUtf8() + "/revisions")
+                       .json()
+                       .value("revisions")
+                       .toArray()
+                       .size());
+    }
+    int executionCount() {
+        return int(client()
+                       .call("GET", "/v1/executions?limit=1000")
+                       .json()
+                       .value("executions")
+                       .toArray()
+                       .size());
+    }
+
+private Q_SLOTS:
+    void initTestCase() {
+        QVERIFY(m_wheelhouse.isValid());
+        // The agent runs as an unprivileged user when the test runs as root: it must read it.
+        QFile::setPermissions(m_wheelhouse.path(), QFile::ReadOwner | QFile::WriteOwner |
+                                                       QFile::ExeOwner | QFile::ReadOther |
+                                                       QFile::ExeOther | QFile::ReadGroup |
+                                                       QFile::ExeGroup);
+        QVERIFY(writeWheel(m_wheelhouse.path(), "pkga", "1.0", "X = 'a1'"));
+        QVERIFY(writeWheel(m_wheelhouse.path(), "pkgb", "1.0",
+                           "from pkga import X as _A\nX = 'b1+' + _A", "pkga"));
+        for (const QString& f : QDir(m_wheelhouse.path()).entryList(QDir::Files))
+            QFile::setPermissions(m_wheelhouse.filePath(f),
+                                  QFile::ReadOwner | QFile::ReadOther | QFile::ReadGroup);
+        AgentOptions options;
+        options.extraEnv.insert("RUNBOX_ENV_WHEELHOUSE", m_wheelhouse.path());
+        options.extraEnv.insert("RUNBOX_STRONG_UID_FIRST", "1879700000");
+        QVERIFY2(m_agent.start(options), qPrintable(m_agent.errorString()));
+    }
+
+    void testCreateBuildsAReadyFirstRevision() {
+        const ApiResponse created = client().call(
+            "POST", "/v1/environments", QJsonObject{{"name", "sci env 1"}, {"language", "python"}});
+        QCOMPARE(created.status, 201);
+        m_envId = created.json().value("id").toString();
+        QVERIFY(m_envId.startsWith('e'));
+        QCOMPARE(created.json().value("provisioner").toString(), QStringLiteral("venv"));
+        const QString build = created.json().value("executionId").toString();
+        QCOMPARE(executionRecord(client(), build).value("kind").toString(),
+                 QStringLiteral("provision"));
+        QCOMPARE(waitForBuild(build), QStringLiteral("completed"));
+        QCOMPARE(environment().value("status").toString(), QStringLiteral("ready"));
+        QVERIFY(environment().value("currentRevisionId").isString());
+        // The same name again is a conflict; a bad name or language is a 400 naming it.
+        QCOMPARE(client()
+                     .call("POST", "/v1/environments",
+                           QJsonObject{{"name", "sci env 1"}, {"language", "python"}})
+                     .status,
+                 409);
+        const ApiResponse badName = client().call(
+            "POST", "/v1/environments", QJsonObject{{"name", "../x"}, {"language", "python"}});
+        QCOMPARE(badName.status, 400);
+        QCOMPARE(error(badName).value("code").toString(),
+                 QStringLiteral("invalid_environment_name"));
+        const ApiResponse r = client().call("POST", "/v1/environments",
+                                            QJsonObject{{"name", "r one"}, {"language", "r"}});
+        QCOMPARE(r.status, 501);
+        QCOMPARE(error(r).value("code").toString(), QStringLiteral("provisioner_unavailable"));
+    }
+
+    void testInstallBuildsARevisionWithItsDependency() {
+        const ApiResponse installed =
+            client().call("POST", "/v1/environments/" + m_envId.toUtf8() + "/install",
+                          QJsonObject{{"packages", QJsonArray{"pkgb"}}});
+        QCOMPARE(installed.status, 202);
+        m_rev1 = installed.json().value("revisionId").toString();
+        QCOMPARE(waitForBuild(installed.json().value("executionId").toString()),
+                 QStringLiteral("completed"));
+        QCOMPARE(environment().value("currentRevisionId").toString(), m_rev1);
+        const ApiResponse snapshot =
+            client().call("GET", "/v1/environment-revisions/" + m_rev1.toUtf8() + "/snapshot");
+        QCOMPARE(snapshot.status, 200);
+        QStringList packages;
+        for (const QJsonValue& p : snapshot.json().value("packages").toArray())
+            packages << p["name"].toString() + '=' + p["version"].toString();
+        QVERIFY2(packages.contains("pkga=1.0") && packages.contains("pkgb=1.0"),
+                 qPrintable(packages.join(' ')));
+        QCOMPARE(snapshot.json().value("sha256").toString().size(), 64);
+    }
+
+    void testAnExecutionSeesTheEnvironmentAndNotTheHostInterpreters() {
+        const QString ws = m_agent.createWorkspace();
+        const QString probe =
+            "python3 -c 'import pkgb; print(pkgb.X)' 2>/dev/null || echo no-pkgb\n"
+            "command -v python3\n"
+            "wc -c < /usr/bin/python3\n"
+            "touch /opt/science-env/planted 2>/dev/null && echo writable || echo read-only\n";
+        // Positive control: without an environment, the host's python3 is there, pkgb is not.
+        const ExecOutcome plain = m_agent.shell(ws, probe);
+        QCOMPARE(plain.status(), QStringLiteral("completed"));
+        QStringList lines = plain.stdoutText().trimmed().split('\n');
+        QCOMPARE(lines.value(0), QStringLiteral("no-pkgb"));
+        QCOMPARE(lines.value(1), QStringLiteral("/usr/bin/python3"));
+        QVERIFY2(lines.value(2).toLongLong() > 0, qPrintable(plain.stdoutText()));
+        const ExecOutcome inEnv = m_agent.shell(ws, probe, {{"environmentId", m_envId}});
+        QCOMPARE(inEnv.status(), QStringLiteral("completed"));
+        lines = inEnv.stdoutText().trimmed().split('\n');
+        QCOMPARE(lines.value(0), QStringLiteral("b1+a1"));
+        QCOMPARE(lines.value(1), QStringLiteral("/opt/science-env/bin/python3"));
+        QCOMPARE(lines.value(2), QStringLiteral("0")); // the host's interpreter is masked
+        QCOMPARE(lines.value(3), QStringLiteral("read-only"));
+        // The python kind runs the environment's interpreter.
+        const ExecOutcome kind = m_agent.python(ws, "import sys, pkgb; print(sys.prefix, pkgb.X)",
+                                                {{"environmentId", m_envId}});
+        QCOMPARE(kind.stdoutText().trimmed(), QStringLiteral("/opt/science-env b1+a1"));
+        // An unknown id is refused before anything runs.
+        const ExecOutcome unknown =
+            m_agent.shell(ws, "true", {{"environmentId", "e0000000000000000"}});
+        QCOMPARE(unknown.httpStatus, 400);
+        QVERIFY2(unknown.errorBody.contains("unknown_environment"), unknown.errorBody.constData());
+    }
+
+    void testARunningExecutionKeepsItsRevisionAcrossAnUpdate() {
+        const QString oldWs = m_agent.createWorkspace();
+        const QString gate = m_agent.workspaceDir(oldWs) + "/go";
+        const ApiResponse before =
+            submitExecution(client(), oldWs,
+                            {{"kind", "shell"},
+                             {"environmentId", m_envId},
+                             {"code", "python3 -c 'import pkga; print(pkga.X)'\n"
+                                      "while [ ! -e /workspace/go ]; do sleep 0.1; done\n"
+                                      "python3 -c 'import pkga; print(pkga.X)'\n"}});
+        QCOMPARE(before.status, 202);
+        const QString beforeId = before.json().value("executionId").toString();
+        QCOMPARE(executionRecord(client(), beforeId)
+                     .value("permissionEpoch")
+                     .toObject()
+                     .value("environmentRevisionId")
+                     .toString(),
+                 m_rev1);
+        // The operator adds pkga 2.0; a new revision is built while the execution runs.
+        QVERIFY(writeWheel(m_wheelhouse.path(), "pkga", "2.0", "X = 'a2'"));
+        QFile::setPermissions(m_wheelhouse.filePath("pkga-2.0-py3-none-any.whl"),
+                              QFile::ReadOwner | QFile::ReadOther | QFile::ReadGroup);
+        const ApiResponse installed =
+            client().call("POST", "/v1/environments/" + m_envId.toUtf8() + "/install",
+                          QJsonObject{{"packages", QJsonArray{"pkga==2.0"}}});
+        QCOMPARE(installed.status, 202);
+        const QString rev2 = installed.json().value("revisionId").toString();
+        QCOMPARE(waitForBuild(installed.json().value("executionId").toString()),
+                 QStringLiteral("completed"));
+        QCOMPARE(environment().value("currentRevisionId").toString(), rev2);
+        QCOMPARE(executionRecord(client(), beforeId).value("state").toString(),
+                 QStringLiteral("running"));
+        // A new execution sees the new revision.
+        const QString newWs = m_agent.createWorkspace();
+        const ExecOutcome after = m_agent.shell(newWs, "python3 -c 'import pkgb; print(pkgb.X)'",
+                                                {{"environmentId", m_envId}});
+        QCOMPARE(after.stdoutText().trimmed(), QStringLiteral("b1+a2"));
+        // The exact old revision can still be named.
+        const ExecOutcome pinned = m_agent.shell(newWs, "python3 -c 'import pkga; print(pkga.X)'",
+                                                 {{"environmentRevisionId", m_rev1}});
+        QCOMPARE(pinned.stdoutText().trimmed(), QStringLiteral("a1"));
+        // The execution started before the update still sees the old files.
+        QFile go(gate);
+        QVERIFY(go.open(QIODevice::WriteOnly));
+        go.close();
+        const QJsonObject record = waitUntilFinal(client(), beforeId, 60000);
+        QCOMPARE(record.value("state").toString(), QStringLiteral("completed"));
+        QCOMPARE(readLog(client(), beforeId, 0, false).stdoutBytes, QByteArray("a1\na1\n"));
+    }
+
+    void testOptionInjectionIsRefusedWithNothingCreated() {
+        const int revisions = revisionCount();
+        const int executions = executionCount();
+        QVERIFY(revisions >= 3 && executions > 0); // positive control: the counts are read
+        for (const QString& spec :
+             {QStringLiteral("--extra-index-url=https://evil.example/simple"),
+              QStringLiteral("-e ."), QStringLiteral("../x"), QStringLiteral("/tmp/x.whl"),
+              QStringLiteral("https://evil.example/x.whl"), QStringLiteral("pkga @ file:///x"),
+              QStringLiteral("pkga; os_name=='posix'"), QString(161, 'a')}) {
+            const ApiResponse r =
+                client().call("POST", "/v1/environments/" + m_envId.toUtf8() + "/install",
+                              QJsonObject{{"packages", QJsonArray{"pkgb", spec}}});
+            QCOMPARE(r.status, 400);
+            QCOMPARE(error(r).value("code").toString(), QStringLiteral("invalid_packages"));
+            QVERIFY2(error(r).value("message").toString().contains("packages[1]"),
+                     qPrintable(error(r).value("message").toString()));
+        }
+        QCOMPARE(revisionCount(), revisions);
+        QCOMPARE(executionCount(), executions);
+    }
+
+    void testDeleteRemovesTheEnvironment() {
+        const ApiResponse removed = client().call("DELETE", "/v1/environments/" + m_envId.toUtf8());
+        QCOMPARE(removed.status, 200);
+        QCOMPARE(client().call("GET", "/v1/environments/" + m_envId.toUtf8()).status, 404);
+        QVERIFY(!QFileInfo::exists(m_agent.stateDir() + "/environments/" + m_envId));
+        const QString ws = m_agent.createWorkspace();
+        const ExecOutcome gone = m_agent.shell(ws, "true", {{"environmentId", m_envId}});
+        QCOMPARE(gone.httpStatus, 400);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestScienceEnvironments)
+#include "test_science_environments.moc"
