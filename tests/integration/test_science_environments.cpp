@@ -60,6 +60,7 @@ class TestScienceEnvironments final : public QObject {
 private:
     QTemporaryDir m_wheelhouse;
     AgentProcess m_agent;
+    AgentOptions m_options;
     QString m_envId;
     QString m_rev1; ///< pkgb 1.0 + pkga 1.0
     ApiClient& client() { return *m_agent.client(); }
@@ -106,10 +107,9 @@ private Q_SLOTS:
         for (const QString& f : QDir(m_wheelhouse.path()).entryList(QDir::Files))
             QFile::setPermissions(m_wheelhouse.filePath(f),
                                   QFile::ReadOwner | QFile::ReadOther | QFile::ReadGroup);
-        AgentOptions options;
-        options.extraEnv.insert("RUNBOX_ENV_WHEELHOUSE", m_wheelhouse.path());
-        options.extraEnv.insert("RUNBOX_STRONG_UID_FIRST", "1879700000");
-        QVERIFY2(m_agent.start(options), qPrintable(m_agent.errorString()));
+        m_options.extraEnv.insert("RUNBOX_ENV_WHEELHOUSE", m_wheelhouse.path());
+        m_options.extraEnv.insert("RUNBOX_STRONG_UID_FIRST", "1879700000");
+        QVERIFY2(m_agent.start(m_options), qPrintable(m_agent.errorString()));
     }
 
     void testCreateBuildsAReadyFirstRevision() {
@@ -263,6 +263,40 @@ private Q_SLOTS:
         }
         QCOMPARE(revisionCount(), revisions);
         QCOMPARE(executionCount(), executions);
+    }
+
+    void testAnAgentKilledDuringABuildLeavesTheCurrentRevision() {
+        const QString current = environment().value("currentRevisionId").toString();
+        QVERIFY(!current.isEmpty());
+        const ApiResponse installed =
+            client().call("POST", "/v1/environments/" + m_envId.toUtf8() + "/install",
+                          QJsonObject{{"packages", QJsonArray{"pkgb"}}});
+        QCOMPARE(installed.status, 202);
+        const QString revision = installed.json().value("revisionId").toString();
+        const QString build = installed.json().value("executionId").toString();
+        const QString prefix = m_agent.stateDir() + "/environments/" + m_envId + '/' + revision;
+        QCOMPARE(waitForRecord(client(), build,
+                               [](const QJsonObject& r) {
+                                   return r.value("state").toString() != QLatin1String("queued");
+                               })
+                     .value("state")
+                     .toString(),
+                 QStringLiteral("running"));
+        QVERIFY(QFileInfo(prefix).isDir()); // positive control: the half-built prefix is there
+        m_agent.kill();
+        QVERIFY2(m_agent.start(m_options), qPrintable(m_agent.errorString()));
+        QCOMPARE(executionRecord(client(), build).value("state").toString(),
+                 QStringLiteral("lost"));
+        QVERIFY(!QFileInfo::exists(prefix));
+        const QJsonObject env = environment();
+        QCOMPARE(env.value("currentRevisionId").toString(), current);
+        QCOMPARE(env.value("status").toString(), QStringLiteral("failed"));
+        QVERIFY(env.value("lastBuildFailure").toString().contains("agent stopped"));
+        // Still usable at its last good revision.
+        const QString ws = m_agent.createWorkspace();
+        const ExecOutcome run = m_agent.shell(ws, "python3 -c 'import pkgb; print(pkgb.X)'",
+                                              {{"environmentId", m_envId}});
+        QCOMPARE(run.stdoutText().trimmed(), QStringLiteral("b1+a2"));
     }
 
     void testDeleteRemovesTheEnvironment() {
