@@ -1,5 +1,6 @@
 #include "cli/ExecCommand.h"
 
+#include "cli/EnvironmentCommand.h"
 #include "cli/ExecOptions.h"
 
 #include <QEventLoop>
@@ -16,6 +17,10 @@ int runExec(ApiClient& client, QStringList args) {
     if (const QString error = options.parse(&args); !error.isEmpty()) {
         err << "runbox exec: " << error << Qt::endl;
         return 2;
+    }
+    if (const QString error = applyEnvironmentOption(client, &options.body); !error.isEmpty()) {
+        err << "runbox exec: " << error << Qt::endl;
+        return 1;
     }
     QString workspace = options.workspace;
     const bool ephemeral = workspace.isEmpty();

@@ -26,6 +26,7 @@ QString ExecOptions::parse(QStringList* args) {
     const QString maxOutput = takeOption(args, QStringLiteral("--max-output"), &error);
     const QString stdinText = takeOption(args, QStringLiteral("--stdin"), &error);
     const QString id = takeOption(args, QStringLiteral("--id"), &error);
+    const QString environment = takeOption(args, QStringLiteral("--environment"), &error);
     json = takeFlag(args, QStringLiteral("--json"));
     if (!error.isEmpty())
         return error;
@@ -55,6 +56,9 @@ QString ExecOptions::parse(QStringList* args) {
         body.insert(QStringLiteral("cwd"), cwd);
     if (!id.isEmpty())
         body.insert(QStringLiteral("executionId"), id);
+    // A name until applyEnvironmentOption() turns it into the id (cli/EnvironmentCommand.h).
+    if (!environment.isEmpty())
+        body.insert(QStringLiteral("environmentId"), environment);
     if (!timeout.isEmpty() || !timeoutMs.isEmpty()) {
         const auto ms = timeout.isEmpty() ? parseDurationMs(timeoutMs, &error)
                                           : parseDurationMs(timeout, &error);

@@ -13,8 +13,10 @@ namespace runbox::cli {
 /// The options `runbox exec` and `runbox run` share, turned into an exec request body
 /// (docs/contracts.md "Exec request"): `[--workspace ID] [--kind shell|python|r (--code CODE |
 /// --code-file FILE|-)] [--cwd DIR] [--env K=V]… [--timeout DURATION | --timeout-ms N]
-/// [--max-output SIZE | --max-output-bytes N] [--stdin TEXT] [--id EXECUTION_ID] [--json]
-/// [-- ARGV…]`. DURATION and SIZE use cli/Units.h (`2h`, `512MiB`).
+/// [--max-output SIZE | --max-output-bytes N] [--stdin TEXT] [--id EXECUTION_ID]
+/// [--environment NAME] [--json] [-- ARGV…]`. `--environment` leaves the name in
+/// `environmentId` for applyEnvironmentOption() (cli/EnvironmentCommand.h) to resolve. DURATION and
+/// SIZE use cli/Units.h (`2h`, `512MiB`).
 struct ExecOptions {
     QString workspace; ///< empty: the command creates one
     QJsonObject body;  ///< the request body, without "workspace"

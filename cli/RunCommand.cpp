@@ -1,6 +1,7 @@
 #include "cli/RunCommand.h"
 
 #include "cli/CliOptions.h"
+#include "cli/EnvironmentCommand.h"
 #include "cli/ExecOptions.h"
 #include "cli/LogsCommand.h"
 #include "shared/ApiClient.h"
@@ -18,6 +19,10 @@ int runManaged(ApiClient& client, QStringList args) {
     if (const QString error = options.parse(&args); !error.isEmpty()) {
         err << "runbox run: " << error << Qt::endl;
         return 2;
+    }
+    if (const QString error = applyEnvironmentOption(client, &options.body); !error.isEmpty()) {
+        err << "runbox run: " << error << Qt::endl;
+        return 1;
     }
     QString workspace = options.workspace;
     if (workspace.isEmpty()) {

@@ -2,6 +2,7 @@
 // this one only finds the agent and dispatches.
 #include "cli/CliOptions.h"
 #include "cli/CopyCommand.h"
+#include "cli/EnvironmentCommand.h"
 #include "cli/ExecCommand.h"
 #include "cli/ExecutionsCommand.h"
 #include "cli/LogsCommand.h"
@@ -30,6 +31,7 @@ const char kUsage[] =
     "       exec/run options: --kind shell|python|r --code CODE | --code-file FILE|-\n"
     "       --workspace ID --cwd DIR --env K=V --stdin TEXT --timeout 2h (or --timeout-ms N)\n"
     "       --max-output 512MiB (or --max-output-bytes N) --id EXECUTION_ID --json\n"
+    "       --environment NAME (a science environment, docs/environments.md)\n"
     "  ps [--workspace W] [--state S,S] [--limit N] [--cursor C] [--json]\n"
     "                              list executions, newest first\n"
     "  logs [-f] [--offset N] [--json] ID\n"
@@ -43,7 +45,9 @@ const char kUsage[] =
     "                              SIZE: 20GiB, 512MiB, 64KiB, bytes or unlimited;\n"
     "                              DUR: 500ms, 30s, 15m, 2h, 1h30m or unlimited\n"
     "  cp [--overwrite] [--mode MODE] [--parents] LOCAL WS:PATH   upload a file\n"
-    "  cp WS:PATH LOCAL|-          download a file (to stdout with -)\n";
+    "  cp WS:PATH LOCAL|-          download a file (to stdout with -)\n"
+    "  env ls | create NAME --python | install NAME PKG... | show NAME | rm NAME\n"
+    "                              science environments (builds followed; --no-wait, --json)\n";
 
 int printJson(const ApiResponse& r) {
     QTextStream out(stdout), err(stderr);
@@ -81,6 +85,8 @@ int dispatch(ApiClient& client, const QString& command, const QStringList& args)
         return cli::runCancel(client, args);
     if (command == QLatin1String("quotas"))
         return cli::runQuotas(client, args);
+    if (command == QLatin1String("env"))
+        return cli::runEnvironments(client, args);
     QTextStream(stderr) << "runbox: unknown command " << command << "\n" << kUsage;
     return 2;
 }

@@ -162,6 +162,32 @@ private Q_SLOTS:
         QCOMPARE(snapshot.json().value("sha256").toString().size(), 64);
     }
 
+    void testTheCliListsShowsAndRunsInAnEnvironment() {
+        auto cli = [this](const QStringList& args, QByteArray* out, QByteArray* err = nullptr) {
+            QProcess p;
+            p.start(AgentProcess::cliPath(), m_agent.cliConnectionArgs() + args);
+            p.waitForFinished(120000);
+            *out = p.readAllStandardOutput();
+            if (err)
+                *err = p.readAllStandardError();
+            return p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+        };
+        QByteArray out, err;
+        QCOMPARE(cli({"env", "ls"}, &out), 0);
+        QVERIFY2(out.contains("sci env 1\t" + m_envId.toUtf8() + "\tready"), out.constData());
+        QCOMPARE(cli({"env", "show", "sci env 1"}, &out), 0);
+        QVERIFY2(out.contains("pkga 1.0") && out.contains("pkgb 1.0"), out.constData());
+        QCOMPARE(cli({"exec", "--environment", "sci env 1", "--", "python3", "-c",
+                      "import pkgb; print(pkgb.X)"},
+                     &out),
+                 0);
+        QCOMPARE(out, QByteArray("b1+a1\n"));
+        QCOMPARE(cli({"exec", "--environment", "no such env", "--", "true"}, &out, &err), 1);
+        QVERIFY2(err.contains("no environment named"), err.constData());
+        QCOMPARE(cli({"env", "install", "sci env 1", "-e", "."}, &out, &err), 1);
+        QVERIFY2(err.contains("invalid_packages"), err.constData());
+    }
+
     void testAnExecutionSeesTheEnvironmentAndNotTheHostInterpreters() {
         const QString ws = m_agent.createWorkspace();
         const QString probe =

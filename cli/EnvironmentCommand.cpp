@@ -1,0 +1,167 @@
+#include "cli/EnvironmentCommand.h"
+
+#include "cli/CliOptions.h"
+#include "cli/ExecOptions.h"
+#include "cli/LogsCommand.h"
+#include "shared/ApiClient.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QTextStream>
+
+namespace runbox::cli {
+
+namespace {
+
+int refused(const char* what, const ApiResponse& r) {
+    QTextStream(stderr) << "runbox env " << what << ": " << r.status << ' ' << r.errorCode() << ": "
+                        << r.errorMessage() << Qt::endl;
+    return 1;
+}
+
+int usage(const QString& text) {
+    QTextStream(stderr) << "runbox env: " << text
+                        << "\nusage: runbox env ls | create NAME --python [--no-wait] | "
+                           "install NAME PKG... [--no-wait] | show NAME | rm NAME"
+                        << Qt::endl;
+    return 2;
+}
+
+/// Follows build @p executionId: its log goes to stderr (stdout stays for results), then the
+/// exit status of the build (0 when it completed).
+int followBuild(ApiClient& client, const QString& executionId) {
+    QTextStream(stderr) << "build " << executionId << Qt::endl;
+    const LogStreamResult r = streamLog(client, executionId, 0, true, false, "env");
+    if (!r.ok)
+        return 1;
+    return exitStatusOf(r.exitEvent, "env") == 0 ? 0 : 1;
+}
+
+QString line(const QJsonObject& e) {
+    return QStringLiteral("%1\t%2\t%3\t%4")
+        .arg(e.value("name").toString(), e.value("id").toString(), e.value("status").toString(),
+             e.value("currentRevisionId").isString() ? e.value("currentRevisionId").toString()
+                                                     : QStringLiteral("-"));
+}
+
+} // namespace
+
+QString resolveEnvironmentId(ApiClient& client, const QString& nameOrId, QString* error) {
+    const ApiResponse r = client.call("GET", "/v1/environments");
+    if (!r.ok()) {
+        *error = QStringLiteral("cannot list environments: %1").arg(r.errorMessage());
+        return {};
+    }
+    for (const QJsonValue& v : r.json().value(QLatin1String("environments")).toArray()) {
+        const QJsonObject e = v.toObject();
+        if (e.value("name").toString() == nameOrId || e.value("id").toString() == nameOrId)
+            return e.value("id").toString();
+    }
+    *error = QStringLiteral("no environment named %1").arg(nameOrId);
+    return {};
+}
+
+QString applyEnvironmentOption(ApiClient& client, QJsonObject* body) {
+    const QString name = body->value(QLatin1String("environmentId")).toString();
+    if (name.isEmpty())
+        return {};
+    QString error;
+    const QString id = resolveEnvironmentId(client, name, &error);
+    if (id.isEmpty())
+        return error;
+    body->insert(QStringLiteral("environmentId"), id);
+    return {};
+}
+
+int runEnvironments(ApiClient& client, QStringList args) {
+    QTextStream out(stdout);
+    const QString sub = args.isEmpty() ? QString() : args.takeFirst();
+    const bool json = takeFlag(&args, QStringLiteral("--json"));
+    const bool noWait = takeFlag(&args, QStringLiteral("--no-wait"));
+    if (sub == QLatin1String("ls") && args.isEmpty()) {
+        const ApiResponse r = client.call("GET", "/v1/environments");
+        if (!r.ok())
+            return refused("ls", r);
+        if (json) {
+            out << r.body;
+            return 0;
+        }
+        out << "NAME\tID\tSTATUS\tCURRENT REVISION\n";
+        for (const QJsonValue& v : r.json().value(QLatin1String("environments")).toArray())
+            out << line(v.toObject()) << '\n';
+        return 0;
+    }
+    if (sub == QLatin1String("create")) {
+        const bool python = takeFlag(&args, QStringLiteral("--python"));
+        QString error;
+        const QString provisioner = takeOption(&args, QStringLiteral("--provisioner"), &error);
+        if (!error.isEmpty() || args.size() != 1 || !python)
+            return usage(error.isEmpty() ? QStringLiteral("create NAME --python") : error);
+        QJsonObject body{{"name", args.first()}, {"language", "python"}};
+        if (!provisioner.isEmpty())
+            body.insert(QStringLiteral("provisioner"), provisioner);
+        const ApiResponse r = client.call("POST", "/v1/environments", body);
+        if (r.status != 201)
+            return refused("create", r);
+        out << r.json().value("id").toString() << Qt::endl;
+        return noWait ? 0 : followBuild(client, r.json().value("executionId").toString());
+    }
+    if (args.isEmpty())
+        return usage(QStringLiteral("%1 needs an environment name").arg(sub));
+    QString error;
+    const QString id = resolveEnvironmentId(client, args.takeFirst(), &error);
+    if (id.isEmpty()) {
+        QTextStream(stderr) << "runbox env " << sub << ": " << error << Qt::endl;
+        return 1;
+    }
+    const QByteArray path = "/v1/environments/" + id.toUtf8();
+    if (sub == QLatin1String("install") && !args.isEmpty()) {
+        const ApiResponse r = client.call(
+            "POST", path + "/install", QJsonObject{{"packages", QJsonArray::fromStringList(args)}});
+        if (r.status != 202)
+            return refused("install", r);
+        out << r.json().value("revisionId").toString() << Qt::endl;
+        return noWait ? 0 : followBuild(client, r.json().value("executionId").toString());
+    }
+    if (sub == QLatin1String("show") && args.isEmpty()) {
+        const ApiResponse env = client.call("GET", path);
+        const ApiResponse revisions = client.call("GET", path + "/revisions");
+        if (!env.ok())
+            return refused("show", env);
+        if (!revisions.ok())
+            return refused("show", revisions);
+        const QString current = env.json().value("currentRevisionId").toString();
+        const ApiResponse snapshot =
+            current.isEmpty()
+                ? ApiResponse{}
+                : client.call("GET", "/v1/environment-revisions/" + current.toUtf8() + "/snapshot");
+        if (json) {
+            QJsonObject all = env.json();
+            all.insert("revisions", revisions.json().value("revisions"));
+            all.insert("snapshot", snapshot.json());
+            out << QJsonDocument(all).toJson(QJsonDocument::Indented);
+            return 0;
+        }
+        out << line(env.json()) << '\n';
+        if (env.json().contains("lastBuildFailure"))
+            out << "last build failed: " << env.json().value("lastBuildFailure").toString() << '\n';
+        for (const QJsonValue& v : revisions.json().value("revisions").toArray()) {
+            const QJsonObject r = v.toObject();
+            QStringList packages;
+            for (const QJsonValue& p : r.value("spec").toObject().value("packages").toArray())
+                packages << p.toString();
+            out << "  revision " << r.value("seq").toInt() << ' ' << r.value("id").toString() << ' '
+                << r.value("status").toString() << "  " << packages.join(' ') << '\n';
+        }
+        for (const QJsonValue& v : snapshot.json().value("packages").toArray())
+            out << "    " << v["name"].toString() << ' ' << v["version"].toString() << '\n';
+        return 0;
+    }
+    if (sub == QLatin1String("rm") && args.isEmpty()) {
+        const ApiResponse r = client.call("DELETE", path);
+        return r.ok() ? 0 : refused("rm", r);
+    }
+    return usage(QStringLiteral("unknown or incomplete command \"%1\"").arg(sub));
+}
+
+} // namespace runbox::cli
