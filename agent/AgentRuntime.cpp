@@ -229,9 +229,10 @@ int AgentRuntime::start(const QStringList& args) {
     if (const int lost = m_manager->recover(); lost > 0)
         logLine(QStringLiteral("warning: %1 execution(s) of a previous run were marked lost")
                     .arg(lost));
-    startEnvironments(state.path());
     if (!startEgress())
         return 1;
+    // After egress: its epoch contributor runs later and takes the network off builds.
+    startEnvironments(state.path());
     m_context.startedAtMs = QDateTime::currentMSecsSinceEpoch();
 
     m_light = std::make_unique<light::LightService>(&m_context);

@@ -1,5 +1,6 @@
 #include "agent/environments/EnvironmentService.h"
 
+#include "agent/egress/NetworkEpoch.h"
 #include "agent/environments/EnvironmentSnapshot.h"
 #include "agent/environments/EnvironmentSpec.h"
 #include "agent/environments/EnvironmentStage.h"
@@ -71,12 +72,21 @@ std::optional<ApiError> checkIdField(const QJsonValue& value) {
 }
 
 /// The epoch contributor: the selection and the build marker as the request carries them once
-/// resolveSelection() / startBuild() set them.
+/// resolveSelection() / startBuild() set them. A build gets no network whatever the policy in
+/// force (docs/environments.md "Building a revision"): its egress sections say mode none, so
+/// EgressStage adds nothing. Registered after the egress feature's contributor.
 void recordInto(const execution::ExecRequest& request, execution::PermissionEpoch* epoch) {
     epoch->environmentId = request.features.value(kEnvironmentField).toString();
     for (const QString& field : {kRevisionField, kBuildField})
         if (request.hasFeature(field))
             epoch->features.insert(field, request.features.value(field));
+    if (request.hasFeature(kBuildField)) {
+        epoch->environmentId = request.features.value(kBuildField)
+                                   .toObject()
+                                   .value(QLatin1String("environmentId"))
+                                   .toString();
+        egress::NetworkEpoch{}.writeInto(epoch);
+    }
 }
 
 } // namespace

@@ -52,7 +52,8 @@ public:
     explicit EnvironmentService(Dependencies deps, QObject* parent = nullptr);
     ~EnvironmentService() override;
 
-    /// Start-up (after ExecutionManager::recover): revisions left `building` by a previous agent
+    /// Start-up (after ExecutionManager::recover and after the egress feature, whose epoch
+    /// section this one overrides for builds): revisions left `building` by a previous agent
     /// become failed and their half-built prefixes are removed; declares the request fields and
     /// the epoch contributor; returns warnings to log.
     QStringList start();

@@ -325,6 +325,36 @@ private Q_SLOTS:
         QCOMPARE(run.stdoutText().trimmed(), QStringLiteral("b1+a2"));
     }
 
+    void testABuildGetsNoNetworkWhateverThePolicy() {
+        const ApiResponse policy =
+            client().call("PUT", "/v1/settings/network-policy",
+                          QJsonObject{{"mode", "domain-allowlist"},
+                                      {"allowedDomains", QJsonArray{"example.com"}}});
+        QCOMPARE(policy.status, 200);
+        // Positive control: an ordinary execution created now records the allowlist.
+        const QString ws = m_agent.createWorkspace();
+        const ApiResponse plain =
+            submitExecution(client(), ws, {{"kind", "shell"}, {"code", "true"}});
+        QCOMPARE(plain.json().value("permissionEpoch").toObject().value("networkPolicy").toString(),
+                 QStringLiteral("domain-allowlist"));
+        const ApiResponse installed =
+            client().call("POST", "/v1/environments/" + m_envId.toUtf8() + "/install",
+                          QJsonObject{{"packages", QJsonArray{"pkgb"}}});
+        QCOMPARE(installed.status, 202);
+        const QString build = installed.json().value("executionId").toString();
+        const QJsonObject epoch =
+            executionRecord(client(), build).value("permissionEpoch").toObject();
+        QCOMPARE(epoch.value("networkPolicy").toString(), QStringLiteral("none"));
+        QCOMPARE(epoch.value("environmentId").toString(), m_envId);
+        QVERIFY(!epoch.contains("networkPolicyDetail"));
+        QCOMPARE(waitForBuild(build), QStringLiteral("completed"));
+        waitUntilFinal(client(), plain.json().value("executionId").toString());
+        QCOMPARE(client()
+                     .call("PUT", "/v1/settings/network-policy", QJsonObject{{"mode", "none"}})
+                     .status,
+                 200);
+    }
+
     void testDeleteRemovesTheEnvironment() {
         const ApiResponse removed = client().call("DELETE", "/v1/environments/" + m_envId.toUtf8());
         QCOMPARE(removed.status, 200);
