@@ -2,6 +2,7 @@
 
 #include "agent/bounds/BoundsHost.h"
 #include "agent/egress/EgressService.h"
+#include "agent/environments/EnvironmentService.h"
 #include "agent/execution/ExecutionManager.h"
 #include "agent/light/tier/LightService.h"
 #include "agent/npu/NpuService.h"
@@ -97,6 +98,9 @@ void HealthRoutes::registerRoutes(Router& router, AgentContext* ctx) {
                                                                       {"chips", 0},
                                                                       {"usable", 0},
                                                                       {"broker", false}});
+            body.insert(QStringLiteral("scientificEnvs"),
+                        ctx->environments ? ctx->environments->healthJson()
+                                          : QJsonObject{{"provisioners", QJsonObject{}}});
             body.insert(QStringLiteral("uptimeMs"),
                         QDateTime::currentMSecsSinceEpoch() - ctx->startedAtMs);
             ex->replyJson(200, body);

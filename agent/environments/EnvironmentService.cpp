@@ -114,6 +114,17 @@ QStringList EnvironmentService::start() {
                                    "stopped: marked failed, its prefix removed")
                         .arg(r.id, r.environmentId);
     }
+    // python3 -m venv needs the host's interpreter and its ensurepip (python3-venv on Debian).
+    const QFileInfo python(QStringLiteral("/usr/bin/python3"));
+    const QString ensurepip = QStringLiteral("/usr/lib/%1/ensurepip/__init__.py")
+                                  .arg(QFileInfo(python.canonicalFilePath()).fileName());
+    if (!python.exists())
+        m_venvUnavailable = QStringLiteral("/usr/bin/python3 is missing (install python3)");
+    else if (!QFileInfo::exists(ensurepip))
+        m_venvUnavailable = QStringLiteral("%1 is missing (install python3-venv)").arg(ensurepip);
+    if (!m_venvUnavailable.isEmpty())
+        warnings << QStringLiteral("environments: the venv provisioner is unavailable: %1")
+                        .arg(m_venvUnavailable);
     if (!m_deps.wheelhouse.isEmpty() && !QFileInfo(m_deps.wheelhouse).isDir())
         warnings << QStringLiteral("environments: the wheelhouse %1 is not a directory: installs "
                                    "will fail")
@@ -155,6 +166,20 @@ QJsonObject EnvironmentService::environmentJson(const EnvironmentRow& row) const
     return o;
 }
 
+QJsonObject EnvironmentService::healthJson() const {
+    const QJsonObject notBuilt{{"available", false}, {"reason", "not built yet"}};
+    QList<EnvironmentRow> rows;
+    m_repository->listEnvironments(&rows);
+    return {
+        {"provisioners",
+         QJsonObject{{"venv", QJsonObject{{"available", m_venvUnavailable.isEmpty()},
+                                          {"reason", m_venvUnavailable}}},
+                     {"r-lib", notBuilt},
+                     {"micromamba", notBuilt}}},
+        {"wheelhouse", m_deps.wheelhouse.isEmpty() ? QJsonValue() : QJsonValue(m_deps.wheelhouse)},
+        {"environments", int(rows.size())}};
+}
+
 std::optional<Error> EnvironmentService::list(QJsonObject* out) const {
     QList<EnvironmentRow> rows;
     if (auto err = m_repository->listEnvironments(&rows))
@@ -185,6 +210,10 @@ std::optional<Error> EnvironmentService::create(const QJsonObject& body, QJsonOb
     if (auto err = EnvironmentSpec::checkProvisioner(body.value(QLatin1String("provisioner")),
                                                      &row.provisioner))
         return err;
+    if (!m_venvUnavailable.isEmpty())
+        return Error{
+            ErrorKind::Unavailable, QStringLiteral("provisioner_unavailable"),
+            QStringLiteral("the venv provisioner is unavailable here: %1").arg(m_venvUnavailable)};
     row.id = newId('e');
     row.name = body.value(QLatin1String("name")).toString();
     row.language = body.value(QLatin1String("language")).toString();
@@ -394,85 +423,6 @@ std::optional<Error> EnvironmentService::snapshot(const QString& revisionId,
                        {"sha256", r.snapshotSha256},
                        {"packages", packages}};
     return std::nullopt;
-}
-
-std::optional<Error>
-EnvironmentService::resolveSelection(execution::ExecRequest* request,
-                                     const workspace::Workspace& workspace) const {
-    const bool byEnvironment = request->hasFeature(kEnvironmentField);
-    const bool byRevision = request->hasFeature(kRevisionField);
-    request->features.remove(kBuildField); // never from a client (parse refuses it anyway)
-    if (!byEnvironment && !byRevision)
-        return std::nullopt;
-    if (byEnvironment && byRevision)
-        return invalid("invalid_request",
-                       QStringLiteral("give environmentId or environmentRevisionId, not both"));
-    if (workspace.isLight())
-        return Error{ErrorKind::Conflict, QStringLiteral("environment_unsupported_tier"),
-                     QStringLiteral("light workspaces cannot select an environment yet (their "
-                                    "Landlock domain is fixed at creation; docs/environments.md)")};
-    const Error unknown =
-        invalid("unknown_environment",
-                byEnvironment ? QStringLiteral("environmentId %1 names no environment")
-                                    .arg(request->features.value(kEnvironmentField).toString())
-                              : QStringLiteral("environmentRevisionId %1 names no revision")
-                                    .arg(request->features.value(kRevisionField).toString()));
-    EnvironmentRow environment;
-    if (byEnvironment) {
-        if (m_repository->getEnvironment(request->features.value(kEnvironmentField).toString(),
-                                         &environment))
-            return unknown;
-        if (environment.currentRevisionId.isEmpty())
-            return Error{ErrorKind::Conflict, QStringLiteral("environment_not_ready"),
-                         QStringLiteral("environment %1 has no ready revision yet (its first "
-                                        "build has not completed)")
-                             .arg(environment.id)};
-        request->features.insert(kRevisionField, environment.currentRevisionId);
-        return std::nullopt;
-    }
-    RevisionRow revision;
-    if (m_repository->getRevision(request->features.value(kRevisionField).toString(), &revision) ||
-        m_repository->getEnvironment(revision.environmentId, &environment))
-        return unknown;
-    if (revision.status != QLatin1String("ready"))
-        return Error{
-            ErrorKind::Conflict, QStringLiteral("environment_not_ready"),
-            QStringLiteral("revision %1 is %2, not ready").arg(revision.id, revision.status)};
-    request->features.insert(kEnvironmentField, revision.environmentId);
-    return std::nullopt;
-}
-
-std::optional<Error> EnvironmentService::buildPrefix(const QString& revisionId,
-                                                     const QString& workspaceId,
-                                                     QString* prefix) const {
-    RevisionRow revision;
-    EnvironmentRow environment;
-    if (m_repository->getRevision(revisionId, &revision) ||
-        m_repository->getEnvironment(revision.environmentId, &environment) ||
-        revision.status != QLatin1String("building") || environment.buildWorkspaceId != workspaceId)
-        return unavailable(QStringLiteral("revision %1 is not being built in workspace %2")
-                               .arg(revisionId, workspaceId));
-    *prefix = revision.prefixPath;
-    return std::nullopt;
-}
-
-std::optional<Error> EnvironmentService::acquirePrefix(const QString& revisionId, QString* prefix) {
-    RevisionRow revision;
-    EnvironmentRow environment;
-    if (m_repository->getRevision(revisionId, &revision) ||
-        m_repository->getEnvironment(revision.environmentId, &environment) ||
-        revision.status != QLatin1String("ready"))
-        return unavailable(QStringLiteral("environment revision %1 is no longer available (its "
-                                          "environment was deleted)")
-                               .arg(revisionId));
-    m_held[revisionId] += 1;
-    *prefix = revision.prefixPath;
-    return std::nullopt;
-}
-
-void EnvironmentService::releasePrefix(const QString& revisionId) {
-    if (auto it = m_held.find(revisionId); it != m_held.end() && --it.value() <= 0)
-        m_held.erase(it);
 }
 
 } // namespace runbox::environments

@@ -58,6 +58,13 @@ public:
     /// the epoch contributor; returns warnings to log.
     QStringList start();
 
+    /// `/v1/health` `scientificEnvs`: `{"provisioners":{"venv":{"available","reason"},
+    /// "r-lib":{…},"micromamba":{…}},"wheelhouse":path|null,"environments":N}`.
+    QJsonObject healthJson() const;
+    /// Why the venv provisioner cannot build here ("" when it can): the host's python3 and its
+    /// ensurepip (Debian's python3-venv) must exist. Checked once at start().
+    QString venvUnavailableReason() const { return m_venvUnavailable; }
+
     /// `{"environments":[…]}` of the live environments (environmentJson each).
     std::optional<Error> list(QJsonObject* out) const;
     std::optional<Error> get(const QString& id, QJsonObject* out) const;
@@ -109,6 +116,7 @@ private:
     std::unique_ptr<EnvironmentRepository> m_repository;
     QHash<QString, QString> m_builds; ///< provisioning execution id → revision id
     QHash<QString, int> m_held;       ///< revision id → executions holding its prefix
+    QString m_venvUnavailable;        ///< venvUnavailableReason()
 };
 
 } // namespace runbox::environments

@@ -112,6 +112,16 @@ private Q_SLOTS:
         QVERIFY2(m_agent.start(m_options), qPrintable(m_agent.errorString()));
     }
 
+    void testHealthSaysWhichProvisionersServe() {
+        const QJsonObject envs =
+            client().call("GET", "/v1/health").json().value("scientificEnvs").toObject();
+        const QJsonObject provisioners = envs.value("provisioners").toObject();
+        QVERIFY2(provisioners.value("venv").toObject().value("available").toBool(),
+                 qPrintable(provisioners.value("venv").toObject().value("reason").toString()));
+        QCOMPARE(provisioners.value("r-lib").toObject().value("available").toBool(true), false);
+        QCOMPARE(envs.value("wheelhouse").toString(), m_wheelhouse.path());
+    }
+
     void testCreateBuildsAReadyFirstRevision() {
         const ApiResponse created = client().call(
             "POST", "/v1/environments", QJsonObject{{"name", "sci env 1"}, {"language", "python"}});

@@ -1,0 +1,105 @@
+// EnvironmentService, the part executions use: the selection at intake and the prefixes the
+// launch stage binds (docs/environments.md "Selection"). The rest is EnvironmentService.cpp.
+#include "agent/environments/EnvironmentService.h"
+
+#include "agent/environments/EnvironmentStage.h"
+#include "agent/workspace/WorkspaceRegistry.h"
+
+namespace runbox::environments {
+
+namespace {
+
+const QString kRevisionField = QLatin1String(EnvironmentStage::kRevisionField);
+const QString kEnvironmentField = QLatin1String(EnvironmentService::kEnvironmentField);
+const QString kBuildField = QLatin1String(EnvironmentStage::kBuildField);
+
+Error invalid(const char* code, const QString& message) {
+    return Error{ErrorKind::InvalidArgument, QLatin1String(code), message};
+}
+
+Error unavailable(const QString& message) {
+    return Error{ErrorKind::Unavailable, QStringLiteral("environment_unavailable"), message};
+}
+
+} // namespace
+
+std::optional<Error>
+EnvironmentService::resolveSelection(execution::ExecRequest* request,
+                                     const workspace::Workspace& workspace) const {
+    const bool byEnvironment = request->hasFeature(kEnvironmentField);
+    const bool byRevision = request->hasFeature(kRevisionField);
+    request->features.remove(kBuildField); // never from a client (parse refuses it anyway)
+    if (!byEnvironment && !byRevision)
+        return std::nullopt;
+    if (byEnvironment && byRevision)
+        return invalid("invalid_request",
+                       QStringLiteral("give environmentId or environmentRevisionId, not both"));
+    if (workspace.isLight())
+        return Error{ErrorKind::Conflict, QStringLiteral("environment_unsupported_tier"),
+                     QStringLiteral("light workspaces cannot select an environment yet (their "
+                                    "Landlock domain is fixed at creation; docs/environments.md)")};
+    const Error unknown =
+        invalid("unknown_environment",
+                byEnvironment ? QStringLiteral("environmentId %1 names no environment")
+                                    .arg(request->features.value(kEnvironmentField).toString())
+                              : QStringLiteral("environmentRevisionId %1 names no revision")
+                                    .arg(request->features.value(kRevisionField).toString()));
+    EnvironmentRow environment;
+    if (byEnvironment) {
+        if (m_repository->getEnvironment(request->features.value(kEnvironmentField).toString(),
+                                         &environment))
+            return unknown;
+        if (environment.currentRevisionId.isEmpty())
+            return Error{ErrorKind::Conflict, QStringLiteral("environment_not_ready"),
+                         QStringLiteral("environment %1 has no ready revision yet (its first "
+                                        "build has not completed)")
+                             .arg(environment.id)};
+        request->features.insert(kRevisionField, environment.currentRevisionId);
+        return std::nullopt;
+    }
+    RevisionRow revision;
+    if (m_repository->getRevision(request->features.value(kRevisionField).toString(), &revision) ||
+        m_repository->getEnvironment(revision.environmentId, &environment))
+        return unknown;
+    if (revision.status != QLatin1String("ready"))
+        return Error{
+            ErrorKind::Conflict, QStringLiteral("environment_not_ready"),
+            QStringLiteral("revision %1 is %2, not ready").arg(revision.id, revision.status)};
+    request->features.insert(kEnvironmentField, revision.environmentId);
+    return std::nullopt;
+}
+
+std::optional<Error> EnvironmentService::buildPrefix(const QString& revisionId,
+                                                     const QString& workspaceId,
+                                                     QString* prefix) const {
+    RevisionRow revision;
+    EnvironmentRow environment;
+    if (m_repository->getRevision(revisionId, &revision) ||
+        m_repository->getEnvironment(revision.environmentId, &environment) ||
+        revision.status != QLatin1String("building") || environment.buildWorkspaceId != workspaceId)
+        return unavailable(QStringLiteral("revision %1 is not being built in workspace %2")
+                               .arg(revisionId, workspaceId));
+    *prefix = revision.prefixPath;
+    return std::nullopt;
+}
+
+std::optional<Error> EnvironmentService::acquirePrefix(const QString& revisionId, QString* prefix) {
+    RevisionRow revision;
+    EnvironmentRow environment;
+    if (m_repository->getRevision(revisionId, &revision) ||
+        m_repository->getEnvironment(revision.environmentId, &environment) ||
+        revision.status != QLatin1String("ready"))
+        return unavailable(QStringLiteral("environment revision %1 is no longer available (its "
+                                          "environment was deleted)")
+                               .arg(revisionId));
+    m_held[revisionId] += 1;
+    *prefix = revision.prefixPath;
+    return std::nullopt;
+}
+
+void EnvironmentService::releasePrefix(const QString& revisionId) {
+    if (auto it = m_held.find(revisionId); it != m_held.end() && --it.value() <= 0)
+        m_held.erase(it);
+}
+
+} // namespace runbox::environments
