@@ -262,17 +262,16 @@ std::optional<Error> EnvironmentService::install(const QString& id, const QJsonO
     QList<RevisionRow> revisions;
     if (auto err = m_repository->listRevisions(id, &revisions))
         return err;
-    QStringList packages;
+    QStringList base;
     for (auto it = revisions.crbegin(); it != revisions.crend(); ++it) {
         if (it->status == QLatin1String("failed"))
             continue;
         for (const QJsonValue& p : it->spec.value(QLatin1String("packages")).toArray())
-            packages.append(p.toString());
+            base.append(p.toString());
         break;
     }
-    for (const QString& p : std::as_const(requested))
-        if (!packages.contains(p))
-            packages.append(p);
+    // A package named again takes its new constraint (`pkga==1.0` after `pkga==2.0`).
+    const QStringList packages = EnvironmentSpec::mergePackages(base, requested);
     RevisionRow revision;
     if (auto err = startBuild(row, packages, &revision))
         return err;

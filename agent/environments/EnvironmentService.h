@@ -73,7 +73,9 @@ public:
     /// @p out is environmentJson plus `"executionId"` of that build.
     std::optional<Error> create(const QJsonObject& body, QJsonObject* out);
     /// `POST /v1/environments/{id}/install {"packages":[…]}`: a new revision with the packages
-    /// of the latest revision that did not fail plus @p body's, built afresh.
+    /// of the latest revision that did not fail (one still building counts) merged with
+    /// @p body's (EnvironmentSpec::mergePackages: a project named again takes its new
+    /// constraint), built afresh.
     /// `{"environmentId","revisionId","executionId","status":"building"}`.
     std::optional<Error> install(const QString& id, const QJsonObject& body, QJsonObject* out);
     /// Deletes the environment, its prefixes and its build workspace; refused while a build runs

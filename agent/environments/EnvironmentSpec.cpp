@@ -83,6 +83,31 @@ QString normalisePackage(const QString& spec, QString* why) {
     return text;
 }
 
+QString packageName(const QString& spec) {
+    static const QRegularExpression name(QStringLiteral("^[A-Za-z0-9._-]+"));
+    static const QRegularExpression separators(QStringLiteral("[-_.]+"));
+    return name.match(spec.trimmed())
+        .captured(0)
+        .toLower()
+        .replace(separators, QStringLiteral("-"));
+}
+
+QStringList mergePackages(const QStringList& base, const QStringList& added) {
+    QStringList out = base;
+    for (const QString& spec : added) {
+        const QString name = packageName(spec);
+        qsizetype at = -1;
+        for (qsizetype i = 0; i < out.size() && at < 0; ++i)
+            if (packageName(out.at(i)) == name)
+                at = i;
+        if (at >= 0)
+            out[at] = spec;
+        else
+            out.append(spec);
+    }
+    return out;
+}
+
 std::optional<Error> checkPackages(const QJsonValue& packages, QStringList* out) {
     if (!packages.isArray() || packages.toArray().isEmpty())
         return invalid("invalid_packages",

@@ -41,6 +41,15 @@ std::optional<Error> checkProvisioner(const QJsonValue& provisioner, QString* ou
 /// or sets @p why.
 QString normalisePackage(const QString& spec, QString* why);
 
+/// The project name of a spec accepted by normalisePackage(), normalised as PEP 503 says
+/// (lower case, each run of `-`, `_`, `.` one `-`): `Foo_Bar[x]>=1` → `foo-bar`. Two specs of
+/// one project name the same package, whatever their constraints.
+QString packageName(const QString& spec);
+
+/// @p base with @p added merged in: a spec of a project already in @p base replaces it (in
+/// place of the old one's), others are appended. The packages of the next revision.
+QStringList mergePackages(const QStringList& base, const QStringList& added);
+
 /// `packages`: a non-empty array of at most kMaxPackages strings, each ≤ kMaxPackageSpecChars
 /// characters and accepted by normalisePackage(). 400 `invalid_packages` naming the item and
 /// the rule. Fills @p out with the normalised specs.

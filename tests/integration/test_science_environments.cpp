@@ -9,6 +9,7 @@
 #include <QDir>
 #include <QFile>
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
@@ -69,7 +70,9 @@ private:
     QString waitForBuild(const QString& executionId) {
         const QJsonObject record = waitUntilFinal(client(), executionId, 180000);
         if (record.value("state").toString() != QLatin1String("completed"))
-            qWarning("build %s: %s", qPrintable(executionId),
+            qWarning("build %s: %s %s: %s", qPrintable(executionId),
+                     qPrintable(record.value("state").toString()),
+                     qPrintable(record.value("statusReason").toString()),
                      qPrintable(readLog(client(), executionId, 0, false).bytes));
         return record.value("state").toString();
     }
@@ -301,6 +304,55 @@ private Q_SLOTS:
         QCOMPARE(executionCount(), executions);
     }
 
+    void testInstallsQueueInOrderAndACancelledBuildChangesNothing() {
+        const QString current = environment().value("currentRevisionId").toString();
+        const QByteArray install = "/v1/environments/" + m_envId.toUtf8() + "/install";
+        // Two installs at once: the second waits for the first (the build workspace's lease)
+        // and is built with its packages too.
+        const ApiResponse first =
+            client().call("POST", install, QJsonObject{{"packages", QJsonArray{"pkga==1.0"}}});
+        const ApiResponse second =
+            client().call("POST", install, QJsonObject{{"packages", QJsonArray{"pkgb"}}});
+        QCOMPARE(first.status, 202);
+        QCOMPARE(second.status, 202);
+        const QString firstBuild = first.json().value("executionId").toString();
+        const QString secondBuild = second.json().value("executionId").toString();
+        QCOMPARE(executionRecord(client(), secondBuild).value("state").toString(),
+                 QStringLiteral("queued"));
+        // Cancelling the first (queued or running) leaves the current revision; the second
+        // still builds, from the packages of the last revision that did not fail.
+        QCOMPARE(client().call("POST", "/v1/executions/" + firstBuild.toUtf8() + "/cancel").status,
+                 200);
+        QCOMPARE(waitUntilFinal(client(), firstBuild).value("state").toString(),
+                 QStringLiteral("cancelled"));
+        const QString firstRevision = first.json().value("revisionId").toString();
+        QVERIFY(!QFileInfo::exists(m_agent.stateDir() + "/environments/" + m_envId + '/' +
+                                   firstRevision));
+        QCOMPARE(environment().value("currentRevisionId").toString(), current);
+        QCOMPARE(waitForBuild(secondBuild), QStringLiteral("completed"));
+        const QString secondRevision = second.json().value("revisionId").toString();
+        QCOMPARE(environment().value("currentRevisionId").toString(), secondRevision);
+        QJsonArray specs;
+        for (const QJsonValue& r :
+             client()
+                 .call("GET", "/v1/environments/" + m_envId.toUtf8() + "/revisions")
+                 .json()
+                 .value("revisions")
+                 .toArray())
+            if (r["id"].toString() == secondRevision)
+                specs = r["spec"]["packages"].toArray();
+        QVERIFY2(specs.contains(QJsonValue("pkga==1.0")) && specs.contains(QJsonValue("pkgb")),
+                 QJsonDocument(specs).toJson().constData());
+        // pkga==1.0 now pins the old version again.
+        const QString ws = m_agent.createWorkspace();
+        QCOMPARE(
+            m_agent
+                .shell(ws, "python3 -c 'import pkgb; print(pkgb.X)'", {{"environmentId", m_envId}})
+                .stdoutText()
+                .trimmed(),
+            QStringLiteral("b1+a1"));
+    }
+
     void testAnAgentKilledDuringABuildLeavesTheCurrentRevision() {
         const QString current = environment().value("currentRevisionId").toString();
         QVERIFY(!current.isEmpty());
@@ -332,7 +384,7 @@ private Q_SLOTS:
         const QString ws = m_agent.createWorkspace();
         const ExecOutcome run = m_agent.shell(ws, "python3 -c 'import pkgb; print(pkgb.X)'",
                                               {{"environmentId", m_envId}});
-        QCOMPARE(run.stdoutText().trimmed(), QStringLiteral("b1+a2"));
+        QCOMPARE(run.stdoutText().trimmed(), QStringLiteral("b1+a1"));
     }
 
     void testABuildGetsNoNetworkWhateverThePolicy() {

@@ -56,6 +56,13 @@ private Q_SLOTS:
         QVERIFY(EnvironmentSpec::checkPackages(QJsonValue("a"), &out));
     }
 
+    void testPackagesNamedAgainTakeTheirNewConstraint() {
+        QCOMPARE(EnvironmentSpec::packageName("Foo_Bar.baz[x]>=1"), QStringLiteral("foo-bar-baz"));
+        QCOMPARE(EnvironmentSpec::mergePackages({"pkgb", "pkga==2.0"}, {"PKGA==1.0", "numpy"}),
+                 QStringList({"pkgb", "PKGA==1.0", "numpy"}));
+        QCOMPARE(EnvironmentSpec::mergePackages({}, {"a", "b"}), QStringList({"a", "b"}));
+    }
+
     void testEnvironmentNames() {
         QVERIFY(!EnvironmentSpec::checkName(QJsonValue("sci env 1.0_a-b")));
         for (const QJsonValue& bad :
