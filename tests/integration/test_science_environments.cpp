@@ -5,6 +5,7 @@
 #include "support/AgentProcess.h"
 #include "support/ExecStream.h"
 #include "support/ManagedApi.h"
+#include "support/Wheelhouse.h"
 
 #include <QDir>
 #include <QFile>
@@ -18,36 +19,6 @@ using namespace runbox;
 using namespace runbox::testsupport;
 
 namespace {
-
-/// Writes wheel @p name-@p version (py3-none-any) into @p dir with the host's python3 zipfile
-/// module: `NAME/__init__.py` holding @p code, and dist-info METADATA (with @p dependsOn as
-/// Requires-Dist), WHEEL and RECORD (sha256 of each file, urlsafe base64 as PEP 376/427 say).
-bool writeWheel(const QString& dir, const QString& name, const QString& version,
-                const QString& code, const QString& dependsOn = {}) {
-    const char* script = R"PY(
-import base64, hashlib, sys, zipfile
-out, name, version, code, requires = sys.argv[1:6]
-info = f"{name}-{version}.dist-info"
-meta = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
-if requires:
-    meta += f"Requires-Dist: {requires}\n"
-files = {f"{name}/__init__.py": code + "\n", f"{info}/METADATA": meta,
-         f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: runbox-test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
-record = ""
-for path, text in files.items():
-    digest = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=").decode()
-    record += f"{path},sha256={digest},{len(text.encode())}\n"
-record += f"{info}/RECORD,,\n"
-files[f"{info}/RECORD"] = record
-with zipfile.ZipFile(f"{out}/{name}-{version}-py3-none-any.whl", "w") as z:
-    for path, text in files.items():
-        z.writestr(path, text)
-)PY";
-    QProcess p;
-    p.start(QStringLiteral("/usr/bin/python3"), {QStringLiteral("-c"), QString::fromLatin1(script),
-                                                 dir, name, version, code, dependsOn});
-    return p.waitForFinished(30000) && p.exitCode() == 0;
-}
 
 QJsonObject error(const ApiResponse& r) {
     return r.json().value("error").toObject();
@@ -107,9 +78,6 @@ private Q_SLOTS:
         QVERIFY(writeWheel(m_wheelhouse.path(), "pkga", "1.0", "X = 'a1'"));
         QVERIFY(writeWheel(m_wheelhouse.path(), "pkgb", "1.0",
                            "from pkga import X as _A\nX = 'b1+' + _A", "pkga"));
-        for (const QString& f : QDir(m_wheelhouse.path()).entryList(QDir::Files))
-            QFile::setPermissions(m_wheelhouse.filePath(f),
-                                  QFile::ReadOwner | QFile::ReadOther | QFile::ReadGroup);
         m_options.extraEnv.insert("RUNBOX_ENV_WHEELHOUSE", m_wheelhouse.path());
         m_options.extraEnv.insert("RUNBOX_STRONG_UID_FIRST", "1879700000");
         QVERIFY2(m_agent.start(m_options), qPrintable(m_agent.errorString()));
@@ -253,8 +221,6 @@ private Q_SLOTS:
                  m_rev1);
         // The operator adds pkga 2.0; a new revision is built while the execution runs.
         QVERIFY(writeWheel(m_wheelhouse.path(), "pkga", "2.0", "X = 'a2'"));
-        QFile::setPermissions(m_wheelhouse.filePath("pkga-2.0-py3-none-any.whl"),
-                              QFile::ReadOwner | QFile::ReadOther | QFile::ReadGroup);
         const ApiResponse installed =
             client().call("POST", "/v1/environments/" + m_envId.toUtf8() + "/install",
                           QJsonObject{{"packages", QJsonArray{"pkga==2.0"}}});
