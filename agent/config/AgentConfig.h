@@ -57,6 +57,9 @@ struct AgentConfig {
     /// The science environments' offline wheelhouse (RUNBOX_ENV_WHEELHOUSE / `envWheelhouse`;
     /// "" = none, installs are refused; docs/environments.md).
     QString envWheelhouse;
+    /// How long a revision that is neither current nor used keeps its prefix, seconds
+    /// (RUNBOX_ENV_REVISION_GRACE_S / `envRevisionGraceS`; docs/environments.md "Lifecycle").
+    qint64 envRevisionGraceS = 86400;
     /// The strong tier's sandbox uids when the agent is privileged (RUNBOX_STRONG_UID_FIRST /
     /// _COUNT, `strongUidFirst` / `strongUidCount`): the first is the probe uid, each strong
     /// workspace gets one of the others. Default 1879048192 (0x70000000, above systemd's

@@ -134,6 +134,19 @@ QList<OptionSpec> buildTable() {
          .flags = kMakeAbsolute,
          .help = "The offline wheelhouse of science environments: a directory of wheels bound "
                  "read-only into each build, pip --no-index --find-links (docs/environments.md)."},
+        {.key = Key::EnvRevisionGraceS,
+         .name = "envRevisionGraceS",
+         .type = T::Integer,
+         .group = G::General,
+         .defaultValue = "86400",
+         .unit = "s",
+         .envVar = "RUNBOX_ENV_REVISION_GRACE_S",
+         .fileKey = "envRevisionGraceS",
+         .min = 0,
+         .max = qint64(365) * 86400,
+         .help = "A science environment revision that is no longer current and that no queued or "
+                 "running execution uses has its prefix removed this long after it was built "
+                 "(its metadata and snapshot stay; docs/environments.md)."},
         // Strong-tier sandbox uids
         {.key = Key::StrongUidFirst,
          .name = "strongUidFirst",

@@ -22,6 +22,7 @@ enum class Key : int {
     MaxBufferedRequestBytes,
     IdleAfterMs,
     EnvWheelhouse,
+    EnvRevisionGraceS,
     // Strong-tier sandbox uids
     StrongUidFirst,
     StrongUidCount,

@@ -17,7 +17,7 @@ const QString kEnvColumns = QStringLiteral(
     "id, name, language, provisioner, current_revision_id, build_workspace_id, created_ms");
 const QString kRevColumns =
     QStringLiteral("id, environment_id, seq, status, spec, prefix_path, execution_id, snapshot,"
-                   " snapshot_sha256, status_reason, created_ms, finished_ms");
+                   " snapshot_sha256, status_reason, created_ms, finished_ms, prefix_removed_ms");
 
 EnvironmentRow readEnvironment(const QSqlQuery& q) {
     EnvironmentRow r;
@@ -45,6 +45,7 @@ RevisionRow readRevision(const QSqlQuery& q) {
     r.statusReason = q.value(9).toString();
     r.createdMs = q.value(10).toLongLong();
     r.finishedMs = q.value(11).toLongLong();
+    r.prefixRemovedMs = q.value(12).toLongLong();
     return r;
 }
 
@@ -63,17 +64,19 @@ Error envNotFound(const QString& id) {
 } // namespace
 
 QJsonObject RevisionRow::toJson() const {
-    return {{"id", id},
-            {"environmentId", environmentId},
-            {"seq", seq},
-            {"status", status},
-            {"spec", spec},
-            {"executionId", executionId},
-            {"statusReason", statusReason},
-            {"snapshotSha256", snapshotSha256.isEmpty() ? QJsonValue() : snapshotSha256},
-            {"createdAt", store::isoTimestamp(createdMs)},
-            {"finishedAt",
-             finishedMs > 0 ? QJsonValue(store::isoTimestamp(finishedMs)) : QJsonValue()}};
+    return {
+        {"id", id},
+        {"environmentId", environmentId},
+        {"seq", seq},
+        {"status", status},
+        {"spec", spec},
+        {"executionId", executionId},
+        {"statusReason", statusReason},
+        {"snapshotSha256", snapshotSha256.isEmpty() ? QJsonValue() : snapshotSha256},
+        {"createdAt", store::isoTimestamp(createdMs)},
+        {"finishedAt", finishedMs > 0 ? QJsonValue(store::isoTimestamp(finishedMs)) : QJsonValue()},
+        {"prefixRemovedAt",
+         prefixRemovedMs > 0 ? QJsonValue(store::isoTimestamp(prefixRemovedMs)) : QJsonValue()}};
 }
 
 std::optional<Error> EnvironmentRepository::insertEnvironment(const EnvironmentRow& row) {
@@ -162,7 +165,7 @@ std::optional<Error> EnvironmentRepository::insertRevision(RevisionRow* row) {
     row->seq = seq.next() ? seq.value(0).toInt() : 1;
     QSqlQuery insert =
         tx.prepare(QStringLiteral("INSERT INTO environment_revisions (%1)"
-                                  " VALUES (?, ?, ?, ?, ?, ?, ?, NULL, NULL, '', ?, NULL)")
+                                  " VALUES (?, ?, ?, ?, ?, ?, ?, NULL, NULL, '', ?, NULL, NULL)")
                        .arg(kRevColumns));
     insert.addBindValue(row->id);
     insert.addBindValue(row->environmentId);
@@ -246,6 +249,34 @@ std::optional<Error> EnvironmentRepository::getRevision(const QString& id, Revis
                      QStringLiteral("no environment revision %1").arg(id)};
     *out = readRevision(q);
     return std::nullopt;
+}
+
+std::optional<Error> EnvironmentRepository::listSweepable(qint64 finishedBeforeMs,
+                                                          QList<RevisionRow>* out) const {
+    QSqlQuery q(m_database.connection());
+    q.prepare(QStringLiteral("SELECT r.%1 FROM environment_revisions r JOIN environments e"
+                             " ON e.id = r.environment_id WHERE r.status = 'ready'"
+                             " AND r.prefix_removed_ms IS NULL AND r.finished_ms <= ?"
+                             " AND e.deleted_ms IS NULL"
+                             " AND (e.current_revision_id IS NULL OR e.current_revision_id <> r.id)"
+                             " ORDER BY r.finished_ms")
+                  .arg(QString(kRevColumns).replace(QStringLiteral(", "), QStringLiteral(", r."))));
+    q.addBindValue(finishedBeforeMs);
+    if (auto err = run(q, QStringLiteral("list sweepable revisions")))
+        return err;
+    out->clear();
+    while (q.next())
+        out->append(readRevision(q));
+    return std::nullopt;
+}
+
+std::optional<Error> EnvironmentRepository::markPrefixRemoved(const QString& revisionId) {
+    QSqlQuery q(m_database.connection());
+    q.prepare(
+        QStringLiteral("UPDATE environment_revisions SET prefix_removed_ms = ? WHERE id = ?"));
+    q.addBindValue(QDateTime::currentMSecsSinceEpoch());
+    q.addBindValue(revisionId);
+    return run(q, QStringLiteral("mark prefix removed"));
 }
 
 std::optional<Error> EnvironmentRepository::failUnfinished(QList<RevisionRow>* out) {

@@ -36,10 +36,12 @@ struct RevisionRow {
     QString snapshotSha256;
     QString statusReason; ///< why it failed
     qint64 createdMs = 0;
-    qint64 finishedMs = 0; ///< 0 while building
+    qint64 finishedMs = 0;      ///< 0 while building
+    qint64 prefixRemovedMs = 0; ///< when its prefix was removed (EnvironmentService's sweep)
 
     /// `{"id","environmentId","seq","status","spec","executionId","statusReason",
-    /// "snapshotSha256"|null,"createdAt","finishedAt"|null}` (never the host path).
+    /// "snapshotSha256"|null,"createdAt","finishedAt"|null,"prefixRemovedAt"|null}` (never the
+    /// host path).
     QJsonObject toJson() const;
 };
 
@@ -70,6 +72,10 @@ public:
     /// The revisions of @p environmentId, by seq.
     std::optional<Error> listRevisions(const QString& environmentId, QList<RevisionRow>* out) const;
     std::optional<Error> getRevision(const QString& id, RevisionRow* out) const;
+    /// Ready revisions whose prefix is still there, that are not their live environment's
+    /// current one and were finished at or before @p finishedBeforeMs.
+    std::optional<Error> listSweepable(qint64 finishedBeforeMs, QList<RevisionRow>* out) const;
+    std::optional<Error> markPrefixRemoved(const QString& revisionId);
     /// Start-up: every revision still `building` (its build died with the previous agent) is
     /// marked failed; returns them (their half-built prefixes are removed by the caller).
     std::optional<Error> failUnfinished(QList<RevisionRow>* out);

@@ -3,7 +3,11 @@
 #include "agent/environments/EnvironmentService.h"
 
 #include "agent/environments/EnvironmentStage.h"
+#include "agent/store/ExecutionRepository.h"
 #include "agent/workspace/WorkspaceRegistry.h"
+
+#include <QDateTime>
+#include <QSet>
 
 namespace runbox::environments {
 
@@ -65,6 +69,11 @@ EnvironmentService::resolveSelection(execution::ExecRequest* request,
         return Error{
             ErrorKind::Conflict, QStringLiteral("environment_not_ready"),
             QStringLiteral("revision %1 is %2, not ready").arg(revision.id, revision.status)};
+    if (revision.prefixRemovedMs > 0)
+        return Error{ErrorKind::Conflict, QStringLiteral("environment_revision_removed"),
+                     QStringLiteral("revision %1 is no longer current and its files were removed "
+                                    "(RUNBOX_ENV_REVISION_GRACE_S); name the environment instead")
+                         .arg(revision.id)};
     request->features.insert(kEnvironmentField, revision.environmentId);
     return std::nullopt;
 }
@@ -88,9 +97,9 @@ std::optional<Error> EnvironmentService::acquirePrefix(const QString& revisionId
     EnvironmentRow environment;
     if (m_repository->getRevision(revisionId, &revision) ||
         m_repository->getEnvironment(revision.environmentId, &environment) ||
-        revision.status != QLatin1String("ready"))
+        revision.status != QLatin1String("ready") || revision.prefixRemovedMs > 0)
         return unavailable(QStringLiteral("environment revision %1 is no longer available (its "
-                                          "environment was deleted)")
+                                          "environment was deleted or its prefix removed)")
                                .arg(revisionId));
     m_held[revisionId] += 1;
     *prefix = revision.prefixPath;
@@ -100,6 +109,40 @@ std::optional<Error> EnvironmentService::acquirePrefix(const QString& revisionId
 void EnvironmentService::releasePrefix(const QString& revisionId) {
     if (auto it = m_held.find(revisionId); it != m_held.end() && --it.value() <= 0)
         m_held.erase(it);
+}
+
+int EnvironmentService::sweepRevisions() {
+    QList<RevisionRow> candidates;
+    if (m_repository->listSweepable(QDateTime::currentMSecsSinceEpoch() - m_deps.revisionGraceMs,
+                                    &candidates) ||
+        candidates.isEmpty())
+        return 0;
+    // Named by an execution not finished yet (queued ones have not reached the stage), or held
+    // by a running one: kept (docs/environments.md "Lifecycle").
+    QSet<QString> referenced(m_held.keyBegin(), m_held.keyEnd());
+    if (m_deps.executions) {
+        store::ExecutionFilter filter;
+        filter.states = {store::ExecutionState::Queued, store::ExecutionState::Running};
+        filter.limit = 1000;
+        do {
+            store::ExecutionPage page;
+            if (m_deps.executions->list(filter, &page))
+                return 0; // cannot tell what is used: remove nothing
+            for (const store::ExecutionRecord& r : std::as_const(page.items))
+                referenced.insert(r.permissionEpoch.value(kRevisionField).toString());
+            filter.cursor = page.nextCursor;
+        } while (!filter.cursor.isEmpty());
+    }
+    int removed = 0;
+    for (const RevisionRow& r : std::as_const(candidates)) {
+        if (referenced.contains(r.id))
+            continue;
+        if (!workspace::removeTree(r.prefixPath).isEmpty())
+            continue; // tried again at the next sweep
+        m_repository->markPrefixRemoved(r.id);
+        ++removed;
+    }
+    return removed;
 }
 
 } // namespace runbox::environments

@@ -8,6 +8,7 @@
 #include "agent/execution/ExecutionManager.h"
 #include "agent/http/ErrorStatus.h"
 #include "agent/store/ExecutionRecord.h"
+#include "agent/store/ExecutionRepository.h"
 #include "agent/workspace/WorkspaceRegistry.h"
 #include "shared/Crypto.h"
 
@@ -15,6 +16,8 @@
 #include <QDir>
 #include <QFile>
 #include <QJsonArray>
+
+#include <algorithm>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -125,6 +128,10 @@ QStringList EnvironmentService::start() {
     if (!m_venvUnavailable.isEmpty())
         warnings << QStringLiteral("environments: the venv provisioner is unavailable: %1")
                         .arg(m_venvUnavailable);
+    m_sweepTimer = new QTimer(this);
+    m_sweepTimer->setInterval(int(std::clamp<qint64>(m_deps.revisionGraceMs / 2, 500, 60000)));
+    connect(m_sweepTimer, &QTimer::timeout, this, &EnvironmentService::sweepRevisions);
+    m_sweepTimer->start();
     if (!m_deps.wheelhouse.isEmpty() && !QFileInfo(m_deps.wheelhouse).isDir())
         warnings << QStringLiteral("environments: the wheelhouse %1 is not a directory: installs "
                                    "will fail")

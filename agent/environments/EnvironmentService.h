@@ -9,12 +9,16 @@
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QObject>
+#include <QTimer>
 
 #include <memory>
 #include <optional>
 
 namespace runbox::execution {
 class ExecutionManager;
+}
+namespace runbox::store {
+class ExecutionRepository;
 }
 namespace runbox::workspace {
 struct Workspace;
@@ -47,6 +51,11 @@ public:
         workspace::WorkspaceRegistry* workspaces = nullptr;
         QString stateDir;
         QString wheelhouse; ///< RUNBOX_ENV_WHEELHOUSE ("" = none: installs are refused)
+        /// The queued and running executions' epochs (which revisions they will bind).
+        store::ExecutionRepository* executions = nullptr;
+        /// RUNBOX_ENV_REVISION_GRACE_S in ms: how long an unused, non-current revision keeps
+        /// its prefix after it was built (sweepRevisions()).
+        qint64 revisionGraceMs = 86400000;
     };
 
     explicit EnvironmentService(Dependencies deps, QObject* parent = nullptr);
@@ -104,6 +113,13 @@ public:
     void releasePrefix(const QString& revisionId);
     QString wheelhouse() const { return m_deps.wheelhouse; }
 
+    /// Removes the prefix of every ready revision that is not its environment's current one,
+    /// was built more than the grace period ago, and that no queued or running execution names
+    /// (their epochs' `environmentRevisionId`) or holds; marks it removed (row, spec and
+    /// snapshot stay). Runs on a timer (every half grace period, 0.5–60 s) from start().
+    /// Returns how many prefixes it removed.
+    int sweepRevisions();
+
     /// The request fields (ExecutionManager::addRequestFeature).
     static constexpr char kEnvironmentField[] = "environmentId";
 
@@ -118,7 +134,8 @@ private:
     std::unique_ptr<EnvironmentRepository> m_repository;
     QHash<QString, QString> m_builds; ///< provisioning execution id → revision id
     QHash<QString, int> m_held;       ///< revision id → executions holding its prefix
-    QString m_venvUnavailable;        ///< venvUnavailableReason()
+    QString m_venvUnavailable;
+    QTimer* m_sweepTimer = nullptr; ///< venvUnavailableReason()
 };
 
 } // namespace runbox::environments

@@ -262,7 +262,8 @@ QList<Migration> buildMigrations() {
                 QStringLiteral("CREATE UNIQUE INDEX environments_live_name ON environments(name)"
                                " WHERE deleted_ms IS NULL"),
                 // A revision is immutable once ready: its spec is written at creation, its
-                // snapshot and the snapshot's SHA-256 once, when its build is verified.
+                // snapshot and the snapshot's SHA-256 once, when its build is verified. Its
+                // prefix may be removed later (prefix_removed_ms); the row stays.
                 QStringLiteral(
                     "CREATE TABLE environment_revisions ("
                     " id TEXT PRIMARY KEY,"
@@ -277,6 +278,7 @@ QList<Migration> buildMigrations() {
                     " status_reason TEXT NOT NULL DEFAULT '',"
                     " created_ms INTEGER NOT NULL,"
                     " finished_ms INTEGER,"
+                    " prefix_removed_ms INTEGER,"
                     " UNIQUE (environment_id, seq))"),
             },
     });
