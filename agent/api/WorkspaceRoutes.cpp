@@ -1,6 +1,7 @@
 #include "agent/api/WorkspaceRoutes.h"
 
 #include "agent/api/ApiService.h"
+#include "agent/environments/EnvironmentService.h"
 #include "agent/light/tier/LightService.h"
 
 #include <QJsonArray>
@@ -114,32 +115,41 @@ void WorkspaceRoutes::registerRoutes(Router& router, AgentContext* ctx,
                [ctx](http::HttpExchange* ex, const Principal& who, const PathParams&) {
                    deleteAllLight(ctx, ex, who);
                });
-    router.add("DELETE", QStringLiteral("/v1/workspaces/{id}"),
-               [ctx, isBusy](http::HttpExchange* ex, const Principal& who, const PathParams& p) {
-                   const QString id = p.value(QStringLiteral("id"));
-                   const workspace::Workspace* ws = ctx->workspaces->find(id);
-                   if (!who.mayUseWorkspace(id) || !ws)
-                       return ex->replyError(404, QStringLiteral("workspace_not_found"),
-                                             QStringLiteral("no workspace %1").arg(id));
-                   if (ctx->light && light::LightService::serves(*ws)) {
-                       QPointer<http::HttpExchange> guard(ex);
-                       return ctx->light->remove(id, [guard, id](std::optional<Error> err) {
-                           if (!guard)
-                               return;
-                           if (err)
-                               return guard->replyError(*err);
-                           guard->replyJson(200, {{"deleted", id}});
-                       });
-                   }
-                   if (isBusy(id))
-                       return ex->replyError(
-                           409, QStringLiteral("workspace_busy"),
-                           QStringLiteral("an execution is running in %1").arg(id));
-                   if (auto err = ctx->workspaces->remove(id))
-                       return ex->replyError(*err);
-                   ctx->noteWorkspaceCount();
-                   ex->replyJson(200, {{"deleted", id}});
-               });
+    router.add(
+        "DELETE", QStringLiteral("/v1/workspaces/{id}"),
+        [ctx, isBusy](http::HttpExchange* ex, const Principal& who, const PathParams& p) {
+            const QString id = p.value(QStringLiteral("id"));
+            const workspace::Workspace* ws = ctx->workspaces->find(id);
+            if (!who.mayUseWorkspace(id) || !ws)
+                return ex->replyError(404, QStringLiteral("workspace_not_found"),
+                                      QStringLiteral("no workspace %1").arg(id));
+            if (ctx->light && light::LightService::serves(*ws)) {
+                QPointer<http::HttpExchange> guard(ex);
+                return ctx->light->remove(id, [guard, id](std::optional<Error> err) {
+                    if (!guard)
+                        return;
+                    if (err)
+                        return guard->replyError(*err);
+                    guard->replyJson(200, {{"deleted", id}});
+                });
+            }
+            if (isBusy(id))
+                return ex->replyError(409, QStringLiteral("workspace_busy"),
+                                      QStringLiteral("an execution is running in %1").arg(id));
+            // An environment's build workspace goes with its environment only.
+            if (const QString env =
+                    ctx->environments ? ctx->environments->environmentBuiltIn(id) : QString();
+                !env.isEmpty())
+                return ex->replyError(
+                    409, QStringLiteral("workspace_in_use"),
+                    QStringLiteral("%1 is the build workspace of environment %2: delete "
+                                   "the environment instead")
+                        .arg(id, env));
+            if (auto err = ctx->workspaces->remove(id))
+                return ex->replyError(*err);
+            ctx->noteWorkspaceCount();
+            ex->replyJson(200, {{"deleted", id}});
+        });
 }
 
 } // namespace runbox::api

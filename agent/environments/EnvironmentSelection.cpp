@@ -111,6 +111,16 @@ void EnvironmentService::releasePrefix(const QString& revisionId) {
         m_held.erase(it);
 }
 
+QString EnvironmentService::environmentBuiltIn(const QString& workspaceId) const {
+    QList<EnvironmentRow> rows;
+    if (m_repository->listEnvironments(&rows))
+        return {};
+    for (const EnvironmentRow& e : std::as_const(rows))
+        if (e.buildWorkspaceId == workspaceId)
+            return e.id;
+    return {};
+}
+
 int EnvironmentService::sweepRevisions() {
     QList<RevisionRow> candidates;
     if (m_repository->listSweepable(QDateTime::currentMSecsSinceEpoch() - m_deps.revisionGraceMs,

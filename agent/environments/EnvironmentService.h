@@ -112,6 +112,9 @@ public:
     std::optional<Error> acquirePrefix(const QString& revisionId, QString* prefix);
     void releasePrefix(const QString& revisionId);
     QString wheelhouse() const { return m_deps.wheelhouse; }
+    /// The id of the live environment whose build workspace is @p workspaceId ("" when none):
+    /// such a workspace is deleted with its environment only (`DELETE /v1/workspaces` → 409).
+    QString environmentBuiltIn(const QString& workspaceId) const;
 
     /// Removes the prefix of every ready revision that is not its environment's current one,
     /// was built more than the grace period ago, and that no queued or running execution names

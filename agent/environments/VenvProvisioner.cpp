@@ -5,10 +5,13 @@ namespace runbox::environments::VenvProvisioner {
 execution::ExecRequest buildRequest(const QStringList& packages, bool withWheelhouse,
                                     const execution::ExecLimits& limits) {
     const QString prefix = QLatin1String(kPrefixMount);
+    // The build workspace is the agent's, but a snapshot file left there must never pass as
+    // this build's: it is removed first.
     QString script = QStringLiteral("set -eu\n"
+                                    "rm -f /workspace/%2\n"
                                     "echo 'runbox: creating the venv at %1'\n"
                                     "/usr/bin/python3 -m venv --copies %1\n")
-                         .arg(prefix);
+                         .arg(prefix, QLatin1String(kSnapshotFile));
     if (!packages.isEmpty() && withWheelhouse)
         script +=
             QStringLiteral("echo \"runbox: installing $*\"\n"

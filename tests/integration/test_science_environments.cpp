@@ -384,10 +384,26 @@ private Q_SLOTS:
     }
 
     void testDeleteRemovesTheEnvironment() {
+        // Its build workspace goes with it only.
+        QString buildWs;
+        for (const QJsonValue& r :
+             client()
+                 .call("GET", "/v1/environments/" + m_envId.toUtf8() + "/revisions")
+                 .json()
+                 .value("revisions")
+                 .toArray())
+            buildWs = executionRecord(client(), r["executionId"].toString())
+                          .value("workspace")
+                          .toString();
+        QVERIFY(!buildWs.isEmpty());
+        const ApiResponse kept = client().call("DELETE", "/v1/workspaces/" + buildWs.toUtf8());
+        QCOMPARE(kept.status, 409);
+        QCOMPARE(error(kept).value("code").toString(), QStringLiteral("workspace_in_use"));
         const ApiResponse removed = client().call("DELETE", "/v1/environments/" + m_envId.toUtf8());
         QCOMPARE(removed.status, 200);
         QCOMPARE(client().call("GET", "/v1/environments/" + m_envId.toUtf8()).status, 404);
         QVERIFY(!QFileInfo::exists(m_agent.stateDir() + "/environments/" + m_envId));
+        QCOMPARE(client().call("DELETE", "/v1/workspaces/" + buildWs.toUtf8()).status, 404);
         const QString ws = m_agent.createWorkspace();
         const ExecOutcome gone = m_agent.shell(ws, "true", {{"environmentId", m_envId}});
         QCOMPARE(gone.httpStatus, 400);
