@@ -395,6 +395,7 @@ void AgentRuntime::startEnvironments(const QString& stateDir) {
     deps.workspaces = m_workspaces.get();
     deps.stateDir = stateDir;
     deps.wheelhouse = m_context.config.envWheelhouse;
+    deps.cranRepository = m_context.config.envCranRepository;
     deps.revisionGraceMs = m_context.config.envRevisionGraceS * 1000;
     deps.executions = m_executions.get();
     m_environments = std::make_unique<environments::EnvironmentService>(deps);

@@ -19,6 +19,7 @@ bool AgentConfig::parse(const QStringList& args, const QProcessEnvironment& env,
     maxBufferedRequestBytes = v.number(Key::MaxBufferedRequestBytes);
     idleAfterMs = v.number(Key::IdleAfterMs);
     envWheelhouse = v.text(Key::EnvWheelhouse);
+    envCranRepository = v.text(Key::EnvCranRepository);
     envRevisionGraceS = v.number(Key::EnvRevisionGraceS);
     strongUidFirst = v.number(Key::StrongUidFirst);
     strongUidCount = v.number(Key::StrongUidCount);

@@ -57,6 +57,9 @@ struct AgentConfig {
     /// The science environments' offline wheelhouse (RUNBOX_ENV_WHEELHOUSE / `envWheelhouse`;
     /// "" = none, installs are refused; docs/environments.md).
     QString envWheelhouse;
+    /// The R environments' local CRAN-like repository (RUNBOX_ENV_CRAN_REPOSITORY /
+    /// `envCranRepository`; "" = none, R installs are refused; docs/environments.md).
+    QString envCranRepository;
     /// How long a revision that is neither current nor used keeps its prefix, seconds
     /// (RUNBOX_ENV_REVISION_GRACE_S / `envRevisionGraceS`; docs/environments.md "Lifecycle").
     qint64 envRevisionGraceS = 86400;

@@ -134,6 +134,17 @@ QList<OptionSpec> buildTable() {
          .flags = kMakeAbsolute,
          .help = "The offline wheelhouse of science environments: a directory of wheels bound "
                  "read-only into each build, pip --no-index --find-links (docs/environments.md)."},
+        {.key = Key::EnvCranRepository,
+         .name = "envCranRepository",
+         .type = T::Path,
+         .group = G::General,
+         .defaultNote = "none: R environments get no packages (installs → 503)",
+         .envVar = "RUNBOX_ENV_CRAN_REPOSITORY",
+         .fileKey = "envCranRepository",
+         .flags = kMakeAbsolute,
+         .help = "The local CRAN-like repository of R environments: a directory with "
+                 "src/contrib/PACKAGES (tools::write_PACKAGES) bound read-only into each build, "
+                 "install.packages from file:// (docs/environments.md)."},
         {.key = Key::EnvRevisionGraceS,
          .name = "envRevisionGraceS",
          .type = T::Integer,

@@ -22,6 +22,7 @@ enum class Key : int {
     MaxBufferedRequestBytes,
     IdleAfterMs,
     EnvWheelhouse,
+    EnvCranRepository,
     EnvRevisionGraceS,
     // Strong-tier sandbox uids
     StrongUidFirst,

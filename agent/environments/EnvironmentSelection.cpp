@@ -25,6 +25,19 @@ Error unavailable(const QString& message) {
     return Error{ErrorKind::Unavailable, QStringLiteral("environment_unavailable"), message};
 }
 
+/// The `python` and `r` kinds need their language's environment: the other language's host
+/// interpreters are masked (EnvironmentStage).
+std::optional<Error> checkLanguage(const execution::ExecRequest& request,
+                                   const EnvironmentRow& environment) {
+    if ((request.kind == QLatin1String("python") || request.kind == QLatin1String("r")) &&
+        request.kind != environment.language)
+        return invalid("environment_language_mismatch",
+                       QStringLiteral("kind \"%1\" cannot run in environment %2, whose language "
+                                      "is %3")
+                           .arg(request.kind, environment.id, environment.language));
+    return std::nullopt;
+}
+
 } // namespace
 
 std::optional<Error>
@@ -59,7 +72,7 @@ EnvironmentService::resolveSelection(execution::ExecRequest* request,
                                         "build has not completed)")
                              .arg(environment.id)};
         request->features.insert(kRevisionField, environment.currentRevisionId);
-        return std::nullopt;
+        return checkLanguage(*request, environment);
     }
     RevisionRow revision;
     if (m_repository->getRevision(request->features.value(kRevisionField).toString(), &revision) ||
@@ -75,12 +88,12 @@ EnvironmentService::resolveSelection(execution::ExecRequest* request,
                                     "(RUNBOX_ENV_REVISION_GRACE_S); name the environment instead")
                          .arg(revision.id)};
     request->features.insert(kEnvironmentField, revision.environmentId);
-    return std::nullopt;
+    return checkLanguage(*request, environment);
 }
 
-std::optional<Error> EnvironmentService::buildPrefix(const QString& revisionId,
-                                                     const QString& workspaceId,
-                                                     QString* prefix) const {
+std::optional<Error>
+EnvironmentService::buildPrefix(const QString& revisionId, const QString& workspaceId,
+                                QString* prefix, const EnvironmentProvisioner** provisioner) const {
     RevisionRow revision;
     EnvironmentRow environment;
     if (m_repository->getRevision(revisionId, &revision) ||
@@ -88,11 +101,16 @@ std::optional<Error> EnvironmentService::buildPrefix(const QString& revisionId,
         revision.status != QLatin1String("building") || environment.buildWorkspaceId != workspaceId)
         return unavailable(QStringLiteral("revision %1 is not being built in workspace %2")
                                .arg(revisionId, workspaceId));
+    *provisioner = provisionerOf(environment.provisioner);
+    if (!*provisioner)
+        return unavailable(
+            QStringLiteral("this agent has no %1 provisioner").arg(environment.provisioner));
     *prefix = revision.prefixPath;
     return std::nullopt;
 }
 
-std::optional<Error> EnvironmentService::acquirePrefix(const QString& revisionId, QString* prefix) {
+std::optional<Error> EnvironmentService::acquirePrefix(const QString& revisionId, QString* prefix,
+                                                       const EnvironmentProvisioner** provisioner) {
     RevisionRow revision;
     EnvironmentRow environment;
     if (m_repository->getRevision(revisionId, &revision) ||
@@ -101,6 +119,10 @@ std::optional<Error> EnvironmentService::acquirePrefix(const QString& revisionId
         return unavailable(QStringLiteral("environment revision %1 is no longer available (its "
                                           "environment was deleted or its prefix removed)")
                                .arg(revisionId));
+    *provisioner = provisionerOf(environment.provisioner);
+    if (!*provisioner)
+        return unavailable(
+            QStringLiteral("this agent has no %1 provisioner").arg(environment.provisioner));
     m_held[revisionId] += 1;
     *prefix = revision.prefixPath;
     return std::nullopt;

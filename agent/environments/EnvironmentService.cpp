@@ -4,6 +4,7 @@
 #include "agent/environments/EnvironmentSnapshot.h"
 #include "agent/environments/EnvironmentSpec.h"
 #include "agent/environments/EnvironmentStage.h"
+#include "agent/environments/RLibProvisioner.h"
 #include "agent/environments/VenvProvisioner.h"
 #include "agent/execution/ExecutionManager.h"
 #include "agent/http/ErrorStatus.h"
@@ -96,7 +97,19 @@ void recordInto(const execution::ExecRequest& request, execution::PermissionEpoc
 
 EnvironmentService::EnvironmentService(Dependencies deps, QObject* parent)
     : QObject(parent), m_deps(std::move(deps)),
-      m_repository(std::make_unique<EnvironmentRepository>(*m_deps.database)) {}
+      m_repository(std::make_unique<EnvironmentRepository>(*m_deps.database)) {
+    auto add = [this](std::unique_ptr<EnvironmentProvisioner> p) {
+        const QString name = p->name();
+        m_provisioners[name] = std::move(p);
+    };
+    add(std::make_unique<VenvProvisioner>(m_deps.wheelhouse));
+    add(std::make_unique<RLibProvisioner>(m_deps.cranRepository));
+}
+
+const EnvironmentProvisioner* EnvironmentService::provisionerOf(const QString& name) const {
+    const auto it = m_provisioners.find(name);
+    return it == m_provisioners.end() ? nullptr : it->second.get();
+}
 
 EnvironmentService::~EnvironmentService() = default;
 
@@ -117,25 +130,20 @@ QStringList EnvironmentService::start() {
                                    "stopped: marked failed, its prefix removed")
                         .arg(r.id, r.environmentId);
     }
-    // python3 -m venv needs the host's interpreter and its ensurepip (python3-venv on Debian).
-    const QFileInfo python(QStringLiteral("/usr/bin/python3"));
-    const QString ensurepip = QStringLiteral("/usr/lib/%1/ensurepip/__init__.py")
-                                  .arg(QFileInfo(python.canonicalFilePath()).fileName());
-    if (!python.exists())
-        m_venvUnavailable = QStringLiteral("/usr/bin/python3 is missing (install python3)");
-    else if (!QFileInfo::exists(ensurepip))
-        m_venvUnavailable = QStringLiteral("%1 is missing (install python3-venv)").arg(ensurepip);
-    if (!m_venvUnavailable.isEmpty())
-        warnings << QStringLiteral("environments: the venv provisioner is unavailable: %1")
-                        .arg(m_venvUnavailable);
+    for (const auto& [name, provisioner] : m_provisioners)
+        if (!provisioner->unavailableReason().isEmpty())
+            warnings << QStringLiteral("environments: the %1 provisioner is unavailable: %2")
+                            .arg(name, provisioner->unavailableReason());
     m_sweepTimer = new QTimer(this);
     m_sweepTimer->setInterval(int(std::clamp<qint64>(m_deps.revisionGraceMs / 2, 500, 60000)));
     connect(m_sweepTimer, &QTimer::timeout, this, &EnvironmentService::sweepRevisions);
     m_sweepTimer->start();
-    if (!m_deps.wheelhouse.isEmpty() && !QFileInfo(m_deps.wheelhouse).isDir())
-        warnings << QStringLiteral("environments: the wheelhouse %1 is not a directory: installs "
-                                   "will fail")
-                        .arg(m_deps.wheelhouse);
+    for (const auto& [name, provisioner] : m_provisioners)
+        if (const QString source = provisioner->packageSource();
+            !source.isEmpty() && !QFileInfo(source).isDir())
+            warnings << QStringLiteral("environments: %1 (%2) is not a directory: %3 installs "
+                                       "will fail")
+                            .arg(provisioner->packageSourceSetting(), source, name);
     return warnings;
 }
 
@@ -174,17 +182,21 @@ QJsonObject EnvironmentService::environmentJson(const EnvironmentRow& row) const
 }
 
 QJsonObject EnvironmentService::healthJson() const {
-    const QJsonObject notBuilt{{"available", false}, {"reason", "not built yet"}};
+    QJsonObject provisioners{
+        {"micromamba", QJsonObject{{"available", false}, {"reason", "not built yet"}}}};
+    for (const auto& [name, provisioner] : m_provisioners)
+        provisioners.insert(name,
+                            QJsonObject{{"available", provisioner->unavailableReason().isEmpty()},
+                                        {"reason", provisioner->unavailableReason()}});
     QList<EnvironmentRow> rows;
     m_repository->listEnvironments(&rows);
-    return {
-        {"provisioners",
-         QJsonObject{{"venv", QJsonObject{{"available", m_venvUnavailable.isEmpty()},
-                                          {"reason", m_venvUnavailable}}},
-                     {"r-lib", notBuilt},
-                     {"micromamba", notBuilt}}},
-        {"wheelhouse", m_deps.wheelhouse.isEmpty() ? QJsonValue() : QJsonValue(m_deps.wheelhouse)},
-        {"environments", int(rows.size())}};
+    const auto pathOrNull = [](const QString& path) {
+        return path.isEmpty() ? QJsonValue() : QJsonValue(path);
+    };
+    return {{"provisioners", provisioners},
+            {"wheelhouse", pathOrNull(m_deps.wheelhouse)},
+            {"cranRepository", pathOrNull(m_deps.cranRepository)},
+            {"environments", int(rows.size())}};
 }
 
 std::optional<Error> EnvironmentService::list(QJsonObject* out) const {
@@ -214,16 +226,18 @@ std::optional<Error> EnvironmentService::create(const QJsonObject& body, QJsonOb
         return err;
     if (auto err = EnvironmentSpec::checkLanguage(body.value(QLatin1String("language"))))
         return err;
+    row.language = body.value(QLatin1String("language")).toString();
     if (auto err = EnvironmentSpec::checkProvisioner(body.value(QLatin1String("provisioner")),
-                                                     &row.provisioner))
+                                                     row.language, &row.provisioner))
         return err;
-    if (!m_venvUnavailable.isEmpty())
+    const EnvironmentProvisioner* provisioner = provisionerOf(row.provisioner);
+    if (!provisioner || !provisioner->unavailableReason().isEmpty())
         return Error{
             ErrorKind::Unavailable, QStringLiteral("provisioner_unavailable"),
-            QStringLiteral("the venv provisioner is unavailable here: %1").arg(m_venvUnavailable)};
+            QStringLiteral("the %1 provisioner is unavailable here: %2")
+                .arg(row.provisioner, provisioner ? provisioner->unavailableReason() : QString())};
     row.id = newId('e');
     row.name = body.value(QLatin1String("name")).toString();
-    row.language = body.value(QLatin1String("language")).toString();
     row.createdMs = QDateTime::currentMSecsSinceEpoch();
     QList<EnvironmentRow> existing;
     if (auto err = m_repository->listEnvironments(&existing))
@@ -251,21 +265,30 @@ std::optional<Error> EnvironmentService::create(const QJsonObject& body, QJsonOb
 
 std::optional<Error> EnvironmentService::install(const QString& id, const QJsonObject& body,
                                                  QJsonObject* out) {
+    return rebuild(id, body, false, out);
+}
+
+std::optional<Error> EnvironmentService::uninstall(const QString& id, const QJsonObject& body,
+                                                   QJsonObject* out) {
+    return rebuild(id, body, true, out);
+}
+
+std::optional<Error> EnvironmentService::rebuild(const QString& id, const QJsonObject& body,
+                                                 bool remove, QJsonObject* out) {
     EnvironmentRow row;
     if (auto err = m_repository->getEnvironment(id, &row))
         return err;
+    const EnvironmentProvisioner* provisioner = provisionerOf(row.provisioner);
+    if (!provisioner)
+        return unavailable(QStringLiteral("this agent has no %1 provisioner").arg(row.provisioner));
     if (auto err = execution::refuseUnknownFields(body, {"packages"}))
         return http::toError(*err);
     QStringList requested;
-    if (auto err =
-            EnvironmentSpec::checkPackages(body.value(QLatin1String("packages")), &requested))
+    if (auto err = EnvironmentSpec::checkPackages(body.value(QLatin1String("packages")), &requested,
+                                                  provisioner->grammar()))
         return err;
-    if (m_deps.wheelhouse.isEmpty())
-        return Error{ErrorKind::Unavailable, QStringLiteral("wheelhouse_not_configured"),
-                     QStringLiteral("no package source is configured: set RUNBOX_ENV_WHEELHOUSE "
-                                    "to a directory of wheels (docs/configuration.md)")};
     // Every revision is built afresh from the whole list: the packages of the latest revision
-    // that did not fail (a build queued behind a running one counts), then the new ones.
+    // that did not fail (a build queued behind a running one counts), changed by this request.
     QList<RevisionRow> revisions;
     if (auto err = m_repository->listRevisions(id, &revisions))
         return err;
@@ -277,8 +300,20 @@ std::optional<Error> EnvironmentService::install(const QString& id, const QJsonO
             base.append(p.toString());
         break;
     }
-    // A package named again takes its new constraint (`pkga==1.0` after `pkga==2.0`).
-    const QStringList packages = EnvironmentSpec::mergePackages(base, requested);
+    QStringList packages;
+    if (remove) {
+        if (auto err =
+                EnvironmentSpec::removePackages(base, requested, provisioner->grammar(), &packages))
+            return err;
+    } else {
+        // A package named again takes its new constraint (`pkga==1.0` after `pkga==2.0`).
+        packages = EnvironmentSpec::mergePackages(base, requested, provisioner->grammar());
+    }
+    if (!packages.isEmpty() && provisioner->packageSource().isEmpty())
+        return Error{ErrorKind::Unavailable, QStringLiteral("package_source_not_configured"),
+                     QStringLiteral("no package source is configured for the %1 provisioner: set "
+                                    "%2 (docs/configuration.md)")
+                         .arg(row.provisioner, provisioner->packageSourceSetting())};
     RevisionRow revision;
     if (auto err = startBuild(row, packages, &revision))
         return err;
@@ -292,6 +327,10 @@ std::optional<Error> EnvironmentService::install(const QString& id, const QJsonO
 std::optional<Error> EnvironmentService::startBuild(const EnvironmentRow& environment,
                                                     const QStringList& packages, RevisionRow* out) {
     const workspace::Workspace* build = m_deps.workspaces->find(environment.buildWorkspaceId);
+    const EnvironmentProvisioner* provisioner = provisionerOf(environment.provisioner);
+    if (!provisioner)
+        return unavailable(
+            QStringLiteral("this agent has no %1 provisioner").arg(environment.provisioner));
     if (!build)
         return unavailable(
             QStringLiteral("the build workspace of environment %1 is gone").arg(environment.id));
@@ -301,10 +340,11 @@ std::optional<Error> EnvironmentService::startBuild(const EnvironmentRow& enviro
     revision.status = QStringLiteral("building");
     revision.prefixPath = prefixOf(environment.id, revision.id);
     revision.createdMs = QDateTime::currentMSecsSinceEpoch();
-    revision.spec = QJsonObject{
-        {"provisioner", environment.provisioner},
-        {"packages", QJsonArray::fromStringList(packages)},
-        {"wheelhouse", packages.isEmpty() ? QJsonValue() : QJsonValue(m_deps.wheelhouse)}};
+    revision.spec =
+        QJsonObject{{"provisioner", environment.provisioner},
+                    {"packages", QJsonArray::fromStringList(packages)},
+                    {"packageSource",
+                     packages.isEmpty() ? QJsonValue() : QJsonValue(provisioner->packageSource())}};
     // A fresh, empty prefix: never a copy or a hard link of an earlier revision.
     const QByteArray prefix = QFile::encodeName(revision.prefixPath);
     if (!QDir().mkpath(QFileInfo(revision.prefixPath).path()) ||
@@ -312,14 +352,13 @@ std::optional<Error> EnvironmentService::startBuild(const EnvironmentRow& enviro
         (build->uid && ::chown(prefix.constData(), *build->uid, *build->uid) != 0))
         return Error{ErrorKind::Internal, QStringLiteral("environment_build_failed"),
                      QStringLiteral("cannot make the prefix of revision %1").arg(revision.id)};
-    ::unlink(
-        QFile::encodeName(build->directory + '/' + VenvProvisioner::kSnapshotFile).constData());
+    ::unlink(QFile::encodeName(build->directory + '/' + EnvironmentProvisioner::kSnapshotFile)
+                 .constData());
     if (auto err = m_repository->insertRevision(&revision)) {
         workspace::removeTree(revision.prefixPath);
         return err;
     }
-    execution::ExecRequest request =
-        VenvProvisioner::buildRequest(packages, !packages.isEmpty(), m_deps.manager->limits());
+    execution::ExecRequest request = provisioner->buildRequest(packages, m_deps.manager->limits());
     request.features.insert(
         kBuildField, QJsonObject{{"revisionId", revision.id}, {"environmentId", environment.id}});
     store::ExecutionRecord record;
@@ -357,8 +396,8 @@ void EnvironmentService::onExecutionFinished(const QString& executionId) {
         reason = QStringLiteral("the build workspace is gone");
     } else {
         QByteArray bytes;
-        auto err =
-            readSnapshotFile(build->directory + '/' + VenvProvisioner::kSnapshotFile, &bytes);
+        auto err = readSnapshotFile(build->directory + '/' + EnvironmentProvisioner::kSnapshotFile,
+                                    &bytes);
         if (!err)
             err = EnvironmentSnapshot::fromPipList(bytes, &snapshot, kMaxSnapshotBytes);
         if (err)

@@ -11,6 +11,7 @@
 #include <QObject>
 #include <QTimer>
 
+#include <map>
 #include <memory>
 #include <optional>
 
@@ -27,6 +28,8 @@ class WorkspaceRegistry;
 
 namespace runbox::environments {
 
+class EnvironmentProvisioner;
+
 /// Science environments (docs/environments.md): named environments whose immutable revisions
 /// are each built by a provisioning execution (kind `provision`, one the ExecutionManager runs,
 /// records and logs like any managed execution) in the environment's own agent-owned strong
@@ -39,8 +42,9 @@ namespace runbox::environments {
 /// Errors (runbox::Error): InvalidArgument (the field named; `unknown_environment` for an exec
 /// naming none), NotFound `environment_not_found`, Conflict `environment_exists`,
 /// `environment_building`, `environment_in_use`, `environment_not_ready`,
-/// `environment_unsupported_tier`, Unavailable `wheelhouse_not_configured`, NotImplemented
-/// `provisioner_unavailable`, and the store's.
+/// `environment_unsupported_tier`, Unavailable `package_source_not_configured` and
+/// `provisioner_unavailable` (the host lacks python3-venv or R), NotImplemented
+/// `provisioner_unavailable` (micromamba), and the store's.
 class EnvironmentService final : public QObject {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(EnvironmentService)
@@ -50,7 +54,9 @@ public:
         execution::ExecutionManager* manager = nullptr;
         workspace::WorkspaceRegistry* workspaces = nullptr;
         QString stateDir;
-        QString wheelhouse; ///< RUNBOX_ENV_WHEELHOUSE ("" = none: installs are refused)
+        QString wheelhouse; ///< RUNBOX_ENV_WHEELHOUSE ("" = none: venv installs are refused)
+        /// RUNBOX_ENV_CRAN_REPOSITORY ("" = none: r-lib installs are refused)
+        QString cranRepository;
         /// The queued and running executions' epochs (which revisions they will bind).
         store::ExecutionRepository* executions = nullptr;
         /// RUNBOX_ENV_REVISION_GRACE_S in ms: how long an unused, non-current revision keeps
@@ -68,17 +74,16 @@ public:
     QStringList start();
 
     /// `/v1/health` `scientificEnvs`: `{"provisioners":{"venv":{"available","reason"},
-    /// "r-lib":{…},"micromamba":{…}},"wheelhouse":path|null,"environments":N}`.
+    /// "r-lib":{…},"micromamba":{…}},"wheelhouse":path|null,"cranRepository":path|null,
+    /// "environments":N}`.
     QJsonObject healthJson() const;
-    /// Why the venv provisioner cannot build here ("" when it can): the host's python3 and its
-    /// ensurepip (Debian's python3-venv) must exist. Checked once at start().
-    QString venvUnavailableReason() const { return m_venvUnavailable; }
 
     /// `{"environments":[…]}` of the live environments (environmentJson each).
     std::optional<Error> list(QJsonObject* out) const;
     std::optional<Error> get(const QString& id, QJsonObject* out) const;
     /// `POST /v1/environments {"name","language","provisioner"?}`: validated, then the
-    /// environment, its build workspace and the build of its first revision (a bare venv).
+    /// environment, its build workspace and the build of its first revision (no packages).
+    /// 503 `provisioner_unavailable` when the host lacks what the provisioner needs.
     /// @p out is environmentJson plus `"executionId"` of that build.
     std::optional<Error> create(const QJsonObject& body, QJsonObject* out);
     /// `POST /v1/environments/{id}/install {"packages":[…]}`: a new revision with the packages
@@ -87,6 +92,10 @@ public:
     /// constraint), built afresh.
     /// `{"environmentId","revisionId","executionId","status":"building"}`.
     std::optional<Error> install(const QString& id, const QJsonObject& body, QJsonObject* out);
+    /// `POST /v1/environments/{id}/uninstall {"packages":[names…]}`: a new revision without
+    /// them (EnvironmentSpec::removePackages: 400 `package_not_requested` for a package the
+    /// environment was not asked for), built afresh; the same answer as install().
+    std::optional<Error> uninstall(const QString& id, const QJsonObject& body, QJsonObject* out);
     /// Deletes the environment, its prefixes and its build workspace; refused while a build runs
     /// or an execution holds one of its revisions (409).
     std::optional<Error> remove(const QString& id);
@@ -99,19 +108,23 @@ public:
     /// Exec intake (sync and managed, after the tier's checks): turns `environmentId` (its
     /// current revision now) or `environmentRevisionId` into both fields of @p request, which
     /// the epoch contributor records. 400 `unknown_environment`, 409 `environment_not_ready`,
-    /// 409 `environment_unsupported_tier` (light workspaces), 400 `invalid_request` for both.
+    /// 409 `environment_unsupported_tier` (light workspaces), 400 `invalid_request` for both,
+    /// 400 `environment_language_mismatch` for kind `python` in an R environment or kind `r`
+    /// in a Python one (the other language's interpreters are masked).
     std::optional<Error> resolveSelection(execution::ExecRequest* request,
                                           const workspace::Workspace& workspace) const;
 
-    /// For EnvironmentStage: the prefix of revision @p revisionId being built, if @p workspaceId
-    /// is its environment's build workspace (else 503 `environment_unavailable`).
+    /// For EnvironmentStage: the prefix of revision @p revisionId being built and its
+    /// environment's provisioner, if @p workspaceId is its environment's build workspace (else
+    /// 503 `environment_unavailable`).
     std::optional<Error> buildPrefix(const QString& revisionId, const QString& workspaceId,
-                                     QString* prefix) const;
-    /// For EnvironmentStage: the prefix of ready revision @p revisionId, held until
-    /// releasePrefix(); 503 `environment_unavailable` when it is gone.
-    std::optional<Error> acquirePrefix(const QString& revisionId, QString* prefix);
+                                     QString* prefix,
+                                     const EnvironmentProvisioner** provisioner) const;
+    /// For EnvironmentStage: the prefix of ready revision @p revisionId and its environment's
+    /// provisioner, held until releasePrefix(); 503 `environment_unavailable` when it is gone.
+    std::optional<Error> acquirePrefix(const QString& revisionId, QString* prefix,
+                                       const EnvironmentProvisioner** provisioner);
     void releasePrefix(const QString& revisionId);
-    QString wheelhouse() const { return m_deps.wheelhouse; }
     /// The id of the live environment whose build workspace is @p workspaceId ("" when none):
     /// such a workspace is deleted with its environment only (`DELETE /v1/workspaces` → 409).
     QString environmentBuiltIn(const QString& workspaceId) const;
@@ -128,6 +141,12 @@ public:
 
 private:
     void onExecutionFinished(const QString& executionId);
+    /// The provisioner named @p name (nullptr for one this agent does not have).
+    const EnvironmentProvisioner* provisionerOf(const QString& name) const;
+    /// install() and uninstall(): the packages of the latest revision that did not fail, changed
+    /// by @p body's, then startBuild().
+    std::optional<Error> rebuild(const QString& id, const QJsonObject& body, bool remove,
+                                 QJsonObject* out);
     std::optional<Error> startBuild(const EnvironmentRow& environment, const QStringList& packages,
                                     RevisionRow* out);
     QJsonObject environmentJson(const EnvironmentRow& row) const;
@@ -137,8 +156,8 @@ private:
     std::unique_ptr<EnvironmentRepository> m_repository;
     QHash<QString, QString> m_builds; ///< provisioning execution id → revision id
     QHash<QString, int> m_held;       ///< revision id → executions holding its prefix
-    QString m_venvUnavailable;
-    QTimer* m_sweepTimer = nullptr; ///< venvUnavailableReason()
+    std::map<QString, std::unique_ptr<EnvironmentProvisioner>> m_provisioners; ///< by name
+    QTimer* m_sweepTimer = nullptr;
 };
 
 } // namespace runbox::environments

@@ -24,28 +24,29 @@ std::optional<Error> checkName(const QJsonValue& name) {
 }
 
 std::optional<Error> checkLanguage(const QJsonValue& language) {
-    if (language.toString() == QLatin1String("python"))
+    if (language.toString() == QLatin1String("python") || language.toString() == QLatin1String("r"))
         return std::nullopt;
-    if (language.toString() == QLatin1String("r"))
-        return Error{ErrorKind::NotImplemented, QStringLiteral("provisioner_unavailable"),
-                     QStringLiteral("language \"r\" needs the r-lib provisioner, which this agent "
-                                    "does not have yet (docs/environments.md \"Not built yet\")")};
     return invalid("invalid_language", QStringLiteral("language must be \"python\" or \"r\""));
 }
 
-std::optional<Error> checkProvisioner(const QJsonValue& provisioner, QString* out) {
-    if (provisioner.isUndefined() || provisioner.isNull() ||
-        provisioner.toString() == QLatin1String("venv")) {
-        *out = QStringLiteral("venv");
+std::optional<Error> checkProvisioner(const QJsonValue& provisioner, const QString& language,
+                                      QString* out) {
+    const QString fallback =
+        language == QLatin1String("r") ? QStringLiteral("r-lib") : QStringLiteral("venv");
+    const QString name =
+        provisioner.isUndefined() || provisioner.isNull() ? fallback : provisioner.toString();
+    if (name == QLatin1String("micromamba"))
+        return Error{ErrorKind::NotImplemented, QStringLiteral("provisioner_unavailable"),
+                     QStringLiteral("provisioner \"micromamba\" is not built yet; use \"%1\" "
+                                    "(docs/environments.md \"Not built yet\")")
+                         .arg(fallback)};
+    if ((name == QLatin1String("venv") && language == QLatin1String("python")) ||
+        (name == QLatin1String("r-lib") && language == QLatin1String("r"))) {
+        *out = name;
         return std::nullopt;
     }
-    const QString name = provisioner.toString();
-    if (name == QLatin1String("r-lib") || name == QLatin1String("micromamba"))
-        return Error{ErrorKind::NotImplemented, QStringLiteral("provisioner_unavailable"),
-                     QStringLiteral("provisioner \"%1\" is not built yet; use \"venv\" "
-                                    "(docs/environments.md \"Not built yet\")")
-                         .arg(name)};
-    return invalid("invalid_provisioner", QStringLiteral("provisioner must be \"venv\""));
+    return invalid("invalid_provisioner",
+                   QStringLiteral("provisioner must be \"venv\" for python or \"r-lib\" for r"));
 }
 
 QString normalisePackage(const QString& spec, QString* why) {
@@ -83,6 +84,24 @@ QString normalisePackage(const QString& spec, QString* why) {
     return text;
 }
 
+QString normaliseRPackage(const QString& spec, QString* why) {
+    static const QRegularExpression pattern(QStringLiteral("^[A-Za-z][A-Za-z0-9.]*[A-Za-z0-9]$"));
+    const QString text = spec.trimmed();
+    if (text.size() > kMaxPackageSpecChars)
+        *why = QStringLiteral("is longer than %1 characters").arg(kMaxPackageSpecChars);
+    else if (!pattern.match(text).hasMatch())
+        *why = QStringLiteral("is not an R package name (letters, digits and '.', at least two "
+                              "characters, starting with a letter, not ending with '.'; no "
+                              "version, path or URL)");
+    else
+        return text;
+    return {};
+}
+
+QString packageName(const QString& spec, Grammar grammar) {
+    return grammar == Grammar::Cran ? spec.trimmed() : packageName(spec);
+}
+
 QString packageName(const QString& spec) {
     static const QRegularExpression name(QStringLiteral("^[A-Za-z0-9._-]+"));
     static const QRegularExpression separators(QStringLiteral("[-_.]+"));
@@ -92,13 +111,13 @@ QString packageName(const QString& spec) {
         .replace(separators, QStringLiteral("-"));
 }
 
-QStringList mergePackages(const QStringList& base, const QStringList& added) {
+QStringList mergePackages(const QStringList& base, const QStringList& added, Grammar grammar) {
     QStringList out = base;
     for (const QString& spec : added) {
-        const QString name = packageName(spec);
+        const QString name = packageName(spec, grammar);
         qsizetype at = -1;
         for (qsizetype i = 0; i < out.size() && at < 0; ++i)
-            if (packageName(out.at(i)) == name)
+            if (packageName(out.at(i), grammar) == name)
                 at = i;
         if (at >= 0)
             out[at] = spec;
@@ -108,7 +127,26 @@ QStringList mergePackages(const QStringList& base, const QStringList& added) {
     return out;
 }
 
-std::optional<Error> checkPackages(const QJsonValue& packages, QStringList* out) {
+std::optional<Error> removePackages(const QStringList& base, const QStringList& names,
+                                    Grammar grammar, QStringList* out) {
+    QStringList kept = base;
+    for (qsizetype i = 0; i < names.size(); ++i) {
+        const QString name = packageName(names.at(i), grammar);
+        const qsizetype before = kept.size();
+        kept.removeIf([&](const QString& spec) { return packageName(spec, grammar) == name; });
+        if (kept.size() == before)
+            return invalid("package_not_requested",
+                           QStringLiteral("packages[%1] \"%2\" is not among the packages this "
+                                          "environment was asked for (%3)")
+                               .arg(i)
+                               .arg(names.at(i), base.isEmpty() ? QStringLiteral("none")
+                                                                : base.join(QStringLiteral(", "))));
+    }
+    *out = kept;
+    return std::nullopt;
+}
+
+std::optional<Error> checkPackages(const QJsonValue& packages, QStringList* out, Grammar grammar) {
     if (!packages.isArray() || packages.toArray().isEmpty())
         return invalid("invalid_packages",
                        QStringLiteral("packages must be a non-empty array of package specs"));
@@ -122,7 +160,9 @@ std::optional<Error> checkPackages(const QJsonValue& packages, QStringList* out)
             return invalid("invalid_packages",
                            QStringLiteral("packages[%1] must be a string").arg(i));
         QString why;
-        const QString spec = normalisePackage(list.at(i).toString(), &why);
+        const QString spec = grammar == Grammar::Cran
+                                 ? normaliseRPackage(list.at(i).toString(), &why)
+                                 : normalisePackage(list.at(i).toString(), &why);
         if (spec.isEmpty())
             return invalid("invalid_packages", QStringLiteral("packages[%1] %2").arg(i).arg(why));
         specs.append(spec);

@@ -23,14 +23,19 @@ inline constexpr int kMaxPackages = 200;
 /// A name: 1–80 characters of `^[A-Za-z0-9][A-Za-z0-9 ._-]*$`. 400 `invalid_environment_name`.
 std::optional<Error> checkName(const QJsonValue& name);
 
-/// The language: "python" (served by the venv provisioner) or "r" (refused for now: 501
-/// `provisioner_unavailable`, its provisioner is not built). Anything else 400
-/// `invalid_language`.
+/// The package grammar of a provisioner: pip's (PEP 508 names, PEP 440 constraints) or R's
+/// (package names only: install.packages(3) takes no version).
+enum class Grammar { Pip, Cran };
+
+/// The language: "python" or "r". Anything else 400 `invalid_language`.
 std::optional<Error> checkLanguage(const QJsonValue& language);
 
-/// The provisioner (absent or null = "venv"); only "venv" exists. 400 `invalid_provisioner`,
-/// 501 `provisioner_unavailable` for "r-lib" and "micromamba" (named by the design, not built).
-std::optional<Error> checkProvisioner(const QJsonValue& provisioner, QString* out);
+/// The provisioner of @p language (absent or null = "venv" for python, "r-lib" for r): "venv"
+/// builds python only, "r-lib" r only (400 `invalid_provisioner` for the other pairing or an
+/// unknown name); 501 `provisioner_unavailable` for "micromamba" (named by the design, not
+/// built).
+std::optional<Error> checkProvisioner(const QJsonValue& provisioner, const QString& language,
+                                      QString* out);
 
 /// One package spec: a PEP 508 name (letters, digits, `.`, `_`, `-`, starting and ending with a
 /// letter or digit), optional extras `[a,b]`, then optional version constraints made of
@@ -41,19 +46,37 @@ std::optional<Error> checkProvisioner(const QJsonValue& provisioner, QString* ou
 /// or sets @p why.
 QString normalisePackage(const QString& spec, QString* why);
 
+/// One R package name ("Writing R Extensions" 1.1.1): ASCII letters, digits and `.`, at least
+/// two characters, starting with a letter and not ending with `.`. Nothing else (no version,
+/// path, URL or option). Returns it without surrounding spaces, or sets @p why.
+QString normaliseRPackage(const QString& spec, QString* why);
+
 /// The project name of a spec accepted by normalisePackage(), normalised as PEP 503 says
 /// (lower case, each run of `-`, `_`, `.` one `-`): `Foo_Bar[x]>=1` → `foo-bar`. Two specs of
 /// one project name the same package, whatever their constraints.
 QString packageName(const QString& spec);
+/// packageName() for @p grammar (an R package's name is the spec itself: R names are
+/// case-sensitive).
+QString packageName(const QString& spec, Grammar grammar);
 
 /// @p base with @p added merged in: a spec of a project already in @p base replaces it (in
 /// place of the old one's), others are appended. The packages of the next revision.
-QStringList mergePackages(const QStringList& base, const QStringList& added);
+QStringList mergePackages(const QStringList& base, const QStringList& added,
+                          Grammar grammar = Grammar::Pip);
+
+/// @p base without the packages @p names names (packageName() compared). 400
+/// `package_not_requested` naming the first of @p names that no spec of @p base has: only the
+/// packages an environment was asked for can be taken out (a dependency goes with the last
+/// package that needs it, since every revision is built afresh).
+std::optional<Error> removePackages(const QStringList& base, const QStringList& names,
+                                    Grammar grammar, QStringList* out);
 
 /// `packages`: a non-empty array of at most kMaxPackages strings, each ≤ kMaxPackageSpecChars
 /// characters and accepted by normalisePackage(). 400 `invalid_packages` naming the item and
-/// the rule. Fills @p out with the normalised specs.
-std::optional<Error> checkPackages(const QJsonValue& packages, QStringList* out);
+/// the rule. Fills @p out with the normalised specs. @p grammar: normalisePackage() or
+/// normaliseRPackage().
+std::optional<Error> checkPackages(const QJsonValue& packages, QStringList* out,
+                                   Grammar grammar = Grammar::Pip);
 
 } // namespace EnvironmentSpec
 

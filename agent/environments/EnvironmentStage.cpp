@@ -1,7 +1,7 @@
 #include "agent/environments/EnvironmentStage.h"
 
+#include "agent/environments/EnvironmentProvisioner.h"
 #include "agent/environments/EnvironmentService.h"
-#include "agent/environments/VenvProvisioner.h"
 #include "agent/http/ErrorStatus.h"
 
 #include <QDir>
@@ -16,12 +16,13 @@ namespace {
 
 /// Descriptor numbers of this stage (after sandbox::LaunchFd's fixed ones).
 constexpr int kPrefixFd = 9;
-constexpr int kWheelhouseFd = 10;
+constexpr int kPackageSourceFd = 10;
 constexpr int kFirstMaskFd = 11;
 
 bool isInterpreterName(const QString& name) {
     return name == QLatin1String("python") || name.startsWith(QLatin1String("python3")) ||
-           name.startsWith(QLatin1String("pip"));
+           name.startsWith(QLatin1String("pip")) || name == QLatin1String("R") ||
+           name == QLatin1String("Rscript");
 }
 
 } // namespace
@@ -55,22 +56,23 @@ QStringList EnvironmentStage::hostInterpreters(const QString& usrBin) {
 void EnvironmentStage::prepare(const execution::LaunchContext& context, execution::LaunchPlan* plan,
                                std::function<void(std::optional<ApiError>)> done) {
     const QJsonObject& sections = context.epoch.features;
-    const QString prefixMount = QLatin1String(VenvProvisioner::kPrefixMount);
+    const QString prefixMount = QLatin1String(EnvironmentProvisioner::kPrefixMount);
     sandbox::LaunchSpec& spec = plan->spec;
     const QJsonObject build = sections.value(QLatin1String(kBuildField)).toObject();
     if (!build.isEmpty()) {
         QString prefix;
+        const EnvironmentProvisioner* provisioner = nullptr;
         if (auto err = m_service->buildPrefix(build.value(QLatin1String("revisionId")).toString(),
-                                              context.workspaceId, &prefix))
+                                              context.workspaceId, &prefix, &provisioner))
             return done(http::toApiError(*err));
         spec.extraFds.append(
             sandbox::FdBinding::file(kPrefixFd, prefix, O_PATH | O_DIRECTORY | O_NOFOLLOW));
         spec.extraArgs << QStringLiteral("--bind-fd") << QString::number(kPrefixFd) << prefixMount;
-        if (const QString wheelhouse = m_service->wheelhouse(); !wheelhouse.isEmpty()) {
+        if (const QString source = provisioner->packageSource(); !source.isEmpty()) {
             spec.extraFds.append(
-                sandbox::FdBinding::file(kWheelhouseFd, wheelhouse, O_PATH | O_DIRECTORY));
-            spec.extraArgs << QStringLiteral("--ro-bind-fd") << QString::number(kWheelhouseFd)
-                           << QLatin1String(VenvProvisioner::kWheelhouseMount);
+                sandbox::FdBinding::file(kPackageSourceFd, source, O_PATH | O_DIRECTORY));
+            spec.extraArgs << QStringLiteral("--ro-bind-fd") << QString::number(kPackageSourceFd)
+                           << provisioner->packageSourceMount();
         }
         return done(std::nullopt);
     }
@@ -78,7 +80,8 @@ void EnvironmentStage::prepare(const execution::LaunchContext& context, executio
     if (revisionId.isEmpty())
         return done(std::nullopt);
     QString prefix;
-    if (auto err = m_service->acquirePrefix(revisionId, &prefix))
+    const EnvironmentProvisioner* provisioner = nullptr;
+    if (auto err = m_service->acquirePrefix(revisionId, &prefix, &provisioner))
         return done(http::toApiError(*err));
     EnvironmentService* service = m_service;
     plan->releases.push_back([service, revisionId] { service->releasePrefix(revisionId); });
@@ -92,9 +95,14 @@ void EnvironmentStage::prepare(const execution::LaunchContext& context, executio
     }
     spec.extraEnv.insert(QStringLiteral("PATH"),
                          prefixMount + QStringLiteral("/bin:/usr/bin:/bin"));
-    spec.extraEnv.insert(QStringLiteral("VIRTUAL_ENV"), prefixMount);
-    if (!spec.command.isEmpty() && spec.command.first() == QLatin1String("/usr/bin/python3"))
-        spec.command.first() = prefixMount + QStringLiteral("/bin/python3");
+    const QHash<QString, QString> variables = provisioner->executionEnvironment();
+    for (auto it = variables.cbegin(); it != variables.cend(); ++it)
+        spec.extraEnv.insert(it.key(), it.value());
+    // The kinds' interpreters (ExecRequest::sandboxCommand) are the environment's.
+    if (!spec.command.isEmpty() && (spec.command.first() == QLatin1String("/usr/bin/python3") ||
+                                    spec.command.first() == QLatin1String("/usr/bin/R")))
+        spec.command.first() =
+            prefixMount + QStringLiteral("/bin/") + QFileInfo(spec.command.first()).fileName();
     done(std::nullopt);
 }
 

@@ -13,15 +13,17 @@ class EnvironmentService;
 /// revision"), reading only its own sections of the permission epoch:
 /// - `environmentBuild` (set by EnvironmentService on its provisioning executions only; no
 ///   request can carry it, ExecRequest::parse refuses unknown fields): the revision being built
-///   is bound read-write at /opt/science-env from a descriptor (`--bind-fd`), the operator's
-///   wheelhouse read-only at /opt/wheelhouse (`--ro-bind-fd`); refused unless the execution runs
-///   in that environment's build workspace.
+///   is bound read-write at /opt/science-env from a descriptor (`--bind-fd`), its provisioner's
+///   package source read-only where the provisioner says (`--ro-bind-fd`; /opt/wheelhouse,
+///   /opt/cran-repository); refused unless the execution runs in that environment's build
+///   workspace.
 /// - `environmentRevisionId` (a request's `environmentId` / `environmentRevisionId`, resolved
 ///   when the execution was created): that ready revision's prefix read-only at
 ///   /opt/science-env (`--ro-bind-fd`), every host interpreter under /usr/bin (`python3*`,
-///   `python`, `pip*`) covered by an empty read-only file (`--ro-bind-data` of an empty memfd),
-///   `PATH=/opt/science-env/bin:/usr/bin:/bin`, `VIRTUAL_ENV`, and the `python` kind's
-///   `/usr/bin/python3` replaced by the environment's. The revision is held (never removed)
+///   `python`, `pip*`, `R`, `Rscript`) covered by an empty read-only file (`--ro-bind-data` of
+///   an empty memfd), `PATH=/opt/science-env/bin:/usr/bin:/bin`, the provisioner's variables
+///   (`VIRTUAL_ENV` for venv), and the `python` and `r` kinds' `/usr/bin/python3` and
+///   `/usr/bin/R` replaced by the environment's. The revision is held (never removed)
 ///   until the plan is released.
 /// Neither: nothing is added (the launch is unchanged). A revision that is gone or not ready →
 /// 503 `environment_unavailable` (the execution ends setup_failed).
@@ -34,7 +36,8 @@ public:
     void prepare(const execution::LaunchContext& context, execution::LaunchPlan* plan,
                  std::function<void(std::optional<ApiError>)> done) override;
 
-    /// The regular files to mask under @p usrBin: entries named `python`, `python3*` or `pip*`
+    /// The regular files to mask under @p usrBin: entries named `python`, `python3*`, `pip*`,
+    /// `R` or `Rscript`
     /// that are regular files (lstat(2): a link is not followed), plus the regular file a
     /// matching link resolves to when it lies under /usr (bwrap's mount over a link lands on its
     /// target, so the target is what must be covered). Sorted, without duplicates.

@@ -1,9 +1,22 @@
 #include "agent/environments/VenvProvisioner.h"
 
-namespace runbox::environments::VenvProvisioner {
+#include <QFileInfo>
 
-execution::ExecRequest buildRequest(const QStringList& packages, bool withWheelhouse,
-                                    const execution::ExecLimits& limits) {
+namespace runbox::environments {
+
+VenvProvisioner::VenvProvisioner(QString wheelhouse) : m_wheelhouse(std::move(wheelhouse)) {
+    // python3 -m venv needs the host's interpreter and its ensurepip (python3-venv on Debian).
+    const QFileInfo python(QStringLiteral("/usr/bin/python3"));
+    const QString ensurepip = QStringLiteral("/usr/lib/%1/ensurepip/__init__.py")
+                                  .arg(QFileInfo(python.canonicalFilePath()).fileName());
+    if (!python.exists())
+        m_unavailable = QStringLiteral("/usr/bin/python3 is missing (install python3)");
+    else if (!QFileInfo::exists(ensurepip))
+        m_unavailable = QStringLiteral("%1 is missing (install python3-venv)").arg(ensurepip);
+}
+
+execution::ExecRequest VenvProvisioner::buildRequest(const QStringList& packages,
+                                                     const execution::ExecLimits& limits) const {
     const QString prefix = QLatin1String(kPrefixMount);
     // The build workspace is the agent's, but a snapshot file left there must never pass as
     // this build's: it is removed first.
@@ -12,7 +25,7 @@ execution::ExecRequest buildRequest(const QStringList& packages, bool withWheelh
                                     "echo 'runbox: creating the venv at %1'\n"
                                     "/usr/bin/python3 -m venv --copies %1\n")
                          .arg(prefix, QLatin1String(kSnapshotFile));
-    if (!packages.isEmpty() && withWheelhouse)
+    if (!packages.isEmpty())
         script +=
             QStringLiteral("echo \"runbox: installing $*\"\n"
                            "%1/bin/python3 -m pip install --no-index --find-links %2"
@@ -35,4 +48,8 @@ execution::ExecRequest buildRequest(const QStringList& packages, bool withWheelh
     return request;
 }
 
-} // namespace runbox::environments::VenvProvisioner
+QHash<QString, QString> VenvProvisioner::executionEnvironment() const {
+    return {{QStringLiteral("VIRTUAL_ENV"), QLatin1String(kPrefixMount)}};
+}
+
+} // namespace runbox::environments

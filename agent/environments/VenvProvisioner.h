@@ -1,16 +1,12 @@
 #pragma once
 
-#include "agent/execution/ExecRequest.h"
-
-#include <QString>
-#include <QStringList>
+#include "agent/environments/EnvironmentProvisioner.h"
 
 namespace runbox::environments {
 
-/// The `venv` provisioner (docs/environments.md "Building a revision"): the command of the
-/// provisioning execution that builds one revision. It runs inside a strong sandbox where the new
-/// revision's prefix is the writable bind at kPrefixMount and the operator's wheelhouse the
-/// read-only one at kWheelhouseMount (EnvironmentStage), with no network:
+/// The `venv` provisioner (docs/environments.md "Building a revision"): Python from the host,
+/// packages from the operator's offline wheelhouse (RUNBOX_ENV_WHEELHOUSE) bound read-only at
+/// /opt/wheelhouse. The build runs
 ///
 ///     python3 -m venv --copies /opt/science-env
 ///     /opt/science-env/bin/python3 -m pip install --no-index --find-links /opt/wheelhouse
@@ -20,20 +16,32 @@ namespace runbox::environments {
 /// `--copies` gives the prefix its own interpreter, so masking the host's under /usr/bin does
 /// not break it (venv(1)); the packages reach pip only after `--`, as positional arguments of
 /// `sh -c` ("$@"), never where pip or the shell parses options (CODING_GUIDELINES.md "System
-/// resources"), and they were validated by EnvironmentSpec::checkPackages first.
-namespace VenvProvisioner {
+/// resources").
+class VenvProvisioner final : public EnvironmentProvisioner {
+public:
+    static constexpr char kWheelhouseMount[] = "/opt/wheelhouse";
 
-inline constexpr char kPrefixMount[] = "/opt/science-env";
-inline constexpr char kWheelhouseMount[] = "/opt/wheelhouse";
-/// Where the build writes `pip list --format json` in its (agent-owned) build workspace.
-inline constexpr char kSnapshotFile[] = ".runbox-snapshot.json";
+    /// @p wheelhouse: the host directory of wheels ("" = none). Probes the host's
+    /// /usr/bin/python3 and its ensurepip (Debian's python3-venv).
+    explicit VenvProvisioner(QString wheelhouse);
 
-/// The request of the build: kind `provision`, argv `/bin/sh -c SCRIPT sh PKG…`, the execution
-/// timeout and output limit of @p limits' defaults. @p withWheelhouse: pip gets
-/// `--no-index --find-links`, otherwise no package may be named (no index is configured).
-execution::ExecRequest buildRequest(const QStringList& packages, bool withWheelhouse,
-                                    const execution::ExecLimits& limits);
+    QString name() const override { return QStringLiteral("venv"); }
+    QString unavailableReason() const override { return m_unavailable; }
+    EnvironmentSpec::Grammar grammar() const override { return EnvironmentSpec::Grammar::Pip; }
+    QString packageSource() const override { return m_wheelhouse; }
+    QString packageSourceMount() const override { return QLatin1String(kWheelhouseMount); }
+    QString packageSourceSetting() const override {
+        return QStringLiteral("RUNBOX_ENV_WHEELHOUSE");
+    }
+    /// Without packages no pip install runs (a bare venv).
+    execution::ExecRequest buildRequest(const QStringList& packages,
+                                        const execution::ExecLimits& limits) const override;
+    /// `VIRTUAL_ENV=/opt/science-env`.
+    QHash<QString, QString> executionEnvironment() const override;
 
-} // namespace VenvProvisioner
+private:
+    QString m_wheelhouse;
+    QString m_unavailable;
+};
 
 } // namespace runbox::environments

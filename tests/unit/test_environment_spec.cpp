@@ -61,6 +61,46 @@ private Q_SLOTS:
         QCOMPARE(EnvironmentSpec::mergePackages({"pkgb", "pkga==2.0"}, {"PKGA==1.0", "numpy"}),
                  QStringList({"pkgb", "PKGA==1.0", "numpy"}));
         QCOMPARE(EnvironmentSpec::mergePackages({}, {"a", "b"}), QStringList({"a", "b"}));
+        // R names are compared as they are (R is case-sensitive).
+        QCOMPARE(EnvironmentSpec::mergePackages({"Rcpp", "data.table"}, {"rcpp", "data.table"},
+                                                EnvironmentSpec::Grammar::Cran),
+                 QStringList({"Rcpp", "data.table", "rcpp"}));
+    }
+
+    void testUninstallTakesOutOnlyRequestedPackages() {
+        QStringList out;
+        QVERIFY(!EnvironmentSpec::removePackages({"pkgb", "pkga==1.0"}, {"PKGA"},
+                                                 EnvironmentSpec::Grammar::Pip, &out));
+        QCOMPARE(out, QStringList({"pkgb"}));
+        const auto err = EnvironmentSpec::removePackages({"pkgb"}, {"pkgb", "numpy"},
+                                                         EnvironmentSpec::Grammar::Pip, &out);
+        QVERIFY(err);
+        QCOMPARE(err->code, QStringLiteral("package_not_requested"));
+        QVERIFY2(err->message.contains("packages[1]"), qPrintable(err->message));
+        QCOMPARE(out, QStringList({"pkgb"})); // unchanged
+        QVERIFY(EnvironmentSpec::removePackages({"Rcpp"}, {"rcpp"}, EnvironmentSpec::Grammar::Cran,
+                                                &out));
+    }
+
+    void testRPackageNames() {
+        QString why;
+        for (const char* good : {"rpka", "data.table", "Rcpp", "R6", "ggplot2", "  x1  "})
+            QVERIFY2(!EnvironmentSpec::normaliseRPackage(QString::fromLatin1(good), &why).isEmpty(),
+                     good);
+        for (const char* bad :
+             {"a", "1abc", ".hidden", "abc.", "rpkb (>= 1.0)", "rpkb>=1", "../x", "-e",
+              "file:///x.tar.gz", "a_b", "x'); system('id", "rpkb==1.0", "a b"}) {
+            why.clear();
+            QVERIFY2(EnvironmentSpec::normaliseRPackage(QString::fromLatin1(bad), &why).isEmpty(),
+                     bad);
+            QVERIFY(!why.isEmpty());
+        }
+        QStringList out;
+        QVERIFY(!EnvironmentSpec::checkPackages(QJsonArray{"rpka", "data.table"}, &out,
+                                                EnvironmentSpec::Grammar::Cran));
+        QVERIFY(EnvironmentSpec::checkPackages(QJsonArray{"numpy>=1"}, &out,
+                                               EnvironmentSpec::Grammar::Cran));
+        QVERIFY(!EnvironmentSpec::checkPackages(QJsonArray{"numpy>=1"}, &out));
     }
 
     void testEnvironmentNames() {
@@ -75,15 +115,22 @@ private Q_SLOTS:
 
     void testLanguageAndProvisioner() {
         QVERIFY(!EnvironmentSpec::checkLanguage(QJsonValue("python")));
-        QCOMPARE(EnvironmentSpec::checkLanguage(QJsonValue("r"))->kind, ErrorKind::NotImplemented);
+        QVERIFY(!EnvironmentSpec::checkLanguage(QJsonValue("r")));
         QCOMPARE(EnvironmentSpec::checkLanguage(QJsonValue("julia"))->code,
                  QStringLiteral("invalid_language"));
         QString p;
-        QVERIFY(!EnvironmentSpec::checkProvisioner(QJsonValue(), &p));
+        QVERIFY(!EnvironmentSpec::checkProvisioner(QJsonValue(), "python", &p));
         QCOMPARE(p, QStringLiteral("venv"));
-        QCOMPARE(EnvironmentSpec::checkProvisioner(QJsonValue("micromamba"), &p)->code,
+        QVERIFY(!EnvironmentSpec::checkProvisioner(QJsonValue(), "r", &p));
+        QCOMPARE(p, QStringLiteral("r-lib"));
+        QVERIFY(!EnvironmentSpec::checkProvisioner(QJsonValue("r-lib"), "r", &p));
+        QCOMPARE(EnvironmentSpec::checkProvisioner(QJsonValue("micromamba"), "python", &p)->code,
                  QStringLiteral("provisioner_unavailable"));
-        QCOMPARE(EnvironmentSpec::checkProvisioner(QJsonValue("conda"), &p)->code,
+        QCOMPARE(EnvironmentSpec::checkProvisioner(QJsonValue("conda"), "python", &p)->code,
+                 QStringLiteral("invalid_provisioner"));
+        QCOMPARE(EnvironmentSpec::checkProvisioner(QJsonValue("venv"), "r", &p)->code,
+                 QStringLiteral("invalid_provisioner"));
+        QCOMPARE(EnvironmentSpec::checkProvisioner(QJsonValue("r-lib"), "python", &p)->code,
                  QStringLiteral("invalid_provisioner"));
     }
 
@@ -120,6 +167,9 @@ private Q_SLOTS:
         touch("python3.11");
         touch("pip3");
         touch("ls");
+        touch("R");
+        touch("Rscript");
+        touch("Rprof");                                         // not an interpreter
         QVERIFY(QFile::link("python3.11", bin + "/python3"));   // relative, in the dir
         QVERIFY(QFile::link("/etc/hostname", bin + "/python")); // outside /usr: not masked
         QVERIFY(QDir(bin).mkdir("pip-dir"));
@@ -127,6 +177,8 @@ private Q_SLOTS:
         QVERIFY2(masked.contains(bin + "/python3.11") && masked.contains(bin + "/pip3"),
                  qPrintable(masked.join(' ')));
         QVERIFY(!masked.contains(bin + "/ls"));
+        QVERIFY(masked.contains(bin + "/R") && masked.contains(bin + "/Rscript"));
+        QVERIFY(!masked.contains(bin + "/Rprof"));
         QVERIFY(!masked.contains(bin + "/python3")); // a link: its target is masked instead
         QVERIFY(!masked.contains("/etc/hostname"));
         QVERIFY(!masked.contains(bin + "/pip-dir"));

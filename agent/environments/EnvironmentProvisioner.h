@@ -1,0 +1,50 @@
+#pragma once
+
+#include "agent/environments/EnvironmentSpec.h"
+#include "agent/execution/ExecRequest.h"
+
+#include <QHash>
+#include <QString>
+#include <QStringList>
+
+namespace runbox::environments {
+
+/// One way of building a revision of a science environment (docs/environments.md "Building a
+/// revision"): the command of the provisioning execution, run inside a strong sandbox with no
+/// network where the new revision's prefix is the only writable bind (at kPrefixMount) and the
+/// operator's offline package source is bound read-only at packageSourceMount(). Every build
+/// starts from an empty prefix and installs the whole package list; it ends by writing
+/// `[{"name","version"}…]` (JSON) of what the prefix has installed to
+/// `/workspace/<kSnapshotFile>` of its agent-owned build workspace. Packages reach the build
+/// only as positional arguments (`sh -c SCRIPT sh PKG…`), after EnvironmentSpec checked them
+/// with grammar().
+class EnvironmentProvisioner {
+public:
+    /// Where every revision is built and later mounted (scripts and records embed the path).
+    static constexpr char kPrefixMount[] = "/opt/science-env";
+    /// The build's package list, in its build workspace.
+    static constexpr char kSnapshotFile[] = ".runbox-snapshot.json";
+
+    virtual ~EnvironmentProvisioner() = default;
+
+    /// "venv" or "r-lib" (the `provisioner` of an environment).
+    virtual QString name() const = 0;
+    /// Why this provisioner cannot build on this host ("" when it can), probed once.
+    virtual QString unavailableReason() const = 0;
+    /// The package grammar its installs are checked with.
+    virtual EnvironmentSpec::Grammar grammar() const = 0;
+    /// The operator's offline package source on the host ("" = none configured: installs are
+    /// 503), the path a build sees it at, and the setting that names it (for messages and the
+    /// revision's spec).
+    virtual QString packageSource() const = 0;
+    virtual QString packageSourceMount() const = 0;
+    virtual QString packageSourceSetting() const = 0;
+    /// The provisioning request: kind `provision`, argv `/bin/sh -c SCRIPT sh PKG…`, the
+    /// default timeout and output limit of @p limits.
+    virtual execution::ExecRequest buildRequest(const QStringList& packages,
+                                                const execution::ExecLimits& limits) const = 0;
+    /// Variables an execution that selects one of its revisions gets besides PATH.
+    virtual QHash<QString, QString> executionEnvironment() const = 0;
+};
+
+} // namespace runbox::environments

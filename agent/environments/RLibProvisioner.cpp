@@ -1,0 +1,67 @@
+#include "agent/environments/RLibProvisioner.h"
+
+#include <QFileInfo>
+
+namespace runbox::environments {
+
+namespace {
+
+/// Run by the prefix's Rscript with the packages as trailing arguments: installs them, fails
+/// when one is missing afterwards, writes the library's package list as JSON.
+constexpr char kInstallScript[] = R"R(
+lib <- "/opt/science-env/library"
+pkgs <- commandArgs(trailingOnly = TRUE)
+if (length(pkgs) > 0) {
+  install.packages(pkgs, lib = lib, repos = "file:///opt/cran-repository", type = "source",
+                   dependencies = NA, Ncpus = 1L)
+  missing <- setdiff(pkgs, rownames(installed.packages(lib.loc = lib)))
+  if (length(missing) > 0) stop("not installed: ", paste(missing, collapse = ", "))
+}
+ip <- installed.packages(lib.loc = lib)
+rows <- sprintf("{\"name\":\"%s\",\"version\":\"%s\"}", ip[, "Package"], ip[, "Version"])
+writeLines(paste0("[", paste0(rows, collapse = ","), "]"), "/workspace/.runbox-snapshot.json")
+)R";
+
+} // namespace
+
+RLibProvisioner::RLibProvisioner(QString repository) : m_repository(std::move(repository)) {
+    for (const char* tool : {"/usr/lib/R/bin/R", "/usr/lib/R/bin/Rscript"})
+        if (!QFileInfo(QLatin1String(tool)).isExecutable()) {
+            m_unavailable = QStringLiteral("%1 is missing (install r-base-core)").arg(tool);
+            break;
+        }
+}
+
+execution::ExecRequest RLibProvisioner::buildRequest(const QStringList& packages,
+                                                     const execution::ExecLimits& limits) const {
+    const QString prefix = QLatin1String(kPrefixMount);
+    // The wrappers: the host's R with the revision's library first and no site library.
+    QString script =
+        QStringLiteral(
+            "set -eu\n"
+            "rm -f /workspace/%2\n"
+            "echo 'runbox: creating the R library at %3'\n"
+            "mkdir -p %1/bin %3\n"
+            "for tool in R Rscript; do\n"
+            "  printf '#!/bin/sh\\nR_LIBS=%3\\nR_LIBS_USER=%3\\nR_LIBS_SITE=/usr/lib/R/library\\n"
+            "export R_LIBS R_LIBS_USER R_LIBS_SITE\\nexec /usr/lib/R/bin/%s \"$@\"\\n' "
+            "\"$tool\" > %1/bin/$tool\n"
+            "  chmod 755 %1/bin/$tool\n"
+            "done\n")
+            .arg(prefix, QLatin1String(kSnapshotFile), QLatin1String(kLibrary));
+    if (!packages.isEmpty())
+        script += QStringLiteral("echo \"runbox: installing $*\"\n");
+    script += QStringLiteral("%1/bin/Rscript --vanilla -e '%2' \"$@\"\n"
+                             "echo 'runbox: revision built'\n")
+                  .arg(prefix, QString::fromLatin1(kInstallScript).trimmed());
+    execution::ExecRequest request;
+    request.kind = QStringLiteral("provision");
+    request.argv =
+        QStringList{QStringLiteral("/bin/sh"), QStringLiteral("-c"), script, QStringLiteral("sh")} +
+        packages;
+    request.timeoutMs = limits.defaultTimeoutMs;
+    request.maxOutputBytes = limits.defaultMaxOutputBytes;
+    return request;
+}
+
+} // namespace runbox::environments

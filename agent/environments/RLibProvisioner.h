@@ -1,0 +1,47 @@
+#pragma once
+
+#include "agent/environments/EnvironmentProvisioner.h"
+
+namespace runbox::environments {
+
+/// The `r-lib` provisioner (docs/environments.md "Building a revision"): R from the host
+/// (Debian's r-base-core under /usr/lib/R), packages installed from source with
+/// install.packages(3) into the revision's own library `/opt/science-env/library`, from the
+/// operator's local CRAN-like repository (RUNBOX_ENV_CRAN_REPOSITORY: a directory with
+/// `src/contrib/PACKAGES`, as tools::write_PACKAGES makes it) bound read-only at
+/// /opt/cran-repository and named `file:///opt/cran-repository` (no network). Dependencies
+/// (Depends, Imports, LinkingTo) come from the same repository; a package that did not install
+/// fails the build (install.packages only warns). The prefix gets `bin/R` and `bin/Rscript`
+/// wrappers that run the host's R (/usr/lib/R/bin, which the masks of /usr/bin/R and
+/// /usr/bin/Rscript leave alone) with `R_LIBS` and `R_LIBS_USER` the revision's library and
+/// `R_LIBS_SITE` R's own base library, so the host's site libraries are not seen ("R
+/// Installation and Administration" 6.1, Debian's /etc/R/Renviron keeps values already set).
+class RLibProvisioner final : public EnvironmentProvisioner {
+public:
+    static constexpr char kRepositoryMount[] = "/opt/cran-repository";
+    static constexpr char kLibrary[] = "/opt/science-env/library";
+
+    /// @p repository: the host directory of the CRAN-like repository ("" = none). Probes
+    /// /usr/lib/R/bin/R and /usr/lib/R/bin/Rscript.
+    explicit RLibProvisioner(QString repository);
+
+    QString name() const override { return QStringLiteral("r-lib"); }
+    QString unavailableReason() const override { return m_unavailable; }
+    EnvironmentSpec::Grammar grammar() const override { return EnvironmentSpec::Grammar::Cran; }
+    QString packageSource() const override { return m_repository; }
+    QString packageSourceMount() const override { return QLatin1String(kRepositoryMount); }
+    QString packageSourceSetting() const override {
+        return QStringLiteral("RUNBOX_ENV_CRAN_REPOSITORY");
+    }
+    /// Without packages only the library and the wrappers are made.
+    execution::ExecRequest buildRequest(const QStringList& packages,
+                                        const execution::ExecLimits& limits) const override;
+    /// None: the wrappers set R's library paths.
+    QHash<QString, QString> executionEnvironment() const override { return {}; }
+
+private:
+    QString m_repository;
+    QString m_unavailable;
+};
+
+} // namespace runbox::environments
