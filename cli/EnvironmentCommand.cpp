@@ -21,8 +21,9 @@ int refused(const char* what, const ApiResponse& r) {
 
 int usage(const QString& text) {
     QTextStream(stderr) << "runbox env: " << text
-                        << "\nusage: runbox env ls | create NAME --python [--no-wait] | "
-                           "install NAME PKG... [--no-wait] | show NAME | rm NAME"
+                        << "\nusage: runbox env ls | create NAME --python|--r [--provisioner P] "
+                           "[--no-wait] | install NAME PKG... [--no-wait] | uninstall NAME PKG... "
+                           "[--no-wait] | show NAME | rm NAME"
                         << Qt::endl;
     return 2;
 }
@@ -93,11 +94,12 @@ int runEnvironments(ApiClient& client, QStringList args) {
     }
     if (sub == QLatin1String("create")) {
         const bool python = takeFlag(&args, QStringLiteral("--python"));
+        const bool rLanguage = takeFlag(&args, QStringLiteral("--r"));
         QString error;
         const QString provisioner = takeOption(&args, QStringLiteral("--provisioner"), &error);
-        if (!error.isEmpty() || args.size() != 1 || !python)
-            return usage(error.isEmpty() ? QStringLiteral("create NAME --python") : error);
-        QJsonObject body{{"name", args.first()}, {"language", "python"}};
+        if (!error.isEmpty() || args.size() != 1 || python == rLanguage)
+            return usage(error.isEmpty() ? QStringLiteral("create NAME --python|--r") : error);
+        QJsonObject body{{"name", args.first()}, {"language", python ? "python" : "r"}};
         if (!provisioner.isEmpty())
             body.insert(QStringLiteral("provisioner"), provisioner);
         const ApiResponse r = client.call("POST", "/v1/environments", body);
@@ -115,11 +117,12 @@ int runEnvironments(ApiClient& client, QStringList args) {
         return 1;
     }
     const QByteArray path = "/v1/environments/" + id.toUtf8();
-    if (sub == QLatin1String("install") && !args.isEmpty()) {
-        const ApiResponse r = client.call(
-            "POST", path + "/install", QJsonObject{{"packages", QJsonArray::fromStringList(args)}});
+    if ((sub == QLatin1String("install") || sub == QLatin1String("uninstall")) && !args.isEmpty()) {
+        const ApiResponse r =
+            client.call("POST", path + '/' + sub.toUtf8(),
+                        QJsonObject{{"packages", QJsonArray::fromStringList(args)}});
         if (r.status != 202)
-            return refused("install", r);
+            return refused(sub == QLatin1String("install") ? "install" : "uninstall", r);
         out << r.json().value("revisionId").toString() << Qt::endl;
         return noWait ? 0 : followBuild(client, r.json().value("executionId").toString());
     }

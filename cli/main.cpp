@@ -46,7 +46,7 @@ const char kUsage[] =
     "                              DUR: 500ms, 30s, 15m, 2h, 1h30m or unlimited\n"
     "  cp [--overwrite] [--mode MODE] [--parents] LOCAL WS:PATH   upload a file\n"
     "  cp WS:PATH LOCAL|-          download a file (to stdout with -)\n"
-    "  env ls | create NAME --python | install NAME PKG... | show NAME | rm NAME\n"
+    "  env ls | create NAME --python|--r | install|uninstall NAME PKG... | show NAME | rm NAME\n"
     "                              science environments (builds followed; --no-wait, --json)\n";
 
 int printJson(const ApiResponse& r) {

@@ -63,19 +63,23 @@ void EnvironmentRoutes::registerRoutes(Router& router, AgentContext* ctx) {
                            return err;
                        });
                });
-    router.add("POST", QStringLiteral("/v1/environments/{id}/install"),
-               [ctx](http::HttpExchange* ex, const Principal& who, const PathParams& p) {
-                   auto* s = serviceFor(ctx, ex, who);
-                   QJsonObject body;
-                   if (!s)
-                       return;
-                   if (auto err = parseJsonObject(ex->request().body, &body))
-                       return ex->replyError(*err);
-                   answer(ex, 202,
-                          [s, &body, id = p.value(QStringLiteral("id"))](QJsonObject* out) {
-                              return s->install(id, body, out);
-                          });
-               });
+    for (const bool remove : {false, true})
+        router.add(
+            "POST",
+            remove ? QStringLiteral("/v1/environments/{id}/uninstall")
+                   : QStringLiteral("/v1/environments/{id}/install"),
+            [ctx, remove](http::HttpExchange* ex, const Principal& who, const PathParams& p) {
+                auto* s = serviceFor(ctx, ex, who);
+                QJsonObject body;
+                if (!s)
+                    return;
+                if (auto err = parseJsonObject(ex->request().body, &body))
+                    return ex->replyError(*err);
+                answer(ex, 202,
+                       [s, &body, remove, id = p.value(QStringLiteral("id"))](QJsonObject* out) {
+                           return remove ? s->uninstall(id, body, out) : s->install(id, body, out);
+                       });
+            });
     router.add("GET", QStringLiteral("/v1/environments/{id}/revisions"),
                [ctx](http::HttpExchange* ex, const Principal& who, const PathParams& p) {
                    if (auto* s = serviceFor(ctx, ex, who))

@@ -89,7 +89,11 @@ private Q_SLOTS:
         const QJsonObject provisioners = envs.value("provisioners").toObject();
         QVERIFY2(provisioners.value("venv").toObject().value("available").toBool(),
                  qPrintable(provisioners.value("venv").toObject().value("reason").toString()));
-        QCOMPARE(provisioners.value("r-lib").toObject().value("available").toBool(true), false);
+        // r-lib serves where the host has R (r-base-core, scripts/install-deps).
+        QCOMPARE(provisioners.value("r-lib").toObject().value("available").toBool(),
+                 QFileInfo(QStringLiteral("/usr/lib/R/bin/Rscript")).isExecutable());
+        QCOMPARE(provisioners.value("micromamba").toObject().value("available").toBool(true),
+                 false);
         QCOMPARE(envs.value("wheelhouse").toString(), m_wheelhouse.path());
     }
 
@@ -117,10 +121,16 @@ private Q_SLOTS:
         QCOMPARE(badName.status, 400);
         QCOMPARE(error(badName).value("code").toString(),
                  QStringLiteral("invalid_environment_name"));
-        const ApiResponse r = client().call("POST", "/v1/environments",
-                                            QJsonObject{{"name", "r one"}, {"language", "r"}});
-        QCOMPARE(r.status, 501);
-        QCOMPARE(error(r).value("code").toString(), QStringLiteral("provisioner_unavailable"));
+        const ApiResponse mamba = client().call(
+            "POST", "/v1/environments",
+            QJsonObject{{"name", "m one"}, {"language", "python"}, {"provisioner", "micromamba"}});
+        QCOMPARE(mamba.status, 501);
+        QCOMPARE(error(mamba).value("code").toString(), QStringLiteral("provisioner_unavailable"));
+        const ApiResponse pairing = client().call(
+            "POST", "/v1/environments",
+            QJsonObject{{"name", "r one"}, {"language", "r"}, {"provisioner", "venv"}});
+        QCOMPARE(pairing.status, 400);
+        QCOMPARE(error(pairing).value("code").toString(), QStringLiteral("invalid_provisioner"));
     }
 
     void testInstallBuildsARevisionWithItsDependency() {
@@ -381,6 +391,48 @@ private Q_SLOTS:
                      .call("PUT", "/v1/settings/network-policy", QJsonObject{{"mode", "none"}})
                      .status,
                  200);
+    }
+
+    void testUninstallBuildsARevisionWithoutThePackage() {
+        const QByteArray uninstall = "/v1/environments/" + m_envId.toUtf8() + "/uninstall";
+        const QString ws = m_agent.createWorkspace();
+        const QString probe = "python3 -c 'import pkgb; print(pkgb.X)' 2>/dev/null || echo no-pkgb";
+        // A package the environment was not asked for is refused with nothing built.
+        const int revisions = revisionCount();
+        const ApiResponse unknown =
+            client().call("POST", uninstall, QJsonObject{{"packages", QJsonArray{"numpy"}}});
+        QCOMPARE(unknown.status, 400);
+        QCOMPARE(error(unknown).value("code").toString(), QStringLiteral("package_not_requested"));
+        QCOMPARE(revisionCount(), revisions);
+        // Taking out the pin of pkga: pkgb stays and brings the newest pkga again.
+        const ApiResponse unpinned =
+            client().call("POST", uninstall, QJsonObject{{"packages", QJsonArray{"PKGA"}}});
+        QCOMPARE(unpinned.status, 202);
+        QCOMPARE(waitForBuild(unpinned.json().value("executionId").toString()),
+                 QStringLiteral("completed"));
+        QCOMPARE(m_agent.shell(ws, probe, {{"environmentId", m_envId}}).stdoutText().trimmed(),
+                 QStringLiteral("b1+a2"));
+        // Taking out pkgb leaves a bare environment: its dependency goes with it.
+        const ApiResponse bare =
+            client().call("POST", uninstall, QJsonObject{{"packages", QJsonArray{"pkgb"}}});
+        QCOMPARE(bare.status, 202);
+        QCOMPARE(waitForBuild(bare.json().value("executionId").toString()),
+                 QStringLiteral("completed"));
+        QCOMPARE(m_agent.shell(ws, probe, {{"environmentId", m_envId}}).stdoutText().trimmed(),
+                 QStringLiteral("no-pkgb"));
+        const ApiResponse snapshot = client().call(
+            "GET", "/v1/environment-revisions/" +
+                       bare.json().value("revisionId").toString().toUtf8() + "/snapshot");
+        for (const QJsonValue& p : snapshot.json().value("packages").toArray())
+            QVERIFY2(!p["name"].toString().startsWith("pkg"), qPrintable(p["name"].toString()));
+        // The r kind cannot run in a Python environment (its R is masked).
+        const ExecOutcome r =
+            m_agent.exec(ws, {{"kind", "r"}, {"code", "cat(1)"}, {"environmentId", m_envId}});
+        if (QFileInfo(QStringLiteral("/usr/bin/R")).isExecutable()) {
+            QCOMPARE(r.httpStatus, 400);
+            QVERIFY2(r.errorBody.contains("environment_language_mismatch"),
+                     r.errorBody.constData());
+        }
     }
 
     void testDeleteRemovesTheEnvironment() {
