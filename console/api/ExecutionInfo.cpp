@@ -49,6 +49,13 @@ ExecutionInfo ExecutionInfo::fromJson(const QJsonObject& record) {
         chips = record.value(QLatin1String("npuDevices")).toArray();
     for (const QJsonValue& c : chips)
         e.npuDevices.append(c.toInt());
+    const QJsonObject epoch = record.value(QLatin1String("permissionEpoch")).toObject();
+    for (auto [field, key] : {std::pair{&e.environmentId, "environmentId"},
+                              std::pair{&e.environmentRevisionId, "environmentRevisionId"}}) {
+        *field = epoch.value(QLatin1String(key)).toString();
+        if (field->isEmpty())
+            *field = record.value(QLatin1String(key)).toString();
+    }
     return e;
 }
 

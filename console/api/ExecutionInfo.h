@@ -34,7 +34,10 @@ public:
     std::optional<qint64> durationMs;
     QString statusReason;
     QList<int> npuDevices; ///< chip logic ids of the permission epoch
-    QJsonObject raw;       ///< the record as received
+    /// The science environment it ran in and its revision (permission epoch, docs/environments.md
+    /// "Selection"); empty when it ran with the host's interpreters.
+    QString environmentId, environmentRevisionId;
+    QJsonObject raw; ///< the record as received
 
     static ExecutionInfo fromJson(const QJsonObject& record);
     /// Updates state, exit code, signal, duration and changed files from an `exit` event.
