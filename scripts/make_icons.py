@@ -45,6 +45,8 @@ ICONS = {
     "chip": svg('<rect x="6" y="6" width="12" height="12" rx="1.5"/><rect x="9.5" y="9.5" '
                 'width="5" height="5" rx=".5"/><path d="M9 3v3M12 3v3M15 3v3M9 18v3M12 18v3M15 '
                 '18v3M3 9h3M3 12h3M3 15h3M18 9h3M18 12h3M18 15h3"/>', BLUE),
+    "environment": svg('<path d="M9.5 3.5h5M10.5 3.5v5.5L5 18.5a1.5 1.5 0 0 0 1.3 2h11.4a1.5 1.5 0 '
+                       '0 0 1.3-2L13.5 9V3.5"/><path d="M7.5 14.5h9"/>', GREEN),
     "workspace": svg('<path d="M3 7a2 2 0 0 1 2-2h4l2 2h8a2 2 0 0 1 2 2v8a2 2 0 0 1-2 2H5a2 2 0 '
                      '0 1-2-2z"/>'),
     "quotas": svg('<path d="M4 19h16"/><rect x="5" y="11" width="3" height="6"/><rect x="10.5" '
