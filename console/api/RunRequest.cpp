@@ -26,6 +26,8 @@ QJsonObject RunRequest::toExecBody() const {
             chips.append(id);
         body.insert(QStringLiteral("npuDevices"), chips);
     }
+    if (!environmentId.isEmpty())
+        body.insert(QStringLiteral("environmentId"), environmentId);
     return body;
 }
 

@@ -21,6 +21,9 @@ public:
     QList<QPair<QString, QString>> env;
     qint64 timeoutMs = 0;  ///< 0 = the agent's default
     QList<int> npuDevices; ///< chip logic ids, ascending, unique
+    /// The science environment to run in (docs/environments.md "Selection"), its current
+    /// revision; empty: the host's interpreters. Strong workspaces only.
+    QString environmentId;
 
     /// Body of the sync `POST /v1/workspaces/{id}/exec`.
     QJsonObject toExecBody() const;

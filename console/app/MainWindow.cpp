@@ -9,6 +9,7 @@
 #include "console/core/ConsoleSettings.h"
 #include "console/models/ExecutionTableModel.h"
 #include "console/models/ProfileListModel.h"
+#include "console/pages/EnvironmentsPage.h"
 #include "console/pages/ExecutionWindow.h"
 #include "console/pages/ExecutionsPage.h"
 #include "console/pages/NetworkPolicyPage.h"
@@ -44,7 +45,7 @@ MainWindow::MainWindow(ConsoleSettings* settings, ConnectionManager* manager, QW
       m_tabs(new QTabWidget(this)), m_overview(new OverviewPage(this)),
       m_quotas(new QuotasPage(this)), m_policy(new NetworkPolicyPage(this)),
       m_npu(new NpuPage(this)), m_executions(new ExecutionsPage(settings, this)),
-      m_keychainLabel(new QLabel(this)) {
+      m_environments(new EnvironmentsPage(this)), m_keychainLabel(new QLabel(this)) {
     setWindowTitle(tr("Runbox Console"));
     setWindowIcon(QIcon(QStringLiteral(":/icons/runbox.svg")));
     setObjectName(QStringLiteral("mainWindow"));
@@ -72,7 +73,16 @@ MainWindow::MainWindow(ConsoleSettings* settings, ConnectionManager* manager, QW
             for (AgentPage* page : pages())
                 page->setConnection(nullptr);
     });
-    connect(m_npu, &NpuPage::runRequested, this, &MainWindow::openRunDialog);
+    connect(m_npu, &NpuPage::runRequested, this,
+            [this](const QList<int>& chips) { openRunDialog(chips); });
+    connect(m_environments, &EnvironmentsPage::runRequested, this,
+            [this](const QString& environmentId) { openRunDialog({}, environmentId); });
+    connect(m_environments, &EnvironmentsPage::buildStarted, this,
+            [this](const QString& executionId) {
+                ExecutionInfo build;
+                build.id = executionId;
+                openExecution(build); // the build's log, live
+            });
     connect(m_executions, &ExecutionsPage::runRequested, this, [this] { openRunDialog(); });
     connect(m_executions, &ExecutionsPage::openExecution, this, &MainWindow::openExecution);
     restoreSession();
@@ -81,7 +91,7 @@ MainWindow::MainWindow(ConsoleSettings* settings, ConnectionManager* manager, QW
 MainWindow::~MainWindow() = default;
 
 QList<AgentPage*> MainWindow::pages() const {
-    return {m_overview, m_executions, m_quotas, m_policy, m_npu};
+    return {m_overview, m_executions, m_quotas, m_policy, m_npu, m_environments};
 }
 
 void MainWindow::buildAgentsDock() {
@@ -315,7 +325,7 @@ void MainWindow::askToken(const AgentProfile& profile, const QString& reason) {
     dialog->open();
 }
 
-void MainWindow::openRunDialog(const QList<int>& chips) {
+void MainWindow::openRunDialog(const QList<int>& chips, const QString& environmentId) {
     AgentConnection* conn = currentConnection();
     if (!conn || conn->state() != AgentConnection::State::Connected) {
         statusBar()->showMessage(tr("Connect to an agent first."), 5000);
@@ -324,6 +334,7 @@ void MainWindow::openRunDialog(const QList<int>& chips) {
     auto* dialog = new RunDialog(conn, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->setChips(chips);
+    dialog->setEnvironment(environmentId);
     connect(dialog, &QDialog::accepted, this, [this, dialog] { startRun(dialog->request()); });
     dialog->open();
 }
@@ -397,9 +408,10 @@ void MainWindow::showAbout() {
     QMessageBox::about(
         this, tr("About Runbox Console"),
         tr("<h3>Runbox Console %1</h3><p>The operators' desktop console for Runbox agents: "
-           "sandbox health, quotas, network policy, Ascend NPUs and executions.</p>"
+           "sandbox health, quotas, network policy, Ascend NPUs, executions and science "
+           "environments.</p>"
            "<p>Shortcuts: F5 refresh · Ctrl+F find · Ctrl+R new run · Ctrl+. cancel a run · "
-           "Ctrl+1…5 pages.</p>")
+           "Ctrl+1…6 pages.</p>")
             .arg(QStringLiteral(RUNBOX_VERSION)));
 }
 

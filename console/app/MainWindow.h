@@ -17,6 +17,7 @@ class AgentConnection;
 class AgentPage;
 class ConnectionManager;
 class ConsoleSettings;
+class EnvironmentsPage;
 class ExecutionFollower;
 class ExecutionWindow;
 class ExecutionsPage;
@@ -42,8 +43,8 @@ public:
     void selectProfile(const QString& profileId);
     /// The connection the pages show (nullptr when the selected agent is not connected).
     AgentConnection* currentConnection() const;
-    /// Opens the run dialog for the current agent, chips pre-filled.
-    void openRunDialog(const QList<int>& chips = {});
+    /// Opens the run dialog for the current agent, chips and science environment pre-filled.
+    void openRunDialog(const QList<int>& chips = {}, const QString& environmentId = {});
     /// Starts @p request on the current agent and opens its window when it runs.
     void startRun(const RunRequest& request);
     /// Opens a window following @p follower (takes ownership).
@@ -58,6 +59,7 @@ public:
     NetworkPolicyPage* networkPolicyPage() const { return m_policy; }
     NpuPage* npuPage() const { return m_npu; }
     ExecutionsPage* executionsPage() const { return m_executions; }
+    EnvironmentsPage* environmentsPage() const { return m_environments; }
     QList<AgentPage*> pages() const;
 
 Q_SIGNALS:
@@ -96,6 +98,7 @@ private:
     NetworkPolicyPage* m_policy;
     NpuPage* m_npu;
     ExecutionsPage* m_executions;
+    EnvironmentsPage* m_environments;
     QLabel* m_keychainLabel;
     QString m_currentProfileId;
     QList<QPointer<ExecutionWindow>> m_windows;

@@ -232,6 +232,8 @@ void ExecutionWindow::showInfo(const ExecutionInfo& info) {
             chips << QString::number(c);
         facts << tr("chips %1").arg(chips.join(QStringLiteral(", ")));
     }
+    if (!info.environmentId.isEmpty())
+        facts << tr("environment %1").arg(info.environmentId);
     if (m_follower && m_follower->mode() == ExecutionFollower::Mode::Sync)
         facts << tr("sync stream");
     m_facts->setText(facts.join(QStringLiteral(" · ")));
@@ -255,6 +257,8 @@ void ExecutionWindow::showDetails(const ExecutionInfo& info) {
         {tr("Started"), timeText(info.startedAt)},
         {tr("Finished"), timeText(info.finishedAt)},
         {tr("Duration"), info.durationMs ? formatDurationMs(*info.durationMs) : QString()},
+        {tr("Science environment"), info.environmentId},
+        {tr("Environment revision"), info.environmentRevisionId},
     };
     for (const auto& [field, value] : rows)
         if (!value.isEmpty())

@@ -1,5 +1,7 @@
 #include "console/pages/RunDialog.h"
 
+#include "console/api/EnvironmentInfo.h"
+#include "console/api/ExecutionInfo.h"
 #include "console/api/HealthReport.h"
 #include "console/connection/AgentConnection.h"
 #include "console/models/EnvTableModel.h"
@@ -24,6 +26,8 @@
 namespace runbox::console {
 
 namespace {
+constexpr int kIsolationRole = Qt::UserRole + 1;
+
 QString templateFor(const QString& kind) {
     if (kind == QLatin1String("python"))
         return QStringLiteral("import sys\nprint(\"hello from\", sys.version.split()[0])\n");
@@ -35,9 +39,10 @@ QString templateFor(const QString& kind) {
 
 RunDialog::RunDialog(AgentConnection* connection, QWidget* parent)
     : QDialog(parent), m_connection(connection), m_workspace(new QComboBox(this)),
-      m_kind(new QComboBox(this)), m_code(new QPlainTextEdit(this)), m_cwd(new QLineEdit(this)),
-      m_env(new EnvTableModel(this)), m_envView(new QTableView(this)),
-      m_timeout(new QSpinBox(this)), m_chips(new QLineEdit(this)), m_problems(new QLabel(this)) {
+      m_kind(new QComboBox(this)), m_environment(new QComboBox(this)),
+      m_code(new QPlainTextEdit(this)), m_cwd(new QLineEdit(this)), m_env(new EnvTableModel(this)),
+      m_envView(new QTableView(this)), m_timeout(new QSpinBox(this)), m_chips(new QLineEdit(this)),
+      m_problems(new QLabel(this)) {
     setWindowTitle(tr("Run"));
     setWindowIcon(QIcon(QStringLiteral(":/icons/run.svg")));
     auto* banner = new HostBanner(tr("New run"), QStringLiteral(":/icons/run.svg"), this);
@@ -60,6 +65,10 @@ RunDialog::RunDialog(AgentConnection* connection, QWidget* parent)
                 model->item(i)->setToolTip(tr("Not installed on this host"));
             }
     }
+    m_environment->setObjectName(QStringLiteral("runEnvironment"));
+    m_environment->addItem(tr("None (the host's interpreters)"), QString());
+    m_environment->setToolTip(tr("A science environment from the Environments page: the run "
+                                 "sees its packages at /opt/science-env (strong workspaces)"));
     m_code->setObjectName(QStringLiteral("runCode"));
     m_code->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     m_code->setTabStopDistance(m_code->fontMetrics().horizontalAdvance(u' ') * 4);
@@ -104,6 +113,7 @@ RunDialog::RunDialog(AgentConnection* connection, QWidget* parent)
     auto* form = new QFormLayout;
     form->addRow(tr("&Workspace:"), m_workspace);
     form->addRow(tr("&Kind:"), m_kind);
+    form->addRow(tr("Science en&vironment:"), m_environment);
     form->addRow(tr("&Script:"), m_code);
     form->addRow(tr("Working &directory:"), m_cwd);
     auto* envLabel = new QLabel(tr("&Environment:"), this);
@@ -138,10 +148,13 @@ RunDialog::RunDialog(AgentConnection* connection, QWidget* parent)
     });
     connect(m_cwd, &QLineEdit::textChanged, this, &RunDialog::updateState);
     connect(m_chips, &QLineEdit::textChanged, this, &RunDialog::updateState);
+    connect(m_environment, &QComboBox::currentIndexChanged, this, &RunDialog::updateState);
+    connect(m_workspace, &QComboBox::currentIndexChanged, this, &RunDialog::updateState);
     connect(m_env, &EnvTableModel::dataChanged, this, &RunDialog::updateState);
     connect(m_env, &EnvTableModel::rowsRemoved, this, &RunDialog::updateState);
     m_codeEdited = false;
     loadWorkspaces();
+    loadEnvironments();
     updateState();
 }
 
@@ -155,14 +168,63 @@ void RunDialog::loadWorkspaces() {
         for (const QJsonValue& v : r.json().value(QLatin1String("workspaces")).toArray()) {
             const QJsonObject w = v.toObject();
             const QString id = w.value(QLatin1String("id")).toString();
-            if (m_workspace->findData(id) < 0)
+            if (m_workspace->findData(id) < 0) {
                 m_workspace->addItem(QIcon(QStringLiteral(":/icons/workspace.svg")),
                                      tr("%1 (%2)").arg(id, w.value("isolation").toString()), id);
+                m_workspace->setItemData(m_workspace->count() - 1, w.value("isolation").toString(),
+                                         kIsolationRole);
+            }
         }
         const int i = m_workspace->findData(wanted);
         if (i >= 0)
             m_workspace->setCurrentIndex(i);
     });
+}
+
+void RunDialog::loadEnvironments() {
+    if (!m_connection)
+        return;
+    m_connection->get("/v1/environments", this, [this](const ApiResponse& r) {
+        if (isRouteMissing(r) || !r.ok()) {
+            m_environment->setToolTip(isRouteMissing(r)
+                                          ? tr("This agent has no science environments yet.")
+                                          : r.errorMessage());
+            return;
+        }
+        auto* model = qobject_cast<QStandardItemModel*>(m_environment->model());
+        for (const EnvironmentInfo& e : EnvironmentInfo::listFromJson(r.json())) {
+            if (m_environment->findData(e.id) >= 0)
+                continue;
+            m_environment->addItem(QIcon(QStringLiteral(":/icons/environment.svg")),
+                                   tr("%1 (%2, %3)")
+                                       .arg(e.name, EnvironmentInfo::languageLabel(e.language),
+                                            e.isUsable() ? e.currentRevisionId
+                                                         : EnvironmentInfo::statusLabel(e.status)),
+                                   e.id);
+            if (!e.isUsable() && model) {
+                model->item(m_environment->count() - 1)->setEnabled(false);
+                model->item(m_environment->count() - 1)
+                    ->setToolTip(tr("No ready revision yet (%1)")
+                                     .arg(EnvironmentInfo::statusLabel(e.status)));
+            }
+        }
+        if (!m_wantedEnvironment.isEmpty())
+            setEnvironment(m_wantedEnvironment);
+    });
+}
+
+void RunDialog::setEnvironment(const QString& environmentId) {
+    m_wantedEnvironment = environmentId;
+    const int i = m_environment->findData(environmentId);
+    if (i >= 0)
+        m_environment->setCurrentIndex(i);
+}
+
+QStringList RunDialog::environmentChoices() const {
+    QStringList ids;
+    for (int i = 0; i < m_environment->count(); ++i)
+        ids << m_environment->itemData(i).toString();
+    return ids;
 }
 
 void RunDialog::onKindChanged() {
@@ -177,6 +239,7 @@ RunRequest RunDialog::request() const {
     RunRequest r;
     r.workspaceId = m_workspace->currentData().toString();
     r.kind = m_kind->currentData().toString();
+    r.environmentId = m_environment->currentData().toString();
     r.code = m_code->toPlainText();
     r.cwd = m_cwd->text().trimmed();
     r.env = m_env->variables();
@@ -192,6 +255,10 @@ QStringList RunDialog::problems() const {
     RunRequest::parseChipList(m_chips->text(), &ok);
     if (!ok)
         out << tr("Chips are logic ids separated by commas, e.g. 2, 5.");
+    if (!m_environment->currentData().toString().isEmpty() &&
+        m_workspace->currentData(kIsolationRole).toString() == QLatin1String("light"))
+        out << tr("A science environment needs a strong workspace: choose a strong or a new "
+                  "workspace, or no environment.");
     return out;
 }
 

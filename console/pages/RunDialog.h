@@ -19,7 +19,8 @@ class AgentConnection;
 class EnvTableModel;
 
 /// Asks what to run on one agent: workspace (an existing one or a new strong one), kind
-/// (shell, Python, R), the script, working directory, environment, timeout and NPU chips.
+/// (shell, Python, R), the science environment (none, or one listed by `GET /v1/environments`),
+/// the script, working directory, environment variables, timeout and NPU chips.
 /// Accepting it yields a validated RunRequest; the caller starts it (ExecutionLauncher).
 class RunDialog final : public QDialog {
     Q_OBJECT
@@ -32,18 +33,26 @@ public:
     void setKind(const QString& kind);
     void setScript(const QString& code);
     void setWorkspace(const QString& workspaceId);
+    /// Chooses the science environment @p environmentId (empty: none), also when the list
+    /// arrives later.
+    void setEnvironment(const QString& environmentId);
+    /// The ids offered in the environment picker, "" (none) first.
+    QStringList environmentChoices() const;
     /// Problems that keep Run disabled (translated), empty when it can run.
     QStringList problems() const;
     QPushButton* runButton() const { return m_run; }
 
 private:
     void loadWorkspaces();
+    void loadEnvironments();
     void onKindChanged();
     void updateState();
 
     QPointer<AgentConnection> m_connection;
     QComboBox* m_workspace;
     QComboBox* m_kind;
+    QComboBox* m_environment;
+    QString m_wantedEnvironment;
     QPlainTextEdit* m_code;
     QLineEdit* m_cwd;
     EnvTableModel* m_env;

@@ -1,5 +1,5 @@
-// RunRequest: the exec bodies of docs/contracts.md "Exec request", and the refusals the agent would
-// answer with 400.
+// RunRequest: the exec bodies of docs/contracts.md "Exec request" (with a science environment,
+// docs/environments.md "Selection"), and the refusals the agent would answer with 400.
 #include "console/api/RunRequest.h"
 
 #include <QJsonArray>
@@ -32,6 +32,23 @@ private Q_SLOTS:
         RunRequest minimal;
         minimal.code = QStringLiteral("true");
         QCOMPARE(minimal.toExecBody().keys(), (QStringList{"code", "kind"}));
+    }
+
+    void testEnvironmentIsNamedInBothBodies() {
+        RunRequest r;
+        r.kind = QStringLiteral("python");
+        r.code = QStringLiteral("import numpy");
+        r.environmentId = QStringLiteral("e0123456789abcdef");
+        QVERIFY(r.validate().isEmpty());
+        QCOMPARE(r.toExecBody().value("environmentId").toString(),
+                 QStringLiteral("e0123456789abcdef"));
+        const QJsonObject managed = r.toManagedBody(QStringLiteral("w1"));
+        QCOMPARE(managed.value("environmentId").toString(), QStringLiteral("e0123456789abcdef"));
+        QCOMPARE(managed.value("workspace").toString(), QStringLiteral("w1"));
+        // None chosen: the key is absent (the host's interpreters), never an empty string.
+        r.environmentId.clear();
+        QVERIFY(!r.toExecBody().contains("environmentId"));
+        QVERIFY(!r.toManagedBody(QStringLiteral("w1")).contains("environmentId"));
     }
 
     void testRefusals_data() {
