@@ -243,6 +243,279 @@
     </message>
 </context>
 <context>
+    <name>runbox::console::EnvironmentInfo</name>
+    <message>
+        <source>Building</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Ready</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Build failed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Unknown</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Python</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>R</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Name at least one package.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>At most %1 packages at once.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&quot;%1&quot; is longer than %2 characters.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&quot;%1&quot;: pip options are not allowed.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&quot;%1&quot; looks like a path or a URL: only package names and version constraints are allowed.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&quot;%1&quot; is not a package name with optional version constraints (e.g. numpy, pandas&gt;=2,&lt;3).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Give the environment a name.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A name is 1–80 letters, digits, spaces, &apos;.&apos;, &apos;_&apos; or &apos;-&apos;, starting with a letter or digit.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::EnvironmentTableModel</name>
+    <message>
+        <source>%1 (%2, provisioner %3)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>none yet</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Revisions built so far: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Language</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Current revision</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Last build failure</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::EnvironmentsPage</name>
+    <message>
+        <source>Environments</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;New…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Install packages…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Uninstall packages…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Delete</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>R&amp;un in this environment…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Re&amp;fresh</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Create an environment (its first revision is a bare one)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Build a new revision with more packages</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Build a new revision without some packages</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Delete the environment and every revision of it</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>#</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Revision</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Packages</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Built</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reason</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Package</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Version</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Revisions (newest first):</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>science environments</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Could not read the environments</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Select an environment to see its revisions and packages.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Could not read the revisions: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 (current)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 (files removed)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>(bare)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Build execution: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No revision yet.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Revision %1 is building: its packages are listed once it is ready.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Revision %1 failed and has no packages: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reading the packages of %1…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Could not read the packages: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Packages of %1 (%2 in all), SHA-256 %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Delete environment</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Delete the environment %1 (%2) and all %3 of its revisions? Executions can no longer use it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Creating the environment %1…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Could not create %1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This agent cannot uninstall packages yet (%1 is not there).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Could not install: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Could not uninstall: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Building a new revision of %1 (execution %2)…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Could not delete %1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Environment %1 deleted.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>runbox::console::ExecutionFollower</name>
     <message>
         <source>Could not read the execution record: %1</source>
@@ -697,6 +970,18 @@
     </message>
     <message>
         <source>(not measured)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>environment %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Science environment</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Environment revision</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1216,15 +1501,15 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>&lt;h3&gt;Runbox Console %1&lt;/h3&gt;&lt;p&gt;The operators&apos; desktop console for Runbox agents: sandbox health, quotas, network policy, Ascend NPUs and executions.&lt;/p&gt;&lt;p&gt;Shortcuts: F5 refresh · Ctrl+F find · Ctrl+R new run · Ctrl+. cancel a run · Ctrl+1…5 pages.&lt;/p&gt;</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Tokens: system keychain</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Tokens: this session only</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&lt;h3&gt;Runbox Console %1&lt;/h3&gt;&lt;p&gt;The operators&apos; desktop console for Runbox agents: sandbox health, quotas, network policy, Ascend NPUs, executions and science environments.&lt;/p&gt;&lt;p&gt;Shortcuts: F5 refresh · Ctrl+F find · Ctrl+R new run · Ctrl+. cancel a run · Ctrl+1…6 pages.&lt;/p&gt;</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1381,6 +1666,37 @@
     </message>
     <message>
         <source>Network policy applied: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::NewEnvironmentDialog</name>
+    <message>
+        <source>New environment</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>e.g. analysis-2026</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not available on this agent: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The first revision is a bare environment; install packages into it afterwards. Its build log opens in a window of its own.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Name:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Language:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Create</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1620,6 +1936,41 @@
     </message>
     <message>
         <source>Source: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::PackagesDialog</name>
+    <message>
+        <source>Install packages into %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Uninstall packages from %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Packages to install, one per line or separated by spaces, with optional version constraints (numpy, pandas&gt;=2,&lt;3). A new revision is built with the packages of the current one plus these; running executions keep theirs.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Packages to remove, one per line or separated by spaces. A new revision is built without them; running executions keep theirs.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Install</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Uninstall</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>In the current revision: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Will send: %1</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1996,6 +2347,34 @@
     </message>
     <message>
         <source>Chips are logic ids separated by commas, e.g. 2, 5.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>None (the host&apos;s interpreters)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A science environment from the Environments page: the run sees its packages at /opt/science-env (strong workspaces)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Science en&amp;vironment:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This agent has no science environments yet.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 (%2, %3)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No ready revision yet (%1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A science environment needs a strong workspace: choose a strong or a new workspace, or no environment.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -243,6 +243,279 @@
     </message>
 </context>
 <context>
+    <name>runbox::console::EnvironmentInfo</name>
+    <message>
+        <source>Building</source>
+        <translation>Construyendo</translation>
+    </message>
+    <message>
+        <source>Ready</source>
+        <translation>Listo</translation>
+    </message>
+    <message>
+        <source>Build failed</source>
+        <translation>Falló la construcción</translation>
+    </message>
+    <message>
+        <source>Unknown</source>
+        <translation>Desconocido</translation>
+    </message>
+    <message>
+        <source>Python</source>
+        <translation>Python</translation>
+    </message>
+    <message>
+        <source>R</source>
+        <translation>R</translation>
+    </message>
+    <message>
+        <source>Name at least one package.</source>
+        <translation>Indique al menos un paquete.</translation>
+    </message>
+    <message>
+        <source>At most %1 packages at once.</source>
+        <translation>Como máximo %1 paquetes a la vez.</translation>
+    </message>
+    <message>
+        <source>&quot;%1&quot; is longer than %2 characters.</source>
+        <translation>&quot;%1&quot; tiene más de %2 caracteres.</translation>
+    </message>
+    <message>
+        <source>&quot;%1&quot;: pip options are not allowed.</source>
+        <translation>&quot;%1&quot;: no se permiten opciones de pip.</translation>
+    </message>
+    <message>
+        <source>&quot;%1&quot; looks like a path or a URL: only package names and version constraints are allowed.</source>
+        <translation>&quot;%1&quot; parece una ruta o una URL: solo se permiten nombres de paquete y restricciones de versión.</translation>
+    </message>
+    <message>
+        <source>&quot;%1&quot; is not a package name with optional version constraints (e.g. numpy, pandas&gt;=2,&lt;3).</source>
+        <translation>&quot;%1&quot; no es un nombre de paquete con restricciones de versión opcionales (p. ej. numpy, pandas&gt;=2,&lt;3).</translation>
+    </message>
+    <message>
+        <source>Give the environment a name.</source>
+        <translation>Dé un nombre al entorno.</translation>
+    </message>
+    <message>
+        <source>A name is 1–80 letters, digits, spaces, &apos;.&apos;, &apos;_&apos; or &apos;-&apos;, starting with a letter or digit.</source>
+        <translation>Un nombre tiene de 1 a 80 letras, dígitos, espacios, &apos;.&apos;, &apos;_&apos; o &apos;-&apos;, y empieza por una letra o un dígito.</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::EnvironmentTableModel</name>
+    <message>
+        <source>%1 (%2, provisioner %3)</source>
+        <translation>%1 (%2, aprovisionador %3)</translation>
+    </message>
+    <message>
+        <source>none yet</source>
+        <translation>ninguna aún</translation>
+    </message>
+    <message>
+        <source>Revisions built so far: %1</source>
+        <translation>Revisiones construidas hasta ahora: %1</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>Nombre</translation>
+    </message>
+    <message>
+        <source>Language</source>
+        <translation>Lenguaje</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>Estado</translation>
+    </message>
+    <message>
+        <source>Current revision</source>
+        <translation>Revisión actual</translation>
+    </message>
+    <message>
+        <source>Last build failure</source>
+        <translation>Último fallo de construcción</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::EnvironmentsPage</name>
+    <message>
+        <source>Environments</source>
+        <translation>Entornos</translation>
+    </message>
+    <message>
+        <source>&amp;New…</source>
+        <translation>&amp;Nuevo…</translation>
+    </message>
+    <message>
+        <source>&amp;Install packages…</source>
+        <translation>&amp;Instalar paquetes…</translation>
+    </message>
+    <message>
+        <source>&amp;Uninstall packages…</source>
+        <translation>&amp;Desinstalar paquetes…</translation>
+    </message>
+    <message>
+        <source>&amp;Delete</source>
+        <translation>&amp;Eliminar</translation>
+    </message>
+    <message>
+        <source>R&amp;un in this environment…</source>
+        <translation>Ejec&amp;utar en este entorno…</translation>
+    </message>
+    <message>
+        <source>Re&amp;fresh</source>
+        <translation>Actuali&amp;zar</translation>
+    </message>
+    <message>
+        <source>Create an environment (its first revision is a bare one)</source>
+        <translation>Crear un entorno (su primera revisión es un entorno vacío)</translation>
+    </message>
+    <message>
+        <source>Build a new revision with more packages</source>
+        <translation>Construir una revisión nueva con más paquetes</translation>
+    </message>
+    <message>
+        <source>Build a new revision without some packages</source>
+        <translation>Construir una revisión nueva sin algunos paquetes</translation>
+    </message>
+    <message>
+        <source>Delete the environment and every revision of it</source>
+        <translation>Eliminar el entorno y todas sus revisiones</translation>
+    </message>
+    <message>
+        <source>#</source>
+        <translation>N.º</translation>
+    </message>
+    <message>
+        <source>Revision</source>
+        <translation>Revisión</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>Estado</translation>
+    </message>
+    <message>
+        <source>Packages</source>
+        <translation>Paquetes</translation>
+    </message>
+    <message>
+        <source>Built</source>
+        <translation>Construida</translation>
+    </message>
+    <message>
+        <source>Reason</source>
+        <translation>Motivo</translation>
+    </message>
+    <message>
+        <source>Package</source>
+        <translation>Paquete</translation>
+    </message>
+    <message>
+        <source>Version</source>
+        <translation>Versión</translation>
+    </message>
+    <message>
+        <source>Revisions (newest first):</source>
+        <translation>Revisiones (la más reciente primero):</translation>
+    </message>
+    <message>
+        <source>science environments</source>
+        <translation>entornos científicos</translation>
+    </message>
+    <message>
+        <source>Could not read the environments</source>
+        <translation>No se pudieron leer los entornos</translation>
+    </message>
+    <message>
+        <source>Select an environment to see its revisions and packages.</source>
+        <translation>Seleccione un entorno para ver sus revisiones y paquetes.</translation>
+    </message>
+    <message>
+        <source>Could not read the revisions: %1</source>
+        <translation>No se pudieron leer las revisiones: %1</translation>
+    </message>
+    <message>
+        <source>%1 (current)</source>
+        <translation>%1 (actual)</translation>
+    </message>
+    <message>
+        <source>%1 (files removed)</source>
+        <translation>%1 (archivos eliminados)</translation>
+    </message>
+    <message>
+        <source>(bare)</source>
+        <translation>(vacío)</translation>
+    </message>
+    <message>
+        <source>Build execution: %1</source>
+        <translation>Ejecución de la construcción: %1</translation>
+    </message>
+    <message>
+        <source>No revision yet.</source>
+        <translation>Todavía no hay revisiones.</translation>
+    </message>
+    <message>
+        <source>Revision %1 is building: its packages are listed once it is ready.</source>
+        <translation>La revisión %1 se está construyendo: sus paquetes se listan cuando esté lista.</translation>
+    </message>
+    <message>
+        <source>Revision %1 failed and has no packages: %2</source>
+        <translation>La revisión %1 falló y no tiene paquetes: %2</translation>
+    </message>
+    <message>
+        <source>Reading the packages of %1…</source>
+        <translation>Leyendo los paquetes de %1…</translation>
+    </message>
+    <message>
+        <source>Could not read the packages: %1</source>
+        <translation>No se pudieron leer los paquetes: %1</translation>
+    </message>
+    <message>
+        <source>Packages of %1 (%2 in all), SHA-256 %3</source>
+        <translation>Paquetes de %1 (%2 en total), SHA-256 %3</translation>
+    </message>
+    <message>
+        <source>Delete environment</source>
+        <translation>Eliminar entorno</translation>
+    </message>
+    <message>
+        <source>Delete the environment %1 (%2) and all %3 of its revisions? Executions can no longer use it.</source>
+        <translation>¿Eliminar el entorno %1 (%2) y sus %3 revisiones? Las ejecuciones ya no podrán usarlo.</translation>
+    </message>
+    <message>
+        <source>Creating the environment %1…</source>
+        <translation>Creando el entorno %1…</translation>
+    </message>
+    <message>
+        <source>Could not create %1: %2</source>
+        <translation>No se pudo crear %1: %2</translation>
+    </message>
+    <message>
+        <source>This agent cannot uninstall packages yet (%1 is not there).</source>
+        <translation>Este agente aún no puede desinstalar paquetes (%1 no existe).</translation>
+    </message>
+    <message>
+        <source>Could not install: %1</source>
+        <translation>No se pudo instalar: %1</translation>
+    </message>
+    <message>
+        <source>Could not uninstall: %1</source>
+        <translation>No se pudo desinstalar: %1</translation>
+    </message>
+    <message>
+        <source>Building a new revision of %1 (execution %2)…</source>
+        <translation>Construyendo una revisión nueva de %1 (ejecución %2)…</translation>
+    </message>
+    <message>
+        <source>Could not delete %1: %2</source>
+        <translation>No se pudo eliminar %1: %2</translation>
+    </message>
+    <message>
+        <source>Environment %1 deleted.</source>
+        <translation>Entorno %1 eliminado.</translation>
+    </message>
+</context>
+<context>
     <name>runbox::console::ExecutionFollower</name>
     <message>
         <source>Could not read the execution record: %1</source>
@@ -698,6 +971,18 @@
     <message>
         <source>(not measured)</source>
         <translation>(no medido)</translation>
+    </message>
+    <message>
+        <source>environment %1</source>
+        <translation>entorno %1</translation>
+    </message>
+    <message>
+        <source>Science environment</source>
+        <translation>Entorno científico</translation>
+    </message>
+    <message>
+        <source>Environment revision</source>
+        <translation>Revisión del entorno</translation>
     </message>
 </context>
 <context>
@@ -1218,16 +1503,16 @@
         <translation>Acerca de la consola de Runbox</translation>
     </message>
     <message>
-        <source>&lt;h3&gt;Runbox Console %1&lt;/h3&gt;&lt;p&gt;The operators&apos; desktop console for Runbox agents: sandbox health, quotas, network policy, Ascend NPUs and executions.&lt;/p&gt;&lt;p&gt;Shortcuts: F5 refresh · Ctrl+F find · Ctrl+R new run · Ctrl+. cancel a run · Ctrl+1…5 pages.&lt;/p&gt;</source>
-        <translation>&lt;h3&gt;Consola de Runbox %1&lt;/h3&gt;&lt;p&gt;La consola de escritorio de los operadores para agentes de Runbox: estado del sandbox, cuotas, política de red, NPU Ascend y ejecuciones.&lt;/p&gt;&lt;p&gt;Atajos: F5 actualizar · Ctrl+F buscar · Ctrl+R nueva ejecución · Ctrl+. cancelar una ejecución · Ctrl+1…5 páginas.&lt;/p&gt;</translation>
-    </message>
-    <message>
         <source>Tokens: system keychain</source>
         <translation>Tokens: llavero del sistema</translation>
     </message>
     <message>
         <source>Tokens: this session only</source>
         <translation>Tokens: solo esta sesión</translation>
+    </message>
+    <message>
+        <source>&lt;h3&gt;Runbox Console %1&lt;/h3&gt;&lt;p&gt;The operators&apos; desktop console for Runbox agents: sandbox health, quotas, network policy, Ascend NPUs, executions and science environments.&lt;/p&gt;&lt;p&gt;Shortcuts: F5 refresh · Ctrl+F find · Ctrl+R new run · Ctrl+. cancel a run · Ctrl+1…6 pages.&lt;/p&gt;</source>
+        <translation>&lt;h3&gt;Consola de Runbox %1&lt;/h3&gt;&lt;p&gt;La consola de escritorio de los operadores para agentes de Runbox: estado del sandbox, cuotas, política de red, NPU Ascend, ejecuciones y entornos científicos.&lt;/p&gt;&lt;p&gt;Atajos: F5 actualizar · Ctrl+F buscar · Ctrl+R nueva ejecución · Ctrl+. cancelar una ejecución · Ctrl+1…6 páginas.&lt;/p&gt;</translation>
     </message>
 </context>
 <context>
@@ -1384,6 +1669,37 @@
     <message>
         <source>Network policy applied: %1</source>
         <translation>Política de red aplicada: %1</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::NewEnvironmentDialog</name>
+    <message>
+        <source>New environment</source>
+        <translation>Nuevo entorno</translation>
+    </message>
+    <message>
+        <source>e.g. analysis-2026</source>
+        <translation>p. ej. analysis-2026</translation>
+    </message>
+    <message>
+        <source>Not available on this agent: %1</source>
+        <translation>No disponible en este agente: %1</translation>
+    </message>
+    <message>
+        <source>The first revision is a bare environment; install packages into it afterwards. Its build log opens in a window of its own.</source>
+        <translation>La primera revisión es un entorno vacío; instale paquetes en él después. Su registro de construcción se abre en una ventana propia.</translation>
+    </message>
+    <message>
+        <source>&amp;Name:</source>
+        <translation>&amp;Nombre:</translation>
+    </message>
+    <message>
+        <source>&amp;Language:</source>
+        <translation>&amp;Lenguaje:</translation>
+    </message>
+    <message>
+        <source>&amp;Create</source>
+        <translation>&amp;Crear</translation>
     </message>
 </context>
 <context>
@@ -1623,6 +1939,41 @@
     <message>
         <source>Source: %1</source>
         <translation>Origen: %1</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::PackagesDialog</name>
+    <message>
+        <source>Install packages into %1</source>
+        <translation>Instalar paquetes en %1</translation>
+    </message>
+    <message>
+        <source>Uninstall packages from %1</source>
+        <translation>Desinstalar paquetes de %1</translation>
+    </message>
+    <message>
+        <source>Packages to install, one per line or separated by spaces, with optional version constraints (numpy, pandas&gt;=2,&lt;3). A new revision is built with the packages of the current one plus these; running executions keep theirs.</source>
+        <translation>Paquetes que instalar, uno por línea o separados por espacios, con restricciones de versión opcionales (numpy, pandas&gt;=2,&lt;3). Se construye una revisión nueva con los paquetes de la actual más estos; las ejecuciones en curso conservan los suyos.</translation>
+    </message>
+    <message>
+        <source>Packages to remove, one per line or separated by spaces. A new revision is built without them; running executions keep theirs.</source>
+        <translation>Paquetes que quitar, uno por línea o separados por espacios. Se construye una revisión nueva sin ellos; las ejecuciones en curso conservan los suyos.</translation>
+    </message>
+    <message>
+        <source>&amp;Install</source>
+        <translation>&amp;Instalar</translation>
+    </message>
+    <message>
+        <source>&amp;Uninstall</source>
+        <translation>&amp;Desinstalar</translation>
+    </message>
+    <message>
+        <source>In the current revision: %1</source>
+        <translation>En la revisión actual: %1</translation>
+    </message>
+    <message>
+        <source>Will send: %1</source>
+        <translation>Se enviará: %1</translation>
     </message>
 </context>
 <context>
@@ -2001,6 +2352,34 @@
     <message>
         <source>Chips are logic ids separated by commas, e.g. 2, 5.</source>
         <translation>Los chips son ids lógicos separados por comas, p. ej. 2, 5.</translation>
+    </message>
+    <message>
+        <source>None (the host&apos;s interpreters)</source>
+        <translation>Ninguno (los intérpretes del host)</translation>
+    </message>
+    <message>
+        <source>A science environment from the Environments page: the run sees its packages at /opt/science-env (strong workspaces)</source>
+        <translation>Un entorno científico de la página Entornos: la ejecución ve sus paquetes en /opt/science-env (espacios de trabajo fuertes)</translation>
+    </message>
+    <message>
+        <source>Science en&amp;vironment:</source>
+        <translation>Entorno &amp;científico:</translation>
+    </message>
+    <message>
+        <source>This agent has no science environments yet.</source>
+        <translation>Este agente aún no tiene entornos científicos.</translation>
+    </message>
+    <message>
+        <source>%1 (%2, %3)</source>
+        <translation>%1 (%2, %3)</translation>
+    </message>
+    <message>
+        <source>No ready revision yet (%1)</source>
+        <translation>Todavía no hay una revisión lista (%1)</translation>
+    </message>
+    <message>
+        <source>A science environment needs a strong workspace: choose a strong or a new workspace, or no environment.</source>
+        <translation>Un entorno científico necesita un espacio de trabajo fuerte: elija uno fuerte o uno nuevo, o ningún entorno.</translation>
     </message>
 </context>
 <context>

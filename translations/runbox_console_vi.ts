@@ -240,6 +240,279 @@
     </message>
 </context>
 <context>
+    <name>runbox::console::EnvironmentInfo</name>
+    <message>
+        <source>Building</source>
+        <translation>Đang dựng</translation>
+    </message>
+    <message>
+        <source>Ready</source>
+        <translation>Sẵn sàng</translation>
+    </message>
+    <message>
+        <source>Build failed</source>
+        <translation>Dựng thất bại</translation>
+    </message>
+    <message>
+        <source>Unknown</source>
+        <translation>Không rõ</translation>
+    </message>
+    <message>
+        <source>Python</source>
+        <translation>Python</translation>
+    </message>
+    <message>
+        <source>R</source>
+        <translation>R</translation>
+    </message>
+    <message>
+        <source>Name at least one package.</source>
+        <translation>Hãy nêu ít nhất một gói.</translation>
+    </message>
+    <message>
+        <source>At most %1 packages at once.</source>
+        <translation>Tối đa %1 gói mỗi lần.</translation>
+    </message>
+    <message>
+        <source>&quot;%1&quot; is longer than %2 characters.</source>
+        <translation>&quot;%1&quot; dài hơn %2 ký tự.</translation>
+    </message>
+    <message>
+        <source>&quot;%1&quot;: pip options are not allowed.</source>
+        <translation>&quot;%1&quot;: không được dùng tùy chọn của pip.</translation>
+    </message>
+    <message>
+        <source>&quot;%1&quot; looks like a path or a URL: only package names and version constraints are allowed.</source>
+        <translation>&quot;%1&quot; trông giống đường dẫn hoặc URL: chỉ được dùng tên gói và ràng buộc phiên bản.</translation>
+    </message>
+    <message>
+        <source>&quot;%1&quot; is not a package name with optional version constraints (e.g. numpy, pandas&gt;=2,&lt;3).</source>
+        <translation>&quot;%1&quot; không phải tên gói kèm ràng buộc phiên bản tùy chọn (ví dụ numpy, pandas&gt;=2,&lt;3).</translation>
+    </message>
+    <message>
+        <source>Give the environment a name.</source>
+        <translation>Hãy đặt tên cho môi trường.</translation>
+    </message>
+    <message>
+        <source>A name is 1–80 letters, digits, spaces, &apos;.&apos;, &apos;_&apos; or &apos;-&apos;, starting with a letter or digit.</source>
+        <translation>Tên gồm 1–80 chữ cái, chữ số, dấu cách, &apos;.&apos;, &apos;_&apos; hoặc &apos;-&apos;, bắt đầu bằng chữ cái hoặc chữ số.</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::EnvironmentTableModel</name>
+    <message>
+        <source>%1 (%2, provisioner %3)</source>
+        <translation>%1 (%2, bộ cung cấp %3)</translation>
+    </message>
+    <message>
+        <source>none yet</source>
+        <translation>chưa có</translation>
+    </message>
+    <message>
+        <source>Revisions built so far: %1</source>
+        <translation>Số bản sửa đổi đã dựng: %1</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>Tên</translation>
+    </message>
+    <message>
+        <source>Language</source>
+        <translation>Ngôn ngữ</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>Trạng thái</translation>
+    </message>
+    <message>
+        <source>Current revision</source>
+        <translation>Bản sửa đổi hiện tại</translation>
+    </message>
+    <message>
+        <source>Last build failure</source>
+        <translation>Lần dựng thất bại gần nhất</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::EnvironmentsPage</name>
+    <message>
+        <source>Environments</source>
+        <translation>Môi trường</translation>
+    </message>
+    <message>
+        <source>&amp;New…</source>
+        <translation>&amp;Mới…</translation>
+    </message>
+    <message>
+        <source>&amp;Install packages…</source>
+        <translation>&amp;Cài gói…</translation>
+    </message>
+    <message>
+        <source>&amp;Uninstall packages…</source>
+        <translation>&amp;Gỡ gói…</translation>
+    </message>
+    <message>
+        <source>&amp;Delete</source>
+        <translation>&amp;Xóa</translation>
+    </message>
+    <message>
+        <source>R&amp;un in this environment…</source>
+        <translation>C&amp;hạy trong môi trường này…</translation>
+    </message>
+    <message>
+        <source>Re&amp;fresh</source>
+        <translation>&amp;Làm mới</translation>
+    </message>
+    <message>
+        <source>Create an environment (its first revision is a bare one)</source>
+        <translation>Tạo môi trường (bản sửa đổi đầu tiên là môi trường trống)</translation>
+    </message>
+    <message>
+        <source>Build a new revision with more packages</source>
+        <translation>Dựng bản sửa đổi mới có thêm gói</translation>
+    </message>
+    <message>
+        <source>Build a new revision without some packages</source>
+        <translation>Dựng bản sửa đổi mới bỏ bớt một số gói</translation>
+    </message>
+    <message>
+        <source>Delete the environment and every revision of it</source>
+        <translation>Xóa môi trường và mọi bản sửa đổi của nó</translation>
+    </message>
+    <message>
+        <source>#</source>
+        <translation>#</translation>
+    </message>
+    <message>
+        <source>Revision</source>
+        <translation>Bản sửa đổi</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>Trạng thái</translation>
+    </message>
+    <message>
+        <source>Packages</source>
+        <translation>Gói</translation>
+    </message>
+    <message>
+        <source>Built</source>
+        <translation>Dựng xong</translation>
+    </message>
+    <message>
+        <source>Reason</source>
+        <translation>Lý do</translation>
+    </message>
+    <message>
+        <source>Package</source>
+        <translation>Gói</translation>
+    </message>
+    <message>
+        <source>Version</source>
+        <translation>Phiên bản</translation>
+    </message>
+    <message>
+        <source>Revisions (newest first):</source>
+        <translation>Các bản sửa đổi (mới nhất trước):</translation>
+    </message>
+    <message>
+        <source>science environments</source>
+        <translation>môi trường khoa học</translation>
+    </message>
+    <message>
+        <source>Could not read the environments</source>
+        <translation>Không đọc được các môi trường</translation>
+    </message>
+    <message>
+        <source>Select an environment to see its revisions and packages.</source>
+        <translation>Chọn một môi trường để xem các bản sửa đổi và gói của nó.</translation>
+    </message>
+    <message>
+        <source>Could not read the revisions: %1</source>
+        <translation>Không đọc được các bản sửa đổi: %1</translation>
+    </message>
+    <message>
+        <source>%1 (current)</source>
+        <translation>%1 (hiện tại)</translation>
+    </message>
+    <message>
+        <source>%1 (files removed)</source>
+        <translation>%1 (đã gỡ tệp)</translation>
+    </message>
+    <message>
+        <source>(bare)</source>
+        <translation>(trống)</translation>
+    </message>
+    <message>
+        <source>Build execution: %1</source>
+        <translation>Lần chạy dựng: %1</translation>
+    </message>
+    <message>
+        <source>No revision yet.</source>
+        <translation>Chưa có bản sửa đổi.</translation>
+    </message>
+    <message>
+        <source>Revision %1 is building: its packages are listed once it is ready.</source>
+        <translation>Bản sửa đổi %1 đang được dựng: các gói sẽ hiện khi nó sẵn sàng.</translation>
+    </message>
+    <message>
+        <source>Revision %1 failed and has no packages: %2</source>
+        <translation>Bản sửa đổi %1 thất bại và không có gói: %2</translation>
+    </message>
+    <message>
+        <source>Reading the packages of %1…</source>
+        <translation>Đang đọc các gói của %1…</translation>
+    </message>
+    <message>
+        <source>Could not read the packages: %1</source>
+        <translation>Không đọc được các gói: %1</translation>
+    </message>
+    <message>
+        <source>Packages of %1 (%2 in all), SHA-256 %3</source>
+        <translation>Các gói của %1 (tổng %2), SHA-256 %3</translation>
+    </message>
+    <message>
+        <source>Delete environment</source>
+        <translation>Xóa môi trường</translation>
+    </message>
+    <message>
+        <source>Delete the environment %1 (%2) and all %3 of its revisions? Executions can no longer use it.</source>
+        <translation>Xóa môi trường %1 (%2) cùng toàn bộ %3 bản sửa đổi? Các lần chạy sẽ không dùng được nó nữa.</translation>
+    </message>
+    <message>
+        <source>Creating the environment %1…</source>
+        <translation>Đang tạo môi trường %1…</translation>
+    </message>
+    <message>
+        <source>Could not create %1: %2</source>
+        <translation>Không tạo được %1: %2</translation>
+    </message>
+    <message>
+        <source>This agent cannot uninstall packages yet (%1 is not there).</source>
+        <translation>Agent này chưa gỡ được gói (không có %1).</translation>
+    </message>
+    <message>
+        <source>Could not install: %1</source>
+        <translation>Không cài được: %1</translation>
+    </message>
+    <message>
+        <source>Could not uninstall: %1</source>
+        <translation>Không gỡ được: %1</translation>
+    </message>
+    <message>
+        <source>Building a new revision of %1 (execution %2)…</source>
+        <translation>Đang dựng bản sửa đổi mới của %1 (lần chạy %2)…</translation>
+    </message>
+    <message>
+        <source>Could not delete %1: %2</source>
+        <translation>Không xóa được %1: %2</translation>
+    </message>
+    <message>
+        <source>Environment %1 deleted.</source>
+        <translation>Đã xóa môi trường %1.</translation>
+    </message>
+</context>
+<context>
     <name>runbox::console::ExecutionFollower</name>
     <message>
         <source>Could not read the execution record: %1</source>
@@ -694,6 +967,18 @@
     <message>
         <source>(not measured)</source>
         <translation>(chưa đo)</translation>
+    </message>
+    <message>
+        <source>environment %1</source>
+        <translation>môi trường %1</translation>
+    </message>
+    <message>
+        <source>Science environment</source>
+        <translation>Môi trường khoa học</translation>
+    </message>
+    <message>
+        <source>Environment revision</source>
+        <translation>Bản sửa đổi môi trường</translation>
     </message>
 </context>
 <context>
@@ -1212,16 +1497,16 @@
         <translation>Giới thiệu Runbox Console</translation>
     </message>
     <message>
-        <source>&lt;h3&gt;Runbox Console %1&lt;/h3&gt;&lt;p&gt;The operators&apos; desktop console for Runbox agents: sandbox health, quotas, network policy, Ascend NPUs and executions.&lt;/p&gt;&lt;p&gt;Shortcuts: F5 refresh · Ctrl+F find · Ctrl+R new run · Ctrl+. cancel a run · Ctrl+1…5 pages.&lt;/p&gt;</source>
-        <translation>&lt;h3&gt;Runbox Console %1&lt;/h3&gt;&lt;p&gt;Console máy tính dành cho người vận hành agent Runbox: tình trạng sandbox, hạn mức, chính sách mạng, NPU Ascend và các lần chạy.&lt;/p&gt;&lt;p&gt;Phím tắt: F5 làm mới · Ctrl+F tìm · Ctrl+R lần chạy mới · Ctrl+. hủy lần chạy · Ctrl+1…5 chuyển trang.&lt;/p&gt;</translation>
-    </message>
-    <message>
         <source>Tokens: system keychain</source>
         <translation>Token: chuỗi khóa hệ thống</translation>
     </message>
     <message>
         <source>Tokens: this session only</source>
         <translation>Token: chỉ phiên này</translation>
+    </message>
+    <message>
+        <source>&lt;h3&gt;Runbox Console %1&lt;/h3&gt;&lt;p&gt;The operators&apos; desktop console for Runbox agents: sandbox health, quotas, network policy, Ascend NPUs, executions and science environments.&lt;/p&gt;&lt;p&gt;Shortcuts: F5 refresh · Ctrl+F find · Ctrl+R new run · Ctrl+. cancel a run · Ctrl+1…6 pages.&lt;/p&gt;</source>
+        <translation>&lt;h3&gt;Runbox Console %1&lt;/h3&gt;&lt;p&gt;Console máy tính dành cho người vận hành agent Runbox: tình trạng sandbox, hạn mức, chính sách mạng, NPU Ascend, các lần chạy và môi trường khoa học.&lt;/p&gt;&lt;p&gt;Phím tắt: F5 làm mới · Ctrl+F tìm · Ctrl+R lần chạy mới · Ctrl+. hủy lần chạy · Ctrl+1…6 chuyển trang.&lt;/p&gt;</translation>
     </message>
 </context>
 <context>
@@ -1375,6 +1660,37 @@
     <message>
         <source>Network policy applied: %1</source>
         <translation>Đã áp dụng chính sách mạng: %1</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::NewEnvironmentDialog</name>
+    <message>
+        <source>New environment</source>
+        <translation>Môi trường mới</translation>
+    </message>
+    <message>
+        <source>e.g. analysis-2026</source>
+        <translation>ví dụ analysis-2026</translation>
+    </message>
+    <message>
+        <source>Not available on this agent: %1</source>
+        <translation>Không có trên agent này: %1</translation>
+    </message>
+    <message>
+        <source>The first revision is a bare environment; install packages into it afterwards. Its build log opens in a window of its own.</source>
+        <translation>Bản sửa đổi đầu tiên là môi trường trống; hãy cài gói vào sau. Nhật ký dựng mở trong một cửa sổ riêng.</translation>
+    </message>
+    <message>
+        <source>&amp;Name:</source>
+        <translation>&amp;Tên:</translation>
+    </message>
+    <message>
+        <source>&amp;Language:</source>
+        <translation>&amp;Ngôn ngữ:</translation>
+    </message>
+    <message>
+        <source>&amp;Create</source>
+        <translation>T&amp;ạo</translation>
     </message>
 </context>
 <context>
@@ -1613,6 +1929,41 @@
     <message>
         <source>Source: %1</source>
         <translation>Nguồn: %1</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::PackagesDialog</name>
+    <message>
+        <source>Install packages into %1</source>
+        <translation>Cài gói vào %1</translation>
+    </message>
+    <message>
+        <source>Uninstall packages from %1</source>
+        <translation>Gỡ gói khỏi %1</translation>
+    </message>
+    <message>
+        <source>Packages to install, one per line or separated by spaces, with optional version constraints (numpy, pandas&gt;=2,&lt;3). A new revision is built with the packages of the current one plus these; running executions keep theirs.</source>
+        <translation>Các gói cần cài, mỗi dòng một gói hoặc cách nhau bằng dấu cách, có thể kèm ràng buộc phiên bản (numpy, pandas&gt;=2,&lt;3). Một bản sửa đổi mới được dựng từ các gói của bản hiện tại cộng thêm các gói này; các lần chạy đang chạy giữ nguyên môi trường của chúng.</translation>
+    </message>
+    <message>
+        <source>Packages to remove, one per line or separated by spaces. A new revision is built without them; running executions keep theirs.</source>
+        <translation>Các gói cần gỡ, mỗi dòng một gói hoặc cách nhau bằng dấu cách. Một bản sửa đổi mới được dựng không có chúng; các lần chạy đang chạy giữ nguyên môi trường của chúng.</translation>
+    </message>
+    <message>
+        <source>&amp;Install</source>
+        <translation>&amp;Cài</translation>
+    </message>
+    <message>
+        <source>&amp;Uninstall</source>
+        <translation>&amp;Gỡ</translation>
+    </message>
+    <message>
+        <source>In the current revision: %1</source>
+        <translation>Trong bản sửa đổi hiện tại: %1</translation>
+    </message>
+    <message>
+        <source>Will send: %1</source>
+        <translation>Sẽ gửi: %1</translation>
     </message>
 </context>
 <context>
@@ -1991,6 +2342,34 @@
     <message>
         <source>Chips are logic ids separated by commas, e.g. 2, 5.</source>
         <translation>Chip là các id logic cách nhau bằng dấu phẩy, ví dụ 2, 5.</translation>
+    </message>
+    <message>
+        <source>None (the host&apos;s interpreters)</source>
+        <translation>Không (trình thông dịch của máy chủ)</translation>
+    </message>
+    <message>
+        <source>A science environment from the Environments page: the run sees its packages at /opt/science-env (strong workspaces)</source>
+        <translation>Một môi trường khoa học từ trang Môi trường: lần chạy thấy các gói của nó tại /opt/science-env (workspace mạnh)</translation>
+    </message>
+    <message>
+        <source>Science en&amp;vironment:</source>
+        <translation>Môi trường &amp;khoa học:</translation>
+    </message>
+    <message>
+        <source>This agent has no science environments yet.</source>
+        <translation>Agent này chưa có môi trường khoa học.</translation>
+    </message>
+    <message>
+        <source>%1 (%2, %3)</source>
+        <translation>%1 (%2, %3)</translation>
+    </message>
+    <message>
+        <source>No ready revision yet (%1)</source>
+        <translation>Chưa có bản sửa đổi sẵn sàng (%1)</translation>
+    </message>
+    <message>
+        <source>A science environment needs a strong workspace: choose a strong or a new workspace, or no environment.</source>
+        <translation>Môi trường khoa học cần workspace mạnh: hãy chọn workspace mạnh hoặc workspace mới, hoặc không dùng môi trường.</translation>
     </message>
 </context>
 <context>

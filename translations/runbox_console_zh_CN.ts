@@ -240,6 +240,279 @@
     </message>
 </context>
 <context>
+    <name>runbox::console::EnvironmentInfo</name>
+    <message>
+        <source>Building</source>
+        <translation>正在构建</translation>
+    </message>
+    <message>
+        <source>Ready</source>
+        <translation>就绪</translation>
+    </message>
+    <message>
+        <source>Build failed</source>
+        <translation>构建失败</translation>
+    </message>
+    <message>
+        <source>Unknown</source>
+        <translation>未知</translation>
+    </message>
+    <message>
+        <source>Python</source>
+        <translation>Python</translation>
+    </message>
+    <message>
+        <source>R</source>
+        <translation>R</translation>
+    </message>
+    <message>
+        <source>Name at least one package.</source>
+        <translation>请至少指定一个软件包。</translation>
+    </message>
+    <message>
+        <source>At most %1 packages at once.</source>
+        <translation>一次最多 %1 个软件包。</translation>
+    </message>
+    <message>
+        <source>&quot;%1&quot; is longer than %2 characters.</source>
+        <translation>“%1”超过 %2 个字符。</translation>
+    </message>
+    <message>
+        <source>&quot;%1&quot;: pip options are not allowed.</source>
+        <translation>“%1”：不允许使用 pip 选项。</translation>
+    </message>
+    <message>
+        <source>&quot;%1&quot; looks like a path or a URL: only package names and version constraints are allowed.</source>
+        <translation>“%1”看起来像路径或 URL：只允许软件包名和版本约束。</translation>
+    </message>
+    <message>
+        <source>&quot;%1&quot; is not a package name with optional version constraints (e.g. numpy, pandas&gt;=2,&lt;3).</source>
+        <translation>“%1”不是带可选版本约束的软件包名（例如 numpy、pandas&gt;=2,&lt;3）。</translation>
+    </message>
+    <message>
+        <source>Give the environment a name.</source>
+        <translation>请为环境命名。</translation>
+    </message>
+    <message>
+        <source>A name is 1–80 letters, digits, spaces, &apos;.&apos;, &apos;_&apos; or &apos;-&apos;, starting with a letter or digit.</source>
+        <translation>名称由 1–80 个字母、数字、空格、“.”、“_”或“-”组成，并以字母或数字开头。</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::EnvironmentTableModel</name>
+    <message>
+        <source>%1 (%2, provisioner %3)</source>
+        <translation>%1（%2，供应器 %3）</translation>
+    </message>
+    <message>
+        <source>none yet</source>
+        <translation>暂无</translation>
+    </message>
+    <message>
+        <source>Revisions built so far: %1</source>
+        <translation>已构建的修订：%1</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>Language</source>
+        <translation>语言</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Current revision</source>
+        <translation>当前修订</translation>
+    </message>
+    <message>
+        <source>Last build failure</source>
+        <translation>上次构建失败</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::EnvironmentsPage</name>
+    <message>
+        <source>Environments</source>
+        <translation>环境</translation>
+    </message>
+    <message>
+        <source>&amp;New…</source>
+        <translation>新建(&amp;N)…</translation>
+    </message>
+    <message>
+        <source>&amp;Install packages…</source>
+        <translation>安装软件包(&amp;I)…</translation>
+    </message>
+    <message>
+        <source>&amp;Uninstall packages…</source>
+        <translation>卸载软件包(&amp;U)…</translation>
+    </message>
+    <message>
+        <source>&amp;Delete</source>
+        <translation>删除(&amp;D)</translation>
+    </message>
+    <message>
+        <source>R&amp;un in this environment…</source>
+        <translation>在此环境中运行(&amp;U)…</translation>
+    </message>
+    <message>
+        <source>Re&amp;fresh</source>
+        <translation>刷新(&amp;F)</translation>
+    </message>
+    <message>
+        <source>Create an environment (its first revision is a bare one)</source>
+        <translation>创建环境（其第一个修订为空环境）</translation>
+    </message>
+    <message>
+        <source>Build a new revision with more packages</source>
+        <translation>构建包含更多软件包的新修订</translation>
+    </message>
+    <message>
+        <source>Build a new revision without some packages</source>
+        <translation>构建去掉部分软件包的新修订</translation>
+    </message>
+    <message>
+        <source>Delete the environment and every revision of it</source>
+        <translation>删除该环境及其所有修订</translation>
+    </message>
+    <message>
+        <source>#</source>
+        <translation>#</translation>
+    </message>
+    <message>
+        <source>Revision</source>
+        <translation>修订</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Packages</source>
+        <translation>软件包</translation>
+    </message>
+    <message>
+        <source>Built</source>
+        <translation>构建完成</translation>
+    </message>
+    <message>
+        <source>Reason</source>
+        <translation>原因</translation>
+    </message>
+    <message>
+        <source>Package</source>
+        <translation>软件包</translation>
+    </message>
+    <message>
+        <source>Version</source>
+        <translation>版本</translation>
+    </message>
+    <message>
+        <source>Revisions (newest first):</source>
+        <translation>修订（最新的在前）：</translation>
+    </message>
+    <message>
+        <source>science environments</source>
+        <translation>科学计算环境</translation>
+    </message>
+    <message>
+        <source>Could not read the environments</source>
+        <translation>无法读取环境</translation>
+    </message>
+    <message>
+        <source>Select an environment to see its revisions and packages.</source>
+        <translation>选择一个环境以查看其修订和软件包。</translation>
+    </message>
+    <message>
+        <source>Could not read the revisions: %1</source>
+        <translation>无法读取修订：%1</translation>
+    </message>
+    <message>
+        <source>%1 (current)</source>
+        <translation>%1（当前）</translation>
+    </message>
+    <message>
+        <source>%1 (files removed)</source>
+        <translation>%1（文件已移除）</translation>
+    </message>
+    <message>
+        <source>(bare)</source>
+        <translation>（空）</translation>
+    </message>
+    <message>
+        <source>Build execution: %1</source>
+        <translation>构建执行：%1</translation>
+    </message>
+    <message>
+        <source>No revision yet.</source>
+        <translation>尚无修订。</translation>
+    </message>
+    <message>
+        <source>Revision %1 is building: its packages are listed once it is ready.</source>
+        <translation>修订 %1 正在构建：就绪后会列出其软件包。</translation>
+    </message>
+    <message>
+        <source>Revision %1 failed and has no packages: %2</source>
+        <translation>修订 %1 构建失败，没有软件包：%2</translation>
+    </message>
+    <message>
+        <source>Reading the packages of %1…</source>
+        <translation>正在读取 %1 的软件包…</translation>
+    </message>
+    <message>
+        <source>Could not read the packages: %1</source>
+        <translation>无法读取软件包：%1</translation>
+    </message>
+    <message>
+        <source>Packages of %1 (%2 in all), SHA-256 %3</source>
+        <translation>%1 的软件包（共 %2 个），SHA-256 %3</translation>
+    </message>
+    <message>
+        <source>Delete environment</source>
+        <translation>删除环境</translation>
+    </message>
+    <message>
+        <source>Delete the environment %1 (%2) and all %3 of its revisions? Executions can no longer use it.</source>
+        <translation>删除环境 %1（%2）及其全部 %3 个修订？之后执行将无法再使用它。</translation>
+    </message>
+    <message>
+        <source>Creating the environment %1…</source>
+        <translation>正在创建环境 %1…</translation>
+    </message>
+    <message>
+        <source>Could not create %1: %2</source>
+        <translation>无法创建 %1：%2</translation>
+    </message>
+    <message>
+        <source>This agent cannot uninstall packages yet (%1 is not there).</source>
+        <translation>此代理尚不能卸载软件包（没有 %1）。</translation>
+    </message>
+    <message>
+        <source>Could not install: %1</source>
+        <translation>无法安装：%1</translation>
+    </message>
+    <message>
+        <source>Could not uninstall: %1</source>
+        <translation>无法卸载：%1</translation>
+    </message>
+    <message>
+        <source>Building a new revision of %1 (execution %2)…</source>
+        <translation>正在构建 %1 的新修订（执行 %2）…</translation>
+    </message>
+    <message>
+        <source>Could not delete %1: %2</source>
+        <translation>无法删除 %1：%2</translation>
+    </message>
+    <message>
+        <source>Environment %1 deleted.</source>
+        <translation>环境 %1 已删除。</translation>
+    </message>
+</context>
+<context>
     <name>runbox::console::ExecutionFollower</name>
     <message>
         <source>Could not read the execution record: %1</source>
@@ -694,6 +967,18 @@
     <message>
         <source>(not measured)</source>
         <translation>（未测量）</translation>
+    </message>
+    <message>
+        <source>environment %1</source>
+        <translation>环境 %1</translation>
+    </message>
+    <message>
+        <source>Science environment</source>
+        <translation>科学计算环境</translation>
+    </message>
+    <message>
+        <source>Environment revision</source>
+        <translation>环境修订</translation>
     </message>
 </context>
 <context>
@@ -1212,16 +1497,16 @@
         <translation>关于 Runbox 控制台</translation>
     </message>
     <message>
-        <source>&lt;h3&gt;Runbox Console %1&lt;/h3&gt;&lt;p&gt;The operators&apos; desktop console for Runbox agents: sandbox health, quotas, network policy, Ascend NPUs and executions.&lt;/p&gt;&lt;p&gt;Shortcuts: F5 refresh · Ctrl+F find · Ctrl+R new run · Ctrl+. cancel a run · Ctrl+1…5 pages.&lt;/p&gt;</source>
-        <translation>&lt;h3&gt;Runbox 控制台 %1&lt;/h3&gt;&lt;p&gt;面向运维人员的 Runbox 代理桌面控制台：沙箱健康状况、配额、网络策略、Ascend NPU 和执行记录。&lt;/p&gt;&lt;p&gt;快捷键：F5 刷新 · Ctrl+F 查找 · Ctrl+R 新建运行 · Ctrl+. 取消运行 · Ctrl+1…5 切换页面。&lt;/p&gt;</translation>
-    </message>
-    <message>
         <source>Tokens: system keychain</source>
         <translation>令牌：系统钥匙串</translation>
     </message>
     <message>
         <source>Tokens: this session only</source>
         <translation>令牌：仅本次会话</translation>
+    </message>
+    <message>
+        <source>&lt;h3&gt;Runbox Console %1&lt;/h3&gt;&lt;p&gt;The operators&apos; desktop console for Runbox agents: sandbox health, quotas, network policy, Ascend NPUs, executions and science environments.&lt;/p&gt;&lt;p&gt;Shortcuts: F5 refresh · Ctrl+F find · Ctrl+R new run · Ctrl+. cancel a run · Ctrl+1…6 pages.&lt;/p&gt;</source>
+        <translation>&lt;h3&gt;Runbox 控制台 %1&lt;/h3&gt;&lt;p&gt;面向运维人员的 Runbox 代理桌面控制台：沙箱健康状况、配额、网络策略、Ascend NPU、执行记录和科学计算环境。&lt;/p&gt;&lt;p&gt;快捷键：F5 刷新 · Ctrl+F 查找 · Ctrl+R 新建运行 · Ctrl+. 取消运行 · Ctrl+1…6 切换页面。&lt;/p&gt;</translation>
     </message>
 </context>
 <context>
@@ -1375,6 +1660,37 @@
     <message>
         <source>Network policy applied: %1</source>
         <translation>网络策略已应用：%1</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::NewEnvironmentDialog</name>
+    <message>
+        <source>New environment</source>
+        <translation>新建环境</translation>
+    </message>
+    <message>
+        <source>e.g. analysis-2026</source>
+        <translation>例如 analysis-2026</translation>
+    </message>
+    <message>
+        <source>Not available on this agent: %1</source>
+        <translation>此代理不可用：%1</translation>
+    </message>
+    <message>
+        <source>The first revision is a bare environment; install packages into it afterwards. Its build log opens in a window of its own.</source>
+        <translation>第一个修订是空环境，之后再向其中安装软件包。其构建日志会在单独的窗口中打开。</translation>
+    </message>
+    <message>
+        <source>&amp;Name:</source>
+        <translation>名称(&amp;N)：</translation>
+    </message>
+    <message>
+        <source>&amp;Language:</source>
+        <translation>语言(&amp;L)：</translation>
+    </message>
+    <message>
+        <source>&amp;Create</source>
+        <translation>创建(&amp;C)</translation>
     </message>
 </context>
 <context>
@@ -1613,6 +1929,41 @@
     <message>
         <source>Source: %1</source>
         <translation>来源：%1</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::PackagesDialog</name>
+    <message>
+        <source>Install packages into %1</source>
+        <translation>向 %1 安装软件包</translation>
+    </message>
+    <message>
+        <source>Uninstall packages from %1</source>
+        <translation>从 %1 卸载软件包</translation>
+    </message>
+    <message>
+        <source>Packages to install, one per line or separated by spaces, with optional version constraints (numpy, pandas&gt;=2,&lt;3). A new revision is built with the packages of the current one plus these; running executions keep theirs.</source>
+        <translation>要安装的软件包，每行一个或以空格分隔，可带版本约束（numpy、pandas&gt;=2,&lt;3）。将以当前修订的软件包加上这些构建新修订；正在运行的执行保留原来的环境。</translation>
+    </message>
+    <message>
+        <source>Packages to remove, one per line or separated by spaces. A new revision is built without them; running executions keep theirs.</source>
+        <translation>要移除的软件包，每行一个或以空格分隔。将构建不含这些软件包的新修订；正在运行的执行保留原来的环境。</translation>
+    </message>
+    <message>
+        <source>&amp;Install</source>
+        <translation>安装(&amp;I)</translation>
+    </message>
+    <message>
+        <source>&amp;Uninstall</source>
+        <translation>卸载(&amp;U)</translation>
+    </message>
+    <message>
+        <source>In the current revision: %1</source>
+        <translation>当前修订中：%1</translation>
+    </message>
+    <message>
+        <source>Will send: %1</source>
+        <translation>将发送：%1</translation>
     </message>
 </context>
 <context>
@@ -1991,6 +2342,34 @@
     <message>
         <source>Chips are logic ids separated by commas, e.g. 2, 5.</source>
         <translation>芯片为逻辑 ID，用逗号分隔，例如 2, 5。</translation>
+    </message>
+    <message>
+        <source>None (the host&apos;s interpreters)</source>
+        <translation>无（使用主机的解释器）</translation>
+    </message>
+    <message>
+        <source>A science environment from the Environments page: the run sees its packages at /opt/science-env (strong workspaces)</source>
+        <translation>“环境”页面中的科学计算环境：运行时可在 /opt/science-env 看到其软件包（仅限强隔离工作区）</translation>
+    </message>
+    <message>
+        <source>Science en&amp;vironment:</source>
+        <translation>科学计算环境(&amp;V)：</translation>
+    </message>
+    <message>
+        <source>This agent has no science environments yet.</source>
+        <translation>此代理尚不支持科学计算环境。</translation>
+    </message>
+    <message>
+        <source>%1 (%2, %3)</source>
+        <translation>%1（%2，%3）</translation>
+    </message>
+    <message>
+        <source>No ready revision yet (%1)</source>
+        <translation>尚无就绪的修订（%1）</translation>
+    </message>
+    <message>
+        <source>A science environment needs a strong workspace: choose a strong or a new workspace, or no environment.</source>
+        <translation>科学计算环境需要强隔离工作区：请选择强隔离工作区或新建工作区，或不使用环境。</translation>
     </message>
 </context>
 <context>

@@ -55,17 +55,20 @@ private Q_SLOTS:
     void testStringsComeOutTranslated_data() {
         QTest::addColumn<QString>("code");
         QTest::addColumn<QString>("overview");
-        QTest::newRow("zh_CN") << "zh_CN" << QStringLiteral("概览");
-        QTest::newRow("es") << "es" << QStringLiteral("Resumen");
-        QTest::newRow("vi") << "vi" << QStringLiteral("Tổng quan");
+        QTest::addColumn<QString>("environments");
+        QTest::newRow("zh_CN") << "zh_CN" << QStringLiteral("概览") << QStringLiteral("环境");
+        QTest::newRow("es") << "es" << QStringLiteral("Resumen") << QStringLiteral("Entornos");
+        QTest::newRow("vi") << "vi" << QStringLiteral("Tổng quan") << QStringLiteral("Môi trường");
     }
     void testStringsComeOutTranslated() {
         QFETCH(QString, code);
         QFETCH(QString, overview);
+        QFETCH(QString, environments);
         QCOMPARE(translated("runbox::console::OverviewPage", "Overview"),
                  QStringLiteral("Overview"));
         QCOMPARE(LanguageManager::install(qApp, code), code);
         QCOMPARE(translated("runbox::console::OverviewPage", "Overview"), overview);
+        QCOMPARE(translated("runbox::console::EnvironmentsPage", "Environments"), environments);
         // The shared grammar's messages are translated too.
         QVERIFY(translated("runbox::NetworkPolicyGrammar", "empty entry") !=
                 QStringLiteral("empty entry"));
