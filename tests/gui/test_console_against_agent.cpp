@@ -1,7 +1,8 @@
 // The console's main window driven against a real runbox-agent started by the test
 // (console/README.md): connect with a token, the overview's sandbox conclusion, a script run whose
 // output arrives while it runs, cancelling it, and the settings pages and the chip board against
-// the agent's routes (docs/contracts.md).
+// the agent's routes (docs/contracts.md), and a science environment made, inspected, run in and
+// deleted from the Environments page (docs/environments.md).
 #include "AgentFixture.h"
 
 #include "console/api/HealthReport.h"
@@ -12,8 +13,11 @@
 #include "console/connection/TokenVault.h"
 #include "console/core/ConsoleSettings.h"
 #include "console/models/EntryListModel.h"
+#include "console/models/EnvironmentTableModel.h"
 #include "console/models/ExecutionTableModel.h"
 #include "console/models/NpuChipModel.h"
+#include "console/pages/EnvironmentDialogs.h"
+#include "console/pages/EnvironmentsPage.h"
 #include "console/pages/ExecutionWindow.h"
 #include "console/pages/ExecutionsPage.h"
 #include "console/pages/NetworkPolicyPage.h"
@@ -30,6 +34,7 @@
 #include <QDialog>
 #include <QElapsedTimer>
 #include <QJsonArray>
+#include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -284,6 +289,99 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 10000);
         const int expected = int(chips.json().value("chips").toArray().size());
         QTRY_COMPARE_WITH_TIMEOUT(page->model()->rowCount(), expected, 10000);
+    }
+
+    void testEnvironmentsPageAgainstTheAgent() {
+        EnvironmentsPage* page = m_window->environmentsPage();
+        m_window->tabs()->setCurrentWidget(page);
+        if (statusOf("/v1/environments") == 404) {
+            page->refresh();
+            QTRY_VERIFY_WITH_TIMEOUT(page->isUnavailableShown(), 10000);
+            return;
+        }
+        const QJsonObject envs =
+            m_client->call("GET", "/v1/health").json().value("scientificEnvs").toObject();
+        const QJsonObject venv = envs.value("provisioners").toObject().value("venv").toObject();
+        if (!venv.value("available").toBool())
+            QSKIP(qPrintable("venv unavailable: " + venv.value("reason").toString()));
+        page->setPollIntervalMs(300);
+        QSignalSpy opened(m_window.get(), &MainWindow::executionWindowOpened);
+        QSignalSpy loaded(page, &EnvironmentsPage::loaded);
+        page->refresh();
+        QTRY_VERIFY_WITH_TIMEOUT(loaded.count() >= 1, 10000);
+        QVERIFY(!page->isUnavailableShown());
+
+        // New, through its dialog: the first build's log opens in a window and is followed live.
+        page->newEnvironment();
+        NewEnvironmentDialog* dialog = nullptr;
+        QTRY_VERIFY((dialog = page->findChild<NewEnvironmentDialog*>()) && dialog->isVisible());
+        dialog->setName(QStringLiteral("console env"));
+        QTest::mouseClick(dialog->createButton(), Qt::LeftButton);
+        QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, 20000);
+        ExecutionWindow* build = opened.at(0).at(0).value<ExecutionWindow*>();
+        QTRY_VERIFY_WITH_TIMEOUT(build->follower()->isFinished(), 180000);
+        QVERIFY2(build->follower()->info().state == QLatin1String("completed"),
+                 qPrintable(build->follower()->info().statusReason + u'\n' +
+                            build->logView()->plainText()));
+        const QString envId = build->follower()->info().environmentId;
+        QVERIFY2(envId.startsWith(u'e'), qPrintable(envId));
+        build->close();
+
+        // The table shows it ready at its first revision; its snapshot lists pip.
+        QTRY_VERIFY_WITH_TIMEOUT(
+            page->model()->rowOf(envId) >= 0 &&
+                page->model()->environmentAt(page->model()->rowOf(envId)).status == "ready",
+            20000);
+        const EnvironmentInfo env = page->model()->environmentAt(page->model()->rowOf(envId));
+        QCOMPARE(env.name, QStringLiteral("console env"));
+        QVERIFY(env.isUsable());
+        page->selectEnvironment(envId);
+        QTRY_COMPARE_WITH_TIMEOUT(page->snapshotRevisionId(), env.currentRevisionId, 10000);
+        QCOMPARE(page->revisionRows().size(), 1);
+        QVERIFY2(page->revisionRows().first().contains(env.currentRevisionId),
+                 qPrintable(page->revisionRows().first()));
+        QVERIFY2(page->snapshotRows().join(u'\n').contains(QStringLiteral("pip\t")),
+                 qPrintable(page->snapshotRows().join(u'\n')));
+
+        // An install the agent refuses (no wheelhouse here): its message is shown.
+        if (envs.value("wheelhouse").isNull()) {
+            page->changePackages(envId, PackagesDialog::Mode::Install, {QStringLiteral("numpy")});
+            QTRY_VERIFY_WITH_TIMEOUT(
+                page->errorText().contains(QStringLiteral("RUNBOX_ENV_WHEELHOUSE")), 10000);
+        }
+
+        // The run dialog offers it and the run sees the environment's interpreter.
+        m_window->openRunDialog({}, envId);
+        RunDialog* run = nullptr;
+        QTRY_VERIFY((run = m_window->findChild<RunDialog*>()) && run->isVisible());
+        QTRY_VERIFY_WITH_TIMEOUT(run->environmentChoices().contains(envId), 10000);
+        QTRY_COMPARE(run->request().environmentId, envId);
+        run->setKind(QStringLiteral("shell"));
+        run->setScript(QStringLiteral("python3 -c 'import sys; print(\"prefix\", sys.prefix)'\n"));
+        QTest::mouseClick(run->runButton(), Qt::LeftButton);
+        QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 2, 20000);
+        ExecutionWindow* exec = opened.at(1).at(0).value<ExecutionWindow*>();
+        QTRY_VERIFY_WITH_TIMEOUT(exec->follower()->isFinished(), 60000);
+        QTRY_VERIFY2_WITH_TIMEOUT(
+            exec->logView()->plainText().contains(QStringLiteral("prefix /opt/science-env")),
+            qPrintable(exec->follower()->info().state + u' ' +
+                       exec->follower()->info().statusReason + u'\n' +
+                       exec->logView()->plainText()),
+            10000);
+        QTRY_COMPARE_WITH_TIMEOUT(exec->follower()->info().environmentId, envId, 10000);
+        QCOMPARE(exec->follower()->info().environmentRevisionId, env.currentRevisionId);
+        exec->close();
+
+        // Delete, after a confirmation.
+        page->selectEnvironment(envId);
+        page->deleteSelected();
+        QMessageBox* box = nullptr;
+        QTRY_VERIFY(
+            (box = page->findChild<QMessageBox*>(QStringLiteral("confirmDeleteEnvironment"))) &&
+            box->isVisible());
+        box->button(QMessageBox::Yes)->click();
+        QTRY_COMPARE_WITH_TIMEOUT(page->model()->rowOf(envId), -1, 20000);
+        QCOMPARE(statusOf("/v1/environments/" + envId.toLatin1()), 404);
     }
 
     void testLostAgentIsReportedAndRetried() {
