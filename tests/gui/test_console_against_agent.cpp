@@ -372,10 +372,18 @@ private Q_SLOTS:
         QCOMPARE(exec->follower()->info().environmentRevisionId, env.currentRevisionId);
         exec->close();
 
-        // Delete, after a confirmation.
+        // Delete, after a confirmation: Cancel keeps it, Yes deletes it.
         page->selectEnvironment(envId);
         page->deleteSelected();
         QMessageBox* box = nullptr;
+        QTRY_VERIFY(
+            (box = page->findChild<QMessageBox*>(QStringLiteral("confirmDeleteEnvironment"))) &&
+            box->isVisible());
+        QVERIFY2(box->text().contains(QStringLiteral("console env")), qPrintable(box->text()));
+        box->button(QMessageBox::Cancel)->click();
+        QTRY_VERIFY(!page->findChild<QMessageBox*>(QStringLiteral("confirmDeleteEnvironment")));
+        QCOMPARE(statusOf("/v1/environments/" + envId.toLatin1()), 200);
+        page->deleteSelected();
         QTRY_VERIFY(
             (box = page->findChild<QMessageBox*>(QStringLiteral("confirmDeleteEnvironment"))) &&
             box->isVisible());
