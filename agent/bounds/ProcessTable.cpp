@@ -36,6 +36,24 @@ QByteArray readAt(int dirFd, const char* path, int max = 4096) {
     return buffer;
 }
 
+/// Calls @p visit(pid, inode) for each numeric entry of the /proc directory open as @p procFd,
+/// from its start (getdents64(2): no allocation, no QDir).
+template <typename Visit> void forEachPid(int procFd, Visit&& visit) {
+    ::lseek(procFd, 0, SEEK_SET);
+    alignas(LinuxDirent64) char buffer[32768];
+    for (;;) {
+        const long n = ::syscall(SYS_getdents64, procFd, buffer, sizeof buffer);
+        if (n <= 0)
+            return;
+        for (long offset = 0; offset < n;) {
+            const auto* d = reinterpret_cast<const LinuxDirent64*>(buffer + offset);
+            offset += d->d_reclen;
+            if (d->d_name[0] >= '1' && d->d_name[0] <= '9')
+                visit(pid_t(std::strtol(d->d_name, nullptr, 10)), quint64(d->d_ino));
+        }
+    }
+}
+
 } // namespace
 
 ProcessTable::ProcessTable(QString procRoot) : m_procRoot(std::move(procRoot)) {
@@ -149,29 +167,18 @@ ProcessTable::CpuTimes ProcessTable::cpuOfPidNamespace(quint64 pidNamespace) {
         return total;
     const long hz = ::sysconf(_SC_CLK_TCK) > 0 ? ::sysconf(_SC_CLK_TCK) : 100;
     qint64 userTicks = 0, systemTicks = 0;
-    alignas(LinuxDirent64) char buffer[32768];
-    for (;;) {
-        const long n = ::syscall(SYS_getdents64, procFd, buffer, sizeof buffer);
-        if (n <= 0)
-            break;
-        for (long offset = 0; offset < n;) {
-            const auto* d = reinterpret_cast<const LinuxDirent64*>(buffer + offset);
-            offset += d->d_reclen;
-            if (d->d_name[0] < '1' || d->d_name[0] > '9')
-                continue;
-            const pid_t pid = pid_t(std::strtol(d->d_name, nullptr, 10));
-            if (pidNamespaceOf(pid, procFd) != pidNamespace)
-                continue;
-            char path[64];
-            std::snprintf(path, sizeof path, "%d/stat", int(pid));
-            qint64 ticks[4];
-            if (!cpuTicksOf(readAt(procFd, path), ticks))
-                continue;
-            userTicks += ticks[0] + ticks[2];
-            systemTicks += ticks[1] + ticks[3];
-            ++total.processes;
-        }
-    }
+    forEachPid(procFd, [&](pid_t pid, quint64) {
+        if (pidNamespaceOf(pid, procFd) != pidNamespace)
+            return;
+        char path[64];
+        std::snprintf(path, sizeof path, "%d/stat", int(pid));
+        qint64 ticks[4];
+        if (!cpuTicksOf(readAt(procFd, path), ticks))
+            return;
+        userTicks += ticks[0] + ticks[2];
+        systemTicks += ticks[1] + ticks[3];
+        ++total.processes;
+    });
     ::close(procFd);
     total.userMs = userTicks * 1000 / hz;
     total.systemMs = systemTicks * 1000 / hz;
@@ -222,42 +229,30 @@ int ProcessTable::refresh(bool readNamespaces, bool recheckRoot) {
         return 0;
     int seen = 0;
     ++m_scan;
-    ::lseek(m_procFd, 0, SEEK_SET);
-    alignas(LinuxDirent64) char buffer[32768];
-    for (;;) {
-        const long n = ::syscall(SYS_getdents64, m_procFd, buffer, sizeof buffer);
-        if (n <= 0)
-            break;
-        for (long offset = 0; offset < n;) {
-            const auto* d = reinterpret_cast<const LinuxDirent64*>(buffer + offset);
-            offset += d->d_reclen;
-            if (d->d_name[0] < '1' || d->d_name[0] > '9')
-                continue;
-            const pid_t pid = pid_t(std::strtol(d->d_name, nullptr, 10));
-            ++seen;
-            auto it = m_entries.find(pid);
-            if (it != m_entries.end() && it->procInode == d->d_ino &&
-                (!readNamespaces || it->pidNamespace != 0) &&
-                !(recheckRoot && it->uid == 0 && m_scan - it->firstScan < kRootRecheckScans)) {
-                it->lastScan = m_scan;
-                continue;
-            }
-            if (it != m_entries.end() && it->procInode != d->d_ino)
-                closeFds(&*it); // the pid was reused: the old process is gone
-            Entry fresh;
-            fresh.procInode = d->d_ino;
-            fresh.firstScan = m_scan;
-            if (it != m_entries.end() && it->procInode == d->d_ino)
-                fresh = *it; // same process, re-read (root) or its namespace newly wanted
-            fresh.lastScan = m_scan;
-            if (classify(pid, &fresh, readNamespaces)) {
-                m_entries.insert(pid, fresh);
-            } else { // gone meanwhile: its descriptors go with it
-                closeFds(&fresh);
-                m_entries.remove(pid);
-            }
+    forEachPid(m_procFd, [&](pid_t pid, quint64 inode) {
+        ++seen;
+        auto it = m_entries.find(pid);
+        if (it != m_entries.end() && it->procInode == inode &&
+            (!readNamespaces || it->pidNamespace != 0) &&
+            !(recheckRoot && it->uid == 0 && m_scan - it->firstScan < kRootRecheckScans)) {
+            it->lastScan = m_scan;
+            return;
         }
-    }
+        if (it != m_entries.end() && it->procInode != inode)
+            closeFds(&*it); // the pid was reused: the old process is gone
+        Entry fresh;
+        fresh.procInode = inode;
+        fresh.firstScan = m_scan;
+        if (it != m_entries.end() && it->procInode == inode)
+            fresh = *it; // same process, re-read (root) or its namespace newly wanted
+        fresh.lastScan = m_scan;
+        if (classify(pid, &fresh, readNamespaces)) {
+            m_entries.insert(pid, fresh);
+        } else { // gone meanwhile: its descriptors go with it
+            closeFds(&fresh);
+            m_entries.remove(pid);
+        }
+    });
     for (auto it = m_entries.begin(); it != m_entries.end();) {
         if (it->lastScan == m_scan) {
             ++it;

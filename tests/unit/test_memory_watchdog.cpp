@@ -2,6 +2,7 @@
 // under uids of their own and in a PID namespace of their own touch memory; the watchdog's sums
 // see private, shared and tmpfs pages, a watch under its limit stays quiet (positive control)
 // and one over it is told once. Needs root (setpriv to other uids, unshare --pid).
+#include "ScriptHolder.h"
 #include "agent/bounds/MemoryWatchdog.h"
 
 #include <QFile>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 using namespace runbox::bounds;
+using namespace runbox::testsupport;
 
 namespace {
 
@@ -28,40 +30,6 @@ const char* kHolder = "import mmap, sys, time\n"
                       "for i in range(0, n, 4096): b[i] = 1\n"
                       "print('ready', flush=True)\n"
                       "time.sleep(120)\n";
-
-/// A child holding memory; killed with its process group when it goes out of scope.
-struct Holder {
-    QProcess process;
-    ~Holder() {
-        if (process.state() != QProcess::NotRunning) {
-            process.kill();
-            process.waitForFinished(5000);
-        }
-    }
-    bool start(const QStringList& prefix, int mib, const char* kind) {
-        QStringList args = prefix;
-        args << "/usr/bin/python3"
-             << "-c" << kHolder << QString::number(mib) << kind;
-        process.start(args.takeFirst(), args);
-        if (!process.waitForStarted(5000))
-            return false;
-        QDeadlineTimer deadline(30000);
-        while (!process.readAllStandardOutput().contains("ready") && !deadline.hasExpired())
-            process.waitForReadyRead(200);
-        return !deadline.hasExpired();
-    }
-};
-
-QStringList asUid(uid_t uid) {
-    return {"/usr/bin/setpriv",   "--reuid",       QString::number(uid), "--regid",
-            QString::number(uid), "--clear-groups"};
-}
-
-MemoryWatchdog::Usage settledUsage(MemoryWatchdog& dog, int handle) {
-    for (int i = 0; i < 3; ++i)
-        dog.scanNow();
-    return dog.usage(handle);
-}
 
 } // namespace
 
@@ -105,8 +73,8 @@ private Q_SLOTS:
     /// Positive control and attack on one uid: 96 MiB private under a 1 GiB limit is seen and
     /// quiet; the same under a 64 MiB limit is told once, from the event loop.
     void testUidWatchSeesPrivatePagesAndTellsOnceOverTheLimit() {
-        Holder holder;
-        QVERIFY(holder.start(asUid(61001), 96, "anon"));
+        ScriptHolder holder;
+        QVERIFY(holder.start(asUid(61001), kHolder, {"96", "anon"}));
         MemoryWatchdog dog;
         int calls = 0;
         const int quiet =
@@ -144,8 +112,8 @@ private Q_SLOTS:
         QCOMPARE(MemoryWatchdog::intervalFor(300 * kMiB, 512 * kMiB, 2), 50); // past half: fraction
         QCOMPARE(MemoryWatchdog::intervalFor(7 * kGiB, 12 * kGiB, 2), 50);
 
-        Holder holder;
-        QVERIFY(holder.start(asUid(61010), 16, "anon"));
+        ScriptHolder holder;
+        QVERIFY(holder.start(asUid(61010), kHolder, {"16", "anon"}));
         MemoryWatchdog dog;
         const int handle = dog.watch({{Membership::By::Uid, 61010}, qint64(1) << 40, {}, {}});
         QVERIFY(dog.scanDue() > 0); // a new watch is due at once
@@ -158,10 +126,10 @@ private Q_SLOTS:
     /// The sum over a tree: four processes of 40 MiB under one uid are 160 MiB, though each is
     /// under a 128 MiB limit alone; another uid's processes do not count.
     void testUidWatchSumsEveryProcessAndNoOther() {
-        Holder a, b, c, d, other;
-        for (Holder* h : {&a, &b, &c, &d})
-            QVERIFY(h->start(asUid(61002), 40, "anon"));
-        QVERIFY(other.start(asUid(61003), 200, "anon"));
+        ScriptHolder a, b, c, d, other;
+        for (ScriptHolder* h : {&a, &b, &c, &d})
+            QVERIFY(h->start(asUid(61002), kHolder, {"40", "anon"}));
+        QVERIFY(other.start(asUid(61003), kHolder, {"200", "anon"}));
         MemoryWatchdog dog;
         bool exceeded = false;
         const int handle = dog.watch(
@@ -175,8 +143,8 @@ private Q_SLOTS:
 
     /// Shared memory (MAP_SHARED anonymous) is not in statm's private count; it is counted.
     void testSharedMemoryPagesCount() {
-        Holder holder;
-        QVERIFY(holder.start(asUid(61004), 96, "shared"));
+        ScriptHolder holder;
+        QVERIFY(holder.start(asUid(61004), kHolder, {"96", "shared"}));
         MemoryWatchdog dog;
         const int handle = dog.watch({{Membership::By::Uid, 61004}, 0, {}, {}});
         const MemoryWatchdog::Usage u = settledUsage(dog, handle);
@@ -185,8 +153,8 @@ private Q_SLOTS:
 
     /// A PID namespace watch: the process in the namespace counts; the test itself does not.
     void testPidNamespaceWatchSeesTheNamespaceOnly() {
-        Holder holder;
-        QVERIFY(holder.start({"/usr/bin/unshare", "--pid", "--fork"}, 64, "anon"));
+        ScriptHolder holder;
+        QVERIFY(holder.start({"/usr/bin/unshare", "--pid", "--fork"}, kHolder, {"64", "anon"}));
         QFile children(QStringLiteral("/proc/%1/task/%1/children").arg(holder.process.processId()));
         QVERIFY(children.open(QIODevice::ReadOnly));
         const QByteArray inner = children.readAll().trimmed();

@@ -5,6 +5,7 @@
 // sockets in flight in SCM_RIGHTS stay listed; as root, a network namespace of its own is listed
 // only by a diag socket made inside it, and the watchdog counts a uid's sockets (in both
 // namespaces) only for a watch that asks.
+#include "ScriptHolder.h"
 #include "agent/bounds/MemoryWatchdog.h"
 #include "agent/bounds/UnixSocketMemory.h"
 
@@ -23,6 +24,7 @@
 #include <thread>
 
 using namespace runbox::bounds;
+using namespace runbox::testsupport;
 using runbox::workspace::UniqueFd;
 
 namespace {
@@ -83,39 +85,6 @@ const char* kSocketHolder = "import socket, sys, time\n"
                             "    keep.append((a, b))\n"
                             "print('ready', flush=True)\n"
                             "time.sleep(120)\n";
-
-struct Holder {
-    QProcess process;
-    ~Holder() {
-        if (process.state() != QProcess::NotRunning) {
-            process.kill();
-            process.waitForFinished(5000);
-        }
-    }
-    bool start(const QStringList& prefix, int pairs) {
-        QStringList args = prefix;
-        args << "/usr/bin/python3"
-             << "-c" << kSocketHolder << QString::number(pairs);
-        process.start(args.takeFirst(), args);
-        if (!process.waitForStarted(5000))
-            return false;
-        QDeadlineTimer deadline(30000);
-        while (!process.readAllStandardOutput().contains("ready") && !deadline.hasExpired())
-            process.waitForReadyRead(200);
-        return !deadline.hasExpired();
-    }
-};
-
-QStringList asUid(uid_t uid) {
-    return {"/usr/bin/setpriv",   "--reuid",       QString::number(uid), "--regid",
-            QString::number(uid), "--clear-groups"};
-}
-
-MemoryWatchdog::Usage settledUsage(MemoryWatchdog& dog, int handle) {
-    for (int i = 0; i < 3; ++i)
-        dog.scanNow();
-    return dog.usage(handle);
-}
 
 } // namespace
 
@@ -370,8 +339,8 @@ private Q_SLOTS:
         QStringList prefix = asUid(uid);
         if (ownNamespace)
             prefix = QStringList{"/usr/bin/unshare", "--net"} + prefix;
-        Holder holder;
-        QVERIFY(holder.start(prefix, 20));
+        ScriptHolder holder;
+        QVERIFY(holder.start(prefix, kSocketHolder, {"20"}));
         MemoryWatchdog dog;
         MemoryWatchdog::Watch plain{{Membership::By::Uid, uid}, 1ll << 40, {}, {}};
         const int without = dog.watch(plain);
