@@ -112,6 +112,30 @@ bool selectById(QSqlDatabase db, const QString& id, ExecutionRecord* out, ApiErr
     return true;
 }
 
+/// Whether retention removed @p id (its id stays in execution_tombstones forever): true with the
+/// little that is left in @p out (id, workspace, kind, created and finished times). False with
+/// @p error 404 when it never did, or a store error.
+bool selectTombstone(QSqlDatabase db, const QString& id, ExecutionRecord* out, ApiError* error) {
+    QSqlQuery query(db);
+    query.prepare(QStringLiteral("SELECT workspace_id, kind, created_ms, finished_ms, removed_ms"
+                                 " FROM execution_tombstones WHERE execution_id = ?"));
+    query.addBindValue(id);
+    if (!execQuery(query, QStringLiteral("read removed execution"), error))
+        return false;
+    if (!query.next()) {
+        *error = notFound(id);
+        return false;
+    }
+    out->executionId = id;
+    out->workspaceId = query.value(0).toString();
+    out->kind = executionKindFromString(query.value(1).toString()).value_or(ExecutionKind::Shell);
+    out->createdMs = query.value(2).toLongLong();
+    out->finishedMs = optionalFrom<qint64>(query.value(3));
+    out->statusReason =
+        QStringLiteral("removed by retention at %1").arg(isoTimestamp(query.value(4).toLongLong()));
+    return true;
+}
+
 QString encodeCursor(qint64 createdMs, qint64 seq) {
     return QString::fromLatin1(
         QByteArray("c1:" + QByteArray::number(createdMs) + ':' + QByteArray::number(seq))
@@ -158,7 +182,8 @@ std::optional<ApiError> ExecutionRepository::insert(const NewExecution& executio
     ApiError error;
     // The key is checked first, so a replay answers 409 even once its workspace is gone.
     ExecutionRecord existing;
-    if (selectById(tx.db(), id, &existing, &error)) {
+    if (selectById(tx.db(), id, &existing, &error) ||
+        (error.httpStatus == 404 && selectTombstone(tx.db(), id, &existing, &error))) {
         *out = InsertResult{existing, true};
         return std::nullopt;
     }
@@ -307,9 +332,15 @@ std::optional<ApiError> ExecutionRepository::updateLogBytes(const QString& execu
 std::optional<ApiError> ExecutionRepository::get(const QString& executionId,
                                                  ExecutionRecord* out) const {
     ApiError error;
-    if (!selectById(m_database.connection(), executionId, out, &error))
-        return error;
-    return std::nullopt;
+    if (selectById(m_database.connection(), executionId, out, &error))
+        return std::nullopt;
+    ExecutionRecord removed;
+    if (error.httpStatus == 404 &&
+        selectTombstone(m_database.connection(), executionId, &removed, &error))
+        return ApiError{
+            404, QStringLiteral("execution_not_found"),
+            QStringLiteral("execution %1 was %2").arg(executionId, removed.statusReason)};
+    return error;
 }
 
 std::optional<ApiError> ExecutionRepository::list(const ExecutionFilter& filter,

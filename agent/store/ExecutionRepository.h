@@ -49,6 +49,8 @@ public:
     /// Creates a `queued` execution. A client executionId is an idempotency key kept forever: if
     /// any execution ever had it, nothing is written and @p out holds the existing record with
     /// duplicate = true (also for a concurrent insert of the same key: the UNIQUE index decides).
+    /// An id whose execution retention removed is still taken: duplicate = true, @p out holding
+    /// what its tombstone keeps (id, workspace, kind, times; the reason in statusReason).
     /// The workspace must exist and not be deleted (404). Durability::Acknowledged.
     std::optional<ApiError> insert(const NewExecution& execution, InsertResult* out);
 
@@ -70,7 +72,7 @@ public:
     /// Updates the byte counters of a running execution (for the record while it runs).
     std::optional<ApiError> updateLogBytes(const QString& executionId, const LogByteCounts& bytes);
 
-    /// The record, or 404 `execution_not_found`.
+    /// The record, or 404 `execution_not_found` (the message says when retention removed it).
     std::optional<ApiError> get(const QString& executionId, ExecutionRecord* out) const;
 
     /// Newest first (created time, then insertion order), keyset-paginated on (createdMs, seq):

@@ -282,6 +282,46 @@ QList<Migration> buildMigrations() {
                     " UNIQUE (environment_id, seq))"),
             },
     });
+    list.append(Migration{
+        8,
+        QStringLiteral("retention: finished executions may be removed, their ids kept forever"),
+        {
+            // The id of every execution removed by retention (store::ExecutionRetention), so a
+            // managed executionId stays an idempotency key kept forever (docs/contracts.md "Exec
+            // request"). logs_removed: 0 until its log files are deleted after the commit (a
+            // start-up after a crash in between finishes the job).
+            QStringLiteral("CREATE TABLE execution_tombstones ("
+                           " execution_id TEXT PRIMARY KEY NOT NULL,"
+                           " workspace_id TEXT NOT NULL,"
+                           " kind TEXT NOT NULL,"
+                           " created_ms INTEGER NOT NULL,"
+                           " finished_ms INTEGER,"
+                           " removed_ms INTEGER NOT NULL,"
+                           " reason TEXT NOT NULL CHECK (reason IN ('age','size')),"
+                           " logs_removed INTEGER NOT NULL DEFAULT 0)"),
+            QStringLiteral("CREATE INDEX execution_tombstones_pending ON "
+                           "execution_tombstones(execution_id) WHERE logs_removed = 0"),
+            QStringLiteral("CREATE TRIGGER execution_tombstones_kept_forever BEFORE DELETE ON"
+                           " execution_tombstones BEGIN SELECT RAISE(ABORT, 'removed execution"
+                           " ids are kept forever'); END"),
+            QStringLiteral("CREATE TRIGGER execution_tombstones_id_immutable BEFORE UPDATE OF"
+                           " execution_id ON execution_tombstones WHEN NEW.execution_id IS NOT"
+                           " OLD.execution_id BEGIN SELECT RAISE(ABORT, 'an execution id never"
+                           " changes'); END"),
+            // A record may go only once it is final and its id is in execution_tombstones (in
+            // the same transaction). A later rebuild of the executions table must make this
+            // trigger again, not the frozen kept-forever one of executionsIndexesAndTriggers().
+            QStringLiteral("DROP TRIGGER executions_kept_forever"),
+            QStringLiteral("CREATE TRIGGER executions_removed_only_with_tombstone BEFORE DELETE"
+                           " ON executions WHEN OLD.state IN ('queued','running') OR NOT EXISTS"
+                           " (SELECT 1 FROM execution_tombstones WHERE execution_id ="
+                           " OLD.execution_id) BEGIN SELECT RAISE(ABORT, 'only a finished"
+                           " execution whose id is in execution_tombstones may be removed');"
+                           " END"),
+            // Retention removes the oldest finished first.
+            QStringLiteral("CREATE INDEX executions_by_finished ON executions(finished_ms, seq)"),
+        },
+    });
     return list;
 }
 

@@ -341,6 +341,26 @@ private Q_SLOTS:
                                                          "execution_id = 'old-run'"))
                      .toInt(),
                  1);
+        // Retention (schema 7): only a finished row whose id is in execution_tombstones may go,
+        // and tombstones are kept forever.
+        QVERIFY(query.exec(QStringLiteral(
+            "INSERT INTO executions (execution_id, workspace_id, kind, state, created_ms)"
+            " VALUES ('still-running', 'w1', 'shell', 'running', 6)")));
+        QVERIFY(query.exec(QStringLiteral(
+            "INSERT INTO execution_tombstones (execution_id, workspace_id, kind, created_ms,"
+            " removed_ms, reason) VALUES ('still-running', 'w1', 'shell', 6, 7, 'age'),"
+            " ('old-run', 'w1', 'shell', 5, 7, 'age')")));
+        QVERIFY(!query.exec(
+            QStringLiteral("DELETE FROM executions WHERE execution_id = 'still-running'")));
+        QVERIFY2(
+            query.exec(QStringLiteral("DELETE FROM executions WHERE execution_id = 'old-run'")),
+            qPrintable(query.lastError().text()));
+        QCOMPARE(
+            scalar(db->connection(), QStringLiteral("SELECT count(*) FROM executions")).toInt(), 1);
+        QVERIFY(!query.exec(QStringLiteral("DELETE FROM execution_tombstones")));
+        QVERIFY(!query.exec(
+            QStringLiteral("UPDATE execution_tombstones SET execution_id = 'renamed'")));
+        QVERIFY(query.exec(QStringLiteral("UPDATE execution_tombstones SET logs_removed = 1")));
     }
 
     void testEachThreadGetsItsOwnConnectionRemovedWithTheThread() {
