@@ -322,8 +322,11 @@ bool ExecutionLog::isWritable() const {
 
 LogInfo ExecutionLog::info() const {
     QMutexLocker lock(&m_mutex);
+    qint64 fileBytes = 0;
+    for (const Segment& segment : m_segments)
+        fileBytes += segment.fileSize;
     return LogInfo{m_end,      m_stdoutBytes, m_stderrBytes, m_droppedBytes,
-                   m_finished, m_lost,        m_endReason};
+                   m_finished, m_lost,        m_endReason,   fileBytes};
 }
 
 } // namespace runbox::store

@@ -48,8 +48,9 @@ struct LogInfo {
     qint64 stderrBytes = 0;  ///< of which stderr
     qint64 droppedBytes = 0; ///< dropped by retention (retentionTruncated when > 0)
     bool finished = false;
-    bool lost = false; ///< finished by recovery after the agent died, not by finish()
-    QString endReason; ///< recovery's reason when lost
+    bool lost = false;    ///< finished by recovery after the agent died, not by finish()
+    QString endReason;    ///< recovery's reason when lost
+    qint64 fileBytes = 0; ///< bytes of its retained segment files (headers and records)
 };
 
 /// How maxOutputBytes (M) is spent: the first headBytes = M/2 bytes are kept in segment 0, the

@@ -1,11 +1,14 @@
 #include "agent/store/LogStore.h"
 
 #include "agent/store/ExecutionRecord.h"
+#include "agent/store/LogIo.h"
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QMutexLocker>
 #include <QRegularExpression>
+#include <QSet>
 
 namespace runbox::store {
 
@@ -144,6 +147,81 @@ QStringList LogStore::recoverAll(const QString& reason, QStringList* errors) {
         recovered.append(id);
     }
     return recovered;
+}
+
+QString LogStore::logIdOfFile(const QString& fileName) {
+    static const QRegularExpression tail(QStringLiteral("^(.+)\\.log\\.[1-9][0-9]*$"));
+    QString id;
+    if (const auto match = tail.match(fileName); match.hasMatch())
+        id = match.captured(1);
+    else if (fileName.endsWith(QLatin1String(".log")))
+        id = fileName.chopped(4);
+    return isValidExecutionId(id) ? id : QString();
+}
+
+QHash<QString, qint64> LogStore::diskBytesByLog() const {
+    QHash<QString, qint64> bytes;
+    const QFileInfoList files = QDir(m_dir).entryInfoList(QDir::Files | QDir::Hidden);
+    for (const QFileInfo& file : files)
+        if (const QString id = logIdOfFile(file.fileName()); !id.isEmpty())
+            bytes[id] += file.size();
+    return bytes;
+}
+
+QHash<QString, qint64> LogStore::diskBytes(const QStringList& ids) const {
+    QHash<QString, qint64> bytes;
+    for (const QString& id : ids)
+        bytes.insert(id, 0);
+    const auto files = filesOf(ids);
+    for (auto it = files.begin(); it != files.end(); ++it)
+        for (const auto& [path, size] : it.value())
+            bytes[it.key()] += size;
+    return bytes;
+}
+
+qint64 LogStore::remove(const QStringList& ids, QStringList* skipped) {
+    QStringList removable;
+    {
+        QMutexLocker lock(&m_mutex);
+        for (const QString& id : ids) {
+            const auto log = m_logs.value(id);
+            if (log && log->isWritable()) {
+                if (skipped)
+                    skipped->append(id);
+                continue;
+            }
+            m_logs.remove(id);
+            removable.append(id);
+        }
+    }
+    qint64 freed = 0;
+    const auto files = filesOf(removable);
+    for (auto it = files.begin(); it != files.end(); ++it)
+        for (const auto& [path, size] : it.value()) {
+            if (QFile::remove(path))
+                freed += size;
+            else
+                qWarning("log store: cannot delete %s", qPrintable(path));
+        }
+    if (!files.isEmpty())
+        logio::fsyncDirectory(m_dir);
+    return freed;
+}
+
+QHash<QString, QList<QPair<QString, qint64>>> LogStore::filesOf(const QStringList& ids) const {
+    QHash<QString, QList<QPair<QString, qint64>>> files;
+    if (ids.isEmpty())
+        return files;
+    const QSet<QString> wanted(ids.begin(), ids.end());
+    const QDir dir(m_dir);
+    for (const QString& name : dir.entryList(QDir::Files | QDir::Hidden)) {
+        const QString id = logIdOfFile(name);
+        if (!wanted.contains(id))
+            continue;
+        const QFileInfo info(dir.filePath(name));
+        files[id].append({info.filePath(), info.size()});
+    }
+    return files;
 }
 
 std::shared_ptr<ExecutionLog> LogStore::acquire(const QString& executionId, ApiError* error) const {

@@ -78,6 +78,20 @@ public:
     /// start-up, before anything is appended. Problems go to @p errors (one line each).
     QStringList recoverAll(const QString& reason, QStringList* errors = nullptr);
 
+    /// The id whose log @p fileName (a name in logsDir()) belongs to: `<id>.log` is segment 0,
+    /// `<id>.log.<n>` segment n (n > 0); "" for any other name.
+    static QString logIdOfFile(const QString& fileName);
+    /// The bytes of the files of every log in the directory, by id (one listing, one stat per
+    /// file). For start-up: keep a running total afterwards (store::ExecutionRetention).
+    QHash<QString, qint64> diskBytesByLog() const;
+    /// Bytes of the files of each log of @p ids (one listing; only their files are stat()ed);
+    /// an id without files maps to 0.
+    QHash<QString, qint64> diskBytes(const QStringList& ids) const;
+    /// Deletes every file of the logs of @p ids (one listing, then the directory is fsync()ed)
+    /// and forgets them; a log being written is left alone and its id goes to @p skipped. A
+    /// reader holding one of them sees its segments vanish. Returns the bytes freed.
+    qint64 remove(const QStringList& ids, QStringList* skipped = nullptr);
+
 Q_SIGNALS:
     /// New bytes: the log of @p executionId now ends at logical offset @p newEnd.
     void appended(const QString& executionId, qint64 newEnd);
@@ -86,6 +100,8 @@ Q_SIGNALS:
 
 private:
     std::shared_ptr<ExecutionLog> acquire(const QString& executionId, ApiError* error) const;
+    /// The files (path, size) of the logs of @p ids, by id, from one listing.
+    QHash<QString, QList<QPair<QString, qint64>>> filesOf(const QStringList& ids) const;
     void trimCacheLocked() const;
 
     QString m_dir;

@@ -79,6 +79,20 @@ qint64 nowOr(qint64 ms) {
 
 } // namespace
 
+bool writeAuditRow(Transaction& tx, AuditEntry* entry, ApiError* error) {
+    QSqlQuery audit = tx.prepare(QStringLiteral("INSERT INTO audit (at_ms, token_id, key, "
+                                                "before_json, after_json) VALUES (?, ?, ?, ?, ?)"));
+    audit.addBindValue(entry->atMs);
+    audit.addBindValue(sqlText(entry->tokenId));
+    audit.addBindValue(entry->key);
+    audit.addBindValue(entry->before.isNull() ? QVariant() : QVariant(valueText(entry->before)));
+    audit.addBindValue(valueText(entry->after));
+    if (!execQuery(audit, QStringLiteral("write audit"), error))
+        return false;
+    entry->id = audit.lastInsertId().toLongLong();
+    return true;
+}
+
 QJsonObject AuditEntry::toJson() const {
     return QJsonObject{
         {QStringLiteral("id"), id},           {QStringLiteral("at"), isoTimestamp(atMs)},

@@ -26,6 +26,14 @@ struct AuditEntry {
     QJsonObject toJson() const;
 };
 
+class Transaction;
+
+/// Writes @p entry (its atMs, tokenId, key, before, after) as one audit row inside @p tx, for a
+/// change of the agent's state that is not a setting (a retention pass,
+/// store::ExecutionRetention), so the row commits with the change. Sets entry->id; false with
+/// @p error on a store error.
+bool writeAuditRow(Transaction& tx, AuditEntry* entry, ApiError* error);
+
 /// A value to store under a key.
 struct SettingChange {
     QString key;
