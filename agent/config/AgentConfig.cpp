@@ -21,6 +21,8 @@ bool AgentConfig::parse(const QStringList& args, const QProcessEnvironment& env,
     envWheelhouse = v.text(Key::EnvWheelhouse);
     envCranRepository = v.text(Key::EnvCranRepository);
     envRevisionGraceS = v.number(Key::EnvRevisionGraceS);
+    executionRetentionDays = v.number(Key::ExecutionRetentionDays);
+    logStoreMaxBytes = v.number(Key::LogStoreMaxBytes);
     strongUidFirst = v.number(Key::StrongUidFirst);
     strongUidCount = v.number(Key::StrongUidCount);
     uidRangeRegistry = v.text(Key::UidRangeRegistry);

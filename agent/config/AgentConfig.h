@@ -63,6 +63,13 @@ struct AgentConfig {
     /// How long a revision that is neither current nor used keeps its prefix, seconds
     /// (RUNBOX_ENV_REVISION_GRACE_S / `envRevisionGraceS`; docs/environments.md "Lifecycle").
     qint64 envRevisionGraceS = 86400;
+    /// Finished executions are removed this many days after they finished
+    /// (RUNBOX_EXECUTION_RETENTION_DAYS / `executionRetentionDays`, 0..36500; 0 = kept forever;
+    /// store::ExecutionRetention).
+    qint64 executionRetentionDays = 30;
+    /// The bound of the finished executions' logs: beyond it the oldest finished are removed
+    /// (RUNBOX_LOG_STORE_MAX_BYTES / `logStoreMaxBytes`, default 20 GiB; 0 = unlimited).
+    qint64 logStoreMaxBytes = qint64(20) << 30;
     /// The strong tier's sandbox uids when the agent is privileged (RUNBOX_STRONG_UID_FIRST /
     /// _COUNT, `strongUidFirst` / `strongUidCount`): the first is the probe uid, each strong
     /// workspace gets one of the others. Default 1879048192 (0x70000000, above systemd's

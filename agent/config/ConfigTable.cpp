@@ -158,6 +158,30 @@ QList<OptionSpec> buildTable() {
          .help = "A science environment revision that is no longer current and that no queued or "
                  "running execution uses has its prefix removed this long after it was built "
                  "(its metadata and snapshot stay; docs/environments.md)."},
+        {.key = Key::ExecutionRetentionDays,
+         .name = "executionRetentionDays",
+         .type = T::Integer,
+         .group = G::General,
+         .defaultValue = "30",
+         .unit = "days",
+         .envVar = "RUNBOX_EXECUTION_RETENTION_DAYS",
+         .fileKey = "executionRetentionDays",
+         .min = 0,
+         .max = 36500,
+         .help = "Finished executions (record, log, outputs) are removed this long after they "
+                 "finished, oldest first; never a queued or running one (0 = kept forever)."},
+        {.key = Key::LogStoreMaxBytes,
+         .name = "logStoreMaxBytes",
+         .type = T::Integer,
+         .group = G::General,
+         .defaultValue = "21474836480",
+         .unit = "bytes",
+         .envVar = "RUNBOX_LOG_STORE_MAX_BYTES",
+         .fileKey = "logStoreMaxBytes",
+         .min = 0,
+         .max = kMaxQuotaBytes,
+         .help = "While the logs of finished executions take more (20 GiB by default), the "
+                 "oldest finished executions are removed (0 = unlimited)."},
         // Strong-tier sandbox uids
         {.key = Key::StrongUidFirst,
          .name = "strongUidFirst",

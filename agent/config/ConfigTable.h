@@ -24,6 +24,8 @@ enum class Key : int {
     EnvWheelhouse,
     EnvCranRepository,
     EnvRevisionGraceS,
+    ExecutionRetentionDays,
+    LogStoreMaxBytes,
     // Strong-tier sandbox uids
     StrongUidFirst,
     StrongUidCount,

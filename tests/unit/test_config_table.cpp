@@ -89,6 +89,8 @@ private Q_SLOTS:
         QCOMPARE(parsed.maxConnections, d.maxConnections);
         QCOMPARE(parsed.maxBufferedRequestBytes, d.maxBufferedRequestBytes);
         QCOMPARE(parsed.idleAfterMs, d.idleAfterMs);
+        QCOMPARE(parsed.executionRetentionDays, d.executionRetentionDays);
+        QCOMPARE(parsed.logStoreMaxBytes, d.logStoreMaxBytes);
         QCOMPARE(parsed.strongUidFirst, d.strongUidFirst);
         QCOMPARE(parsed.strongUidCount, d.strongUidCount);
         QCOMPARE(parsed.uidRangeRegistry, d.uidRangeRegistry);
