@@ -11,6 +11,7 @@
 namespace runbox::store {
 class Database;
 class ExecutionRepository;
+class ExecutionRetention;
 class LogStore;
 class QuotaStore;
 } // namespace runbox::store
@@ -46,6 +47,8 @@ struct AgentContext {
     store::QuotaStore* quotas = nullptr;
     store::ExecutionRepository* executions = nullptr;
     store::LogStore* logs = nullptr;
+    /// Removes finished executions by age and log-store size (/v1/health `logStore`).
+    store::ExecutionRetention* retention = nullptr;
     execution::ExecutionManager* manager = nullptr;
     /// How executions' memory and processes are bounded here (docs/bounds.md).
     bounds::BoundsHost* bounds = nullptr;

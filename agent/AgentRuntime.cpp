@@ -27,6 +27,7 @@
 #include "agent/sandbox/SeccompProfile.h"
 #include "agent/store/Database.h"
 #include "agent/store/ExecutionRepository.h"
+#include "agent/store/ExecutionRetention.h"
 #include "agent/store/LogStore.h"
 #include "agent/store/QuotaStore.h"
 #include "agent/store/WorkspaceRepository.h"
@@ -229,6 +230,17 @@ int AgentRuntime::start(const QStringList& args) {
     if (const int lost = m_manager->recover(); lost > 0)
         logLine(QStringLiteral("warning: %1 execution(s) of a previous run were marked lost")
                     .arg(lost));
+    // After recovery (every record final, every log closed), before anything can run.
+    m_retention = std::make_unique<store::ExecutionRetention>(
+        *m_database, m_logs.get(),
+        store::RetentionPolicy{m_context.config.executionRetentionDays,
+                               m_context.config.logStoreMaxBytes});
+    if (auto err = m_retention->initialize()) {
+        logLine(QStringLiteral("runbox-agent: retention: %1").arg(err->message));
+        return 1;
+    }
+    m_retention->start();
+    m_context.retention = m_retention.get();
     if (!startEgress())
         return 1;
     // After egress: its epoch contributor runs later and takes the network off builds.

@@ -36,6 +36,7 @@ class QuotaStore;
 class ExecutionRepository;
 class WorkspaceRepository;
 class LogStore;
+class ExecutionRetention;
 } // namespace store
 namespace execution {
 class BoundsStage;
@@ -103,6 +104,7 @@ private:
     std::unique_ptr<store::ExecutionRepository> m_executions;
     std::unique_ptr<store::WorkspaceRepository> m_workspaceRows;
     std::unique_ptr<store::LogStore> m_logs;
+    std::unique_ptr<store::ExecutionRetention> m_retention;
     std::unique_ptr<workspace::WorkspaceRegistry> m_workspaces;
     // Egress outlives the manager: runs release their gateway sockets when they are destroyed.
     std::unique_ptr<egress::NetworkPolicyStore> m_networkPolicies;

@@ -6,6 +6,7 @@
 #include "agent/execution/ExecutionManager.h"
 #include "agent/light/tier/LightService.h"
 #include "agent/npu/NpuService.h"
+#include "agent/store/ExecutionRetention.h"
 #include "agent/store/QuotaStore.h"
 #include "agent/workspace/WorkspaceResolver.h"
 
@@ -93,6 +94,9 @@ void HealthRoutes::registerRoutes(Router& router, AgentContext* ctx) {
                                    : QJsonObject{{"available", false},
                                                  {"reason", "light workspaces not started"}});
             body.insert(QStringLiteral("idle"), ctx->idleJson());
+            // docs/STORE.md "Retention": the finished executions' logs and what is kept.
+            if (ctx->retention)
+                body.insert(QStringLiteral("logStore"), ctx->retention->healthJson());
             body.insert(QStringLiteral("npu"), ctx->npu ? ctx->npu->healthSummary()
                                                         : QJsonObject{{"source", "none"},
                                                                       {"chips", 0},

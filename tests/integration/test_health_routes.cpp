@@ -54,6 +54,20 @@ private Q_SLOTS:
         QVERIFY2(m_agent.log().contains(QLatin1String("sandbox: ")), qPrintable(m_agent.log()));
     }
 
+    void testDetailedHealthShowsTheLogStoreAndTheRetentionInForce() {
+        const ApiResponse r = m_agent.client()->call("GET", "/v1/health", {}, 30000);
+        QCOMPARE(r.status, 200);
+        const QJsonObject logStore = r.json().value("logStore").toObject();
+        QStringList keys = logStore.keys();
+        keys.sort();
+        QCOMPARE(keys, (QStringList{"bytes", "executions", "maxBytes", "retentionDays"}));
+        // The defaults (docs/configuration.md): 30 days, 20 GiB.
+        QCOMPARE(logStore.value("retentionDays").toInteger(), qint64(30));
+        QCOMPARE(logStore.value("maxBytes").toInteger(), qint64(20) << 30);
+        QVERIFY(logStore.value("bytes").toInteger() >= 0);
+        QVERIFY(logStore.value("executions").toInteger() >= 0);
+    }
+
     void testHealthRefusesOtherMethods() {
         const RawHttpResponse r =
             rawRoundTrip(m_agent.port(), buildRequest("POST", "/health", {}, "{}"));
