@@ -212,6 +212,11 @@ std::optional<ApiError> ExecutionRetention::removePass(const QList<Candidate>& b
             !execQuery(outputs, QStringLiteral("remove execution outputs"), &error) ||
             !execQuery(record, QStringLiteral("remove execution"), &error))
             return error;
+        if (record.numRowsAffected() != 1) // not final (or gone): nothing of the pass is kept
+            return ApiError{500, QStringLiteral("store_error"),
+                            QStringLiteral("retention: execution %1 is not a finished one; "
+                                           "nothing removed")
+                                .arg(c.id)};
         freed += c.bytes;
         ids.append(c.id);
     }
