@@ -161,7 +161,8 @@ QString LogStore::logIdOfFile(const QString& fileName) {
 
 QHash<QString, qint64> LogStore::diskBytesByLog() const {
     QHash<QString, qint64> bytes;
-    const QFileInfoList files = QDir(m_dir).entryInfoList(QDir::Files | QDir::Hidden);
+    const QFileInfoList files =
+        QDir(m_dir).entryInfoList(QDir::Files | QDir::Hidden, QDir::Unsorted);
     for (const QFileInfo& file : files)
         if (const QString id = logIdOfFile(file.fileName()); !id.isEmpty())
             bytes[id] += file.size();
@@ -214,7 +215,7 @@ QHash<QString, QList<QPair<QString, qint64>>> LogStore::filesOf(const QStringLis
         return files;
     const QSet<QString> wanted(ids.begin(), ids.end());
     const QDir dir(m_dir);
-    for (const QString& name : dir.entryList(QDir::Files | QDir::Hidden)) {
+    for (const QString& name : dir.entryList(QDir::Files | QDir::Hidden, QDir::Unsorted)) {
         const QString id = logIdOfFile(name);
         if (!wanted.contains(id))
             continue;

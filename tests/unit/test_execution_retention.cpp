@@ -12,6 +12,7 @@
 #include "agent/store/WorkspaceRepository.h"
 
 #include <QDir>
+#include <QElapsedTimer>
 #include <QSqlQuery>
 #include <QTemporaryDir>
 #include <QTest>
@@ -80,6 +81,11 @@ private:
         if (settings.audit(QLatin1String(ExecutionRetention::kAuditKey), 0, 100, &rows))
             return {};
         return rows;
+    }
+
+    int scalarInt(const QString& sql) {
+        QSqlQuery query(m_db->connection());
+        return query.exec(sql) && query.next() ? query.value(0).toInt() : -1;
     }
 
 private Q_SLOTS:
@@ -253,6 +259,42 @@ private Q_SLOTS:
         QCOMPARE(retention.healthJson().value("executions").toInteger(), qint64(3));
         QCOMPARE(retention.healthJson().value("maxBytes").toInteger(), qint64(3 * each));
         QCOMPARE(retention.healthJson().value("retentionDays").toInteger(), qint64(0));
+    }
+
+    void testManyDueAreRemovedInPassesOfAtMostABatchEachAudited() {
+        // 1100 finished long ago (rows only, no logs), one transaction.
+        constexpr int kRows = 2 * ExecutionRetention::kBatch + 100;
+        QSqlDatabase c = m_db->connection();
+        QVERIFY(c.transaction());
+        QSqlQuery insert(c);
+        QVERIFY(insert.prepare(QStringLiteral(
+            "INSERT INTO executions (execution_id, workspace_id, kind, state, created_ms,"
+            " finished_ms) VALUES (?, 'ws1', 'shell', 'completed', 1, ?)")));
+        for (int i = 0; i < kRows; ++i) {
+            insert.addBindValue(QStringLiteral("bulk-%1").arg(i));
+            insert.addBindValue(1000 + i);
+            QVERIFY(insert.exec());
+        }
+        QVERIFY(c.commit());
+        QVERIFY(finishedExecution(QStringLiteral("recent"), kT0, kT0));
+        ExecutionRetention retention(*m_db, m_logs.get(), RetentionPolicy{30, 0}, clock());
+        QVERIFY(!retention.initialize());
+        QCOMPARE(retention.executions(), qint64(kRows + 1));
+        QElapsedTimer timer;
+        timer.start();
+        ExecutionRetention::Result result;
+        QVERIFY(!retention.runNow(&result));
+        qInfo("%d removed in %lld ms", result.removedForAge, qlonglong(timer.elapsed()));
+        QCOMPARE(result.removedForAge, kRows);
+        QCOMPARE(result.audit.size(), 3);
+        QCOMPARE(result.audit.at(0).after.toObject().value("removed").toInteger(),
+                 qint64(ExecutionRetention::kBatch));
+        QCOMPARE(result.audit.at(2).after.toObject().value("removed").toInteger(), qint64(100));
+        QCOMPARE(retentionAudit().size(), 3);
+        QCOMPARE(retention.executions(), qint64(1));
+        QVERIFY(exists(QStringLiteral("recent")));
+        QCOMPARE(scalarInt(QStringLiteral("SELECT count(*) FROM executions")), 1);
+        QCOMPARE(scalarInt(QStringLiteral("SELECT count(*) FROM execution_tombstones")), kRows);
     }
 
     void testStartUpFinishesAnInterruptedRemoval() {
