@@ -1,0 +1,11 @@
+#pragma once
+
+#include "agent/config/ConfigTable.h"
+
+/// Parts of configTable() kept in their own files (internal to runbox_config).
+namespace runbox::config {
+
+/// The NPU rows (OptionGroup::Npu), Key::NpuDeviceRoot..Key::NpuWorkloads in Key order.
+QList<OptionSpec> npuOptionRows();
+
+} // namespace runbox::config
