@@ -38,7 +38,7 @@ ExecutionRetention::ExecutionRetention(const Database& database, LogStore* logs,
                     : Clock([] { return QDateTime::currentMSecsSinceEpoch(); })) {
     connect(&m_timer, &QTimer::timeout, this, [this] {
         if (const auto error = runNow())
-            qWarning("retention: %s", qPrintable(error->message));
+            qWarning("warning: retention: %s", qPrintable(error->message));
     });
 }
 
@@ -79,9 +79,10 @@ std::optional<ApiError> ExecutionRetention::initialize() {
     for (const qint64 bytes : std::as_const(logBytes))
         strayBytes += bytes;
     if (!logBytes.isEmpty())
-        qWarning("retention: %lld log(s) without an execution record (%lld bytes) in %s: not "
-                 "counted, not removed",
-                 qlonglong(logBytes.size()), qlonglong(strayBytes), qPrintable(m_logs->logsDir()));
+        qWarning(
+            "warning: retention: %lld log(s) without an execution record (%lld bytes) in %s: not "
+            "counted, not removed",
+            qlonglong(logBytes.size()), qlonglong(strayBytes), qPrintable(m_logs->logsDir()));
     return std::nullopt;
 }
 
@@ -89,7 +90,7 @@ void ExecutionRetention::start(int intervalMs) {
     connect(m_logs, &LogStore::finished, this, &ExecutionRetention::noteLogFinished,
             Qt::UniqueConnection);
     if (const auto error = runNow())
-        qWarning("retention: %s", qPrintable(error->message));
+        qWarning("warning: retention: %s", qPrintable(error->message));
     m_timer.start(intervalMs);
 }
 
@@ -111,7 +112,7 @@ void ExecutionRetention::scheduleSizePass() {
     QTimer::singleShot(0, this, [this] {
         m_sizePassScheduled = false;
         if (const auto error = runNow())
-            qWarning("retention: %s", qPrintable(error->message));
+            qWarning("warning: retention: %s", qPrintable(error->message));
     });
 }
 

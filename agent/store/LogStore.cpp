@@ -202,7 +202,7 @@ qint64 LogStore::remove(const QStringList& ids, QStringList* skipped) {
             if (QFile::remove(path))
                 freed += size;
             else
-                qWarning("log store: cannot delete %s", qPrintable(path));
+                qWarning("warning: log store: cannot delete %s", qPrintable(path));
         }
     if (!files.isEmpty())
         logio::fsyncDirectory(m_dir);
