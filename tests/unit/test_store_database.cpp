@@ -341,7 +341,7 @@ private Q_SLOTS:
                                                          "execution_id = 'old-run'"))
                      .toInt(),
                  1);
-        // Retention (schema 7): only a finished row whose id is in execution_tombstones may go,
+        // Retention (schema 8): only a finished row whose id is in execution_tombstones may go,
         // and tombstones are kept forever.
         QVERIFY(query.exec(QStringLiteral(
             "INSERT INTO executions (execution_id, workspace_id, kind, state, created_ms)"
