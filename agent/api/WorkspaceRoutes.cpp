@@ -101,6 +101,12 @@ void WorkspaceRoutes::registerRoutes(Router& router, AgentContext* ctx,
                        if (!who.mayUseWorkspace(ws.id) || (filtered && ws.isolation != isolation))
                            continue;
                        QJsonObject item = ws.toJson();
+                       // An environment's build workspace is the agent's (docs/environments.md).
+                       if (const QString env = ctx->environments
+                                                   ? ctx->environments->environmentBuiltIn(ws.id)
+                                                   : QString();
+                           !env.isEmpty())
+                           item.insert(QStringLiteral("environmentBuild"), env);
                        if (ctx->light && light::LightService::serves(ws)) {
                            item.insert(QStringLiteral("confinement"),
                                        ctx->light->confinementOf(ws.id));

@@ -168,6 +168,9 @@ void RunDialog::loadWorkspaces() {
         for (const QJsonValue& v : r.json().value(QLatin1String("workspaces")).toArray()) {
             const QJsonObject w = v.toObject();
             const QString id = w.value(QLatin1String("id")).toString();
+            // An environment's build workspace is the agent's: nothing to run there.
+            if (w.contains(QLatin1String("environmentBuild")))
+                continue;
             if (m_workspace->findData(id) < 0) {
                 m_workspace->addItem(QIcon(QStringLiteral(":/icons/workspace.svg")),
                                      tr("%1 (%2)").arg(id, w.value("isolation").toString()), id);

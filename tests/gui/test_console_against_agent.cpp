@@ -31,6 +31,7 @@
 #include "shared/ApiClient.h"
 
 #include <QApplication>
+#include <QComboBox>
 #include <QDialog>
 #include <QElapsedTimer>
 #include <QJsonArray>
@@ -351,11 +352,31 @@ private Q_SLOTS:
         }
 
         // The run dialog offers it and the run sees the environment's interpreter.
+        const QString ordinary = m_client->call("POST", "/v1/workspaces", QJsonObject{})
+                                     .json()
+                                     .value("workspaces")
+                                     .toArray()
+                                     .first()
+                                     .toObject()
+                                     .value("id")
+                                     .toString();
+        QVERIFY(!ordinary.isEmpty());
         m_window->openRunDialog({}, envId);
         RunDialog* run = nullptr;
         QTRY_VERIFY((run = m_window->findChild<RunDialog*>()) && run->isVisible());
         QTRY_VERIFY_WITH_TIMEOUT(run->environmentChoices().contains(envId), 10000);
         QTRY_COMPARE(run->request().environmentId, envId);
+        // The environment's build workspace (the agent's) is not offered to run in.
+        QString buildWorkspace;
+        for (const QJsonValue& w :
+             m_client->call("GET", "/v1/workspaces").json().value("workspaces").toArray())
+            if (w.toObject().value("environmentBuild").toString() == envId)
+                buildWorkspace = w.toObject().value("id").toString();
+        QVERIFY(!buildWorkspace.isEmpty());
+        auto* workspaces = run->findChild<QComboBox*>(QStringLiteral("runWorkspace"));
+        QVERIFY(workspaces);
+        QTRY_VERIFY_WITH_TIMEOUT(workspaces->findData(ordinary) >= 0, 10000); // the list is in
+        QVERIFY(workspaces->findData(buildWorkspace) < 0);
         run->setKind(QStringLiteral("shell"));
         run->setScript(QStringLiteral("python3 -c 'import sys; print(\"prefix\", sys.prefix)'\n"));
         QTest::mouseClick(run->runButton(), Qt::LeftButton);

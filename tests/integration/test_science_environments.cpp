@@ -448,6 +448,19 @@ private Q_SLOTS:
                           .value("workspace")
                           .toString();
         QVERIFY(!buildWs.isEmpty());
+        // It is listed as the environment's; an ordinary workspace is not marked.
+        const QString ordinary = m_agent.createWorkspace();
+        int marked = 0;
+        for (const QJsonValue& w :
+             client().call("GET", "/v1/workspaces").json().value("workspaces").toArray()) {
+            if (w["id"].toString() == buildWs) {
+                QCOMPARE(w["environmentBuild"].toString(), m_envId);
+                ++marked;
+            }
+            if (w["id"].toString() == ordinary)
+                QVERIFY(!w.toObject().contains("environmentBuild"));
+        }
+        QCOMPARE(marked, 1);
         const ApiResponse kept = client().call("DELETE", "/v1/workspaces/" + buildWs.toUtf8());
         QCOMPARE(kept.status, 409);
         QCOMPARE(error(kept).value("code").toString(), QStringLiteral("workspace_in_use"));
