@@ -408,6 +408,9 @@ void AgentRuntime::startEnvironments(const QString& stateDir) {
     deps.stateDir = stateDir;
     deps.wheelhouse = m_context.config.envWheelhouse;
     deps.cranRepository = m_context.config.envCranRepository;
+    deps.micromamba = m_context.config.envMicromamba;
+    deps.micromambaSha256 = m_context.config.envMicromambaSha256;
+    deps.condaChannels = m_context.config.envCondaChannels;
     deps.revisionGraceMs = m_context.config.envRevisionGraceS * 1000;
     deps.executions = m_executions.get();
     m_environments = std::make_unique<environments::EnvironmentService>(deps);

@@ -20,6 +20,9 @@ bool AgentConfig::parse(const QStringList& args, const QProcessEnvironment& env,
     idleAfterMs = v.number(Key::IdleAfterMs);
     envWheelhouse = v.text(Key::EnvWheelhouse);
     envCranRepository = v.text(Key::EnvCranRepository);
+    envMicromamba = v.text(Key::EnvMicromamba);
+    envMicromambaSha256 = v.text(Key::EnvMicromambaSha256);
+    envCondaChannels = v.list(Key::EnvCondaChannels);
     envRevisionGraceS = v.number(Key::EnvRevisionGraceS);
     executionRetentionDays = v.number(Key::ExecutionRetentionDays);
     logStoreMaxBytes = v.number(Key::LogStoreMaxBytes);

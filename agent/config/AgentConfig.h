@@ -60,6 +60,12 @@ struct AgentConfig {
     /// The R environments' local CRAN-like repository (RUNBOX_ENV_CRAN_REPOSITORY /
     /// `envCranRepository`; "" = none, R installs are refused; docs/environments.md).
     QString envCranRepository;
+    /// The conda environments' micromamba binary, its expected SHA-256 and the local channels
+    /// (RUNBOX_ENV_MICROMAMBA, RUNBOX_ENV_MICROMAMBA_SHA256, RUNBOX_ENV_CONDA_CHANNELS;
+    /// docs/environments.md).
+    QString envMicromamba;
+    QString envMicromambaSha256;
+    QStringList envCondaChannels;
     /// How long a revision that is neither current nor used keeps its prefix, seconds
     /// (RUNBOX_ENV_REVISION_GRACE_S / `envRevisionGraceS`; docs/environments.md "Lifecycle").
     qint64 envRevisionGraceS = 86400;

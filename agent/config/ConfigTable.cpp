@@ -146,6 +146,36 @@ QList<OptionSpec> buildTable() {
          .help = "The local CRAN-like repository of R environments: a directory with "
                  "src/contrib/PACKAGES (tools::write_PACKAGES) bound read-only into each build, "
                  "install.packages from file:// (docs/environments.md)."},
+        {.key = Key::EnvMicromamba,
+         .name = "envMicromamba",
+         .type = T::Path,
+         .group = G::General,
+         .defaultNote = "none: the micromamba provisioner is unavailable",
+         .envVar = "RUNBOX_ENV_MICROMAMBA",
+         .fileKey = "envMicromamba",
+         .flags = kMakeAbsolute,
+         .help = "The micromamba binary of conda environments, run inside each build from a "
+                 "copy whose SHA-256 was checked (docs/environments.md)."},
+        {.key = Key::EnvMicromambaSha256,
+         .name = "envMicromambaSha256",
+         .type = T::String,
+         .group = G::General,
+         .defaultNote = "none: micromamba is not run",
+         .envVar = "RUNBOX_ENV_MICROMAMBA_SHA256",
+         .fileKey = "envMicromambaSha256",
+         .help = "The expected SHA-256 (hex) of the micromamba binary, checked before every "
+                 "use."},
+        {.key = Key::EnvCondaChannels,
+         .name = "envCondaChannels",
+         .type = T::PathList,
+         .group = G::General,
+         .defaultNote = "none: conda environments get no packages",
+         .envVar = "RUNBOX_ENV_CONDA_CHANNELS",
+         .fileKey = "envCondaChannels",
+         .flags = kAbsoluteEntries,
+         .help = "The local conda channels (directories, colon-separated), bound read-only "
+                 "into each micromamba build and named file:///opt/conda-channels/N "
+                 "(docs/environments.md)."},
         {.key = Key::EnvRevisionGraceS,
          .name = "envRevisionGraceS",
          .type = T::Integer,

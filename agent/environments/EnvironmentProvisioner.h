@@ -4,6 +4,7 @@
 #include "agent/execution/ExecRequest.h"
 
 #include <QHash>
+#include <QList>
 #include <QString>
 #include <QStringList>
 
@@ -27,18 +28,39 @@ public:
 
     virtual ~EnvironmentProvisioner() = default;
 
-    /// "venv" or "r-lib" (the `provisioner` of an environment).
+    /// "venv", "r-lib" or "micromamba" (the `provisioner` of an environment).
     virtual QString name() const = 0;
-    /// Why this provisioner cannot build on this host ("" when it can), probed once.
+    /// Why this provisioner cannot build on this host ("" when it can).
     virtual QString unavailableReason() const = 0;
     /// The package grammar its installs are checked with.
     virtual EnvironmentSpec::Grammar grammar() const = 0;
-    /// The operator's offline package source on the host ("" = none configured: installs are
-    /// 503), the path a build sees it at, and the setting that names it (for messages and the
-    /// revision's spec).
-    virtual QString packageSource() const = 0;
-    virtual QString packageSourceMount() const = 0;
+    /// A host directory a build sees read-only at @c mount.
+    struct SourceMount {
+        QString hostPath;
+        QString mount;
+    };
+    /// An executable a build runs, as the bytes that were checked (bound read-only, mode 0555,
+    /// at @c mount from a sealed memfd: what runs is what was hashed).
+    struct BuildTool {
+        QByteArray bytes;
+        QString mount;
+    };
+
+    /// The operator's offline package sources (none configured: installs are 503), where a
+    /// build sees each, and the setting that names them (for messages).
+    virtual QList<SourceMount> packageSources() const = 0;
     virtual QString packageSourceSetting() const = 0;
+    /// The tools a build runs besides the host's (none by default). Read and checked at every
+    /// build; 503 (the build ends setup_failed) when one cannot be used.
+    virtual std::optional<Error> buildTools(QList<BuildTool>* out) const {
+        out->clear();
+        return std::nullopt;
+    }
+    /// The packages of an environment's first revision in @p language (none by default).
+    virtual QStringList initialPackages(const QString& language) const {
+        Q_UNUSED(language);
+        return {};
+    }
     /// The provisioning request: kind `provision`, argv `/bin/sh -c SCRIPT sh PKG…`, the
     /// default timeout and output limit of @p limits.
     virtual execution::ExecRequest buildRequest(const QStringList& packages,

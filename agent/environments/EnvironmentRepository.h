@@ -29,7 +29,7 @@ struct RevisionRow {
     QString environmentId;
     int seq = 0;         ///< 1, 2, … per environment
     QString status;      ///< "building" | "ready" | "failed"
-    QJsonObject spec;    ///< {"provisioner","packages":[…],"packageSource"}
+    QJsonObject spec;    ///< {"provisioner","packages":[…],"packageSources":[…]}
     QString prefixPath;  ///< host path of its prefix (bound at /opt/science-env)
     QString executionId; ///< the provisioning execution
     QByteArray snapshot; ///< canonical snapshot JSON (ready only)

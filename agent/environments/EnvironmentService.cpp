@@ -4,6 +4,7 @@
 #include "agent/environments/EnvironmentSnapshot.h"
 #include "agent/environments/EnvironmentSpec.h"
 #include "agent/environments/EnvironmentStage.h"
+#include "agent/environments/MicromambaProvisioner.h"
 #include "agent/environments/RLibProvisioner.h"
 #include "agent/environments/VenvProvisioner.h"
 #include "agent/execution/ExecutionManager.h"
@@ -104,6 +105,8 @@ EnvironmentService::EnvironmentService(Dependencies deps, QObject* parent)
     };
     add(std::make_unique<VenvProvisioner>(m_deps.wheelhouse));
     add(std::make_unique<RLibProvisioner>(m_deps.cranRepository));
+    add(std::make_unique<MicromambaProvisioner>(m_deps.micromamba, m_deps.micromambaSha256,
+                                                m_deps.condaChannels));
 }
 
 const EnvironmentProvisioner* EnvironmentService::provisionerOf(const QString& name) const {
@@ -139,11 +142,11 @@ QStringList EnvironmentService::start() {
     connect(m_sweepTimer, &QTimer::timeout, this, &EnvironmentService::sweepRevisions);
     m_sweepTimer->start();
     for (const auto& [name, provisioner] : m_provisioners)
-        if (const QString source = provisioner->packageSource();
-            !source.isEmpty() && !QFileInfo(source).isDir())
-            warnings << QStringLiteral("environments: %1 (%2) is not a directory: %3 installs "
-                                       "will fail")
-                            .arg(provisioner->packageSourceSetting(), source, name);
+        for (const EnvironmentProvisioner::SourceMount& source : provisioner->packageSources())
+            if (!QFileInfo(source.hostPath).isDir())
+                warnings << QStringLiteral("environments: %1 (%2) is not a directory: %3 "
+                                           "installs will fail")
+                                .arg(provisioner->packageSourceSetting(), source.hostPath, name);
     return warnings;
 }
 
@@ -182,12 +185,11 @@ QJsonObject EnvironmentService::environmentJson(const EnvironmentRow& row) const
 }
 
 QJsonObject EnvironmentService::healthJson() const {
-    QJsonObject provisioners{
-        {"micromamba", QJsonObject{{"available", false}, {"reason", "not built yet"}}}};
-    for (const auto& [name, provisioner] : m_provisioners)
-        provisioners.insert(name,
-                            QJsonObject{{"available", provisioner->unavailableReason().isEmpty()},
-                                        {"reason", provisioner->unavailableReason()}});
+    QJsonObject provisioners;
+    for (const auto& [name, provisioner] : m_provisioners) {
+        const QString why = provisioner->unavailableReason();
+        provisioners.insert(name, QJsonObject{{"available", why.isEmpty()}, {"reason", why}});
+    }
     QList<EnvironmentRow> rows;
     m_repository->listEnvironments(&rows);
     const auto pathOrNull = [](const QString& path) {
@@ -231,11 +233,11 @@ std::optional<Error> EnvironmentService::create(const QJsonObject& body, QJsonOb
                                                      row.language, &row.provisioner))
         return err;
     const EnvironmentProvisioner* provisioner = provisionerOf(row.provisioner);
-    if (!provisioner || !provisioner->unavailableReason().isEmpty())
+    if (const QString why = provisioner ? provisioner->unavailableReason() : QString();
+        !provisioner || !why.isEmpty())
         return Error{
             ErrorKind::Unavailable, QStringLiteral("provisioner_unavailable"),
-            QStringLiteral("the %1 provisioner is unavailable here: %2")
-                .arg(row.provisioner, provisioner ? provisioner->unavailableReason() : QString())};
+            QStringLiteral("the %1 provisioner is unavailable here: %2").arg(row.provisioner, why)};
     row.id = newId('e');
     row.name = body.value(QLatin1String("name")).toString();
     row.createdMs = QDateTime::currentMSecsSinceEpoch();
@@ -256,7 +258,7 @@ std::optional<Error> EnvironmentService::create(const QJsonObject& body, QJsonOb
         return err;
     }
     RevisionRow revision;
-    if (auto err = startBuild(row, {}, &revision))
+    if (auto err = startBuild(row, provisioner->initialPackages(row.language), &revision))
         return err;
     *out = environmentJson(row);
     out->insert(QStringLiteral("executionId"), revision.executionId);
@@ -309,7 +311,7 @@ std::optional<Error> EnvironmentService::rebuild(const QString& id, const QJsonO
         // A package named again takes its new constraint (`pkga==1.0` after `pkga==2.0`).
         packages = EnvironmentSpec::mergePackages(base, requested, provisioner->grammar());
     }
-    if (!packages.isEmpty() && provisioner->packageSource().isEmpty())
+    if (!packages.isEmpty() && provisioner->packageSources().isEmpty())
         return Error{ErrorKind::Unavailable, QStringLiteral("package_source_not_configured"),
                      QStringLiteral("no package source is configured for the %1 provisioner: set "
                                     "%2 (docs/configuration.md)")
@@ -340,11 +342,12 @@ std::optional<Error> EnvironmentService::startBuild(const EnvironmentRow& enviro
     revision.status = QStringLiteral("building");
     revision.prefixPath = prefixOf(environment.id, revision.id);
     revision.createdMs = QDateTime::currentMSecsSinceEpoch();
-    revision.spec =
-        QJsonObject{{"provisioner", environment.provisioner},
-                    {"packages", QJsonArray::fromStringList(packages)},
-                    {"packageSource",
-                     packages.isEmpty() ? QJsonValue() : QJsonValue(provisioner->packageSource())}};
+    QJsonArray sources;
+    for (const EnvironmentProvisioner::SourceMount& source : provisioner->packageSources())
+        sources.append(source.hostPath);
+    revision.spec = QJsonObject{{"provisioner", environment.provisioner},
+                                {"packages", QJsonArray::fromStringList(packages)},
+                                {"packageSources", packages.isEmpty() ? QJsonArray() : sources}};
     // A fresh, empty prefix: never a copy or a hard link of an earlier revision.
     const QByteArray prefix = QFile::encodeName(revision.prefixPath);
     if (!QDir().mkpath(QFileInfo(revision.prefixPath).path()) ||

@@ -43,8 +43,8 @@ class EnvironmentProvisioner;
 /// naming none), NotFound `environment_not_found`, Conflict `environment_exists`,
 /// `environment_building`, `environment_in_use`, `environment_not_ready`,
 /// `environment_unsupported_tier`, Unavailable `package_source_not_configured` and
-/// `provisioner_unavailable` (the host lacks python3-venv or R), NotImplemented
-/// `provisioner_unavailable` (micromamba), and the store's.
+/// `provisioner_unavailable` (the host lacks python3-venv or R, micromamba is not configured or
+/// its hash is wrong), and the store's.
 class EnvironmentService final : public QObject {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(EnvironmentService)
@@ -57,6 +57,10 @@ public:
         QString wheelhouse; ///< RUNBOX_ENV_WHEELHOUSE ("" = none: venv installs are refused)
         /// RUNBOX_ENV_CRAN_REPOSITORY ("" = none: r-lib installs are refused)
         QString cranRepository;
+        /// RUNBOX_ENV_MICROMAMBA, RUNBOX_ENV_MICROMAMBA_SHA256, RUNBOX_ENV_CONDA_CHANNELS
+        QString micromamba;
+        QString micromambaSha256;
+        QStringList condaChannels;
         /// The queued and running executions' epochs (which revisions they will bind).
         store::ExecutionRepository* executions = nullptr;
         /// RUNBOX_ENV_REVISION_GRACE_S in ms: how long an unused, non-current revision keeps

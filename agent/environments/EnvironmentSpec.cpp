@@ -35,18 +35,15 @@ std::optional<Error> checkProvisioner(const QJsonValue& provisioner, const QStri
         language == QLatin1String("r") ? QStringLiteral("r-lib") : QStringLiteral("venv");
     const QString name =
         provisioner.isUndefined() || provisioner.isNull() ? fallback : provisioner.toString();
-    if (name == QLatin1String("micromamba"))
-        return Error{ErrorKind::NotImplemented, QStringLiteral("provisioner_unavailable"),
-                     QStringLiteral("provisioner \"micromamba\" is not built yet; use \"%1\" "
-                                    "(docs/environments.md \"Not built yet\")")
-                         .arg(fallback)};
-    if ((name == QLatin1String("venv") && language == QLatin1String("python")) ||
+    if (name == QLatin1String("micromamba") ||
+        (name == QLatin1String("venv") && language == QLatin1String("python")) ||
         (name == QLatin1String("r-lib") && language == QLatin1String("r"))) {
         *out = name;
         return std::nullopt;
     }
     return invalid("invalid_provisioner",
-                   QStringLiteral("provisioner must be \"venv\" for python or \"r-lib\" for r"));
+                   QStringLiteral("provisioner must be \"venv\" for python, \"r-lib\" for r, or "
+                                  "\"micromamba\" for either"));
 }
 
 QString normalisePackage(const QString& spec, QString* why) {
@@ -98,8 +95,35 @@ QString normaliseRPackage(const QString& spec, QString* why) {
     return {};
 }
 
+QString normaliseCondaPackage(const QString& spec, QString* why) {
+    static const QRegularExpression pattern(QStringLiteral(
+        "^[A-Za-z0-9_][A-Za-z0-9._-]*"             // name
+        "(=[A-Za-z0-9.*+!_]+(=[A-Za-z0-9.*+!_]+)?" // =VERSION[=BUILD]
+        "|(==|!=|<=|>=|~=|<|>)[A-Za-z0-9.*+!_]+(,(==|!=|<=|>=|~=|<|>)[A-Za-z0-9.*+!_]+)*)?$"));
+    const QString text = spec.trimmed();
+    if (text.size() > kMaxPackageSpecChars)
+        *why = QStringLiteral("is longer than %1 characters").arg(kMaxPackageSpecChars);
+    else if (text.startsWith('-'))
+        *why = QStringLiteral("starts with '-' (micromamba options are not allowed)");
+    else if (text.contains(QLatin1String("::")) || text.contains('/') || text.contains(':'))
+        *why = QStringLiteral("names a channel, a path or a URL (the channels are the "
+                              "operator's)");
+    else if (!pattern.match(text).hasMatch())
+        *why = QStringLiteral("is not a conda package spec (e.g. \"numpy\", \"numpy=1.26\", "
+                              "\"scipy>=1.11,<2\")");
+    else
+        return text;
+    return {};
+}
+
 QString packageName(const QString& spec, Grammar grammar) {
-    return grammar == Grammar::Cran ? spec.trimmed() : packageName(spec);
+    if (grammar == Grammar::Cran)
+        return spec.trimmed();
+    if (grammar == Grammar::Conda) {
+        static const QRegularExpression name(QStringLiteral("^[A-Za-z0-9_][A-Za-z0-9._-]*"));
+        return name.match(spec.trimmed()).captured(0).toLower();
+    }
+    return packageName(spec);
 }
 
 QString packageName(const QString& spec) {
@@ -160,9 +184,10 @@ std::optional<Error> checkPackages(const QJsonValue& packages, QStringList* out,
             return invalid("invalid_packages",
                            QStringLiteral("packages[%1] must be a string").arg(i));
         QString why;
-        const QString spec = grammar == Grammar::Cran
-                                 ? normaliseRPackage(list.at(i).toString(), &why)
-                                 : normalisePackage(list.at(i).toString(), &why);
+        const QString text = list.at(i).toString();
+        const QString spec = grammar == Grammar::Cran    ? normaliseRPackage(text, &why)
+                             : grammar == Grammar::Conda ? normaliseCondaPackage(text, &why)
+                                                         : normalisePackage(text, &why);
         if (spec.isEmpty())
             return invalid("invalid_packages", QStringLiteral("packages[%1] %2").arg(i).arg(why));
         specs.append(spec);

@@ -23,17 +23,17 @@ inline constexpr int kMaxPackages = 200;
 /// A name: 1–80 characters of `^[A-Za-z0-9][A-Za-z0-9 ._-]*$`. 400 `invalid_environment_name`.
 std::optional<Error> checkName(const QJsonValue& name);
 
-/// The package grammar of a provisioner: pip's (PEP 508 names, PEP 440 constraints) or R's
-/// (package names only: install.packages(3) takes no version).
-enum class Grammar { Pip, Cran };
+/// The package grammar of a provisioner: pip's (PEP 508 names, PEP 440 constraints), R's
+/// (package names only: install.packages(3) takes no version) or conda's (match specs without a
+/// channel).
+enum class Grammar { Pip, Cran, Conda };
 
 /// The language: "python" or "r". Anything else 400 `invalid_language`.
 std::optional<Error> checkLanguage(const QJsonValue& language);
 
 /// The provisioner of @p language (absent or null = "venv" for python, "r-lib" for r): "venv"
 /// builds python only, "r-lib" r only (400 `invalid_provisioner` for the other pairing or an
-/// unknown name); 501 `provisioner_unavailable` for "micromamba" (named by the design, not
-/// built).
+/// unknown name); "micromamba" builds either.
 std::optional<Error> checkProvisioner(const QJsonValue& provisioner, const QString& language,
                                       QString* out);
 
@@ -51,12 +51,19 @@ QString normalisePackage(const QString& spec, QString* why);
 /// path, URL or option). Returns it without surrounding spaces, or sets @p why.
 QString normaliseRPackage(const QString& spec, QString* why);
 
+/// One conda match spec without a channel: a name (letters, digits, `_`, `.`, `-`, starting with
+/// a letter, digit or `_`), then optionally `=VERSION[=BUILD]` or constraints made of `==`,
+/// `!=`, `<=`, `>=`, `<`, `>`, `~=` and versions (letters, digits, `.`, `*`, `+`, `!`, `_`),
+/// comma-separated. Refused: a leading `-` (options), `::` or `/` (channels, paths), `:`, `@`,
+/// `[`, spaces, quotes. Returns the spec, or sets @p why.
+QString normaliseCondaPackage(const QString& spec, QString* why);
+
 /// The project name of a spec accepted by normalisePackage(), normalised as PEP 503 says
 /// (lower case, each run of `-`, `_`, `.` one `-`): `Foo_Bar[x]>=1` → `foo-bar`. Two specs of
 /// one project name the same package, whatever their constraints.
 QString packageName(const QString& spec);
 /// packageName() for @p grammar (an R package's name is the spec itself: R names are
-/// case-sensitive).
+/// case-sensitive; a conda spec's is the part before its first operator, lower case).
 QString packageName(const QString& spec, Grammar grammar);
 
 /// @p base with @p added merged in: a spec of a project already in @p base replaces it (in
@@ -73,8 +80,8 @@ std::optional<Error> removePackages(const QStringList& base, const QStringList& 
 
 /// `packages`: a non-empty array of at most kMaxPackages strings, each ≤ kMaxPackageSpecChars
 /// characters and accepted by normalisePackage(). 400 `invalid_packages` naming the item and
-/// the rule. Fills @p out with the normalised specs. @p grammar: normalisePackage() or
-/// normaliseRPackage().
+/// the rule. Fills @p out with the normalised specs. @p grammar: normalisePackage(),
+/// normaliseRPackage() or normaliseCondaPackage().
 std::optional<Error> checkPackages(const QJsonValue& packages, QStringList* out,
                                    Grammar grammar = Grammar::Pip);
 

@@ -16,7 +16,7 @@ namespace {
 
 /// Descriptor numbers of this stage (after sandbox::LaunchFd's fixed ones).
 constexpr int kPrefixFd = 9;
-constexpr int kPackageSourceFd = 10;
+constexpr int kFirstBuildFd = 10; ///< a build's package sources, then its tools
 constexpr int kFirstMaskFd = 11;
 
 bool isInterpreterName(const QString& name) {
@@ -68,11 +68,22 @@ void EnvironmentStage::prepare(const execution::LaunchContext& context, executio
         spec.extraFds.append(
             sandbox::FdBinding::file(kPrefixFd, prefix, O_PATH | O_DIRECTORY | O_NOFOLLOW));
         spec.extraArgs << QStringLiteral("--bind-fd") << QString::number(kPrefixFd) << prefixMount;
-        if (const QString source = provisioner->packageSource(); !source.isEmpty()) {
+        int fd = kFirstBuildFd;
+        for (const EnvironmentProvisioner::SourceMount& source : provisioner->packageSources()) {
             spec.extraFds.append(
-                sandbox::FdBinding::file(kPackageSourceFd, source, O_PATH | O_DIRECTORY));
-            spec.extraArgs << QStringLiteral("--ro-bind-fd") << QString::number(kPackageSourceFd)
-                           << provisioner->packageSourceMount();
+                sandbox::FdBinding::file(fd, source.hostPath, O_PATH | O_DIRECTORY));
+            spec.extraArgs << QStringLiteral("--ro-bind-fd") << QString::number(fd++)
+                           << source.mount;
+        }
+        // Tools as the bytes that were checked (a sealed memfd), executable, read-only.
+        QList<EnvironmentProvisioner::BuildTool> tools;
+        if (auto err = provisioner->buildTools(&tools))
+            return done(http::toApiError(*err));
+        for (const EnvironmentProvisioner::BuildTool& tool : std::as_const(tools)) {
+            spec.extraFds.append(sandbox::FdBinding::bytes(fd, tool.bytes));
+            spec.extraArgs << QStringLiteral("--perms") << QStringLiteral("0555")
+                           << QStringLiteral("--ro-bind-data") << QString::number(fd++)
+                           << tool.mount;
         }
         return done(std::nullopt);
     }

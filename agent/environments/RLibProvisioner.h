@@ -28,8 +28,11 @@ public:
     QString name() const override { return QStringLiteral("r-lib"); }
     QString unavailableReason() const override { return m_unavailable; }
     EnvironmentSpec::Grammar grammar() const override { return EnvironmentSpec::Grammar::Cran; }
-    QString packageSource() const override { return m_repository; }
-    QString packageSourceMount() const override { return QLatin1String(kRepositoryMount); }
+    QList<SourceMount> packageSources() const override {
+        if (m_repository.isEmpty())
+            return {};
+        return {{m_repository, QLatin1String(kRepositoryMount)}};
+    }
     QString packageSourceSetting() const override {
         return QStringLiteral("RUNBOX_ENV_CRAN_REPOSITORY");
     }

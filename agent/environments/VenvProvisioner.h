@@ -28,8 +28,11 @@ public:
     QString name() const override { return QStringLiteral("venv"); }
     QString unavailableReason() const override { return m_unavailable; }
     EnvironmentSpec::Grammar grammar() const override { return EnvironmentSpec::Grammar::Pip; }
-    QString packageSource() const override { return m_wheelhouse; }
-    QString packageSourceMount() const override { return QLatin1String(kWheelhouseMount); }
+    QList<SourceMount> packageSources() const override {
+        if (m_wheelhouse.isEmpty())
+            return {};
+        return {{m_wheelhouse, QLatin1String(kWheelhouseMount)}};
+    }
     QString packageSourceSetting() const override {
         return QStringLiteral("RUNBOX_ENV_WHEELHOUSE");
     }

@@ -124,7 +124,7 @@ private Q_SLOTS:
         const ApiResponse mamba = client().call(
             "POST", "/v1/environments",
             QJsonObject{{"name", "m one"}, {"language", "python"}, {"provisioner", "micromamba"}});
-        QCOMPARE(mamba.status, 501);
+        QCOMPARE(mamba.status, 503); // not configured here
         QCOMPARE(error(mamba).value("code").toString(), QStringLiteral("provisioner_unavailable"));
         const ApiResponse pairing = client().call(
             "POST", "/v1/environments",

@@ -82,6 +82,30 @@ private Q_SLOTS:
                                                 &out));
     }
 
+    void testCondaSpecs() {
+        QString why;
+        for (const char* good : {"numpy", "numpy=1.26", "numpy=1.26=py311h0", "scipy>=1.11,<2",
+                                 "r-base", "_libgcc_mutex", "python==3.11.*", "libstdcxx-ng"})
+            QVERIFY2(
+                !EnvironmentSpec::normaliseCondaPackage(QString::fromLatin1(good), &why).isEmpty(),
+                good);
+        for (const char* bad :
+             {"conda-forge::numpy", "--override-channels", "-c", "./numpy.tar.bz2",
+              "https://x.example/numpy.conda", "numpy[version='>1']", "numpy 1.26",
+              "numpy=1.26; id", "/opt/x", "numpy@1", "", "numpy=", "numpy>=1,"}) {
+            why.clear();
+            QVERIFY2(
+                EnvironmentSpec::normaliseCondaPackage(QString::fromLatin1(bad), &why).isEmpty(),
+                bad);
+            QVERIFY(!why.isEmpty());
+        }
+        QCOMPARE(EnvironmentSpec::packageName("NumPy=1.26", EnvironmentSpec::Grammar::Conda),
+                 QStringLiteral("numpy"));
+        QCOMPARE(EnvironmentSpec::mergePackages({"python", "numpy=1.25"}, {"numpy>=1.26"},
+                                                EnvironmentSpec::Grammar::Conda),
+                 QStringList({"python", "numpy>=1.26"}));
+    }
+
     void testRPackageNames() {
         QString why;
         for (const char* good : {"rpka", "data.table", "Rcpp", "R6", "ggplot2", "  x1  "})
@@ -124,8 +148,9 @@ private Q_SLOTS:
         QVERIFY(!EnvironmentSpec::checkProvisioner(QJsonValue(), "r", &p));
         QCOMPARE(p, QStringLiteral("r-lib"));
         QVERIFY(!EnvironmentSpec::checkProvisioner(QJsonValue("r-lib"), "r", &p));
-        QCOMPARE(EnvironmentSpec::checkProvisioner(QJsonValue("micromamba"), "python", &p)->code,
-                 QStringLiteral("provisioner_unavailable"));
+        QVERIFY(!EnvironmentSpec::checkProvisioner(QJsonValue("micromamba"), "python", &p));
+        QCOMPARE(p, QStringLiteral("micromamba"));
+        QVERIFY(!EnvironmentSpec::checkProvisioner(QJsonValue("micromamba"), "r", &p));
         QCOMPARE(EnvironmentSpec::checkProvisioner(QJsonValue("conda"), "python", &p)->code,
                  QStringLiteral("invalid_provisioner"));
         QCOMPARE(EnvironmentSpec::checkProvisioner(QJsonValue("venv"), "r", &p)->code,

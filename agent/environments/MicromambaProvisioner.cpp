@@ -1,0 +1,96 @@
+#include "agent/environments/MicromambaProvisioner.h"
+
+#include "shared/Crypto.h"
+
+#include <QFile>
+#include <QFileInfo>
+#include <QRegularExpression>
+
+namespace runbox::environments {
+
+MicromambaProvisioner::MicromambaProvisioner(QString binary, QString sha256, QStringList channels)
+    : m_binary(std::move(binary)), m_sha256(sha256.trimmed().toLower()),
+      m_channels(std::move(channels)) {}
+
+QString MicromambaProvisioner::readChecked(QByteArray* bytes) const {
+    static const QRegularExpression hex(QStringLiteral("^[0-9a-f]{64}$"));
+    if (m_binary.isEmpty())
+        return QStringLiteral("no micromamba binary is configured (RUNBOX_ENV_MICROMAMBA)");
+    if (!hex.match(m_sha256).hasMatch())
+        return QStringLiteral("RUNBOX_ENV_MICROMAMBA_SHA256 must be the binary's SHA-256, 64 hex "
+                              "digits");
+    QFile file(m_binary);
+    if (!QFileInfo(m_binary).isFile() || !file.open(QIODevice::ReadOnly) ||
+        file.size() > kMaxBinaryBytes)
+        return QStringLiteral("%1 is not a readable file of at most %2 bytes")
+            .arg(m_binary)
+            .arg(kMaxBinaryBytes);
+    *bytes = file.readAll();
+    const QString actual = QString::fromLatin1(crypto::sha256Hex(*bytes));
+    if (actual != m_sha256)
+        return QStringLiteral("the SHA-256 of %1 is %2, not the configured %3 "
+                              "(RUNBOX_ENV_MICROMAMBA_SHA256): refusing to run it")
+            .arg(m_binary, actual, m_sha256);
+    return {};
+}
+
+QString MicromambaProvisioner::unavailableReason() const {
+    QByteArray bytes;
+    if (const QString why = readChecked(&bytes); !why.isEmpty())
+        return why;
+    if (m_channels.isEmpty())
+        return QStringLiteral("no conda channel is configured (RUNBOX_ENV_CONDA_CHANNELS)");
+    return {};
+}
+
+QList<EnvironmentProvisioner::SourceMount> MicromambaProvisioner::packageSources() const {
+    QList<SourceMount> out;
+    for (qsizetype i = 0; i < m_channels.size(); ++i)
+        out.append({m_channels.at(i), QStringLiteral("%1/%2").arg(kChannelMount).arg(i)});
+    return out;
+}
+
+std::optional<Error> MicromambaProvisioner::buildTools(QList<BuildTool>* out) const {
+    QByteArray bytes;
+    if (const QString why = readChecked(&bytes); !why.isEmpty())
+        return Error{ErrorKind::Unavailable, QStringLiteral("micromamba_unavailable"), why};
+    *out = {{bytes, QLatin1String(kBinaryMount)}};
+    return std::nullopt;
+}
+
+QStringList MicromambaProvisioner::initialPackages(const QString& language) const {
+    return {language == QLatin1String("r") ? QStringLiteral("r-base") : QStringLiteral("python")};
+}
+
+execution::ExecRequest
+MicromambaProvisioner::buildRequest(const QStringList& packages,
+                                    const execution::ExecLimits& limits) const {
+    QString channels;
+    for (qsizetype i = 0; i < m_channels.size(); ++i)
+        channels += QStringLiteral(" -c file://%1/%2").arg(kChannelMount).arg(i);
+    const QString script =
+        QStringLiteral("set -eu\n"
+                       "rm -f /workspace/%2\n"
+                       "echo \"runbox: creating the conda environment at %1 with $*\"\n"
+                       "%3 create --yes --no-rc --override-channels%4 --prefix %1 \"$@\"\n"
+                       "%3 list --json --no-rc --prefix %1 > /workspace/%2\n"
+                       "echo 'runbox: revision built'\n")
+            .arg(QLatin1String(kPrefixMount), QLatin1String(kSnapshotFile),
+                 QLatin1String(kBinaryMount), channels);
+    execution::ExecRequest request;
+    request.kind = QStringLiteral("provision");
+    request.argv =
+        QStringList{QStringLiteral("/bin/sh"), QStringLiteral("-c"), script, QStringLiteral("sh")} +
+        packages;
+    request.timeoutMs = limits.defaultTimeoutMs;
+    request.maxOutputBytes = limits.defaultMaxOutputBytes;
+    // Its package cache and state go to the sandbox's tmpfs, never into the prefix.
+    request.env.insert(QStringLiteral("MAMBA_ROOT_PREFIX"), QStringLiteral("/tmp/mamba-root"));
+    return request;
+}
+
+QHash<QString, QString> MicromambaProvisioner::executionEnvironment() const {
+    return {{QStringLiteral("CONDA_PREFIX"), QLatin1String(kPrefixMount)}};
+}
+
+} // namespace runbox::environments

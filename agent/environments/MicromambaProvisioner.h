@@ -1,0 +1,58 @@
+#pragma once
+
+#include "agent/environments/EnvironmentProvisioner.h"
+
+namespace runbox::environments {
+
+/// The `micromamba` provisioner (docs/environments.md "micromamba"): conda packages, Python or R,
+/// from the operator's local channels (RUNBOX_ENV_CONDA_CHANNELS: directories, bound read-only
+/// at /opt/conda-channels/0, 1, … and named `file:///opt/conda-channels/N`, in that order; no
+/// network), with the operator's micromamba binary (RUNBOX_ENV_MICROMAMBA) whose SHA-256
+/// (RUNBOX_ENV_MICROMAMBA_SHA256) is checked before every use: the build runs the very bytes that
+/// were hashed, bound from a sealed memfd at /opt/micromamba/micromamba. The build runs
+///
+///     micromamba create --yes --no-rc --override-channels -c file:///opt/conda-channels/0 …
+///         --prefix /opt/science-env SPEC…
+///     micromamba list --json --no-rc --prefix /opt/science-env > /workspace/<kSnapshotFile>
+///
+/// with MAMBA_ROOT_PREFIX (its package cache) in the sandbox's tmpfs /tmp, so packages are
+/// copied into the prefix, never linked to another revision's. The first revision of a python
+/// environment has `python`, of an r one `r-base`.
+class MicromambaProvisioner final : public EnvironmentProvisioner {
+public:
+    static constexpr char kBinaryMount[] = "/opt/micromamba/micromamba";
+    static constexpr char kChannelMount[] = "/opt/conda-channels";
+    /// The largest binary read (micromamba's static build is ~15 MB).
+    static constexpr qint64 kMaxBinaryBytes = 256ll << 20;
+
+    /// @p binary: the host path of micromamba ("" = not configured), @p sha256: its expected
+    /// SHA-256 in hex, @p channels: the host directories of the local channels.
+    MicromambaProvisioner(QString binary, QString sha256, QStringList channels);
+
+    QString name() const override { return QStringLiteral("micromamba"); }
+    /// Read now: not configured, the binary missing, its hash other than the expected one, no
+    /// channel.
+    QString unavailableReason() const override;
+    EnvironmentSpec::Grammar grammar() const override { return EnvironmentSpec::Grammar::Conda; }
+    QList<SourceMount> packageSources() const override;
+    QString packageSourceSetting() const override {
+        return QStringLiteral("RUNBOX_ENV_CONDA_CHANNELS");
+    }
+    /// The binary's bytes after the SHA-256 check; 503 `micromamba_unavailable` otherwise.
+    std::optional<Error> buildTools(QList<BuildTool>* out) const override;
+    QStringList initialPackages(const QString& language) const override;
+    execution::ExecRequest buildRequest(const QStringList& packages,
+                                        const execution::ExecLimits& limits) const override;
+    /// `CONDA_PREFIX=/opt/science-env`.
+    QHash<QString, QString> executionEnvironment() const override;
+
+private:
+    /// Reads the binary and checks its hash: "" and @p bytes, or why not.
+    QString readChecked(QByteArray* bytes) const;
+
+    QString m_binary;
+    QString m_sha256;
+    QStringList m_channels;
+};
+
+} // namespace runbox::environments
