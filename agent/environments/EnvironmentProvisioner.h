@@ -1,6 +1,7 @@
 #pragma once
 
 #include "agent/environments/EnvironmentSpec.h"
+#include "agent/environments/RevisionFiles.h"
 #include "agent/execution/ExecRequest.h"
 
 #include <QHash>
@@ -13,18 +14,16 @@ namespace runbox::environments {
 /// One way of building a revision of a science environment (docs/environments.md "Building a
 /// revision"): the command of the provisioning execution, run inside a strong sandbox with no
 /// network where the new revision's prefix is the only writable bind (at kPrefixMount) and the
-/// operator's offline package source is bound read-only at packageSourceMount(). Every build
-/// starts from an empty prefix and installs the whole package list; it ends by writing
-/// `[{"name","version"}…]` (JSON) of what the prefix has installed to
-/// `/workspace/<kSnapshotFile>` of its agent-owned build workspace. Packages reach the build
-/// only as positional arguments (`sh -c SCRIPT sh PKG…`), after EnvironmentSpec checked them
-/// with grammar().
+/// operator's offline package sources are bound read-only (packageSources()). Every build
+/// starts from an empty prefix and an emptied build workspace and installs the whole package
+/// list; what the revision contains is then read by the agent from the prefix
+/// (RevisionFiles::installedPackages with packageLayout()), never taken from the build.
+/// Packages reach the build only as positional arguments (`sh -c SCRIPT sh PKG…`), after
+/// EnvironmentSpec checked them with grammar().
 class EnvironmentProvisioner {
 public:
     /// Where every revision is built and later mounted (scripts and records embed the path).
     static constexpr char kPrefixMount[] = "/opt/science-env";
-    /// The build's package list, in its build workspace.
-    static constexpr char kSnapshotFile[] = ".runbox-snapshot.json";
 
     virtual ~EnvironmentProvisioner() = default;
 
@@ -34,6 +33,8 @@ public:
     virtual QString unavailableReason() const = 0;
     /// The package grammar its installs are checked with.
     virtual EnvironmentSpec::Grammar grammar() const = 0;
+    /// Where a built prefix records its packages (the snapshot the agent reads).
+    virtual RevisionFiles::PackageLayout packageLayout() const = 0;
     /// A host directory a build sees read-only at @c mount.
     struct SourceMount {
         QString hostPath;

@@ -7,6 +7,7 @@
 #include "agent/workspace/WorkspaceRegistry.h"
 
 #include <QDateTime>
+#include <QDir>
 #include <QSet>
 
 namespace runbox::environments {
@@ -91,9 +92,9 @@ EnvironmentService::resolveSelection(execution::ExecRequest* request,
     return checkLanguage(*request, environment);
 }
 
-std::optional<Error>
-EnvironmentService::buildPrefix(const QString& revisionId, const QString& workspaceId,
-                                QString* prefix, const EnvironmentProvisioner** provisioner) const {
+std::optional<Error> EnvironmentService::prepareBuild(const QString& revisionId,
+                                                      const QString& workspaceId, QString* prefix,
+                                                      const EnvironmentProvisioner** provisioner) {
     RevisionRow revision;
     EnvironmentRow environment;
     if (m_repository->getRevision(revisionId, &revision) ||
@@ -105,6 +106,18 @@ EnvironmentService::buildPrefix(const QString& revisionId, const QString& worksp
     if (!*provisioner)
         return unavailable(
             QStringLiteral("this agent has no %1 provisioner").arg(environment.provisioner));
+    const workspace::Workspace* build = m_deps.workspaces->find(workspaceId);
+    if (!build)
+        return unavailable(QStringLiteral("the build workspace %1 is gone").arg(workspaceId));
+    // Every build starts from an empty workspace (an earlier one may have planted modules
+    // there): its entries go, never following a link (workspace::removeTree).
+    const QStringList left =
+        QDir(build->directory)
+            .entryList(QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot);
+    for (const QString& name : left)
+        if (const QString error = workspace::removeTree(build->directory + '/' + name);
+            !error.isEmpty())
+            return unavailable(QStringLiteral("cannot empty the build workspace: %1").arg(error));
     *prefix = revision.prefixPath;
     return std::nullopt;
 }

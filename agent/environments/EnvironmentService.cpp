@@ -6,6 +6,7 @@
 #include "agent/environments/EnvironmentStage.h"
 #include "agent/environments/MicromambaProvisioner.h"
 #include "agent/environments/RLibProvisioner.h"
+#include "agent/environments/RevisionFiles.h"
 #include "agent/environments/VenvProvisioner.h"
 #include "agent/execution/ExecutionManager.h"
 #include "agent/http/ErrorStatus.h"
@@ -18,6 +19,7 @@
 #include <QDir>
 #include <QFile>
 #include <QJsonArray>
+#include <QJsonDocument>
 
 #include <algorithm>
 
@@ -38,35 +40,8 @@ QString newId(char prefix) {
     return QChar(prefix) + QString::fromLatin1(crypto::randomBytes(8).toHex());
 }
 
-Error invalid(const char* code, const QString& message) {
-    return Error{ErrorKind::InvalidArgument, QLatin1String(code), message};
-}
-
 Error unavailable(const QString& message) {
     return Error{ErrorKind::Unavailable, QStringLiteral("environment_unavailable"), message};
-}
-
-/// Reads the build's snapshot file without following a link the sandbox may have planted
-/// (open(2) O_NOFOLLOW), a regular file of at most kMaxSnapshotBytes.
-std::optional<Error> readSnapshotFile(const QString& path, QByteArray* out) {
-    const int fd = ::open(QFile::encodeName(path).constData(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0)
-        return invalid("invalid_snapshot", QStringLiteral("the build wrote no package list"));
-    struct stat st {};
-    QByteArray bytes;
-    bool ok = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= kMaxSnapshotBytes;
-    if (ok) {
-        bytes.resize(qsizetype(st.st_size));
-        ok = ::read(fd, bytes.data(), size_t(bytes.size())) == ssize_t(bytes.size());
-    }
-    ::close(fd);
-    if (!ok)
-        return invalid("invalid_snapshot",
-                       QStringLiteral("the package list is not a regular file of at most %1 "
-                                      "bytes")
-                           .arg(kMaxSnapshotBytes));
-    *out = bytes;
-    return std::nullopt;
 }
 
 std::optional<ApiError> checkIdField(const QJsonValue& value) {
@@ -350,13 +325,17 @@ std::optional<Error> EnvironmentService::startBuild(const EnvironmentRow& enviro
                                 {"packageSources", packages.isEmpty() ? QJsonArray() : sources}};
     // A fresh, empty prefix: never a copy or a hard link of an earlier revision.
     const QByteArray prefix = QFile::encodeName(revision.prefixPath);
-    if (!QDir().mkpath(QFileInfo(revision.prefixPath).path()) ||
+    // Nobody but the agent lists environments or revisions: their directories are 0711 (bwrap,
+    // running as a sandbox uid, resolves the prefix descriptor it is handed to its path, so
+    // the path must stay traversable; the ids are 64 random bits).
+    const QString environmentDir = QFileInfo(revision.prefixPath).path();
+    if (!QDir().mkpath(environmentDir) ||
+        ::chmod(QFile::encodeName(QFileInfo(environmentDir).path()).constData(), 0711) != 0 ||
+        ::chmod(QFile::encodeName(environmentDir).constData(), 0711) != 0 ||
         ::mkdir(prefix.constData(), 0755) != 0 ||
         (build->uid && ::chown(prefix.constData(), *build->uid, *build->uid) != 0))
         return Error{ErrorKind::Internal, QStringLiteral("environment_build_failed"),
                      QStringLiteral("cannot make the prefix of revision %1").arg(revision.id)};
-    ::unlink(QFile::encodeName(build->directory + '/' + EnvironmentProvisioner::kSnapshotFile)
-                 .constData());
     if (auto err = m_repository->insertRevision(&revision)) {
         workspace::removeTree(revision.prefixPath);
         return err;
@@ -393,16 +372,21 @@ void EnvironmentService::onExecutionFinished(const QString& executionId) {
     if (record.state != store::ExecutionState::Completed) {
         reason = QStringLiteral("the build ended %1: %2")
                      .arg(store::toString(record.state), record.statusReason);
-    } else if (const workspace::Workspace* build =
-                   m_deps.workspaces->find(environment.buildWorkspaceId);
-               !build) {
-        reason = QStringLiteral("the build workspace is gone");
+    } else if (const EnvironmentProvisioner* provisioner = provisionerOf(environment.provisioner);
+               !provisioner) {
+        reason = QStringLiteral("this agent has no %1 provisioner").arg(environment.provisioner);
     } else {
-        QByteArray bytes;
-        auto err = readSnapshotFile(build->directory + '/' + EnvironmentProvisioner::kSnapshotFile,
-                                    &bytes);
+        // Every process of the build is gone: the agent makes the prefix its own and reads
+        // what it contains itself; nothing the build wrote decides either
+        // (docs/environments.md "Sealing and the snapshot").
+        QJsonArray packages;
+        auto err = RevisionFiles::seal(revision.prefixPath);
         if (!err)
-            err = EnvironmentSnapshot::fromPipList(bytes, &snapshot, kMaxSnapshotBytes);
+            err = RevisionFiles::installedPackages(revision.prefixPath,
+                                                   provisioner->packageLayout(), &packages);
+        if (!err)
+            err = EnvironmentSnapshot::fromPipList(QJsonDocument(packages).toJson(), &snapshot,
+                                                   kMaxSnapshotBytes);
         if (err)
             reason = err->message;
     }

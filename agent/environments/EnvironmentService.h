@@ -118,12 +118,12 @@ public:
     std::optional<Error> resolveSelection(execution::ExecRequest* request,
                                           const workspace::Workspace& workspace) const;
 
-    /// For EnvironmentStage: the prefix of revision @p revisionId being built and its
-    /// environment's provisioner, if @p workspaceId is its environment's build workspace (else
-    /// 503 `environment_unavailable`).
-    std::optional<Error> buildPrefix(const QString& revisionId, const QString& workspaceId,
-                                     QString* prefix,
-                                     const EnvironmentProvisioner** provisioner) const;
+    /// For EnvironmentStage, as a build is launched: the prefix of revision @p revisionId being
+    /// built and its environment's provisioner, if @p workspaceId is its environment's build
+    /// workspace (else 503 `environment_unavailable`); the build workspace is emptied first, so
+    /// nothing an earlier build left there reaches this one.
+    std::optional<Error> prepareBuild(const QString& revisionId, const QString& workspaceId,
+                                      QString* prefix, const EnvironmentProvisioner** provisioner);
     /// For EnvironmentStage: the prefix of ready revision @p revisionId and its environment's
     /// provisioner, held until releasePrefix(); 503 `environment_unavailable` when it is gone.
     std::optional<Error> acquirePrefix(const QString& revisionId, QString* prefix,

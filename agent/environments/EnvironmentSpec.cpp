@@ -14,7 +14,7 @@ Error invalid(const char* code, const QString& message) {
 } // namespace
 
 std::optional<Error> checkName(const QJsonValue& name) {
-    static const QRegularExpression pattern(QStringLiteral("^[A-Za-z0-9][A-Za-z0-9 ._-]*$"));
+    static const QRegularExpression pattern(QStringLiteral("^[A-Za-z0-9][A-Za-z0-9 ._-]*\\z"));
     const QString text = name.toString();
     if (!name.isString() || text.isEmpty() || text.size() > 80 || !pattern.match(text).hasMatch())
         return invalid("invalid_environment_name",
@@ -50,10 +50,10 @@ QString normalisePackage(const QString& spec, QString* why) {
     // PEP 508 names and PEP 440 version specifiers only; anything pip would read as an
     // option, a path, a URL or a marker is refused (docs/environments.md "Validation").
     static const QRegularExpression pattern(
-        QStringLiteral("^([A-Za-z0-9]|[A-Za-z0-9][A-Za-z0-9._-]*[A-Za-z0-9])" // name
-                       "(\\[[A-Za-z0-9._-]+(,[A-Za-z0-9._-]+)*\\])?"          // extras
-                       "( *(===|==|!=|<=|>=|~=|<|>) *[A-Za-z0-9.*+!_-]+"      // first constraint
-                       "( *, *(===|==|!=|<=|>=|~=|<|>) *[A-Za-z0-9.*+!_-]+)*)?$")); // more
+        QStringLiteral("^([A-Za-z0-9]|[A-Za-z0-9][A-Za-z0-9._-]*[A-Za-z0-9])"              // name
+                       "(\\[[A-Za-z0-9][A-Za-z0-9._-]*(,[A-Za-z0-9][A-Za-z0-9._-]*)*\\])?" // extras
+                       "( *(===|==|!=|<=|>=|~=|<|>) *[A-Za-z0-9.*+!_-]+" // first constraint
+                       "( *, *(===|==|!=|<=|>=|~=|<|>) *[A-Za-z0-9.*+!_-]+)*)?\\z")); // more
     const QString text = spec.trimmed();
     if (text.isEmpty()) {
         *why = QStringLiteral("is empty");
@@ -67,8 +67,12 @@ QString normalisePackage(const QString& spec, QString* why) {
         *why = QStringLiteral("starts with '-' (pip options are not allowed)");
         return {};
     }
+    // pip reads a spec that ends like an archive as a file name in the current directory.
+    static const QRegularExpression archive(
+        QStringLiteral("\\.(whl|zip|tar|gz|tgz|bz2|tbz|xz|txz|egg)(\\W|\\z)"),
+        QRegularExpression::CaseInsensitiveOption);
     if (text.contains(QLatin1String("..")) || text.contains('/') || text.contains('\\') ||
-        text.contains(':') || text.contains('@')) {
+        text.contains(':') || text.contains('@') || archive.match(text).hasMatch()) {
         *why = QStringLiteral("looks like a path or a URL (only names and version constraints "
                               "are allowed)");
         return {};
@@ -82,7 +86,7 @@ QString normalisePackage(const QString& spec, QString* why) {
 }
 
 QString normaliseRPackage(const QString& spec, QString* why) {
-    static const QRegularExpression pattern(QStringLiteral("^[A-Za-z][A-Za-z0-9.]*[A-Za-z0-9]$"));
+    static const QRegularExpression pattern(QStringLiteral("^[A-Za-z][A-Za-z0-9.]*[A-Za-z0-9]\\z"));
     const QString text = spec.trimmed();
     if (text.size() > kMaxPackageSpecChars)
         *why = QStringLiteral("is longer than %1 characters").arg(kMaxPackageSpecChars);
@@ -99,7 +103,7 @@ QString normaliseCondaPackage(const QString& spec, QString* why) {
     static const QRegularExpression pattern(QStringLiteral(
         "^[A-Za-z0-9_][A-Za-z0-9._-]*"             // name
         "(=[A-Za-z0-9.*+!_]+(=[A-Za-z0-9.*+!_]+)?" // =VERSION[=BUILD]
-        "|(==|!=|<=|>=|~=|<|>)[A-Za-z0-9.*+!_]+(,(==|!=|<=|>=|~=|<|>)[A-Za-z0-9.*+!_]+)*)?$"));
+        "|(==|!=|<=|>=|~=|<|>)[A-Za-z0-9.*+!_]+(,(==|!=|<=|>=|~=|<|>)[A-Za-z0-9.*+!_]+)*)?\\z"));
     const QString text = spec.trimmed();
     if (text.size() > kMaxPackageSpecChars)
         *why = QStringLiteral("is longer than %1 characters").arg(kMaxPackageSpecChars);

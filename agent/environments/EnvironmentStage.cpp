@@ -62,8 +62,8 @@ void EnvironmentStage::prepare(const execution::LaunchContext& context, executio
     if (!build.isEmpty()) {
         QString prefix;
         const EnvironmentProvisioner* provisioner = nullptr;
-        if (auto err = m_service->buildPrefix(build.value(QLatin1String("revisionId")).toString(),
-                                              context.workspaceId, &prefix, &provisioner))
+        if (auto err = m_service->prepareBuild(build.value(QLatin1String("revisionId")).toString(),
+                                               context.workspaceId, &prefix, &provisioner))
             return done(http::toApiError(*err));
         spec.extraFds.append(
             sandbox::FdBinding::file(kPrefixFd, prefix, O_PATH | O_DIRECTORY | O_NOFOLLOW));

@@ -70,13 +70,11 @@ MicromambaProvisioner::buildRequest(const QStringList& packages,
         channels += QStringLiteral(" -c file://%1/%2").arg(kChannelMount).arg(i);
     const QString script =
         QStringLiteral("set -eu\n"
-                       "rm -f /workspace/%2\n"
+                       "cd /tmp\n"
                        "echo \"runbox: creating the conda environment at %1 with $*\"\n"
-                       "%3 create --yes --no-rc --override-channels%4 --prefix %1 \"$@\"\n"
-                       "%3 list --json --no-rc --prefix %1 > /workspace/%2\n"
+                       "%2 create --yes --no-rc --override-channels%3 --prefix %1 \"$@\"\n"
                        "echo 'runbox: revision built'\n")
-            .arg(QLatin1String(kPrefixMount), QLatin1String(kSnapshotFile),
-                 QLatin1String(kBinaryMount), channels);
+            .arg(QLatin1String(kPrefixMount), QLatin1String(kBinaryMount), channels);
     execution::ExecRequest request;
     request.kind = QStringLiteral("provision");
     request.argv =

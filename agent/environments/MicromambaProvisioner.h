@@ -13,8 +13,8 @@ namespace runbox::environments {
 ///
 ///     micromamba create --yes --no-rc --override-channels -c file:///opt/conda-channels/0 …
 ///         --prefix /opt/science-env SPEC…
-///     micromamba list --json --no-rc --prefix /opt/science-env > /workspace/<kSnapshotFile>
 ///
+/// (the snapshot is then read from the prefix's conda-meta records by the agent)
 /// with MAMBA_ROOT_PREFIX (its package cache) in the sandbox's tmpfs /tmp, so packages are
 /// copied into the prefix, never linked to another revision's. The first revision of a python
 /// environment has `python`, of an r one `r-base`.
@@ -34,6 +34,9 @@ public:
     /// channel.
     QString unavailableReason() const override;
     EnvironmentSpec::Grammar grammar() const override { return EnvironmentSpec::Grammar::Conda; }
+    RevisionFiles::PackageLayout packageLayout() const override {
+        return RevisionFiles::PackageLayout::CondaMeta;
+    }
     QList<SourceMount> packageSources() const override;
     QString packageSourceSetting() const override {
         return QStringLiteral("RUNBOX_ENV_CONDA_CHANNELS");

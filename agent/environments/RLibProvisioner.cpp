@@ -7,7 +7,7 @@ namespace runbox::environments {
 namespace {
 
 /// Run by the prefix's Rscript with the packages as trailing arguments: installs them, fails
-/// when one is missing afterwards, writes the library's package list as JSON.
+/// when one is missing afterwards.
 constexpr char kInstallScript[] = R"R(
 lib <- "/opt/science-env/library"
 pkgs <- commandArgs(trailingOnly = TRUE)
@@ -17,9 +17,6 @@ if (length(pkgs) > 0) {
   missing <- setdiff(pkgs, rownames(installed.packages(lib.loc = lib)))
   if (length(missing) > 0) stop("not installed: ", paste(missing, collapse = ", "))
 }
-ip <- installed.packages(lib.loc = lib)
-rows <- sprintf("{\"name\":\"%s\",\"version\":\"%s\"}", ip[, "Package"], ip[, "Version"])
-writeLines(paste0("[", paste0(rows, collapse = ","), "]"), "/workspace/.runbox-snapshot.json")
 )R";
 
 } // namespace
@@ -39,16 +36,16 @@ execution::ExecRequest RLibProvisioner::buildRequest(const QStringList& packages
     QString script =
         QStringLiteral(
             "set -eu\n"
-            "rm -f /workspace/%2\n"
-            "echo 'runbox: creating the R library at %3'\n"
-            "mkdir -p %1/bin %3\n"
+            "cd /tmp\n"
+            "echo 'runbox: creating the R library at %2'\n"
+            "mkdir -p %1/bin %2\n"
             "for tool in R Rscript; do\n"
-            "  printf '#!/bin/sh\\nR_LIBS=%3\\nR_LIBS_USER=%3\\nR_LIBS_SITE=/usr/lib/R/library\\n"
+            "  printf '#!/bin/sh\\nR_LIBS=%2\\nR_LIBS_USER=%2\\nR_LIBS_SITE=/usr/lib/R/library\\n"
             "export R_LIBS R_LIBS_USER R_LIBS_SITE\\nexec /usr/lib/R/bin/%s \"$@\"\\n' "
             "\"$tool\" > %1/bin/$tool\n"
             "  chmod 755 %1/bin/$tool\n"
             "done\n")
-            .arg(prefix, QLatin1String(kSnapshotFile), QLatin1String(kLibrary));
+            .arg(prefix, QLatin1String(kLibrary));
     if (!packages.isEmpty())
         script += QStringLiteral("echo \"runbox: installing $*\"\n");
     script += QStringLiteral("%1/bin/Rscript --vanilla -e '%2' \"$@\"\n"

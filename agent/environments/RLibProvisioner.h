@@ -28,6 +28,9 @@ public:
     QString name() const override { return QStringLiteral("r-lib"); }
     QString unavailableReason() const override { return m_unavailable; }
     EnvironmentSpec::Grammar grammar() const override { return EnvironmentSpec::Grammar::Cran; }
+    RevisionFiles::PackageLayout packageLayout() const override {
+        return RevisionFiles::PackageLayout::RLibrary;
+    }
     QList<SourceMount> packageSources() const override {
         if (m_repository.isEmpty())
             return {};

@@ -18,23 +18,20 @@ VenvProvisioner::VenvProvisioner(QString wheelhouse) : m_wheelhouse(std::move(wh
 execution::ExecRequest VenvProvisioner::buildRequest(const QStringList& packages,
                                                      const execution::ExecLimits& limits) const {
     const QString prefix = QLatin1String(kPrefixMount);
-    // The build workspace is the agent's, but a snapshot file left there must never pass as
-    // this build's: it is removed first.
+    // Isolated mode and /tmp as the current directory: nothing planted in the build workspace
+    // or the environment can run as venv's or pip's own modules.
     QString script = QStringLiteral("set -eu\n"
-                                    "rm -f /workspace/%2\n"
+                                    "cd /tmp\n"
                                     "echo 'runbox: creating the venv at %1'\n"
-                                    "/usr/bin/python3 -m venv --copies %1\n")
-                         .arg(prefix, QLatin1String(kSnapshotFile));
+                                    "/usr/bin/python3 -I -m venv --copies %1\n")
+                         .arg(prefix);
     if (!packages.isEmpty())
         script +=
             QStringLiteral("echo \"runbox: installing $*\"\n"
-                           "%1/bin/python3 -m pip install --no-index --find-links %2"
+                           "%1/bin/python3 -I -m pip install --no-index --find-links %2"
                            " --no-cache-dir --disable-pip-version-check --no-input -- \"$@\"\n")
                 .arg(prefix, QLatin1String(kWheelhouseMount));
-    script += QStringLiteral("%1/bin/python3 -m pip list --format json"
-                             " --disable-pip-version-check > /workspace/%2\n"
-                             "echo 'runbox: revision built'\n")
-                  .arg(prefix, QLatin1String(kSnapshotFile));
+    script += QStringLiteral("echo 'runbox: revision built'\n");
     execution::ExecRequest request;
     request.kind = QStringLiteral("provision");
     request.argv =

@@ -8,11 +8,13 @@ namespace runbox::environments {
 /// packages from the operator's offline wheelhouse (RUNBOX_ENV_WHEELHOUSE) bound read-only at
 /// /opt/wheelhouse. The build runs
 ///
-///     python3 -m venv --copies /opt/science-env
-///     /opt/science-env/bin/python3 -m pip install --no-index --find-links /opt/wheelhouse
+///     cd /tmp
+///     python3 -I -m venv --copies /opt/science-env
+///     /opt/science-env/bin/python3 -I -m pip install --no-index --find-links /opt/wheelhouse
 ///         --no-cache-dir --disable-pip-version-check --no-input -- PKG…
-///     /opt/science-env/bin/python3 -m pip list --format json > /workspace/<kSnapshotFile>
 ///
+/// (`-I`: no current directory, user site or PYTHON* variable can put a module before the
+/// standard library's; python(1)).
 /// `--copies` gives the prefix its own interpreter, so masking the host's under /usr/bin does
 /// not break it (venv(1)); the packages reach pip only after `--`, as positional arguments of
 /// `sh -c` ("$@"), never where pip or the shell parses options (CODING_GUIDELINES.md "System
@@ -28,6 +30,9 @@ public:
     QString name() const override { return QStringLiteral("venv"); }
     QString unavailableReason() const override { return m_unavailable; }
     EnvironmentSpec::Grammar grammar() const override { return EnvironmentSpec::Grammar::Pip; }
+    RevisionFiles::PackageLayout packageLayout() const override {
+        return RevisionFiles::PackageLayout::PythonSitePackages;
+    }
     QList<SourceMount> packageSources() const override {
         if (m_wheelhouse.isEmpty())
             return {};

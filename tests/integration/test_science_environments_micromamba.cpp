@@ -1,6 +1,6 @@
 // conda environments through the micromamba provisioner (docs/environments.md "micromamba"),
 // with no network: a test double of micromamba (a shell script that records its argv in the
-// prefix, checks it was handed an empty prefix and the channel, and answers `list --json`) run
+// prefix, checks it was handed an empty prefix and the channel, and writes conda-meta records) run
 // by the real agent's provisioning execution; its SHA-256 check refusing a modified binary; and a
 // real micromamba where one and a local channel are found (RUNBOX_TEST_MICROMAMBA,
 // RUNBOX_TEST_CONDA_CHANNEL), saying whether it ran.
@@ -23,7 +23,8 @@ using namespace runbox::testsupport;
 
 namespace {
 
-/// The test double: `create … --prefix P SPEC…` and `list --json … --prefix P`.
+/// The test double of `micromamba create … --prefix P SPEC…`: one conda-meta record per spec,
+/// as micromamba writes them (the agent reads them for the snapshot).
 const char* kDouble = R"SH(#!/bin/sh
 set -eu
 sub="$1"
@@ -40,28 +41,25 @@ create)
   mkdir -p "$prefix/conda-meta" "$prefix/bin"
   for a in "$@"; do printf '%s\n' "$a"; done > "$prefix/argv.txt"
   ls /opt/conda-channels/0 > "$prefix/channel0.txt"
-  : > "$prefix/conda-meta/specs"
   skip=0
   shift
   for a in "$@"; do
     if [ "$skip" = 1 ]; then skip=0; continue; fi
-    case "$a" in -c|--prefix) skip=1;; -*) ;; *) echo "$a" >> "$prefix/conda-meta/specs";; esac
+    case "$a" in
+    -c|--prefix) skip=1 ;;
+    -*) ;;
+    *)
+      name=${a%%[=<>!~]*}
+      ver=${a#"$name"}
+      ver=${ver#=}
+      [ -n "$ver" ] || ver=0.0
+      printf '{"name":"%s","version":"%s","channel":"local"}\n' "$name" "$ver" \
+        > "$prefix/conda-meta/$name-0.json"
+      ;;
+    esac
   done
   printf '#!/bin/sh\necho conda-python "$@"\n' > "$prefix/bin/python3"
   chmod 755 "$prefix/bin/python3"
-  ;;
-list)
-  printf '['
-  sep=''
-  while read -r s; do
-    name=${s%%[=<>!~]*}
-    ver=${s#"$name"}
-    ver=${ver#=}
-    [ -n "$ver" ] || ver=0.0
-    printf '%s{"name":"%s","version":"%s","channel":"local"}' "$sep" "$name" "$ver"
-    sep=','
-  done < "$prefix/conda-meta/specs"
-  printf ']\n'
   ;;
 *) echo "double: unexpected $sub" >&2; exit 4 ;;
 esac

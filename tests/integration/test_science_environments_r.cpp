@@ -8,6 +8,7 @@
 #include "support/ExecStream.h"
 #include "support/ManagedApi.h"
 
+#include <QDirIterator>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
@@ -37,6 +38,7 @@ private:
     AgentOptions m_options;
     QString m_envId;
     QString m_ws;
+    QString m_buildWorkspace;
     ApiClient& client() { return *m_agent.client(); }
 
     QString waitForBuild(const QString& executionId) {
@@ -96,12 +98,23 @@ private Q_SLOTS:
         // World-writable and world-readable: only the sandbox stands between the build and them.
         QVERIFY(::chmod(QFile::encodeName(m_host.path()).constData(), 0777) == 0);
         secret.setPermissions(QFile::ReadOwner | QFile::ReadOther);
+        // It also tries to leave the revision changeable (world-writable, a setuid copy of sh),
+        // to plant things in the build workspace for the next build, and a FIFO where builds
+        // used to write their package list.
         const QString configure =
             QStringLiteral("#!/bin/sh\n"
+                           "ls -A /workspace > /opt/science-env/workspace-at-build\n"
                            "echo planted > %1/canary 2>/dev/null\n"
                            "cat %1/secret > /opt/science-env/leak 2>/dev/null\n"
                            "cat /etc/shadow >> /opt/science-env/leak 2>/dev/null\n"
                            "echo ran > /opt/science-env/configure-ran\n"
+                           "cp /bin/sh /opt/science-env/suid_sh && chmod 6755 "
+                           "/opt/science-env/suid_sh\n"
+                           "chmod 0777 /opt/science-env /opt/science-env/library\n"
+                           "stat -c %a /opt/science-env/suid_sh /opt/science-env "
+                           "> /opt/science-env/modes-in-build\n"
+                           "mkdir -p /workspace/planted && echo x > /workspace/planted/x\n"
+                           "mkfifo /workspace/.runbox-snapshot.json 2>/dev/null\n"
                            "exit 0\n")
                 .arg(m_host.path());
         QVERIFY2(addRSourcePackage(m_repository.path(),
@@ -217,6 +230,40 @@ private Q_SLOTS:
         QCOMPARE(installed.status, 202);
         QCOMPARE(waitForBuild(installed.json().value("executionId").toString()),
                  QStringLiteral("completed"));
+        m_buildWorkspace =
+            executionRecord(client(), installed.json().value("executionId").toString())
+                .value("workspace")
+                .toString();
+        // The revision is sealed: what the build made setuid or writable by others is not
+        // (positive control: the modes it had in the build), and only the agent owns it.
+        const QString prefix = m_agent.stateDir() + "/environments/" + m_envId + '/' +
+                               installed.json().value("revisionId").toString();
+        QFile modes(prefix + "/modes-in-build");
+        QVERIFY(modes.open(QIODevice::ReadOnly));
+        QCOMPARE(modes.readAll().trimmed().split('\n'), QList<QByteArray>({"6755", "777"}));
+        struct stat agentSt {};
+        QVERIFY(::stat(QFile::encodeName(m_agent.stateDir()).constData(), &agentSt) == 0);
+        QDirIterator it(prefix,
+                        QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot,
+                        QDirIterator::Subdirectories);
+        int entries = 0;
+        while (it.hasNext()) {
+            const QString path = it.next();
+            struct stat st {};
+            QVERIFY(::lstat(QFile::encodeName(path).constData(), &st) == 0);
+            ++entries;
+            QCOMPARE(st.st_uid, agentSt.st_uid);
+            if (!S_ISLNK(st.st_mode))
+                QVERIFY2((st.st_mode & (S_ISUID | S_ISGID | S_IWGRP | S_IWOTH)) == 0,
+                         qPrintable(QStringLiteral("%1 %2").arg(path).arg(st.st_mode, 0, 8)));
+        }
+        QVERIFY(entries > 10);
+        struct stat envDir {};
+        QVERIFY(::stat(QFile::encodeName(m_agent.stateDir() + "/environments").constData(),
+                       &envDir) == 0);
+        QCOMPARE(envDir.st_mode & 0777, mode_t(0711)); // no listing of ids
+        // Its planted entries are in the build workspace until the next build empties it.
+        QVERIFY(QFileInfo::exists(m_agent.workspaceDir(m_buildWorkspace) + "/planted/x"));
         // Positive control: its configure script ran, and could write its prefix.
         const ExecOutcome seen =
             m_agent.shell(m_ws, "cat /opt/science-env/configure-ran; wc -c < /opt/science-env/leak",
@@ -233,6 +280,14 @@ private Q_SLOTS:
         QCOMPARE(removed.status, 202);
         QCOMPARE(waitForBuild(removed.json().value("executionId").toString()),
                  QStringLiteral("completed"));
+        // This build started from an emptied build workspace: the hostile package, built again,
+        // found nothing of what it planted the first time (which was there: checked above).
+        QVERIFY(!m_buildWorkspace.isEmpty());
+        const ExecOutcome seen = m_agent.shell(m_ws,
+                                               "cat /opt/science-env/configure-ran; "
+                                               "wc -c < /opt/science-env/workspace-at-build",
+                                               {{"environmentId", m_envId}});
+        QCOMPARE(seen.stdoutText().trimmed().split('\n'), QStringList({"ran", "0"}));
         QCOMPARE(snapshotOf(removed.json().value("revisionId").toString()),
                  QStringList({"rpkhostile=1.0"}));
         const ExecOutcome gone =

@@ -82,6 +82,24 @@ private Q_SLOTS:
                                                 &out));
     }
 
+    /// Inputs an attack on the environments found accepted.
+    void testSpecsAnAttackFoundAcceptedAreRefused() {
+        QString why;
+        // pip reads these as file names in its current directory.
+        for (const char* bad : {"pkga-1.0-py3-none-any.whl", "x.tar.gz", "x.zip", "pkga.WHL",
+                                "pkga[x,--y]", "pkga[-y]"}) {
+            why.clear();
+            QVERIFY2(EnvironmentSpec::normalisePackage(QString::fromLatin1(bad), &why).isEmpty(),
+                     bad);
+        }
+        QVERIFY(!EnvironmentSpec::normalisePackage("zope.interface>=5", &why).isEmpty());
+        QVERIFY(!EnvironmentSpec::normalisePackage("pkga[x,y]", &why).isEmpty());
+        // A name ending in a newline passed the pattern's $.
+        QCOMPARE(EnvironmentSpec::checkName(QJsonValue("lookalike\n"))->code,
+                 QStringLiteral("invalid_environment_name"));
+        QVERIFY(EnvironmentSpec::normaliseRPackage("rpka\nx", &why).isEmpty());
+    }
+
     void testCondaSpecs() {
         QString why;
         for (const char* good : {"numpy", "numpy=1.26", "numpy=1.26=py311h0", "scipy>=1.11,<2",
