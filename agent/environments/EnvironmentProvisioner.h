@@ -68,6 +68,23 @@ public:
                                                 const execution::ExecLimits& limits) const = 0;
     /// Variables an execution that selects one of its revisions gets besides PATH.
     virtual QHash<QString, QString> executionEnvironment() const = 0;
+
+protected:
+    /// The request every provisioner's build is: kind `provision`, argv
+    /// `/bin/sh -c SCRIPT sh PKG…` (@p script reads the packages as "$@"), the default timeout
+    /// and output limit of @p limits.
+    static execution::ExecRequest provisionRequest(const QString& script,
+                                                   const QStringList& packages,
+                                                   const execution::ExecLimits& limits) {
+        execution::ExecRequest request;
+        request.kind = QStringLiteral("provision");
+        request.argv = QStringList{QStringLiteral("/bin/sh"), QStringLiteral("-c"), script,
+                                   QStringLiteral("sh")} +
+                       packages;
+        request.timeoutMs = limits.defaultTimeoutMs;
+        request.maxOutputBytes = limits.defaultMaxOutputBytes;
+        return request;
+    }
 };
 
 } // namespace runbox::environments

@@ -75,13 +75,7 @@ MicromambaProvisioner::buildRequest(const QStringList& packages,
                        "%2 create --yes --no-rc --override-channels%3 --prefix %1 \"$@\"\n"
                        "echo 'runbox: revision built'\n")
             .arg(QLatin1String(kPrefixMount), QLatin1String(kBinaryMount), channels);
-    execution::ExecRequest request;
-    request.kind = QStringLiteral("provision");
-    request.argv =
-        QStringList{QStringLiteral("/bin/sh"), QStringLiteral("-c"), script, QStringLiteral("sh")} +
-        packages;
-    request.timeoutMs = limits.defaultTimeoutMs;
-    request.maxOutputBytes = limits.defaultMaxOutputBytes;
+    execution::ExecRequest request = provisionRequest(script, packages, limits);
     // Its package cache and state go to the sandbox's tmpfs, never into the prefix.
     request.env.insert(QStringLiteral("MAMBA_ROOT_PREFIX"), QStringLiteral("/tmp/mamba-root"));
     return request;

@@ -51,14 +51,7 @@ execution::ExecRequest RLibProvisioner::buildRequest(const QStringList& packages
     script += QStringLiteral("%1/bin/Rscript --vanilla -e '%2' \"$@\"\n"
                              "echo 'runbox: revision built'\n")
                   .arg(prefix, QString::fromLatin1(kInstallScript).trimmed());
-    execution::ExecRequest request;
-    request.kind = QStringLiteral("provision");
-    request.argv =
-        QStringList{QStringLiteral("/bin/sh"), QStringLiteral("-c"), script, QStringLiteral("sh")} +
-        packages;
-    request.timeoutMs = limits.defaultTimeoutMs;
-    request.maxOutputBytes = limits.defaultMaxOutputBytes;
-    return request;
+    return provisionRequest(script, packages, limits);
 }
 
 } // namespace runbox::environments

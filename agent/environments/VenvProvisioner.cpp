@@ -32,13 +32,7 @@ execution::ExecRequest VenvProvisioner::buildRequest(const QStringList& packages
                            " --no-cache-dir --disable-pip-version-check --no-input -- \"$@\"\n")
                 .arg(prefix, QLatin1String(kWheelhouseMount));
     script += QStringLiteral("echo 'runbox: revision built'\n");
-    execution::ExecRequest request;
-    request.kind = QStringLiteral("provision");
-    request.argv =
-        QStringList{QStringLiteral("/bin/sh"), QStringLiteral("-c"), script, QStringLiteral("sh")} +
-        packages;
-    request.timeoutMs = limits.defaultTimeoutMs;
-    request.maxOutputBytes = limits.defaultMaxOutputBytes;
+    execution::ExecRequest request = provisionRequest(script, packages, limits);
     // pip's caches and temporary files go to the sandbox's /tmp, never into the prefix.
     request.env.insert(QStringLiteral("PIP_NO_CACHE_DIR"), QStringLiteral("1"));
     request.env.insert(QStringLiteral("PYTHONNOUSERSITE"), QStringLiteral("1"));

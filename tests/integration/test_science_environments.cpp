@@ -3,6 +3,7 @@
 // provisioning execution, selected by strong executions (sync and managed). Each refusal comes
 // after its positive control.
 #include "support/AgentProcess.h"
+#include "support/EnvironmentApi.h"
 #include "support/ExecStream.h"
 #include "support/ManagedApi.h"
 #include "support/Wheelhouse.h"
@@ -21,7 +22,7 @@ using namespace runbox::testsupport;
 namespace {
 
 QJsonObject error(const ApiResponse& r) {
-    return r.json().value("error").toObject();
+    return errorOf(r);
 }
 
 } // namespace
@@ -37,27 +38,11 @@ private:
     QString m_rev1; ///< pkgb 1.0 + pkga 1.0
     ApiClient& client() { return *m_agent.client(); }
 
-    /// Waits for build @p executionId to end; returns its final state.
     QString waitForBuild(const QString& executionId) {
-        const QJsonObject record = waitUntilFinal(client(), executionId, 180000);
-        if (record.value("state").toString() != QLatin1String("completed"))
-            qWarning("build %s: %s %s: %s", qPrintable(executionId),
-                     qPrintable(record.value("state").toString()),
-                     qPrintable(record.value("statusReason").toString()),
-                     qPrintable(readLog(client(), executionId, 0, false).bytes));
-        return record.value("state").toString();
+        return waitForBuildRecord(client(), executionId).value("state").toString();
     }
-    QJsonObject environment() {
-        return client().call("GET", "/v1/environments/" + m_envId.toUtf8()).json();
-    }
-    int revisionCount() {
-        return int(client()
-                       .call("GET", "/v1/environments/" + m_envId.toUtf8() + "/revisions")
-                       .json()
-                       .value("revisions")
-                       .toArray()
-                       .size());
-    }
+    QJsonObject environment() { return environmentOf(client(), m_envId); }
+    int revisionCount() { return revisionCountOf(client(), m_envId); }
     int executionCount() {
         return int(client()
                        .call("GET", "/v1/executions?limit=1000")

@@ -5,6 +5,7 @@
 // real micromamba where one and a local channel are found (RUNBOX_TEST_MICROMAMBA,
 // RUNBOX_TEST_CONDA_CHANNEL), saying whether it ran.
 #include "support/AgentProcess.h"
+#include "support/EnvironmentApi.h"
 #include "support/ExecStream.h"
 #include "support/ManagedApi.h"
 
@@ -66,7 +67,7 @@ esac
 )SH";
 
 QJsonObject error(const ApiResponse& r) {
-    return r.json().value("error").toObject();
+    return errorOf(r);
 }
 
 bool writeExecutable(const QString& path, const QByteArray& bytes) {
@@ -93,17 +94,9 @@ private:
     ApiClient& client() { return *m_agent.client(); }
 
     QJsonObject waitForBuild(const QString& executionId) {
-        const QJsonObject record = waitUntilFinal(client(), executionId, 180000);
-        if (record.value("state").toString() != QLatin1String("completed"))
-            qWarning("build %s: %s %s: %s", qPrintable(executionId),
-                     qPrintable(record.value("state").toString()),
-                     qPrintable(record.value("statusReason").toString()),
-                     qPrintable(readLog(client(), executionId, 0, false).bytes));
-        return record;
+        return waitForBuildRecord(client(), executionId);
     }
-    QJsonObject environment() {
-        return client().call("GET", "/v1/environments/" + m_envId.toUtf8()).json();
-    }
+    QJsonObject environment() { return environmentOf(client(), m_envId); }
     QJsonObject micromambaHealth() {
         return client()
             .call("GET", "/v1/health")
@@ -116,15 +109,7 @@ private:
             .toObject();
     }
     QStringList snapshotOf(const QString& revisionId) {
-        QStringList out;
-        for (const QJsonValue& p :
-             client()
-                 .call("GET", "/v1/environment-revisions/" + revisionId.toUtf8() + "/snapshot")
-                 .json()
-                 .value("packages")
-                 .toArray())
-            out << p["name"].toString() + '=' + p["version"].toString();
-        return out;
+        return testsupport::snapshotOf(client(), revisionId);
     }
     QString inEnvironment(const QString& script) {
         return m_agent.shell(m_ws, script, {{"environmentId", m_envId}}).stdoutText().trimmed();

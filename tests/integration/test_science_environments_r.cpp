@@ -5,6 +5,7 @@
 // control. Needs the host's R (r-base-core, scripts/install-deps); skipped, saying so, without it.
 #include "support/AgentProcess.h"
 #include "support/CranRepository.h"
+#include "support/EnvironmentApi.h"
 #include "support/ExecStream.h"
 #include "support/ManagedApi.h"
 
@@ -23,7 +24,7 @@ using namespace runbox::testsupport;
 namespace {
 
 QJsonObject error(const ApiResponse& r) {
-    return r.json().value("error").toObject();
+    return errorOf(r);
 }
 
 } // namespace
@@ -42,40 +43,17 @@ private:
     ApiClient& client() { return *m_agent.client(); }
 
     QString waitForBuild(const QString& executionId) {
-        const QJsonObject record = waitUntilFinal(client(), executionId, 180000);
-        if (record.value("state").toString() != QLatin1String("completed"))
-            qWarning("build %s: %s %s: %s", qPrintable(executionId),
-                     qPrintable(record.value("state").toString()),
-                     qPrintable(record.value("statusReason").toString()),
-                     qPrintable(readLog(client(), executionId, 0, false).bytes));
-        return record.value("state").toString();
+        return waitForBuildRecord(client(), executionId).value("state").toString();
     }
-    QJsonObject environment() {
-        return client().call("GET", "/v1/environments/" + m_envId.toUtf8()).json();
-    }
+    QJsonObject environment() { return environmentOf(client(), m_envId); }
     ApiResponse install(const QByteArray& verb, const QJsonArray& packages) {
         return client().call("POST", "/v1/environments/" + m_envId.toUtf8() + '/' + verb,
                              QJsonObject{{"packages", packages}});
     }
     QStringList snapshotOf(const QString& revisionId) {
-        QStringList out;
-        for (const QJsonValue& p :
-             client()
-                 .call("GET", "/v1/environment-revisions/" + revisionId.toUtf8() + "/snapshot")
-                 .json()
-                 .value("packages")
-                 .toArray())
-            out << p["name"].toString() + '=' + p["version"].toString();
-        return out;
+        return testsupport::snapshotOf(client(), revisionId);
     }
-    int revisionCount() {
-        return int(client()
-                       .call("GET", "/v1/environments/" + m_envId.toUtf8() + "/revisions")
-                       .json()
-                       .value("revisions")
-                       .toArray()
-                       .size());
-    }
+    int revisionCount() { return revisionCountOf(client(), m_envId); }
 
 private Q_SLOTS:
     void initTestCase() {
