@@ -31,6 +31,9 @@ public:
     virtual QString name() const = 0;
     /// Why this provisioner cannot build on this host ("" when it can).
     virtual QString unavailableReason() const = 0;
+    /// Whether the operator asked for it (false for an optional one left unset: its being
+    /// unavailable is then not warned about at start).
+    virtual bool configured() const { return true; }
     /// The package grammar its installs are checked with.
     virtual EnvironmentSpec::Grammar grammar() const = 0;
     /// Where a built prefix records its packages (the snapshot the agent reads).

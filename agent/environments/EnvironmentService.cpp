@@ -108,10 +108,13 @@ QStringList EnvironmentService::start() {
                                    "stopped: marked failed, its prefix removed")
                         .arg(r.id, r.environmentId);
     }
+    // An optional provisioner nobody configured is not a degradation worth a warning (health
+    // still says why it is unavailable).
     for (const auto& [name, provisioner] : m_provisioners)
-        if (!provisioner->unavailableReason().isEmpty())
+        if (const QString why = provisioner->unavailableReason();
+            !why.isEmpty() && provisioner->configured())
             warnings << QStringLiteral("environments: the %1 provisioner is unavailable: %2")
-                            .arg(name, provisioner->unavailableReason());
+                            .arg(name, why);
     m_sweepTimer = new QTimer(this);
     m_sweepTimer->setInterval(int(std::clamp<qint64>(m_deps.revisionGraceMs / 2, 500, 60000)));
     connect(m_sweepTimer, &QTimer::timeout, this, &EnvironmentService::sweepRevisions);

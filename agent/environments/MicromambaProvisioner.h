@@ -33,6 +33,8 @@ public:
     /// Read now: not configured, the binary missing, its hash other than the expected one, no
     /// channel.
     QString unavailableReason() const override;
+    /// Whether RUNBOX_ENV_MICROMAMBA is set.
+    bool configured() const override { return !m_binary.isEmpty(); }
     EnvironmentSpec::Grammar grammar() const override { return EnvironmentSpec::Grammar::Conda; }
     RevisionFiles::PackageLayout packageLayout() const override {
         return RevisionFiles::PackageLayout::CondaMeta;
