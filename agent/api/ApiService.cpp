@@ -1,7 +1,7 @@
 #include "agent/api/ApiService.h"
 
-#include "agent/api/ExecRoutes.h"
 #include "agent/api/EnvironmentRoutes.h"
+#include "agent/api/ExecRoutes.h"
 #include "agent/api/ExecutionRoutes.h"
 #include "agent/api/FileRoutes.h"
 #include "agent/api/HealthRoutes.h"

@@ -25,9 +25,10 @@ namespace runbox::workspace {
 /// Best effort by design: it only triggers measurements, never counts. A directory it could not
 /// watch (past Options::maxWatches, the host's max_user_watches, deeper than 64 levels below the
 /// root — each is opened by its path from the root, so a deep tree made one mkdir at a time would
-/// cost O(depth) per event —, a path longer than PATH_MAX, a rename race) makes complete() false, and its writes are seen by the timer only. An inotify
-/// queue overflow (IN_Q_OVERFLOW) is reported as a write, and the tree is walked again for
-/// directories that may have been missed.
+/// cost O(depth) per event —, a path longer than PATH_MAX, a rename race) makes complete()
+/// false, and its writes are seen by the timer only. An inotify queue overflow (IN_Q_OVERFLOW)
+/// is reported as a write, and the tree is walked again for directories that may have been
+/// missed.
 class WorkspaceWriteWatch final : public QObject {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(WorkspaceWriteWatch)
