@@ -68,6 +68,8 @@ void EnvironmentStage::prepare(const execution::LaunchContext& context, executio
         spec.extraFds.append(
             sandbox::FdBinding::file(kPrefixFd, prefix, O_PATH | O_DIRECTORY | O_NOFOLLOW));
         spec.extraArgs << QStringLiteral("--bind-fd") << QString::number(kPrefixFd) << prefixMount;
+        // What the build writes there counts like its workspace (an attack filled the disk).
+        plan->diskBoundedPaths.append(prefix);
         int fd = kFirstBuildFd;
         for (const EnvironmentProvisioner::SourceMount& source : provisioner->packageSources()) {
             spec.extraFds.append(

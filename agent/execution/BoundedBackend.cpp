@@ -3,6 +3,9 @@
 #include "agent/bounds/BoundsHost.h"
 #include "agent/bounds/ProcessTable.h"
 #include "agent/execution/WorkspaceQuotaWatcher.h"
+#include "agent/workspace/WorkspaceFs.h"
+
+#include <algorithm>
 
 #include <csignal>
 
@@ -51,6 +54,27 @@ void BoundedBackend::start() {
         watchMembers({bounds::Membership::By::Uid, quint64(*m_watch.workspaceUid)}, {});
     m_quota->start();
     m_inner->start();
+    // After the start: a directory that cannot be watched stops the run (fail closed).
+    for (const QString& dir : std::as_const(m_watch.extraDirectories)) {
+        auto fs = workspace::WorkspaceFs::open(dir);
+        if (!fs) {
+            stop(QStringLiteral("setup_failed"),
+                 QStringLiteral("cannot watch %1: %2").arg(dir, fs.error().message));
+            continue;
+        }
+        auto* extra = new WorkspaceQuotaWatcher(
+            std::make_shared<const workspace::WorkspaceFs>(std::move(fs.value())),
+            m_watch.limits.maxWorkspaceBytes, this);
+        connect(extra, &WorkspaceQuotaWatcher::exceeded, this, [this](qint64 used, qint64 limit) {
+            stop(QStringLiteral("quota_exceeded"),
+                 QStringLiteral("the environment prefix grew to %1 bytes, above "
+                                "maxWorkspaceBytes %2")
+                     .arg(used)
+                     .arg(limit));
+        });
+        extra->start();
+        m_extraQuotas.append(extra);
+    }
 }
 
 void BoundedBackend::stop(const QString& status, const QString& reason) {
@@ -131,6 +155,8 @@ void BoundedBackend::onFinished(ExecutionResult result) {
     m_cgroupTimer.stop();
     if (m_quota)
         m_quota->stop();
+    for (WorkspaceQuotaWatcher* extra : std::as_const(m_extraQuotas))
+        extra->stop();
     unwatch();
     if (m_watch.cgroup) {
         m_watch.cgroup->sample();
@@ -155,7 +181,16 @@ void BoundedBackend::onFinished(ExecutionResult result) {
     }
     qint64 used = 0;
     const qint64 quota = m_watch.limits.maxWorkspaceBytes;
-    if (ranOut() && quota > 0 && m_quota && m_quota->overLimit(&used)) {
+    const bool extraOver =
+        std::any_of(m_extraQuotas.cbegin(), m_extraQuotas.cend(),
+                    [&used](WorkspaceQuotaWatcher* q) { return q->overLimit(&used); });
+    if (ranOut() && quota > 0 && extraOver) {
+        result.status = QStringLiteral("quota_exceeded");
+        result.reason = QStringLiteral("the environment prefix ended at %1 bytes, above "
+                                       "maxWorkspaceBytes %2")
+                            .arg(used)
+                            .arg(quota);
+    } else if (ranOut() && quota > 0 && m_quota && m_quota->overLimit(&used)) {
         result.status = QStringLiteral("quota_exceeded");
         result.reason =
             QStringLiteral("the workspace ended at %1 bytes, above maxWorkspaceBytes %2")

@@ -38,6 +38,8 @@ public:
         std::shared_ptr<const workspace::WorkspaceFs> fs;
         std::optional<uid_t> workspaceUid;
         std::unique_ptr<bounds::ExecutionCgroup> cgroup; ///< from BoundsStage, if any
+        /// Host directories bounded like the workspace, each on its own (TierBackend).
+        QStringList extraDirectories;
     };
     /// Takes @p inner (reparented to this).
     BoundedBackend(ExecutionBackend* inner, bounds::BoundsHost* host, Watch watch,
@@ -62,8 +64,9 @@ private:
     bounds::BoundsHost* m_host;
     Watch m_watch;
     WorkspaceQuotaWatcher* m_quota = nullptr;
-    int m_handle = 0;                     ///< the watchdog's, 0 when none
-    bounds::MemoryWatchdog::Usage m_peak; ///< peaks of earlier watches of this run
+    QList<WorkspaceQuotaWatcher*> m_extraQuotas; ///< one per Watch::extraDirectories
+    int m_handle = 0;                            ///< the watchdog's, 0 when none
+    bounds::MemoryWatchdog::Usage m_peak;        ///< peaks of earlier watches of this run
     QTimer m_cgroupTimer;
     bool m_finished = false;
 };

@@ -60,6 +60,7 @@ void BoundedTier::createBackend(const TierLaunch& launch, QObject* parent, Backe
             watch.limits = store::ExecutionLimits::fromJson(launch.epoch.quotas);
             watch.fs = launch.fs;
             watch.workspaceUid = launch.workspaceUid;
+            watch.extraDirectories = made.diskBoundedPaths;
             if (host)
                 watch.cgroup = host->takeCgroup(launch.executionId);
             made.backend = new BoundedBackend(made.backend, host, std::move(watch), parent);

@@ -51,6 +51,8 @@ struct TierBackend {
     ExecutionBackend* backend = nullptr;
     /// The exact launch a managed record keeps (`{"env","cwd","argv",…}`; docs/managed.md).
     QJsonObject provenance;
+    /// LaunchPlan::diskBoundedPaths of the launch.
+    QStringList diskBoundedPaths;
     /// Why there is no backend. The execution ends setup_failed with its message.
     std::optional<ApiError> error;
     /// With @ref error: nothing ran and nothing needs to be streamed, so a sync exec answers

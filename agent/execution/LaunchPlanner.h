@@ -84,6 +84,9 @@ struct LaunchPlan {
     QList<gid_t> supplementaryGroups;
     qint64 maxFileBytes = 0; ///< RLIMIT_FSIZE (SandboxLaunch::maxFileBytes), set by BoundsStage
     int cgroupProcsFd = -1;  ///< SandboxLaunch::cgroupProcsFd, set (and closed) by BoundsStage
+    /// More host directories the execution writes into, each bounded like its workspace
+    /// (maxWorkspaceBytes, BoundedBackend): an environment build's prefix.
+    QStringList diskBoundedPaths;
     sandbox::SandboxLaunch launch; ///< filled by LaunchPlanner once every stage agreed
     std::vector<std::function<void()>> releases; ///< undo what stages acquired, in reverse
 

@@ -99,6 +99,20 @@ private Q_SLOTS:
                                    {"rpkhostile", "1.0", "hello <- function() 'hi'", {}, configure},
                                    &error),
                  qPrintable(error));
+        // A package that writes 36 MiB into the prefix in files of 6 MiB (each under an 8 MiB
+        // RLIMIT_FSIZE).
+        QVERIFY2(addRSourcePackage(m_repository.path(),
+                                   {"rpkbig",
+                                    "1.0",
+                                    "big <- function() 1",
+                                    {},
+                                    "#!/bin/sh\n"
+                                    "for i in 1 2 3 4 5 6; do\n"
+                                    "  head -c 6291456 /dev/zero > /opt/science-env/fill$i\n"
+                                    "done\n"
+                                    "exit 0\n"},
+                                   &error),
+                 qPrintable(error));
         m_options.extraEnv.insert("RUNBOX_ENV_CRAN_REPOSITORY", m_repository.path());
         m_options.extraEnv.insert("RUNBOX_STRONG_UID_FIRST", "1879900000");
         QVERIFY2(m_agent.start(m_options), qPrintable(m_agent.errorString()));
@@ -248,6 +262,36 @@ private Q_SLOTS:
                           {{"environmentId", m_envId}});
         QCOMPARE(seen.stdoutText().trimmed().split('\n'), QStringList({"ran", "0"}));
         QVERIFY(!QFileInfo::exists(m_host.path() + "/canary"));
+    }
+
+    void testABuildFillingThePrefixStopsAtTheWorkspaceQuota() {
+        const QString current = environment().value("currentRevisionId").toString();
+        const QJsonValue before = client()
+                                      .call("GET", "/v1/settings/quotas")
+                                      .json()
+                                      .value("quotas")
+                                      .toObject()
+                                      .value("maxWorkspaceBytes");
+        QVERIFY(before.isDouble());
+        QCOMPARE(client()
+                     .call("PUT", "/v1/settings/quotas",
+                           QJsonObject{{"maxWorkspaceBytes", 8 * 1024 * 1024}})
+                     .status,
+                 200);
+        const ApiResponse installed = install("install", {"rpkbig"});
+        QCOMPARE(installed.status, 202);
+        const QJsonObject record =
+            waitForBuildRecord(client(), installed.json().value("executionId").toString());
+        QCOMPARE(client()
+                     .call("PUT", "/v1/settings/quotas", QJsonObject{{"maxWorkspaceBytes", before}})
+                     .status,
+                 200);
+        QCOMPARE(record.value("state").toString(), QStringLiteral("quota_exceeded"));
+        QVERIFY2(record.value("statusReason").toString().contains("environment prefix"),
+                 qPrintable(record.value("statusReason").toString()));
+        QCOMPARE(environment().value("currentRevisionId").toString(), current);
+        QVERIFY(!QFileInfo::exists(m_agent.stateDir() + "/environments/" + m_envId + '/' +
+                                   installed.json().value("revisionId").toString()));
     }
 
     void testUninstallRebuildsWithoutThePackageAndItsDependency() {

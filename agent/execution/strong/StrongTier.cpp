@@ -71,6 +71,7 @@ void StrongTier::createBackend(const TierLaunch& launch, QObject* parent, Backen
             auto* runner = new ExecutionRunner(plan->launch, opts, guard.data());
             QObject::connect(runner, &QObject::destroyed, [plan] { plan->release(); });
             made.backend = runner;
+            made.diskBoundedPaths = plan->diskBoundedPaths;
             made.provenance = {{"env", mapToJson(plan->launch.sandboxEnvironment)},
                                {"cwd", plan->launch.sandboxCwd},
                                {"argv", QJsonArray::fromStringList(plan->launch.command)}};
