@@ -156,31 +156,38 @@ QString EnvironmentService::environmentBuiltIn(const QString& workspaceId) const
     return {};
 }
 
+std::optional<QSet<QString>> EnvironmentService::revisionsInUse() const {
+    // Named by an execution not finished yet (queued ones have not reached the stage), or held
+    // by a running one (docs/environments.md "Lifecycle").
+    QSet<QString> used(m_held.keyBegin(), m_held.keyEnd());
+    if (!m_deps.executions)
+        return used;
+    store::ExecutionFilter filter;
+    filter.states = {store::ExecutionState::Queued, store::ExecutionState::Running};
+    filter.limit = 1000;
+    do {
+        store::ExecutionPage page;
+        if (m_deps.executions->list(filter, &page))
+            return std::nullopt;
+        for (const store::ExecutionRecord& r : std::as_const(page.items))
+            used.insert(r.permissionEpoch.value(kRevisionField).toString());
+        filter.cursor = page.nextCursor;
+    } while (!filter.cursor.isEmpty());
+    return used;
+}
+
 int EnvironmentService::sweepRevisions() {
     QList<RevisionRow> candidates;
     if (m_repository->listSweepable(QDateTime::currentMSecsSinceEpoch() - m_deps.revisionGraceMs,
                                     &candidates) ||
         candidates.isEmpty())
         return 0;
-    // Named by an execution not finished yet (queued ones have not reached the stage), or held
-    // by a running one: kept (docs/environments.md "Lifecycle").
-    QSet<QString> referenced(m_held.keyBegin(), m_held.keyEnd());
-    if (m_deps.executions) {
-        store::ExecutionFilter filter;
-        filter.states = {store::ExecutionState::Queued, store::ExecutionState::Running};
-        filter.limit = 1000;
-        do {
-            store::ExecutionPage page;
-            if (m_deps.executions->list(filter, &page))
-                return 0; // cannot tell what is used: remove nothing
-            for (const store::ExecutionRecord& r : std::as_const(page.items))
-                referenced.insert(r.permissionEpoch.value(kRevisionField).toString());
-            filter.cursor = page.nextCursor;
-        } while (!filter.cursor.isEmpty());
-    }
+    const std::optional<QSet<QString>> referenced = revisionsInUse();
+    if (!referenced)
+        return 0; // cannot tell what is used: remove nothing
     int removed = 0;
     for (const RevisionRow& r : std::as_const(candidates)) {
-        if (referenced.contains(r.id))
+        if (referenced->contains(r.id))
             continue;
         if (!workspace::removeTree(r.prefixPath).isEmpty())
             continue; // tried again at the next sweep

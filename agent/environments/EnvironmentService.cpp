@@ -407,16 +407,20 @@ std::optional<Error> EnvironmentService::remove(const QString& id) {
     QList<RevisionRow> revisions;
     if (auto err = m_repository->listRevisions(id, &revisions))
         return err;
+    const std::optional<QSet<QString>> used = revisionsInUse();
+    if (!used)
+        return unavailable(
+            QStringLiteral("cannot read which executions use environment %1").arg(id));
     for (const RevisionRow& r : std::as_const(revisions)) {
         if (r.status == QLatin1String("building"))
             return Error{ErrorKind::Conflict, QStringLiteral("environment_building"),
                          QStringLiteral("revision %1 of environment %2 is being built (execution "
                                         "%3): cancel it or wait")
                              .arg(r.id, id, r.executionId)};
-        if (m_held.value(r.id) > 0)
+        if (used->contains(r.id))
             return Error{ErrorKind::Conflict, QStringLiteral("environment_in_use"),
-                         QStringLiteral("revision %1 of environment %2 is used by a running "
-                                        "execution")
+                         QStringLiteral("revision %1 of environment %2 is used by a queued or "
+                                        "running execution")
                              .arg(r.id, id)};
     }
     if (auto err = m_repository->markEnvironmentDeleted(id))

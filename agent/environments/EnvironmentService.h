@@ -9,6 +9,7 @@
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QObject>
+#include <QSet>
 #include <QTimer>
 
 #include <map>
@@ -101,7 +102,8 @@ public:
     /// environment was not asked for), built afresh; the same answer as install().
     std::optional<Error> uninstall(const QString& id, const QJsonObject& body, QJsonObject* out);
     /// Deletes the environment, its prefixes and its build workspace; refused while a build runs
-    /// or an execution holds one of its revisions (409).
+    /// or a queued or running execution names or holds one of its revisions (409
+    /// `environment_building`, `environment_in_use`).
     std::optional<Error> remove(const QString& id);
     /// `{"revisions":[RevisionRow::toJson…]}`.
     std::optional<Error> revisions(const QString& id, QJsonObject* out) const;
@@ -145,6 +147,9 @@ public:
 
 private:
     void onExecutionFinished(const QString& executionId);
+    /// The revisions a queued or running execution names (its epoch's `environmentRevisionId`)
+    /// or a running one holds; nullopt when the store cannot be read.
+    std::optional<QSet<QString>> revisionsInUse() const;
     /// The provisioner named @p name (nullptr for one this agent does not have).
     const EnvironmentProvisioner* provisionerOf(const QString& name) const;
     /// install() and uninstall(): the packages of the latest revision that did not fail, changed

@@ -150,6 +150,11 @@ private Q_SLOTS:
                  QStringLiteral("completed"));
         QTest::qWait(2000); // four sweeps
         QVERIFY(QFileInfo(prefixOf(pinned)).isDir());
+        // Nor can the environment be deleted under the queued execution.
+        const ApiResponse deleted = client().call("DELETE", "/v1/environments/" + m_envId.toUtf8());
+        QCOMPARE(deleted.status, 409);
+        QCOMPARE(deleted.json().value("error").toObject().value("code").toString(),
+                 QStringLiteral("environment_in_use"));
         QFile go2(m_agent.workspaceDir(ws2) + "/go");
         QVERIFY(go2.open(QIODevice::WriteOnly));
         go2.close();
