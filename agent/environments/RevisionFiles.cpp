@@ -1,5 +1,7 @@
 #include "agent/environments/RevisionFiles.h"
 
+#include "agent/workspace/WorkspaceFs.h"
+#include "agent/workspace/WorkspacePath.h"
 #include "agent/workspace/WorkspaceTreeWalker.h"
 
 #include <QFile>
@@ -21,32 +23,38 @@ Error invalidSnapshot(const QString& message) {
     return Error{ErrorKind::InvalidArgument, QStringLiteral("invalid_snapshot"), message};
 }
 
-/// A directory entry of @p dirFd, opened without following a link (-1 when it is not one).
-int openDirectoryAt(int dirFd, const char* name) {
-    return ::openat(dirFd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+/// The entries of directory @p rel of @p fs, every page, in name order (empty when it is not
+/// a directory: the file layer refuses links and other types).
+QList<workspace::FileInfo> entriesOf(const workspace::WorkspaceFs& fs, const QByteArray& rel) {
+    QList<workspace::FileInfo> out;
+    const auto path = workspace::WorkspacePath::fromPlain(rel);
+    if (!path)
+        return out;
+    qint64 offset = 0;
+    while (offset >= 0) {
+        const auto page = fs.list(path.value(), offset, workspace::WorkspaceFs::kMaxListLimit);
+        if (!page)
+            break;
+        out += page->entries;
+        offset = page->nextOffset;
+    }
+    return out;
 }
 
-/// The first @p maxBytes of regular file @p name in @p dirFd: never a link (O_NOFOLLOW), never
-/// a FIFO or device left blocking (O_NONBLOCK, then S_ISREG).
-bool readRegularFileAt(int dirFd, const char* name, qint64 maxBytes, QByteArray* out) {
-    const int fd = ::openat(dirFd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0)
+/// The first @p maxBytes of regular file @p rel of @p fs (WorkspaceFs::openForRead: no link
+/// followed, no FIFO or device opened); false when it is not one.
+bool readHead(const workspace::WorkspaceFs& fs, const QByteArray& rel, qint64 maxBytes,
+              QByteArray* out) {
+    const auto path = workspace::WorkspacePath::fromPlain(rel);
+    if (!path)
         return false;
-    struct stat st {};
-    bool ok = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-    if (ok) {
-        out->resize(qsizetype(std::min<qint64>(st.st_size, maxBytes)));
-        qsizetype done = 0;
-        while (done < out->size()) {
-            const ssize_t n = ::read(fd, out->data() + done, size_t(out->size() - done));
-            if (n <= 0)
-                break;
-            done += n;
-        }
-        out->resize(done);
-    }
-    ::close(fd);
-    return ok;
+    const auto handle = fs.openForRead(path.value());
+    if (!handle)
+        return false;
+    out->resize(qsizetype(std::min(handle->info.size, maxBytes)));
+    const qint64 n = handle->readAt(0, out->data(), out->size());
+    out->resize(qsizetype(std::max<qint64>(n, 0)));
+    return n >= 0;
 }
 
 /// The value of header @p key in RFC 822-style @p text (METADATA, DESCRIPTION), "" if absent.
@@ -58,21 +66,6 @@ QString headerValue(const QByteArray& text, const QByteArray& key) {
             return QString::fromUtf8(line.mid(key.size() + 1).trimmed());
     }
     return {};
-}
-
-/// Calls @p visit(dirFd, name) for each entry of the directory open at @p dirFd whose name
-/// @p accept takes; false when the directory could not be listed.
-template <typename Accept, typename Visit>
-bool forEachEntry(int dirFd, Accept accept, Visit visit) {
-    const auto names = workspace::DirectoryNames::read(dirFd, QByteArray());
-    if (!names)
-        return false;
-    workspace::DirectoryNames sorted = names.value();
-    sorted.sort();
-    for (qsizetype i = 0; i < sorted.size(); ++i)
-        if (accept(QByteArray(sorted.at(i).data(), sorted.at(i).size())))
-            visit(dirFd, sorted.cstr(i));
-    return true;
 }
 
 struct Collector {
@@ -89,71 +82,47 @@ struct Collector {
     }
 };
 
-void readPython(int prefixFd, Collector* c) {
-    const int lib = openDirectoryAt(prefixFd, "lib");
-    if (lib < 0)
-        return;
-    forEachEntry(
-        lib, [](const QByteArray& n) { return n.startsWith("python3"); },
-        [c](int dir, const char* version) {
-            const int pyDir = openDirectoryAt(dir, version);
-            const int site = pyDir < 0 ? -1 : openDirectoryAt(pyDir, "site-packages");
-            if (site >= 0)
-                forEachEntry(
-                    site, [](const QByteArray& n) { return n.endsWith(".dist-info"); },
-                    [c](int siteFd, const char* info) {
-                        const int infoFd = openDirectoryAt(siteFd, info);
-                        QByteArray text;
-                        if (infoFd >= 0 && readRegularFileAt(infoFd, "METADATA", 64 << 10, &text))
-                            c->add(headerValue(text, "Name"), headerValue(text, "Version"));
-                        if (infoFd >= 0)
-                            ::close(infoFd);
-                    });
-            for (int fd : {site, pyDir})
-                if (fd >= 0)
-                    ::close(fd);
-        });
-    ::close(lib);
+bool isDirectory(const workspace::FileInfo& e) {
+    return e.type == workspace::FileType::Directory;
 }
 
-void readRLibrary(int prefixFd, Collector* c) {
-    const int library = openDirectoryAt(prefixFd, "library");
-    if (library < 0)
-        return;
-    forEachEntry(
-        library, [](const QByteArray& n) { return !n.startsWith('.'); },
-        [c](int dir, const char* package) {
-            // An installed package, as installed.packages() counts them: DESCRIPTION and
-            // Meta/package.rds.
-            const int pkg = openDirectoryAt(dir, package);
-            const int meta = pkg < 0 ? -1 : openDirectoryAt(pkg, "Meta");
-            QByteArray text, rds;
-            if (meta >= 0 && readRegularFileAt(meta, "package.rds", 1, &rds) &&
-                readRegularFileAt(pkg, "DESCRIPTION", 64 << 10, &text))
-                c->add(headerValue(text, "Package"), headerValue(text, "Version"));
-            if (meta >= 0)
-                ::close(meta);
-            if (pkg >= 0)
-                ::close(pkg);
-        });
-    ::close(library);
-}
-
-void readCondaMeta(int prefixFd, Collector* c) {
-    const int meta = openDirectoryAt(prefixFd, "conda-meta");
-    if (meta < 0)
-        return;
-    forEachEntry(
-        meta, [](const QByteArray& n) { return n.endsWith(".json"); },
-        [c](int dir, const char* file) {
+void readPython(const workspace::WorkspaceFs& fs, Collector* c) {
+    for (const workspace::FileInfo& py : entriesOf(fs, "lib")) {
+        if (!isDirectory(py) || !py.name.startsWith("python3"))
+            continue;
+        const QByteArray site = "lib/" + py.name + "/site-packages";
+        for (const workspace::FileInfo& info : entriesOf(fs, site)) {
             QByteArray text;
-            if (!readRegularFileAt(dir, file, 16 << 20, &text))
-                return;
-            const QJsonObject o = QJsonDocument::fromJson(text).object();
-            c->add(o.value(QLatin1String("name")).toString(),
-                   o.value(QLatin1String("version")).toString());
-        });
-    ::close(meta);
+            if (isDirectory(info) && info.name.endsWith(".dist-info") &&
+                readHead(fs, site + '/' + info.name + "/METADATA", 64 << 10, &text))
+                c->add(headerValue(text, "Name"), headerValue(text, "Version"));
+        }
+    }
+}
+
+void readRLibrary(const workspace::WorkspaceFs& fs, Collector* c) {
+    // An installed package, as installed.packages() counts them: DESCRIPTION and
+    // Meta/package.rds.
+    for (const workspace::FileInfo& pkg : entriesOf(fs, "library")) {
+        const QByteArray dir = "library/" + pkg.name;
+        QByteArray text, rds;
+        if (isDirectory(pkg) && !pkg.name.startsWith('.') &&
+            readHead(fs, dir + "/Meta/package.rds", 1, &rds) &&
+            readHead(fs, dir + "/DESCRIPTION", 64 << 10, &text))
+            c->add(headerValue(text, "Package"), headerValue(text, "Version"));
+    }
+}
+
+void readCondaMeta(const workspace::WorkspaceFs& fs, Collector* c) {
+    for (const workspace::FileInfo& record : entriesOf(fs, "conda-meta")) {
+        QByteArray text;
+        if (record.type != workspace::FileType::File || !record.name.endsWith(".json") ||
+            !readHead(fs, "conda-meta/" + record.name, 16 << 20, &text))
+            continue;
+        const QJsonObject o = QJsonDocument::fromJson(text).object();
+        c->add(o.value(QLatin1String("name")).toString(),
+               o.value(QLatin1String("version")).toString());
+    }
 }
 
 } // namespace
@@ -202,24 +171,22 @@ std::optional<Error> seal(const QString& prefix) {
 
 std::optional<Error> installedPackages(const QString& prefix, PackageLayout layout,
                                        QJsonArray* out) {
-    const int root = ::open(QFile::encodeName(prefix).constData(),
-                            O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (root < 0)
+    const auto fs = workspace::WorkspaceFs::open(prefix);
+    if (!fs)
         return invalidSnapshot(QStringLiteral("the prefix cannot be opened"));
     QJsonArray packages;
     Collector collector{&packages};
     switch (layout) {
     case PackageLayout::PythonSitePackages:
-        readPython(root, &collector);
+        readPython(fs.value(), &collector);
         break;
     case PackageLayout::RLibrary:
-        readRLibrary(root, &collector);
+        readRLibrary(fs.value(), &collector);
         break;
     case PackageLayout::CondaMeta:
-        readCondaMeta(root, &collector);
+        readCondaMeta(fs.value(), &collector);
         break;
     }
-    ::close(root);
     if (collector.tooMany)
         return invalidSnapshot(
             QStringLiteral("the prefix has more than %1 packages").arg(kMaxPackages));

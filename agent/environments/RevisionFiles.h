@@ -12,9 +12,10 @@ namespace runbox::environments {
 /// What the agent itself does with a revision's prefix once its build has ended and every
 /// process of the build sandbox is gone (docs/environments.md "Sealing and the snapshot"):
 /// nothing that ran in the build decides what the revision is said to contain or who may change
-/// it. Both walk the prefix through descriptors only (workspace::WorkspaceTreeWalker, openat
-/// with O_NOFOLLOW): a symbolic link is never followed, a FIFO or device is never opened
-/// (O_NONBLOCK, then fstat must say regular file).
+/// it. Neither follows a symbolic link or opens a FIFO or device: the seal walks the prefix
+/// through descriptors (workspace::WorkspaceTreeWalker), the snapshot reads it through the
+/// workspace file layer (workspace::WorkspaceFs: beneath its root, links refused, types checked
+/// before opening).
 namespace RevisionFiles {
 
 /// Where a provisioner's installed packages say who they are.
