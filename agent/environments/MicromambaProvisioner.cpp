@@ -6,6 +6,8 @@
 #include <QFileInfo>
 #include <QRegularExpression>
 
+#include <sys/stat.h>
+
 namespace runbox::environments {
 
 MicromambaProvisioner::MicromambaProvisioner(QString binary, QString sha256, QStringList channels)
@@ -35,9 +37,23 @@ QString MicromambaProvisioner::readChecked(QByteArray* bytes) const {
 }
 
 QString MicromambaProvisioner::unavailableReason() const {
-    QByteArray bytes;
-    if (const QString why = readChecked(&bytes); !why.isEmpty())
-        return why;
+    struct stat st {};
+    const QByteArray identity = ::stat(QFile::encodeName(m_binary).constData(), &st) == 0
+                                    ? QByteArray::number(quint64(st.st_dev)) + ':' +
+                                          QByteArray::number(quint64(st.st_ino)) + ':' +
+                                          QByteArray::number(qint64(st.st_size)) + ':' +
+                                          QByteArray::number(qint64(st.st_mtim.tv_sec)) + '.' +
+                                          QByteArray::number(qint64(st.st_mtim.tv_nsec)) + ':' +
+                                          QByteArray::number(qint64(st.st_ctim.tv_sec)) + '.' +
+                                          QByteArray::number(qint64(st.st_ctim.tv_nsec))
+                                    : QByteArray();
+    if (identity.isEmpty() || identity != m_checkedIdentity) {
+        QByteArray bytes;
+        m_checkedReason = readChecked(&bytes);
+        m_checkedIdentity = identity;
+    }
+    if (!m_checkedReason.isEmpty())
+        return m_checkedReason;
     if (m_channels.isEmpty())
         return QStringLiteral("no conda channel is configured (RUNBOX_ENV_CONDA_CHANNELS)");
     return {};

@@ -30,8 +30,10 @@ public:
     MicromambaProvisioner(QString binary, QString sha256, QStringList channels);
 
     QString name() const override { return QStringLiteral("micromamba"); }
-    /// Read now: not configured, the binary missing, its hash other than the expected one, no
-    /// channel.
+    /// Not configured, the binary missing, its hash other than the expected one, no channel.
+    /// The binary is hashed again whenever its stat(2) identity (device, inode, size, mtime,
+    /// ctime) changed since the last check, not on every call (/v1/health is polled); builds
+    /// always hash the bytes they run (buildTools).
     QString unavailableReason() const override;
     /// Whether RUNBOX_ENV_MICROMAMBA is set.
     bool configured() const override { return !m_binary.isEmpty(); }
@@ -58,6 +60,8 @@ private:
     QString m_binary;
     QString m_sha256;
     QStringList m_channels;
+    mutable QByteArray m_checkedIdentity; ///< stat identity of the binary last hashed
+    mutable QString m_checkedReason;      ///< what that check found
 };
 
 } // namespace runbox::environments
