@@ -4,10 +4,11 @@
 
 #include "agent/environments/EnvironmentStage.h"
 #include "agent/store/ExecutionRepository.h"
+#include "agent/workspace/WorkspaceFs.h"
 #include "agent/workspace/WorkspaceRegistry.h"
+#include "agent/workspace/WorkspaceRemoval.h"
 
 #include <QDateTime>
-#include <QDir>
 #include <QSet>
 
 namespace runbox::environments {
@@ -107,17 +108,15 @@ std::optional<Error> EnvironmentService::prepareBuild(const QString& revisionId,
         return unavailable(
             QStringLiteral("this agent has no %1 provisioner").arg(environment.provisioner));
     const workspace::Workspace* build = m_deps.workspaces->find(workspaceId);
-    if (!build)
+    if (!build || !build->fs)
         return unavailable(QStringLiteral("the build workspace %1 is gone").arg(workspaceId));
     // Every build starts from an empty workspace (an earlier one may have planted modules
-    // there): its entries go, never following a link (workspace::removeTree).
-    const QStringList left =
-        QDir(build->directory)
-            .entryList(QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot);
-    for (const QString& name : left)
-        if (const QString error = workspace::removeTree(build->directory + '/' + name);
-            !error.isEmpty())
-            return unavailable(QStringLiteral("cannot empty the build workspace: %1").arg(error));
+    // there): its entries go, never following a link (WorkspaceRemoval).
+    if (const workspace::Status emptied =
+            workspace::WorkspaceRemoval::removeContents(build->fs->rootFd(), QByteArray());
+        !emptied)
+        return unavailable(
+            QStringLiteral("cannot empty the build workspace: %1").arg(emptied.error().message));
     *prefix = revision.prefixPath;
     return std::nullopt;
 }
