@@ -181,10 +181,12 @@ void BoundedBackend::onFinished(ExecutionResult result) {
     }
     qint64 used = 0;
     const qint64 quota = m_watch.limits.maxWorkspaceBytes;
-    const bool extraOver =
-        std::any_of(m_extraQuotas.cbegin(), m_extraQuotas.cend(),
-                    [&used](WorkspaceQuotaWatcher* q) { return q->overLimit(&used); });
-    if (ranOut() && quota > 0 && extraOver) {
+    // Measured only for a run that ended by itself under a quota (a tree walk each).
+    const auto extraOver = [this, &used] {
+        return std::any_of(m_extraQuotas.cbegin(), m_extraQuotas.cend(),
+                           [&used](WorkspaceQuotaWatcher* q) { return q->overLimit(&used); });
+    };
+    if (ranOut() && quota > 0 && extraOver()) {
         result.status = QStringLiteral("quota_exceeded");
         result.reason = QStringLiteral("the environment prefix ended at %1 bytes, above "
                                        "maxWorkspaceBytes %2")
