@@ -412,6 +412,9 @@ void AgentRuntime::startEnvironments(const QString& stateDir) {
     deps.micromambaSha256 = m_context.config.envMicromambaSha256;
     deps.condaChannels = m_context.config.envCondaChannels;
     deps.revisionGraceMs = m_context.config.envRevisionGraceS * 1000;
+    deps.starters = m_context.config.envStarters;
+    deps.starterPythonPackages = m_context.config.envStarterPythonPackages;
+    deps.starterRPackages = m_context.config.envStarterRPackages;
     deps.executions = m_executions.get();
     m_environments = std::make_unique<environments::EnvironmentService>(deps);
     for (const QString& w : m_environments->start())

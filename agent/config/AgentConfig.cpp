@@ -1,5 +1,7 @@
 #include "agent/config/AgentConfig.h"
 
+#include <QRegularExpression>
+
 namespace runbox::config {
 
 bool AgentConfig::parse(const QStringList& args, const QProcessEnvironment& env, QString* error) {
@@ -24,6 +26,12 @@ bool AgentConfig::parse(const QStringList& args, const QProcessEnvironment& env,
     envMicromambaSha256 = v.text(Key::EnvMicromambaSha256);
     envCondaChannels = v.list(Key::EnvCondaChannels);
     envRevisionGraceS = v.number(Key::EnvRevisionGraceS);
+    envStarters = v.boolean(Key::EnvStarters);
+    // Package lists: space- or comma-separated (EnvironmentService checks each entry).
+    static const QRegularExpression kSeparators(QStringLiteral("[\\s,]+"));
+    envStarterPythonPackages =
+        v.text(Key::EnvStarterPythonPackages).split(kSeparators, Qt::SkipEmptyParts);
+    envStarterRPackages = v.text(Key::EnvStarterRPackages).split(kSeparators, Qt::SkipEmptyParts);
     executionRetentionDays = v.number(Key::ExecutionRetentionDays);
     logStoreMaxBytes = v.number(Key::LogStoreMaxBytes);
     strongUidFirst = v.number(Key::StrongUidFirst);

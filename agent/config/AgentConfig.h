@@ -69,6 +69,12 @@ struct AgentConfig {
     /// How long a revision that is neither current nor used keeps its prefix, seconds
     /// (RUNBOX_ENV_REVISION_GRACE_S / `envRevisionGraceS`; docs/environments.md "Lifecycle").
     qint64 envRevisionGraceS = 86400;
+    /// The starter environments: whether they are built on first use and their packages
+    /// (RUNBOX_ENV_STARTERS, RUNBOX_ENV_STARTER_PYTHON_PACKAGES, RUNBOX_ENV_STARTER_R_PACKAGES;
+    /// docs/environments.md "Starters").
+    bool envStarters = true;
+    QStringList envStarterPythonPackages;
+    QStringList envStarterRPackages;
     /// Finished executions are removed this many days after they finished
     /// (RUNBOX_EXECUTION_RETENTION_DAYS / `executionRetentionDays`, 0..36500; 0 = kept forever;
     /// store::ExecutionRetention).

@@ -189,6 +189,33 @@ QList<OptionSpec> buildTable() {
          .help = "A science environment revision that is no longer current and that no queued or "
                  "running execution uses has its prefix removed this long after it was built "
                  "(its metadata and snapshot stay; docs/environments.md)."},
+        {.key = Key::EnvStarters,
+         .name = "envStarters",
+         .type = T::Boolean,
+         .group = G::General,
+         .defaultValue = "true",
+         .envVar = "RUNBOX_ENV_STARTERS",
+         .fileKey = "envStarters",
+         .help = "Whether the starter environments starter-python (venv) and starter-r (r-lib) "
+                 "are built on the first execution that names them (docs/environments.md)."},
+        {.key = Key::EnvStarterPythonPackages,
+         .name = "envStarterPythonPackages",
+         .type = T::String,
+         .group = G::General,
+         .defaultValue = "numpy pandas scipy matplotlib",
+         .envVar = "RUNBOX_ENV_STARTER_PYTHON_PACKAGES",
+         .fileKey = "envStarterPythonPackages",
+         .help = "The packages of starter-python (pip requirements, space-separated), installed "
+                 "from envWheelhouse; without one it holds the interpreter only."},
+        {.key = Key::EnvStarterRPackages,
+         .name = "envStarterRPackages",
+         .type = T::String,
+         .group = G::General,
+         .defaultNote = "none: R and its base packages",
+         .envVar = "RUNBOX_ENV_STARTER_R_PACKAGES",
+         .fileKey = "envStarterRPackages",
+         .help = "The packages of starter-r (R package names, space-separated), installed from "
+                 "envCranRepository."},
         {.key = Key::ExecutionRetentionDays,
          .name = "executionRetentionDays",
          .type = T::Integer,

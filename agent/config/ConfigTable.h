@@ -27,6 +27,9 @@ enum class Key : int {
     EnvMicromambaSha256,
     EnvCondaChannels,
     EnvRevisionGraceS,
+    EnvStarters,
+    EnvStarterPythonPackages,
+    EnvStarterRPackages,
     ExecutionRetentionDays,
     LogStoreMaxBytes,
     // Strong-tier sandbox uids

@@ -42,9 +42,8 @@ std::optional<Error> checkLanguage(const execution::ExecRequest& request,
 
 } // namespace
 
-std::optional<Error>
-EnvironmentService::resolveSelection(execution::ExecRequest* request,
-                                     const workspace::Workspace& workspace) const {
+std::optional<Error> EnvironmentService::resolveSelection(execution::ExecRequest* request,
+                                                          const workspace::Workspace& workspace) {
     const bool byEnvironment = request->hasFeature(kEnvironmentField);
     const bool byRevision = request->hasFeature(kRevisionField);
     request->features.remove(kBuildField); // never from a client (parse refuses it anyway)
@@ -65,6 +64,9 @@ EnvironmentService::resolveSelection(execution::ExecRequest* request,
                                     .arg(request->features.value(kRevisionField).toString()));
     EnvironmentRow environment;
     if (byEnvironment) {
+        if (const QString id = request->features.value(kEnvironmentField).toString(); isStarter(id))
+            if (auto err = useStarter(id))
+                return err;
         if (m_repository->getEnvironment(request->features.value(kEnvironmentField).toString(),
                                          &environment))
             return unknown;

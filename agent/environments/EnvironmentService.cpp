@@ -44,6 +44,14 @@ Error unavailable(const QString& message) {
     return Error{ErrorKind::Unavailable, QStringLiteral("environment_unavailable"), message};
 }
 
+Error starterReadOnly(const QString& id) {
+    return Error{ErrorKind::Conflict, QStringLiteral("starter_read_only"),
+                 QStringLiteral("%1 is a starter environment: its packages are a setting "
+                                "(docs/environments.md \"Starters\") and it is never deleted; "
+                                "create an environment of your own to install into")
+                     .arg(id)};
+}
+
 std::optional<ApiError> checkIdField(const QJsonValue& value) {
     if (value.isUndefined() || value.isNull() || value.isString())
         return std::nullopt;
@@ -115,6 +123,7 @@ QStringList EnvironmentService::start() {
             !why.isEmpty() && provisioner->configured())
             warnings << QStringLiteral("environments: the %1 provisioner is unavailable: %2")
                             .arg(name, why);
+    warnings << checkStarters();
     m_sweepTimer = new QTimer(this);
     m_sweepTimer->setInterval(int(std::clamp<qint64>(m_deps.revisionGraceMs / 2, 500, 60000)));
     connect(m_sweepTimer, &QTimer::timeout, this, &EnvironmentService::sweepRevisions);
@@ -176,7 +185,8 @@ QJsonObject EnvironmentService::healthJson() const {
     return {{"provisioners", provisioners},
             {"wheelhouse", pathOrNull(m_deps.wheelhouse)},
             {"cranRepository", pathOrNull(m_deps.cranRepository)},
-            {"environments", int(rows.size())}};
+            {"environments", int(rows.size())},
+            {"starters", startersJson()}};
 }
 
 std::optional<Error> EnvironmentService::list(QJsonObject* out) const {
@@ -218,29 +228,41 @@ std::optional<Error> EnvironmentService::create(const QJsonObject& body, QJsonOb
             QStringLiteral("the %1 provisioner is unavailable here: %2").arg(row.provisioner, why)};
     row.id = newId('e');
     row.name = body.value(QLatin1String("name")).toString();
-    row.createdMs = QDateTime::currentMSecsSinceEpoch();
-    QList<EnvironmentRow> existing;
-    if (auto err = m_repository->listEnvironments(&existing))
-        return err;
-    for (const EnvironmentRow& e : std::as_const(existing))
-        if (e.name == row.name)
-            return Error{
-                ErrorKind::Conflict, QStringLiteral("environment_exists"),
-                QStringLiteral("an environment named \"%1\" exists (%2)").arg(row.name, e.id)};
-    workspace::Workspace build;
-    if (auto err = m_deps.workspaces->create(QStringLiteral("agent:environment:") + row.id, &build))
-        return err;
-    row.buildWorkspaceId = build.id;
-    if (auto err = m_repository->insertEnvironment(row)) {
-        m_deps.workspaces->remove(build.id);
-        return err;
-    }
+    if (isStarter(row.name))
+        return Error{ErrorKind::InvalidArgument, QStringLiteral("invalid_environment_name"),
+                     QStringLiteral("the name %1 is the starter environment's (docs/"
+                                    "environments.md \"Starters\"): choose another")
+                         .arg(row.name)};
     RevisionRow revision;
-    if (auto err = startBuild(row, provisioner->initialPackages(row.language), &revision))
+    if (auto err = insertWithBuild(&row, provisioner->initialPackages(row.language), &revision))
         return err;
     *out = environmentJson(row);
     out->insert(QStringLiteral("executionId"), revision.executionId);
     return std::nullopt;
+}
+
+std::optional<Error> EnvironmentService::insertWithBuild(EnvironmentRow* row,
+                                                         const QStringList& packages,
+                                                         RevisionRow* revision) {
+    row->createdMs = QDateTime::currentMSecsSinceEpoch();
+    QList<EnvironmentRow> existing;
+    if (auto err = m_repository->listEnvironments(&existing))
+        return err;
+    for (const EnvironmentRow& e : std::as_const(existing))
+        if (e.name == row->name)
+            return Error{
+                ErrorKind::Conflict, QStringLiteral("environment_exists"),
+                QStringLiteral("an environment named \"%1\" exists (%2)").arg(row->name, e.id)};
+    workspace::Workspace build;
+    if (auto err =
+            m_deps.workspaces->create(QStringLiteral("agent:environment:") + row->id, &build))
+        return err;
+    row->buildWorkspaceId = build.id;
+    if (auto err = m_repository->insertEnvironment(*row)) {
+        m_deps.workspaces->remove(build.id);
+        return err;
+    }
+    return startBuild(*row, packages, revision);
 }
 
 std::optional<Error> EnvironmentService::install(const QString& id, const QJsonObject& body,
@@ -258,6 +280,8 @@ std::optional<Error> EnvironmentService::rebuild(const QString& id, const QJsonO
     EnvironmentRow row;
     if (auto err = m_repository->getEnvironment(id, &row))
         return err;
+    if (isStarter(id))
+        return starterReadOnly(id);
     const EnvironmentProvisioner* provisioner = provisionerOf(row.provisioner);
     if (!provisioner)
         return unavailable(QStringLiteral("this agent has no %1 provisioner").arg(row.provisioner));
@@ -404,6 +428,8 @@ std::optional<Error> EnvironmentService::remove(const QString& id) {
     EnvironmentRow row;
     if (auto err = m_repository->getEnvironment(id, &row))
         return err;
+    if (isStarter(id))
+        return starterReadOnly(id);
     QList<RevisionRow> revisions;
     if (auto err = m_repository->listRevisions(id, &revisions))
         return err;

@@ -67,6 +67,12 @@ public:
         /// RUNBOX_ENV_REVISION_GRACE_S in ms: how long an unused, non-current revision keeps
         /// its prefix after it was built (sweepRevisions()).
         qint64 revisionGraceMs = 86400000;
+        /// RUNBOX_ENV_STARTERS: whether `starter-python` and `starter-r` are built on first use.
+        bool starters = true;
+        /// RUNBOX_ENV_STARTER_PYTHON_PACKAGES / RUNBOX_ENV_STARTER_R_PACKAGES: what the starters
+        /// hold where a package source is configured (docs/environments.md "Starters").
+        QStringList starterPythonPackages;
+        QStringList starterRPackages;
     };
 
     explicit EnvironmentService(Dependencies deps, QObject* parent = nullptr);
@@ -75,12 +81,13 @@ public:
     /// Start-up (after ExecutionManager::recover and after the egress feature, whose epoch
     /// section this one overrides for builds): revisions left `building` by a previous agent
     /// become failed and their half-built prefixes are removed; declares the request fields and
-    /// the epoch contributor; returns warnings to log.
+    /// the epoch contributor; checks the starters' package lists; returns warnings to log.
     QStringList start();
 
     /// `/v1/health` `scientificEnvs`: `{"provisioners":{"venv":{"available","reason"},
     /// "r-lib":{…},"micromamba":{…}},"wheelhouse":path|null,"cranRepository":path|null,
-    /// "environments":N}`.
+    /// "environments":N,"starters":{"enabled","environments":[{"id","language","provisioner",
+    /// "packages","status","problem"?}]}}` (status `not_built`, `building`, `ready`, `failed`).
     QJsonObject healthJson() const;
 
     /// `{"environments":[…]}` of the live environments (environmentJson each).
@@ -88,14 +95,16 @@ public:
     std::optional<Error> get(const QString& id, QJsonObject* out) const;
     /// `POST /v1/environments {"name","language","provisioner"?}`: validated, then the
     /// environment, its build workspace and the build of its first revision (no packages).
-    /// 503 `provisioner_unavailable` when the host lacks what the provisioner needs.
+    /// 503 `provisioner_unavailable` when the host lacks what the provisioner needs; 400
+    /// `invalid_environment_name` for a starter's name.
     /// @p out is environmentJson plus `"executionId"` of that build.
     std::optional<Error> create(const QJsonObject& body, QJsonObject* out);
     /// `POST /v1/environments/{id}/install {"packages":[…]}`: a new revision with the packages
     /// of the latest revision that did not fail (one still building counts) merged with
     /// @p body's (EnvironmentSpec::mergePackages: a project named again takes its new
     /// constraint), built afresh.
-    /// `{"environmentId","revisionId","executionId","status":"building"}`.
+    /// `{"environmentId","revisionId","executionId","status":"building"}`. 409
+    /// `starter_read_only` for a starter (its packages are a setting).
     std::optional<Error> install(const QString& id, const QJsonObject& body, QJsonObject* out);
     /// `POST /v1/environments/{id}/uninstall {"packages":[names…]}`: a new revision without
     /// them (EnvironmentSpec::removePackages: 400 `package_not_requested` for a package the
@@ -103,7 +112,7 @@ public:
     std::optional<Error> uninstall(const QString& id, const QJsonObject& body, QJsonObject* out);
     /// Deletes the environment, its prefixes and its build workspace; refused while a build runs
     /// or a queued or running execution names or holds one of its revisions (409
-    /// `environment_building`, `environment_in_use`).
+    /// `environment_building`, `environment_in_use`), and for a starter (409 `starter_read_only`).
     std::optional<Error> remove(const QString& id);
     /// `{"revisions":[RevisionRow::toJson…]}`.
     std::optional<Error> revisions(const QString& id, QJsonObject* out) const;
@@ -116,9 +125,16 @@ public:
     /// the epoch contributor records. 400 `unknown_environment`, 409 `environment_not_ready`,
     /// 409 `environment_unsupported_tier` (light workspaces), 400 `invalid_request` for both,
     /// 400 `environment_language_mismatch` for kind `python` in an R environment or kind `r`
-    /// in a Python one (the other language's interpreters are masked).
+    /// in a Python one (the other language's interpreters are masked). Naming a starter
+    /// (`starter-python`, `starter-r`) builds it on its first use and again when its package
+    /// setting changed (useStarter()); until its first revision is ready that is 409
+    /// `environment_not_ready` naming the build's execution; 503 `starter_misconfigured` when
+    /// its package setting does not parse.
     std::optional<Error> resolveSelection(execution::ExecRequest* request,
-                                          const workspace::Workspace& workspace) const;
+                                          const workspace::Workspace& workspace);
+
+    /// Whether @p id names a starter environment (`starter-python`, `starter-r`).
+    static bool isStarter(const QString& id);
 
     /// For EnvironmentStage, as a build is launched: the prefix of revision @p revisionId being
     /// built and its environment's provisioner, if @p workspaceId is its environment's build
@@ -158,6 +174,21 @@ private:
                                  QJsonObject* out);
     std::optional<Error> startBuild(const EnvironmentRow& environment, const QStringList& packages,
                                     RevisionRow* out);
+    /// Inserts @p row (id, name, language, provisioner set) with a new build workspace, then
+    /// starts the build of its first revision with @p packages.
+    std::optional<Error> insertWithBuild(EnvironmentRow* row, const QStringList& packages,
+                                         RevisionRow* revision);
+    /// The starters (EnvironmentStarters.cpp): checks their package settings at start-up
+    /// (warnings to log; a bad one makes that starter unusable, saying why).
+    QStringList checkStarters();
+    /// Makes starter @p id exist and start building what its setting names when its latest
+    /// revision was built from another list (or failed before this agent started); nullopt when
+    /// it has a ready revision to run in.
+    std::optional<Error> useStarter(const QString& id);
+    /// The packages starter @p id is to hold now: its provisioner's initial packages, plus the
+    /// setting's list where a package source is configured.
+    QStringList starterPackages(const QString& id) const;
+    QJsonObject startersJson() const;
     QJsonObject environmentJson(const EnvironmentRow& row) const;
     QString prefixOf(const QString& environmentId, const QString& revisionId) const;
 
@@ -167,6 +198,8 @@ private:
     QHash<QString, int> m_held;       ///< revision id → executions holding its prefix
     std::map<QString, std::unique_ptr<EnvironmentProvisioner>> m_provisioners; ///< by name
     QTimer* m_sweepTimer = nullptr;
+    QHash<QString, QString> m_starterProblems; ///< starter id → why its setting is unusable
+    QSet<QString> m_startersBuilt;             ///< starters this agent started a build of
 };
 
 } // namespace runbox::environments
