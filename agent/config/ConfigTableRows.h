@@ -5,6 +5,9 @@
 /// Parts of configTable() kept in their own files (internal to runbox_config).
 namespace runbox::config {
 
+/// The science-environment rows (OptionGroup::General), Key::EnvWheelhouse..
+/// Key::EnvStarterRPackages in Key order.
+QList<OptionSpec> environmentOptionRows();
 /// The NPU rows (OptionGroup::Npu), Key::NpuDeviceRoot..Key::NpuWorkloads in Key order.
 QList<OptionSpec> npuOptionRows();
 
