@@ -63,10 +63,7 @@ private:
 
 private Q_SLOTS:
     void initTestCase() {
-        QFile::setPermissions(m_wheelhouse.path(), QFile::ReadOwner | QFile::WriteOwner |
-                                                       QFile::ExeOwner | QFile::ReadOther |
-                                                       QFile::ExeOther | QFile::ReadGroup |
-                                                       QFile::ExeGroup);
+        QVERIFY(openToSandboxes(m_wheelhouse.path()));
         QVERIFY(writeWheel(m_wheelhouse.path(), "pkga", "1.0", "X = 'a1'"));
         QVERIFY(writeWheel(m_wheelhouse.path(), "pkgb", "1.0", "X = 'b1'", "pkga"));
         m_options.extraEnv.insert("RUNBOX_ENV_WHEELHOUSE", m_wheelhouse.path());

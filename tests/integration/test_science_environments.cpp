@@ -56,10 +56,7 @@ private Q_SLOTS:
     void initTestCase() {
         QVERIFY(m_wheelhouse.isValid());
         // The agent runs as an unprivileged user when the test runs as root: it must read it.
-        QFile::setPermissions(m_wheelhouse.path(), QFile::ReadOwner | QFile::WriteOwner |
-                                                       QFile::ExeOwner | QFile::ReadOther |
-                                                       QFile::ExeOther | QFile::ReadGroup |
-                                                       QFile::ExeGroup);
+        QVERIFY(openToSandboxes(m_wheelhouse.path()));
         QVERIFY(writeWheel(m_wheelhouse.path(), "pkga", "1.0", "X = 'a1'"));
         QVERIFY(writeWheel(m_wheelhouse.path(), "pkgb", "1.0",
                            "from pkga import X as _A\nX = 'b1+' + _A", "pkga"));

@@ -43,4 +43,10 @@ with zipfile.ZipFile(f"{out}/{name}-{version}-py3-none-any.whl", "w") as z:
         QFile::ReadOwner | QFile::WriteOwner | QFile::ReadGroup | QFile::ReadOther);
 }
 
+bool openToSandboxes(const QString& dir) {
+    return QFile::setPermissions(dir, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner |
+                                          QFile::ReadGroup | QFile::ExeGroup | QFile::ReadOther |
+                                          QFile::ExeOther);
+}
+
 } // namespace runbox::testsupport

@@ -16,4 +16,8 @@ bool writeWheel(const QString& dir, const QString& name, const QString& version,
                 const QString& code, const QString& dependsOn = {},
                 const QMap<QString, QString>& extraFiles = {});
 
+/// Makes directory @p dir (a QTemporaryDir, 0700) readable and searchable by everyone (0755),
+/// so the build sandboxes, running as other uids, can read the wheels bound from it.
+bool openToSandboxes(const QString& dir);
+
 } // namespace runbox::testsupport
