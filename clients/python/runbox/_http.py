@@ -139,14 +139,7 @@ class Stream:
     def readline(self, limit: int = 32 * 1024 * 1024) -> bytes:
         """One line (with its newline), b"" at the end of the body; ConnectionLostError when
         the connection breaks before the body's end."""
-        try:
-            line = self.response.readline(limit)
-        except _TRANSPORT as e:
-            self.close()
-            raise transport_error(e, "the connection broke in the middle of the stream") from None
-        if not line:
-            self._check_complete()
-        return line
+        return self._guarded(lambda: self.response.readline(limit), "stream")
 
     def _check_complete(self) -> None:
         # http.client's read(n)/readline() return b"" when a Content-Length body is cut short
@@ -157,11 +150,16 @@ class Stream:
             raise ConnectionLostError(f"the connection closed {left} bytes before the body's end")
 
     def read(self, size: int) -> bytes:
+        return self._guarded(lambda: self.response.read(size), "body")
+
+    def _guarded(self, reader: Callable[[], bytes], what: str) -> bytes:
+        """reader()'s bytes; a transport failure, or b"" before the body's end, closes the
+        connection and raises ConnectionLostError."""
         try:
-            data = self.response.read(size)
+            data = reader()
         except _TRANSPORT as e:
             self.close()
-            raise transport_error(e, "the connection broke in the middle of the body") from None
+            raise transport_error(e, f"the connection broke in the middle of the {what}") from None
         if not data:
             self._check_complete()
         return data

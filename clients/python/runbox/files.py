@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import os
+import shutil
 import tempfile
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Union
@@ -296,13 +297,8 @@ def _sized(f: IO[bytes]) -> "tuple[IO[bytes], int, Optional[IO[bytes]]]":
     except (OSError, AttributeError, ValueError, io.UnsupportedOperation):
         pass
     spool = tempfile.TemporaryFile()
-    size = 0
-    while True:
-        data = f.read(1 << 20)
-        if not data:
-            break
-        spool.write(data)
-        size += len(data)
+    shutil.copyfileobj(f, spool, 1 << 20)
+    size = spool.tell()
     spool.seek(0)
     return spool, size, spool
 
