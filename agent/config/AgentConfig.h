@@ -9,8 +9,9 @@
 namespace runbox::config {
 
 /// Everything the agent is started with, typed. parse() fills it from the configuration table
-/// (ConfigTable.h, docs/configuration.md): flag > `RUNBOX_*` variable > `<stateDir>/agent.conf`
-/// > default. The member initialisers repeat the table's defaults (test_config_table checks).
+/// (ConfigTable.h, docs/configuration.md): flag > `RUNBOX_*` variable > agent.conf (--config,
+/// `$CONFIGURATION_DIRECTORY` or the state dir) > default. The member initialisers repeat the
+/// table's defaults (test_config_table checks).
 struct AgentConfig {
     /// --state-dir; default $STATE_DIRECTORY, else /var/lib/runbox as root, else
     /// ~/.local/state/runbox.

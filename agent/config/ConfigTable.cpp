@@ -31,8 +31,23 @@ QList<OptionSpec> buildTable() {
          .flag = "--state-dir",
          .metaVar = "DIR",
          .flags = kMakeAbsolute,
-         .help = "State directory: database, logs, workspaces, agent.token, agent.url and "
-                 "agent.conf."},
+         .help = "State directory: database, logs, workspaces, agent.token and agent.url "
+                 "(and agent.conf when no other is named)."},
+        {.key = Key::ConfigFile,
+         .name = "configFile",
+         .type = T::Path,
+         .group = G::General,
+         .defaultNote = "$CONFIGURATION_DIRECTORY/agent.conf (its first entry; systemd's "
+                        "ConfigurationDirectory=), else <state-dir>/agent.conf; either may be "
+                        "missing",
+         .envVar = "RUNBOX_CONFIG",
+         .flag = "--config",
+         .metaVar = "FILE",
+         .flags = kMakeAbsolute,
+         .help = "The agent.conf file (INI: key=value at the top level, ';' starts a comment) "
+                 "that every setting with an agent.conf key is read from. A file named here must "
+                 "exist; one that cannot be read, is malformed or holds a key that is no setting "
+                 "stops the agent (exit status 2)."},
         {.key = Key::Listen,
          .name = "listen",
          .type = T::HostPort,
@@ -182,6 +197,8 @@ QList<OptionSpec> buildTable() {
          .type = T::Path,
          .group = G::SandboxUids,
          .defaultValue = "/run/runbox/uid-ranges",
+         .defaultNote = "$RUNTIME_DIRECTORY/uid-ranges (its first entry; systemd's "
+                        "RuntimeDirectory=), else /run/runbox/uid-ranges",
          .envVar = "RUNBOX_UID_RANGE_REGISTRY",
          .fileKey = "uidRangeRegistry",
          .help = "Where the agents of one host claim their uid ranges."},

@@ -13,6 +13,7 @@ namespace runbox::config {
 enum class Key : int {
     // General
     StateDir,
+    ConfigFile,
     Listen,
     Bwrap,
     LogLevel,
@@ -111,10 +112,10 @@ struct OptionSpec {
     const char* envVar = nullptr;      ///< RUNBOX_…, nullptr when none
     const char* flag = nullptr;        ///< "--state-dir"…, nullptr when none
     const char* metaVar = "VALUE";     ///< the flag's value in --help ("DIR", "N"…)
-    const char* fileKey = nullptr;     ///< the key in <state-dir>/agent.conf, nullptr when none
-    qint64 min = 0;                    ///< Integer: smallest accepted value
-    qint64 max = 0;                    ///< Integer: largest accepted value
-    QStringList choices{};             ///< Choice: the accepted values, lower-case
+    const char* fileKey = nullptr; ///< the key in agent.conf (Key::ConfigFile), nullptr when none
+    qint64 min = 0;                ///< Integer: smallest accepted value
+    qint64 max = 0;                ///< Integer: largest accepted value
+    QStringList choices{};         ///< Choice: the accepted values, lower-case
     unsigned flags = kNoFlags;
     const char* help = ""; ///< one or two sentences
 };
@@ -124,7 +125,8 @@ const QList<OptionSpec>& configTable();
 /// The row of @p key.
 const OptionSpec& optionSpec(Key key);
 
-/// The config file inside the state directory (INI, keys at the top level).
+/// The config file's name, in $CONFIGURATION_DIRECTORY or else in the state directory (INI, keys
+/// at the top level); --config / RUNBOX_CONFIG name another (Key::ConfigFile).
 inline constexpr const char* kConfigFileName = "agent.conf";
 
 } // namespace runbox::config

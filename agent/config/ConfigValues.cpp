@@ -1,6 +1,9 @@
 #include "agent/config/ConfigValues.h"
 
 #include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QSet>
 #include <QSettings>
 
 #include <limits>
@@ -28,6 +31,79 @@ QString rangeText(const OptionSpec& spec) {
     if (spec.max == std::numeric_limits<qint64>::max())
         return QStringLiteral("a whole number of at least %1").arg(spec.min);
     return QStringLiteral("a whole number from %1 to %2").arg(spec.min).arg(spec.max);
+}
+
+/// The default config file: $CONFIGURATION_DIRECTORY's first entry (systemd.exec(5)
+/// "ConfigurationDirectory="), else the state directory.
+QString defaultConfigFile(const QProcessEnvironment& env, const QString& stateDir,
+                          bool* fromSystemd) {
+    const QString systemd = env.value(QStringLiteral("CONFIGURATION_DIRECTORY"));
+    *fromSystemd = !systemd.isEmpty();
+    const QString dir = *fromSystemd ? systemd.split(':').first() : stateDir;
+    return dir + QLatin1Char('/') + QLatin1String(kConfigFileName);
+}
+
+/// The first line of an INI text that QSettings cannot read: neither blank, a ';' comment, a
+/// [section] nor key=value. 0 when none is found.
+int firstMalformedLine(const QString& path) {
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return 0;
+    int number = 0;
+    while (!file.atEnd()) {
+        const QByteArray line = file.readLine().trimmed();
+        ++number;
+        if (line.isEmpty() || line.startsWith(';') || line.contains('=') ||
+            (line.startsWith('[') && line.endsWith(']')))
+            continue;
+        return number;
+    }
+    return 0;
+}
+
+/// Opens the config file at @p path. A missing file is no file (nullptr, no error) unless
+/// @p required; a file that cannot be read, that QSettings finds malformed, or that holds a key
+/// no row of the table has, is an error naming the file (and the line or key).
+std::unique_ptr<QSettings> openConfigFile(const QString& path, bool required, QString* error) {
+    const QFileInfo info(path);
+    if (!info.exists() && !info.isSymLink()) {
+        if (required)
+            *error = QStringLiteral("config file %1 does not exist").arg(path);
+        return nullptr;
+    }
+    QFile probe(path);
+    if (info.isDir() || !probe.open(QIODevice::ReadOnly)) {
+        *error = QStringLiteral("cannot read config file %1: %2")
+                     .arg(path,
+                          info.isDir() ? QStringLiteral("it is a directory") : probe.errorString());
+        return nullptr;
+    }
+    probe.close();
+    auto file = std::make_unique<QSettings>(path, QSettings::IniFormat);
+    if (file->status() == QSettings::AccessError) {
+        *error = QStringLiteral("cannot read config file %1").arg(path);
+        return nullptr;
+    }
+    // Our own line check too: QSettings caches a file's contents by path, size and mtime.
+    if (const int line = firstMalformedLine(path);
+        line > 0 || file->status() == QSettings::FormatError) {
+        *error = QStringLiteral("config file %1 is malformed%2: every line must be key=value, "
+                                "a ';' comment or blank")
+                     .arg(path, line > 0 ? QStringLiteral(" at line %1").arg(line) : QString());
+        return nullptr;
+    }
+    QSet<QString> known;
+    for (const OptionSpec& spec : configTable())
+        if (spec.fileKey)
+            known.insert(QLatin1String(spec.fileKey));
+    for (const QString& key : file->allKeys())
+        if (!known.contains(key)) {
+            *error = QStringLiteral("config file %1: \"%2\" is not a setting (keys at the top "
+                                    "level, named as in docs/configuration.md)")
+                         .arg(path, key.left(200));
+            return nullptr;
+        }
+    return file;
 }
 
 bool fail(QString* error, const QString& where, const QString& expected, const QString& text) {
@@ -147,7 +223,8 @@ bool ConfigValues::resolve(const QStringList& args, const QProcessEnvironment& e
         fromFlags.insert(int(spec->key), args[++i]);
     }
 
-    // The state directory first: the config file lives in it.
+    // The state directory, then the config file (its default lives in it), then the rest: the
+    // table's first two rows (ConfigTable.h).
     std::unique_ptr<QSettings> file;
     for (const OptionSpec& spec : table) {
         Value v;
@@ -175,6 +252,19 @@ bool ConfigValues::resolve(const QStringList& args, const QProcessEnvironment& e
             if (systemd)
                 v.origin = QStringLiteral("$STATE_DIRECTORY");
             where = QStringLiteral("the default state directory");
+        } else if (spec.key == Key::ConfigFile) {
+            bool systemd = false;
+            text = defaultConfigFile(env, m_values[std::size_t(Key::StateDir)].text, &systemd);
+            if (systemd)
+                v.origin = QStringLiteral("$CONFIGURATION_DIRECTORY");
+            where = QStringLiteral("the default config file");
+        } else if (spec.key == Key::UidRangeRegistry &&
+                   !env.value(QStringLiteral("RUNTIME_DIRECTORY")).isEmpty()) {
+            // systemd's RuntimeDirectory= (systemd.exec(5)): /run/runbox for the unit.
+            text = env.value(QStringLiteral("RUNTIME_DIRECTORY")).split(':').first() +
+                   QStringLiteral("/uid-ranges");
+            v.origin = QStringLiteral("$RUNTIME_DIRECTORY");
+            where = QStringLiteral("the default uid range registry");
         } else {
             text = QLatin1String(spec.defaultValue);
             where = QStringLiteral("the default of %1").arg(QLatin1String(spec.name));
@@ -183,13 +273,19 @@ bool ConfigValues::resolve(const QStringList& args, const QProcessEnvironment& e
             v.raw = text; // no default: the consumer finds one (defaultNote)
         else if (!parseText(spec, text, where, &v, error))
             return false;
-        if (spec.key == Key::StateDir) {
-            if (v.text.isEmpty()) {
-                *error = QStringLiteral("%1 is empty").arg(where);
+        if ((spec.key == Key::StateDir || spec.key == Key::ConfigFile) && v.text.isEmpty()) {
+            *error = QStringLiteral("%1 is empty").arg(where);
+            return false;
+        }
+        if (spec.key == Key::ConfigFile) {
+            m_configFile = v.text;
+            // A file named by flag or variable must exist; a default one may be missing.
+            QString fileError;
+            file = openConfigFile(m_configFile, v.source != OptionSource::Default, &fileError);
+            if (!fileError.isEmpty()) {
+                *error = fileError;
                 return false;
             }
-            m_configFile = v.text + QLatin1Char('/') + QLatin1String(kConfigFileName);
-            file = std::make_unique<QSettings>(m_configFile, QSettings::IniFormat);
         }
         m_values[std::size_t(spec.key)] = v;
     }

@@ -16,7 +16,8 @@ namespace runbox::config {
 enum class OptionSource { Default, ConfigFile, Environment, CommandLine };
 
 /// The effective value of every row of configTable(), parsed and validated once.
-/// Precedence, highest first: the command line, the environment, `<state-dir>/agent.conf`, the
+/// Precedence, highest first: the command line, the environment, the config file (Key::ConfigFile:
+/// --config, else `$CONFIGURATION_DIRECTORY/agent.conf`, else `<state-dir>/agent.conf`), the
 /// default. A variable or file key set to "" counts as unset (except kEmptyIsError rows).
 class ConfigValues {
 public:
@@ -32,10 +33,12 @@ public:
     };
 
     /// Resolves every option from @p args (argv without the program name), @p env and the
-    /// config file in the resolved state directory. Action flags (--help, --help-markdown,
-    /// --print-config) are accepted and left to the caller. Returns false on an unknown option,
-    /// a flag without value or a bad value, with @p error a one-line message naming the flag,
-    /// variable or file key and the accepted range.
+    /// config file (Key::ConfigFile). Action flags (--help, --help-markdown, --print-config) are
+    /// accepted and left to the caller. Returns false on an unknown option, a flag without value
+    /// or a bad value, with @p error a one-line message naming the flag, variable or file key
+    /// and the accepted range; and on a config file that a flag or variable names but that does
+    /// not exist, that cannot be read, that QSettings finds malformed or that holds a key no row
+    /// has, with @p error naming the file (and the line or key).
     bool resolve(const QStringList& args, const QProcessEnvironment& env, QString* error);
 
     const Value& value(Key key) const { return m_values[std::size_t(key)]; }
@@ -54,7 +57,7 @@ public:
     /// keys from them on first start (store::QuotaStore::initialize()).
     QMap<QString, qint64> quotaSeeds() const;
 
-    /// The path of the config file that was (or would have been) read.
+    /// The path of the config file that was (or would have been, when missing) read.
     const QString& configFilePath() const { return m_configFile; }
 
     /// Parses one option's text per its row (no precedence): for tests and for resolve().

@@ -1,6 +1,8 @@
 // The configuration table (agent/config/ConfigTable.cpp): defaults, precedence (flag > env >
-// agent.conf > default), bad values refused with the flag/variable/key named, the typed
-// consumers (AgentConfig, QuotaSettings) agreeing with the table, and the runbox-agent front end
+// agent.conf > default), which agent.conf is read (--config, $CONFIGURATION_DIRECTORY, the state
+// dir; $STATE_DIRECTORY), broken files refused, bad values refused with the flag/variable/key
+// named, the typed consumers (AgentConfig, QuotaSettings) agreeing with the table, and the
+// runbox-agent front end
 // (--help, --print-config, a bad value's exit status).
 #include "agent/config/AgentConfig.h"
 #include "agent/config/ConfigText.h"
@@ -10,6 +12,8 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <unistd.h>
 
 using namespace runbox::config;
 
@@ -244,6 +248,133 @@ private Q_SLOTS:
         QVERIFY(!c.parse({}, cleanEnv(m_dir.path()), &error));
         QVERIFY2(error.contains("lightMinLandlockAbi") && error.contains("agent.conf"),
                  qPrintable(error));
+    }
+
+    void testConfigFileFromFlagVariableOrConfigurationDirectory() {
+        writeConfigFile("maxConnections=100\n"); // the state dir's file: read only by default
+        QTemporaryDir etc;
+        {
+            QFile file(etc.filePath(QStringLiteral("agent.conf")));
+            QVERIFY(file.open(QIODevice::WriteOnly));
+            file.write("; the operator's file\n[General]\nmaxConnections = 42\n");
+        }
+        const QString etcFile = etc.filePath(QStringLiteral("agent.conf"));
+        AgentConfig c;
+        QString error;
+        QVERIFY2(c.parse({}, cleanEnv(m_dir.path()), &error), qPrintable(error));
+        QCOMPARE(c.maxConnections, qint64(100)); // positive control: the state dir's file
+        QVERIFY2(c.parse({"--config", etcFile}, cleanEnv(m_dir.path()), &error), qPrintable(error));
+        QCOMPARE(c.maxConnections, qint64(42));
+        QCOMPARE(c.values.describeSource(Key::MaxConnections),
+                 QStringLiteral("file %1").arg(etcFile));
+        QCOMPARE(c.values.describeSource(Key::ConfigFile), QStringLiteral("flag --config"));
+        QProcessEnvironment env = cleanEnv(m_dir.path());
+        env.insert("RUNBOX_CONFIG", etcFile);
+        QVERIFY2(c.parse({}, env, &error), qPrintable(error));
+        QCOMPARE(c.maxConnections, qint64(42));
+        // systemd's ConfigurationDirectory= (its first entry) replaces the state dir's file.
+        env = cleanEnv(m_dir.path());
+        env.insert("CONFIGURATION_DIRECTORY", etc.path() + QStringLiteral(":/nonexistent"));
+        QVERIFY2(c.parse({}, env, &error), qPrintable(error));
+        QCOMPARE(c.maxConnections, qint64(42));
+        QCOMPARE(c.values.configFilePath(), etcFile);
+        QCOMPARE(c.values.describeSource(Key::ConfigFile),
+                 QStringLiteral("default ($CONFIGURATION_DIRECTORY)"));
+        // A default file may be missing; the state dir's is then not read either.
+        QVERIFY(QFile::remove(etcFile));
+        QVERIFY2(c.parse({}, env, &error), qPrintable(error));
+        QCOMPARE(c.maxConnections, AgentConfig().maxConnections);
+    }
+
+    void testStateAndRuntimeDirectoryFromSystemd() {
+        QProcessEnvironment env; // no RUNBOX_STATE_DIR
+        env.insert("STATE_DIRECTORY", m_dir.path() + QStringLiteral(":/var/lib/other"));
+        AgentConfig c;
+        QString error;
+        QVERIFY2(c.parse({}, env, &error), qPrintable(error));
+        QCOMPARE(c.stateDir, m_dir.path());
+        QCOMPARE(c.values.describeSource(Key::StateDir),
+                 QStringLiteral("default ($STATE_DIRECTORY)"));
+        QCOMPARE(c.values.configFilePath(), m_dir.filePath(QStringLiteral("agent.conf")));
+        // The flag still wins.
+        QVERIFY(c.parse({"--state-dir", "/tmp/elsewhere"}, env, &error));
+        QCOMPARE(c.stateDir, QStringLiteral("/tmp/elsewhere"));
+        // RuntimeDirectory=: the uid range registry's default follows it.
+        QCOMPARE(c.uidRangeRegistry, AgentConfig().uidRangeRegistry);
+        env.insert("RUNTIME_DIRECTORY", "/run/runbox-test:/run/other");
+        QVERIFY(c.parse({}, env, &error));
+        QCOMPARE(c.uidRangeRegistry, QStringLiteral("/run/runbox-test/uid-ranges"));
+        QCOMPARE(c.values.describeSource(Key::UidRangeRegistry),
+                 QStringLiteral("default ($RUNTIME_DIRECTORY)"));
+        env.insert("RUNBOX_UID_RANGE_REGISTRY", "/run/explicit");
+        QVERIFY(c.parse({}, env, &error));
+        QCOMPARE(c.uidRangeRegistry, QStringLiteral("/run/explicit"));
+    }
+
+    void testBrokenConfigFileIsRefused_data() {
+        QTest::addColumn<QByteArray>("text");
+        QTest::addColumn<QString>("named");
+        QTest::newRow("a # comment") << QByteArray("listen=127.0.0.1:1\n# no\n") << "line 2";
+        QTest::newRow("no key=value") << QByteArray("maxConnections 10\n") << "line 1";
+        QTest::newRow("open section")
+            << QByteArray("[General\nlisten=127.0.0.1:1\n") << "malformed";
+        QTest::newRow("unknown key") << QByteArray("maxConections=10\n") << "maxConections";
+        QTest::newRow("key in a section")
+            << QByteArray("[light]\nlightUidFirst=5\n") << "light/lightUidFirst";
+        QTest::newRow("no file key") << QByteArray("stateDir=/tmp/x\n") << "stateDir";
+    }
+    void testBrokenConfigFileIsRefused() {
+        QFETCH(QByteArray, text);
+        QFETCH(QString, named);
+        AgentConfig c;
+        QString error;
+        writeConfigFile("maxConnections=10\n");
+        QVERIFY2(c.parse({}, cleanEnv(m_dir.path()), &error), qPrintable(error)); // control
+        writeConfigFile(text);
+        QVERIFY(!c.parse({}, cleanEnv(m_dir.path()), &error));
+        QVERIFY2(error.contains(named) && error.contains(m_dir.filePath("agent.conf")),
+                 qPrintable(error));
+    }
+
+    void testNamedConfigFileMustBeReadable() {
+        AgentConfig c;
+        QString error;
+        const QString missing = m_dir.filePath(QStringLiteral("missing.conf"));
+        QVERIFY(!c.parse({"--config", missing}, cleanEnv(m_dir.path()), &error));
+        QVERIFY2(error.contains(missing) && error.contains("does not exist"), qPrintable(error));
+        QVERIFY(!c.parse({"--config", m_dir.path()}, cleanEnv(m_dir.path()), &error));
+        QVERIFY2(error.contains("cannot read") && error.contains("directory"), qPrintable(error));
+        QVERIFY(!c.parse({"--config", ""}, cleanEnv(m_dir.path()), &error));
+        QVERIFY2(error.contains("--config"), qPrintable(error));
+        if (::geteuid() != 0) { // root reads a 0000 file anyway
+            writeConfigFile("maxConnections=10\n");
+            const QString path = m_dir.filePath(QStringLiteral("agent.conf"));
+            QVERIFY(QFile::setPermissions(path, QFileDevice::Permissions()));
+            QVERIFY(!c.parse({}, cleanEnv(m_dir.path()), &error));
+            QVERIFY2(error.contains("cannot read") && error.contains(path), qPrintable(error));
+            QFile::setPermissions(path, QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+        }
+    }
+
+    void testAgentRefusesAMalformedConfigFileWithStatus2() {
+        QTemporaryDir etc;
+        const QString path = etc.filePath(QStringLiteral("agent.conf"));
+        {
+            QFile file(path);
+            QVERIFY(file.open(QIODevice::WriteOnly));
+            file.write("listen=127.0.0.1:0\n# a comment in the wrong syntax\n");
+        }
+        QProcess agent;
+        QProcessEnvironment env = cleanEnv(m_dir.filePath("never-created"));
+        env.insert("CONFIGURATION_DIRECTORY", etc.path());
+        agent.setProcessEnvironment(env);
+        agent.start(agentBinary(), {});
+        QVERIFY(agent.waitForFinished(30000));
+        QCOMPARE(agent.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(agent.exitCode(), 2);
+        const QString err = QString::fromUtf8(agent.readAllStandardError());
+        QVERIFY2(err.contains(path) && err.contains("line 2"), qPrintable(err));
+        QVERIFY(!QFileInfo::exists(m_dir.filePath("never-created")));
     }
 
     void testHelpListsEveryOption() {
