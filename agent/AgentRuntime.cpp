@@ -25,6 +25,7 @@
 #include "agent/sandbox/CapabilityProbe.h"
 #include "agent/sandbox/SandboxUser.h"
 #include "agent/sandbox/SeccompProfile.h"
+#include "agent/service/ServiceNotifier.h"
 #include "agent/store/Database.h"
 #include "agent/store/ExecutionRepository.h"
 #include "agent/store/ExecutionRetention.h"
@@ -296,6 +297,11 @@ int AgentRuntime::start(const QStringList& args) {
                          : QStringLiteral(" (seccomp unavailable)"),
                      state.path()));
     state.writeUrl(url);
+    // Readiness for systemd's Type=notify (docs/service.md "Readiness"): the listener is up and
+    // the probe done; sent from the event loop, so a request right after it is served.
+    const QString status =
+        QStringLiteral("listening on %1; %2").arg(url, m_context.host.capability.summaryLine());
+    QTimer::singleShot(0, this, [status] { service::ServiceNotifier::ready(status); });
     return -1;
 }
 
@@ -468,6 +474,7 @@ void AgentRuntime::installSignalHandlers() {
 
 void AgentRuntime::shutdown() {
     logLine(QStringLiteral("runbox-agent: stopping (signal received)"));
+    service::ServiceNotifier::stopping(QStringLiteral("stopping: ending the running executions"));
     m_server->close();
     m_api->stopAll();
     if (m_npu)
