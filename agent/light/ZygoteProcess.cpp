@@ -21,8 +21,11 @@ namespace {
 constexpr int kZygoteFd = 3;
 constexpr unsigned kCloseRangeCloexec = 1u << 2;
 
-/// In the forked child (async-signal-safe syscalls only): keep CAP_SETUID, CAP_SETGID, CAP_CHOWN,
-/// CAP_KILL across execve for a non-root agent by making them inheritable and ambient.
+/// In the forked child (async-signal-safe syscalls only): keep what the light tier uses of a
+/// non-root agent's capabilities across execve (LightPrivileges.h, docs/light-workspaces.md) by
+/// making them inheritable and ambient: CAP_SETUID, CAP_SETGID, CAP_CHOWN, CAP_KILL, and
+/// CAP_SYS_ADMIN for the PID and mount namespaces when the agent holds it. Every supervisor
+/// clears them all after its uid switch (Supervisor.cpp).
 void raiseAmbientCapabilities() {
     if (::geteuid() == 0)
         return;
@@ -30,7 +33,7 @@ void raiseAmbientCapabilities() {
     __user_cap_data_struct data[2] = {};
     if (::syscall(SYS_capget, &header, data) != 0)
         return;
-    const int wanted[] = {CAP_SETUID, CAP_SETGID, CAP_CHOWN, CAP_KILL};
+    const int wanted[] = {CAP_SETUID, CAP_SETGID, CAP_CHOWN, CAP_KILL, CAP_SYS_ADMIN};
     for (int cap : wanted)
         data[cap / 32].inheritable |= data[cap / 32].permitted & (1u << (cap % 32));
     ::syscall(SYS_capset, &header, data);

@@ -2,9 +2,12 @@
 
 #include "agent/npu/ChipProbe.h"
 #include "agent/npu/NpuSmiParser.h"
+#include "agent/sandbox/SandboxUser.h"
 
 #include <QDeadlineTimer>
 #include <QProcess>
+
+#include <unistd.h>
 
 namespace runbox::npu {
 
@@ -19,6 +22,11 @@ bool NpuSmiReader::run(const QStringList& args, QString* output, QString* error)
     const QString command = QStringLiteral("npu-smi %1").arg(args.join(QLatin1Char(' ')));
     QProcess process;
     process.setStandardInputFile(QProcess::nullDevice());
+    // The host tool runs as the agent, never with the capabilities of a light-tier agent.
+    process.setChildProcessModifier([] {
+        if (sandbox::clearInheritedCapabilities() != 0)
+            ::_exit(127);
+    });
     process.start(m_path, args);
     if (!process.waitForStarted(m_timeoutMs)) {
         *error =

@@ -58,6 +58,13 @@ BwrapInvocation::Result BwrapInvocation::run(const QString& program, const QStri
             if (SandboxUser::dropInChild(prepared) != 0)
                 ::_exit(127);
         });
+    } else {
+        // The agent's own uid: none of its capabilities may reach bwrap
+        // (clearInheritedCapabilities).
+        process.setChildProcessModifier([] {
+            if (clearInheritedCapabilities() != 0)
+                ::_exit(127);
+        });
     }
     process.setProgram(program);
     process.setArguments(arguments);

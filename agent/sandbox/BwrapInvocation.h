@@ -39,8 +39,9 @@ public:
 
     /// Runs @p program with @p arguments, waiting at most @p timeoutMs milliseconds; on timeout
     /// the process is killed (SIGKILL). Output beyond 1 MiB per stream is dropped. With
-    /// @p user, the program runs as that unprivileged host user (SandboxUser::dropInChild); a
-    /// failed drop makes the child exit 127 before anything runs.
+    /// @p user, the program runs as that unprivileged host user (SandboxUser::dropInChild);
+    /// without, as the agent with its ambient and inheritable capabilities cleared
+    /// (clearInheritedCapabilities). A failed drop makes the child exit 127 before anything runs.
     static Result run(const QString& program, const QStringList& arguments, int timeoutMs,
                       bool keepStandardOutput,
                       const std::optional<SandboxUser>& user = std::nullopt);

@@ -57,13 +57,32 @@ int SandboxUser::dropInChild(const Prepared& p) noexcept {
     __user_cap_data_struct data[2] = {};
     if (const long r = rawSyscall(SYS_capset, long(&header), long(data)); r < 0)
         return int(-r);
-    rawSyscall(SYS_prctl, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL);
+    ::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
     if (rawSyscall(SYS_getuid) != long(p.uid) || rawSyscall(SYS_geteuid) != long(p.uid) ||
         rawSyscall(SYS_getgid) != long(p.uid) || rawSyscall(SYS_getegid) != long(p.uid))
         return EPERM;
     __user_cap_data_struct check[2] = {};
     if (rawSyscall(SYS_capget, long(&header), long(check)) < 0 || check[0].permitted ||
         check[1].permitted || check[0].inheritable || check[1].inheritable)
+        return EPERM;
+    return 0;
+}
+
+int clearInheritedCapabilities() noexcept {
+    // prctl(2) with all five arguments: PR_CAP_AMBIENT wants arguments 4 and 5 zero (EINVAL).
+    if (::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0)
+        return errno;
+    __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+    __user_cap_data_struct data[2] = {};
+    if (const long r = rawSyscall(SYS_capget, long(&header), long(data)); r < 0)
+        return int(-r);
+    data[0].inheritable = data[1].inheritable = 0; // lowering a set is always allowed
+    if (const long r = rawSyscall(SYS_capset, long(&header), long(data)); r < 0)
+        return int(-r);
+    __user_cap_data_struct check[2] = {};
+    if (rawSyscall(SYS_capget, long(&header), long(check)) < 0 || check[0].inheritable ||
+        check[1].inheritable ||
+        ::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, CAP_SETUID, 0, 0) != 0)
         return EPERM;
     return 0;
 }

@@ -34,6 +34,16 @@ struct SandboxUser {
     static int dropInChild(const Prepared& prepared) noexcept;
 };
 
+/// In a child before execve(2) of a program that runs as the agent's own uid (bwrap --help in
+/// BwrapPreflight, npu-smi): clears the ambient and inheritable capability sets, so that a
+/// non-root agent's capabilities (systemd's AmbientCapabilities=, docs/service.md "Light
+/// workspaces") do not pass through execve. Without it bwrap dies with "Unexpected capabilities
+/// but not setuid". A root agent's children stay root (uid 0 regains every capability at
+/// execve). Raw system calls only (async-signal-safe). Returns 0 or the errno of the step that
+/// failed (EPERM when a set is still not empty). Source: capabilities(7) "Transformation of
+/// capabilities during execve()", prctl(2) PR_CAP_AMBIENT_CLEAR_ALL.
+int clearInheritedCapabilities() noexcept;
+
 /// Whether this process holds privilege that must never reach a sandbox: effective uid 0, or
 /// any capability in its permitted or effective set (capget(2)). Such an agent runs every strong
 /// sandbox as a SandboxUser.

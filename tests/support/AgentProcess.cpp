@@ -23,13 +23,11 @@ constexpr char kSetpriv[] = "/usr/bin/setpriv";
 /// setpriv(1) arguments that drop to @p uid (and gid @p uid, no supplementary groups). The
 /// parent-death signal is set after the credential change (which would clear it, prctl(2)): an
 /// agent never outlives a test that crashed or was killed by ctest's timeout.
-QStringList setprivPrefix(uid_t uid) {
-    return {QStringLiteral("--reuid=%1").arg(uid),
-            QStringLiteral("--regid=%1").arg(uid),
-            QStringLiteral("--clear-groups"),
-            QStringLiteral("--pdeathsig"),
-            QStringLiteral("KILL"),
-            QStringLiteral("--")};
+QStringList setprivPrefix(uid_t uid, const QStringList& more = {}) {
+    return QStringList{QStringLiteral("--reuid=%1").arg(uid), QStringLiteral("--regid=%1").arg(uid),
+                       QStringLiteral("--clear-groups"), QStringLiteral("--pdeathsig"),
+                       QStringLiteral("KILL")}
+           << more << QStringLiteral("--");
 }
 } // namespace
 
@@ -120,12 +118,15 @@ bool AgentProcess::start(const AgentOptions& options) {
     QStringList args{QStringLiteral("--state-dir"), m_stateDir->path(), QStringLiteral("--listen"),
                      QStringLiteral("127.0.0.1:0")};
     args << options.extraArgs;
-    if (dropToUnprivileged) {
-        m_process.start(QLatin1String(kSetpriv), setprivPrefix(m_uid) << agentPath << args);
-    } else {
+    QStringList command = dropToUnprivileged ? QStringList{QLatin1String(kSetpriv)}
+                                                   << setprivPrefix(m_uid, options.setprivArgs)
+                                             : QStringList{};
+    command << agentPath << args;
+    if (!options.launchWrapper.isEmpty())
+        command = options.launchWrapper + command;
+    if (!dropToUnprivileged || !options.launchWrapper.isEmpty())
         m_process.setChildProcessModifier([] { ::prctl(PR_SET_PDEATHSIG, SIGKILL); });
-        m_process.start(agentPath, args);
-    }
+    m_process.start(command.first(), command.mid(1));
     if (!m_process.waitForStarted(10000))
         return fail(QStringLiteral("cannot start %1: %2").arg(agentPath, m_process.errorString()));
 

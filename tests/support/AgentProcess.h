@@ -35,6 +35,13 @@ struct AgentOptions {
     /// Where the first start makes the state directory (empty: QDir::tempPath()), e.g. on a
     /// filesystem the test mounted.
     QString stateParentDir;
+    /// When the agent drops to unprivilegedUid: more setpriv(1) arguments, placed before its
+    /// `--`, e.g. `--inh-caps +setuid --ambient-caps +setuid --bounding-set -all,+setuid` to
+    /// give it capabilities as systemd's AmbientCapabilities= would (docs/service.md).
+    QStringList setprivArgs;
+    /// A command (program and arguments) that runs first and execs the agent's command line,
+    /// appended to it: e.g. `unshare -m layout.sh …` to start it under other mounts.
+    QStringList launchWrapper;
     /// Another build's `runbox-agent` (bench/ab-compare runs one benchmark driver against two
     /// builds' agents); empty: this build's.
     QString agentPath;

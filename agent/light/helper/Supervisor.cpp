@@ -10,6 +10,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <grp.h>
+#include <linux/capability.h>
 #include <poll.h>
 #include <sched.h>
 #include <sys/mount.h>
@@ -26,6 +27,29 @@ namespace runbox::light {
 namespace {
 
 constexpr const char* kDefaultPath = "/usr/local/bin:/usr/bin:/bin";
+
+/// Empties every capability set of this process (effective, permitted, inheritable, ambient) and
+/// checks it; false (errno set) otherwise. After the uid switch: a switch from uid 0 clears them
+/// by itself, but one from a non-root zygote (an agent given the light tier's capabilities, e.g.
+/// systemd's AmbientCapabilities=, docs/service.md) keeps them all, and the ambient set would
+/// hand them to every workspace command through execve. Source: capabilities(7) "Effect of user
+/// ID changes on capabilities", prctl(2) PR_CAP_AMBIENT_CLEAR_ALL.
+bool clearAllCapabilities() {
+    __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+    __user_cap_data_struct none[2] = {};
+    if (::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 ||
+        ::syscall(SYS_capset, &header, none) != 0)
+        return false;
+    __user_cap_data_struct check[2] = {};
+    if (::syscall(SYS_capget, &header, check) != 0)
+        return false;
+    for (const __user_cap_data_struct& d : check)
+        if (d.effective || d.permitted || d.inheritable) {
+            errno = EPERM;
+            return false;
+        }
+    return ::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, CAP_SETUID, 0, 0) == 0;
+}
 
 /// Splits the NUL-separated strings of an Exec request; false when malformed.
 bool splitStrings(const char* data, std::size_t size, std::size_t expected,
@@ -220,6 +244,8 @@ void Supervisor::setUp(const SpawnContext& context, const wire::SpawnRequest& re
     if (::getresuid(&ruid, &euid, &suid) != 0 || ruid != request.uid || euid != request.uid ||
         suid != request.uid)
         fail("setresuid", 0, "uid did not change");
+    if (!clearAllCapabilities())
+        fail("capabilities", errno, "cannot clear the capability sets after the uid switch");
     ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
     ::umask(022); // the zygote runs with 077; workspace code gets the usual default
     ::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
