@@ -9,6 +9,7 @@
 #include "cli/QuotasCommand.h"
 #include "cli/RunCommand.h"
 #include "shared/ApiClient.h"
+#include "shared/ProtocolVersion.h"
 
 #include <QCoreApplication>
 #include <QJsonArray>
@@ -112,6 +113,17 @@ int main(int argc, char** argv) {
         return 2;
     }
     ApiClient client(connection.url, connection.token);
+    // One unsigned GET /health first: an agent of another protocol is refused before anything
+    // is sent to it (shared/ProtocolVersion.h). A transport failure is left to the command,
+    // which reports it as it always does.
+    if (const ApiResponse health = client.call("GET", "/health", {}, 10000); health.status != 0) {
+        if (const QString refusal =
+                protocol::mismatch(health.json(), connection.url.toString(), "runbox");
+            !refusal.isEmpty()) {
+            err << "runbox: " << refusal << Qt::endl;
+            return 1;
+        }
+    }
     const QString command = args.takeFirst();
     return dispatch(client, command, args);
 }

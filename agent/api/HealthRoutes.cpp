@@ -9,6 +9,7 @@
 #include "agent/store/ExecutionRetention.h"
 #include "agent/store/QuotaStore.h"
 #include "agent/workspace/WorkspaceResolver.h"
+#include "shared/ProtocolVersion.h"
 
 #include <QDateTime>
 #include <QJsonArray>
@@ -16,7 +17,7 @@
 namespace runbox::api {
 
 QJsonObject HealthRoutes::publicHealth() {
-    return {{"status", "ok"}, {"version", RUNBOX_VERSION}, {"protocol", kProtocol}};
+    return {{"status", "ok"}, {"version", RUNBOX_VERSION}, {"protocol", protocol::kVersion}};
 }
 
 void HealthRoutes::registerRoutes(Router& router, AgentContext* ctx) {

@@ -11,9 +11,9 @@ namespace runbox::api {
 /// AgentContext::idleJson()).
 class HealthRoutes final {
 public:
-    static constexpr int kProtocol = 1;
     static void registerRoutes(Router& router, AgentContext* context);
-    /// The body of the unauthenticated `/health`: {"status":"ok","version","protocol"}.
+    /// The body of the unauthenticated `/health`: {"status":"ok","version","protocol"}, protocol
+    /// being protocol::kVersion (shared/ProtocolVersion.h).
     static QJsonObject publicHealth();
 };
 

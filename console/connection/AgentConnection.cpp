@@ -1,5 +1,7 @@
 #include "console/connection/AgentConnection.h"
 
+#include "shared/ProtocolVersion.h"
+
 #include <QJsonDocument>
 #include <QNetworkReply>
 #include <QNetworkRequest>
@@ -52,6 +54,8 @@ QString AgentConnection::stateText() const {
         return tr("Reconnecting in %n s", nullptr, secondsUntilRetry());
     case State::AuthFailed:
         return tr("Token refused");
+    case State::Incompatible:
+        return tr("Incompatible agent");
     }
     return {};
 }
@@ -60,6 +64,11 @@ int AgentConnection::secondsUntilRetry() const {
     if (m_state != State::Reconnecting || !m_retryTimer.isActive())
         return 0;
     return (m_retryTimer.remainingTime() + 999) / 1000;
+}
+
+bool AgentConnection::isStopped() const {
+    return m_state == State::Disconnected || m_state == State::AuthFailed ||
+           m_state == State::Incompatible;
 }
 
 void AgentConnection::setState(State state) {
@@ -103,7 +112,7 @@ void AgentConnection::probeLiveness() {
     request(
         "GET", "/health", {}, this,
         [this](const ApiResponse& r) {
-            if (m_state == State::Disconnected || m_state == State::AuthFailed)
+            if (isStopped())
                 return;
             if (r.status == 0)
                 return; // noteTransportFailure() already scheduled the next attempt
@@ -114,6 +123,14 @@ void AgentConnection::probeLiveness() {
                                   .arg(r.status);
                 setState(State::Reconnecting);
                 scheduleReconnect();
+                return;
+            }
+            if (const QString refusal = protocol::mismatch(body, m_profile.url.toString(),
+                                                           QStringLiteral("runbox-console"));
+                !refusal.isEmpty()) {
+                m_lastError = refusal;
+                setState(State::Incompatible);
+                Q_EMIT statusMessage(tr("%1: %2").arg(m_profile.displayName(), refusal), 0);
                 return;
             }
             probeHealth(true);
@@ -129,7 +146,7 @@ void AgentConnection::probeHealth(bool initial) {
         "GET", "/v1/health", {}, this,
         [this, initial](const ApiResponse& r) {
             m_pollInFlight = false;
-            if (m_state == State::Disconnected || m_state == State::AuthFailed)
+            if (isStopped())
                 return;
             if (r.status == 0)
                 return;
@@ -168,7 +185,7 @@ void AgentConnection::probeHealth(bool initial) {
 }
 
 void AgentConnection::noteTransportFailure(const QString& why) {
-    if (m_state == State::Disconnected || m_state == State::AuthFailed)
+    if (isStopped())
         return;
     m_lastError = why;
     m_pollTimer.stop();

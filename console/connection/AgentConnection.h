@@ -22,12 +22,20 @@ namespace runbox::console {
 /// client then compensates), then `GET /v1/health` (signed: proves the token). While connected
 /// `/v1/health` is polled every few seconds; a transport failure on any request moves the
 /// connection to Reconnecting and retries after ReconnectBackoff's delay; a 401 stops at
-/// AuthFailed until a new token is given.
+/// AuthFailed until a new token is given; an agent of another protocol (shared/ProtocolVersion.h)
+/// stops at Incompatible, nothing but `/health` having been sent to it.
 class AgentConnection final : public QObject {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(AgentConnection)
 public:
-    enum class State { Disconnected, Connecting, Connected, Reconnecting, AuthFailed };
+    enum class State {
+        Disconnected,
+        Connecting,
+        Connected,
+        Reconnecting,
+        AuthFailed,
+        Incompatible
+    };
     Q_ENUM(State)
 
     AgentConnection(const AgentProfile& profile, const QByteArray& token,
@@ -53,7 +61,7 @@ public:
     /// The poll interval while connected (ms); tests may shorten it.
     void setPollIntervalMs(int ms) { m_pollTimer.setInterval(ms); }
 
-    /// Starts connecting (Disconnected/AuthFailed → Connecting).
+    /// Starts connecting (Disconnected/AuthFailed/Incompatible → Connecting).
     void open();
     /// Stops polling and retrying; running requests still report to their callers.
     void close();
@@ -90,6 +98,8 @@ Q_SIGNALS:
     void statusMessage(const QString& text, int timeoutMs);
 
 private:
+    /// Disconnected, AuthFailed or Incompatible: nothing retries until open().
+    bool isStopped() const;
     void setState(State state);
     void probeLiveness();
     void probeHealth(bool initial);

@@ -42,6 +42,7 @@ QVariant ProfileListModel::data(const QModelIndex& index, int role) const {
         case AgentConnection::State::Connected:
             return QIcon(QStringLiteral(":/icons/agent-online.svg"));
         case AgentConnection::State::AuthFailed:
+        case AgentConnection::State::Incompatible:
             return QIcon(QStringLiteral(":/icons/agent-error.svg"));
         default:
             return QIcon(QStringLiteral(":/icons/agent-connecting.svg"));

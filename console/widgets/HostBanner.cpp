@@ -76,6 +76,7 @@ void HostBanner::update() {
         icon = ":/icons/agent-online.svg";
         break;
     case AgentConnection::State::AuthFailed:
+    case AgentConnection::State::Incompatible:
         icon = ":/icons/agent-error.svg";
         break;
     case AgentConnection::State::Disconnected:

@@ -7,6 +7,7 @@
 #include "console/connection/AgentConnection.h"
 #include "console/models/EnvironmentTableModel.h"
 #include "console/pages/EnvironmentsPage.h"
+#include "shared/ProtocolVersion.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -91,7 +92,7 @@ private:
 
     void route(QTcpSocket* s, const QString& key, const QJsonObject& body) {
         if (key == QLatin1String("GET /health"))
-            return answer(s, 200, {{"status", "ok"}});
+            return answer(s, 200, {{"status", "ok"}, {"protocol", runbox::protocol::kVersion}});
         if (key == QLatin1String("GET /v1/health"))
             return answer(s, 200, {{"status", "ok"}, {"version", "0.1.0"}});
         if (!m_hasEnvironments)
