@@ -82,6 +82,10 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Incompatible agent</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Disconnected from %1.</source>
         <translation type="unfinished"></translation>
     </message>

@@ -82,6 +82,10 @@
         <translation>Token rechazado</translation>
     </message>
     <message>
+        <source>Incompatible agent</source>
+        <translation>Agente incompatible</translation>
+    </message>
+    <message>
         <source>Disconnected from %1.</source>
         <translation>Desconectado de %1.</translation>
     </message>

@@ -81,6 +81,10 @@
         <translation>Token bị từ chối</translation>
     </message>
     <message>
+        <source>Incompatible agent</source>
+        <translation>Agent không tương thích</translation>
+    </message>
+    <message>
         <source>Disconnected from %1.</source>
         <translation>Đã ngắt kết nối với %1.</translation>
     </message>

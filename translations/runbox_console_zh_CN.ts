@@ -81,6 +81,10 @@
         <translation>令牌被拒绝</translation>
     </message>
     <message>
+        <source>Incompatible agent</source>
+        <translation>不兼容的代理</translation>
+    </message>
+    <message>
         <source>Disconnected from %1.</source>
         <translation>已断开与 %1 的连接。</translation>
     </message>
