@@ -17,7 +17,7 @@ struct WorkspaceRecord {
     QString id;
     QString isolation;      ///< "strong" | "light"
     qint64 createdMs = 0;   ///< ms since the epoch; 0 → now on insert
-    QString rootPath;       ///< absolute host path of the workspace directory / home
+    QString rootPath;       ///< absolute host path of the workspace directory / home when made
     QString ownerTokenId;   ///< id of the token that created it (audit), not the token
     QString tokenNonce;     ///< public nonce of its token (docs/contracts.md "Request signing")
     std::optional<int> uid; ///< the host uid its processes run as (light; strong under root)

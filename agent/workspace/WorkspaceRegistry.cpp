@@ -117,7 +117,10 @@ int WorkspaceRegistry::load() {
         ws.isolation = row.isolation;
         ws.tokenNonce = row.tokenNonce.toLatin1();
         ws.createdAt = QDateTime::fromMSecsSinceEpoch(row.createdMs, Qt::UTC);
-        ws.directory = row.rootPath;
+        // Always <workspaces dir>/<id>: the recorded root_path names where the state directory
+        // was when the workspace was made, and a state directory moved or restored elsewhere
+        // (a backup, a hand-run agent's state moved to the service's) keeps its workspaces.
+        ws.directory = m_dir + '/' + ws.id;
         if (m_uids && row.uid && m_uids->contains(quint64(*row.uid)) && *row.uid > 0 &&
             quint64(*row.uid) != m_uids->first && !m_heldUids.contains(uid_t(*row.uid))) {
             ws.uid = uid_t(*row.uid);
@@ -139,8 +142,11 @@ int WorkspaceRegistry::load() {
             }
         }
         ws.fs = openFs(ws.directory, ws.uid);
-        if (!ws.fs)
+        if (!ws.fs) {
+            qWarning("workspace %s is unavailable: its directory %s cannot be opened",
+                     qPrintable(ws.id), qPrintable(ws.directory));
             continue;
+        }
         if (ws.uid && m_quotaHooks.attach)
             if (auto err = m_quotaHooks.attach(ws))
                 qWarning("warning: workspace %s has no disk quota, its executions are refused: %s",
