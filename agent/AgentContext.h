@@ -34,6 +34,9 @@ class LightService;
 namespace runbox::environments {
 class EnvironmentService;
 }
+namespace runbox::metrics {
+class MetricsRegistry;
+}
 
 namespace runbox {
 
@@ -60,6 +63,9 @@ struct AgentContext {
         nullptr; ///< the light tier (null until started; may be unavailable)
     /// Science environments (docs/environments.md); null when not wired (the routes answer 503).
     environments::EnvironmentService* environments = nullptr;
+    /// The agent's metrics (`GET /metrics`, docs/metrics.md); null when not wired (tests that
+    /// build a context by hand): nothing is counted and scrapes are empty.
+    metrics::MetricsRegistry* metrics = nullptr;
     qint64 startedAtMs = 0;
     /// Since when (ms since epoch) the agent has held no workspace at all; 0 while it holds some.
     qint64 noWorkspacesSinceMs = 0;

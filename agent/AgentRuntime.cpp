@@ -19,6 +19,7 @@
 #include "agent/light/UidSweeper.h"
 #include "agent/light/tier/LightService.h"
 #include "agent/light/tier/LightTier.h"
+#include "agent/metrics/AgentMetrics.h"
 #include "agent/npu/NpuService.h"
 #include "agent/npu/NpuStage.h"
 #include "agent/sandbox/BwrapPreflight.h"
@@ -110,8 +111,16 @@ int AgentRuntime::start(const QStringList& args) {
         logLine(QStringLiteral("runbox-agent: %1").arg(e));
         return 1;
     }
+    if (args.contains(QStringLiteral("--rotate-metrics-token"))) { // docs/metrics.md "Token"
+        const bool rotated = !state.rotateMetricsToken(&error).isEmpty();
+        logLine(rotated ? QStringLiteral("runbox-agent: %1 replaced; a running agent accepts only "
+                                         "the new token from its next scrape on")
+                              .arg(state.filePath(QStringLiteral("metrics.token")))
+                        : QStringLiteral("runbox-agent: %1").arg(error));
+        return rotated ? 0 : 1;
+    }
     m_context.agentToken = state.loadOrCreateToken(&error);
-    if (m_context.agentToken.isEmpty()) {
+    if (m_context.agentToken.isEmpty() || state.loadOrCreateMetricsToken(&error).isEmpty()) {
         logLine(QStringLiteral("runbox-agent: %1").arg(error));
         return 1;
     }
@@ -251,6 +260,11 @@ int AgentRuntime::start(const QStringList& args) {
     m_light = std::make_unique<light::LightService>(&m_context);
     m_context.light = m_light.get();
     m_manager->addTier(std::make_unique<light::LightTier>(m_light.get(), m_workspaces.get()));
+    m_metrics = std::make_unique<metrics::MetricsRegistry>();
+    m_agentMetrics = std::make_unique<metrics::AgentMetrics>(
+        m_metrics.get(), metrics::AgentMetrics::Sources{m_manager.get(), m_egress.get(),
+                                                        m_light.get(), m_npu.get()});
+    m_context.metrics = m_metrics.get();
     m_api = std::make_unique<api::ApiService>(&m_context);
     http::HttpLimits limits;
     limits.maxBodyBytes = m_context.config.maxRequestBodyBytes;

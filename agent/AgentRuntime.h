@@ -56,6 +56,10 @@ namespace npu {
 class NpuService;
 class NpuStage;
 } // namespace npu
+namespace metrics {
+class MetricsRegistry;
+class AgentMetrics;
+} // namespace metrics
 
 /// Brings the agent up in the order the start-up contract needs (config, state dir, token,
 /// bwrap preflight, capability probe, seccomp programs, identity files, workspaces, executions,
@@ -70,7 +74,8 @@ public:
     ~AgentRuntime() override;
 
     /// Returns -1 when the agent is up and the event loop should run, otherwise the exit code
-    /// (0 for --help, --help-markdown and --print-config, which start nothing; 2 for a bad
+    /// (0 for --help, --help-markdown, --print-config and --rotate-metrics-token, which start
+    /// nothing; 2 for a bad
     /// option or value; 1 for a start-up failure, with the reason on stderr).
     int start(const QStringList& args);
 
@@ -120,6 +125,9 @@ private:
     std::unique_ptr<environments::EnvironmentStage> m_environmentStage;
     std::unique_ptr<execution::ExecutionManager> m_manager;
     std::unique_ptr<light::LightService> m_light; ///< after the registry, before the API (order)
+    /// The metrics (docs/metrics.md); destroyed after the API that serves them.
+    std::unique_ptr<metrics::MetricsRegistry> m_metrics;
+    std::unique_ptr<metrics::AgentMetrics> m_agentMetrics;
     std::unique_ptr<api::ApiService> m_api;
     std::unique_ptr<http::HttpServer> m_server;
 };

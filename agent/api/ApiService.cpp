@@ -80,7 +80,8 @@ ApiService::ApiService(AgentContext* context, QObject* parent)
                  const workspace::Workspace* ws = context->workspaces->find(id);
                  return ws ? ws->tokenNonce : QByteArray();
              }),
-      m_exec(std::make_unique<ExecRoutes>(context)),
+      m_metricsEndpoint(context->config.stateDir, context->metrics),
+      m_httpMetrics(context->metrics), m_exec(std::make_unique<ExecRoutes>(context)),
       m_executions(std::make_unique<ExecutionRoutes>(context)),
       m_npu(std::make_unique<NpuRoutes>(context)), m_proxy(std::make_unique<ProxyRoutes>(context)),
       m_files(std::make_unique<FileRoutes>(context)) {
@@ -107,9 +108,18 @@ bool ApiService::wantsBodyStream(const http::HttpRequest& head) {
 std::optional<ApiError> ApiService::checkHead(const http::HttpRequest& head) {
     if (head.rawPath == "/health" || m_router.streamsBody(head.method, head.rawPath))
         return std::nullopt;
-    Principal who;
-    if (auto err = m_auth.verifyHead(head, QDateTime::currentMSecsSinceEpoch(), &who))
+    if (MetricsEndpoint::isMetricsPath(head.rawPath)) {
+        auto err = m_metricsEndpoint.check(head);
+        if (err)
+            m_httpMetrics.count(head.method, QStringLiteral("/metrics"), err->httpStatus);
         return err;
+    }
+    Principal who;
+    if (auto err = m_auth.verifyHead(head, QDateTime::currentMSecsSinceEpoch(), &who)) {
+        m_httpMetrics.count(head.method, m_router.pattern(head.method, head.rawPath),
+                            err->httpStatus);
+        return err;
+    }
     if (who.isAgent() || !head.rawPath.startsWith("/v1/workspaces/"))
         return std::nullopt;
     PathParams params;
@@ -117,9 +127,11 @@ std::optional<ApiError> ApiService::checkHead(const http::HttpRequest& head) {
     if (!m_router.match(head.method, head.rawPath, &params, &pathMatched))
         return std::nullopt; // 404/405 after the (bounded) body, as for the agent token
     const QString id = params.value(QStringLiteral("id"));
-    if (!id.isEmpty() && !who.mayUseWorkspace(id))
+    if (!id.isEmpty() && !who.mayUseWorkspace(id)) {
+        m_httpMetrics.count(head.method, m_router.pattern(head.method, head.rawPath), 404);
         return ApiError{404, QStringLiteral("workspace_not_found"),
                         QStringLiteral("no workspace %1").arg(id)};
+    }
     return std::nullopt;
 }
 
@@ -160,6 +172,12 @@ std::optional<ApiError> streamedBodyHash(const http::HttpRequest& req, QByteArra
 
 void ApiService::handle(http::HttpExchange* ex) {
     const http::HttpRequest& req = ex->request();
+    if (MetricsEndpoint::isMetricsPath(req.rawPath)) {
+        m_httpMetrics.watch(ex, QStringLiteral("/metrics"));
+        return m_metricsEndpoint.handle(ex);
+    }
+    m_httpMetrics.watch(ex, req.rawPath == "/health" ? QStringLiteral("/health")
+                                                     : m_router.pattern(req.method, req.rawPath));
     if (req.rawPath == "/health") {
         if (req.method != "GET" && req.method != "HEAD")
             return ex->replyError(405, QStringLiteral("method_not_allowed"),

@@ -2,6 +2,8 @@
 
 #include "agent/AgentContext.h"
 #include "agent/api/AuthVerifier.h"
+#include "agent/api/HttpMetrics.h"
+#include "agent/api/MetricsEndpoint.h"
 #include "agent/api/Router.h"
 #include "agent/http/HttpConnection.h"
 
@@ -17,9 +19,10 @@ class NpuRoutes;
 class ProxyRoutes;
 class FileRoutes;
 
-/// The agent's HTTP API: `GET /health` without auth, everything else verified by AuthVerifier
-/// and then routed. Unknown paths are 404, known paths with another method 405, and every error
-/// has the `{"error":{"code","message"}}` body.
+/// The agent's HTTP API: `GET /health` without auth, `GET /metrics` with the metrics bearer
+/// token only (MetricsEndpoint), everything else verified by AuthVerifier and then routed. Unknown
+/// paths are 404, known paths with another method 405, and every error has the
+/// `{"error":{"code","message"}}` body.
 ///
 /// Routes added with Router::addStreaming (file uploads) take their body as a stream: they are
 /// authenticated on the request head, with the body hash the client declares in
@@ -37,7 +40,8 @@ public:
     explicit ApiService(AgentContext* context, QObject* parent = nullptr);
     ~ApiService() override;
 
-    /// On the head, before the body is read (buffered bodies): `GET /health` passes; so do
+    /// On the head, before the body is read (buffered bodies): `GET /health` passes,
+    /// `/metrics` is MetricsEndpoint::check()ed; so do
     /// streamed routes, which handle() authenticates in full on the head. Every other request
     /// needs a valid bearer token and well-formed, in-window signature headers
     /// (AuthVerifier::verifyHead → 401), and a workspace token may name no other workspace in
@@ -53,6 +57,8 @@ private:
     AgentContext* m_context;
     Router m_router;
     AuthVerifier m_auth;
+    MetricsEndpoint m_metricsEndpoint;
+    HttpMetrics m_httpMetrics;
     std::unique_ptr<ExecRoutes> m_exec;
     std::unique_ptr<ExecutionRoutes> m_executions;
     std::unique_ptr<NpuRoutes> m_npu;

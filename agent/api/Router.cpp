@@ -12,7 +12,7 @@ void Router::add(const QByteArray& method, const QString& pattern, RouteHandler 
         rest = segments.takeLast().mid(1);
         rest.chop(4);
     }
-    m_routes.append(Route{method, segments, rest, std::move(handler), false});
+    m_routes.append(Route{method, pattern, segments, rest, std::move(handler), false});
 }
 
 void Router::addStreaming(const QByteArray& method, const QString& pattern, RouteHandler handler) {
@@ -21,7 +21,8 @@ void Router::addStreaming(const QByteArray& method, const QString& pattern, Rout
 }
 
 const Router::Route* Router::find(const QByteArray& method, const QByteArray& rawPath,
-                                  PathParams* params, bool* pathMatched) const {
+                                  PathParams* params, bool* pathMatched,
+                                  const Route** anyMethod) const {
     static const QRegularExpression paramValue(QStringLiteral("^[A-Za-z0-9._:-]{1,128}$"));
     *pathMatched = false;
     if (!rawPath.startsWith('/'))
@@ -48,6 +49,8 @@ const Router::Route* Router::find(const QByteArray& method, const QByteArray& ra
         if (hasRest)
             captured.insert(route.restName, segments.mid(route.segments.size()).join('/'));
         *pathMatched = true;
+        if (anyMethod && !*anyMethod)
+            *anyMethod = &route;
         if (route.method == method || (method == "HEAD" && route.method == "GET")) {
             *params = captured;
             return &route;
@@ -67,6 +70,16 @@ bool Router::streamsBody(const QByteArray& method, const QByteArray& rawPath) co
     bool pathMatched = false;
     const Route* route = find(method, rawPath, &params, &pathMatched);
     return route && route->streamsBody;
+}
+
+QString Router::pattern(const QByteArray& method, const QByteArray& rawPath) const {
+    PathParams params;
+    bool pathMatched = false;
+    const Route* other = nullptr;
+    const Route* route = find(method, rawPath, &params, &pathMatched, &other);
+    if (!route)
+        route = other;
+    return route ? route->pattern : QString();
 }
 
 } // namespace runbox::api

@@ -34,17 +34,23 @@ public:
                               PathParams* params, bool* pathMatched) const;
     /// True when @p method + @p rawPath match a route added with addStreaming().
     bool streamsBody(const QByteArray& method, const QByteArray& rawPath) const;
+    /// The pattern of the route @p rawPath matches, as it was added ("/v1/workspaces/{id}/exec"):
+    /// the one for @p method, else the first with another method (a 405); empty for no route (a
+    /// 404). A bounded label for metrics (docs/metrics.md), never the raw path.
+    QString pattern(const QByteArray& method, const QByteArray& rawPath) const;
 
 private:
     struct Route {
         QByteArray method;
+        QString pattern;      ///< as added
         QStringList segments; ///< without the rest parameter
         QString restName;     ///< name of a trailing `{name...}`, empty if none
         RouteHandler handler;
         bool streamsBody = false;
     };
+    /// @p anyMethod (optional) gets the first route whose path matches, whatever its method.
     const Route* find(const QByteArray& method, const QByteArray& rawPath, PathParams* params,
-                      bool* pathMatched) const;
+                      bool* pathMatched, const Route** anyMethod = nullptr) const;
     QList<Route> m_routes;
 };
 

@@ -116,6 +116,11 @@ void SyncExecSession::onClientGone() {
         if (m_phase == Phase::Preparing)
             m_tier->abandon(m_launch.executionId);
         m_phase = Phase::Done;
+        {
+            execution::ExecutionResult gone;
+            gone.status = QStringLiteral("cancelled"); // as a running one the client left
+            m_manager->reportSyncEnd(m_tier->name(), m_launch.request.kind, gone, false);
+        }
         finish();
         break;
     case Phase::Running:
@@ -138,6 +143,7 @@ void SyncExecSession::end(const execution::ExecutionResult& result) {
     if (m_phase == Phase::Done)
         return;
     m_phase = Phase::Done;
+    m_manager->reportSyncEnd(m_tier->name(), m_launch.request.kind, result, m_backend != nullptr);
     begin();
     // The exit event goes out with the terminating chunk, in one write.
     m_response->end(QJsonDocument(result.toEvent()).toJson(QJsonDocument::Compact) + '\n');

@@ -129,7 +129,11 @@ QString usageText() {
         "  --help           print this text and exit\n"
         "  --print-config   print every setting's effective value and its source, and exit\n"
         "                   without starting anything\n"
-        "  --help-markdown  print the settings as Markdown (docs/configuration.md) and exit\n");
+        "  --help-markdown  print the settings as Markdown (docs/configuration.md) and exit\n"
+        "  --rotate-metrics-token\n"
+        "                   replace <state-dir>/metrics.token, the bearer token of GET /metrics\n"
+        "                   (docs/metrics.md), and exit; a running agent takes the new one at\n"
+        "                   its next scrape\n");
     for (const OptionGroup group : kGroups) {
         out += QLatin1Char('\n') + groupTitle(group) + QStringLiteral(":\n");
         for (const OptionSpec& spec : configTable()) {
@@ -184,7 +188,10 @@ QString markdownReference() {
         "message naming the flag, variable, key or line.\n\n"
         "- `runbox-agent --help` lists the same settings.\n"
         "- `runbox-agent --print-config` prints each setting's effective value and where it "
-        "came from (default, env, flag, file) and exits without starting anything.\n\n"
+        "came from (default, env, flag, file) and exits without starting anything.\n"
+        "- `runbox-agent --rotate-metrics-token` replaces `<state-dir>/metrics.token`, the "
+        "bearer token of `GET /metrics` (docs/metrics.md), and exits; a running agent takes "
+        "the new one at its next scrape.\n\n"
         "The quota settings are seeds: on first start (or when an upgrade adds a field) the "
         "agent stores them; afterwards the stored values, changed through "
         "`PUT /v1/settings/quotas`, win and a variable that differs is ignored with a warning. "

@@ -85,7 +85,29 @@ QString StateDir::prepare() const {
 }
 
 QByteArray StateDir::loadOrCreateToken(QString* error) const {
-    const QString path = filePath(QStringLiteral("agent.token"));
+    return loadOrCreateSecret(QStringLiteral("agent.token"), error);
+}
+
+QByteArray StateDir::loadOrCreateMetricsToken(QString* error) const {
+    return loadOrCreateSecret(QStringLiteral("metrics.token"), error);
+}
+
+namespace {
+/// A new token: 256 random bits (OpenSSL's RAND_bytes) as 64 lowercase hex characters.
+QByteArray freshToken() {
+    return crypto::randomBytes(32).toHex();
+}
+} // namespace
+
+QByteArray StateDir::rotateMetricsToken(QString* error) const {
+    const QByteArray token = freshToken();
+    if (!writeFileAtomically(filePath(QStringLiteral("metrics.token")), token + '\n', 0600, error))
+        return {};
+    return token;
+}
+
+QByteArray StateDir::loadOrCreateSecret(const QString& name, QString* error) const {
+    const QString path = filePath(name);
     struct stat st {};
     if (::stat(QFile::encodeName(path).constData(), &st) == 0) {
         if ((st.st_mode & 077) != 0) {
@@ -106,7 +128,7 @@ QByteArray StateDir::loadOrCreateToken(QString* error) const {
         }
         return token;
     }
-    const QByteArray token = crypto::randomBytes(32).toHex();
+    const QByteArray token = freshToken();
     if (!writeFileAtomically(path, token + '\n', 0600, error))
         return {};
     return token;

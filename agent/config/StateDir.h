@@ -6,7 +6,9 @@
 namespace runbox::config {
 
 /// The agent's state directory (mode 0700) and the files in it that others rely on:
-/// `agent.token` (hex, 0600, created on first start) and `agent.url` (written once ready).
+/// `agent.token` (hex, 0600, created on first start), `metrics.token` (the same form: the
+/// read-only bearer token of `GET /metrics`, docs/metrics.md) and `agent.url` (written once
+/// ready). The one place token files are made, read and replaced.
 class StateDir final {
 public:
     explicit StateDir(QString path) : m_path(std::move(path)) {}
@@ -30,11 +32,20 @@ public:
     /// 0600, written to a temp file and renamed so no half-written token is ever read. A token
     /// file readable by group/others is refused (returns empty and sets @p error).
     QByteArray loadOrCreateToken(QString* error) const;
+    /// The same for `metrics.token` (docs/metrics.md "Token"): read, or created on first start
+    /// as 64 hex characters of 256 random bits, 0600; refused when group/others can read it.
+    QByteArray loadOrCreateMetricsToken(QString* error) const;
+    /// Replaces `metrics.token` with a fresh one (same form, atomically: a reader sees the old
+    /// or the new token, never a mix) and returns it; empty with @p error on failure. A running
+    /// agent accepts only the new one from its next scrape on (it re-reads a changed file).
+    QByteArray rotateMetricsToken(QString* error) const;
 
     /// Writes @p url + '\n' to `agent.url` atomically.
     bool writeUrl(const QString& url) const;
 
 private:
+    /// loadOrCreateToken() for the token file @p name.
+    QByteArray loadOrCreateSecret(const QString& name, QString* error) const;
     QString m_path;
 };
 

@@ -2,13 +2,18 @@
 
 #include "agent/bounds/BoundsHost.h"
 #include "agent/execution/BoundedBackend.h"
+#include "agent/execution/ExecutionManager.h"
 #include "agent/execution/WorkspaceQuotaWatcher.h"
 #include "agent/workspace/WorkspaceRegistry.h"
 
+#include <QElapsedTimer>
+#include <QPointer>
+
 namespace runbox::execution {
 
-BoundedTier::BoundedTier(std::unique_ptr<IsolationTier> inner, bounds::BoundsHost* host)
-    : m_inner(std::move(inner)), m_host(host) {}
+BoundedTier::BoundedTier(std::unique_ptr<IsolationTier> inner, bounds::BoundsHost* host,
+                         ExecutionManager* observer)
+    : m_inner(std::move(inner)), m_host(host), m_observer(observer) {}
 
 ApiError BoundedTier::quotaExceeded(qint64 usedBytes, qint64 limitBytes) {
     return ApiError{
@@ -54,21 +59,31 @@ std::optional<ApiError> BoundedTier::validate(const ExecRequest& request,
 
 void BoundedTier::createBackend(const TierLaunch& launch, QObject* parent, BackendReady ready) {
     bounds::BoundsHost* host = m_host;
-    m_inner->createBackend(launch, parent, [host, launch, parent, ready](TierBackend made) {
-        if (made.backend) {
-            BoundedBackend::Watch watch;
-            watch.limits = store::ExecutionLimits::fromJson(launch.epoch.quotas);
-            watch.fs = launch.fs;
-            watch.workspaceUid = launch.workspaceUid;
-            watch.extraDirectories = made.diskBoundedPaths;
-            if (host)
-                watch.cgroup = host->takeCgroup(launch.executionId);
-            made.backend = new BoundedBackend(made.backend, host, std::move(watch), parent);
-        } else if (host) {
-            host->dropCgroup(launch.executionId);
-        }
-        ready(std::move(made));
-    });
+    QPointer<ExecutionManager> observer(m_observer);
+    QElapsedTimer clock;
+    clock.start();
+    m_inner->createBackend(
+        launch, parent,
+        [host, launch, parent, ready, observer, clock, tier = name()](TierBackend made) {
+            if (made.backend) {
+                BoundedBackend::Watch watch;
+                watch.limits = store::ExecutionLimits::fromJson(launch.epoch.quotas);
+                watch.fs = launch.fs;
+                watch.workspaceUid = launch.workspaceUid;
+                watch.extraDirectories = made.diskBoundedPaths;
+                if (host)
+                    watch.cgroup = host->takeCgroup(launch.executionId);
+                made.backend = new BoundedBackend(made.backend, host, std::move(watch), parent);
+                if (observer)
+                    observer->watchBackend(tier, clock.elapsed(), made.backend);
+            } else {
+                if (host)
+                    host->dropCgroup(launch.executionId);
+                if (observer && !made.refused)
+                    Q_EMIT observer->sandboxSetupFailed(tier, QStringLiteral("plan"));
+            }
+            ready(std::move(made));
+        });
 }
 
 } // namespace runbox::execution

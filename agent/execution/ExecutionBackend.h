@@ -26,6 +26,12 @@ struct ExecutionResult {
     QString signal;    ///< e.g. "SIGKILL" when the agent killed the sandbox, else empty
     qint64 durationMs = 0;
     QString reason; ///< human text for everything but completed/failed
+    /// For a setup_failed run, which part of the set-up failed (a bounded label of
+    /// `runbox_sandbox_setup_failures_total`, docs/metrics.md): "spawn" (the sandbox process
+    /// could not be started), "timeout" (the set-up timeout), "sandbox" (bwrap could not build
+    /// it), "helper" (a launch helper inside, e.g. the egress bridge, did not report ready);
+    /// empty: not known ("other").
+    QString setupFailureCause;
     FileChanges changes;
     qint64 stdoutBytes = 0, stderrBytes = 0;
     /// What it used (docs/bounds.md): the backend fills the CPU it knows, the bounds watcher

@@ -13,6 +13,14 @@
 
 namespace runbox::execution {
 
+namespace {
+/// The kind an execution's record keeps (store::ExecutionKind): argv for a request without one.
+QString kindLabel(const QString& kind) {
+    return store::toString(
+        store::executionKindFromString(kind).value_or(store::ExecutionKind::Argv));
+}
+} // namespace
+
 ExecutionManager::ExecutionManager(Dependencies deps, QObject* parent)
     : QObject(parent), m_deps(deps), m_planner(deps.host) {
     applyQuotas();
@@ -73,7 +81,7 @@ void ExecutionManager::applyQuotas() {
 
 void ExecutionManager::addTier(std::unique_ptr<IsolationTier> tier) {
     const QString name = tier->name();
-    m_tiers.insert(name, std::make_shared<BoundedTier>(std::move(tier), m_deps.bounds));
+    m_tiers.insert(name, std::make_shared<BoundedTier>(std::move(tier), m_deps.bounds, this));
 }
 
 IsolationTier* ExecutionManager::tierOf(const workspace::Workspace& workspace,
@@ -148,12 +156,17 @@ void ExecutionManager::startManaged(const QString& id, const ExecRequest& reques
         new ManagedRun(ManagedRun::Context{m_deps.repository, m_deps.logs, tier}, std::move(launch),
                        epoch.quotas.value(QLatin1String("maxWorkspaceBytes")).toInteger(), this);
     m_runs.insert(id, run);
-    connect(run, &ManagedRun::done, this, [this, run](const QString& doneId) {
-        m_runs.remove(doneId);
-        m_scheduler.release(doneId);
-        run->deleteLater();
-        Q_EMIT executionFinished(doneId);
-    });
+    const QString tierName = tier ? tier->name() : QString();
+    connect(run, &ManagedRun::done, this,
+            [this, run, tierName, kind = kindLabel(request.kind)](
+                const QString& doneId, const ExecutionResult& result, bool ran) {
+                m_runs.remove(doneId);
+                m_scheduler.release(doneId);
+                run->deleteLater();
+                Q_EMIT executionFinished(doneId);
+                Q_EMIT executionEnded(ExecutionEnd{tierName, kind, result.status,
+                                                   ran ? result.durationMs : -1, true});
+            });
     if (!ws)
         run->stop(QStringLiteral("setup_failed"), QStringLiteral("the workspace was deleted"));
     else if (!tier)
@@ -173,6 +186,10 @@ std::optional<ApiError> ExecutionManager::cancel(const QString& id, store::Execu
         if (auto err = m_deps.repository->finish(id, outcome))
             return err;
         Q_EMIT executionFinished(id);
+        const workspace::Workspace* ws = m_deps.workspaces->find(out->workspaceId);
+        Q_EMIT executionEnded(ExecutionEnd{ws ? ws->isolation : QString(),
+                                           store::toString(out->kind), QStringLiteral("cancelled"),
+                                           -1, true});
     } else if (ManagedRun* run = m_runs.value(id)) {
         run->stop(QStringLiteral("cancelled"), QStringLiteral("cancelled by a client"));
     }
@@ -198,6 +215,35 @@ void ExecutionManager::scheduleSync(const QString& jobId, const QString& workspa
 void ExecutionManager::scheduleFileWrite(const QString& jobId, const QString& workspaceId,
                                          std::function<void()> start) {
     m_scheduler.enqueue({jobId, workspaceId, std::move(start), false});
+}
+
+void ExecutionManager::reportSyncEnd(const QString& tier, const QString& kind,
+                                     const ExecutionResult& result, bool ran) {
+    Q_EMIT executionEnded(
+        ExecutionEnd{tier, kindLabel(kind), result.status, ran ? result.durationMs : -1, false});
+}
+
+void ExecutionManager::watchBackend(const QString& tier, qint64 setupMs,
+                                    ExecutionBackend* backend) {
+    Q_EMIT sandboxReady(tier, setupMs);
+    ++m_runningBackends;
+    // Once: at its finished(), or when it is deleted without one (a client gone before start).
+    auto counted = std::make_shared<bool>(true);
+    const auto done = [this, counted] {
+        if (*counted) {
+            *counted = false;
+            --m_runningBackends;
+        }
+    };
+    connect(backend, &ExecutionBackend::finished, this,
+            [this, tier, done](const ExecutionResult& result) {
+                done();
+                if (result.status == QLatin1String("setup_failed"))
+                    Q_EMIT sandboxSetupFailed(tier, result.setupFailureCause.isEmpty()
+                                                        ? QStringLiteral("other")
+                                                        : result.setupFailureCause);
+            });
+    connect(backend, &QObject::destroyed, this, done);
 }
 
 void ExecutionManager::publishQueuePositions() {

@@ -33,6 +33,15 @@ namespace runbox::execution {
 
 class ManagedRun;
 
+/// How one execution ended, for observers (the agent's metrics, docs/metrics.md).
+struct ExecutionEnd {
+    QString tier;           ///< isolation name ("strong", "light"); "" when none served it
+    QString kind;           ///< shell | python | r | argv | provision
+    QString state;          ///< its final state (docs/contracts.md "Workspaces and executions")
+    qint64 durationMs = -1; ///< how long its command ran (ms); -1 when it never started
+    bool managed = false;   ///< managed (recorded) rather than sync
+};
+
 /// Owns every execution of the agent (docs/managed.md): admission through the ExecutionScheduler
 /// (the lease key and global slot its workspace's IsolationTier says, global limit from the
 /// quotas), managed executions with durable records and logs that outlive clients,
@@ -130,6 +139,18 @@ public:
     LaunchPlanner& planner() { return m_planner; }
     const SandboxHost& host() const { return *m_deps.host; }
     int runningCount() const { return m_scheduler.runningCount(); }
+    /// Executions whose backend exists and has not finished (sync and managed, every tier):
+    /// from the moment their tier handed the launch back to their end.
+    int runningExecutions() const { return m_runningBackends; }
+    /// Called by the sync session at the end of a sync execution of @p tier: emits
+    /// executionEnded() with @p kind and @p result's status and duration (@p ran: its backend
+    /// existed; false for one that never started).
+    void reportSyncEnd(const QString& tier, const QString& kind, const ExecutionResult& result,
+                       bool ran);
+    /// Called by BoundedTier for each backend a tier made: sandboxReady(), then counted in
+    /// runningExecutions() until it finishes or is deleted; a setup_failed result is a
+    /// sandboxSetupFailed() with its cause.
+    void watchBackend(const QString& tier, qint64 setupMs, ExecutionBackend* backend);
     int queuedCount() const { return m_scheduler.queuedCount(); }
     /// Kills everything running (agent shutdown); records end as cancelled.
     void stopAll(const QString& reason);
@@ -139,6 +160,18 @@ Q_SIGNALS:
     void executionFinished(const QString& executionId);
     /// An event of @p executionId that a feature published (publishEvent()).
     void executionEvent(const QString& executionId, const QJsonObject& event);
+    /// An execution ended, sync or managed (a managed one once its record is final; one that
+    /// ended while still queued too). Executions a previous agent left and recover() marks
+    /// lost are not reported.
+    void executionEnded(const runbox::execution::ExecutionEnd& end);
+    /// A tier handed back the runnable launch of one run of tier @p tier, @p setupMs ms after
+    /// it was asked (IsolationTier::createBackend: the launch stages, docs/metrics.md).
+    void sandboxReady(const QString& tier, qint64 setupMs);
+    /// A run of tier @p tier ended setup_failed because of @p cause: "plan" (a launch stage
+    /// refused it: egress socket, chips, science environment, cgroup), or the
+    /// ExecutionResult::setupFailureCause of its backend ("spawn", "timeout", "sandbox",
+    /// "helper"; "other" when the backend did not say).
+    void sandboxSetupFailed(const QString& tier, const QString& cause);
 
 private:
     void startManaged(const QString& executionId, const ExecRequest& request,
@@ -153,6 +186,7 @@ private:
     QStringList m_featureFields;
     QMap<QString, ExecLimits::FeatureCheck> m_featureChecks;
     QHash<QString, std::shared_ptr<IsolationTier>> m_tiers; ///< by isolation name
+    int m_runningBackends = 0;                              ///< runningExecutions()
 };
 
 } // namespace runbox::execution

@@ -134,7 +134,7 @@ void ManagedRun::record(const ExecutionResult& r) {
         outcome.logBytes.droppedBytes = info.droppedBytes;
     }
     m_ctx.repository->finish(m_launch.executionId, outcome);
-    Q_EMIT done(m_launch.executionId);
+    Q_EMIT done(m_launch.executionId, r, m_runner != nullptr);
 }
 
 } // namespace runbox::execution

@@ -42,7 +42,10 @@ public:
     void stop(const QString& status, const QString& reason);
 
 Q_SIGNALS:
-    void done(const QString& executionId);
+    /// @p result: how it ended; @p ran: its command was started (a backend ran it), so
+    /// result.durationMs is its run time.
+    void done(const QString& executionId, const runbox::execution::ExecutionResult& result,
+              bool ran);
 
 private:
     void fail(const QString& status, const QString& reason);

@@ -75,6 +75,7 @@ QByteArray HttpResponseWriter::startHead(int status, const QByteArray& contentTy
                                          const HeaderList& extra) {
     onStart();
     m_started = true;
+    m_status = status;
     QByteArray head = "HTTP/1.1 " + QByteArray::number(status) + ' ' + reasonPhrase(status) +
                       "\r\nDate: " + httpDate() +
                       "\r\nServer: runbox-agent/" RUNBOX_VERSION
@@ -99,6 +100,7 @@ bool HttpResponseWriter::setClientGone() {
 }
 
 void HttpResponseWriter::markTakenOver() {
+    m_status = 101; // the taker writes its own 101 head (WebSocketRelay)
     m_started = true;
     m_finished = true;
     m_keepAlive = false;
@@ -115,8 +117,10 @@ void HttpResponseWriter::reply(int status, const QByteArray& body, const QByteAr
         if (!bodyless)
             out += "Content-Length: " + QByteArray::number(body.size()) + "\r\n";
         out += "\r\n";
-        if (!m_headOnly && !bodyless)
+        if (!m_headOnly && !bodyless) {
             out += body;
+            m_bodyBytes += body.size();
+        }
         m_socket->write(out);
     }
     finish();
@@ -139,6 +143,7 @@ void HttpResponseWriter::writeChunk(const QByteArray& data) {
     m_socket->write(data);
     m_socket->write("\r\n", 2);
     m_socket->flush();
+    m_bodyBytes += data.size();
 }
 
 void HttpResponseWriter::endChunked(const QByteArray& lastData) {
@@ -148,6 +153,7 @@ void HttpResponseWriter::endChunked(const QByteArray& lastData) {
         QByteArray tail;
         if (!lastData.isEmpty())
             tail = QByteArray::number(lastData.size(), 16) + "\r\n" + lastData + "\r\n";
+        m_bodyBytes += lastData.size();
         m_socket->write(tail + "0\r\n\r\n");
         m_socket->flush();
     }
@@ -169,6 +175,7 @@ void HttpResponseWriter::writeFixed(const QByteArray& data) {
         return;
     const QByteArray part = data.size() > m_fixedRemaining ? data.left(m_fixedRemaining) : data;
     m_fixedRemaining -= part.size();
+    m_bodyBytes += part.size();
     m_socket->write(part);
     m_socket->flush();
 }

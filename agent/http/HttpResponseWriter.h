@@ -62,6 +62,10 @@ public:
     /// The connection stays open after this response.
     bool keepAlive() const { return m_keepAlive; }
     bool isClientGone() const { return m_clientGone; }
+    /// The status of the response once it started (101 for a connection taken over), else 0.
+    int status() const { return m_status; }
+    /// Body bytes handed to the socket so far (content only: no head, no chunk framing).
+    qint64 bodyBytesWritten() const { return m_bodyBytes; }
 
 protected:
     /// Called just before the head is built (the response starts).
@@ -88,6 +92,8 @@ private:
     bool m_finished = false;
     bool m_clientGone = false;
     qint64 m_fixedRemaining = -1; ///< beginFixed(): body bytes still to write
+    int m_status = 0;
+    qint64 m_bodyBytes = 0;
 };
 
 /// Reason phrase of @p status (RFC 9110 §15).

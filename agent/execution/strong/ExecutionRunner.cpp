@@ -68,6 +68,7 @@ void ExecutionRunner::start() {
         ExecutionResult r;
         r.status = QStringLiteral("setup_failed");
         r.reason = error;
+        r.setupFailureCause = QStringLiteral("spawn");
         finishWith(r);
         return;
     }
@@ -79,6 +80,7 @@ void ExecutionRunner::start() {
 void ExecutionRunner::checkSetup() {
     if (m_finished || m_process->commandForked())
         return;
+    m_setupTimedOut = m_stopStatus.isEmpty();
     stop(
         QStringLiteral("setup_failed"),
         QStringLiteral("sandbox set-up did not finish within %1 ms").arg(m_options.setupTimeoutMs));
@@ -117,6 +119,8 @@ void ExecutionRunner::onProcessFinished(const ProcessExit& exit) {
         r.status = m_stopStatus;
         r.reason = m_stopReason;
         r.signal = QStringLiteral("SIGKILL");
+        if (m_setupTimedOut)
+            r.setupFailureCause = QStringLiteral("timeout");
     } else if (!exit.exited) {
         r.status = QStringLiteral("failed");
         r.signal = QString::fromLatin1(sigabbrev_np(exit.signal) ? sigabbrev_np(exit.signal) : "");
@@ -132,11 +136,13 @@ void ExecutionRunner::onProcessFinished(const ProcessExit& exit) {
             r.status = QStringLiteral("setup_failed");
             r.exitCode = -1;
             r.reason = detail.isEmpty() ? QStringLiteral("the sandbox could not be built") : detail;
+            r.setupFailureCause = QStringLiteral("sandbox");
         }
     } else if (const std::optional<sandbox::SetupFailure> failure = setupFailure(exit)) {
         r.status = failure->status;
         r.exitCode = failure->exitCode;
         r.reason = failure->reason;
+        r.setupFailureCause = QStringLiteral("helper");
     } else {
         r.status = exit.exitCode == 0 ? QStringLiteral("completed") : QStringLiteral("failed");
     }

@@ -71,6 +71,7 @@ private:
     QTimer m_timeout, m_setupTimer;
     QElapsedTimer m_clock;
     bool m_finished = false;
+    bool m_setupTimedOut = false; ///< checkSetup() stopped it: its set-up ran out of time
 };
 
 } // namespace runbox::execution
