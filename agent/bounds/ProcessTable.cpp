@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <dirent.h>
 #include <fcntl.h>
@@ -114,7 +115,7 @@ qint64 ProcessTable::kbFieldOf(const QByteArray& text, const char* name) {
 
 bool ProcessTable::proportionalMemoryOf(pid_t pid, qint64* bytes) const {
     char path[64];
-    std::snprintf(path, sizeof path, "%d/smaps_rollup", int(pid));
+    std::snprintf(path, sizeof path, "%d/smaps_rollup", int(memoryTaskOf(pid)));
     const QByteArray rollup = readAt(m_procFd, path);
     const qint64 anon = kbFieldOf(rollup, "Pss_Anon:");
     if (anon >= 0) {
@@ -264,30 +265,73 @@ int ProcessTable::refresh(bool readNamespaces, bool recheckRoot) {
     return seen;
 }
 
+pid_t ProcessTable::memoryTaskOf(pid_t pid) const {
+    const auto it = m_entries.constFind(pid);
+    return it != m_entries.cend() && it->memoryTask > 0 ? it->memoryTask : pid;
+}
+
+pid_t ProcessTable::liveThreadOf(pid_t pid) const {
+    char path[64];
+    std::snprintf(path, sizeof path, "%d/task", int(pid));
+    const int taskFd = ::openat(m_procFd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (taskFd < 0)
+        return 0;
+    pid_t live = 0;
+    forEachPid(taskFd, [&](pid_t tid, quint64) {
+        if (live != 0 || tid == pid)
+            return;
+        std::snprintf(path, sizeof path, "%d/statm", int(tid));
+        const QByteArray statm = readAt(m_procFd, path, 64);
+        if (std::strtoll(statm.constData(), nullptr, 10) > 0) // its size: 0 once it has exited
+            live = tid;
+    });
+    ::close(taskFd);
+    return live;
+}
+
 bool ProcessTable::memoryOf(pid_t pid, qint64 shmemProbeBytes, Memory* out) {
     auto it = m_entries.find(pid);
     if (it == m_entries.end())
         return false;
     char path[64];
-    if (it->statmFd < 0) {
-        std::snprintf(path, sizeof path, "%d/statm", int(pid));
-        it->statmFd = ::openat(m_procFd, path, O_RDONLY | O_CLOEXEC);
-        if (it->statmFd < 0)
-            return false;
-    }
-    char text[160];
-    const ssize_t n = ::pread(it->statmFd, text, sizeof text - 1, 0);
-    if (n <= 0)
-        return false; // gone (ESRCH): refresh() drops it
-    text[n] = '\0';
-    // statm: size resident shared text lib data dt, in pages (proc(5)); shared = file + shmem.
     long long size = 0, resident = 0, shared = 0;
-    if (std::sscanf(text, "%lld %lld %lld", &size, &resident, &shared) != 3)
-        return false;
+    // Twice at most: once more when the thread read so far has exited, or when the leader's
+    // statm reads empty (it has exited: a zombie, while its other threads run on).
+    for (int attempt = 0;; ++attempt) {
+        if (it->statmFd < 0) {
+            std::snprintf(path, sizeof path, "%d/statm", int(memoryTaskOf(pid)));
+            it->statmFd = ::openat(m_procFd, path, O_RDONLY | O_CLOEXEC);
+            if (it->statmFd < 0)
+                return false;
+        }
+        char text[160];
+        const ssize_t n = ::pread(it->statmFd, text, sizeof text - 1, 0);
+        if (n > 0) {
+            text[n] = '\0';
+            // statm: size resident shared text lib data dt, in pages (proc(5)); shared = file +
+            // shmem.
+            if (std::sscanf(text, "%lld %lld %lld", &size, &resident, &shared) != 3)
+                return false;
+        }
+        const bool threadGone = n <= 0 && it->memoryTask > 0;
+        const bool leaderGone = n > 0 && size == 0 && it->memoryTask == 0;
+        if (attempt > 0 || (!threadGone && !leaderGone)) {
+            if (n <= 0)
+                return false; // gone (ESRCH): refresh() drops it
+            break;
+        }
+        ::close(it->statmFd);
+        it->statmFd = -1;
+        it->memoryTask = liveThreadOf(pid);
+        if (it->memoryTask == 0) { // no live thread: it holds no memory of its own
+            *out = {};
+            return n > 0 || leaderGone;
+        }
+    }
     out->anonBytes = qMax(0ll, resident - shared) * m_pageSize;
     out->shmemBytes = 0;
     if (shared * m_pageSize > shmemProbeBytes) {
-        std::snprintf(path, sizeof path, "%d/status", int(pid));
+        std::snprintf(path, sizeof path, "%d/status", int(memoryTaskOf(pid)));
         out->shmemBytes = rssShmemOf(readAt(m_procFd, path));
     }
     return true;

@@ -41,6 +41,9 @@ public:
         quint64 netScan = 0;      ///< the scan that last read it
         quint64 firstScan = 0;    ///< the scan that first saw this process
         quint64 lastScan = 0;     ///< the latest scan that saw it (older: gone, dropped)
+        /// A live thread whose /proc/TID files show the process's memory once its thread-group
+        /// leader has exited (the leader's own statm, maps and fd show none); 0: the leader.
+        pid_t memoryTask = 0;
     };
     /// How many scans a root process is re-classified for (at 100 ms: its first 5 s).
     static constexpr quint64 kRootRecheckScans = 50;
@@ -62,8 +65,14 @@ public:
     const QHash<pid_t, Entry>& entries() const { return m_entries; }
     /// The memory of @p pid (its statm kept open from now on); false when it is gone.
     /// Shared pages are looked at (`RssShmem` of /proc/PID/status) only when statm's shared
-    /// count passes @p shmemProbeBytes, since reading status costs more than statm.
+    /// count passes @p shmemProbeBytes, since reading status costs more than statm. A process whose
+    /// main thread has exited (pthread_exit(3) in main: the leader stays a zombie and its statm
+    /// reads all zeros, proc(5)) is read through one of its live threads (Entry::memoryTask), so
+    /// its memory still counts.
     bool memoryOf(pid_t pid, qint64 shmemProbeBytes, Memory* out);
+    /// The task whose /proc/TID files (statm, maps, map_files) show @p pid's memory: @p pid, or
+    /// a live thread once its leader has exited (as last found by memoryOf()).
+    pid_t memoryTaskOf(pid_t pid) const;
 
     /// The proportional memory of @p pid (`Pss_Anon` + `Pss_Shmem` of /proc/PID/smaps_rollup,
     /// proc(5), Linux 5.10+): pages shared with other processes (copy-on-write after fork,
@@ -111,6 +120,8 @@ public:
 
 private:
     static void closeFds(Entry* entry);
+    /// A live thread of @p pid other than its leader, whose statm shows memory; 0 when none.
+    pid_t liveThreadOf(pid_t pid) const;
     bool classify(pid_t pid, Entry* entry, bool readNamespace) const;
 
     QString m_procRoot;

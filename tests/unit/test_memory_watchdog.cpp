@@ -31,6 +31,15 @@ const char* kHolder = "import mmap, sys, time\n"
                       "print('ready', flush=True)\n"
                       "time.sleep(120)\n";
 
+/// Touches @p mib MiB of private memory, starts a sleeping thread, prints "ready" and ends its
+/// main thread (pthread_exit(3) through ctypes, which lets go of the GIL first).
+const char* kLeaderExits = "import ctypes, sys, threading, time\n"
+                           "b = bytearray(int(sys.argv[1]) << 20)\n"
+                           "for i in range(0, len(b), 4096): b[i] = 1\n"
+                           "threading.Thread(target=time.sleep, args=(120,)).start()\n"
+                           "print('ready', flush=True)\n"
+                           "ctypes.CDLL(None).pthread_exit(None)\n";
+
 } // namespace
 
 class TestMemoryWatchdog final : public QObject {
@@ -226,6 +235,28 @@ private Q_SLOTS:
         ::kill(-pid_t(pool.processId()), SIGKILL);
         QProcess::execute("/usr/bin/pkill", {"-KILL", "-u", "61007"});
         pool.waitForFinished(5000);
+    }
+
+    /// A process whose main thread exited (pthread_exit(3)): its leader is a zombie whose statm
+    /// reads zeros, while another thread holds 96 MiB of private memory. That memory was no
+    /// page of any sum; it counts, read through the live thread.
+    void testProcessWhoseMainThreadExitedStillCounts() {
+        ScriptHolder holder;
+        QVERIFY(holder.start(asUid(61016), kLeaderExits, {"96"}));
+        const auto leaderStatm = [&] {
+            QFile statm(QStringLiteral("/proc/%1/statm").arg(holder.process.processId()));
+            return statm.open(QIODevice::ReadOnly) ? statm.readAll() : QByteArray();
+        };
+        // Positive control: the leader's own statm shows nothing (what the sum used to read).
+        QTRY_VERIFY_WITH_TIMEOUT(leaderStatm().startsWith("0 "), 5000);
+        MemoryWatchdog dog;
+        bool exceeded = false;
+        const int handle = dog.watch(
+            {{Membership::By::Uid, 61016}, 64 * kMiB, {}, [&](auto&) { exceeded = true; }});
+        const MemoryWatchdog::Usage u = settledUsage(dog, handle);
+        QCOMPARE(u.processes, 1);
+        QVERIFY2(u.currentBytes >= 96 * kMiB, qPrintable(QString::number(u.currentBytes)));
+        QTRY_VERIFY_WITH_TIMEOUT(exceeded, 5000);
     }
 
     void testHostMountsAndDisksDoNotCount() {
