@@ -1,5 +1,7 @@
 #include "agent/bounds/BoundsHost.h"
 
+#include "agent/bounds/SharedMemoryScan.h"
+
 #include <QFile>
 #include <QJsonArray>
 
@@ -23,7 +25,9 @@ QString watchdogProblem(const QString& procRoot) {
 
 /// What the watchdog does not see (docs/bounds.md "What it does not see"; found by attacks).
 const char* const kBlindSpots[] = {
-    "memfd and SysV shared memory that no process maps are not counted by the watchdog",
+    "shared memory objects (memfd, SysV) held only in flight in a unix socket (SCM_RIGHTS), and "
+    "SysV segments that no process has attached in a strong sandbox's own IPC namespace, are not "
+    "counted by the watchdog",
     "kernel memory of pipe buffers and of TCP/UDP socket buffers is counted by no bound",
 };
 
@@ -122,6 +126,11 @@ QJsonObject BoundsHost::toJson() const {
     if (m_watchdog)
         for (const char* spot : kBlindSpots)
             blind.append(QLatin1String(spot));
+    if (m_watchdog && !SharedMemoryScan::mapFilesReadable())
+        blind.append(QStringLiteral(
+            "this agent cannot follow /proc/PID/map_files (it needs CAP_SYS_ADMIN or "
+            "CAP_CHECKPOINT_RESTORE): of a shared memory object that is only mapped, with no "
+            "descriptor left, the mapped pages count, the unmapped ones are not seen"));
     if (m_watchdog) {
         const UnixSocketMemory* sockets = m_watchdog->unixSockets();
         blind.append(

@@ -1,10 +1,13 @@
 #include "agent/bounds/MemoryWatchdog.h"
 
+#include "agent/bounds/SharedMemoryScan.h"
+
 #include <QFile>
 #include <QHash>
 
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/sysinfo.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -72,7 +75,9 @@ int MemoryWatchdog::intervalForFraction(double fraction) {
 
 int MemoryWatchdog::watch(Watch watch) {
     const int handle = m_nextHandle++;
-    m_watches.emplace(handle, State{std::move(watch), Usage{}});
+    State state;
+    state.watch = std::move(watch);
+    m_watches.emplace(handle, std::move(state));
     m_timer.start(0); // the first scan on the next event-loop turn
     return handle;
 }
@@ -124,6 +129,70 @@ MemoryWatchdog::Usage MemoryWatchdog::usage(int handle) const {
     return it == m_watches.end() ? Usage{} : it->second.usage;
 }
 
+void MemoryWatchdog::readHostSharedMemory() {
+    struct sysinfo info {};
+    if (::sysinfo(&info) != 0)
+        return;
+    m_unexplainedBytes = qint64(info.sharedram) * qint64(qMax(1u, info.mem_unit));
+    for (const auto& [handle, state] : m_watches)
+        m_unexplainedBytes -= state.tmpfsBytes;
+    for (auto& [handle, state] : m_watches)
+        state.unexplainedLowBytes = qMin(state.unexplainedLowBytes, m_unexplainedBytes);
+}
+
+void MemoryWatchdog::measureObjects(State* state, const QList<pid_t>& members) {
+    const qint64 limit = state->watch.limitBytes;
+    const auto counted = [&](qint64 objects) {
+        return state->anonBytes + state->tmpfsBytes + qMax(state->mappedShmemBytes, objects);
+    };
+    // Growth no counter explains may be this watch's objects; past half its headroom it could
+    // take it over the limit before the next look, so they are looked for now.
+    const qint64 lookAt = limit > 0 ? qMax(kSharedMemoryTriggerBytes,
+                                           (limit - counted(state->usage.sharedObjectBytes)) / 2)
+                                    : kUnlimitedLookBytes;
+    bool look = state->lookForObjects || m_unexplainedBytes - state->unexplainedLowBytes > lookAt;
+    // The objects it holds are sized again (a stat(2) each) when shared memory was freed on the
+    // host (one of them may be gone: a stale size would count it on) and while the watch is
+    // past half its limit; otherwise their last sizes stand, and growth is the look's to see.
+    const bool resize =
+        !look && (m_unexplainedBytes < state->unexplainedAtSizeBytes - kSharedMemoryTriggerBytes ||
+                  (limit > 0 && counted(state->usage.sharedObjectBytes) > limit / 2));
+    if (resize) {
+        const qint64 known = SharedMemoryScan::resize(m_table.procFd(), &state->objects);
+        look = known < 0; // one went out of reach: only a look can tell what is held
+        state->usage.sharedObjectBytes = qMax<qint64>(0, known);
+    }
+    if (look) {
+        SharedMemoryScan scan(m_table.procFd());
+        for (const pid_t pid : members)
+            scan.add(pid, m_table.memoryTaskOf(pid));
+        ++m_sharedMemoryScans;
+        state->objects = scan.result().objects;
+        state->unsizedProcesses = scan.result().unsized;
+        state->usage.sharedObjectBytes = scan.result().bytes;
+        state->lookForObjects = false;
+        state->unexplainedLowBytes = m_unexplainedBytes;
+        state->mappedShmemHighBytes = state->mappedShmemBytes;
+    }
+    if (!look && !resize)
+        return;
+    state->unexplainedAtSizeBytes = m_unexplainedBytes;
+    // A process mapping an object that could not be sized: its mapped shared pages count (read
+    // whatever statm's shared count), so they are not hidden behind the objects' sum.
+    state->unsizedShmemBytes = 0;
+    for (const pid_t pid : std::as_const(state->unsizedProcesses)) {
+        ProcessTable::Memory memory;
+        if (m_table.memoryOf(pid, -1, &memory))
+            state->unsizedShmemBytes += memory.shmemBytes;
+    }
+}
+
+qint64 MemoryWatchdog::sharedBytesOf(const State& state, qint64 mappedBytes) {
+    // An object's mapped pages are in its processes' RssShmem and in its st_blocks: the larger
+    // of the two sums counts, so a mapped memfd is not counted twice and an unmapped one is.
+    return qMax(mappedBytes, state.usage.sharedObjectBytes + state.unsizedShmemBytes);
+}
+
 int MemoryWatchdog::scan(bool onlyDue) {
     if (m_watches.empty())
         return 0;
@@ -141,11 +210,17 @@ int MemoryWatchdog::scan(bool onlyDue) {
             byNamespace.insert(state.watch.members.id, &state);
         state.usage.currentBytes = 0;
         state.usage.processes = 0;
+        state.anonBytes = 0;
+        state.mappedShmemBytes = 0;
+        state.tmpfsBytes = 0;
+        for (const TmpfsMount& mount : std::as_const(state.watch.tmpfsMounts))
+            state.tmpfsBytes += usedBytesOf(mount);
     }
     if (byUid.isEmpty() && byNamespace.isEmpty()) {
         schedule();
         return 0;
     }
+    readHostSharedMemory();
     const int seen = m_table.refresh(!byNamespace.isEmpty(), !byUid.isEmpty());
     QHash<State*, QList<pid_t>> members;
     for (auto it = m_table.entries().cbegin(); it != m_table.entries().cend(); ++it) {
@@ -157,9 +232,25 @@ int MemoryWatchdog::scan(bool onlyDue) {
         ProcessTable::Memory memory;
         if (!m_table.memoryOf(it.key(), kShmemProbeBytes, &memory))
             continue;
-        owner->usage.currentBytes += memory.anonBytes + memory.shmemBytes;
+        owner->anonBytes += memory.anonBytes;
+        owner->mappedShmemBytes += memory.shmemBytes;
         ++owner->usage.processes;
         members[owner].append(it.key());
+    }
+    for (auto& [handle, state] : m_watches) {
+        if (!due(state))
+            continue;
+        measureObjects(&state, members.value(&state));
+        // Mapped shared pages that went away may be an object unmapped and still held, or
+        // freed while another hid as much: that much more of the host's growth is unexplained.
+        const qint64 drop = state.mappedShmemHighBytes - state.mappedShmemBytes;
+        if (drop > kSharedMemoryTriggerBytes)
+            for (auto& [other, watched] : m_watches)
+                watched.unexplainedLowBytes -= drop;
+        state.mappedShmemHighBytes = drop > kSharedMemoryTriggerBytes
+                                         ? state.mappedShmemBytes
+                                         : qMax(state.mappedShmemHighBytes, state.mappedShmemBytes);
+        state.usage.currentBytes = state.anonBytes + sharedBytesOf(state, state.mappedShmemBytes);
     }
     // statm counts a page shared by several processes (copy-on-write after fork) once per
     // process: a forked pool of 4 over 200 MiB summed to 811 MiB. Past half its limit, a tree of
@@ -169,15 +260,18 @@ int MemoryWatchdog::scan(bool onlyDue) {
         if (!due(state) || state.watch.limitBytes <= 0 || u.processes < 2 ||
             u.currentBytes <= state.watch.limitBytes / 2)
             continue;
-        qint64 proportional = 0;
+        ProcessTable::Memory proportional;
         bool complete = true;
         for (const pid_t pid : members.value(&state)) {
-            qint64 bytes = 0;
-            complete = complete && m_table.proportionalMemoryOf(pid, &bytes);
-            proportional += bytes;
+            ProcessTable::Memory share;
+            complete = complete && m_table.proportionalMemoryOf(pid, &share);
+            proportional.anonBytes += share.anonBytes;
+            proportional.shmemBytes += share.shmemBytes;
         }
         if (complete)
-            u.currentBytes = std::min(u.currentBytes, proportional);
+            u.currentBytes =
+                std::min(u.currentBytes,
+                         proportional.anonBytes + sharedBytesOf(state, proportional.shmemBytes));
     }
     const QHash<State*, UnixSocketMemory::Charge> sockets = unixSocketBytes(members);
     std::vector<std::pair<std::function<void(const Usage&)>, Usage>> calls;
@@ -185,8 +279,7 @@ int MemoryWatchdog::scan(bool onlyDue) {
         if (!due(state))
             continue;
         Usage& u = state.usage;
-        for (const TmpfsMount& mount : std::as_const(state.watch.tmpfsMounts))
-            u.currentBytes += usedBytesOf(mount);
+        u.currentBytes += state.tmpfsBytes;
         const UnixSocketMemory::Charge charge = sockets.value(&state);
         u.unixSocketBytes = charge.total();
         u.unixSocketEstimatedBytes = charge.estimatedBytes;

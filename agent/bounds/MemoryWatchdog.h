@@ -1,6 +1,7 @@
 #pragma once
 
 #include "agent/bounds/ProcessTable.h"
+#include "agent/bounds/SharedMemoryScan.h"
 #include "agent/bounds/UnixSocketMemory.h"
 
 #include <QElapsedTimer>
@@ -19,8 +20,10 @@ namespace runbox::bounds {
 /// memory pages of its processes plus the bytes used on its tmpfs mounts, and calls the watch's
 /// `exceeded` once the sum passes its limit (the run then kills its whole tree). The scan runs
 /// every 100 ms, and faster as any watch nears its limit (first-touch faults reach ~110 MiB per
-/// 100 ms here). What it cannot see is said in docs/bounds.md: memfd or SysV pages no process
-/// maps. Lives on the agent's event loop; every method is called from that thread.
+/// 100 ms here). Shared memory objects (memfds, shared anonymous regions, SysV segments) count
+/// whole, mapped or not (SharedMemoryScan), read when the host's shared memory grows unexplained
+/// (docs/bounds.md "Shared memory objects"). What it cannot see is said there. Lives on the
+/// agent's event loop; every method is called from that thread.
 class MemoryWatchdog final : public QObject {
     Q_OBJECT
 public:
@@ -35,6 +38,10 @@ public:
         /// Part of unixSocketBytes that is an upper bound of what closed writers left queued
         /// (UnixSocketMemory), not a measure.
         qint64 unixSocketEstimatedBytes = 0;
+        /// Allocated bytes of the shared memory objects its processes held at the last
+        /// SharedMemoryScan (memfds, shared anonymous, SysV; mapped or not). currentBytes counts
+        /// its shared memory as the larger of this and its processes' mapped shared pages.
+        qint64 sharedObjectBytes = 0;
         bool exceeded = false;
     };
     /// A tmpfs of the execution, seen from the host (`/proc/PID/root/tmp`). It counts only while
@@ -93,14 +100,48 @@ public:
     static constexpr quint64 kNetNamespaceRecheckScans = 2;
     /// Shared pages are read from /proc/PID/status only past this many statm shared bytes.
     static constexpr qint64 kShmemProbeBytes = 32ll << 20;
+    /// A watch's shared memory objects are looked for again (SharedMemoryScan) when the host's
+    /// shared memory (sysinfo(2) `sharedram`, /proc/meminfo `Shmem`) less every watch's tmpfs
+    /// has grown above its lowest value since the watch's last look by more than half the
+    /// watch's headroom, and at least this much (kUnlimitedLookBytes for a watch without a
+    /// limit): growth no counter explains may be its objects, and only past half its headroom
+    /// can they matter (docs/bounds.md "Shared memory objects"). The objects it holds are sized
+    /// again through where they were found (a stat(2) each) when that value fell this much
+    /// since (something was freed) and at each measurement past half its limit.
+    static constexpr qint64 kSharedMemoryTriggerBytes = 8ll << 20;
+    static constexpr qint64 kUnlimitedLookBytes = 64ll << 20;
+    /// How many SharedMemoryScan passes ran (tests, the benchmark).
+    quint64 sharedMemoryScans() const { return m_sharedMemoryScans; }
 
 private:
     struct State {
         Watch watch;
         Usage usage;
-        qint64 dueAtMs = 0; ///< m_clock time of its next measurement
+        qint64 dueAtMs = 0;          ///< m_clock time of its next measurement
+        qint64 tmpfsBytes = 0;       ///< its tmpfs mounts' bytes, as last measured
+        qint64 anonBytes = 0;        ///< this scan: statm's private pages of its processes
+        qint64 mappedShmemBytes = 0; ///< this scan: their mapped shared pages (RssShmem)
+        /// Its objects are looked for at its next measurement (a new watch; one it held went
+        /// out of reach); otherwise when the host's unexplained shared memory grew.
+        bool lookForObjects = true;
+        QList<SharedMemoryScan::Object> objects; ///< as found by its last look
+        QList<pid_t> unsizedProcesses;           ///< map an object the last look could not size
+        qint64 unsizedShmemBytes = 0;            ///< their RssShmem, this scan
+        /// Lowest host shared memory less tmpfs since its last look (m_unexplainedBytes).
+        qint64 unexplainedLowBytes = 0;
+        qint64 unexplainedAtSizeBytes = 0; ///< the same when its objects were last sized
+        qint64 mappedShmemHighBytes = 0;   ///< highest mappedShmemBytes since then
     };
     int scan(bool onlyDue);
+    /// Reads the host's shared memory less every watch's tmpfs (m_unexplainedBytes) and lowers
+    /// each watch's low mark to it.
+    void readHostSharedMemory();
+    /// Sizes @p state's shared memory objects: a new look among @p members when due (see
+    /// kSharedMemoryTriggerBytes) or when a known one is out of reach, else through their
+    /// locators when something was freed or it is past half its limit.
+    void measureObjects(State* state, const QList<pid_t>& members);
+    /// The shared memory of @p state to count, from its mapped shared pages @p mappedBytes.
+    static qint64 sharedBytesOf(const State& state, qint64 mappedBytes);
     /// Starts the timer for the earliest due watch.
     void schedule();
     /// Unix socket charges of each socket-counting watch among @p members, by watch.
@@ -115,6 +156,8 @@ private:
     QTimer m_timer;
     QElapsedTimer m_clock;
     int m_cpus = 1;
+    qint64 m_unexplainedBytes = 0; ///< host shared memory less every watch's tmpfs, this scan
+    quint64 m_sharedMemoryScans = 0;
 };
 
 } // namespace runbox::bounds

@@ -113,20 +113,21 @@ qint64 ProcessTable::kbFieldOf(const QByteArray& text, const char* name) {
            1024;
 }
 
-bool ProcessTable::proportionalMemoryOf(pid_t pid, qint64* bytes) const {
+bool ProcessTable::proportionalMemoryOf(pid_t pid, Memory* out) const {
     char path[64];
     std::snprintf(path, sizeof path, "%d/smaps_rollup", int(memoryTaskOf(pid)));
     const QByteArray rollup = readAt(m_procFd, path);
     const qint64 anon = kbFieldOf(rollup, "Pss_Anon:");
+    *out = {};
     if (anon >= 0) {
-        *bytes = anon + std::max<qint64>(0, kbFieldOf(rollup, "Pss_Shmem:"));
+        out->anonBytes = anon;
+        out->shmemBytes = std::max<qint64>(0, kbFieldOf(rollup, "Pss_Shmem:"));
         return true;
     }
     // Gone since the scan: it holds nothing. Present but unread (not ptrace-readable, or a
     // kernel before 5.10 without Pss_Anon): unknown.
     std::snprintf(path, sizeof path, "%d", int(pid));
     struct stat st {};
-    *bytes = 0;
     return ::fstatat(m_procFd, path, &st, 0) != 0 && errno == ENOENT;
 }
 

@@ -65,22 +65,24 @@ public:
     const QHash<pid_t, Entry>& entries() const { return m_entries; }
     /// The memory of @p pid (its statm kept open from now on); false when it is gone.
     /// Shared pages are looked at (`RssShmem` of /proc/PID/status) only when statm's shared
-    /// count passes @p shmemProbeBytes, since reading status costs more than statm. A process whose
-    /// main thread has exited (pthread_exit(3) in main: the leader stays a zombie and its statm
-    /// reads all zeros, proc(5)) is read through one of its live threads (Entry::memoryTask), so
-    /// its memory still counts.
+    /// count passes @p shmemProbeBytes (or always with a negative value), since reading status
+    /// costs more than statm. A process whose main thread has exited (pthread_exit(3) in main:
+    /// the leader stays a zombie and its statm reads all zeros, proc(5)) is read through one of
+    /// its live threads (Entry::memoryTask), so its memory still counts.
     bool memoryOf(pid_t pid, qint64 shmemProbeBytes, Memory* out);
     /// The task whose /proc/TID files (statm, maps, map_files) show @p pid's memory: @p pid, or
     /// a live thread once its leader has exited (as last found by memoryOf()).
     pid_t memoryTaskOf(pid_t pid) const;
+    /// The /proc mount this table reads, open (O_DIRECTORY); -1 when it could not be opened.
+    int procFd() const { return m_procFd; }
 
-    /// The proportional memory of @p pid (`Pss_Anon` + `Pss_Shmem` of /proc/PID/smaps_rollup,
+    /// The proportional memory of @p pid (`Pss_Anon` and `Pss_Shmem` of /proc/PID/smaps_rollup,
     /// proc(5), Linux 5.10+): pages shared with other processes (copy-on-write after fork,
     /// shared memory) count as their share, so a tree's sum is what it really holds. It walks
     /// the page tables, so it is read only to confirm a sum of statm that looks over a limit.
     /// A process gone since the scan holds 0; false when it is there but its share is not
     /// reported (not readable, or a kernel before 5.10).
-    bool proportionalMemoryOf(pid_t pid, qint64* bytes) const;
+    bool proportionalMemoryOf(pid_t pid, Memory* out) const;
     /// The inode of @p pid's PID namespace (the `ns/pid` link, proc(5)) under the proc mount
     /// open at @p procFd, or under /proc when -1; 0 when it is gone or unreadable.
     static quint64 pidNamespaceOf(pid_t pid, int procFd = -1);

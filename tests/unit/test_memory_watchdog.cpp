@@ -4,6 +4,7 @@
 // and one over it is told once. Needs root (setpriv to other uids, unshare --pid).
 #include "ScriptHolder.h"
 #include "agent/bounds/MemoryWatchdog.h"
+#include "agent/bounds/SharedMemoryScan.h"
 
 #include <QFile>
 #include <QProcess>
@@ -12,6 +13,7 @@
 
 #include <csignal>
 #include <memory>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 using namespace runbox::bounds;
@@ -39,6 +41,56 @@ const char* kLeaderExits = "import ctypes, sys, threading, time\n"
                            "threading.Thread(target=time.sleep, args=(120,)).start()\n"
                            "print('ready', flush=True)\n"
                            "ctypes.CDLL(None).pthread_exit(None)\n";
+
+/// Holds @p mib MiB in a shared memory object (docs/bounds.md "Shared memory objects"), by mode:
+/// "unmapped": written into a memfd never mapped; "mapped": the same, then mapped whole and
+/// every page read; "onepage": written, one page mapped, the descriptor closed; "sharedanon":
+/// MAP_SHARED anonymous, every page touched, all but its last page unmapped; "leader": an
+/// unmapped memfd, then the main thread exits (pthread_exit(3): the leader is a zombie whose fd
+/// shows nothing) while another thread, sharing the descriptor table, lives on; "later": prints
+/// "ready" first, writes the memfd on a line from stdin and prints "written", closes it on the
+/// next line and prints "closed".
+const char* kObjectHolder =
+    "import ctypes, mmap, os, sys, threading, time\n"
+    "n = int(sys.argv[1]) << 20\n"
+    "mode = sys.argv[2]\n"
+    "def memfd():\n"
+    "    fd = os.memfd_create('runbox-test')\n"
+    "    for _ in range(n >> 20): os.write(fd, b'x' * (1 << 20))\n"
+    "    return fd\n"
+    "keep = []\n"
+    "if mode == 'later':\n"
+    "    print('ready', flush=True); sys.stdin.readline(); keep.append(memfd())\n"
+    "    print('written', flush=True); sys.stdin.readline(); os.close(keep.pop())\n"
+    "    print('closed', flush=True)\n"
+    "elif mode == 'unmapped': keep.append(memfd())\n"
+    "elif mode == 'mapped':\n"
+    "    fd = memfd(); m = mmap.mmap(fd, n); keep += [fd, m, sum(m[i] for i in range(0, n, "
+    "4096))]\n"
+    "elif mode == 'onepage':\n"
+    "    fd = memfd(); keep.append(mmap.mmap(fd, 4096)); os.close(fd)\n"
+    "elif mode == 'sharedanon':\n"
+    "    m = mmap.mmap(-1, n)\n"
+    "    for i in range(0, n, 4096): m[i] = 1\n"
+    "    libc = ctypes.CDLL(None)\n"
+    "    libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]\n"
+    "    assert libc.munmap(ctypes.addressof(ctypes.c_char.from_buffer(m)), n - 4096) == 0\n"
+    "    keep.append(m)\n"
+    "elif mode == 'leader':\n"
+    "    keep.append(memfd())\n"
+    "    threading.Thread(target=time.sleep, args=(120,)).start()\n"
+    "    print('ready', flush=True)\n"
+    "    ctypes.CDLL(None).pthread_exit(None)\n"
+    "if mode != 'later': print('ready', flush=True)\n"
+    "time.sleep(120)\n";
+
+/// A field of /proc/PID/status, bytes (kB lines); -1 when absent.
+qint64 statusBytes(qint64 pid, const char* field) {
+    QFile status(QStringLiteral("/proc/%1/status").arg(pid));
+    if (!status.open(QIODevice::ReadOnly))
+        return -1;
+    return ProcessTable::kbFieldOf(status.readAll(), field);
+}
 
 } // namespace
 
@@ -74,6 +126,19 @@ private Q_SLOTS:
         QCOMPARE(ticks[3], 7);
         QVERIFY(!ProcessTable::cpuTicksOf("42 (x) R 1 2", ticks));
         QVERIFY(!ProcessTable::cpuTicksOf("no parenthesis", ticks));
+        // maps lines of the internal shmem mount (here 00:01), unpadded or padded addresses.
+        const QList<SharedMemoryScan::Mapping> mappings = SharedMemoryScan::mappingsOn(
+            "00400000-00452000 r-xp 00000000 fe:00 173521   /usr/bin/python3\n"
+            "7f2d0aa49000-7f2d0aa4a000 rw-s 0c7ff000 00:01 1027   /dev/zero (deleted)\n"
+            "7f2d0ac3b000-7f2d0ac3c000 r--s 00000000 00:01 1026   /memfd:x (deleted)\n"
+            "7ffd1c000000-7ffd1c021000 rw-p 00000000 00:00 0      [stack]",
+            makedev(0, 1));
+        QCOMPARE(mappings.size(), 2);
+        QCOMPARE(mappings[0].start, 0x7f2d0aa49000ull);
+        QCOMPARE(mappings[0].end, 0x7f2d0aa4a000ull);
+        QCOMPARE(mappings[0].inode, 1027ull);
+        QCOMPARE(mappings[1].inode, 1026ull);
+        QVERIFY(SharedMemoryScan::internalDevice() != 0);
         // The agent's own namespace is never summed.
         QCOMPARE(
             ProcessTable::cpuOfPidNamespace(ProcessTable::pidNamespaceOf(::getpid())).processes, 0);
@@ -235,6 +300,94 @@ private Q_SLOTS:
         ::kill(-pid_t(pool.processId()), SIGKILL);
         QProcess::execute("/usr/bin/pkill", {"-KILL", "-u", "61007"});
         pool.waitForFinished(5000);
+    }
+
+    /// Shared memory objects count whole, mapped or not (docs/bounds.md "Shared memory
+    /// objects"): 96 MiB in a memfd no process maps was no page of statm's or RssShmem's, and
+    /// went unseen (2 GiB under a 512 MiB limit ended `completed`). Each mode hides the pages
+    /// from the process's own counters (the positive control: what the sum used to be), and
+    /// the watch sees them.
+    void testSharedMemoryObjectsCountMappedOrNot_data() {
+        QTest::addColumn<QString>("mode");
+        QTest::addColumn<uint>("uid");
+        QTest::newRow("memfd never mapped") << "unmapped" << 61011u;
+        QTest::newRow("memfd, one page mapped, its descriptor closed") << "onepage" << 61012u;
+        QTest::newRow("shared anonymous, all but one page unmapped") << "sharedanon" << 61013u;
+        QTest::newRow("memfd of a process whose main thread exited") << "leader" << 61017u;
+    }
+
+    void testSharedMemoryObjectsCountMappedOrNot() {
+        QFETCH(QString, mode);
+        QFETCH(uint, uid);
+        ScriptHolder holder;
+        QVERIFY(holder.start(asUid(uid), kObjectHolder, {"96", mode}));
+        const qint64 pid = holder.process.processId();
+        QVERIFY2(statusBytes(pid, "RssShmem:") < 8 * kMiB && statusBytes(pid, "VmRSS:") < 64 * kMiB,
+                 "the object's pages show in the process's own counters: no attack");
+        MemoryWatchdog dog;
+        int calls = 0;
+        const int handle = dog.watch({{Membership::By::Uid, uid}, 0, {}, [&](auto&) { ++calls; }});
+        const MemoryWatchdog::Usage u = settledUsage(dog, handle);
+        QVERIFY2(
+            u.currentBytes >= 96 * kMiB && u.sharedObjectBytes >= 96 * kMiB,
+            qPrintable(QStringLiteral("%1 / %2").arg(u.currentBytes).arg(u.sharedObjectBytes)));
+        dog.unwatch(handle);
+        MemoryWatchdog::Usage told;
+        dog.watch({{Membership::By::Uid, uid}, 64 * kMiB, {}, [&](auto& usage) {
+                       ++calls;
+                       told = usage;
+                   }});
+        QTRY_COMPARE_WITH_TIMEOUT(calls, 1, 5000);
+        QVERIFY(told.exceeded && told.currentBytes > 64 * kMiB);
+    }
+
+    /// A memfd written, mapped whole and read is in RssShmem and in its st_blocks: counted once.
+    void testMappedMemfdCountsOnce() {
+        ScriptHolder holder;
+        QVERIFY(holder.start(asUid(61014), kObjectHolder, {"96", "mapped"}));
+        QVERIFY(statusBytes(holder.process.processId(), "RssShmem:") >= 90 * kMiB); // mapped
+        MemoryWatchdog dog;
+        const int handle = dog.watch({{Membership::By::Uid, 61014}, 0, {}, {}});
+        const MemoryWatchdog::Usage u = settledUsage(dog, handle);
+        QVERIFY2(u.sharedObjectBytes >= 96 * kMiB,
+                 qPrintable(QString::number(u.sharedObjectBytes)));
+        QVERIFY2(u.currentBytes >= 96 * kMiB && u.currentBytes < 160 * kMiB,
+                 qPrintable(QString::number(u.currentBytes)));
+    }
+
+    /// A memfd written after the watch began is found through the host's shared memory growing
+    /// (sysinfo sharedram); before that, scans read no descriptor at all. Closed, it stops
+    /// counting (a stale size would end a later allocation as memory_exceeded).
+    void testObjectMadeLaterIsFoundThroughHostSharedMemory() {
+        QProcess holder;
+        holder.start("/usr/bin/setpriv",
+                     asUid(61015).mid(1) +
+                         QStringList{"/usr/bin/python3", "-c", kObjectHolder, "96", "later"});
+        QVERIFY(holder.waitForStarted(5000));
+        QDeadlineTimer deadline(30000);
+        while (!holder.readAllStandardOutput().contains("ready") && !deadline.hasExpired())
+            holder.waitForReadyRead(200);
+        MemoryWatchdog dog;
+        const int handle = dog.watch({{Membership::By::Uid, 61015}, 0, {}, {}});
+        QVERIFY(settledUsage(dog, handle).currentBytes < 64 * kMiB);
+        const quint64 looks = dog.sharedMemoryScans();
+        QVERIFY(settledUsage(dog, handle).currentBytes < 64 * kMiB);
+        QCOMPARE(dog.sharedMemoryScans(), looks); // nothing grew: no descriptor was read
+        holder.write("go\n");
+        while (!holder.readAllStandardOutput().contains("written") && !deadline.hasExpired())
+            holder.waitForReadyRead(200);
+        QVERIFY(!deadline.hasExpired());
+        const MemoryWatchdog::Usage u = settledUsage(dog, handle);
+        QVERIFY(dog.sharedMemoryScans() > looks);
+        QVERIFY2(u.currentBytes >= 96 * kMiB, qPrintable(QString::number(u.currentBytes)));
+        // Closed, it is freed: it no longer counts (the next look drops it).
+        holder.write("go\n");
+        while (!holder.readAllStandardOutput().contains("closed") && !deadline.hasExpired())
+            holder.waitForReadyRead(200);
+        QVERIFY(!deadline.hasExpired());
+        QVERIFY(settledUsage(dog, handle).currentBytes < 64 * kMiB);
+        holder.kill();
+        holder.waitForFinished(5000);
     }
 
     /// A process whose main thread exited (pthread_exit(3)): its leader is a zombie whose statm
