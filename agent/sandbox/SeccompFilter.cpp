@@ -18,10 +18,13 @@
 //   libseccomp also sends x32 syscalls (nr | 0x40000000, same audit arch) to the bad-arch
 //   action when SCMP_ARCH_X32 is not in the filter. Never KILL_THREAD: a half-killed
 //   multi-threaded process can deadlock.
-// - EPERM for everything denied, except clone3 and io_uring_* which get ENOSYS: glibc (2.34+)
-//   and runtimes fall back from clone3 to clone on ENOSYS (threads keep working, and clone's
-//   flags can be inspected while clone3's live behind a pointer), and io_uring users fall back
-//   to plain syscalls.
+// - EPERM for everything denied, except clone3, io_uring_* and memfd_secret which get ENOSYS:
+//   glibc (2.34+) and runtimes fall back from clone3 to clone on ENOSYS (threads keep working,
+//   and clone's flags can be inspected while clone3's live behind a pointer), io_uring users
+//   fall back to plain syscalls, and memfd_secret(2) users to ordinary memory, as on the many
+//   kernels without it. A secret memory area's pages are in no counter the memory watchdog can
+//   read (not Shmem, not statm, st_blocks 0: 256 MiB held unmapped showed nowhere), so they
+//   would escape maxMemoryBytes (docs/bounds.md "Shared memory objects").
 // - Conditional rules: clone(2) with any CLONE_NEW* flag (flags are argument 0 on both x86_64
 //   and aarch64; only the tls/child_tid order differs between them, CLONE_BACKWARDS; s390's
 //   stack-first order does not concern us); personality(2) other than PER_LINUX (0) or the
@@ -79,6 +82,7 @@ constexpr Denial kDenials[] = {
     // ENOSYS so that callers fall back (see above).
     {"clone3", ENOSYS, false}, {"io_uring_setup", ENOSYS, false},
     {"io_uring_enter", ENOSYS, false}, {"io_uring_register", ENOSYS, false},
+    {"memfd_secret", ENOSYS, false},
 };
 // clang-format on
 

@@ -5,7 +5,8 @@
 // PID namespace) and of a root agent (by workspace uid), and a light workspace (by uid). The same
 // code writing 128 MiB completes (positive control). A variant keeps each memfd only through a
 // one-page mapping, its descriptor closed: a root agent sizes it through /proc/PID/map_files; an
-// unprivileged agent cannot, and says so in /v1/health.
+// unprivileged agent cannot, and says so in /v1/health. memfd_secret(2), whose pages no counter
+// shows, is refused (ENOSYS) on both tiers.
 #include "shared/ApiClient.h"
 #include "support/AgentProcess.h"
 #include "support/ExecStream.h"
@@ -14,6 +15,8 @@
 #include <QJsonDocument>
 #include <QTest>
 
+#include <cerrno>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 using namespace runbox;
@@ -165,6 +168,29 @@ private Q_SLOTS:
                  "the peak was not recorded, or the bound was late");
         QCOMPARE(run(a, ws, "print('fine')", kLimit).value("status").toString(),
                  QStringLiteral("completed"));
+    }
+
+    /// memfd_secret(2) pages are in no counter the watchdog reads: both tiers refuse the call.
+    void testSecretMemoryIsRefused() {
+        // Positive control: the kernel makes one for this (unfiltered) process.
+        const long fd = ::syscall(SYS_memfd_secret, 0);
+        if (fd < 0)
+            QSKIP("this kernel has no memfd_secret (secretmem disabled): nothing to refuse");
+        ::close(int(fd));
+        // 447 is memfd_secret on x86_64 and aarch64 (asm-generic).
+        const QString code =
+            QStringLiteral("import ctypes\n"
+                           "libc = ctypes.CDLL(None, use_errno=True)\n"
+                           "print('secret', libc.syscall(447, 0), ctypes.get_errno())\n");
+        QList<QPair<AgentProcess*, QString>> places{{&m_unprivileged, {}}};
+        if (!m_light.isEmpty())
+            places.append({&m_root, m_light});
+        for (auto& [a, ws] : places) {
+            const QJsonObject r = run(*a, ws.isEmpty() ? a->createWorkspace() : ws, code, kLimit);
+            QVERIFY2(
+                r.value("stdout").toString().contains(QStringLiteral("secret -1 %1").arg(ENOSYS)),
+                qPrintable(QJsonDocument(r).toJson()));
+        }
     }
 
     void cleanupTestCase() {

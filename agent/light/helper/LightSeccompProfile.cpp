@@ -144,7 +144,10 @@ FilterPtr build(const LightSocketGrant& grant, std::string* error) {
         failWith(error, "libseccomp refused the bad-arch action", rc);
         return none;
     }
-    for (const char* name : {"io_uring_setup", "io_uring_enter", "io_uring_register", "clone3"}) {
+    // memfd_secret(2): its pages are in no counter the memory watchdog reads (docs/bounds.md
+    // "Shared memory objects"); callers fall back to ordinary memory, as where it is disabled.
+    for (const char* name :
+         {"io_uring_setup", "io_uring_enter", "io_uring_register", "clone3", "memfd_secret"}) {
         const int nr = seccomp_syscall_resolve_name(name);
         if (nr < 0)
             continue; // not a syscall of this architecture

@@ -44,6 +44,8 @@ struct LightSocketGrant {
 /// - sendto(2), sendmsg(2), sendmmsg(2) with MSG_FASTOPEN → EACCES: TCP Fast Open connects
 ///   without connect(2), past Landlock's TCP connect rules;
 /// - System V IPC → ENOSYS (segments would outlive the workspace in the host's IPC namespace);
+/// - memfd_secret(2) → ENOSYS: its pages are in no counter the memory watchdog can read
+///   (docs/bounds.md "Shared memory objects");
 /// - fallocate(2) in any mode but FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE → EOPNOTSUPP
 ///   (fallocate(2): "the filesystem does not support this operation"): one call reserves
 ///   gigabytes faster than the workspace quota watcher can look (docs/bounds.md "Disk").
