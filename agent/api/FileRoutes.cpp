@@ -7,11 +7,15 @@
 #include "agent/files/FileDownload.h"
 #include "agent/files/FileUpload.h"
 #include "agent/files/FileWork.h"
+#include "agent/files/UploadLimits.h"
 #include "agent/store/QuotaStore.h"
+#include "agent/workspace/WorkspaceUsage.h"
 #include "shared/UploadChunkSigner.h"
 
 #include <QJsonDocument>
 #include <QUrlQuery>
+
+#include <cerrno>
 
 namespace runbox::api {
 
@@ -118,6 +122,10 @@ void FileRoutes::registerRoutes(Router& router) {
                [this](http::HttpExchange* ex, const Principal& who, const PathParams& p) {
                    handleMove(ex, who, p);
                });
+    router.add("POST", QStringLiteral("/v1/workspaces/{id}/files:mkdir"),
+               [this](http::HttpExchange* ex, const Principal& who, const PathParams& p) {
+                   handleMkdir(ex, who, p);
+               });
 }
 
 namespace {
@@ -148,17 +156,31 @@ std::optional<WorkspacePath> tailPath(http::HttpExchange* ex, const PathParams& 
 
 void FileRoutes::handleGet(http::HttpExchange* ex, const Principal& who, const PathParams& p) {
     const http::HttpRequest& req = ex->request();
-    if (auto err = checkQueryNames(req, {QStringLiteral("offset"), QStringLiteral("limit")}))
+    if (auto err = checkQueryNames(
+            req, {QStringLiteral("offset"), QStringLiteral("limit"), QStringLiteral("stat")}))
         return ex->replyError(*err);
+    bool statOnly = false;
+    if (auto err = boolParam(req, QStringLiteral("stat"), false, &statOnly))
+        return ex->replyError(*err);
+    bool hasOffset = false, hasLimit = false;
+    req.queryValue(QStringLiteral("offset"), &hasOffset);
+    req.queryValue(QStringLiteral("limit"), &hasLimit);
+    if (statOnly && (hasOffset || hasLimit))
+        return ex->replyError(
+            invalidArgument(QStringLiteral("stat=true takes neither offset nor limit")));
     auto fs = workspaceFs(m_context, ex, who, p.value(QStringLiteral("id")));
     if (!fs)
         return;
     const std::optional<WorkspacePath> path = tailPath(ex, p);
     if (!path)
         return;
-    auto info = fs->stat(*path);
+    auto info = fs->stat(*path); // lstat: a link is the link, never its target
     if (!info)
         return ex->replyError(info.error());
+    if (statOnly)
+        return ex->reply(
+            200, jsonBytes(info->toEntryJson(path->toRelative())), kJson,
+            {{"X-Runbox-Entry-Type", workspace::FileInfo::typeName(info->type).toLatin1()}});
     if (info->type != workspace::FileType::Directory)
         return sendFile(ex, fs, *path); // openForRead refuses links and special files itself
     qint64 offset = 0, limit = 0;
@@ -330,6 +352,98 @@ void FileRoutes::handleMove(http::HttpExchange* ex, const Principal& who, const 
                 return ex->replyError(result->error());
             ex->replyJson(200,
                           {{"from", QString::fromUtf8(fromRel)}, {"to", QString::fromUtf8(toRel)}});
+        });
+}
+
+namespace {
+
+/// What `files:mkdir` did: the new or existing directory's entry, or the error.
+struct MkdirOutcome {
+    std::optional<Error> error;
+    bool created = false;
+    workspace::FileInfo info;
+};
+
+/// The mkdir itself, on the file pool under the lease: refused while the workspace uses at least
+/// its maxWorkspaceBytes (413 workspace_quota_exceeded, as uploads); an existing entry is
+/// 409 file_exists unless @p parents and it is a directory (then nothing is made).
+MkdirOutcome makeDirectory(const WorkspaceFs& fs, const WorkspacePath& path, bool parents,
+                           qint64 maxWorkspaceBytes) {
+    MkdirOutcome out;
+    const QByteArray rel = path.toRelative();
+    if (maxWorkspaceBytes > 0) {
+        workspace::WorkspaceUsage::Options opts;
+        opts.budgetBytes = maxWorkspaceBytes;
+        auto usage = workspace::WorkspaceUsage::measure(fs.rootFd(), opts);
+        if (!usage) {
+            out.error = usage.error();
+            return out;
+        }
+        if (usage->over || usage->allocatedBytes >= maxWorkspaceBytes) {
+            out.error = files::UploadLimits::quotaExceeded(rel, maxWorkspaceBytes);
+            return out;
+        }
+    }
+    auto before = fs.stat(path);
+    if (before) {
+        if (!parents || before->type != workspace::FileType::Directory) {
+            out.error = workspace::errnoError(EEXIST, QString(), rel);
+            return out;
+        }
+    } else if (before.error().kind != ErrorKind::NotFound) {
+        out.error = before.error(); // a link or a file on the way
+        return out;
+    } else if (auto made = fs.makeDirectory(path, parents); !made.ok()) {
+        out.error = made.error();
+        return out;
+    } else {
+        out.created = true;
+    }
+    auto after = fs.stat(path);
+    if (!after)
+        out.error = after.error();
+    else
+        out.info = after.value();
+    return out;
+}
+
+} // namespace
+
+void FileRoutes::handleMkdir(http::HttpExchange* ex, const Principal& who, const PathParams& p) {
+    if (auto err = checkQueryNames(ex->request(), {}))
+        return ex->replyError(*err);
+    const QString id = p.value(QStringLiteral("id"));
+    auto fs = workspaceFs(m_context, ex, who, id);
+    if (!fs)
+        return;
+    QJsonObject body;
+    if (auto err = parseJsonObject(ex->request().body, &body))
+        return ex->replyError(*err);
+    for (auto it = body.begin(); it != body.end(); ++it)
+        if (it.key() != QLatin1String("path") && it.key() != QLatin1String("parents"))
+            return ex->replyError(invalidArgument(
+                QStringLiteral("unknown field \"%1\" (allowed: path, parents)").arg(it.key())));
+    const QJsonValue pathValue = body.value(QLatin1String("path"));
+    if (!pathValue.isString())
+        return ex->replyError(invalidArgument(QStringLiteral("path must be a string")));
+    const QJsonValue parentsValue = body.value(QLatin1String("parents"));
+    if (!parentsValue.isUndefined() && !parentsValue.isBool())
+        return ex->replyError(invalidArgument(QStringLiteral("parents must be a boolean")));
+    auto path = WorkspacePath::fromPlain(pathValue.toString().toUtf8());
+    if (!path)
+        return ex->replyError(path.error());
+    const bool parents = parentsValue.toBool(false);
+    const qint64 maxWorkspaceBytes = m_context->quotas->current().maxWorkspaceBytes;
+    auto result = std::make_shared<MkdirOutcome>();
+    FileWork::runLeased(
+        m_context->manager, id, &m_pool, ex,
+        [fs, path = path.value(), parents, maxWorkspaceBytes, result] {
+            *result = makeDirectory(*fs, path, parents, maxWorkspaceBytes);
+        },
+        [ex, result, rel = path->toRelative()] {
+            if (result->error)
+                return ex->replyError(*result->error);
+            ex->reply(result->created ? 201 : 200, jsonBytes(result->info.toEntryJson(rel)), kJson);
         });
 }
 

@@ -29,6 +29,17 @@ namespace runbox::api {
 /// - `POST /v1/workspaces/{id}/files:move` `{"from": str, "to": str, "overwrite"?: bool,
 ///   "parents"?: bool}` — renameat2, a symlink moves as a link; under the lease → 200
 ///   `{"from", "to"}`.
+/// - `GET …/files/{path...}?stat=true` — one JSON entry of @p path itself by lstat (a link is
+///   reported, never followed): FileInfo::toEntryJson, `{"path", "name", "type":
+///   "file"|"directory"|"symlink"|"other", "size", "allocatedBytes", "mode", "mtime", "mtimeMs",
+///   "linkTarget" (links only)}`; with offset/limit 400 invalid_argument.
+/// - `POST /v1/workspaces/{id}/files:mkdir` `{"path": str, "parents"?: bool}` — under the lease,
+///   mode 0755 (owner: the file layer's), through WorkspaceFs::makeDirectory → 201 with the
+///   entry; with `parents` an existing directory is 200 with its entry. 409 file_exists (an
+///   entry is there: without parents any, with parents one that is not a directory), 404
+///   not_found (a parent is missing, without parents), 400 symlink_not_followed /
+///   not_a_directory (on the way), 413 workspace_quota_exceeded (the workspace already uses its
+///   maxWorkspaceBytes).
 /// Unknown query parameters and body fields are 400 `invalid_argument`. Blocking work (usage
 /// walks, commits with fsync, recursive deletes, moves) runs on a small pool of its own.
 class FileRoutes final : public QObject {
@@ -44,11 +55,12 @@ private:
     void handlePut(http::HttpExchange* ex, const Principal& who, const PathParams& params);
     void handleDelete(http::HttpExchange* ex, const Principal& who, const PathParams& params);
     void handleMove(http::HttpExchange* ex, const Principal& who, const PathParams& params);
+    void handleMkdir(http::HttpExchange* ex, const Principal& who, const PathParams& params);
     void sendFile(http::HttpExchange* ex, std::shared_ptr<const workspace::WorkspaceFs> fs,
                   const workspace::WorkspacePath& path);
 
     AgentContext* m_context;
-    QThreadPool m_pool;       ///< usage walks, commits, deletes, moves
+    QThreadPool m_pool;       ///< usage walks, commits, deletes, moves, mkdirs
     QThreadPool m_streamPool; ///< upload bodies (UploadStream)
 };
 

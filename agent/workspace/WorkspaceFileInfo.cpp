@@ -82,4 +82,12 @@ QJsonObject FileInfo::toJson() const {
     return o;
 }
 
+QJsonObject FileInfo::toEntryJson(const QByteArray& path) const {
+    QJsonObject o = toJson();
+    putText(&o, QStringLiteral("path"), path);
+    if (type == FileType::Symlink)
+        putText(&o, QStringLiteral("linkTarget"), symlinkTarget);
+    return o;
+}
+
 } // namespace runbox::workspace

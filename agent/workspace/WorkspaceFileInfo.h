@@ -39,6 +39,12 @@ struct FileInfo {
     /// Names and targets that are not valid UTF-8 are shown lossily in `name`/`target` and
     /// exactly in `nameBase64`/`targetBase64`.
     QJsonObject toJson() const;
+
+    /// The one-entry answer of `GET …/files/{path}?stat=true` and `POST …/files:mkdir`
+    /// (docs/contracts.md "Workspace file API"): toJson() plus `"path"` (@p path, the
+    /// workspace-relative path, "" for the root; `pathBase64` when not UTF-8) and, for symlinks,
+    /// `"linkTarget"` (the same text as `target`, never followed).
+    QJsonObject toEntryJson(const QByteArray& path) const;
 };
 
 } // namespace runbox::workspace

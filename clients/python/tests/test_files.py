@@ -117,33 +117,7 @@ def test_read_of_a_directory(ws):
     assert e.value.code == "not_a_file"
 
 
-def _route_missing(ws, call):
-    """True when the agent lacks the stat/mkdir routes (they are being added on main)."""
-    try:
-        call()
-    except NotFoundError as e:
-        return e.code == "not_found"
-    except InvalidRequestError as e:
-        return "unknown query parameter" in e.message
-    except runbox.RunboxError:
-        return False
-    return False
-
-
-@pytest.fixture()
-def stat_route(ws):
-    ws.files.write("probe", b"x")
-    if _route_missing(ws, lambda: ws.files.stat("probe")):
-        pytest.skip("this agent has no GET …/files/{path}?stat=true yet")
-
-
-@pytest.fixture()
-def mkdir_route(ws):
-    if _route_missing(ws, lambda: ws.files.mkdir("probe-dir")):
-        pytest.skip("this agent has no POST …/files:mkdir yet")
-
-
-def test_stat(ws, stat_route):
+def test_stat(ws):
     ws.files.write("s/f", b"12345", mode=0o640)
     ws.run("ln -s f s/l")
     f = ws.files.stat("s/f")
@@ -155,7 +129,7 @@ def test_stat(ws, stat_route):
         ws.files.stat("s/none")
 
 
-def test_mkdir(ws, mkdir_route):
+def test_mkdir(ws):
     made = ws.files.mkdir("m")
     assert made.is_dir and made.path == "m" and made.mode == 0o755
     assert ws.files.list("m") == []
