@@ -1,58 +1,152 @@
 #include "cli/CliOptions.h"
 
+#include "shared/ApiClient.h"
+
 #include <QDir>
 #include <QFile>
+#include <QJsonDocument>
 #include <QProcessEnvironment>
+#include <QTextStream>
 
 #include <unistd.h>
 
 namespace runbox::cli {
 
-QString takeOption(QStringList* args, const QString& name, QString* error) {
-    const qsizetype i = args->indexOf(name);
-    if (i < 0 ||
-        (args->indexOf(QStringLiteral("--")) >= 0 && i > args->indexOf(QStringLiteral("--"))))
-        return {};
-    if (i + 1 >= args->size()) {
-        *error = QStringLiteral("%1 needs a value").arg(name);
-        return {};
-    }
-    const QString value = args->at(i + 1);
-    args->remove(i, 2);
-    return value;
-}
+namespace {
 
-QStringList takeRepeatedOption(QStringList* args, const QString& name, QString* error) {
-    QStringList values;
-    for (;;) {
-        const QString v = takeOption(args, name, error);
-        if (v.isEmpty())
-            return values;
-        values << v;
-    }
-}
-
-bool takeFlag(QStringList* args, const QString& name) {
+/// Takes `--name VALUE` (or `--name=VALUE`) from @p args before any `--`, removing it; empty
+/// when absent. Sets @p error when the option has no value. For the connection options only,
+/// which may stand anywhere; a command's own options go through ParsedArgs.
+QString takeGlobalOption(QStringList* args, const QString& name, QString* error) {
     const qsizetype dash = args->indexOf(QStringLiteral("--"));
-    const qsizetype i = args->indexOf(name);
-    if (i < 0 || (dash >= 0 && i > dash))
-        return false;
-    args->removeAt(i);
+    const qsizetype end = dash < 0 ? args->size() : dash;
+    for (qsizetype i = 0; i < end; ++i) {
+        const QString& arg = args->at(i);
+        if (arg.startsWith(name + QLatin1Char('='))) {
+            const QString value = arg.mid(name.size() + 1);
+            args->removeAt(i);
+            return value;
+        }
+        if (arg != name)
+            continue;
+        if (i + 1 >= end) {
+            *error = QStringLiteral("%1 needs a value").arg(name);
+            return {};
+        }
+        const QString value = args->at(i + 1);
+        args->remove(i, 2);
+        return value;
+    }
+    return {};
+}
+
+QByteArray readTrimmed(const QString& path) {
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll().trimmed() : QByteArray();
+}
+
+} // namespace
+
+bool ParsedArgs::parse(const QStringList& args, const QList<OptionSpec>& options, QString* error) {
+    auto find = [&options](const QString& arg) -> const OptionSpec* {
+        for (const OptionSpec& o : options)
+            if (arg == o.name || (!o.alias.isEmpty() && arg == o.alias))
+                return &o;
+        return nullptr;
+    };
+    positional.clear();
+    rest.clear();
+    dashDash = false;
+    m_values.clear();
+    for (qsizetype i = 0; i < args.size(); ++i) {
+        const QString& arg = args.at(i);
+        if (arg == QLatin1String("--")) {
+            dashDash = true;
+            rest = args.mid(i + 1);
+            return true;
+        }
+        if (!arg.startsWith(QLatin1Char('-')) || arg == QLatin1String("-")) {
+            positional << arg;
+            continue;
+        }
+        const qsizetype eq = arg.startsWith(QLatin1String("--")) ? arg.indexOf('=') : -1;
+        const OptionSpec* spec = find(eq > 0 ? arg.left(eq) : arg);
+        if (!spec) {
+            *error = QStringLiteral("unknown option \"%1\"").arg(eq > 0 ? arg.left(eq) : arg);
+            return false;
+        }
+        if (!spec->takesValue) {
+            if (eq > 0) {
+                *error = QStringLiteral("%1 takes no value").arg(spec->name);
+                return false;
+            }
+            m_values[spec->name] = QStringList{QString()};
+            continue;
+        }
+        if (eq > 0) {
+            m_values[spec->name] << arg.mid(eq + 1);
+            continue;
+        }
+        if (i + 1 >= args.size() || args.at(i + 1) == QLatin1String("--") || find(args.at(i + 1))) {
+            *error = QStringLiteral("%1 needs a value").arg(spec->name);
+            return false;
+        }
+        m_values[spec->name] << args.at(++i);
+    }
     return true;
 }
 
-static QByteArray readTrimmed(const QString& path) {
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? f.readAll().trimmed() : QByteArray();
+QString ParsedArgs::value(const QString& name) const {
+    const QStringList v = m_values.value(name);
+    return v.isEmpty() ? QString() : v.last();
+}
+
+bool parseCommandArgs(const char* command, const QStringList& args,
+                      const QList<OptionSpec>& options, const char* usage, ParsedArgs* out) {
+    QString error;
+    if (out->parse(args, options, &error))
+        return true;
+    usageError(command, error, usage);
+    return false;
+}
+
+int usageError(const char* command, const QString& message, const char* usage) {
+    QTextStream err(stderr);
+    err << "runbox " << command << ": " << message << Qt::endl;
+    if (usage && *usage)
+        err << "usage: " << usage << Qt::endl;
+    return kExitUsage;
+}
+
+int failureExit(const ApiResponse& response) {
+    return response.status == 0 ? kExitConnection : kExitApiError;
+}
+
+int reportFailure(const char* command, const ApiResponse& response) {
+    QTextStream err(stderr);
+    if (response.status == 0)
+        err << "runbox " << command << ": cannot reach the agent: " << response.networkError
+            << Qt::endl;
+    else
+        err << "runbox " << command << ": " << response.status << ' ' << response.errorCode()
+            << ": " << response.errorMessage() << Qt::endl;
+    return failureExit(response);
+}
+
+int printJsonResponse(const char* command, const ApiResponse& response) {
+    if (!response.ok())
+        return reportFailure(command, response);
+    QTextStream(stdout) << QJsonDocument::fromJson(response.body).toJson(QJsonDocument::Indented);
+    return kExitOk;
 }
 
 QString Connection::parse(QStringList* args) {
     const QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     QString error;
-    QString stateDir = takeOption(args, QStringLiteral("--state-dir"), &error);
-    QString urlText = takeOption(args, QStringLiteral("--url"), &error);
-    QString tokenText = takeOption(args, QStringLiteral("--token"), &error);
-    const QString tokenFile = takeOption(args, QStringLiteral("--token-file"), &error);
+    QString stateDir = takeGlobalOption(args, QStringLiteral("--state-dir"), &error);
+    QString urlText = takeGlobalOption(args, QStringLiteral("--url"), &error);
+    QString tokenText = takeGlobalOption(args, QStringLiteral("--token"), &error);
+    const QString tokenFile = takeGlobalOption(args, QStringLiteral("--token-file"), &error);
     if (!error.isEmpty())
         return error;
     if (stateDir.isEmpty())

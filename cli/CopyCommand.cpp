@@ -41,7 +41,7 @@ int upload(ApiClient& client, const QString& local, RemotePath remote, const QSt
     if (!r.sourceError.isEmpty())
         return fail(QStringLiteral("cannot read %1: %2").arg(local, r.sourceError));
     if (!r.transportError.isEmpty())
-        return fail(r.transportError);
+        return fail(r.transportError, kExitConnection);
     if (r.status != 200 && r.status != 201) {
         ApiResponse response;
         response.status = r.status;
@@ -80,7 +80,7 @@ int download(ApiClient& client, const RemotePath& remote, QString local) {
         return fail(QStringLiteral("%1:%2 is a directory (only files are copied)")
                         .arg(remote.workspaceId, remote.path));
     if (!r.transportError.isEmpty())
-        return fail(r.transportError);
+        return fail(r.transportError, kExitConnection);
     if (r.status != 200) {
         ApiResponse response;
         response.status = r.status;
@@ -124,23 +124,30 @@ QByteArray RemotePath::apiPath() const {
            segments.join('/');
 }
 
-int runCopy(ApiClient& client, QStringList args) {
-    QString error;
-    const bool overwrite = takeFlag(&args, QStringLiteral("--overwrite"));
-    const bool parents = takeFlag(&args, QStringLiteral("--parents"));
-    const bool json = takeFlag(&args, QStringLiteral("--json"));
-    const QString mode = takeOption(&args, QStringLiteral("--mode"), &error);
-    if (!error.isEmpty())
-        return fail(error, 2);
+int runCopy(ApiClient& client, const QStringList& rawArgs) {
+    static const char kUsage[] = "runbox cp [--overwrite] [--mode MODE] [--parents] [--json] "
+                                 "LOCAL WS:PATH  |  runbox cp WS:PATH LOCAL|-";
+    ParsedArgs parsed;
+    if (!parseCommandArgs("cp", rawArgs,
+                          {{QStringLiteral("--overwrite")},
+                           {QStringLiteral("--parents")},
+                           {QStringLiteral("--json")},
+                           {QStringLiteral("--mode"), true}},
+                          kUsage, &parsed))
+        return kExitUsage;
+    const bool overwrite = parsed.has(QStringLiteral("--overwrite"));
+    const bool parents = parsed.has(QStringLiteral("--parents"));
+    const bool json = parsed.has(QStringLiteral("--json"));
+    const QString mode = parsed.value(QStringLiteral("--mode"));
+    const QStringList args = parsed.positional + parsed.rest;
     if (args.size() != 2)
-        return fail(QStringLiteral("usage: runbox cp [--overwrite] [--mode MODE] [--parents] "
-                                   "LOCAL WS:PATH  |  runbox cp WS:PATH LOCAL"),
-                    2);
+        return usageError("cp", QStringLiteral("give a source and a destination"), kUsage);
     RemotePath from, to;
     const bool fromRemote = RemotePath::parse(args[0], &from);
     const bool toRemote = RemotePath::parse(args[1], &to);
     if (fromRemote == toRemote)
-        return fail(QStringLiteral("exactly one side must be WS:PATH (a workspace file)"), 2);
+        return usageError(
+            "cp", QStringLiteral("exactly one side must be WS:PATH (a workspace file)"), kUsage);
     if (toRemote) {
         QStringList query;
         if (overwrite)
@@ -153,7 +160,8 @@ int runCopy(ApiClient& client, QStringList args) {
                       json);
     }
     if (overwrite || parents || !mode.isEmpty())
-        return fail(QStringLiteral("--overwrite, --mode and --parents apply to uploads"), 2);
+        return usageError(
+            "cp", QStringLiteral("--overwrite, --mode and --parents apply to uploads"), kUsage);
     return download(client, from, args[1]);
 }
 

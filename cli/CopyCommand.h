@@ -26,7 +26,8 @@ struct RemotePath {
 /// `runbox cp WS:PATH LOCAL` downloads a file, streamed to disk through a temporary file next to
 /// LOCAL that replaces it (rename(2)) only once complete — not fsynced, like cp; LOCAL may be a
 /// directory, or `-` for stdout.
-/// Exit status 0 on success, 1 on an API or I/O error (message on stderr), 2 on bad usage.
-int runCopy(ApiClient& client, QStringList args);
+/// Exit status 0 on success, 1 on an API or I/O error (message on stderr), 2 on bad usage, 3
+/// when the agent could not be reached.
+int runCopy(ApiClient& client, const QStringList& args);
 
 } // namespace runbox::cli

@@ -13,19 +13,31 @@ namespace runbox::cli {
 
 namespace {
 
+const char kUsage[] = "runbox env ls [--json] | create NAME --python|--r [--provisioner P] "
+                      "[--no-wait] | install NAME [--] PKG... [--no-wait] | uninstall NAME "
+                      "[--] PKG... [--no-wait] | show NAME [--json] | rm NAME";
+
 int refused(const char* what, const ApiResponse& r) {
-    QTextStream(stderr) << "runbox env " << what << ": " << r.status << ' ' << r.errorCode() << ": "
-                        << r.errorMessage() << Qt::endl;
-    return 1;
+    return reportFailure((QByteArray("env ") + what).constData(), r);
 }
 
 int usage(const QString& text) {
-    QTextStream(stderr) << "runbox env: " << text
-                        << "\nusage: runbox env ls | create NAME --python|--r [--provisioner P] "
-                           "[--no-wait] | install NAME PKG... [--no-wait] | uninstall NAME PKG... "
-                           "[--no-wait] | show NAME | rm NAME"
-                        << Qt::endl;
-    return 2;
+    return usageError("env", text, kUsage);
+}
+
+/// The options each `env` subcommand takes (ParsedArgs refuses any other).
+QList<OptionSpec> optionsOf(const QString& sub) {
+    const OptionSpec json{QStringLiteral("--json")}, noWait{QStringLiteral("--no-wait")};
+    if (sub == QLatin1String("ls") || sub == QLatin1String("show"))
+        return {json};
+    if (sub == QLatin1String("create"))
+        return {noWait,
+                {QStringLiteral("--python")},
+                {QStringLiteral("--r")},
+                {QStringLiteral("--provisioner"), true}};
+    if (sub == QLatin1String("install") || sub == QLatin1String("uninstall"))
+        return {noWait};
+    return {};
 }
 
 /// Follows build @p executionId: its log goes to stderr (stdout stays for results), then the
@@ -74,11 +86,24 @@ QString applyEnvironmentOption(ApiClient& client, QJsonObject* body) {
     return {};
 }
 
-int runEnvironments(ApiClient& client, QStringList args) {
+int runEnvironments(ApiClient& client, const QStringList& rawArgs) {
     QTextStream out(stdout);
-    const QString sub = args.isEmpty() ? QString() : args.takeFirst();
-    const bool json = takeFlag(&args, QStringLiteral("--json"));
-    const bool noWait = takeFlag(&args, QStringLiteral("--no-wait"));
+    const QString sub = rawArgs.value(0);
+    static const QStringList kSubcommands{"ls", "create", "install", "uninstall", "show", "rm"};
+    if (!kSubcommands.contains(sub))
+        return usage(sub.isEmpty() ? QStringLiteral("give a subcommand")
+                                   : QStringLiteral("unknown subcommand \"%1\"").arg(sub));
+    ParsedArgs parsed;
+    if (!parseCommandArgs(qPrintable(QStringLiteral("env ") + sub), rawArgs.mid(1), optionsOf(sub),
+                          kUsage, &parsed))
+        return kExitUsage;
+    const bool takesPackages = sub == QLatin1String("install") || sub == QLatin1String("uninstall");
+    if (parsed.dashDash && !takesPackages)
+        return usage(QStringLiteral("unexpected \"--\""));
+    // Package specs after `--` may start with '-' (the agent judges them: invalid_packages).
+    QStringList args = parsed.positional + parsed.rest;
+    const bool json = parsed.has(QStringLiteral("--json"));
+    const bool noWait = parsed.has(QStringLiteral("--no-wait"));
     if (sub == QLatin1String("ls") && args.isEmpty()) {
         const ApiResponse r = client.call("GET", "/v1/environments");
         if (!r.ok())
@@ -93,12 +118,11 @@ int runEnvironments(ApiClient& client, QStringList args) {
         return 0;
     }
     if (sub == QLatin1String("create")) {
-        const bool python = takeFlag(&args, QStringLiteral("--python"));
-        const bool rLanguage = takeFlag(&args, QStringLiteral("--r"));
-        QString error;
-        const QString provisioner = takeOption(&args, QStringLiteral("--provisioner"), &error);
-        if (!error.isEmpty() || args.size() != 1 || python == rLanguage)
-            return usage(error.isEmpty() ? QStringLiteral("create NAME --python|--r") : error);
+        const bool python = parsed.has(QStringLiteral("--python"));
+        const bool rLanguage = parsed.has(QStringLiteral("--r"));
+        const QString provisioner = parsed.value(QStringLiteral("--provisioner"));
+        if (args.size() != 1 || python == rLanguage)
+            return usage(QStringLiteral("create NAME --python|--r"));
         QJsonObject body{{"name", args.first()}, {"language", python ? "python" : "r"}};
         if (!provisioner.isEmpty())
             body.insert(QStringLiteral("provisioner"), provisioner);
@@ -114,7 +138,7 @@ int runEnvironments(ApiClient& client, QStringList args) {
     const QString id = resolveEnvironmentId(client, args.takeFirst(), &error);
     if (id.isEmpty()) {
         QTextStream(stderr) << "runbox env " << sub << ": " << error << Qt::endl;
-        return 1;
+        return kExitApiError;
     }
     const QByteArray path = "/v1/environments/" + id.toUtf8();
     if ((sub == QLatin1String("install") || sub == QLatin1String("uninstall")) && !args.isEmpty()) {

@@ -18,8 +18,9 @@ namespace runbox::cli {
 /// - `env show NAME [--json]`: the environment, its revisions and the current snapshot
 /// - `env rm NAME`
 /// NAME is an environment's name or id. Exit status: 0, 1 when the agent refuses or a build
-/// did not complete (the agent's message is printed), 2 on usage.
-int runEnvironments(ApiClient& client, QStringList args);
+/// did not complete (the agent's message is printed), 2 on usage, 3 when the agent could not be
+/// reached.
+int runEnvironments(ApiClient& client, const QStringList& args);
 
 /// The id of the environment named (or with id) @p nameOrId, from `GET /v1/environments`;
 /// empty with @p error set when there is none.

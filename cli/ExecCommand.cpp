@@ -11,13 +11,19 @@
 
 namespace runbox::cli {
 
-int runExec(ApiClient& client, QStringList args) {
+namespace {
+const char kUsage[] = "runbox exec [--workspace ID] [--kind shell|python|r --code CODE | "
+                      "--code-file FILE|-] [options] [-- ARGV...]   (runbox --help)";
+} // namespace
+
+int runExec(ApiClient& client, const QStringList& args) {
     QTextStream err(stderr);
+    ParsedArgs parsed;
+    if (!parseCommandArgs("exec", args, ExecOptions::optionSpecs(), kUsage, &parsed))
+        return kExitUsage;
     ExecOptions options;
-    if (const QString error = options.parse(&args); !error.isEmpty()) {
-        err << "runbox exec: " << error << Qt::endl;
-        return 2;
-    }
+    if (const QString error = options.parse(parsed); !error.isEmpty())
+        return usageError("exec", error, kUsage);
     if (const QString error = applyEnvironmentOption(client, &options.body); !error.isEmpty()) {
         err << "runbox exec: " << error << Qt::endl;
         return 1;
@@ -57,10 +63,11 @@ int runExec(ApiClient& client, QStringList args) {
     loop.exec();
     if (ephemeral)
         client.call("DELETE", "/v1/workspaces/" + workspace.toUtf8());
-    if (final.status != 200) {
-        err << "runbox exec: " << final.status << ' ' << final.errorCode() << ": "
-            << final.errorMessage() << Qt::endl;
-        return 1;
+    if (final.status != 200)
+        return reportFailure("exec", final);
+    if (exitEvent.isEmpty()) {
+        err << "runbox exec: the connection broke before the exit event" << Qt::endl;
+        return kExitConnection;
     }
     return exitStatusOf(exitEvent, "exec");
 }

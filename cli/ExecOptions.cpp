@@ -1,6 +1,5 @@
 #include "cli/ExecOptions.h"
 
-#include "cli/CliOptions.h"
 #include "cli/Units.h"
 #include "shared/ApiClient.h"
 
@@ -12,24 +11,35 @@
 
 namespace runbox::cli {
 
-QString ExecOptions::parse(QStringList* args) {
+QList<OptionSpec> ExecOptions::optionSpecs() {
+    QList<OptionSpec> specs;
+    for (const char* name :
+         {"--workspace", "--kind", "--code", "--code-file", "--cwd", "--env", "--timeout-ms",
+          "--timeout", "--max-output-bytes", "--max-output", "--stdin", "--id", "--environment"})
+        specs.append({QLatin1String(name), true});
+    specs.append({QStringLiteral("--json")});
+    return specs;
+}
+
+QString ExecOptions::parse(const ParsedArgs& args) {
     QString error;
-    workspace = takeOption(args, QStringLiteral("--workspace"), &error);
-    const QString kind = takeOption(args, QStringLiteral("--kind"), &error);
-    QString code = takeOption(args, QStringLiteral("--code"), &error);
-    const QString codeFile = takeOption(args, QStringLiteral("--code-file"), &error);
-    const QString cwd = takeOption(args, QStringLiteral("--cwd"), &error);
-    const QStringList envPairs = takeRepeatedOption(args, QStringLiteral("--env"), &error);
-    const QString timeoutMs = takeOption(args, QStringLiteral("--timeout-ms"), &error);
-    const QString timeout = takeOption(args, QStringLiteral("--timeout"), &error);
-    const QString maxOutputBytes = takeOption(args, QStringLiteral("--max-output-bytes"), &error);
-    const QString maxOutput = takeOption(args, QStringLiteral("--max-output"), &error);
-    const QString stdinText = takeOption(args, QStringLiteral("--stdin"), &error);
-    const QString id = takeOption(args, QStringLiteral("--id"), &error);
-    const QString environment = takeOption(args, QStringLiteral("--environment"), &error);
-    json = takeFlag(args, QStringLiteral("--json"));
-    if (!error.isEmpty())
-        return error;
+    workspace = args.value(QStringLiteral("--workspace"));
+    const QString kind = args.value(QStringLiteral("--kind"));
+    QString code = args.value(QStringLiteral("--code"));
+    const QString codeFile = args.value(QStringLiteral("--code-file"));
+    const QString cwd = args.value(QStringLiteral("--cwd"));
+    const QStringList envPairs = args.values(QStringLiteral("--env"));
+    const QString timeoutMs = args.value(QStringLiteral("--timeout-ms"));
+    const QString timeout = args.value(QStringLiteral("--timeout"));
+    const QString maxOutputBytes = args.value(QStringLiteral("--max-output-bytes"));
+    const QString maxOutput = args.value(QStringLiteral("--max-output"));
+    const QString stdinText = args.value(QStringLiteral("--stdin"));
+    const QString id = args.value(QStringLiteral("--id"));
+    const QString environment = args.value(QStringLiteral("--environment"));
+    json = args.has(QStringLiteral("--json"));
+    if (!args.positional.isEmpty())
+        return QStringLiteral("unexpected argument \"%1\" (the command goes after --)")
+            .arg(args.positional.first());
     if (!codeFile.isEmpty()) {
         QFile f(codeFile);
         if (codeFile == QLatin1String("-") ? !f.open(stdin, QIODevice::ReadOnly)
@@ -38,20 +48,18 @@ QString ExecOptions::parse(QStringList* args) {
         code = QString::fromUtf8(f.readAll());
     }
     body = {};
-    const qsizetype dash = args->indexOf(QStringLiteral("--"));
     if (!kind.isEmpty()) {
+        if (args.dashDash)
+            return QStringLiteral("give either --kind KIND --code CODE or -- ARGV..., not both");
         body.insert(QStringLiteral("kind"), kind);
         body.insert(QStringLiteral("code"), code);
-    } else if (dash >= 0 && dash + 1 < args->size()) {
-        body.insert(QStringLiteral("argv"), QJsonArray::fromStringList(args->mid(dash + 1)));
+    } else if (!args.rest.isEmpty()) {
+        body.insert(QStringLiteral("argv"), QJsonArray::fromStringList(args.rest));
         if (!stdinText.isEmpty())
             body.insert(QStringLiteral("stdin"), stdinText);
-        args->remove(dash, args->size() - dash);
     } else {
         return QStringLiteral("give --kind KIND --code CODE, or -- ARGV...");
     }
-    if (!args->isEmpty())
-        return QStringLiteral("unexpected argument \"%1\"").arg(args->first());
     if (!cwd.isEmpty())
         body.insert(QStringLiteral("cwd"), cwd);
     if (!id.isEmpty())
@@ -123,9 +131,14 @@ int exitStatusOf(const QJsonObject& exitEvent, const char* command) {
         err << "runbox " << command << ": " << status << ": "
             << exitEvent.value(QLatin1String("reason")).toString() << Qt::endl;
     if (status == QLatin1String("setup_failed"))
-        return 125;
+        return kExitSetupFailed;
+    if (status == QLatin1String("timed_out"))
+        return kExitTimeout;
     const int exitCode = exitEvent.value(QLatin1String("exitCode")).toInt(-1);
-    return exitCode >= 0 ? exitCode : 1;
+    if (exitCode >= 0)
+        return exitCode;
+    const int signal = exitEvent.value(QLatin1String("signal")).toInt(0);
+    return signal > 0 && signal < 128 ? 128 + signal : kExitApiError;
 }
 
 } // namespace runbox::cli

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "cli/CliOptions.h"
+
 #include <QJsonObject>
 #include <QString>
 #include <QStringList>
@@ -22,8 +24,12 @@ struct ExecOptions {
     QJsonObject body;  ///< the request body, without "workspace"
     bool json = false; ///< print raw JSON (events / records) instead of bytes
 
-    /// Consumes the options from @p args. Returns an error text (empty on success).
-    QString parse(QStringList* args);
+    /// The options above, for ParsedArgs (cli/CliOptions.h).
+    static QList<OptionSpec> optionSpecs();
+    /// Builds the body from @p args, parsed against optionSpecs() (plus the command's own).
+    /// Returns an error text (empty on success): no command, a positional argument before `--`,
+    /// a bad duration, size or `--env` pair, an unreadable `--code-file`.
+    QString parse(const ParsedArgs& args);
 };
 
 /// `POST /v1/workspaces` (strong); returns its id, or an empty string with @p error set.
@@ -36,7 +42,8 @@ void writeBytes(FILE* f, const QByteArray& bytes);
 QByteArray eventBytes(const QJsonObject& event);
 
 /// The CLI's exit status for an `exit` event, shared by `exec`, `run --follow` and `logs -f`:
-/// the command's exit code; 125 for setup_failed; 1 for other ends without an exit code.
+/// the command's exit code; 124 for timed_out, 125 for setup_failed, 128 + N for a command
+/// killed by signal N, 1 for other ends without an exit code (docs/managed.md "CLI").
 /// Statuses other than completed/failed are reported on stderr, prefixed by @p command.
 int exitStatusOf(const QJsonObject& exitEvent, const char* command);
 

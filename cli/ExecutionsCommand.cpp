@@ -25,9 +25,7 @@ bool isFinal(const QString& state) {
 }
 
 int reportError(const char* command, const ApiResponse& r) {
-    QTextStream(stderr) << "runbox " << command << ": " << r.status << ' ' << r.errorCode() << ": "
-                        << r.errorMessage() << Qt::endl;
-    return 1;
+    return reportFailure(command, r);
 }
 
 QString exitText(const QJsonObject& e) {
@@ -93,24 +91,35 @@ QString formatTable(const QList<QStringList>& rows) {
     return text;
 }
 
-int runPs(ApiClient& client, QStringList args) {
+int runPs(ApiClient& client, const QStringList& args) {
+    static const char kUsage[] =
+        "runbox ps [-l] [--workspace W] [--state S,S] [--limit N] [--cursor C] [--json]";
     QTextStream err(stderr);
-    QString error;
-    const QString workspace = takeOption(&args, QStringLiteral("--workspace"), &error);
-    const QString state = takeOption(&args, QStringLiteral("--state"), &error);
-    const QString limit = takeOption(&args, QStringLiteral("--limit"), &error);
-    const QString cursor = takeOption(&args, QStringLiteral("--cursor"), &error);
-    const bool json = takeFlag(&args, QStringLiteral("--json"));
-    const bool longFormat = takeFlag(&args, QStringLiteral("-l"));
-    if (error.isEmpty() && !args.isEmpty())
-        error = QStringLiteral("unexpected argument \"%1\"").arg(args.first());
+    ParsedArgs parsed;
+    if (!parseCommandArgs("ps", args,
+                          {{QStringLiteral("--workspace"), true},
+                           {QStringLiteral("--state"), true},
+                           {QStringLiteral("--limit"), true},
+                           {QStringLiteral("--cursor"), true},
+                           {QStringLiteral("--json")},
+                           {QStringLiteral("--long"), false, QStringLiteral("-l")}},
+                          kUsage, &parsed))
+        return kExitUsage;
+    const QString workspace = parsed.value(QStringLiteral("--workspace"));
+    const QString state = parsed.value(QStringLiteral("--state"));
+    const QString limit = parsed.value(QStringLiteral("--limit"));
+    const QString cursor = parsed.value(QStringLiteral("--cursor"));
+    const bool json = parsed.has(QStringLiteral("--json"));
+    const bool longFormat = parsed.has(QStringLiteral("--long"));
+    if (!parsed.positional.isEmpty() || parsed.dashDash)
+        return usageError("ps",
+                          QStringLiteral("unexpected argument \"%1\"")
+                              .arg(parsed.positional.isEmpty() ? QStringLiteral("--")
+                                                               : parsed.positional.first()),
+                          kUsage);
     bool limitOk = true;
     if (!limit.isEmpty() && (limit.toInt(&limitOk) < 1 || !limitOk))
-        error = QStringLiteral("--limit takes a positive number");
-    if (!error.isEmpty()) {
-        err << "runbox ps: " << error << Qt::endl;
-        return 2;
-    }
+        return usageError("ps", QStringLiteral("--limit takes a positive number"), kUsage);
     QByteArray path = "/v1/executions";
     char separator = '?';
     const auto add = [&](const char* name, const QString& value) {
@@ -148,15 +157,18 @@ int runPs(ApiClient& client, QStringList args) {
     return 0;
 }
 
-int runCancel(ApiClient& client, QStringList args) {
-    const bool json = takeFlag(&args, QStringLiteral("--json"));
-    const bool noWait = takeFlag(&args, QStringLiteral("--no-wait"));
-    if (args.size() != 1 || args.first().startsWith('-')) {
-        QTextStream(stderr) << "runbox cancel: usage: runbox cancel [--no-wait] [--json] ID"
-                            << Qt::endl;
-        return 2;
-    }
-    const QByteArray path = "/v1/executions/" + QUrl::toPercentEncoding(args.first());
+int runCancel(ApiClient& client, const QStringList& args) {
+    static const char kUsage[] = "runbox cancel [--no-wait] [--json] ID";
+    ParsedArgs parsed;
+    if (!parseCommandArgs("cancel", args,
+                          {{QStringLiteral("--json")}, {QStringLiteral("--no-wait")}}, kUsage,
+                          &parsed))
+        return kExitUsage;
+    const bool json = parsed.has(QStringLiteral("--json"));
+    const bool noWait = parsed.has(QStringLiteral("--no-wait"));
+    if (parsed.positional.size() != 1 || parsed.dashDash)
+        return usageError("cancel", QStringLiteral("give one execution id"), kUsage);
+    const QByteArray path = "/v1/executions/" + QUrl::toPercentEncoding(parsed.positional.first());
     ApiResponse r = client.call("POST", path + "/cancel");
     if (!r.ok())
         return reportError("cancel", r);

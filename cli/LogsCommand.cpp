@@ -108,6 +108,7 @@ LogStreamResult streamLogFrames(ApiClient& client, const QString& executionId, q
         }
         if (r.status == 0 && !follow) {
             err << "runbox " << command << ": " << r.transportError << Qt::endl;
+            result.failureExit = kExitConnection;
             return result;
         }
         if (streamError)
@@ -119,6 +120,7 @@ LogStreamResult streamLogFrames(ApiClient& client, const QString& executionId, q
             err << "runbox " << command << ": giving up at offset " << result.nextOffset << ": "
                 << (r.transportError.isEmpty() ? QStringLiteral("no progress") : r.transportError)
                 << Qt::endl;
+            result.failureExit = kExitConnection;
             return result;
         }
         if (!progressed)
@@ -187,8 +189,7 @@ LogStreamResult streamLog(ApiClient& client, const QString& executionId, qint64 
             });
         loop.exec();
         if ((final.status != 0 && final.status != 200) || (!follow && final.status == 0)) {
-            err << "runbox " << command << ": " << final.status << ' ' << final.errorCode() << ": "
-                << final.errorMessage() << Qt::endl;
+            result.failureExit = reportFailure(command, final);
             return result;
         }
         if (streamError)
@@ -201,6 +202,7 @@ LogStreamResult streamLog(ApiClient& client, const QString& executionId, qint64 
             err << "runbox " << command << ": giving up at offset " << result.nextOffset << ": "
                 << (final.status == 0 ? final.networkError : QStringLiteral("no progress"))
                 << Qt::endl;
+            result.failureExit = kExitConnection;
             return result;
         }
         QEventLoop wait;
@@ -214,28 +216,30 @@ LogStreamResult streamLog(ApiClient& client, const QString& executionId, qint64 
     return result;
 }
 
-int runLogs(ApiClient& client, QStringList args) {
-    QTextStream err(stderr);
-    QString error;
-    const bool follow =
-        takeFlag(&args, QStringLiteral("-f")) || takeFlag(&args, QStringLiteral("--follow"));
-    const bool json = takeFlag(&args, QStringLiteral("--json"));
-    const QString offsetText = takeOption(&args, QStringLiteral("--offset"), &error);
+int runLogs(ApiClient& client, const QStringList& args) {
+    static const char kUsage[] = "runbox logs [-f|--follow] [--offset N] [--json] ID";
+    ParsedArgs parsed;
+    if (!parseCommandArgs("logs", args,
+                          {{QStringLiteral("--follow"), false, QStringLiteral("-f")},
+                           {QStringLiteral("--json")},
+                           {QStringLiteral("--offset"), true}},
+                          kUsage, &parsed))
+        return kExitUsage;
+    const bool follow = parsed.has(QStringLiteral("--follow"));
+    const bool json = parsed.has(QStringLiteral("--json"));
+    const QString offsetText = parsed.value(QStringLiteral("--offset"));
     bool ok = true;
     const qint64 offset = offsetText.isEmpty() ? 0 : offsetText.toLongLong(&ok);
-    if (!error.isEmpty() || !ok || offset < 0 || args.size() != 1 || args.first().startsWith('-')) {
-        err << "runbox logs: "
-            << (!error.isEmpty() ? error
-                : !ok || offset < 0
-                    ? QStringLiteral("--offset takes a byte offset (a whole number >= 0)")
-                    : QStringLiteral("usage: runbox logs [-f] [--offset N] [--json] ID"))
-            << Qt::endl;
-        return 2;
-    }
-    const LogStreamResult r = streamLog(client, args.first(), offset, follow, json, "logs");
+    if (!ok || offset < 0)
+        return usageError(
+            "logs", QStringLiteral("--offset takes a byte offset (a whole number >= 0)"), kUsage);
+    if (parsed.positional.size() != 1 || parsed.dashDash)
+        return usageError("logs", QStringLiteral("give one execution id"), kUsage);
+    const LogStreamResult r =
+        streamLog(client, parsed.positional.first(), offset, follow, json, "logs");
     if (!r.ok)
-        return 1;
-    return follow ? exitStatusOf(r.exitEvent, "logs") : 0;
+        return r.failureExit;
+    return follow ? exitStatusOf(r.exitEvent, "logs") : kExitOk;
 }
 
 } // namespace runbox::cli

@@ -16,6 +16,8 @@ struct LogStreamResult {
     QJsonObject exitEvent;   ///< the `exit` event, empty when the execution has not ended
     qint64 nextOffset = 0;   ///< logical offset after the last byte (or gap) received
     qint64 droppedBytes = 0; ///< bytes reported missing by `gap` events (retention)
+    /// When not ok: the exit status (cli/CliOptions.h ExitCode: API error or connection error).
+    int failureExit = 1;
 };
 
 /// Streams `GET /v1/executions/{id}/log?offset=N[&follow=true]`: stdout and stderr bytes go to
@@ -31,7 +33,8 @@ LogStreamResult streamLog(ApiClient& client, const QString& executionId, qint64 
                           bool json, const char* command);
 
 /// `runbox logs [-f|--follow] [--offset N] [--json] ID`. Exit status: 0 when the log was
-/// delivered (with -f: the command's exit code, as `runbox exec`), 1 on errors, 2 on usage.
-int runLogs(ApiClient& client, QStringList args);
+/// delivered (with -f: the command's, as `runbox exec`), 1 on API errors, 2 on usage, 3 when the
+/// agent could not be reached.
+int runLogs(ApiClient& client, const QStringList& args);
 
 } // namespace runbox::cli

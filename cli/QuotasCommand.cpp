@@ -122,13 +122,18 @@ QString formatQuotas(const QJsonObject& body) {
     return text;
 }
 
-QString parseQuotaOptions(QStringList* args, QJsonObject* patch) {
+QList<OptionSpec> quotaOptionSpecs() {
+    QList<OptionSpec> specs{{QStringLiteral("--json")}};
+    for (const QuotaField& f : kFields)
+        specs.append({QLatin1String(f.option), true});
+    return specs;
+}
+
+QString parseQuotaOptions(const ParsedArgs& args, QJsonObject* patch) {
     QString error;
     for (const QuotaField& f : kFields) {
-        const QString text = takeOption(args, QLatin1String(f.option), &error);
-        if (!error.isEmpty())
-            return error;
-        if (text.isEmpty())
+        const QString text = args.value(QLatin1String(f.option));
+        if (!args.has(QLatin1String(f.option)))
             continue;
         std::optional<qint64> value;
         switch (f.unit) {
@@ -149,8 +154,9 @@ QString parseQuotaOptions(QStringList* args, QJsonObject* patch) {
             return QStringLiteral("%1: %2").arg(QLatin1String(f.option), error);
         patch->insert(QLatin1String(f.field), *value);
     }
-    if (!args->isEmpty())
-        return QStringLiteral("unexpected argument \"%1\"").arg(args->first());
+    if (!args.positional.isEmpty() || args.dashDash)
+        return QStringLiteral("unexpected argument \"%1\"")
+            .arg(args.positional.isEmpty() ? QStringLiteral("--") : args.positional.first());
     if (patch->isEmpty())
         return QStringLiteral("nothing to set: give at least one of --workspace, --output, "
                               "--upload-file, --upload-request, --timeout, --max-timeout, "
@@ -158,29 +164,32 @@ QString parseQuotaOptions(QStringList* args, QJsonObject* patch) {
     return {};
 }
 
-int runQuotas(ApiClient& client, QStringList args) {
-    QTextStream err(stderr);
-    const bool json = takeFlag(&args, QStringLiteral("--json"));
+int runQuotas(ApiClient& client, const QStringList& args) {
+    static const char kUsage[] = "runbox quotas [--json]  |  runbox quotas set [--workspace SIZE] "
+                                 "[--output SIZE] … [--json]   (runbox --help)";
+    const bool set = !args.isEmpty() && args.first() == QLatin1String("set");
+    ParsedArgs parsed;
+    if (!parseCommandArgs(set ? "quotas set" : "quotas", set ? args.mid(1) : args,
+                          set ? quotaOptionSpecs() : QList<OptionSpec>{{QStringLiteral("--json")}},
+                          kUsage, &parsed))
+        return kExitUsage;
+    const bool json = parsed.has(QStringLiteral("--json"));
     ApiResponse r;
-    if (!args.isEmpty() && args.first() == QLatin1String("set")) {
-        args.removeFirst();
+    if (set) {
         QJsonObject patch;
-        if (const QString error = parseQuotaOptions(&args, &patch); !error.isEmpty()) {
-            err << "runbox quotas set: " << error << Qt::endl;
-            return 2;
-        }
+        if (const QString error = parseQuotaOptions(parsed, &patch); !error.isEmpty())
+            return usageError("quotas set", error, kUsage);
         r = client.call("PUT", "/v1/settings/quotas", patch);
-    } else if (args.isEmpty()) {
+    } else if (parsed.positional.isEmpty() && !parsed.dashDash) {
         r = client.call("GET", "/v1/settings/quotas");
     } else {
-        err << "runbox quotas: usage: runbox quotas [set OPTIONS] [--json]" << Qt::endl;
-        return 2;
+        return usageError("quotas",
+                          QStringLiteral("unknown subcommand \"%1\"")
+                              .arg(parsed.positional.value(0, QStringLiteral("--"))),
+                          kUsage);
     }
-    if (!r.ok()) {
-        err << "runbox quotas: " << r.status << ' ' << r.errorCode() << ": " << r.errorMessage()
-            << Qt::endl;
-        return 1;
-    }
+    if (!r.ok())
+        return reportFailure("quotas", r);
     QTextStream out(stdout);
     if (json)
         out << QJsonDocument(r.json()).toJson(QJsonDocument::Indented);

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "cli/CliOptions.h"
+
 #include <QJsonObject>
 #include <QStringList>
 
@@ -18,12 +20,15 @@ namespace runbox::cli {
 /// [--light-workspaces N] [--json]`: changes only the given quotas (`PUT`), then shows them.
 /// SIZE / DURATION as in cli/Units.h (`20GiB`, `512MiB`, `2h`, `unlimited`); N a whole number
 /// or `unlimited`. Exit status 1 when the agent refuses (its message is printed), 2 on usage.
-int runQuotas(ApiClient& client, QStringList args);
+int runQuotas(ApiClient& client, const QStringList& args);
 
 /// The `runbox quotas` text for a `{"quotas":{…},"lastChange":{…}|null}` body.
 QString formatQuotas(const QJsonObject& body);
 
-/// Parses the options of `quotas set` into a PUT body (field → number). Returns an error text.
-QString parseQuotaOptions(QStringList* args, QJsonObject* patch);
+/// The options of `quotas set` (one per quota, plus --json), for ParsedArgs.
+QList<OptionSpec> quotaOptionSpecs();
+/// Turns @p args (parsed against quotaOptionSpecs()) into a PUT body (field → number). Returns
+/// an error text: a bad size, duration or count, a positional argument, nothing to set.
+QString parseQuotaOptions(const ParsedArgs& args, QJsonObject* patch);
 
 } // namespace runbox::cli

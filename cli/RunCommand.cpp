@@ -11,15 +11,24 @@
 
 namespace runbox::cli {
 
-int runManaged(ApiClient& client, QStringList args) {
+namespace {
+const char kUsage[] =
+    "runbox run [--follow|-f] [--workspace ID] [--kind shell|python|r --code CODE "
+    "| --code-file FILE|-] [options] [-- ARGV...]   (runbox --help)";
+} // namespace
+
+int runManaged(ApiClient& client, const QStringList& args) {
     QTextStream err(stderr);
-    const bool follow =
-        takeFlag(&args, QStringLiteral("--follow")) || takeFlag(&args, QStringLiteral("-f"));
+    ParsedArgs parsed;
+    if (!parseCommandArgs("run", args,
+                          ExecOptions::optionSpecs() << OptionSpec{QStringLiteral("--follow"),
+                                                                   false, QStringLiteral("-f")},
+                          kUsage, &parsed))
+        return kExitUsage;
+    const bool follow = parsed.has(QStringLiteral("--follow"));
     ExecOptions options;
-    if (const QString error = options.parse(&args); !error.isEmpty()) {
-        err << "runbox run: " << error << Qt::endl;
-        return 2;
-    }
+    if (const QString error = options.parse(parsed); !error.isEmpty())
+        return usageError("run", error, kUsage);
     if (const QString error = applyEnvironmentOption(client, &options.body); !error.isEmpty()) {
         err << "runbox run: " << error << Qt::endl;
         return 1;
@@ -37,11 +46,8 @@ int runManaged(ApiClient& client, QStringList args) {
     QJsonObject body = options.body;
     body.insert(QStringLiteral("workspace"), workspace);
     const ApiResponse r = client.call("POST", "/v1/executions", body);
-    if (r.status != 202) {
-        err << "runbox run: " << r.status << ' ' << r.errorCode() << ": " << r.errorMessage()
-            << Qt::endl;
-        return 1;
-    }
+    if (r.status != 202)
+        return reportFailure("run", r);
     const QJsonObject record = r.json();
     const QString id = record.value(QLatin1String("executionId")).toString();
     if (!follow) {
@@ -55,7 +61,7 @@ int runManaged(ApiClient& client, QStringList args) {
     err << "execution " << id << Qt::endl;
     const LogStreamResult logged = streamLog(client, id, 0, true, options.json, "run");
     if (!logged.ok)
-        return 1;
+        return logged.failureExit;
     return exitStatusOf(logged.exitEvent, "run");
 }
 

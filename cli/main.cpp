@@ -5,15 +5,17 @@
 #include "cli/EnvironmentCommand.h"
 #include "cli/ExecCommand.h"
 #include "cli/ExecutionsCommand.h"
+#include "cli/FilesCommand.h"
 #include "cli/LogsCommand.h"
+#include "cli/NpuCommand.h"
+#include "cli/PolicyCommand.h"
 #include "cli/QuotasCommand.h"
 #include "cli/RunCommand.h"
+#include "cli/WorkspaceCommand.h"
 #include "shared/ApiClient.h"
 #include "shared/ProtocolVersion.h"
 
 #include <QCoreApplication>
-#include <QJsonArray>
-#include <QJsonDocument>
 #include <QTextStream>
 
 using namespace runbox;
@@ -22,10 +24,12 @@ namespace {
 
 const char kUsage[] =
     "Usage: runbox [--state-dir DIR] [--url URL] [--token TOKEN | --token-file FILE] COMMAND\n"
-    "Commands:\n"
+    "Commands (--json on every listing prints the agent's JSON instead of a table):\n"
     "  health                      liveness and the sandbox conclusion (/v1/health)\n"
-    "  workspaces                  list workspaces\n"
-    "  workspace create|delete ID  create a strong workspace (prints id and token) / delete one\n"
+    "  workspace create [--light [--count N]] [--json]\n"
+    "                              create a strong workspace, or N light ones (prints ID TOKEN)\n"
+    "  workspace ls [--light|--strong] [--json]   list workspaces (also: runbox workspaces)\n"
+    "  workspace rm ID...          delete workspaces\n"
     "  exec [options] -- ARGV...   run a command in a sandbox and stream its output\n"
     "  run [--follow] [options] -- ARGV...\n"
     "                              start a managed execution; prints its id (-f: follows it)\n"
@@ -33,7 +37,7 @@ const char kUsage[] =
     "       --workspace ID --cwd DIR --env K=V --stdin TEXT --timeout 2h (or --timeout-ms N)\n"
     "       --max-output 512MiB (or --max-output-bytes N) --id EXECUTION_ID --json\n"
     "       --environment NAME (a science environment, docs/environments.md)\n"
-    "  ps [--workspace W] [--state S,S] [--limit N] [--cursor C] [--json]\n"
+    "  ps [-l] [--workspace W] [--state S,S] [--limit N] [--cursor C] [--json]\n"
     "                              list executions, newest first\n"
     "  logs [-f] [--offset N] [--json] ID\n"
     "                              an execution's output (bytes to stdout/stderr), resumable\n"
@@ -47,49 +51,53 @@ const char kUsage[] =
     "                              DUR: 500ms, 30s, 15m, 2h, 1h30m or unlimited\n"
     "  cp [--overwrite] [--mode MODE] [--parents] LOCAL WS:PATH   upload a file\n"
     "  cp WS:PATH LOCAL|-          download a file (to stdout with -)\n"
+    "  files ls|stat [--json] WS:PATH     a directory's entries / one entry (links not followed)\n"
+    "  files rm [-r] WS:PATH...  |  files mv [--overwrite] [-p] WS:FROM [WS:]TO\n"
+    "  files mkdir [-p] WS:PATH...\n"
+    "  policy show [--json] | policy set --allow DOMAIN... [--allow-private CIDR] | policy off\n"
+    "                              the network policy of new executions\n"
+    "  npu ls [--refresh] [--json] the host's Ascend chips (--refresh: probe them now)\n"
     "  env ls | create NAME --python|--r | install|uninstall NAME PKG... | show NAME | rm NAME\n"
-    "                              science environments (builds followed; --no-wait, --json)\n";
+    "                              science environments (builds followed; --no-wait, --json)\n"
+    "Every command refuses an option it does not know or one without its value.\n"
+    "Exit status: 0 success; 1 the agent answered with an error; 2 usage error;\n"
+    "  3 the agent could not be reached (or the connection broke);\n"
+    "  exec, run --follow and logs -f: the command's own exit status, 124 when it timed out,\n"
+    "  125 when its sandbox could not be set up, 128+N when killed by signal N.\n";
 
-int printJson(const ApiResponse& r) {
-    QTextStream out(stdout), err(stderr);
-    if (!r.ok()) {
-        err << "runbox: " << r.status << ' ' << r.errorCode() << ": " << r.errorMessage()
-            << Qt::endl;
-        return 1;
-    }
-    out << QJsonDocument::fromJson(r.body).toJson(QJsonDocument::Indented);
-    return 0;
+int health(ApiClient& client, const QStringList& args) {
+    cli::ParsedArgs parsed;
+    if (!cli::parseCommandArgs("health", args, {{QStringLiteral("--json")}}, "runbox health",
+                               &parsed))
+        return cli::kExitUsage;
+    if (!parsed.positional.isEmpty() || parsed.dashDash)
+        return cli::usageError("health", QStringLiteral("takes no arguments"), "runbox health");
+    return cli::printJsonResponse("health", client.call("GET", "/v1/health"));
 }
 
 int dispatch(ApiClient& client, const QString& command, const QStringList& args) {
-    if (command == QLatin1String("health"))
-        return printJson(client.call("GET", "/v1/health"));
-    if (command == QLatin1String("workspaces"))
-        return printJson(client.call("GET", "/v1/workspaces"));
-    if (command == QLatin1String("workspace") && args.value(0) == QLatin1String("create"))
-        return printJson(
-            client.call("POST", "/v1/workspaces", QJsonObject{{"isolation", "strong"}}));
-    if (command == QLatin1String("workspace") && args.value(0) == QLatin1String("delete") &&
-        args.size() == 2)
-        return printJson(client.call("DELETE", "/v1/workspaces/" + args.at(1).toUtf8()));
-    if (command == QLatin1String("exec"))
-        return cli::runExec(client, args);
-    if (command == QLatin1String("run"))
-        return cli::runManaged(client, args);
-    if (command == QLatin1String("cp"))
-        return cli::runCopy(client, args);
-    if (command == QLatin1String("ps"))
-        return cli::runPs(client, args);
-    if (command == QLatin1String("logs"))
-        return cli::runLogs(client, args);
-    if (command == QLatin1String("cancel"))
-        return cli::runCancel(client, args);
-    if (command == QLatin1String("quotas"))
-        return cli::runQuotas(client, args);
-    if (command == QLatin1String("env"))
-        return cli::runEnvironments(client, args);
+    using Command = int (*)(ApiClient&, const QStringList&);
+    static const QList<QPair<QString, Command>> kCommands{
+        {QStringLiteral("health"), health},
+        {QStringLiteral("workspaces"), cli::runWorkspacesAlias},
+        {QStringLiteral("workspace"), cli::runWorkspace},
+        {QStringLiteral("exec"), cli::runExec},
+        {QStringLiteral("run"), cli::runManaged},
+        {QStringLiteral("cp"), cli::runCopy},
+        {QStringLiteral("files"), cli::runFiles},
+        {QStringLiteral("ps"), cli::runPs},
+        {QStringLiteral("logs"), cli::runLogs},
+        {QStringLiteral("cancel"), cli::runCancel},
+        {QStringLiteral("quotas"), cli::runQuotas},
+        {QStringLiteral("policy"), cli::runPolicy},
+        {QStringLiteral("npu"), cli::runNpu},
+        {QStringLiteral("env"), cli::runEnvironments},
+    };
+    for (const auto& [name, run] : kCommands)
+        if (command == name)
+            return run(client, args);
     QTextStream(stderr) << "runbox: unknown command " << command << "\n" << kUsage;
-    return 2;
+    return cli::kExitUsage;
 }
 
 } // namespace
@@ -98,19 +106,21 @@ int main(int argc, char** argv) {
     QCoreApplication app(argc, argv);
     QStringList args = app.arguments().mid(1);
     QTextStream err(stderr);
-    if (args.isEmpty() || args.first() == QLatin1String("--help") ||
-        args.first() == QLatin1String("help")) {
+    const qsizetype dash = args.indexOf(QStringLiteral("--"));
+    const QStringList options = dash < 0 ? args : args.mid(0, dash);
+    if (args.isEmpty() || args.first() == QLatin1String("help") ||
+        options.contains(QStringLiteral("--help"))) {
         QTextStream(stdout) << kUsage;
-        return args.isEmpty() ? 2 : 0;
+        return args.isEmpty() ? cli::kExitUsage : cli::kExitOk;
     }
     cli::Connection connection;
     if (const QString e = connection.parse(&args); !e.isEmpty()) {
         err << "runbox: " << e << Qt::endl;
-        return 2;
+        return cli::kExitUsage;
     }
     if (args.isEmpty()) {
         err << kUsage;
-        return 2;
+        return cli::kExitUsage;
     }
     ApiClient client(connection.url, connection.token);
     // One unsigned GET /health first: an agent of another protocol is refused before anything

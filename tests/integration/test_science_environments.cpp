@@ -157,7 +157,10 @@ private Q_SLOTS:
         QCOMPARE(out, QByteArray("b1+a1\n"));
         QCOMPARE(cli({"exec", "--environment", "no such env", "--", "true"}, &out, &err), 1);
         QVERIFY2(err.contains("no environment named"), err.constData());
-        QCOMPARE(cli({"env", "install", "sci env 1", "-e", "."}, &out, &err), 1);
+        // An option the CLI does not know is its usage error; after `--` the agent judges it.
+        QCOMPARE(cli({"env", "install", "sci env 1", "-e", "."}, &out, &err), 2);
+        QVERIFY2(err.contains("unknown option \"-e\""), err.constData());
+        QCOMPARE(cli({"env", "install", "sci env 1", "--", "-e", "."}, &out, &err), 1);
         QVERIFY2(err.contains("invalid_packages"), err.constData());
     }
 
