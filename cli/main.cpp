@@ -75,8 +75,10 @@ int health(ApiClient& client, const QStringList& args) {
     return cli::printJsonResponse("health", client.call("GET", "/v1/health"));
 }
 
-int dispatch(ApiClient& client, const QString& command, const QStringList& args) {
-    using Command = int (*)(ApiClient&, const QStringList&);
+using Command = int (*)(ApiClient&, const QStringList&);
+
+/// The function that runs @p command, or nullptr for an unknown command.
+Command findCommand(const QString& command) {
     static const QList<QPair<QString, Command>> kCommands{
         {QStringLiteral("health"), health},
         {QStringLiteral("workspaces"), cli::runWorkspacesAlias},
@@ -95,9 +97,8 @@ int dispatch(ApiClient& client, const QString& command, const QStringList& args)
     };
     for (const auto& [name, run] : kCommands)
         if (command == name)
-            return run(client, args);
-    QTextStream(stderr) << "runbox: unknown command " << command << "\n" << kUsage;
-    return cli::kExitUsage;
+            return run;
+    return nullptr;
 }
 
 } // namespace
@@ -122,6 +123,12 @@ int main(int argc, char** argv) {
         err << kUsage;
         return cli::kExitUsage;
     }
+    const QString command = args.takeFirst();
+    const Command run = findCommand(command);
+    if (!run) { // a usage error, whatever the agent: nothing is sent
+        err << "runbox: unknown command " << command << "\n" << kUsage;
+        return cli::kExitUsage;
+    }
     ApiClient client(connection.url, connection.token);
     // One unsigned GET /health first: an agent of another protocol is refused before anything
     // is sent to it (shared/ProtocolVersion.h). A transport failure is left to the command,
@@ -131,9 +138,8 @@ int main(int argc, char** argv) {
                 protocol::mismatch(health.json(), connection.url.toString(), "runbox");
             !refusal.isEmpty()) {
             err << "runbox: " << refusal << Qt::endl;
-            return 1;
+            return cli::kExitApiError;
         }
     }
-    const QString command = args.takeFirst();
-    return dispatch(client, command, args);
+    return run(client, args);
 }

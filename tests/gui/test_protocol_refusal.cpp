@@ -142,6 +142,19 @@ private Q_SLOTS:
         QCOMPARE(peer.requests, QStringList{"GET /health"});
     }
 
+    // An unknown command is a usage error (exit 2) whatever the agent: not even /health is sent.
+    void cliUnknownCommandSendsNothing() {
+        VersionedPeer peer(healthSaying(protocol::kVersion + 1));
+        // Positive control: a known command reaches the peer (and is refused by its protocol).
+        QCOMPARE(runCli(peer.url(), {"workspaces"}).exitCode, 1);
+        QCOMPARE(peer.requests, QStringList{"GET /health"});
+        const CliRun run = runCli(peer.url(), {"frobnicate", "--json"});
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(run.stderrText.contains(QStringLiteral("unknown command frobnicate")),
+                 qPrintable(run.stderrText));
+        QCOMPARE(peer.requests, QStringList{"GET /health"});
+    }
+
     void consoleConnectsToItsOwnProtocol() {
         VersionedPeer peer(healthSaying(protocol::kVersion));
         AgentConnection c({AgentProfile::newId(), QStringLiteral("same"), peer.url()},
