@@ -9,6 +9,19 @@
 
 namespace runbox::cli {
 
+namespace {
+
+/// `USED/TOTAL` in MB, or `-` when the inventory did not read them (null in the answer).
+QString hbmText(const QJsonObject& chip) {
+    const QJsonValue used = chip.value(QLatin1String("hbmUsedMb"));
+    const QJsonValue total = chip.value(QLatin1String("hbmTotalMb"));
+    if (!used.isDouble() || !total.isDouble())
+        return QStringLiteral("-");
+    return QStringLiteral("%1/%2").arg(used.toInteger()).arg(total.toInteger());
+}
+
+} // namespace
+
 int runNpu(ApiClient& client, const QStringList& args) {
     static const char kUsage[] = "runbox npu ls [--refresh] [--json]";
     if (args.value(0) != QLatin1String("ls"))
@@ -45,10 +58,7 @@ int runNpu(ApiClient& client, const QStringList& args) {
                      c.value(QLatin1String("health")).toString(),
                      probe.value(QLatin1String("usable")).toBool() ? QStringLiteral("yes")
                                                                    : QStringLiteral("no"),
-                     QStringLiteral("%1/%2")
-                         .arg(c.value(QLatin1String("hbmUsedMb")).toInteger())
-                         .arg(c.value(QLatin1String("hbmTotalMb")).toInteger()),
-                     held.contains(id) ? QStringLiteral("yes") : QStringLiteral("no")});
+                     hbmText(c), held.contains(id) ? QStringLiteral("yes") : QStringLiteral("no")});
     }
     QTextStream(stdout) << formatTable(rows);
     const QString source = inventory.value(QLatin1String("source")).toString();

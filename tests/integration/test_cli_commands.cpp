@@ -5,6 +5,8 @@
 // offers only options the commands accept. Managed executions and quotas: test_cli_managed.
 #include "shared/ApiClient.h"
 #include "support/AgentProcess.h"
+#include "support/NpuAgentFixture.h"
+#include "support/SimulatedNpuHost.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -329,6 +331,56 @@ private Q_SLOTS:
         QCOMPARE(refreshed.exitCode, 0);
         QVERIFY(refreshed.out.startsWith("LOGIC-ID"));
         QVERIFY(refreshed.err.contains("source: "));
+    }
+
+    void testNpuTableOnASimulatedHost() {
+        if (!AgentProcess::runningAsRoot())
+            QSKIP("the simulated host needs root (mknod)");
+        tests::SimulatedNpuHost host(2);
+        QVERIFY2(host.isValid(), qPrintable(host.error()));
+        QVERIFY(shareWithAgent(host.root()));
+        AgentProcess agent;
+        AgentOptions options;
+        options.extraEnv = simulatedNpuEnvironment(host);
+        QVERIFY2(agent.start(options), qPrintable(agent.errorString()));
+        const QStringList connect = agent.cliConnectionArgs();
+        const CliResult listed = runCli(connect + QStringList{"npu", "ls", "--refresh", "--json"});
+        QCOMPARE(listed.exitCode, 0);
+        const QJsonArray chips = listed.json().object().value("chips").toArray();
+        QCOMPARE(chips.size(), 2);
+        const CliResult table = runCli(connect + QStringList{"npu", "ls"});
+        QCOMPARE(table.exitCode, 0);
+        const QList<QByteArray> lines = table.out.trimmed().split('\n');
+        QCOMPARE(lines.size(), 1 + chips.size());
+        QVERIFY2(lines.first().startsWith("LOGIC-ID"), table.out.constData());
+        // One row per chip, in the answer's order, with its id, name, health and probe verdict;
+        // the columns start where the header's names do (a name may hold spaces).
+        QList<qsizetype> starts;
+        for (const char* column : {"LOGIC-ID", "NAME", "HEALTH", "USABLE", "HBM-MB", "HELD"})
+            starts << lines.first().indexOf(column);
+        QVERIFY2(!starts.contains(-1), lines.first().constData());
+        for (qsizetype i = 0; i < chips.size(); ++i) {
+            const QJsonObject chip = chips.at(i).toObject();
+            const QByteArray& row = lines.at(i + 1);
+            QList<QByteArray> cells;
+            for (qsizetype c = 0; c < starts.size(); ++c)
+                cells << row.mid(starts.at(c),
+                                 c + 1 < starts.size() ? starts.at(c + 1) - starts.at(c) : -1)
+                             .trimmed();
+            QCOMPARE(cells.at(0), QByteArray::number(chip.value("logicId").toInteger()));
+            QCOMPARE(cells.at(1), chip.value("name").toString().toUtf8());
+            QCOMPARE(cells.at(2), chip.value("health").toString().toUtf8());
+            QCOMPARE(cells.at(3), chip.value("probe").toObject().value("usable").toBool()
+                                      ? QByteArray("yes")
+                                      : QByteArray("no"));
+            const QJsonValue used = chip.value("hbmUsedMb"), total = chip.value("hbmTotalMb");
+            QCOMPARE(cells.at(4), used.isDouble() && total.isDouble()
+                                      ? QByteArray::number(used.toInteger()) + '/' +
+                                            QByteArray::number(total.toInteger())
+                                      : QByteArray("-"));
+            QCOMPARE(cells.at(5), QByteArray("no")); // nothing holds it
+        }
+        QVERIFY2(table.err.contains("source: npu-smi"), table.err.constData());
     }
 
     void testExitStatuses() {
