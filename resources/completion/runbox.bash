@@ -2,7 +2,7 @@
 # Installed to share/bash-completion/completions/runbox; to try it from a build tree:
 #   source resources/completion/runbox.bash
 # Completes commands, subcommands and each command's options (the lists cli/*Command.cpp
-# declare; tests/integration/test_cli_commands.cpp checks they agree), and local files where a
+# declare; tests/integration/test_cli_completion.cpp checks they agree), and local files where a
 # command takes them.
 
 _runbox() {
