@@ -3,6 +3,7 @@
 #include "agent/api/ApiService.h"
 #include "agent/bounds/BoundsHost.h"
 #include "agent/config/ConfigText.h"
+#include "agent/config/HelperBinaries.h"
 #include "agent/config/StateDir.h"
 #include "agent/egress/EgressDecisionStore.h"
 #include "agent/egress/EgressProbe.h"
@@ -95,6 +96,10 @@ int AgentRuntime::start(const QStringList& args) {
         QTextStream(stdout) << config::markdownReference();
         return 0;
     }
+    if (args.contains(QStringLiteral("--help-conf"))) {
+        QTextStream(stdout) << config::confTemplate();
+        return 0;
+    }
     // The one place the agent reads its environment: everything goes through the table.
     QString error;
     if (!m_context.config.parse(args, QProcessEnvironment::systemEnvironment(), &error)) {
@@ -136,7 +141,6 @@ int AgentRuntime::start(const QStringList& args) {
         claimSandboxUids(state);
     host.capability = sandbox::CapabilityProbe::probe(bwrapPath, host.probeUser());
     host.stateDir = state.path();
-    host.binDir = QCoreApplication::applicationDirPath();
     for (const sandbox::SeccompProfileKind kind :
          {sandbox::SeccompProfileKind::Baseline, sandbox::SeccompProfileKind::Network,
           sandbox::SeccompProfileKind::Npu}) {
@@ -147,16 +151,14 @@ int AgentRuntime::start(const QStringList& args) {
         }
         host.seccompPaths.insert(kind, path);
     }
-    // Every sandbox runs under runbox-sandbox-guard (installed next to the agent) so that none
-    // outlives the agent; without it bwrap's own --die-with-parent is all there is.
-    const QString guard =
-        QCoreApplication::applicationDirPath() + QStringLiteral("/runbox-sandbox-guard");
-    if (QFileInfo(guard).isExecutable())
-        host.guardPath = guard;
-    else
-        logLine(QStringLiteral("warning: %1 is missing: a sandbox that is still setting up when "
-                               "the agent dies can outlive it until the next start-up sweep")
-                    .arg(guard));
+    // Every sandbox runs under runbox-sandbox-guard (a helper program, config::helperBinaryPath)
+    // so that none outlives the agent; without it bwrap's own --die-with-parent is all there is.
+    host.guardPath = config::helperBinaryPath(QStringLiteral("runbox-sandbox-guard"));
+    if (host.guardPath.isEmpty())
+        logLine(QStringLiteral("warning: runbox-sandbox-guard is in none of %1: a sandbox that is "
+                               "still setting up when the agent dies can outlive it until the "
+                               "next start-up sweep")
+                    .arg(config::helperBinaryDirs().join(QStringLiteral(", "))));
     m_context.rAvailable = QFileInfo(QStringLiteral("/usr/bin/R")).isExecutable();
 
     m_database = store::Database::open(state.path(), &error);
@@ -355,7 +357,7 @@ bool AgentRuntime::startEgress() {
     m_egressDecisions = std::make_unique<egress::EgressDecisionStore>(*m_database);
     egress::EgressService::Options options;
     options.runtimeDir = state.filePath(QStringLiteral("egress"));
-    options.bridgePath = m_context.host.binDir + QStringLiteral("/runbox-egress-bridge");
+    options.bridgePath = config::helperBinaryPath(QStringLiteral("runbox-egress-bridge"));
     const QString testHosts = m_context.config.testResolverHostsPath;
     if (testHosts.isEmpty()) {
         options.resolver = std::make_shared<egress::SystemResolver>();

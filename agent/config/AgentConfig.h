@@ -93,7 +93,7 @@ struct AgentConfig {
     /// `uidRangeRegistry`, default /run/runbox/uid-ranges; sandbox::UidRangeRegistry).
     QString uidRangeRegistry = QStringLiteral("/run/runbox/uid-ranges");
     /// The runbox-light-supervisor binary given by RUNBOX_LIGHT_SUPERVISOR; "" = look for it
-    /// (light::LightHostConfig::defaultSupervisorPath()).
+    /// (config::helperBinaryPath()).
     QString lightSupervisorPath;
     /// TEST-ONLY: RUNBOX_TEST_RESOLVER_HOSTS, a hosts file egress answers lookups from instead of
     /// DNS (egress::HostsFileResolver); "" = DNS.

@@ -130,6 +130,7 @@ QString usageText() {
         "  --print-config   print every setting's effective value and its source, and exit\n"
         "                   without starting anything\n"
         "  --help-markdown  print the settings as Markdown (docs/configuration.md) and exit\n"
+        "  --help-conf      print an agent.conf with every key commented out and exit\n"
         "  --rotate-metrics-token\n"
         "                   replace <state-dir>/metrics.token, the bearer token of GET /metrics\n"
         "                   (docs/metrics.md), and exit; a running agent takes the new one at\n"
@@ -216,6 +217,59 @@ QString markdownReference() {
                        .arg(latin(spec.name), cell(flag), code(spec.envVar), code(spec.fileKey),
                             cell(typeText(spec)), *spec.unit ? latin(spec.unit) : QString(), def,
                             cell(latin(spec.help)));
+        }
+    }
+    return out;
+}
+
+namespace {
+/// @p text as `# ` comment lines of at most 96 columns, words kept whole.
+QString commentBlock(const QString& text) {
+    QString out;
+    QString line;
+    for (const QString& word : text.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+        if (!line.isEmpty() && line.size() + 1 + word.size() > 94) {
+            out += QStringLiteral("# ") + line + QLatin1Char('\n');
+            line.clear();
+        }
+        line += (line.isEmpty() ? QString() : QStringLiteral(" ")) + word;
+    }
+    if (!line.isEmpty())
+        out += QStringLiteral("# ") + line + QLatin1Char('\n');
+    return out;
+}
+} // namespace
+
+QString confTemplate() {
+    QString out = commentBlock(
+        QStringLiteral("runbox-agent configuration (INI, keys at the top level). Every key is "
+                       "commented out with its default: uncomment and edit one to change it. A "
+                       "flag or RUNBOX_* variable of the same setting wins over this file; a bad "
+                       "value stops the agent at start-up (exit status 2). Generated from the "
+                       "configuration table by `runbox-agent --help-conf`; "
+                       "/usr/share/doc/runbox-agent/configuration.md.gz explains each setting."));
+    for (const OptionGroup group : kGroups) {
+        if (group == OptionGroup::TestOnly)
+            continue;
+        bool first = true;
+        for (const OptionSpec& spec : configTable()) {
+            if (spec.group != group || !spec.fileKey || (spec.flags & kTestOnly))
+                continue;
+            if (first)
+                out += QStringLiteral("\n## %1\n").arg(groupTitle(group));
+            first = false;
+            QString about = latin(spec.help);
+            about += QStringLiteral(" Type: %1").arg(typeText(spec));
+            if (*spec.unit)
+                about += QStringLiteral(", unit: %1").arg(latin(spec.unit));
+            about += QLatin1Char('.');
+            if (spec.defaultNote)
+                about += QStringLiteral(" Default: %1.").arg(latin(spec.defaultNote));
+            if (spec.flags & kSeedOnly)
+                about += QStringLiteral(" A quota seed: read on first start only, the stored "
+                                        "value (PUT /v1/settings/quotas) wins afterwards.");
+            out += QLatin1Char('\n') + commentBlock(about);
+            out += QStringLiteral("#%1 = %2\n").arg(latin(spec.fileKey), latin(spec.defaultValue));
         }
     }
     return out;

@@ -23,4 +23,9 @@ QString printConfigText(const ConfigValues& values);
 /// table only (not on the environment), so the checked-in file can be compared with it.
 QString markdownReference();
 
+/// `runbox-agent --help-conf`: an agent.conf (INI) holding every agent.conf key of the table
+/// (test-only rows left out), each commented out at its default under its help text, grouped as
+/// in docs/configuration.md. installer/agent.conf is this text (test_config_doc checks it).
+QString confTemplate();
+
 } // namespace runbox::config

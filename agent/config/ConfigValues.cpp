@@ -130,7 +130,8 @@ bool parseHostPort(const QString& value, QHostAddress* addr, quint16* port) {
 
 bool isActionFlag(const QString& arg) {
     return arg == QLatin1String("--help") || arg == QLatin1String("--help-markdown") ||
-           arg == QLatin1String("--print-config") || arg == QLatin1String("--rotate-metrics-token");
+           arg == QLatin1String("--help-conf") || arg == QLatin1String("--print-config") ||
+           arg == QLatin1String("--rotate-metrics-token");
 }
 
 bool ConfigValues::parseText(const OptionSpec& spec, const QString& text, const QString& where,

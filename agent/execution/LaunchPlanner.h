@@ -31,7 +31,6 @@ struct SandboxHost {
     /// Why a privileged agent cannot run sandboxes as unprivileged uids ("" when it can, or
     /// when it is not privileged): strong launches are then refused with 503 (fail closed).
     QString sandboxUserError;
-    QString binDir;              ///< where runbox-agent (and runbox-egress-bridge) live
     quint64 maxProcesses = 4096; ///< RLIMIT_NPROC per sandbox
     /// runbox-sandbox-guard next to the agent: every sandbox runs under it so that none
     /// outlives the agent (SandboxProcess); empty when it is missing (warned at start-up).

@@ -4,29 +4,9 @@
 #include "agent/light/helper/SupervisorProtocol.h"
 #include "agent/light/helper/WorkspaceNetwork.h"
 
-#include <QCoreApplication>
-#include <QFileInfo>
 #include <QJsonArray>
 
 namespace runbox::light {
-
-QString LightHostConfig::defaultSupervisorPath(const QString& configured) {
-    const QString name = QStringLiteral("runbox-light-supervisor");
-    QStringList candidates;
-    if (!configured.isEmpty())
-        candidates << configured;
-    const QString dir =
-        QCoreApplication::instance() ? QCoreApplication::applicationDirPath() : QString();
-    if (!dir.isEmpty())
-        candidates << dir + QLatin1Char('/') + name
-                   << dir + QStringLiteral("/../libexec/runbox/") + name;
-    for (const QString& candidate : candidates) {
-        const QFileInfo info(candidate);
-        if (info.isFile() && info.isExecutable())
-            return info.canonicalFilePath();
-    }
-    return {};
-}
 
 QJsonObject LightConfinement::toJson() const {
     return QJsonObject{

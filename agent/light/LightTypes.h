@@ -44,11 +44,6 @@ struct LightHostConfig {
     /// reaches the quarantine listener). True makes remove() sweep itself and answer 500 on
     /// failure, at the cost of one /proc scan per delete.
     bool synchronousSweep = false;
-
-    /// Where runbox-light-supervisor is: @p configured (RUNBOX_LIGHT_SUPERVISOR, from the
-    /// configuration table) when it is an executable file, else next to the running program,
-    /// else <prefix>/libexec/runbox/ (installed layout). Canonical path; "" when none exists.
-    static QString defaultSupervisorPath(const QString& configured = QString());
 };
 
 /// What confines a workspace's processes (reported by /v1/health and on each workspace).

@@ -1,5 +1,6 @@
 #include "agent/light/tier/LightService.h"
 
+#include "agent/config/HelperBinaries.h"
 #include "agent/egress/EgressService.h"
 #include "agent/egress/EgressStage.h"
 #include "agent/http/ErrorStatus.h"
@@ -82,7 +83,8 @@ bool LightService::start(quint16 controlPlanePort) {
     LightHostConfig host;
     host.workspaceRoot =
         config.lightRoot.isEmpty() ? config.stateDir + QStringLiteral("/light") : config.lightRoot;
-    host.supervisorPath = LightHostConfig::defaultSupervisorPath(config.lightSupervisorPath);
+    host.supervisorPath = config::helperBinaryPath(QStringLiteral("runbox-light-supervisor"),
+                                                   config.lightSupervisorPath);
     host.uids.first = uid_t(config.lightUidFirst);
     host.uids.count = std::uint32_t(config.lightUidCount);
     host.minLandlockAbi = int(config.lightMinLandlockAbi);
