@@ -223,30 +223,31 @@ QString markdownReference() {
 }
 
 namespace {
-/// @p text as `# ` comment lines of at most 96 columns, words kept whole.
+/// @p text as `; ` comment lines (the INI comment QSettings and ConfigValues accept; `#` is not
+/// one) of at most 96 columns, words kept whole.
 QString commentBlock(const QString& text) {
     QString out;
     QString line;
     for (const QString& word : text.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
         if (!line.isEmpty() && line.size() + 1 + word.size() > 94) {
-            out += QStringLiteral("# ") + line + QLatin1Char('\n');
+            out += QStringLiteral("; ") + line + QLatin1Char('\n');
             line.clear();
         }
         line += (line.isEmpty() ? QString() : QStringLiteral(" ")) + word;
     }
     if (!line.isEmpty())
-        out += QStringLiteral("# ") + line + QLatin1Char('\n');
+        out += QStringLiteral("; ") + line + QLatin1Char('\n');
     return out;
 }
 } // namespace
 
 QString confTemplate() {
     QString out = commentBlock(
-        QStringLiteral("runbox-agent configuration (INI, keys at the top level). Every key is "
-                       "commented out with its default: uncomment and edit one to change it. A "
-                       "flag or RUNBOX_* variable of the same setting wins over this file; a bad "
-                       "value stops the agent at start-up (exit status 2). Generated from the "
-                       "configuration table by `runbox-agent --help-conf`; "
+        QStringLiteral("runbox-agent configuration (INI: key = value at the top level, ';' "
+                       "starts a comment). Every key is commented out with its default: uncomment "
+                       "and edit one to change it. A flag or RUNBOX_* variable of the same setting "
+                       "wins over this file; a bad value stops the agent at start-up (exit status "
+                       "2). Generated from the configuration table by `runbox-agent --help-conf`; "
                        "/usr/share/doc/runbox-agent/configuration.md.gz explains each setting."));
     for (const OptionGroup group : kGroups) {
         if (group == OptionGroup::TestOnly)
@@ -256,7 +257,7 @@ QString confTemplate() {
             if (spec.group != group || !spec.fileKey || (spec.flags & kTestOnly))
                 continue;
             if (first)
-                out += QStringLiteral("\n## %1\n").arg(groupTitle(group));
+                out += QStringLiteral("\n;; %1\n").arg(groupTitle(group));
             first = false;
             QString about = latin(spec.help);
             about += QStringLiteral(" Type: %1").arg(typeText(spec));
@@ -269,7 +270,10 @@ QString confTemplate() {
                 about += QStringLiteral(" A quota seed: read on first start only, the stored "
                                         "value (PUT /v1/settings/quotas) wins afterwards.");
             out += QLatin1Char('\n') + commentBlock(about);
-            out += QStringLiteral("#%1 = %2\n").arg(latin(spec.fileKey), latin(spec.defaultValue));
+            // No trailing blank after an empty default.
+            const QString line =
+                QStringLiteral(";%1 = %2").arg(latin(spec.fileKey), latin(spec.defaultValue));
+            out += line.trimmed() + QLatin1Char('\n');
         }
     }
     return out;
