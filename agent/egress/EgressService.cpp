@@ -93,9 +93,11 @@ std::optional<Error> EgressService::workspaceDecisions(const QString& workspaceI
 
 QString EgressService::bridgeProblem() const {
     const QFileInfo bridge(m_options.bridgePath);
-    if (m_options.bridgePath.isEmpty() || !bridge.exists())
-        return QStringLiteral("runbox-egress-bridge is not installed next to runbox-agent nor in "
-                              "<bindir>/../libexec/runbox");
+    if (m_options.bridgePath.isEmpty()) // config::helperBinaryPath found none
+        return QStringLiteral("runbox-egress-bridge is installed neither next to runbox-agent nor "
+                              "in <bindir>/../libexec/runbox");
+    if (!bridge.exists())
+        return QStringLiteral("runbox-egress-bridge %1 does not exist").arg(m_options.bridgePath);
     if (!bridge.isFile() || !bridge.isExecutable())
         return QStringLiteral("%1 is not an executable file").arg(m_options.bridgePath);
     return {};
