@@ -1,5 +1,6 @@
 #include "agent/execution/ExecRequest.h"
 
+#include "agent/http/ErrorStatus.h"
 #include "agent/sandbox/EnvPolicy.h"
 
 #include <QJsonArray>
@@ -210,7 +211,7 @@ std::optional<ApiError> ExecRequest::parse(const QJsonObject& body, const ExecLi
             boundsFields.insert(QLatin1String(key), body.value(QLatin1String(key)));
     store::ExecutionLimits bounds;
     if (auto err = store::tighten(limits.quotas, boundsFields, &bounds))
-        return err;
+        return http::toApiError(*err);
     r.bounds = bounds;
 
     for (auto it = limits.featureChecks.cbegin(); it != limits.featureChecks.cend(); ++it)

@@ -4,6 +4,7 @@
 #include "agent/execution/BoundedTier.h"
 #include "agent/execution/ManagedRun.h"
 #include "agent/execution/SandboxSweep.h"
+#include "agent/http/ErrorStatus.h"
 #include "agent/store/ExecutionRepository.h"
 #include "agent/store/LogStore.h"
 #include "agent/store/QuotaStore.h"
@@ -114,7 +115,7 @@ std::optional<ApiError> ExecutionManager::submit(const ExecRequest& request,
     }
     store::ExecutionRepository::InsertResult inserted;
     if (auto err = m_deps.repository->insert(row, &inserted))
-        return err;
+        return http::toApiError(*err);
     if (inserted.duplicate)
         return ApiError{409, QStringLiteral("duplicate_execution_id"),
                         QStringLiteral("executionId %1 was already used (existing execution %1)")
@@ -125,7 +126,7 @@ std::optional<ApiError> ExecutionManager::submit(const ExecRequest& request,
         outcome.state = store::ExecutionState::SetupFailed;
         outcome.statusReason = err->message;
         m_deps.repository->finish(id, outcome);
-        return err;
+        return http::toApiError(*err);
     }
     // Without a tier the run ends setup_failed once admitted (startManaged).
     const TierAdmission admission =
@@ -184,7 +185,7 @@ std::optional<ApiError> ExecutionManager::cancel(const QString& id, store::Execu
         outcome.statusReason = QStringLiteral("cancelled before it started");
         m_deps.logs->finish(id);
         if (auto err = m_deps.repository->finish(id, outcome))
-            return err;
+            return http::toApiError(*err);
         Q_EMIT executionFinished(id);
         const workspace::Workspace* ws = m_deps.workspaces->find(out->workspaceId);
         Q_EMIT executionEnded(ExecutionEnd{ws ? ws->isolation : QString(),
@@ -199,7 +200,7 @@ std::optional<ApiError> ExecutionManager::cancel(const QString& id, store::Execu
 std::optional<ApiError> ExecutionManager::get(const QString& id,
                                               store::ExecutionRecord* out) const {
     if (auto err = m_deps.repository->get(id, out))
-        return err;
+        return http::toApiError(*err);
     const int position = m_scheduler.queuePosition(id);
     if (position > 0)
         out->queuePosition = position - 1;
