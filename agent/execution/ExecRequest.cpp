@@ -174,7 +174,7 @@ std::optional<ApiError> ExecRequest::parse(const QJsonObject& body, const ExecLi
         return bad("invalid_cwd", cwdError);
 
     if (auto err = sandbox::EnvPolicy::parse(body.value(QLatin1String("env")), &r.env))
-        return err;
+        return http::toApiError(*err);
 
     const QJsonValue id = body.value(QLatin1String("executionId"));
     if (!id.isUndefined()) {
