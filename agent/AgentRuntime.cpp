@@ -231,11 +231,11 @@ int AgentRuntime::start(const QStringList& args) {
     m_manager->planner().addStage(m_boundsStage.get());
     m_manager->addTier(std::make_unique<execution::StrongTier>(
         &m_manager->planner(), &m_context.host,
-        [this]() -> std::optional<ApiError> {
+        [this]() -> std::optional<Error> {
             if (m_context.sandboxReady())
                 return std::nullopt;
-            return ApiError{503, QStringLiteral("sandbox_unavailable"),
-                            m_context.unavailableReason()};
+            return Error{ErrorKind::Unavailable, QStringLiteral("sandbox_unavailable"),
+                         m_context.unavailableReason()};
         },
         m_context.config.setupTimeoutMs));
     startNpu();

@@ -23,8 +23,8 @@ inline constexpr qint64 kDefaultChunkBytes = 1024 * 1024;
 /// sig_i = lowercase hex HMAC-SHA256(key = token, "RUNBOX-CHUNK\n" + sig_{i-1} + "\n" +
 /// HEX_SHA256(data_i)) and sig_0 = the request's X-Runbox-Signature; the body ends with the
 /// signed empty chunk `0;chunk-signature=<sig>\r\n\r\n`. Signing a chunk advances the chain,
-/// so chunks must be sent in the order they were signed. ChunkedUploadDecoder is the
-/// verifying side.
+/// so chunks must be sent in the order they were signed. The verifying side is the agent's
+/// files::ChunkedUploadDecoder (agent/files/).
 class UploadChunkSigner final {
 public:
     /// @p key: the token the request is signed with; @p seedSignature: the request's

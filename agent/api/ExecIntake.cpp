@@ -3,18 +3,17 @@
 #include "agent/environments/EnvironmentService.h"
 #include "agent/execution/ExecutionManager.h"
 #include "agent/execution/IsolationTier.h"
-#include "agent/http/ErrorStatus.h"
 #include "agent/workspace/WorkspaceRegistry.h"
 
 namespace runbox::api {
 
-std::optional<ApiError> parseExecRequest(AgentContext* context, const QJsonObject& body,
-                                         const workspace::Workspace& workspace,
-                                         execution::ExecRequest* out) {
+std::optional<Error> parseExecRequest(AgentContext* context, const QJsonObject& body,
+                                      const workspace::Workspace& workspace,
+                                      execution::ExecRequest* out) {
     execution::ExecutionManager* manager = context->manager;
     if (auto err = execution::ExecRequest::parse(body, manager->limits(), out))
         return err;
-    ApiError noTier;
+    Error noTier;
     execution::IsolationTier* tier = manager->tierOf(workspace, &noTier);
     if (!tier)
         return noTier;
@@ -23,7 +22,7 @@ std::optional<ApiError> parseExecRequest(AgentContext* context, const QJsonObjec
     // The environment is resolved now, so the execution keeps the revision that is current at
     // its creation (docs/environments.md "Selection").
     if (context->environments)
-        return http::toApiError(context->environments->resolveSelection(out, workspace));
+        return context->environments->resolveSelection(out, workspace);
     return std::nullopt;
 }
 

@@ -18,8 +18,8 @@ namespace runbox::api {
 /// (ExecutionManager::tierOf: 503 `<isolation>_unavailable` when none serves it) and that
 /// tier's own checks (IsolationTier::validate), then the science environment it names
 /// (environments::EnvironmentService::resolveSelection). Fills @p out on success.
-std::optional<ApiError> parseExecRequest(AgentContext* context, const QJsonObject& body,
-                                         const workspace::Workspace& workspace,
-                                         execution::ExecRequest* out);
+std::optional<Error> parseExecRequest(AgentContext* context, const QJsonObject& body,
+                                      const workspace::Workspace& workspace,
+                                      execution::ExecRequest* out);
 
 } // namespace runbox::api

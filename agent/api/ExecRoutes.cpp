@@ -62,7 +62,7 @@ void ExecRoutes::startSession(http::HttpExchange* ex, const QString& wsId,
         return ex->replyError(404, QStringLiteral("workspace_not_found"),
                               QStringLiteral("no workspace %1").arg(wsId));
     execution::ExecutionManager* manager = m_context->manager;
-    ApiError noTier;
+    Error noTier;
     execution::IsolationTier* tier = manager->tierOf(*ws, &noTier);
     if (!tier)
         return ex->replyError(noTier);

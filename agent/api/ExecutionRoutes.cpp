@@ -6,7 +6,6 @@
 #include "agent/api/NpuSelection.h"
 #include "agent/egress/EgressService.h"
 #include "agent/execution/ExecutionManager.h"
-#include "agent/http/ErrorStatus.h"
 #include "agent/http/ResponseStream.h"
 #include "agent/npu/BrokerJobRunner.h"
 #include "agent/npu/NpuService.h"
@@ -94,13 +93,13 @@ void ExecutionRoutes::registerRoutes(Router& router) {
                });
 }
 
-std::optional<ApiError> ExecutionRoutes::cancel(store::ExecutionRecord* r) {
+std::optional<Error> ExecutionRoutes::cancel(store::ExecutionRecord* r) {
     npu::BrokerJobRunner* broker = m_context->npu ? m_context->npu->broker() : nullptr;
     if (r->kind != store::ExecutionKind::Broker || !broker)
         return m_context->manager->cancel(r->executionId, r);
     Error error;
     if (!broker->cancel(r->executionId, &error))
-        return http::toApiError(error);
+        return error;
     return m_context->manager->get(r->executionId, r);
 }
 

@@ -53,7 +53,7 @@ private:
                          const execution::ExecRequest& request);
     void list(http::HttpExchange* ex, const Principal& who);
     /// Cancels a managed execution through the manager, a broker job through the broker.
-    std::optional<ApiError> cancel(store::ExecutionRecord* record);
+    std::optional<Error> cancel(store::ExecutionRecord* record);
     /// Loads the record and checks that @p who may see it (404 otherwise).
     bool loadVisible(http::HttpExchange* ex, const Principal& who, const QString& id,
                      store::ExecutionRecord* out);

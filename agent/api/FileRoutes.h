@@ -12,8 +12,10 @@ namespace runbox::api {
 /// workspace::WorkspaceFs — the only way it touches files: every path is decoded once by
 /// WorkspacePath::fromUrlTail (the raw `{path...}` tail of the URL; never decoded elsewhere) or
 /// WorkspacePath::fromPlain (JSON bodies) and resolved by the kernel beneath the workspace's
-/// directory descriptor, never following a symlink. Errors are the file layer's ApiErrors as
-/// they are. A workspace token reaches only its own workspace (others: 404 workspace_not_found).
+/// directory descriptor, never following a symlink. Errors are the file layer's runbox::Error
+/// answered with their kind's status (replyError); the routes' own checks of query parameters
+/// and the 416 of a Range header are ApiError (HTTP by nature). A workspace token reaches only its
+/// own workspace (others: 404 workspace_not_found).
 ///
 /// - `GET|HEAD /v1/workspaces/{id}/files/{path...}` — a regular file: its raw bytes
 ///   (`application/octet-stream`, `ETag`, `Accept-Ranges: bytes`), streamed by FileDownload;

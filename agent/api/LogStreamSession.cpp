@@ -91,7 +91,7 @@ void LogStreamSession::pumpOnce() {
         store::LogReadResult r;
         const bool frames = m_format == LogStreamFormat::Frames;
         if (auto err = m_follower->readNext(frames ? kFramesReadBytes : kReadBytes, &r)) {
-            if (err->httpStatus == 404) {
+            if (err->kind == ErrorKind::NotFound) {
                 // No log yet: it has not started (readyRead comes when it does), or it ended
                 // without ever running (cancelled while queued, set-up failed).
                 const QJsonObject exit = m_exitEvent();

@@ -81,8 +81,8 @@ void SyncExecSession::onBackend(execution::TierBackend made) {
     options.maxOutputBytes = m_launch.request.maxOutputBytes;
     options.startedFields = m_tier->startedFields();
     if (!made.backend) {
-        const ApiError error = made.error.value_or(
-            ApiError{500, QStringLiteral("setup_failed"), QStringLiteral("no backend")});
+        const Error error = made.error.value_or(Error{
+            ErrorKind::Internal, QStringLiteral("setup_failed"), QStringLiteral("no backend")});
         if (made.refused && !m_begun && m_exchange) {
             m_phase = Phase::Done;
             m_exchange->replyError(error);

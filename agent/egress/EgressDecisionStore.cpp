@@ -1,6 +1,5 @@
 #include "agent/egress/EgressDecisionStore.h"
 
-#include "agent/http/ErrorStatus.h"
 #include "agent/store/Transaction.h"
 
 #include <QDateTime>
@@ -15,7 +14,7 @@ std::optional<Error> EgressDecisionStore::append(const EgressDecision& decision,
                                                  const QString& workspaceId) {
     store::Transaction tx(m_database, store::Durability::Normal);
     if (!tx.begun())
-        return http::toError(tx.error());
+        return tx.error();
     QSqlQuery insert = tx.prepare(QStringLiteral(
         "INSERT INTO egress_decisions (execution_id, workspace_id, at_ms, host, port, allowed,"
         " reason, message, bytes_up, bytes_down) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
@@ -30,10 +29,10 @@ std::optional<Error> EgressDecisionStore::append(const EgressDecision& decision,
     insert.addBindValue(store::sqlText(decision.message));
     insert.addBindValue(decision.bytesUp);
     insert.addBindValue(decision.bytesDown);
-    ApiError error;
+    Error error;
     if (!store::execQuery(insert, QStringLiteral("record egress decision"), &error))
-        return http::toError(error);
-    return http::toError(tx.commit());
+        return error;
+    return tx.commit();
 }
 
 std::optional<Error> EgressDecisionStore::list(const QString& executionId, int limit,
@@ -58,9 +57,9 @@ std::optional<Error> EgressDecisionStore::select(const char* column, const QStri
                       .arg(QLatin1String(column)));
     query.addBindValue(store::sqlText(value));
     query.addBindValue(limit);
-    ApiError error;
+    Error error;
     if (!store::execQuery(query, QStringLiteral("read egress decisions"), &error))
-        return http::toError(error);
+        return error;
     out->clear();
     const bool withWorkspace = std::strcmp(column, "workspace_id") == 0;
     while (query.next()) {
@@ -87,9 +86,9 @@ std::optional<Error> EgressDecisionStore::workspaceOf(const QString& executionId
     query.prepare(QStringLiteral(
         "SELECT workspace_id FROM egress_decisions WHERE execution_id = ? ORDER BY id LIMIT 1"));
     query.addBindValue(store::sqlText(executionId));
-    ApiError error;
+    Error error;
     if (!store::execQuery(query, QStringLiteral("read egress decisions"), &error))
-        return http::toError(error);
+        return error;
     *out = query.next() ? query.value(0).toString() : QString();
     return std::nullopt;
 }

@@ -17,8 +17,7 @@ namespace runbox::egress {
 /// The `egress_decisions` table (schema migrations 3 and 4): every EgressDecision of every
 /// execution, append-only (triggers refuse UPDATE and DELETE), so `GET /v1/executions/{id}/egress`
 /// and the log stream's replay read what the gateway decided, also after a restart. Thread-safe.
-/// Errors: the store's (store:: reports wire errors: they come through http::toError, their
-/// status kept), and InvalidArgument (400) invalid_filter for a limit outside 1..10000.
+/// Errors: the store's, and InvalidArgument (400) invalid_filter for a limit outside 1..10000.
 class EgressDecisionStore final {
 public:
     explicit EgressDecisionStore(const store::Database& database) : m_database(database) {}

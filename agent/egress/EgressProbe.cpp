@@ -40,7 +40,7 @@ void EgressProbe::run(const execution::LaunchPlanner& planner, const execution::
     context.request.argv = QStringList{QStringLiteral("true")};
     NetworkEpoch::of(*policy).writeInto(&context.epoch);
     const quint64 maxProcesses = host.maxProcesses;
-    planner.plan(context, [done, maxProcesses](std::optional<ApiError> err,
+    planner.plan(context, [done, maxProcesses](std::optional<Error> err,
                                                std::shared_ptr<execution::LaunchPlan> plan) {
         if (err)
             return done(false, err->message);

@@ -4,7 +4,6 @@
 
 #include "agent/egress/EgressService.h"
 #include "agent/egress/NetworkPolicy.h"
-#include "agent/http/ErrorStatus.h"
 
 #include <QFile>
 
@@ -22,12 +21,11 @@ QMap<QString, QString> EgressStage::proxyEnvironment() {
 }
 
 void EgressStage::prepare(const execution::LaunchContext& context, execution::LaunchPlan* plan,
-                          std::function<void(std::optional<ApiError>)> done) {
+                          std::function<void(std::optional<Error>)> done) {
     const NetworkEpoch epoch = NetworkEpoch::readFrom(context.epoch);
     if (epoch.mode == QLatin1String("none"))
         return done(std::nullopt);
-    // execution::LaunchStage still takes wire errors.
-    const auto fail = [&](const Error& error) { done(http::toApiError(error)); };
+    const auto fail = [&](const Error& error) { done(error); };
     const auto invalid = [&](const QString& why) {
         fail(Error{
             ErrorKind::Internal, QStringLiteral("invalid_network_snapshot"),

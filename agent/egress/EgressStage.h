@@ -38,10 +38,9 @@ public:
 
     /// Errors (the execution then ends setup_failed): 503 egress_unavailable (no bridge, no
     /// socket), 500 invalid_network_snapshot (an epoch whose policy does not parse or whose
-    /// revision does not match it). Built as runbox::Error and handed to @p done as wire errors
-    /// (http::toApiError), the type of execution::LaunchStage, which is not converted yet.
+    /// revision does not match it).
     void prepare(const execution::LaunchContext& context, execution::LaunchPlan* plan,
-                 std::function<void(std::optional<ApiError>)> done) override;
+                 std::function<void(std::optional<Error>)> done) override;
 
 private:
     EgressService* m_service;

@@ -1,7 +1,5 @@
 #include "agent/egress/NetworkPolicyStore.h"
 
-#include "agent/http/ErrorStatus.h"
-
 #include <QJsonDocument>
 
 namespace runbox::egress {
@@ -19,8 +17,8 @@ QJsonObject storedForm(const NetworkPolicy& policy) {
 
 } // namespace
 
-std::optional<ApiError> NetworkPolicyStore::fromStored(const QHash<QString, QJsonValue>& stored,
-                                                       NetworkPolicy* out) {
+std::optional<Error> NetworkPolicyStore::fromStored(const QHash<QString, QJsonValue>& stored,
+                                                    NetworkPolicy* out) {
     const auto it = stored.constFind(key());
     if (it == stored.constEnd()) {
         *out = NetworkPolicy();
@@ -29,16 +27,15 @@ std::optional<ApiError> NetworkPolicyStore::fromStored(const QHash<QString, QJso
     Error error;
     const std::optional<NetworkPolicy> policy = NetworkPolicy::fromJson(it->toObject(), &error);
     if (!policy || !it->isObject())
-        return http::toApiError(
-            Error{ErrorKind::Internal, QStringLiteral("store_error"),
-                  QStringLiteral("the stored network policy is invalid: %1")
-                      .arg(it->isObject() ? error.message : QStringLiteral("not an object"))});
+        return Error{ErrorKind::Internal, QStringLiteral("store_error"),
+                     QStringLiteral("the stored network policy is invalid: %1")
+                         .arg(it->isObject() ? error.message : QStringLiteral("not an object"))};
     *out = *policy;
     return std::nullopt;
 }
 
 std::optional<Error> NetworkPolicyStore::initialize() {
-    return http::toError(m_setting.load(fromStored));
+    return m_setting.load(fromStored);
 }
 
 NetworkPolicy NetworkPolicyStore::current() const {
@@ -53,21 +50,21 @@ std::optional<Error> NetworkPolicyStore::update(const QJsonObject& body, const Q
         return invalid;
     const QJsonObject value = storedForm(*policy);
     const QJsonObject defaultValue = storedForm(NetworkPolicy());
-    return http::toError(m_setting.update(
+    return m_setting.update(
         [&](const QHash<QString, QJsonValue>& stored, QList<store::SettingChange>* changes,
             NetworkPolicy* result) {
             *result = *policy;
             // Setting the default while nothing is stored leaves no row and no audit entry.
             if (!stored.contains(key()) && value == defaultValue)
-                return std::optional<ApiError>();
+                return std::optional<Error>();
             changes->append(store::SettingChange{key(), value});
-            return std::optional<ApiError>();
+            return std::optional<Error>();
         },
-        tokenId, nowMs, applied));
+        tokenId, nowMs, applied);
 }
 
 std::optional<Error> NetworkPolicyStore::lastChange(std::optional<store::AuditEntry>* out) const {
-    return http::toError(m_setting.lastChange(out));
+    return m_setting.lastChange(out);
 }
 
 } // namespace runbox::egress

@@ -19,8 +19,7 @@ public:
         : m_setting(database, QLatin1String(kKey)) {}
 
     /// Loads the stored policy. Errors: a stored value that no longer parses (Internal (500)
-    /// store_error, the agent refuses to start rather than guess), store errors (store::
-    /// reports wire errors: they come through http::toError, their status kept).
+    /// store_error, the agent refuses to start rather than guess), store errors.
     std::optional<Error> initialize();
 
     /// The policy in force (mode none before initialize()).
@@ -37,9 +36,9 @@ public:
     std::optional<Error> lastChange(std::optional<store::AuditEntry>* out) const;
 
 private:
-    /// store::AuditedSetting's loader; it still takes a wire error (store is not converted).
-    static std::optional<ApiError> fromStored(const QHash<QString, QJsonValue>& stored,
-                                              NetworkPolicy* out);
+    /// store::AuditedSetting's loader.
+    static std::optional<Error> fromStored(const QHash<QString, QJsonValue>& stored,
+                                           NetworkPolicy* out);
 
     store::AuditedSetting<NetworkPolicy> m_setting;
 };

@@ -1,6 +1,5 @@
 #include "agent/environments/EnvironmentRepository.h"
 
-#include "agent/http/ErrorStatus.h"
 #include "agent/store/ExecutionRecord.h"
 #include "agent/store/Transaction.h"
 
@@ -50,9 +49,9 @@ RevisionRow readRevision(const QSqlQuery& q) {
 }
 
 std::optional<Error> run(QSqlQuery& q, const QString& what) {
-    ApiError error;
+    Error error;
     if (!store::execQuery(q, what, &error))
-        return http::toError(error);
+        return error;
     return std::nullopt;
 }
 
@@ -82,7 +81,7 @@ QJsonObject RevisionRow::toJson() const {
 std::optional<Error> EnvironmentRepository::insertEnvironment(const EnvironmentRow& row) {
     store::Transaction tx(m_database, store::Durability::Acknowledged);
     if (!tx.begun())
-        return http::toError(tx.error());
+        return tx.error();
     QSqlQuery exists = tx.prepare(
         QStringLiteral("SELECT id FROM environments WHERE name = ? AND deleted_ms IS NULL"));
     exists.addBindValue(row.name);
@@ -103,7 +102,7 @@ std::optional<Error> EnvironmentRepository::insertEnvironment(const EnvironmentR
     insert.addBindValue(row.createdMs);
     if (auto err = run(insert, QStringLiteral("insert environment")))
         return err;
-    return http::toError(tx.commit());
+    return tx.commit();
 }
 
 std::optional<Error> EnvironmentRepository::setBuildWorkspace(const QString& environmentId,
@@ -156,7 +155,7 @@ std::optional<Error> EnvironmentRepository::markEnvironmentDeleted(const QString
 std::optional<Error> EnvironmentRepository::insertRevision(RevisionRow* row) {
     store::Transaction tx(m_database, store::Durability::Acknowledged);
     if (!tx.begun())
-        return http::toError(tx.error());
+        return tx.error();
     QSqlQuery seq = tx.prepare(QStringLiteral(
         "SELECT COALESCE(MAX(seq), 0) + 1 FROM environment_revisions WHERE environment_id = ?"));
     seq.addBindValue(row->environmentId);
@@ -177,7 +176,7 @@ std::optional<Error> EnvironmentRepository::insertRevision(RevisionRow* row) {
     insert.addBindValue(row->createdMs);
     if (auto err = run(insert, QStringLiteral("insert revision")))
         return err;
-    return http::toError(tx.commit());
+    return tx.commit();
 }
 
 std::optional<Error> EnvironmentRepository::setRevisionExecution(const QString& revisionId,
@@ -195,7 +194,7 @@ std::optional<Error> EnvironmentRepository::finishRevision(const QString& revisi
                                                            const QString& reason) {
     store::Transaction tx(m_database, store::Durability::Acknowledged);
     if (!tx.begun())
-        return http::toError(tx.error());
+        return tx.error();
     QSqlQuery q =
         tx.prepare(QStringLiteral("UPDATE environment_revisions SET status = ?, snapshot = ?,"
                                   " snapshot_sha256 = ?, status_reason = ?, finished_ms = ?"
@@ -220,7 +219,7 @@ std::optional<Error> EnvironmentRepository::finishRevision(const QString& revisi
         if (auto err = run(move, QStringLiteral("move current revision")))
             return err;
     }
-    return http::toError(tx.commit());
+    return tx.commit();
 }
 
 std::optional<Error> EnvironmentRepository::listRevisions(const QString& environmentId,

@@ -47,7 +47,7 @@ struct RevisionRow {
 
 /// The environments and environment_revisions tables. Main thread. Errors: NotFound
 /// `environment_not_found` / `environment_revision_not_found`, Conflict `environment_exists`
-/// (a live environment has the name), and the store's errors (through http::toError).
+/// (a live environment has the name), and the store's errors.
 class EnvironmentRepository final {
 public:
     explicit EnvironmentRepository(const store::Database& database) : m_database(database) {}

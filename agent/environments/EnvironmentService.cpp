@@ -9,7 +9,6 @@
 #include "agent/environments/RevisionFiles.h"
 #include "agent/environments/VenvProvisioner.h"
 #include "agent/execution/ExecutionManager.h"
-#include "agent/http/ErrorStatus.h"
 #include "agent/store/ExecutionRecord.h"
 #include "agent/store/ExecutionRepository.h"
 #include "agent/workspace/WorkspaceRegistry.h"
@@ -52,11 +51,11 @@ Error starterReadOnly(const QString& id) {
                      .arg(id)};
 }
 
-std::optional<ApiError> checkIdField(const QJsonValue& value) {
+std::optional<Error> checkIdField(const QJsonValue& value) {
     if (value.isUndefined() || value.isNull() || value.isString())
         return std::nullopt;
-    return ApiError{400, QStringLiteral("invalid_request"),
-                    QStringLiteral("environmentId and environmentRevisionId must be strings")};
+    return Error{ErrorKind::InvalidArgument, QStringLiteral("invalid_request"),
+                 QStringLiteral("environmentId and environmentRevisionId must be strings")};
 }
 
 /// The epoch contributor: the selection and the build marker as the request carries them once
@@ -210,7 +209,7 @@ std::optional<Error> EnvironmentService::get(const QString& id, QJsonObject* out
 
 std::optional<Error> EnvironmentService::create(const QJsonObject& body, QJsonObject* out) {
     if (auto err = execution::refuseUnknownFields(body, {"name", "language", "provisioner"}))
-        return http::toError(*err);
+        return *err;
     EnvironmentRow row;
     if (auto err = EnvironmentSpec::checkName(body.value(QLatin1String("name"))))
         return err;
@@ -286,7 +285,7 @@ std::optional<Error> EnvironmentService::rebuild(const QString& id, const QJsonO
     if (!provisioner)
         return unavailable(QStringLiteral("this agent has no %1 provisioner").arg(row.provisioner));
     if (auto err = execution::refuseUnknownFields(body, {"packages"}))
-        return http::toError(*err);
+        return *err;
     QStringList requested;
     if (auto err = EnvironmentSpec::checkPackages(body.value(QLatin1String("packages")), &requested,
                                                   provisioner->grammar()))
@@ -374,7 +373,7 @@ std::optional<Error> EnvironmentService::startBuild(const EnvironmentRow& enviro
     if (auto err = m_deps.manager->submit(request, build->id, &record)) {
         m_repository->finishRevision(revision.id, false, {}, {}, err->message);
         workspace::removeTree(revision.prefixPath);
-        return http::toError(*err);
+        return *err;
     }
     revision.executionId = record.executionId;
     m_repository->setRevisionExecution(revision.id, record.executionId);

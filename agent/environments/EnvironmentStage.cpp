@@ -2,7 +2,6 @@
 
 #include "agent/environments/EnvironmentProvisioner.h"
 #include "agent/environments/EnvironmentService.h"
-#include "agent/http/ErrorStatus.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -54,7 +53,7 @@ QStringList EnvironmentStage::hostInterpreters(const QString& usrBin) {
 }
 
 void EnvironmentStage::prepare(const execution::LaunchContext& context, execution::LaunchPlan* plan,
-                               std::function<void(std::optional<ApiError>)> done) {
+                               std::function<void(std::optional<Error>)> done) {
     const QJsonObject& sections = context.epoch.features;
     const QString prefixMount = QLatin1String(EnvironmentProvisioner::kPrefixMount);
     sandbox::LaunchSpec& spec = plan->spec;
@@ -64,7 +63,7 @@ void EnvironmentStage::prepare(const execution::LaunchContext& context, executio
         const EnvironmentProvisioner* provisioner = nullptr;
         if (auto err = m_service->prepareBuild(build.value(QLatin1String("revisionId")).toString(),
                                                context.workspaceId, &prefix, &provisioner))
-            return done(http::toApiError(*err));
+            return done(*err);
         spec.extraFds.append(
             sandbox::FdBinding::file(kPrefixFd, prefix, O_PATH | O_DIRECTORY | O_NOFOLLOW));
         spec.extraArgs << QStringLiteral("--bind-fd") << QString::number(kPrefixFd) << prefixMount;
@@ -80,7 +79,7 @@ void EnvironmentStage::prepare(const execution::LaunchContext& context, executio
         // Tools as the bytes that were checked (a sealed memfd), executable, read-only.
         QList<EnvironmentProvisioner::BuildTool> tools;
         if (auto err = provisioner->buildTools(&tools))
-            return done(http::toApiError(*err));
+            return done(*err);
         for (const EnvironmentProvisioner::BuildTool& tool : std::as_const(tools)) {
             spec.extraFds.append(sandbox::FdBinding::bytes(fd, tool.bytes));
             spec.extraArgs << QStringLiteral("--perms") << QStringLiteral("0555")
@@ -95,7 +94,7 @@ void EnvironmentStage::prepare(const execution::LaunchContext& context, executio
     QString prefix;
     const EnvironmentProvisioner* provisioner = nullptr;
     if (auto err = m_service->acquirePrefix(revisionId, &prefix, &provisioner))
-        return done(http::toApiError(*err));
+        return done(*err);
     EnvironmentService* service = m_service;
     plan->releases.push_back([service, revisionId] { service->releasePrefix(revisionId); });
     spec.extraFds.append(

@@ -34,7 +34,7 @@ public:
         : m_service(service), m_masked(std::move(maskedPaths)) {}
 
     void prepare(const execution::LaunchContext& context, execution::LaunchPlan* plan,
-                 std::function<void(std::optional<ApiError>)> done) override;
+                 std::function<void(std::optional<Error>)> done) override;
 
     /// The regular files to mask under @p usrBin: entries named `python`, `python3*`, `pip*`,
     /// `R` or `Rscript`

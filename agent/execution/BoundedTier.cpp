@@ -15,9 +15,9 @@ BoundedTier::BoundedTier(std::unique_ptr<IsolationTier> inner, bounds::BoundsHos
                          ExecutionManager* observer)
     : m_inner(std::move(inner)), m_host(host), m_observer(observer) {}
 
-ApiError BoundedTier::quotaExceeded(qint64 usedBytes, qint64 limitBytes) {
-    return ApiError{
-        413, QStringLiteral("workspace_quota_exceeded"),
+Error BoundedTier::quotaExceeded(qint64 usedBytes, qint64 limitBytes) {
+    return Error{
+        ErrorKind::TooLarge, QStringLiteral("workspace_quota_exceeded"),
         QStringLiteral("the workspace uses %1 bytes, at or above its maxWorkspaceBytes %2: "
                        "delete files (the file API still reads and deletes) before "
                        "running more")
@@ -25,24 +25,23 @@ ApiError BoundedTier::quotaExceeded(qint64 usedBytes, qint64 limitBytes) {
             .arg(limitBytes)};
 }
 
-std::optional<ApiError> BoundedTier::validate(const ExecRequest& request,
-                                              const workspace::Workspace& workspace) {
+std::optional<Error> BoundedTier::validate(const ExecRequest& request,
+                                           const workspace::Workspace& workspace) {
     if (auto err = m_inner->validate(request, workspace))
         return err;
     if (!request.bounds)
         return std::nullopt;
     const qint64 memory = request.bounds->maxMemoryBytes;
     if (memory > 0 && !(m_host && m_host->enforcesMemory()))
-        return ApiError{
-            503, QStringLiteral("limit_unenforceable"),
-            QStringLiteral("maxMemoryBytes %1 cannot be enforced on this host (%2); "
-                           "an operator may set maxMemoryBytes to 0 (unlimited)")
-                .arg(memory)
-                .arg(m_host ? m_host->reason() : QStringLiteral("no bounds mechanism"))};
+        return Error{ErrorKind::Unavailable, QStringLiteral("limit_unenforceable"),
+                     QStringLiteral("maxMemoryBytes %1 cannot be enforced on this host (%2); "
+                                    "an operator may set maxMemoryBytes to 0 (unlimited)")
+                         .arg(memory)
+                         .arg(m_host ? m_host->reason() : QStringLiteral("no bounds mechanism"))};
     const qint64 cpu = request.bounds->maxCpuMillicores;
     if (cpu > 0 && !(m_host && m_host->enforcesCpu() && m_inner->runsInExecutionCgroup()))
-        return ApiError{
-            503, QStringLiteral("limit_unenforceable"),
+        return Error{
+            ErrorKind::Unavailable, QStringLiteral("limit_unenforceable"),
             QStringLiteral("maxCpuMillicores %1 cannot be enforced for %2 executions on this "
                            "host (%3); an operator may set maxCpuMillicores to 0 (unlimited)")
                 .arg(cpu)

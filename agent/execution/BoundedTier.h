@@ -32,9 +32,9 @@ public:
     TierAdmission admission(const QString& executionId, const QString& workspaceId) const override {
         return m_inner->admission(executionId, workspaceId);
     }
-    std::optional<ApiError> validate(const ExecRequest& request,
-                                     const workspace::Workspace& workspace) override;
-    std::optional<ApiError> beforeRecord(const workspace::Workspace& workspace) override {
+    std::optional<Error> validate(const ExecRequest& request,
+                                  const workspace::Workspace& workspace) override;
+    std::optional<Error> beforeRecord(const workspace::Workspace& workspace) override {
         return m_inner->beforeRecord(workspace);
     }
     QJsonObject startedFields() const override { return m_inner->startedFields(); }
@@ -42,9 +42,9 @@ public:
     void createBackend(const TierLaunch& launch, QObject* parent, BackendReady ready) override;
     void abandon(const QString& executionId) override { m_inner->abandon(executionId); }
 
-    /// The 413 `workspace_quota_exceeded` of a workspace at @p usedBytes over @p limitBytes (the
-    /// code uploads use too).
-    static ApiError quotaExceeded(qint64 usedBytes, qint64 limitBytes);
+    /// The TooLarge (413) `workspace_quota_exceeded` of a workspace at @p usedBytes over @p
+    /// limitBytes (the code uploads use too).
+    static Error quotaExceeded(qint64 usedBytes, qint64 limitBytes);
 
 private:
     std::unique_ptr<IsolationTier> m_inner;

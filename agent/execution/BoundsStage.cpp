@@ -11,7 +11,7 @@
 namespace runbox::execution {
 
 void BoundsStage::prepare(const LaunchContext& context, LaunchPlan* plan,
-                          std::function<void(std::optional<ApiError>)> done) {
+                          std::function<void(std::optional<Error>)> done) {
     const store::ExecutionLimits limits = store::ExecutionLimits::fromJson(context.epoch.quotas);
     plan->spec.tmpfsBytes = limits.maxMemoryBytes;
     plan->maxFileBytes = limits.maxWorkspaceBytes;
@@ -21,7 +21,7 @@ void BoundsStage::prepare(const LaunchContext& context, LaunchPlan* plan,
         quota && context.workspaceUid && !context.workspaceId.isEmpty()) {
         const quint32 project = quint32(*context.workspaceUid);
         if (auto err = quota->beginRun(project, limits.maxWorkspaceBytes))
-            return done(ApiError{503, err->code, err->message});
+            return done(Error{ErrorKind::Unavailable, err->code, err->message});
         plan->releases.push_back([quota, project] { quota->endRun(project); });
     }
     if (!m_host || m_host->mode() != bounds::BoundsHost::Mode::Cgroup2)
@@ -41,9 +41,9 @@ void BoundsStage::prepare(const LaunchContext& context, LaunchPlan* plan,
         m_host->dropCgroup(context.executionId);
         // Fail closed: the limits were promised by this host's mode (docs/bounds.md).
         return done(
-            ApiError{503, QStringLiteral("limit_unenforceable"),
-                     QStringLiteral("the execution's cgroup could not be made: %1")
-                         .arg(cgroup ? QStringLiteral("cgroup.procs cannot be opened") : error)});
+            Error{ErrorKind::Unavailable, QStringLiteral("limit_unenforceable"),
+                  QStringLiteral("the execution's cgroup could not be made: %1")
+                      .arg(cgroup ? QStringLiteral("cgroup.procs cannot be opened") : error)});
     }
     plan->cgroupProcsFd = fd;
     bounds::BoundsHost* host = m_host;

@@ -11,14 +11,14 @@ namespace runbox::execution {
 
 namespace {
 
-ApiError bad(const char* code, const QString& message) {
-    return ApiError{400, QLatin1String(code), message};
+Error bad(const char* code, const QString& message) {
+    return Error{ErrorKind::InvalidArgument, QLatin1String(code), message};
 }
 
 /// Reads an optional non-negative integer field; JSON numbers are doubles, so reject fractions
 /// and anything beyond 2^53.
-std::optional<ApiError> readInteger(const QJsonObject& body, const char* field, const char* code,
-                                    qint64* out, bool* present) {
+std::optional<Error> readInteger(const QJsonObject& body, const char* field, const char* code,
+                                 qint64* out, bool* present) {
     const QJsonValue v = body.value(QLatin1String(field));
     *present = !(v.isUndefined() || v.isNull());
     if (!*present)
@@ -33,8 +33,8 @@ std::optional<ApiError> readInteger(const QJsonObject& body, const char* field, 
 
 } // namespace
 
-std::optional<ApiError> refuseUnknownFields(const QJsonObject& body, const QStringList& known,
-                                            const QStringList& alsoKnown) {
+std::optional<Error> refuseUnknownFields(const QJsonObject& body, const QStringList& known,
+                                         const QStringList& alsoKnown) {
     for (auto it = body.begin(); it != body.end(); ++it)
         if (!known.contains(it.key()) && !alsoKnown.contains(it.key()))
             return bad("invalid_request", QStringLiteral("unknown field \"%1\"").arg(it.key()));
@@ -90,8 +90,8 @@ bool ExecRequest::hasFeature(const QString& field) const {
     return true;
 }
 
-std::optional<ApiError> ExecRequest::parse(const QJsonObject& body, const ExecLimits& limits,
-                                           ExecRequest* out) {
+std::optional<Error> ExecRequest::parse(const QJsonObject& body, const ExecLimits& limits,
+                                        ExecRequest* out) {
     ExecRequest r;
     static const QStringList known = {"kind",
                                       "code",
@@ -173,7 +173,7 @@ std::optional<ApiError> ExecRequest::parse(const QJsonObject& body, const ExecLi
         return bad("invalid_cwd", cwdError);
 
     if (auto err = sandbox::EnvPolicy::parse(body.value(QLatin1String("env")), &r.env))
-        return err;
+        return *err;
 
     const QJsonValue id = body.value(QLatin1String("executionId"));
     if (!id.isUndefined()) {
@@ -210,7 +210,7 @@ std::optional<ApiError> ExecRequest::parse(const QJsonObject& body, const ExecLi
             boundsFields.insert(QLatin1String(key), body.value(QLatin1String(key)));
     store::ExecutionLimits bounds;
     if (auto err = store::tighten(limits.quotas, boundsFields, &bounds))
-        return err;
+        return *err;
     r.bounds = bounds;
 
     for (auto it = limits.featureChecks.cbegin(); it != limits.featureChecks.cend(); ++it)

@@ -2,7 +2,7 @@
 
 #include "agent/store/QuotaSettings.h"
 
-#include "shared/ApiError.h"
+#include "agent/Error.h"
 
 #include <QJsonObject>
 #include <QList>
@@ -16,18 +16,18 @@
 namespace runbox::execution {
 
 /// The one check of a request body's field names (docs/contracts.md "API conventions": unknown
-/// fields are refused rather than ignored): 400 `invalid_request` `unknown field "NAME"` for
-/// the first field of @p body (in key order) that is in neither @p known nor @p alsoKnown.
-/// Used by ExecRequest::parse and by the routes whose bodies are not exec requests (the NPU
-/// broker's `POST /v1/npu/jobs`).
-std::optional<ApiError> refuseUnknownFields(const QJsonObject& body, const QStringList& known,
-                                            const QStringList& alsoKnown = {});
+/// fields are refused rather than ignored): InvalidArgument (400) `invalid_request` `unknown field
+/// "NAME"` for the first field of @p body (in key order) that is in neither @p known nor @p
+/// alsoKnown. Used by ExecRequest::parse and by the routes whose bodies are not exec requests (the
+/// NPU broker's `POST /v1/npu/jobs`).
+std::optional<Error> refuseUnknownFields(const QJsonObject& body, const QStringList& known,
+                                         const QStringList& alsoKnown = {});
 
 /// Limits a request is checked against (bytes, ms; 0 = unlimited where said).
 struct ExecLimits {
     /// A feature's check of the form of its section (type, size, element types), given the
     /// value as sent (null included): an error refuses the request.
-    using FeatureCheck = std::function<std::optional<ApiError>(const QJsonValue&)>;
+    using FeatureCheck = std::function<std::optional<Error>(const QJsonValue&)>;
 
     qint64 defaultTimeoutMs = 600000;
     qint64 maxTimeoutMs = 0; ///< 0 = no ceiling
@@ -81,8 +81,8 @@ struct ExecRequest {
     /// maxProcesses: store::tighten). Feature sections are validated by their feature: here
     /// only by its form check (ExecLimits::featureChecks), after the core fields; what they
     /// name, later.
-    static std::optional<ApiError> parse(const QJsonObject& body, const ExecLimits& limits,
-                                         ExecRequest* out);
+    static std::optional<Error> parse(const QJsonObject& body, const ExecLimits& limits,
+                                      ExecRequest* out);
     /// Validates a workspace-relative cwd: no leading '/', no '.', '..' or empty segments, no
     /// NUL or backslash, at most 4096 bytes. Returns the normalised path or an error text.
     static QString validateCwd(const QString& cwd, QString* error);

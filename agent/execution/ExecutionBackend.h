@@ -1,8 +1,8 @@
 #pragma once
 
+#include "agent/Error.h"
 #include "agent/execution/OutputFramer.h"
 #include "agent/store/ExecutionRecord.h"
-#include "shared/ApiError.h"
 
 #include <QByteArray>
 #include <QJsonObject>

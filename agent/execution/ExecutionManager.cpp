@@ -84,19 +84,18 @@ void ExecutionManager::addTier(std::unique_ptr<IsolationTier> tier) {
     m_tiers.insert(name, std::make_shared<BoundedTier>(std::move(tier), m_deps.bounds, this));
 }
 
-IsolationTier* ExecutionManager::tierOf(const workspace::Workspace& workspace,
-                                        ApiError* error) const {
+IsolationTier* ExecutionManager::tierOf(const workspace::Workspace& workspace, Error* error) const {
     IsolationTier* tier = m_tiers.value(workspace.isolation).get();
     if (!tier && error)
-        *error = ApiError{503, workspace.isolation + QStringLiteral("_unavailable"),
-                          QStringLiteral("%1 workspaces are not available in this agent")
-                              .arg(workspace.isolation)};
+        *error = Error{ErrorKind::Unavailable, workspace.isolation + QStringLiteral("_unavailable"),
+                       QStringLiteral("%1 workspaces are not available in this agent")
+                           .arg(workspace.isolation)};
     return tier;
 }
 
-std::optional<ApiError> ExecutionManager::submit(const ExecRequest& request,
-                                                 const QString& workspaceId,
-                                                 store::ExecutionRecord* out) {
+std::optional<Error> ExecutionManager::submit(const ExecRequest& request,
+                                              const QString& workspaceId,
+                                              store::ExecutionRecord* out) {
     const PermissionEpoch epoch = currentEpoch(request);
     store::NewExecution row;
     row.executionId = request.executionId;
@@ -114,18 +113,18 @@ std::optional<ApiError> ExecutionManager::submit(const ExecRequest& request,
     }
     store::ExecutionRepository::InsertResult inserted;
     if (auto err = m_deps.repository->insert(row, &inserted))
-        return err;
+        return *err;
     if (inserted.duplicate)
-        return ApiError{409, QStringLiteral("duplicate_execution_id"),
-                        QStringLiteral("executionId %1 was already used (existing execution %1)")
-                            .arg(inserted.record.executionId)};
+        return Error{ErrorKind::Conflict, QStringLiteral("duplicate_execution_id"),
+                     QStringLiteral("executionId %1 was already used (existing execution %1)")
+                         .arg(inserted.record.executionId)};
     const QString id = inserted.record.executionId;
     if (auto err = m_deps.logs->create(id, request.maxOutputBytes)) {
         store::ExecutionOutcome outcome;
         outcome.state = store::ExecutionState::SetupFailed;
         outcome.statusReason = err->message;
         m_deps.repository->finish(id, outcome);
-        return err;
+        return *err;
     }
     // Without a tier the run ends setup_failed once admitted (startManaged).
     const TierAdmission admission =
@@ -140,7 +139,7 @@ std::optional<ApiError> ExecutionManager::submit(const ExecRequest& request,
 void ExecutionManager::startManaged(const QString& id, const ExecRequest& request,
                                     const QString& workspaceId, const PermissionEpoch& epoch) {
     const workspace::Workspace* ws = m_deps.workspaces->find(workspaceId);
-    ApiError noTier;
+    Error noTier;
     IsolationTier* tier = ws ? tierOf(*ws, &noTier) : nullptr;
     TierLaunch launch;
     launch.executionId = id;
@@ -174,7 +173,7 @@ void ExecutionManager::startManaged(const QString& id, const ExecRequest& reques
     run->start();
 }
 
-std::optional<ApiError> ExecutionManager::cancel(const QString& id, store::ExecutionRecord* out) {
+std::optional<Error> ExecutionManager::cancel(const QString& id, store::ExecutionRecord* out) {
     if (auto err = get(id, out))
         return err;
     if (m_scheduler.isQueued(id)) {
@@ -184,7 +183,7 @@ std::optional<ApiError> ExecutionManager::cancel(const QString& id, store::Execu
         outcome.statusReason = QStringLiteral("cancelled before it started");
         m_deps.logs->finish(id);
         if (auto err = m_deps.repository->finish(id, outcome))
-            return err;
+            return *err;
         Q_EMIT executionFinished(id);
         const workspace::Workspace* ws = m_deps.workspaces->find(out->workspaceId);
         Q_EMIT executionEnded(ExecutionEnd{ws ? ws->isolation : QString(),
@@ -196,10 +195,9 @@ std::optional<ApiError> ExecutionManager::cancel(const QString& id, store::Execu
     return get(id, out);
 }
 
-std::optional<ApiError> ExecutionManager::get(const QString& id,
-                                              store::ExecutionRecord* out) const {
+std::optional<Error> ExecutionManager::get(const QString& id, store::ExecutionRecord* out) const {
     if (auto err = m_deps.repository->get(id, out))
-        return err;
+        return *err;
     const int position = m_scheduler.queuePosition(id);
     if (position > 0)
         out->queuePosition = position - 1;

@@ -1,11 +1,11 @@
 #pragma once
 
+#include "agent/Error.h"
 #include "agent/execution/ExecRequest.h"
 #include "agent/execution/ExecutionScheduler.h"
 #include "agent/execution/IsolationTier.h"
 #include "agent/execution/LaunchPlanner.h"
 #include "agent/store/ExecutionRecord.h"
-#include "shared/ApiError.h"
 
 #include <QHash>
 #include <QObject>
@@ -99,22 +99,22 @@ public:
     /// Registers a tier for the workspaces whose Workspace::isolation is its name() (replacing
     /// one of the same name). Owned.
     void addTier(std::unique_ptr<IsolationTier> tier);
-    /// The tier of @p workspace, or nullptr with the 503 `<isolation>_unavailable` error when
-    /// this agent serves no such tier. The one place a workspace's tier is chosen.
-    IsolationTier* tierOf(const workspace::Workspace& workspace, ApiError* error = nullptr) const;
+    /// The tier of @p workspace, or nullptr with the Unavailable (503) `<isolation>_unavailable`
+    /// error when this agent serves no such tier. The one place a workspace's tier is chosen.
+    IsolationTier* tierOf(const workspace::Workspace& workspace, Error* error = nullptr) const;
     /// Applies a quota change to admission (global concurrency) and to the standing project
     /// quota of the workspaces (bounds::ProjectQuota::setStandingLimit).
     void applyQuotas();
 
     /// `POST /v1/executions`: records a queued execution and queues it. A duplicate client
-    /// executionId → 409 `duplicate_execution_id` (the message names the existing id).
-    std::optional<ApiError> submit(const ExecRequest& request, const QString& workspaceId,
-                                   store::ExecutionRecord* out);
+    /// executionId → Conflict (409) `duplicate_execution_id` (the message names the existing id).
+    std::optional<Error> submit(const ExecRequest& request, const QString& workspaceId,
+                                store::ExecutionRecord* out);
     /// Cancels: a queued execution never starts; a running one is killed and becomes cancelled
     /// once its process is gone. Final ones are left as they are (200 with the record).
-    std::optional<ApiError> cancel(const QString& executionId, store::ExecutionRecord* out);
+    std::optional<Error> cancel(const QString& executionId, store::ExecutionRecord* out);
     /// The record with its live queue position.
-    std::optional<ApiError> get(const QString& executionId, store::ExecutionRecord* out) const;
+    std::optional<Error> get(const QString& executionId, store::ExecutionRecord* out) const;
 
     /// Sync path: calls @p start once @p tier admits job @p jobId in @p workspaceId
     /// (IsolationTier::admission: the workspace lease and a global slot, or neither); the caller

@@ -1,9 +1,9 @@
 #pragma once
 
+#include "agent/Error.h"
 #include "agent/execution/ExecRequest.h"
 #include "agent/execution/ExecutionBackend.h"
 #include "agent/execution/LaunchPlanner.h"
-#include "shared/ApiError.h"
 
 #include <QJsonObject>
 #include <QString>
@@ -54,7 +54,7 @@ struct TierBackend {
     /// LaunchPlan::diskBoundedPaths of the launch.
     QStringList diskBoundedPaths;
     /// Why there is no backend. The execution ends setup_failed with its message.
-    std::optional<ApiError> error;
+    std::optional<Error> error;
     /// With @ref error: nothing ran and nothing needs to be streamed, so a sync exec answers
     /// @ref error as its HTTP status (404/409 a racing delete, 503 the tier unavailable) when it
     /// comes from within createBackend(), before the stream's headers went out; false:
@@ -78,14 +78,15 @@ public:
     /// admitted.
     virtual TierAdmission admission(const QString& executionId,
                                     const QString& workspaceId) const = 0;
-    /// Refusals specific to the tier of a request already parsed (e.g. 400 `npu_unavailable`,
-    /// 503 `sandbox_unavailable` / `light_unavailable`); empty = it may run.
-    virtual std::optional<ApiError> validate(const ExecRequest& request,
-                                             const workspace::Workspace& workspace) = 0;
+    /// Refusals specific to the tier of a request already parsed (e.g. InvalidArgument (400)
+    /// `npu_unavailable`, Unavailable (503) `sandbox_unavailable` / `light_unavailable`); empty =
+    /// it may run.
+    virtual std::optional<Error> validate(const ExecRequest& request,
+                                          const workspace::Workspace& workspace) = 0;
     /// Called by ExecutionManager::submit right before a managed execution's record is inserted
     /// (light: the workspace's row is written first, the record refers to it); an error refuses
     /// the submission.
-    virtual std::optional<ApiError> beforeRecord(const workspace::Workspace& workspace) {
+    virtual std::optional<Error> beforeRecord(const workspace::Workspace& workspace) {
         Q_UNUSED(workspace);
         return std::nullopt;
     }

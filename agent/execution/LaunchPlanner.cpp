@@ -42,16 +42,16 @@ void LaunchPlanner::plan(const LaunchContext& context, Done done) const {
                          ? QStringLiteral("the seccomp profile could not be built: %1")
                                .arg(m_host->seccompError)
                          : m_host->sandboxUserError;
-        done(ApiError{503, QStringLiteral("sandbox_unavailable"), reason}, nullptr);
+        done(Error{ErrorKind::Unavailable, QStringLiteral("sandbox_unavailable"), reason}, nullptr);
         return;
     }
     // A privileged agent runs every sandbox as its workspace's uid, never as itself.
     if (m_host->sandboxUids &&
         (!context.workspaceUid || !m_host->sandboxUids->contains(*context.workspaceUid))) {
-        done(ApiError{503, QStringLiteral("sandbox_unavailable"),
-                      QStringLiteral("workspace %1 has no sandbox uid in %2: the agent runs as "
-                                     "root and never starts a sandbox as itself")
-                          .arg(context.workspaceId, m_host->sandboxUids->toString())},
+        done(Error{ErrorKind::Unavailable, QStringLiteral("sandbox_unavailable"),
+                   QStringLiteral("workspace %1 has no sandbox uid in %2: the agent runs as "
+                                  "root and never starts a sandbox as itself")
+                       .arg(context.workspaceId, m_host->sandboxUids->toString())},
              nullptr);
         return;
     }
@@ -75,7 +75,7 @@ void LaunchPlanner::runStage(std::shared_ptr<LaunchContext> ctx, std::shared_ptr
         return;
     }
     m_stages[index]->prepare(*ctx, plan.get(),
-                             [this, ctx, plan, index, done](std::optional<ApiError> err) {
+                             [this, ctx, plan, index, done](std::optional<Error> err) {
                                  if (err) {
                                      plan->release();
                                      done(err, nullptr);

@@ -100,7 +100,7 @@ class LaunchStage {
 public:
     virtual ~LaunchStage() = default;
     virtual void prepare(const LaunchContext& context, LaunchPlan* plan,
-                         std::function<void(std::optional<ApiError>)> done) = 0;
+                         std::function<void(std::optional<Error>)> done) = 0;
     /// Drops a prepare() still in progress for @p executionId (the execution was cancelled);
     /// its done() must then not be called.
     virtual void abandon(const QString& executionId) { Q_UNUSED(executionId); }
@@ -116,7 +116,7 @@ public:
     /// Stages run in the order they were added. Not owned.
     void addStage(LaunchStage* stage) { m_stages.append(stage); }
 
-    using Done = std::function<void(std::optional<ApiError>, std::shared_ptr<LaunchPlan>)>;
+    using Done = std::function<void(std::optional<Error>, std::shared_ptr<LaunchPlan>)>;
     /// Prepares the launch of @p context; @p done gets the plan or the error (503
     /// sandbox_unavailable when the host cannot sandbox, or a stage's error). On error the
     /// stages' acquisitions are already released.

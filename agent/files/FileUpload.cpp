@@ -1,9 +1,9 @@
 #include "agent/files/FileUpload.h"
 
+#include "agent/files/ChunkedUploadDecoder.h"
 #include "agent/files/FileWork.h"
 #include "agent/files/UploadStream.h"
 #include "agent/workspace/WorkspaceUsage.h"
-#include "shared/ChunkedUploadDecoder.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>

@@ -1,7 +1,6 @@
 #include "agent/files/UploadStream.h"
 
-#include "agent/http/ErrorStatus.h"
-#include "shared/ChunkedUploadDecoder.h"
+#include "agent/files/ChunkedUploadDecoder.h"
 
 #include <QCoreApplication>
 #include <QPointer>
@@ -123,17 +122,16 @@ qint64 UploadStream::bytesWritten() const {
 
 void UploadStream::runJob(std::shared_ptr<State> s) {
     // Decoded bytes: checked against the limits, then written (hashed there unless verified by
-    // the decoder). The sink answers the decoder (shared/, not converted) with a wire error
-    // (http::toApiError); it comes back below through http::toError with its kind.
+    // the decoder).
     const ChunkedUploadDecoder::DataSink sink = [&s](QByteArrayView data) {
         const qint64 total = s->written.load() + data.size();
         if (auto err = s->limits.check(total))
-            return std::optional<ApiError>(http::toApiError(*err));
+            return err;
         const workspace::Status st = s->upload->write(data.data(), data.size());
         if (!st)
-            return std::optional<ApiError>(http::toApiError(st.error()));
+            return std::optional<Error>(st.error());
         s->written.store(total);
-        return std::optional<ApiError>();
+        return std::optional<Error>();
     };
     qint64 processed = 0;
     for (;;) {
@@ -160,7 +158,7 @@ void UploadStream::runJob(std::shared_ptr<State> s) {
                 s->queue.pop_front();
             }
         }
-        std::optional<ApiError> error;
+        std::optional<Error> error;
         if (atEnd)
             error = s->decoder ? s->decoder->finish() : std::nullopt;
         else
@@ -182,7 +180,7 @@ void UploadStream::runJob(std::shared_ptr<State> s) {
             }
         }
         if (error) {
-            postToOwner(s, [e = http::toError(*error)](UploadStream* o) { Q_EMIT o->failed(e); });
+            postToOwner(s, [e = *error](UploadStream* o) { Q_EMIT o->failed(e); });
             return;
         }
         if (atEnd) {

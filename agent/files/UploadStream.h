@@ -12,11 +12,9 @@
 
 class QThreadPool;
 
-namespace runbox {
-class ChunkedUploadDecoder;
-}
-
 namespace runbox::files {
+
+class ChunkedUploadDecoder;
 
 /// Moves one upload's body off the event loop: the event loop push()es the raw body pieces it
 /// reads from the connection; jobs on a thread pool decode them (a ChunkedUploadDecoder for a
@@ -31,11 +29,10 @@ namespace runbox::files {
 /// bounded whatever the client's speed.
 ///
 /// Signals (event-loop thread): bodyWanted() once the queue drained below the high-water mark,
-/// failed() with the first error (decoding, limits, I/O; the upload is aborted; the data sink
-/// answers the decoder, not converted, with wire errors, which come back through http::toError,
-/// their status kept), finished() once endInput() was called and every byte is decoded, verified
-/// and written; takeUpload() then hands the still uncommitted upload over for its commit.
-/// Destroying the stream aborts an upload not taken (once a running job notices).
+/// failed() with the first error (decoding, limits, I/O; the upload is aborted), finished() once
+/// endInput() was called and every byte is decoded, verified and written; takeUpload() then hands
+/// the still uncommitted upload over for its commit. Destroying the stream aborts an upload not
+/// taken (once a running job notices).
 class UploadStream final : public QObject {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(UploadStream)

@@ -34,24 +34,4 @@ ApiError toApiError(const Error& error) {
     return ApiError{httpStatus(error.kind), error.code, error.message};
 }
 
-Error toError(const ApiError& wire) {
-    // Read from httpStatus() itself: there is one table, this is its inverse.
-    for (int k = int(ErrorKind::InvalidArgument); k <= int(ErrorKind::Unavailable); ++k)
-        if (httpStatus(ErrorKind(k)) == wire.httpStatus)
-            return Error{ErrorKind(k), wire.code, wire.message};
-    return Error{ErrorKind::Internal, wire.code, wire.message};
-}
-
-std::optional<Error> toError(const std::optional<ApiError>& wire) {
-    if (!wire)
-        return std::nullopt;
-    return toError(*wire);
-}
-
-std::optional<ApiError> toApiError(const std::optional<Error>& error) {
-    if (!error)
-        return std::nullopt;
-    return toApiError(*error);
-}
-
 } // namespace runbox::http

@@ -3,8 +3,6 @@
 #include "agent/Error.h"
 #include "shared/ApiError.h"
 
-#include <optional>
-
 namespace runbox::http {
 
 /// The one mapping of domain error kinds to HTTP statuses (docs/contracts.md "Errors"):
@@ -14,19 +12,10 @@ namespace runbox::http {
 /// agent/proxy/, below agent/api/, answer requests themselves.
 int httpStatus(ErrorKind kind);
 
-/// @p error as the wire error: its kind's status, the same code and message.
+/// @p error as it goes on the wire: its kind's status, the same code and message. Used where the
+/// HTTP layer writes a domain error (HttpExchange::replyError) and by the HTTP engines whose
+/// failure path also carries errors that are HTTP by nature (agent/proxy/: 504 proxy_timeout,
+/// 426 Upgrade).
 ApiError toApiError(const Error& error);
-/// The same for an optional error (empty stays empty): for interfaces that still take
-/// `std::optional<ApiError>` from converted code (execution::LaunchStage::prepare).
-std::optional<ApiError> toApiError(const std::optional<Error>& error);
-
-/// The domain error of a wire error built by a folder not converted to runbox::Error yet
-/// (docs/contracts.md "Errors"), where a converted folder receives it: the kind whose status is
-/// @p wire's (the inverse of httpStatus(), so the status is kept), the same code and message.
-/// A status that no kind has becomes Internal (the folders not converted only use statuses
-/// that have one). Goes once every domain folder reports runbox::Error.
-Error toError(const ApiError& wire);
-/// toError() of an optional wire error (a store call's result): empty stays empty.
-std::optional<Error> toError(const std::optional<ApiError>& wire);
 
 } // namespace runbox::http

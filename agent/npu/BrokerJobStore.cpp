@@ -1,6 +1,5 @@
 #include "agent/npu/BrokerJobStore.h"
 
-#include "agent/http/ErrorStatus.h"
 #include "agent/store/LogStore.h"
 
 #include <QDateTime>
@@ -67,7 +66,7 @@ std::optional<Error> BrokerJobStore::create(const NewJob& job, QString* id) {
     row.provenance = {{"workloadId", job.workloadId}, {"inputs", job.inputs}};
     store::ExecutionRepository::InsertResult inserted;
     if (auto err = m_records.insert(row, &inserted))
-        return http::toError(err);
+        return err;
     if (inserted.duplicate)
         return Error{ErrorKind::Conflict, QStringLiteral("duplicate_job"),
                      QStringLiteral("job %1 already exists (job and execution ids are kept "
@@ -79,7 +78,7 @@ std::optional<Error> BrokerJobStore::create(const NewJob& job, QString* id) {
         outcome.state = store::ExecutionState::SetupFailed;
         outcome.statusReason = QStringLiteral("the job's log cannot be created: ") + err->message;
         m_records.finish(*id, outcome);
-        return http::toError(err);
+        return err;
     }
     return std::nullopt;
 }
@@ -127,7 +126,7 @@ int BrokerJobStore::endLeftovers() {
 
 void BrokerJobStore::append(const QString& jobId, BrokerJob::Stream stream,
                             const QByteArray& data) {
-    ApiError error;
+    Error error;
     if (m_logs->append(jobId,
                        stream == BrokerJob::Stream::Stdout ? store::LogStream::Stdout
                                                            : store::LogStream::Stderr,
@@ -141,7 +140,7 @@ std::optional<Error> BrokerJobStore::finish(const BrokerJob& job, const BrokerJo
     const store::ExecutionState state = stateOf(job.state());
     store::ExecutionRecord record;
     if (auto err = m_records.get(id, &record))
-        return http::toError(err);
+        return err;
     // A job that ran but whose start was not recorded (cannot happen in order; kept legal).
     if (record.state == store::ExecutionState::Queued && job.startedAt().isValid() &&
         !store::isLegalTransition(store::ExecutionState::Queued, state))
@@ -162,14 +161,14 @@ std::optional<Error> BrokerJobStore::finish(const BrokerJob& job, const BrokerJo
     outcome.logBytes.stdoutBytes = job.streamSize(BrokerJob::Stream::Stdout);
     outcome.logBytes.stderrBytes = job.streamSize(BrokerJob::Stream::Stderr);
     outcome.logBytes.droppedBytes = job.droppedBytes();
-    return http::toError(m_records.finish(id, outcome));
+    return m_records.finish(id, outcome);
 }
 
 std::optional<Error> BrokerJobStore::get(const QString& jobId, store::ExecutionRecord* out) const {
     if (!store::isValidExecutionId(jobId))
         return jobNotFound(jobId);
     if (auto err = m_records.get(jobId, out)) {
-        const Error error = http::toError(*err);
+        const Error error = *err;
         return error.kind == ErrorKind::NotFound ? jobNotFound(jobId) : error;
     }
     if (out->kind != store::ExecutionKind::Broker)
@@ -190,7 +189,7 @@ std::optional<Error> BrokerJobStore::list(const QString& workspaceId, int limit,
     filter.limit = std::clamp(limit, 1, kMaxListed);
     store::ExecutionPage page;
     if (auto err = m_records.list(filter, &page))
-        return http::toError(err);
+        return err;
     out->clear();
     for (auto it = page.items.crbegin(); it != page.items.crend(); ++it) {
         store::ExecutionRecord record = *it;
@@ -206,7 +205,7 @@ std::optional<Error> BrokerJobStore::list(const QString& workspaceId, int limit,
 
 std::optional<Error> BrokerJobStore::outputs(const QString& jobId,
                                              QList<store::ExecutionOutput>* out) const {
-    return http::toError(m_outputs.list(jobId, out));
+    return m_outputs.list(jobId, out);
 }
 
 QJsonObject BrokerJobStore::jobJson(const store::ExecutionRecord& r) {

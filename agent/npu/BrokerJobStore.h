@@ -38,7 +38,7 @@ struct BrokerJobFiles {
 /// Record: `permissionEpoch` = `{"npuDevices":[host logic ids]}`; `provenance` =
 /// `{"workloadId","inputs":{NAME: workspace-relative path}}` (never the operator's argv, which
 /// `GET /v1/npu/workloads` does not show either). Event-loop thread only (it appends to logs).
-/// The store's errors (ApiError) are handed on as domain errors (http::toError).
+/// The store's errors are handed on as they are.
 class BrokerJobStore final {
 public:
     /// @p database and @p logs outlive this object.

@@ -1,6 +1,5 @@
 #include "agent/npu/NpuStage.h"
 
-#include "agent/http/ErrorStatus.h"
 #include "agent/npu/NpuPassthrough.h"
 #include "agent/npu/NpuService.h"
 #include "agent/sandbox/BwrapCommand.h"
@@ -33,12 +32,12 @@ void NpuStage::recordInto(const execution::ExecRequest& request,
     epoch->features.insert(kField, chips.isArray() ? chips : QJsonArray());
 }
 
-std::optional<ApiError> NpuStage::checkField(const QJsonValue& requested) {
+std::optional<Error> NpuStage::checkField(const QJsonValue& requested) {
     Error error;
     NpuPassthrough::parseIds(requested, &error);
     if (error.code.isEmpty())
         return std::nullopt;
-    return http::toApiError(error);
+    return error;
 }
 
 QList<int> NpuStage::chipsOf(const execution::PermissionEpoch& epoch) {
@@ -60,7 +59,7 @@ QString NpuStage::holderOf(const QString& executionId) {
 }
 
 void NpuStage::prepare(const execution::LaunchContext& context, execution::LaunchPlan* plan,
-                       std::function<void(std::optional<ApiError>)> done) {
+                       std::function<void(std::optional<Error>)> done) {
     const QList<int> chips = chipsOf(context.epoch);
     if (chips.isEmpty()) {
         done(std::nullopt);
@@ -71,7 +70,7 @@ void NpuStage::prepare(const execution::LaunchContext& context, execution::Launc
     ChipReservations* reservations = m_service->reservations();
     const ChipReservations::Result result = reservations->acquire(holder, chips);
     if (result.outcome == ChipReservations::Outcome::Refused) {
-        done(http::toApiError(result.error));
+        done(result.error);
         return;
     }
     // Whatever happens next, the chips go back when the plan is released (execution end, a
@@ -130,11 +129,11 @@ void NpuStage::onProbed(const QString& executionId, const QList<ChipProbeResult>
                         : result->reason);
     }
     if (!unusable.isEmpty()) {
-        pending.done(http::toApiError(Error{ErrorKind::Unavailable, QStringLiteral("npu_unusable"),
-                                            unusable.join(QStringLiteral("; "))}));
+        pending.done(Error{ErrorKind::Unavailable, QStringLiteral("npu_unusable"),
+                           unusable.join(QStringLiteral("; "))});
         return;
     }
-    pending.done(http::toApiError(applyPassthrough(pending.chips, pending.plan)));
+    pending.done(applyPassthrough(pending.chips, pending.plan));
 }
 
 std::optional<Error> NpuStage::applyPassthrough(const QList<int>& chips,

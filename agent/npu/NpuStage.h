@@ -26,8 +26,7 @@ class NpuService;
 /// An execution with no chips passes through untouched: its launch is byte-for-byte the same.
 ///
 /// Reservation holders are `exec:<executionId>` (broker job ids cannot contain ':'). Its errors
-/// are domain errors (runbox::Error), handed to the LaunchStage interface, which still takes
-/// ApiError, through http::toApiError.
+/// are domain errors (runbox::Error).
 /// Lives on the event-loop thread.
 class NpuStage final : public QObject, public execution::LaunchStage {
     Q_OBJECT
@@ -37,7 +36,7 @@ public:
     ~NpuStage() override;
 
     void prepare(const execution::LaunchContext& context, execution::LaunchPlan* plan,
-                 std::function<void(std::optional<ApiError>)> done) override;
+                 std::function<void(std::optional<Error>)> done) override;
     /// Withdraws a waiting request, drops an unfinished probe's result, and frees whatever the
     /// execution holds; its done() is never called afterwards.
     void abandon(const QString& executionId) override;
@@ -52,7 +51,7 @@ public:
     static const QString kField;
     /// The form check of `npuDevices` (ExecLimits::featureChecks; NpuPassthrough::parseIds):
     /// 400 `invalid_npu_devices` for a malformed value, on any host and tier.
-    static std::optional<ApiError> checkField(const QJsonValue& requested);
+    static std::optional<Error> checkField(const QJsonValue& requested);
     /// Records @p request's chips (already validated, canonical: NpuPassthrough::parseSelection)
     /// in @p epoch: `"npuDevices": [ids]`, [] when it asked for none.
     static void recordInto(const execution::ExecRequest& request,
@@ -66,7 +65,7 @@ private:
     struct Pending {
         QList<int> chips;
         execution::LaunchPlan* plan = nullptr; ///< kept alive by @c done (LaunchPlanner)
-        std::function<void(std::optional<ApiError>)> done;
+        std::function<void(std::optional<Error>)> done;
         bool probing = false;
     };
     void onGranted(const QString& holder);

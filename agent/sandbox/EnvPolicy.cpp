@@ -73,12 +73,12 @@ QString EnvPolicy::refusalReason(const QString& name) {
     return {};
 }
 
-std::optional<ApiError> EnvPolicy::parse(const QJsonValue& env, QMap<QString, QString>* out) {
+std::optional<Error> EnvPolicy::parse(const QJsonValue& env, QMap<QString, QString>* out) {
     out->clear();
     if (env.isUndefined() || env.isNull())
         return std::nullopt;
     auto fail = [](const QString& msg) {
-        return ApiError{400, QStringLiteral("invalid_env"), msg};
+        return Error{ErrorKind::InvalidArgument, QStringLiteral("invalid_env"), msg};
     };
     if (!env.isObject())
         return fail(QStringLiteral("env must be an object of strings"));

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "shared/ApiError.h"
+#include "agent/Error.h"
 
 #include <QJsonValue>
 #include <QMap>
@@ -19,9 +19,9 @@ namespace runbox::sandbox {
 /// contain NUL; at most 128 KiB per value and 1 MiB in all.
 class EnvPolicy final {
 public:
-    /// Parses the request's `env` JSON object into a map, or returns an ApiError 400
-    /// `invalid_env` naming the first offending variable.
-    static std::optional<ApiError> parse(const QJsonValue& env, QMap<QString, QString>* out);
+    /// Parses the request's `env` JSON object into a map, or returns an InvalidArgument
+    /// `invalid_env` error naming the first offending variable.
+    static std::optional<Error> parse(const QJsonValue& env, QMap<QString, QString>* out);
     /// Why @p name may not be set, or an empty string when it may.
     static QString refusalReason(const QString& name);
 };

@@ -18,14 +18,14 @@ namespace runbox::store {
 /// replace the cache, update() calls are serialised so the cache follows the commit order.
 template <typename Value> class AuditedSetting final {
 public:
-    /// Turns the stored rows (key → JSON) into the value, or an error (500 store_error for a
-    /// stored value that no longer parses).
+    /// Turns the stored rows (key → JSON) into the value, or an error (Internal store_error for
+    /// a stored value that no longer parses).
     using FromStored =
-        std::function<std::optional<ApiError>(const QHash<QString, QJsonValue>& stored, Value*)>;
+        std::function<std::optional<Error>(const QHash<QString, QJsonValue>& stored, Value*)>;
     /// Decides an update from the stored rows: the rows to write (one audit row each that changes)
     /// and the value then in force, or an error that aborts the transaction.
-    using Decide = std::function<std::optional<ApiError>(const QHash<QString, QJsonValue>& stored,
-                                                         QList<SettingChange>* changes, Value*)>;
+    using Decide = std::function<std::optional<Error>(const QHash<QString, QJsonValue>& stored,
+                                                      QList<SettingChange>* changes, Value*)>;
 
     AuditedSetting(const Database& database, QString prefix)
         : m_settings(database), m_prefix(std::move(prefix)) {}
@@ -38,7 +38,7 @@ public:
 
     /// Reads the stored rows through @p fromStored into the cache. Errors: those of
     /// @p fromStored, store errors (the cache is then unchanged).
-    std::optional<ApiError> load(const FromStored& fromStored) {
+    std::optional<Error> load(const FromStored& fromStored) {
         QHash<QString, QJsonValue> stored;
         if (auto error = m_settings.getAll(m_prefix, &stored))
             return error;
@@ -52,8 +52,8 @@ public:
 
     /// One read-modify-write as @p tokenId at @p nowMs (0 = now) in one transaction with its
     /// audit rows; on success the cache and @p applied (optional) get the value now in force.
-    std::optional<ApiError> update(const Decide& decide, const QString& tokenId, qint64 nowMs,
-                                   Value* applied) {
+    std::optional<Error> update(const Decide& decide, const QString& tokenId, qint64 nowMs,
+                                Value* applied) {
         QMutexLocker serial(&m_updateMutex);
         Value result;
         const auto error = m_settings.modify(
@@ -72,11 +72,11 @@ public:
     }
 
     /// The newest change of this setting, std::nullopt in @p out if it was never changed.
-    std::optional<ApiError> lastChange(std::optional<AuditEntry>* out) const {
+    std::optional<Error> lastChange(std::optional<AuditEntry>* out) const {
         return m_settings.lastChange(m_prefix, out);
     }
     /// Changes, newest first (see SettingsRepository::audit()).
-    std::optional<ApiError> history(qint64 beforeId, int limit, QList<AuditEntry>* out) const {
+    std::optional<Error> history(qint64 beforeId, int limit, QList<AuditEntry>* out) const {
         return m_settings.audit(m_prefix, beforeId, limit, out);
     }
 

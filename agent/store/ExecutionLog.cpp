@@ -59,7 +59,7 @@ QString ExecutionLog::segmentPath(quint32 index) const {
 }
 
 std::shared_ptr<ExecutionLog> ExecutionLog::create(const QString& dir, const QString& id,
-                                                   qint64 maxOutputBytes, ApiError* error) {
+                                                   qint64 maxOutputBytes, Error* error) {
     std::shared_ptr<ExecutionLog> log(new ExecutionLog(dir, id));
     log->m_retention = LogRetention::forLimit(maxOutputBytes);
     Segment head;
@@ -67,8 +67,8 @@ std::shared_ptr<ExecutionLog> ExecutionLog::create(const QString& dir, const QSt
     const int fd = ::open(QFile::encodeName(head.path).constData(),
                           O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0600);
     if (fd < 0) {
-        *error = errno == EEXIST ? ApiError{409, QStringLiteral("log_exists"),
-                                            QStringLiteral("a log for %1 already exists").arg(id)}
+        *error = errno == EEXIST ? Error{ErrorKind::Conflict, QStringLiteral("log_exists"),
+                                         QStringLiteral("a log for %1 already exists").arg(id)}
                                  : ioError(QStringLiteral("cannot create"), head.path, errno);
         return nullptr;
     }
@@ -86,7 +86,7 @@ std::shared_ptr<ExecutionLog> ExecutionLog::create(const QString& dir, const QSt
     return log;
 }
 
-bool ExecutionLog::openWriter(ApiError* error) {
+bool ExecutionLog::openWriter(Error* error) {
     if (m_fd >= 0)
         return true;
     const QString& path = m_segments.constLast().path;
@@ -105,13 +105,13 @@ qint64 ExecutionLog::roomInCurrentSegment() const {
     return (current.index == 0 ? m_retention.headBytes : m_retention.segmentBytes) - size;
 }
 
-qint64 ExecutionLog::append(LogStream stream, QByteArrayView data, ApiError* error) {
-    ApiError ignored;
-    ApiError* err = error ? error : &ignored;
+qint64 ExecutionLog::append(LogStream stream, QByteArrayView data, Error* error) {
+    Error ignored;
+    Error* err = error ? error : &ignored;
     QMutexLocker lock(&m_mutex);
     if (m_finished || !m_writable) {
-        *err = ApiError{409, QStringLiteral("log_finished"),
-                        QStringLiteral("the log of %1 is finished").arg(m_id)};
+        *err = Error{ErrorKind::Conflict, QStringLiteral("log_finished"),
+                     QStringLiteral("the log of %1 is finished").arg(m_id)};
         return -1;
     }
     if (!data.isEmpty() && !openWriter(err))
@@ -159,7 +159,7 @@ void ExecutionLog::makeRoomInTail(qint64 incoming) {
     }
 }
 
-bool ExecutionLog::rollover(ApiError* error) {
+bool ExecutionLog::rollover(Error* error) {
     // Start writing the full segment back without waiting (finish() waits for it, if the
     // segment is still retained then); the writer never blocks on the disk here.
     ::sync_file_range(m_fd, 0, 0, SYNC_FILE_RANGE_WRITE);
@@ -194,7 +194,7 @@ bool ExecutionLog::rollover(ApiError* error) {
     return false;
 }
 
-bool ExecutionLog::writeRecords(RecordType type, QByteArrayView data, ApiError* error) {
+bool ExecutionLog::writeRecords(RecordType type, QByteArrayView data, Error* error) {
     const qsizetype records = (data.size() + kMaxRecordData - 1) / kMaxRecordData;
     std::vector<std::array<char, kRecordHeaderSize>> headers;
     headers.resize(size_t(records));
@@ -228,12 +228,12 @@ bool ExecutionLog::writeRecords(RecordType type, QByteArrayView data, ApiError* 
     return true;
 }
 
-bool ExecutionLog::writeAll(const QByteArray& bytes, ApiError* error) {
+bool ExecutionLog::writeAll(const QByteArray& bytes, Error* error) {
     std::vector<::iovec> iov{::iovec{const_cast<char*>(bytes.constData()), size_t(bytes.size())}};
     return writeVector(iov, bytes.size(), error);
 }
 
-bool ExecutionLog::writeVector(std::vector<::iovec>& iov, qint64 total, ApiError* error) {
+bool ExecutionLog::writeVector(std::vector<::iovec>& iov, qint64 total, Error* error) {
     Segment& segment = m_segments.last();
     size_t first = 0;
     qint64 done = 0;
@@ -268,7 +268,7 @@ bool ExecutionLog::writeVector(std::vector<::iovec>& iov, qint64 total, ApiError
     return true;
 }
 
-bool ExecutionLog::writeEndRecord(bool lost, const QString& reason, ApiError* error) {
+bool ExecutionLog::writeEndRecord(bool lost, const QString& reason, Error* error) {
     const QByteArray payload =
         QJsonDocument(QJsonObject{{QStringLiteral("lost"), lost},
                                   {QStringLiteral("reason"), reason.left(1000)}})
@@ -300,14 +300,14 @@ bool ExecutionLog::writeEndRecord(bool lost, const QString& reason, ApiError* er
     return true;
 }
 
-std::optional<ApiError> ExecutionLog::finish() {
+std::optional<Error> ExecutionLog::finish() {
     QMutexLocker lock(&m_mutex);
     if (m_finished)
         return std::nullopt;
-    ApiError error;
+    Error error;
     if (!m_writable)
-        return ApiError{409, QStringLiteral("log_finished"),
-                        QStringLiteral("the log of %1 is not open for writing").arg(m_id)};
+        return Error{ErrorKind::Conflict, QStringLiteral("log_finished"),
+                     QStringLiteral("the log of %1 is not open for writing").arg(m_id)};
     if (!openWriter(&error))
         return error;
     if (!writeEndRecord(false, QString(), &error))

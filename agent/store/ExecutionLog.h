@@ -1,7 +1,7 @@
 #pragma once
 
+#include "agent/Error.h"
 #include "agent/store/LogFormat.h"
-#include "shared/ApiError.h"
 
 #include <QByteArray>
 #include <QByteArrayView>
@@ -71,12 +71,12 @@ struct LogRetention {
 /// while any number of readers read. Used through LogStore.
 class ExecutionLog final {
 public:
-    /// Creates `<dir>/<id>.log` (fails with 409 `log_exists` if any file of the log exists).
+    /// Creates `<dir>/<id>.log` (fails with Conflict (409) `log_exists` if any file of the log
+    /// exists).
     static std::shared_ptr<ExecutionLog> create(const QString& dir, const QString& id,
-                                                qint64 maxOutputBytes, ApiError* error);
-    /// Opens an existing log by scanning its segments (404 `log_not_found` if none).
-    static std::shared_ptr<ExecutionLog> load(const QString& dir, const QString& id,
-                                              ApiError* error);
+                                                qint64 maxOutputBytes, Error* error);
+    /// Opens an existing log by scanning its segments (NotFound (404) `log_not_found` if none).
+    static std::shared_ptr<ExecutionLog> load(const QString& dir, const QString& id, Error* error);
     /// Cheap check without scanning: does the newest segment file end with an end record?
     /// (Start-up recovery uses it to skip the many finished logs.)
     static bool endsWithEndRecord(const QString& dir, const QString& id);
@@ -85,15 +85,16 @@ public:
     ExecutionLog& operator=(const ExecutionLog&) = delete;
 
     /// Appends output; returns the logical offset of its first byte, or -1 with @p error
-    /// (409 `log_finished`, 500 `log_io_error`; a failed write is rolled back by truncation).
-    qint64 append(LogStream stream, QByteArrayView data, ApiError* error);
+    /// (Conflict (409) `log_finished`, Internal (500) `log_io_error`; a failed write is rolled back
+    /// by truncation).
+    qint64 append(LogStream stream, QByteArrayView data, Error* error);
     /// Writes the end record, fdatasync()s every retained segment and fsync()s the directory.
-    std::optional<ApiError> finish();
+    std::optional<Error> finish();
     /// For a log left unfinished by a dead agent: cuts a torn trailing record, writes an end
     /// record marked lost with @p reason, syncs. No-op for a finished log.
-    std::optional<ApiError> recover(const QString& reason);
+    std::optional<Error> recover(const QString& reason);
     /// See LogStore::read().
-    std::optional<ApiError> read(qint64 fromOffset, qint64 maxBytes, LogReadResult* out) const;
+    std::optional<Error> read(qint64 fromOffset, qint64 maxBytes, LogReadResult* out) const;
     LogInfo info() const;
     bool isWritable() const;
 
@@ -116,17 +117,17 @@ private:
     /// The segment files of @p id in @p dir by index (`<id>.log` = 0, `<id>.log.<n>` = n).
     static std::map<quint32, QString> segmentFiles(const QString& dir, const QString& id);
     QString segmentPath(quint32 index) const;
-    bool openWriter(ApiError* error);
+    bool openWriter(Error* error);
     qint64 roomInCurrentSegment() const;
-    bool rollover(ApiError* error);
+    bool rollover(Error* error);
     void makeRoomInTail(qint64 incoming);
-    bool writeRecords(logformat::RecordType type, QByteArrayView data, ApiError* error);
-    bool writeAll(const QByteArray& bytes, ApiError* error);
-    bool writeVector(std::vector<::iovec>& iov, qint64 total, ApiError* error);
-    bool writeEndRecord(bool lost, const QString& reason, ApiError* error);
+    bool writeRecords(logformat::RecordType type, QByteArrayView data, Error* error);
+    bool writeAll(const QByteArray& bytes, Error* error);
+    bool writeVector(std::vector<::iovec>& iov, qint64 total, Error* error);
+    bool writeEndRecord(bool lost, const QString& reason, Error* error);
     void scanSegment(int fd, qint64 fileSize, Segment* segment, bool* sawEnd);
     bool readSpan(const Span& span, qint64* cursor, qint64* budget, QList<LogChunk>* chunks,
-                  bool* vanished, ApiError* error) const;
+                  bool* vanished, Error* error) const;
 
     mutable QMutex m_mutex;
     QString m_dir;

@@ -52,12 +52,12 @@ struct ExecutionLog::Span {
 };
 
 std::shared_ptr<ExecutionLog> ExecutionLog::load(const QString& dir, const QString& id,
-                                                 ApiError* error) {
+                                                 Error* error) {
     std::shared_ptr<ExecutionLog> log(new ExecutionLog(dir, id));
     const std::map<quint32, QString> files = segmentFiles(dir, id);
     if (files.empty()) {
-        *error = ApiError{404, QStringLiteral("log_not_found"),
-                          QStringLiteral("no log for execution %1").arg(id)};
+        *error = Error{ErrorKind::NotFound, QStringLiteral("log_not_found"),
+                       QStringLiteral("no log for execution %1").arg(id)};
         return nullptr;
     }
     bool sawEnd = false;
@@ -195,7 +195,7 @@ void ExecutionLog::scanSegment(int fd, qint64 fileSize, Segment* segment, bool* 
     m_stderrBytes = segment->stderrBefore + stderrBytes;
 }
 
-std::optional<ApiError> ExecutionLog::recover(const QString& reason) {
+std::optional<Error> ExecutionLog::recover(const QString& reason) {
     QMutexLocker lock(&m_mutex);
     if (m_finished)
         return std::nullopt;
@@ -215,7 +215,7 @@ std::optional<ApiError> ExecutionLog::recover(const QString& reason) {
         return ioError(QStringLiteral("cannot truncate"), last.path, err);
     }
     m_fd = fd;
-    ApiError error;
+    Error error;
     if (last.needsHeader) {
         if (!writeAll(encodeSegmentHeader(SegmentHeader{}), &error))
             return error;
@@ -227,11 +227,11 @@ std::optional<ApiError> ExecutionLog::recover(const QString& reason) {
     return std::nullopt;
 }
 
-std::optional<ApiError> ExecutionLog::read(qint64 fromOffset, qint64 maxBytes,
-                                           LogReadResult* out) const {
+std::optional<Error> ExecutionLog::read(qint64 fromOffset, qint64 maxBytes,
+                                        LogReadResult* out) const {
     if (fromOffset < 0 || maxBytes <= 0)
-        return ApiError{400, QStringLiteral("invalid_offset"),
-                        QStringLiteral("offset must be >= 0 and the read size > 0")};
+        return Error{ErrorKind::InvalidArgument, QStringLiteral("invalid_offset"),
+                     QStringLiteral("offset must be >= 0 and the read size > 0")};
     for (int attempt = 0; attempt < kReadRetries; ++attempt) {
         LogReadResult result;
         QList<Span> spans;
@@ -240,10 +240,10 @@ std::optional<ApiError> ExecutionLog::read(qint64 fromOffset, qint64 maxBytes,
             result.endOffset = m_end;
             result.finished = m_finished;
             if (fromOffset > m_end && m_finished)
-                return ApiError{400, QStringLiteral("invalid_offset"),
-                                QStringLiteral("offset %1 is past the end of the log (%2 bytes)")
-                                    .arg(fromOffset)
-                                    .arg(m_end)};
+                return Error{ErrorKind::InvalidArgument, QStringLiteral("invalid_offset"),
+                             QStringLiteral("offset %1 is past the end of the log (%2 bytes)")
+                                 .arg(fromOffset)
+                                 .arg(m_end)};
             for (const Segment& s : m_segments) {
                 if (s.endOffset <= fromOffset || s.needsHeader)
                     continue;
@@ -272,7 +272,7 @@ std::optional<ApiError> ExecutionLog::read(qint64 fromOffset, qint64 maxBytes,
                     LogChunk{LogChunk::Kind::Gap, cursor, {}, span.startOffset - cursor});
                 cursor = span.startOffset;
             }
-            ApiError error;
+            Error error;
             if (!readSpan(span, &cursor, &budget, &result.chunks, &vanished, &error))
                 return error;
             if (vanished)
@@ -284,12 +284,12 @@ std::optional<ApiError> ExecutionLog::read(qint64 fromOffset, qint64 maxBytes,
         *out = result;
         return std::nullopt;
     }
-    return ApiError{503, QStringLiteral("log_busy"),
-                    QStringLiteral("the log moved too fast to be read, try again")};
+    return Error{ErrorKind::Unavailable, QStringLiteral("log_busy"),
+                 QStringLiteral("the log moved too fast to be read, try again")};
 }
 
 bool ExecutionLog::readSpan(const Span& span, qint64* cursor, qint64* budget,
-                            QList<LogChunk>* chunks, bool* vanished, ApiError* error) const {
+                            QList<LogChunk>* chunks, bool* vanished, Error* error) const {
     const int fd = ::open(QFile::encodeName(span.path).constData(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         if (errno == ENOENT) {

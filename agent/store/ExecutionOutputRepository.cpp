@@ -10,8 +10,8 @@ QJsonObject ExecutionOutput::toJson() const {
     return {{"path", path}, {"sizeBytes", sizeBytes}, {"sha256", sha256}};
 }
 
-std::optional<ApiError> ExecutionOutputRepository::record(const QString& executionId,
-                                                          const QList<ExecutionOutput>& outputs) {
+std::optional<Error> ExecutionOutputRepository::record(const QString& executionId,
+                                                       const QList<ExecutionOutput>& outputs) {
     if (outputs.isEmpty())
         return std::nullopt;
     Transaction tx(m_database, Durability::Normal);
@@ -20,7 +20,7 @@ std::optional<ApiError> ExecutionOutputRepository::record(const QString& executi
     QSqlQuery insert = tx.prepare(
         QStringLiteral("INSERT OR REPLACE INTO execution_outputs (execution_id, path, size_bytes,"
                        " sha256) VALUES (?, ?, ?, ?)"));
-    ApiError error;
+    Error error;
     for (const ExecutionOutput& output : outputs) {
         insert.addBindValue(executionId);
         insert.addBindValue(sqlText(output.path));
@@ -32,14 +32,14 @@ std::optional<ApiError> ExecutionOutputRepository::record(const QString& executi
     return tx.commit();
 }
 
-std::optional<ApiError> ExecutionOutputRepository::list(const QString& executionId,
-                                                        QList<ExecutionOutput>* out) const {
+std::optional<Error> ExecutionOutputRepository::list(const QString& executionId,
+                                                     QList<ExecutionOutput>* out) const {
     out->clear();
     QSqlQuery query(m_database.connection());
     query.prepare(QStringLiteral("SELECT path, size_bytes, sha256 FROM execution_outputs"
                                  " WHERE execution_id = ? ORDER BY path"));
     query.addBindValue(executionId);
-    ApiError error;
+    Error error;
     if (!execQuery(query, QStringLiteral("list execution outputs"), &error))
         return error;
     while (query.next())

@@ -1,7 +1,7 @@
 #pragma once
 
+#include "agent/Error.h"
 #include "agent/store/Database.h"
-#include "shared/ApiError.h"
 
 #include <QJsonObject>
 #include <QList>
@@ -24,7 +24,8 @@ struct ExecutionOutput {
 
 /// The `execution_outputs` table: the outputs of broker jobs (docs/npu.md "Host broker", the
 /// result route), written once before the job's terminal state is recorded. Any thread.
-/// Errors: the store errors of storeError() (500 `store_error`, 503 `store_busy`).
+/// Errors: the store errors of storeError() (Internal (500) `store_error`, Unavailable (503)
+/// `store_busy`).
 class ExecutionOutputRepository final {
 public:
     explicit ExecutionOutputRepository(const Database& database) : m_database(database) {}
@@ -32,10 +33,9 @@ public:
     /// Records @p outputs of @p executionId in one commit (Durability::Normal: the terminal
     /// state recorded after it is Acknowledged and syncs it too). A path recorded twice keeps
     /// the last value.
-    std::optional<ApiError> record(const QString& executionId,
-                                   const QList<ExecutionOutput>& outputs);
+    std::optional<Error> record(const QString& executionId, const QList<ExecutionOutput>& outputs);
     /// The outputs of @p executionId sorted by path (empty when it has none).
-    std::optional<ApiError> list(const QString& executionId, QList<ExecutionOutput>* out) const;
+    std::optional<Error> list(const QString& executionId, QList<ExecutionOutput>* out) const;
 
 private:
     const Database& m_database;

@@ -92,13 +92,13 @@ ExecutionRecord readRecord(const QSqlQuery& query) {
     return r;
 }
 
-ApiError notFound(const QString& id) {
-    return ApiError{404, QStringLiteral("execution_not_found"),
-                    QStringLiteral("no execution %1").arg(id)};
+Error notFound(const QString& id) {
+    return Error{ErrorKind::NotFound, QStringLiteral("execution_not_found"),
+                 QStringLiteral("no execution %1").arg(id)};
 }
 
 /// Looks one row up on @p db. Returns false and sets @p error (404 or store error) if absent.
-bool selectById(QSqlDatabase db, const QString& id, ExecutionRecord* out, ApiError* error) {
+bool selectById(QSqlDatabase db, const QString& id, ExecutionRecord* out, Error* error) {
     QSqlQuery query(db);
     query.prepare(QStringLiteral("SELECT %1 FROM executions WHERE execution_id = ?").arg(kColumns));
     query.addBindValue(id);
@@ -115,7 +115,7 @@ bool selectById(QSqlDatabase db, const QString& id, ExecutionRecord* out, ApiErr
 /// Whether retention removed @p id (its id stays in execution_tombstones forever): true with the
 /// little that is left in @p out (id, workspace, kind, created and finished times). False with
 /// @p error 404 when it never did, or a store error.
-bool selectTombstone(QSqlDatabase db, const QString& id, ExecutionRecord* out, ApiError* error) {
+bool selectTombstone(QSqlDatabase db, const QString& id, ExecutionRecord* out, Error* error) {
     QSqlQuery query(db);
     query.prepare(QStringLiteral("SELECT workspace_id, kind, created_ms, finished_ms, removed_ms"
                                  " FROM execution_tombstones WHERE execution_id = ?"));
@@ -167,27 +167,26 @@ QString ExecutionRepository::generateExecutionId() {
     return QStringLiteral("ex_") + QString::fromLatin1(crypto::randomBytes(16).toHex());
 }
 
-std::optional<ApiError> ExecutionRepository::insert(const NewExecution& execution,
-                                                    InsertResult* out) {
+std::optional<Error> ExecutionRepository::insert(const NewExecution& execution, InsertResult* out) {
     const bool clientSupplied = !execution.executionId.isEmpty();
     if (clientSupplied && !isValidExecutionId(execution.executionId))
-        return ApiError{400, QStringLiteral("invalid_execution_id"),
-                        QStringLiteral("executionId must be 1..128 characters of [A-Za-z0-9_.:-] "
-                                       "starting with a letter or digit")};
+        return Error{ErrorKind::InvalidArgument, QStringLiteral("invalid_execution_id"),
+                     QStringLiteral("executionId must be 1..128 characters of [A-Za-z0-9_.:-] "
+                                    "starting with a letter or digit")};
     const QString id = clientSupplied ? execution.executionId : generateExecutionId();
 
     Transaction tx(m_database, Durability::Acknowledged);
     if (!tx.begun())
         return tx.error();
-    ApiError error;
+    Error error;
     // The key is checked first, so a replay answers 409 even once its workspace is gone.
     ExecutionRecord existing;
     if (selectById(tx.db(), id, &existing, &error) ||
-        (error.httpStatus == 404 && selectTombstone(tx.db(), id, &existing, &error))) {
+        (error.kind == ErrorKind::NotFound && selectTombstone(tx.db(), id, &existing, &error))) {
         *out = InsertResult{existing, true};
         return std::nullopt;
     }
-    if (error.httpStatus != 404)
+    if (error.kind != ErrorKind::NotFound)
         return error;
 
     QSqlQuery workspace =
@@ -196,8 +195,8 @@ std::optional<ApiError> ExecutionRepository::insert(const NewExecution& executio
     if (!execQuery(workspace, QStringLiteral("read workspace"), &error))
         return error;
     if (!workspace.next() || !workspace.value(0).toBool())
-        return ApiError{404, QStringLiteral("workspace_not_found"),
-                        QStringLiteral("no workspace %1").arg(execution.workspaceId)};
+        return Error{ErrorKind::NotFound, QStringLiteral("workspace_not_found"),
+                     QStringLiteral("no workspace %1").arg(execution.workspaceId)};
 
     QSqlQuery insert = tx.prepare(QStringLiteral(
         "INSERT INTO executions (execution_id, client_supplied, workspace_id, kind, state,"
@@ -222,7 +221,7 @@ std::optional<ApiError> ExecutionRepository::insert(const NewExecution& executio
     return std::nullopt;
 }
 
-std::optional<ApiError> ExecutionRepository::transition(
+std::optional<Error> ExecutionRepository::transition(
     const QString& executionId, ExecutionState to, const QString& setClause,
     const QList<QPair<QString, QVariant>>& bindings, Durability durability) {
     Transaction tx(m_database, durability);
@@ -235,7 +234,7 @@ std::optional<ApiError> ExecutionRepository::transition(
     update.bindValue(QStringLiteral(":id"), executionId);
     for (const auto& [name, value] : bindings)
         update.bindValue(name, value);
-    ApiError error;
+    Error error;
     if (!execQuery(update, QStringLiteral("update execution"), &error))
         return error;
     if (update.numRowsAffected() == 1)
@@ -243,14 +242,13 @@ std::optional<ApiError> ExecutionRepository::transition(
     ExecutionRecord current;
     if (!selectById(tx.db(), executionId, &current, &error))
         return error;
-    return ApiError{409, QStringLiteral("illegal_transition"),
-                    QStringLiteral("execution %1 is %2 and cannot become %3")
-                        .arg(executionId, toString(current.state), toString(to))};
+    return Error{ErrorKind::Conflict, QStringLiteral("illegal_transition"),
+                 QStringLiteral("execution %1 is %2 and cannot become %3")
+                     .arg(executionId, toString(current.state), toString(to))};
 }
 
-std::optional<ApiError> ExecutionRepository::markRunning(const QString& executionId,
-                                                         qint64 startedMs,
-                                                         const QJsonObject& provenance) {
+std::optional<Error> ExecutionRepository::markRunning(const QString& executionId, qint64 startedMs,
+                                                      const QJsonObject& provenance) {
     return transition(executionId, ExecutionState::Running,
                       QStringLiteral("started_ms = :started, queue_position = NULL,"
                                      " provenance = :provenance"),
@@ -259,11 +257,11 @@ std::optional<ApiError> ExecutionRepository::markRunning(const QString& executio
                       Durability::Normal);
 }
 
-std::optional<ApiError> ExecutionRepository::finish(const QString& executionId,
-                                                    const ExecutionOutcome& outcome) {
+std::optional<Error> ExecutionRepository::finish(const QString& executionId,
+                                                 const ExecutionOutcome& outcome) {
     if (!isTerminal(outcome.state))
-        return ApiError{409, QStringLiteral("illegal_transition"),
-                        QStringLiteral("%1 is not a final state").arg(toString(outcome.state))};
+        return Error{ErrorKind::Conflict, QStringLiteral("illegal_transition"),
+                     QStringLiteral("%1 is not a final state").arg(toString(outcome.state))};
     const qint64 finishedMs = nowOr(outcome.finishedMs);
     return transition(
         executionId, outcome.state,
@@ -294,14 +292,14 @@ std::optional<ApiError> ExecutionRepository::finish(const QString& executionId,
         Durability::Acknowledged);
 }
 
-std::optional<ApiError>
+std::optional<Error>
 ExecutionRepository::setQueuePositions(const QList<QPair<QString, int>>& positions) {
     Transaction tx(m_database, Durability::Normal);
     if (!tx.begun())
         return tx.error();
     QSqlQuery update = tx.prepare(QStringLiteral(
         "UPDATE executions SET queue_position = ? WHERE execution_id = ? AND state = 'queued'"));
-    ApiError error;
+    Error error;
     for (const auto& [id, position] : positions) {
         update.addBindValue(position);
         update.addBindValue(id);
@@ -311,8 +309,8 @@ ExecutionRepository::setQueuePositions(const QList<QPair<QString, int>>& positio
     return tx.commit();
 }
 
-std::optional<ApiError> ExecutionRepository::updateLogBytes(const QString& executionId,
-                                                            const LogByteCounts& bytes) {
+std::optional<Error> ExecutionRepository::updateLogBytes(const QString& executionId,
+                                                         const LogByteCounts& bytes) {
     Transaction tx(m_database, Durability::Normal);
     if (!tx.begun())
         return tx.error();
@@ -323,31 +321,30 @@ std::optional<ApiError> ExecutionRepository::updateLogBytes(const QString& execu
     update.addBindValue(bytes.stderrBytes);
     update.addBindValue(bytes.droppedBytes);
     update.addBindValue(executionId);
-    ApiError error;
+    Error error;
     if (!execQuery(update, QStringLiteral("update log bytes"), &error))
         return error;
     return tx.commit();
 }
 
-std::optional<ApiError> ExecutionRepository::get(const QString& executionId,
-                                                 ExecutionRecord* out) const {
-    ApiError error;
+std::optional<Error> ExecutionRepository::get(const QString& executionId,
+                                              ExecutionRecord* out) const {
+    Error error;
     if (selectById(m_database.connection(), executionId, out, &error))
         return std::nullopt;
     ExecutionRecord removed;
-    if (error.httpStatus == 404 &&
+    if (error.kind == ErrorKind::NotFound &&
         selectTombstone(m_database.connection(), executionId, &removed, &error))
-        return ApiError{
-            404, QStringLiteral("execution_not_found"),
-            QStringLiteral("execution %1 was %2").arg(executionId, removed.statusReason)};
+        return Error{ErrorKind::NotFound, QStringLiteral("execution_not_found"),
+                     QStringLiteral("execution %1 was %2").arg(executionId, removed.statusReason)};
     return error;
 }
 
-std::optional<ApiError> ExecutionRepository::list(const ExecutionFilter& filter,
-                                                  ExecutionPage* out) const {
+std::optional<Error> ExecutionRepository::list(const ExecutionFilter& filter,
+                                               ExecutionPage* out) const {
     if (filter.limit < 1 || filter.limit > kMaxPageSize)
-        return ApiError{400, QStringLiteral("invalid_filter"),
-                        QStringLiteral("limit must be 1..%1").arg(kMaxPageSize)};
+        return Error{ErrorKind::InvalidArgument, QStringLiteral("invalid_filter"),
+                     QStringLiteral("limit must be 1..%1").arg(kMaxPageSize)};
     QStringList where;
     QList<QVariant> values;
     if (!filter.workspaceId.isEmpty()) {
@@ -373,8 +370,8 @@ std::optional<ApiError> ExecutionRepository::list(const ExecutionFilter& filter,
     if (!filter.cursor.isEmpty()) {
         qint64 createdMs = 0, seq = 0;
         if (!decodeCursor(filter.cursor, &createdMs, &seq))
-            return ApiError{400, QStringLiteral("invalid_cursor"),
-                            QStringLiteral("the cursor is not one this agent issued")};
+            return Error{ErrorKind::InvalidArgument, QStringLiteral("invalid_cursor"),
+                         QStringLiteral("the cursor is not one this agent issued")};
         where.append(QStringLiteral("(created_ms < ? OR (created_ms = ? AND seq < ?))"));
         values << createdMs << createdMs << seq;
     }
@@ -387,7 +384,7 @@ std::optional<ApiError> ExecutionRepository::list(const ExecutionFilter& filter,
                       .arg(filter.limit + 1));
     for (const QVariant& value : values)
         query.addBindValue(value);
-    ApiError error;
+    Error error;
     if (!execQuery(query, QStringLiteral("list executions"), &error))
         return error;
     ExecutionPage page;
@@ -403,13 +400,13 @@ std::optional<ApiError> ExecutionRepository::list(const ExecutionFilter& filter,
     return std::nullopt;
 }
 
-std::optional<ApiError> ExecutionRepository::markRunningAsLost(const QString& reason, qint64 nowMs,
-                                                               QStringList* ids) {
+std::optional<Error> ExecutionRepository::markRunningAsLost(const QString& reason, qint64 nowMs,
+                                                            QStringList* ids) {
     const qint64 now = nowOr(nowMs);
     Transaction tx(m_database, Durability::Acknowledged);
     if (!tx.begun())
         return tx.error();
-    ApiError error;
+    Error error;
     QSqlQuery select = tx.prepare(QStringLiteral(
         "SELECT execution_id FROM executions WHERE state IN ('running','queued') ORDER BY seq"));
     if (!execQuery(select, QStringLiteral("find unfinished executions"), &error))

@@ -1,8 +1,8 @@
 #pragma once
 
+#include "agent/Error.h"
 #include "agent/store/Database.h"
 #include "agent/store/ExecutionRecord.h"
-#include "shared/ApiError.h"
 
 #include <QList>
 #include <QPair>
@@ -29,9 +29,10 @@ struct ExecutionPage {
 };
 
 /// The executions table. Every method runs on the calling thread's connection and may be called
-/// from any thread. Errors: 400 `invalid_execution_id` / `invalid_cursor` / `invalid_filter`,
-/// 404 `execution_not_found` / `workspace_not_found`, 409 `illegal_transition`, and the store
-/// errors of storeError() (500 `store_error`, 503 `store_busy`).
+/// from any thread. Errors: InvalidArgument (400) `invalid_execution_id` / `invalid_cursor` /
+/// `invalid_filter`, NotFound (404) `execution_not_found` / `workspace_not_found`, Conflict (409)
+/// `illegal_transition`, and the store errors of storeError() (Internal (500) `store_error`,
+/// Unavailable (503) `store_busy`).
 class ExecutionRepository final {
 public:
     explicit ExecutionRepository(const Database& database) : m_database(database) {}
@@ -52,46 +53,46 @@ public:
     /// An id whose execution retention removed is still taken: duplicate = true, @p out holding
     /// what its tombstone keeps (id, workspace, kind, times; the reason in statusReason).
     /// The workspace must exist and not be deleted (404). Durability::Acknowledged.
-    std::optional<ApiError> insert(const NewExecution& execution, InsertResult* out);
+    std::optional<Error> insert(const NewExecution& execution, InsertResult* out);
 
     /// queued → running: sets startedMs (0 → now), clears the queue position and records the
     /// provenance (exact env injected, cwd, argv). 409 from any other state.
-    std::optional<ApiError> markRunning(const QString& executionId, qint64 startedMs,
-                                        const QJsonObject& provenance);
+    std::optional<Error> markRunning(const QString& executionId, qint64 startedMs,
+                                     const QJsonObject& provenance);
 
     /// → a terminal state (see isLegalTransition(): from running, or from queued for cancelled,
     /// setup_failed, quota_exceeded, lost). The transition is a compare-and-set in SQL, so two
     /// threads finishing the same execution cannot both win: the loser gets 409.
     /// Durability::Acknowledged: once this returns, the exit may be reported to clients. Finish
     /// the log first (LogStore::finish()) so the log is durable before the record says so.
-    std::optional<ApiError> finish(const QString& executionId, const ExecutionOutcome& outcome);
+    std::optional<Error> finish(const QString& executionId, const ExecutionOutcome& outcome);
 
     /// Sets the queue positions of queued executions (others are left alone), in one commit.
-    std::optional<ApiError> setQueuePositions(const QList<QPair<QString, int>>& positions);
+    std::optional<Error> setQueuePositions(const QList<QPair<QString, int>>& positions);
 
     /// Updates the byte counters of a running execution (for the record while it runs).
-    std::optional<ApiError> updateLogBytes(const QString& executionId, const LogByteCounts& bytes);
+    std::optional<Error> updateLogBytes(const QString& executionId, const LogByteCounts& bytes);
 
-    /// The record, or 404 `execution_not_found` (the message says when retention removed it).
-    std::optional<ApiError> get(const QString& executionId, ExecutionRecord* out) const;
+    /// The record, or NotFound (404) `execution_not_found` (the message says when retention removed
+    /// it).
+    std::optional<Error> get(const QString& executionId, ExecutionRecord* out) const;
 
     /// Newest first (created time, then insertion order), keyset-paginated on (createdMs, seq):
     /// the cursor names the last row returned, so rows inserted meanwhile never shift a page
     /// (newer ones sort before the cursor and are not repeated; older ones are not skipped).
-    std::optional<ApiError> list(const ExecutionFilter& filter, ExecutionPage* out) const;
+    std::optional<Error> list(const ExecutionFilter& filter, ExecutionPage* out) const;
 
     /// Start-up recovery: every `running` execution becomes `lost` with @p reason, and every
     /// `queued` one too (the queue lived in the dead agent's memory) with
     /// "<reason> (it had not started)". finishedMs = @p nowMs (0 → now). Nothing is ever re-run.
     /// @p ids receives the ids changed, so their logs can be closed (LogStore::recover()).
-    std::optional<ApiError> markRunningAsLost(const QString& reason, qint64 nowMs,
-                                              QStringList* ids);
+    std::optional<Error> markRunningAsLost(const QString& reason, qint64 nowMs, QStringList* ids);
 
 private:
-    std::optional<ApiError> transition(const QString& executionId, ExecutionState to,
-                                       const QString& setClause,
-                                       const QList<QPair<QString, QVariant>>& bindings,
-                                       Durability durability);
+    std::optional<Error> transition(const QString& executionId, ExecutionState to,
+                                    const QString& setClause,
+                                    const QList<QPair<QString, QVariant>>& bindings,
+                                    Durability durability);
 
     const Database& m_database;
 };

@@ -44,8 +44,8 @@ ExecutionRetention::ExecutionRetention(const Database& database, LogStore* logs,
 
 ExecutionRetention::~ExecutionRetention() = default;
 
-std::optional<ApiError> ExecutionRetention::initialize() {
-    ApiError error;
+std::optional<Error> ExecutionRetention::initialize() {
+    Error error;
     QSqlQuery pending(m_database.connection());
     pending.prepare(
         QStringLiteral("SELECT execution_id FROM execution_tombstones WHERE logs_removed = 0"));
@@ -116,11 +116,11 @@ void ExecutionRetention::scheduleSizePass() {
     });
 }
 
-std::optional<ApiError> ExecutionRetention::runNow(Result* result) {
+std::optional<Error> ExecutionRetention::runNow(Result* result) {
     Result local;
     Result* r = result ? result : &local;
     const qint64 nowMs = m_clock();
-    ApiError error;
+    Error error;
     if (m_policy.retentionDays > 0) {
         const qint64 cutoffMs = nowMs - m_policy.retentionDays * kDayMs;
         for (;;) {
@@ -154,7 +154,7 @@ std::optional<ApiError> ExecutionRetention::runNow(Result* result) {
 }
 
 bool ExecutionRetention::oldestFinished(std::optional<qint64> finishedBeforeMs,
-                                        QList<Candidate>* out, ApiError* error) const {
+                                        QList<Candidate>* out, Error* error) const {
     QSqlQuery query(m_database.connection());
     query.prepare(
         QStringLiteral("SELECT execution_id, workspace_id, kind, created_ms, finished_ms"
@@ -183,9 +183,9 @@ bool ExecutionRetention::oldestFinished(std::optional<qint64> finishedBeforeMs,
     return true;
 }
 
-std::optional<ApiError> ExecutionRetention::removePass(const QList<Candidate>& batch,
-                                                       const QString& reason, qint64 nowMs,
-                                                       Result* result) {
+std::optional<Error> ExecutionRetention::removePass(const QList<Candidate>& batch,
+                                                    const QString& reason, qint64 nowMs,
+                                                    Result* result) {
     Transaction tx(m_database, Durability::Acknowledged);
     if (!tx.begun())
         return tx.error();
@@ -196,7 +196,7 @@ std::optional<ApiError> ExecutionRetention::removePass(const QList<Candidate>& b
         tx.prepare(QStringLiteral("DELETE FROM execution_outputs WHERE execution_id = ?"));
     QSqlQuery record = tx.prepare(
         QStringLiteral("DELETE FROM executions WHERE execution_id = ? AND %1").arg(kFinished));
-    ApiError error;
+    Error error;
     qint64 freed = 0;
     QStringList ids;
     for (const Candidate& c : batch) {
@@ -214,10 +214,10 @@ std::optional<ApiError> ExecutionRetention::removePass(const QList<Candidate>& b
             !execQuery(record, QStringLiteral("remove execution"), &error))
             return error;
         if (record.numRowsAffected() != 1) // not final (or gone): nothing of the pass is kept
-            return ApiError{500, QStringLiteral("store_error"),
-                            QStringLiteral("retention: execution %1 is not a finished one; "
-                                           "nothing removed")
-                                .arg(c.id)};
+            return Error{ErrorKind::Internal, QStringLiteral("store_error"),
+                         QStringLiteral("retention: execution %1 is not a finished one; "
+                                        "nothing removed")
+                             .arg(c.id)};
         freed += c.bytes;
         ids.append(c.id);
     }
@@ -262,7 +262,7 @@ void ExecutionRetention::markLogsRemoved(const QStringList& ids) {
         return; // left pending: initialize() deletes them (again) at the next start
     QSqlQuery update = tx.prepare(
         QStringLiteral("UPDATE execution_tombstones SET logs_removed = 1 WHERE execution_id = ?"));
-    ApiError error;
+    Error error;
     for (const QString& id : ids) {
         update.addBindValue(id);
         if (!execQuery(update, QStringLiteral("mark logs removed"), &error))

@@ -1,8 +1,8 @@
 #pragma once
 
+#include "agent/Error.h"
 #include "agent/store/Database.h"
 #include "agent/store/SettingsRepository.h"
-#include "shared/ApiError.h"
 
 #include <QJsonObject>
 #include <QObject>
@@ -59,7 +59,7 @@ public:
 
     /// Start-up, after recovery (nothing running yet): deletes the log files of removals a crash
     /// interrupted, measures the log store and counts the finished executions.
-    std::optional<ApiError> initialize();
+    std::optional<Error> initialize();
     /// Runs a pass now, then every @p intervalMs, and after an execution finishes while the log
     /// store is over its bound (at the next turn of the event loop, once its record is final).
     void start(int intervalMs = kDefaultIntervalMs);
@@ -73,7 +73,7 @@ public:
     };
     /// Removes what the policy says is due now (age first, then size). Errors: store errors
     /// (what was committed before stays removed).
-    std::optional<ApiError> runNow(Result* result = nullptr);
+    std::optional<Error> runNow(Result* result = nullptr);
 
     /// A log finished: adds its bytes to the total (connected to LogStore::finished by start()).
     void noteLogFinished(const QString& executionId);
@@ -88,9 +88,9 @@ public:
 private:
     struct Candidate;
     bool oldestFinished(std::optional<qint64> finishedBeforeMs, QList<Candidate>* out,
-                        ApiError* error) const;
-    std::optional<ApiError> removePass(const QList<Candidate>& batch, const QString& reason,
-                                       qint64 nowMs, Result* result);
+                        Error* error) const;
+    std::optional<Error> removePass(const QList<Candidate>& batch, const QString& reason,
+                                    qint64 nowMs, Result* result);
     void markLogsRemoved(const QStringList& ids);
     void scheduleSizePass();
 

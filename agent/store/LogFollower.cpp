@@ -13,11 +13,11 @@ LogFollower::LogFollower(const LogStore* store, const QString& executionId, qint
     QMetaObject::invokeMethod(this, &LogFollower::readyRead, Qt::QueuedConnection);
 }
 
-std::optional<ApiError> LogFollower::readNext(qint64 maxBytes, LogReadResult* out) {
+std::optional<Error> LogFollower::readNext(qint64 maxBytes, LogReadResult* out) {
     m_notified = false;
     if (!m_store)
-        return ApiError{503, QStringLiteral("log_unavailable"),
-                        QStringLiteral("the log store has shut down")};
+        return Error{ErrorKind::Unavailable, QStringLiteral("log_unavailable"),
+                     QStringLiteral("the log store has shut down")};
     if (const auto error = m_store->read(m_executionId, m_position, maxBytes, out))
         return error;
     m_position = out->nextOffset;

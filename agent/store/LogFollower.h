@@ -30,7 +30,7 @@ public:
     /// Reads up to @p maxBytes data bytes from position() and advances past them (and past any
     /// gap). Errors as LogStore::read(); a 404 while the execution has not started yet is the
     /// caller's to interpret.
-    std::optional<ApiError> readNext(qint64 maxBytes, LogReadResult* out);
+    std::optional<Error> readNext(qint64 maxBytes, LogReadResult* out);
     /// True once the log is finished and everything up to its end has been read.
     bool atEnd() const { return m_atEnd; }
 

@@ -9,15 +9,15 @@
 
 namespace runbox::store::logio {
 
-ApiError ioError(const QString& what, const QString& path, int err) {
-    return ApiError{
-        500, QStringLiteral("log_io_error"),
+Error ioError(const QString& what, const QString& path, int err) {
+    return Error{
+        ErrorKind::Internal, QStringLiteral("log_io_error"),
         QStringLiteral("%1 %2: %3").arg(what, path, QString::fromLocal8Bit(std::strerror(err)))};
 }
 
-ApiError corrupt(const QString& path, qint64 pos) {
-    return ApiError{500, QStringLiteral("log_corrupt"),
-                    QStringLiteral("%1: invalid record at byte %2").arg(path).arg(pos)};
+Error corrupt(const QString& path, qint64 pos) {
+    return Error{ErrorKind::Internal, QStringLiteral("log_corrupt"),
+                 QStringLiteral("%1: invalid record at byte %2").arg(path).arg(pos)};
 }
 
 qint64 preadFully(int fd, char* out, qint64 len, qint64 pos) {

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "shared/ApiError.h"
+#include "agent/Error.h"
 
 #include <QByteArray>
 #include <QString>
@@ -8,10 +8,10 @@
 /// Small POSIX file helpers shared by the log writer and reader (internal to the store).
 namespace runbox::store::logio {
 
-/// 500 `log_io_error`: "<what> <path>: <strerror(err)>".
-ApiError ioError(const QString& what, const QString& path, int err);
-/// 500 `log_corrupt`: a record that cannot be decoded inside the valid part of a log.
-ApiError corrupt(const QString& path, qint64 pos);
+/// Internal (500) `log_io_error`: "<what> <path>: <strerror(err)>".
+Error ioError(const QString& what, const QString& path, int err);
+/// Internal (500) `log_corrupt`: a record that cannot be decoded inside the valid part of a log.
+Error corrupt(const QString& path, qint64 pos);
 
 /// pread() retrying EINTR and short reads; returns the bytes read (short only at end of file),
 /// or -1 on error.

@@ -18,9 +18,9 @@ namespace {
 /// reloaded from disk on the next read).
 constexpr qsizetype kCachedFinishedLogs = 128;
 
-ApiError invalidId(const QString& id) {
-    return ApiError{400, QStringLiteral("invalid_execution_id"),
-                    QStringLiteral("%1 is not a valid execution id").arg(id.left(200))};
+Error invalidId(const QString& id) {
+    return Error{ErrorKind::InvalidArgument, QStringLiteral("invalid_execution_id"),
+                 QStringLiteral("%1 is not a valid execution id").arg(id.left(200))};
 }
 
 } // namespace
@@ -39,14 +39,14 @@ bool LogStore::initialize(QString* error) {
     return true;
 }
 
-std::optional<ApiError> LogStore::create(const QString& executionId, qint64 maxOutputBytes) {
+std::optional<Error> LogStore::create(const QString& executionId, qint64 maxOutputBytes) {
     if (!isValidExecutionId(executionId))
         return invalidId(executionId);
     QMutexLocker lock(&m_mutex);
     if (m_logs.contains(executionId))
-        return ApiError{409, QStringLiteral("log_exists"),
-                        QStringLiteral("a log for %1 already exists").arg(executionId)};
-    ApiError error;
+        return Error{ErrorKind::Conflict, QStringLiteral("log_exists"),
+                     QStringLiteral("a log for %1 already exists").arg(executionId)};
+    Error error;
     auto log = ExecutionLog::create(m_dir, executionId, maxOutputBytes, &error);
     if (!log)
         return error;
@@ -55,7 +55,7 @@ std::optional<ApiError> LogStore::create(const QString& executionId, qint64 maxO
 }
 
 qint64 LogStore::append(const QString& executionId, LogStream stream, QByteArrayView data,
-                        ApiError* error) {
+                        Error* error) {
     std::shared_ptr<ExecutionLog> log;
     {
         QMutexLocker lock(&m_mutex);
@@ -63,8 +63,8 @@ qint64 LogStore::append(const QString& executionId, LogStream stream, QByteArray
     }
     if (!log) {
         if (error)
-            *error = ApiError{404, QStringLiteral("log_not_found"),
-                              QStringLiteral("no log is being written for %1").arg(executionId)};
+            *error = Error{ErrorKind::NotFound, QStringLiteral("log_not_found"),
+                           QStringLiteral("no log is being written for %1").arg(executionId)};
         return -1;
     }
     const qint64 first = log->append(stream, data, error);
@@ -73,8 +73,8 @@ qint64 LogStore::append(const QString& executionId, LogStream stream, QByteArray
     return first;
 }
 
-std::optional<ApiError> LogStore::finish(const QString& executionId) {
-    ApiError error;
+std::optional<Error> LogStore::finish(const QString& executionId) {
+    Error error;
     const auto log = acquire(executionId, &error);
     if (!log)
         return error;
@@ -84,17 +84,17 @@ std::optional<ApiError> LogStore::finish(const QString& executionId) {
     return std::nullopt;
 }
 
-std::optional<ApiError> LogStore::read(const QString& executionId, qint64 fromOffset,
-                                       qint64 maxBytes, LogReadResult* out) const {
-    ApiError error;
+std::optional<Error> LogStore::read(const QString& executionId, qint64 fromOffset, qint64 maxBytes,
+                                    LogReadResult* out) const {
+    Error error;
     const auto log = acquire(executionId, &error);
     if (!log)
         return error;
     return log->read(fromOffset, maxBytes, out);
 }
 
-std::optional<ApiError> LogStore::info(const QString& executionId, LogInfo* out) const {
-    ApiError error;
+std::optional<Error> LogStore::info(const QString& executionId, LogInfo* out) const {
+    Error error;
     const auto log = acquire(executionId, &error);
     if (!log)
         return error;
@@ -102,8 +102,8 @@ std::optional<ApiError> LogStore::info(const QString& executionId, LogInfo* out)
     return std::nullopt;
 }
 
-std::optional<ApiError> LogStore::recover(const QString& executionId, const QString& reason) {
-    ApiError error;
+std::optional<Error> LogStore::recover(const QString& executionId, const QString& reason) {
+    Error error;
     const auto log = acquire(executionId, &error);
     if (!log)
         return error;
@@ -134,11 +134,11 @@ QStringList LogStore::recoverAll(const QString& reason, QStringList* errors) {
         if (!cached && ExecutionLog::endsWithEndRecord(m_dir, id))
             continue; // finished: skip the full scan
         cached.reset();
-        ApiError error;
+        Error error;
         const auto log = acquire(id, &error);
         if (log && log->info().finished)
             continue;
-        const auto failed = log ? recover(id, reason) : std::optional<ApiError>(error);
+        const auto failed = log ? recover(id, reason) : std::optional<Error>(error);
         if (failed) {
             if (errors)
                 errors->append(QStringLiteral("%1: %2").arg(id, failed->message));
@@ -225,7 +225,7 @@ QHash<QString, QList<QPair<QString, qint64>>> LogStore::filesOf(const QStringLis
     return files;
 }
 
-std::shared_ptr<ExecutionLog> LogStore::acquire(const QString& executionId, ApiError* error) const {
+std::shared_ptr<ExecutionLog> LogStore::acquire(const QString& executionId, Error* error) const {
     if (!isValidExecutionId(executionId)) {
         *error = invalidId(executionId);
         return nullptr;

@@ -1,7 +1,7 @@
 #pragma once
 
+#include "agent/Error.h"
 #include "agent/store/ExecutionLog.h"
-#include "shared/ApiError.h"
 
 #include <QHash>
 #include <QMutex>
@@ -53,27 +53,29 @@ public:
     /// unlimited). Create it when the execution is created (queued): followers can then attach
     /// at once, and a queued execution that never runs is closed with finish(). A log holds a
     /// file descriptor only from its first append to finish().
-    /// 400 `invalid_execution_id`, 409 `log_exists`, 500 `log_io_error`.
-    std::optional<ApiError> create(const QString& executionId, qint64 maxOutputBytes);
+    /// InvalidArgument (400) `invalid_execution_id`, Conflict (409) `log_exists`, Internal (500)
+    /// `log_io_error`.
+    std::optional<Error> create(const QString& executionId, qint64 maxOutputBytes);
     /// Appends output and emits appended(); returns the logical offset of its first byte, or
     /// -1 with @p error (404 unknown or not being written, 409 finished, 500 I/O: the log keeps
     /// every byte appended before; the caller decides whether the run goes on).
     qint64 append(const QString& executionId, LogStream stream, QByteArrayView data,
-                  ApiError* error = nullptr);
+                  Error* error = nullptr);
     /// Ends the log durably (see above) and emits finished().
-    std::optional<ApiError> finish(const QString& executionId);
+    std::optional<Error> finish(const QString& executionId);
 
     /// Up to @p maxBytes data bytes from @p fromOffset (plus gap markers, which cost nothing),
     /// in order. Past the end of a live log: nothing yet (nextOffset = fromOffset); past the end
-    /// of a finished one: 400 `invalid_offset`. 404 `log_not_found` if there is no log.
-    std::optional<ApiError> read(const QString& executionId, qint64 fromOffset, qint64 maxBytes,
-                                 LogReadResult* out) const;
-    /// Byte counts and state of a log (404 `log_not_found`).
-    std::optional<ApiError> info(const QString& executionId, LogInfo* out) const;
+    /// of a finished one: InvalidArgument (400) `invalid_offset`. NotFound (404) `log_not_found` if
+    /// there is no log.
+    std::optional<Error> read(const QString& executionId, qint64 fromOffset, qint64 maxBytes,
+                              LogReadResult* out) const;
+    /// Byte counts and state of a log (NotFound (404) `log_not_found`).
+    std::optional<Error> info(const QString& executionId, LogInfo* out) const;
 
     /// Start-up recovery of one log left unfinished by a dead agent: torn tail cut, end record
     /// marked lost with @p reason. No-op on a finished log. Emits finished() if it changed.
-    std::optional<ApiError> recover(const QString& executionId, const QString& reason);
+    std::optional<Error> recover(const QString& executionId, const QString& reason);
     /// recover() for every unfinished log in the directory; returns the ids recovered. Call at
     /// start-up, before anything is appended. Problems go to @p errors (one line each).
     QStringList recoverAll(const QString& reason, QStringList* errors = nullptr);
@@ -99,7 +101,7 @@ Q_SIGNALS:
     void finished(const QString& executionId);
 
 private:
-    std::shared_ptr<ExecutionLog> acquire(const QString& executionId, ApiError* error) const;
+    std::shared_ptr<ExecutionLog> acquire(const QString& executionId, Error* error) const;
     /// The files (path, size) of the logs of @p ids, by id, from one listing.
     QHash<QString, QList<QPair<QString, qint64>>> filesOf(const QStringList& ids) const;
     void trimCacheLocked() const;

@@ -14,8 +14,8 @@ constexpr qint64 kMaxExactJsonInteger = qint64(1) << 53;
 constexpr qint64 kPidMaxLimit = qint64(1) << 22;  // PID_MAX_LIMIT on 64-bit (proc(5) pid_max)
 constexpr qint64 kMaxCpuMillicores = 1000 * 1000; // 1000 cores
 
-ApiError invalidQuota(const QString& message) {
-    return ApiError{400, QStringLiteral("invalid_quota"), message};
+Error invalidQuota(const QString& message) {
+    return Error{ErrorKind::InvalidArgument, QStringLiteral("invalid_quota"), message};
 }
 
 /// What a JSON value looks like, for error messages (truncated).
@@ -40,8 +40,8 @@ QString rangeText(qint64 ceiling) {
 }
 
 /// Parses one JSON value as a field value in [0, ceiling].
-std::optional<ApiError> parseValue(const QString& name, const QJsonValue& value, qint64 ceiling,
-                                   qint64* out) {
+std::optional<Error> parseValue(const QString& name, const QJsonValue& value, qint64 ceiling,
+                                qint64* out) {
     const qint64 parsed = value.isDouble() ? value.toInteger(-1) : -1;
     if (parsed < 0 || parsed > kMaxExactJsonInteger || parsed > ceiling)
         return invalidQuota(
@@ -96,8 +96,8 @@ QJsonObject QuotaSettings::toJson() const {
     return object;
 }
 
-std::optional<ApiError> QuotaSettings::fromJson(const QJsonObject& patch, const QuotaSettings& base,
-                                                QuotaSettings* out) {
+std::optional<Error> QuotaSettings::fromJson(const QJsonObject& patch, const QuotaSettings& base,
+                                             QuotaSettings* out) {
     for (auto it = patch.constBegin(); it != patch.constEnd(); ++it) {
         bool known = false;
         for (const Field& field : fields())
@@ -120,8 +120,8 @@ std::optional<ApiError> QuotaSettings::fromJson(const QJsonObject& patch, const 
     return std::nullopt;
 }
 
-std::optional<ApiError> QuotaSettings::fromSeeds(const Seeds& seeds, const QuotaSettings& base,
-                                                 QuotaSettings* out) {
+std::optional<Error> QuotaSettings::fromSeeds(const Seeds& seeds, const QuotaSettings& base,
+                                              QuotaSettings* out) {
     QuotaSettings result = base;
     for (auto it = seeds.constBegin(); it != seeds.constEnd(); ++it) {
         const Field* field = nullptr;
@@ -142,7 +142,7 @@ std::optional<ApiError> QuotaSettings::fromSeeds(const Seeds& seeds, const Quota
     return std::nullopt;
 }
 
-std::optional<ApiError> QuotaSettings::validate() const {
+std::optional<Error> QuotaSettings::validate() const {
     for (const Field& field : fields()) {
         const qint64 value = this->*field.member;
         if (value < 0 || value > field.ceiling)
@@ -159,7 +159,7 @@ std::optional<ApiError> QuotaSettings::validate() const {
     return std::nullopt;
 }
 
-std::optional<ApiError> QuotaSettings::validateForHost(qint64 pidMax) const {
+std::optional<Error> QuotaSettings::validateForHost(qint64 pidMax) const {
     if (pidMax <= 0 || maxConcurrentExecutions == 0 || maxProcesses == 0)
         return std::nullopt;
     if (maxConcurrentExecutions * maxProcesses > pidMax / 2)
@@ -196,8 +196,8 @@ ExecutionLimits ExecutionLimits::fromJson(const QJsonObject& quotas) {
     return limits;
 }
 
-std::optional<ApiError> tighten(const QuotaSettings& settings, const QJsonObject& request,
-                                ExecutionLimits* out) {
+std::optional<Error> tighten(const QuotaSettings& settings, const QJsonObject& request,
+                             ExecutionLimits* out) {
     struct Override {
         QString name;
         qint64 limit;    ///< the setting it may only tighten (0 = unlimited)
@@ -226,13 +226,14 @@ std::optional<ApiError> tighten(const QuotaSettings& settings, const QJsonObject
             if (auto error = parseValue(o.name, request.value(o.name), o.ceiling, &value))
                 return error;
             if (o.limit > 0 && (value == 0 || value > o.limit))
-                return ApiError{400, QStringLiteral("quota_override_not_tighter"),
-                                QStringLiteral("%1 may only tighten the agent's limit of %2; "
-                                               "got %3")
-                                    .arg(o.name)
-                                    .arg(o.limit)
-                                    .arg(value == 0 ? QStringLiteral("0 (unlimited)")
-                                                    : QString::number(value))};
+                return Error{ErrorKind::InvalidArgument,
+                             QStringLiteral("quota_override_not_tighter"),
+                             QStringLiteral("%1 may only tighten the agent's limit of %2; "
+                                            "got %3")
+                                 .arg(o.name)
+                                 .arg(o.limit)
+                                 .arg(value == 0 ? QStringLiteral("0 (unlimited)")
+                                                 : QString::number(value))};
         }
         limits.*o.member = value;
     }

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "shared/ApiError.h"
+#include "agent/Error.h"
 
 #include <QJsonObject>
 #include <QList>
@@ -38,15 +38,15 @@ namespace runbox::store {
 /// maxProcesses its processes (RLIMIT_NPROC, and pids.max under cgroup v2); maxCpuMillicores
 /// its CPU time per wall-clock time (1000 = one core: cgroup v2 `cpu.max`, only where the host
 /// delegates the cpu controller, else a limited execution is refused). docs/bounds.md.
-/// Validation (400 `invalid_quota`, the message names the field or env var): a JSON number that
-/// is a whole number from 0 to the field's ceiling — bytes ≤ 1 PiB (2^50), timeouts ≤ 365 days,
-/// maxConcurrentExecutions ≤ 100 000, maxLightWorkspaces ≤ 65 536, maxCpuMillicores ≤ 1 000 000
-/// (1000 cores) — and nothing above 2^53
-/// (integers beyond it are not exact in JSON doubles). Negative, fractional, strings, booleans,
-/// null, unknown fields are refused. Across fields: when maxExecutionTimeoutMs is limited,
-/// defaultExecutionTimeoutMs must be 1..maxExecutionTimeoutMs; maxProcesses ≤ 4 194 304 (the
-/// kernel's PID_MAX_LIMIT). The pair maxConcurrentExecutions × maxProcesses is checked against
-/// the host's pid_max by validateForHost().
+/// Validation (InvalidArgument (400) `invalid_quota`, the message names the field or env var): a
+/// JSON number that is a whole number from 0 to the field's ceiling — bytes ≤ 1 PiB (2^50),
+/// timeouts ≤ 365 days, maxConcurrentExecutions ≤ 100 000, maxLightWorkspaces ≤ 65 536,
+/// maxCpuMillicores ≤ 1 000 000 (1000 cores) — and nothing above 2^53 (integers beyond it are not
+/// exact in JSON doubles). Negative, fractional, strings, booleans, null, unknown fields are
+/// refused. Across fields: when maxExecutionTimeoutMs is limited, defaultExecutionTimeoutMs must
+/// be 1..maxExecutionTimeoutMs; maxProcesses ≤ 4 194 304 (the kernel's PID_MAX_LIMIT). The pair
+/// maxConcurrentExecutions × maxProcesses is checked against the host's pid_max by
+/// validateForHost().
 struct QuotaSettings {
     static constexpr qint64 kGiB = qint64(1) << 30;
 
@@ -80,21 +80,23 @@ struct QuotaSettings {
 
     /// Applies the fields present in @p patch to @p base (PUT with only some fields changes
     /// only those) and validates the result. Unknown fields are refused.
-    static std::optional<ApiError> fromJson(const QJsonObject& patch, const QuotaSettings& base,
-                                            QuotaSettings* out);
+    static std::optional<Error> fromJson(const QJsonObject& patch, const QuotaSettings& base,
+                                         QuotaSettings* out);
     /// Field name → value, for the fields whose RUNBOX_* variable was set
     /// (config::ConfigValues::quotaSeeds()).
     using Seeds = QMap<QString, qint64>;
     /// Applies @p seeds to @p base and validates the result (same ranges as JSON; an unknown
-    /// field or a value out of range is 400 `invalid_quota` naming the field's variable).
-    static std::optional<ApiError> fromSeeds(const Seeds& seeds, const QuotaSettings& base,
-                                             QuotaSettings* out);
+    /// field or a value out of range is InvalidArgument (400) `invalid_quota` naming the field's
+    /// variable).
+    static std::optional<Error> fromSeeds(const Seeds& seeds, const QuotaSettings& base,
+                                          QuotaSettings* out);
     /// Checks every field's range and the relations between fields.
-    std::optional<ApiError> validate() const;
+    std::optional<Error> validate() const;
     /// What the host adds: when both are limited, maxConcurrentExecutions × maxProcesses must
     /// stay at or below half of @p pidMax (/proc/sys/kernel/pid_max, proc(5)), so that running
-    /// executions cannot exhaust the host's pids (400 `invalid_quota` naming both and pid_max).
-    std::optional<ApiError> validateForHost(qint64 pidMax) const;
+    /// executions cannot exhaust the host's pids (InvalidArgument (400) `invalid_quota` naming both
+    /// and pid_max).
+    std::optional<Error> validateForHost(qint64 pidMax) const;
 
     bool operator==(const QuotaSettings&) const = default;
 };
@@ -117,10 +119,11 @@ struct ExecutionLimits {
 /// Resolves an exec request's optional `maxOutputBytes`, `maxWorkspaceBytes`,
 /// `executionTimeoutMs`, `maxMemoryBytes`, `maxProcesses` and `maxCpuMillicores` (other keys of @p
 /// request are ignored) against @p settings. An override may only tighten: under a limited setting,
-/// 0 (unlimited) or a larger value is refused with 400 `quota_override_not_tighter`; under an
-/// unlimited setting any value is taken. The timeout's ceiling is maxExecutionTimeoutMs; when
-/// absent it is defaultExecutionTimeoutMs. A malformed value is 400 `invalid_quota`.
-std::optional<ApiError> tighten(const QuotaSettings& settings, const QJsonObject& request,
-                                ExecutionLimits* out);
+/// 0 (unlimited) or a larger value is refused with InvalidArgument (400)
+/// `quota_override_not_tighter`; under an unlimited setting any value is taken. The timeout's
+/// ceiling is maxExecutionTimeoutMs; when absent it is defaultExecutionTimeoutMs. A malformed value
+/// is InvalidArgument (400) `invalid_quota`.
+std::optional<Error> tighten(const QuotaSettings& settings, const QJsonObject& request,
+                             ExecutionLimits* out);
 
 } // namespace runbox::store

@@ -17,8 +17,8 @@ QList<SettingChange> QuotaStore::toChanges(const QuotaSettings& settings) {
     return changes;
 }
 
-std::optional<ApiError> QuotaStore::fromStored(const QHash<QString, QJsonValue>& stored,
-                                               QuotaSettings* out) {
+std::optional<Error> QuotaStore::fromStored(const QHash<QString, QJsonValue>& stored,
+                                            QuotaSettings* out) {
     QJsonObject object;
     for (const QuotaSettings::Field& field : QuotaSettings::fields()) {
         const auto it = stored.constFind(keyOf(field));
@@ -26,13 +26,13 @@ std::optional<ApiError> QuotaStore::fromStored(const QHash<QString, QJsonValue>&
             object.insert(field.name, *it);
     }
     if (auto error = QuotaSettings::fromJson(object, QuotaSettings{}, out))
-        return ApiError{500, QStringLiteral("store_error"),
-                        QStringLiteral("stored quotas are invalid: %1").arg(error->message)};
+        return Error{ErrorKind::Internal, QStringLiteral("store_error"),
+                     QStringLiteral("stored quotas are invalid: %1").arg(error->message)};
     return std::nullopt;
 }
 
-std::optional<ApiError> QuotaStore::initialize(const QuotaSettings::Seeds& seeds, qint64 nowMs,
-                                               QStringList* warnings) {
+std::optional<Error> QuotaStore::initialize(const QuotaSettings::Seeds& seeds, qint64 nowMs,
+                                            QStringList* warnings) {
     QuotaSettings seeded;
     if (auto error = QuotaSettings::fromSeeds(seeds, QuotaSettings{}, &seeded))
         return error;
@@ -62,8 +62,8 @@ QuotaSettings QuotaStore::current() const {
     return m_setting.current();
 }
 
-std::optional<ApiError> QuotaStore::update(const QJsonObject& patch, const QString& tokenId,
-                                           qint64 nowMs, QuotaSettings* applied) {
+std::optional<Error> QuotaStore::update(const QJsonObject& patch, const QString& tokenId,
+                                        qint64 nowMs, QuotaSettings* applied) {
     return m_setting.update(
         [&](const QHash<QString, QJsonValue>& stored, QList<SettingChange>* changes,
             QuotaSettings* result) {
@@ -75,17 +75,16 @@ std::optional<ApiError> QuotaStore::update(const QJsonObject& patch, const QStri
             if (auto invalid = result->validateForHost(m_pidMax))
                 return invalid;
             *changes = toChanges(*result);
-            return std::optional<ApiError>();
+            return std::optional<Error>();
         },
         tokenId, nowMs, applied);
 }
 
-std::optional<ApiError> QuotaStore::lastChange(std::optional<AuditEntry>* out) const {
+std::optional<Error> QuotaStore::lastChange(std::optional<AuditEntry>* out) const {
     return m_setting.lastChange(out);
 }
 
-std::optional<ApiError> QuotaStore::history(qint64 beforeId, int limit,
-                                            QList<AuditEntry>* out) const {
+std::optional<Error> QuotaStore::history(qint64 beforeId, int limit, QList<AuditEntry>* out) const {
     return m_setting.history(beforeId, limit, out);
 }
 

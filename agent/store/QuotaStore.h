@@ -22,10 +22,10 @@ public:
     /// configuration table), else from the defaults, with audit rows by kSeedTokenId; stored
     /// values always win over the seeds. @p warnings (optional) receives one line per RUNBOX_*
     /// variable that was ignored because a stored value exists. Errors: an invalid seed or
-    /// combination (400 `invalid_quota`: refuse to start), invalid stored values (500
-    /// `store_error`), store errors.
-    std::optional<ApiError> initialize(const QuotaSettings::Seeds& seeds, qint64 nowMs = 0,
-                                       QStringList* warnings = nullptr);
+    /// combination (InvalidArgument (400) `invalid_quota`: refuse to start), invalid stored values
+    /// (Internal (500) `store_error`), store errors.
+    std::optional<Error> initialize(const QuotaSettings::Seeds& seeds, qint64 nowMs = 0,
+                                    QStringList* warnings = nullptr);
 
     /// The host's pid_max the pair maxConcurrentExecutions × maxProcesses of a PUT is checked
     /// against (QuotaSettings::validateForHost); 0 (the default) = not checked.
@@ -37,18 +37,18 @@ public:
     /// Applies @p patch (the PUT body: any subset of the fields; see QuotaSettings::fromJson())
     /// on top of the stored values, as @p tokenId, in one transaction that also writes one audit
     /// row per changed field. @p applied receives the settings now in force.
-    std::optional<ApiError> update(const QJsonObject& patch, const QString& tokenId, qint64 nowMs,
-                                   QuotaSettings* applied);
+    std::optional<Error> update(const QJsonObject& patch, const QString& tokenId, qint64 nowMs,
+                                QuotaSettings* applied);
 
     /// The newest quota change (for the console), std::nullopt in @p out if never changed.
-    std::optional<ApiError> lastChange(std::optional<AuditEntry>* out) const;
+    std::optional<Error> lastChange(std::optional<AuditEntry>* out) const;
     /// Quota changes, newest first (see SettingsRepository::audit()).
-    std::optional<ApiError> history(qint64 beforeId, int limit, QList<AuditEntry>* out) const;
+    std::optional<Error> history(qint64 beforeId, int limit, QList<AuditEntry>* out) const;
 
 private:
     static QList<SettingChange> toChanges(const QuotaSettings& settings);
-    static std::optional<ApiError> fromStored(const QHash<QString, QJsonValue>& stored,
-                                              QuotaSettings* out);
+    static std::optional<Error> fromStored(const QHash<QString, QJsonValue>& stored,
+                                           QuotaSettings* out);
 
     AuditedSetting<QuotaSettings> m_setting;
     qint64 m_pidMax = 0;

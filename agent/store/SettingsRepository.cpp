@@ -26,7 +26,7 @@ QJsonValue valueFrom(const QVariant& text) {
 }
 
 bool readAll(QSqlDatabase db, const QString& prefix, QHash<QString, QJsonValue>* out,
-             ApiError* error) {
+             Error* error) {
     QSqlQuery query(db);
     query.prepare(QStringLiteral("SELECT key, value FROM settings WHERE substr(key, 1, ?) = ?"));
     query.addBindValue(prefix.size());
@@ -42,7 +42,7 @@ bool readAll(QSqlDatabase db, const QString& prefix, QHash<QString, QJsonValue>*
 /// Upserts @p changes and writes an audit row for each that differs from @p current.
 bool writeChanges(Transaction& tx, const QHash<QString, QJsonValue>& current,
                   const QList<SettingChange>& changes, const QString& tokenId, qint64 atMs,
-                  QList<AuditEntry>* written, ApiError* error) {
+                  QList<AuditEntry>* written, Error* error) {
     QSqlQuery upsert =
         tx.prepare(QStringLiteral("INSERT INTO settings (key, value, updated_ms) VALUES (?, ?, ?)"
                                   " ON CONFLICT(key) DO UPDATE SET value = excluded.value, "
@@ -79,7 +79,7 @@ qint64 nowOr(qint64 ms) {
 
 } // namespace
 
-bool writeAuditRow(Transaction& tx, AuditEntry* entry, ApiError* error) {
+bool writeAuditRow(Transaction& tx, AuditEntry* entry, Error* error) {
     QSqlQuery audit = tx.prepare(QStringLiteral("INSERT INTO audit (at_ms, token_id, key, "
                                                 "before_json, after_json) VALUES (?, ?, ?, ?, ?)"));
     audit.addBindValue(entry->atMs);
@@ -100,33 +100,33 @@ QJsonObject AuditEntry::toJson() const {
         {QStringLiteral("before"), before},   {QStringLiteral("after"), after}};
 }
 
-std::optional<ApiError> SettingsRepository::getAll(const QString& prefix,
-                                                   QHash<QString, QJsonValue>* out) const {
-    ApiError error;
+std::optional<Error> SettingsRepository::getAll(const QString& prefix,
+                                                QHash<QString, QJsonValue>* out) const {
+    Error error;
     if (!readAll(m_database.connection(), prefix, out, &error))
         return error;
     return std::nullopt;
 }
 
-std::optional<ApiError> SettingsRepository::set(const QList<SettingChange>& changes,
-                                                const QString& tokenId, qint64 atMs,
-                                                QList<AuditEntry>* written) {
+std::optional<Error> SettingsRepository::set(const QList<SettingChange>& changes,
+                                             const QString& tokenId, qint64 atMs,
+                                             QList<AuditEntry>* written) {
     return modify(
         QString(),
         [&changes](const QHash<QString, QJsonValue>&, QList<SettingChange>* out) {
             *out = changes;
-            return std::optional<ApiError>();
+            return std::optional<Error>();
         },
         tokenId, atMs, written);
 }
 
-std::optional<ApiError> SettingsRepository::modify(const QString& prefix, const Decision& decide,
-                                                   const QString& tokenId, qint64 atMs,
-                                                   QList<AuditEntry>* written) {
+std::optional<Error> SettingsRepository::modify(const QString& prefix, const Decision& decide,
+                                                const QString& tokenId, qint64 atMs,
+                                                QList<AuditEntry>* written) {
     Transaction tx(m_database, Durability::Acknowledged);
     if (!tx.begun())
         return tx.error();
-    ApiError error;
+    Error error;
     QHash<QString, QJsonValue> current;
     if (!readAll(tx.db(), prefix, &current, &error))
         return error;
@@ -135,8 +135,8 @@ std::optional<ApiError> SettingsRepository::modify(const QString& prefix, const 
         return refused;
     for (const SettingChange& change : std::as_const(changes)) {
         if (!change.key.startsWith(prefix) || change.key.isEmpty())
-            return ApiError{500, QStringLiteral("store_error"),
-                            QStringLiteral("setting %1 is outside %2").arg(change.key, prefix)};
+            return Error{ErrorKind::Internal, QStringLiteral("store_error"),
+                         QStringLiteral("setting %1 is outside %2").arg(change.key, prefix)};
     }
     QList<AuditEntry> entries;
     if (!writeChanges(tx, current, changes, tokenId, nowOr(atMs), &entries, &error))
@@ -148,9 +148,9 @@ std::optional<ApiError> SettingsRepository::modify(const QString& prefix, const 
     return std::nullopt;
 }
 
-std::optional<ApiError> SettingsRepository::seedMissing(const QList<SettingChange>& values,
-                                                        const QString& tokenId, qint64 atMs,
-                                                        QList<AuditEntry>* written) {
+std::optional<Error> SettingsRepository::seedMissing(const QList<SettingChange>& values,
+                                                     const QString& tokenId, qint64 atMs,
+                                                     QList<AuditEntry>* written) {
     return modify(
         QString(),
         [&values](const QHash<QString, QJsonValue>& current, QList<SettingChange>* out) {
@@ -158,16 +158,16 @@ std::optional<ApiError> SettingsRepository::seedMissing(const QList<SettingChang
                 if (!current.contains(value.key))
                     out->append(value);
             }
-            return std::optional<ApiError>();
+            return std::optional<Error>();
         },
         tokenId, atMs, written);
 }
 
-std::optional<ApiError> SettingsRepository::audit(const QString& prefix, qint64 beforeId, int limit,
-                                                  QList<AuditEntry>* out) const {
+std::optional<Error> SettingsRepository::audit(const QString& prefix, qint64 beforeId, int limit,
+                                               QList<AuditEntry>* out) const {
     if (limit < 1 || limit > 1000)
-        return ApiError{400, QStringLiteral("invalid_filter"),
-                        QStringLiteral("limit must be 1..1000")};
+        return Error{ErrorKind::InvalidArgument, QStringLiteral("invalid_filter"),
+                     QStringLiteral("limit must be 1..1000")};
     QSqlQuery query(m_database.connection());
     query.prepare(QStringLiteral(
         "SELECT id, at_ms, token_id, key, before_json, after_json FROM audit"
@@ -177,7 +177,7 @@ std::optional<ApiError> SettingsRepository::audit(const QString& prefix, qint64 
     query.addBindValue(beforeId);
     query.addBindValue(beforeId);
     query.addBindValue(limit);
-    ApiError error;
+    Error error;
     if (!execQuery(query, QStringLiteral("read audit"), &error))
         return error;
     out->clear();
@@ -188,8 +188,8 @@ std::optional<ApiError> SettingsRepository::audit(const QString& prefix, qint64 
     return std::nullopt;
 }
 
-std::optional<ApiError> SettingsRepository::lastChange(const QString& prefix,
-                                                       std::optional<AuditEntry>* out) const {
+std::optional<Error> SettingsRepository::lastChange(const QString& prefix,
+                                                    std::optional<AuditEntry>* out) const {
     QList<AuditEntry> entries;
     if (auto error = audit(prefix, 0, 1, &entries))
         return error;

@@ -8,17 +8,17 @@ constexpr int kSqliteBusy = 5;
 constexpr int kSqliteLocked = 6;
 } // namespace
 
-ApiError storeError(const QSqlError& error, const QString& what) {
+Error storeError(const QSqlError& error, const QString& what) {
     const int code =
         error.nativeErrorCode().toInt() & 0xff; // extended codes keep it in the low byte
     if (code == kSqliteBusy || code == kSqliteLocked)
-        return ApiError{503, QStringLiteral("store_busy"),
-                        QStringLiteral("%1: the database is busy, try again").arg(what)};
-    return ApiError{500, QStringLiteral("store_error"),
-                    QStringLiteral("%1: %2").arg(what, error.text())};
+        return Error{ErrorKind::Unavailable, QStringLiteral("store_busy"),
+                     QStringLiteral("%1: the database is busy, try again").arg(what)};
+    return Error{ErrorKind::Internal, QStringLiteral("store_error"),
+                 QStringLiteral("%1: %2").arg(what, error.text())};
 }
 
-bool execQuery(QSqlQuery& query, const QString& what, ApiError* error) {
+bool execQuery(QSqlQuery& query, const QString& what, Error* error) {
     if (query.exec())
         return true;
     *error = storeError(query.lastError(), what);
@@ -28,8 +28,8 @@ bool execQuery(QSqlQuery& query, const QString& what, ApiError* error) {
 Transaction::Transaction(const Database& database, Durability durability)
     : m_database(database), m_db(database.connection()) {
     if (!m_db.isOpen()) {
-        m_error = ApiError{500, QStringLiteral("store_error"),
-                           QStringLiteral("the database connection could not be opened")};
+        m_error = Error{ErrorKind::Internal, QStringLiteral("store_error"),
+                        QStringLiteral("the database connection could not be opened")};
         return;
     }
     QSqlQuery query(m_db);
@@ -82,7 +82,7 @@ void Transaction::rollback() {
     query.finish();
 }
 
-std::optional<ApiError> Transaction::commit() {
+std::optional<Error> Transaction::commit() {
     if (!m_begun)
         return m_error;
     finishStatements(); // a statement still stepping would keep its read lock

@@ -1,7 +1,7 @@
 #pragma once
 
+#include "agent/Error.h"
 #include "agent/store/Database.h"
-#include "shared/ApiError.h"
 
 #include <QList>
 #include <QSqlDatabase>
@@ -12,10 +12,11 @@
 
 namespace runbox::store {
 
-/// Maps a failed SQL call to the API error it becomes: SQLITE_BUSY / SQLITE_LOCKED (another
-/// writer held the database past the busy timeout) → 503 `store_busy`; anything else (I/O error,
-/// disk full, corruption) → 500 `store_error`. @p what names the operation for the message.
-ApiError storeError(const QSqlError& error, const QString& what);
+/// Maps a failed SQL call to the store error it becomes: SQLITE_BUSY / SQLITE_LOCKED (another
+/// writer held the database past the busy timeout) → Unavailable (503) `store_busy`; anything else
+/// (I/O error, disk full, corruption) → Internal (500) `store_error`. @p what names the operation
+/// for the message.
+Error storeError(const QSqlError& error, const QString& what);
 
 /// A write transaction on the calling thread's connection: `BEGIN IMMEDIATE` (takes SQLite's
 /// write lock up front, so two writers never deadlock upgrading a read lock) … `COMMIT`.
@@ -30,7 +31,7 @@ public:
 
     /// Whether BEGIN succeeded; if not, error() says why and nothing may be written.
     bool begun() const { return m_begun; }
-    const ApiError& error() const { return m_error; }
+    const Error& error() const { return m_error; }
     QSqlDatabase& db() { return m_db; }
     /// A query on this transaction's connection, prepared with @p sql (errors show on exec).
     QSqlQuery prepare(const QString& sql);
@@ -39,7 +40,7 @@ public:
     QSqlQuery& prepareCached(const QString& sql);
 
     /// Commits. Returns the error if BEGIN or COMMIT failed (the transaction is then rolled back).
-    std::optional<ApiError> commit();
+    std::optional<Error> commit();
 
 private:
     void restoreSynchronous();
@@ -52,7 +53,7 @@ private:
     bool m_begun = false;
     bool m_done = false;
     bool m_raisedSync = false;
-    ApiError m_error;
+    Error m_error;
 };
 
 /// @p text, or an empty but non-null string: Qt Sql binds a null QString as SQL NULL, which the
@@ -62,6 +63,6 @@ inline QString sqlText(const QString& text) {
 }
 
 /// Runs @p query (already prepared and bound); on failure fills @p error via storeError().
-bool execQuery(QSqlQuery& query, const QString& what, ApiError* error);
+bool execQuery(QSqlQuery& query, const QString& what, Error* error);
 
 } // namespace runbox::store

@@ -26,9 +26,9 @@ WorkspaceRecord readRecord(const QSqlQuery& query) {
     return r;
 }
 
-ApiError notFound(const QString& id) {
-    return ApiError{404, QStringLiteral("workspace_not_found"),
-                    QStringLiteral("no workspace %1").arg(id)};
+Error notFound(const QString& id) {
+    return Error{ErrorKind::NotFound, QStringLiteral("workspace_not_found"),
+                 QStringLiteral("no workspace %1").arg(id)};
 }
 
 /// Marks one live row deleted: binds deleted_ms, then id.
@@ -37,19 +37,18 @@ const QString kMarkDeleted =
 
 } // namespace
 
-std::optional<ApiError> WorkspaceRepository::insert(const QList<WorkspaceRecord>& workspaces) {
+std::optional<Error> WorkspaceRepository::insert(const QList<WorkspaceRecord>& workspaces) {
     return writeBatch(workspaces, {});
 }
 
-std::optional<ApiError>
-WorkspaceRepository::writeBatch(const QList<WorkspaceRecord>& workspaces,
-                                const QList<QPair<QString, qint64>>& deleted) {
+std::optional<Error> WorkspaceRepository::writeBatch(const QList<WorkspaceRecord>& workspaces,
+                                                     const QList<QPair<QString, qint64>>& deleted) {
     for (const WorkspaceRecord& w : workspaces) {
         if (w.id.isEmpty() || w.rootPath.isEmpty() ||
             (w.isolation != QLatin1String("strong") && w.isolation != QLatin1String("light")))
-            return ApiError{400, QStringLiteral("invalid_workspace"),
-                            QStringLiteral("a workspace needs an id, a root path and an isolation "
-                                           "of strong or light")};
+            return Error{ErrorKind::InvalidArgument, QStringLiteral("invalid_workspace"),
+                         QStringLiteral("a workspace needs an id, a root path and an isolation "
+                                        "of strong or light")};
     }
     Transaction tx(m_database, Durability::Normal);
     if (!tx.begun())
@@ -59,7 +58,7 @@ WorkspaceRepository::writeBatch(const QList<WorkspaceRecord>& workspaces,
                        " ON CONFLICT(id) DO NOTHING")
             .arg(kColumns));
     const qint64 now = QDateTime::currentMSecsSinceEpoch();
-    ApiError error;
+    Error error;
     for (const WorkspaceRecord& w : workspaces) {
         insert.addBindValue(w.id);
         insert.addBindValue(w.isolation);
@@ -71,8 +70,8 @@ WorkspaceRepository::writeBatch(const QList<WorkspaceRecord>& workspaces,
         if (!execQuery(insert, QStringLiteral("insert workspace"), &error))
             return error;
         if (insert.numRowsAffected() != 1)
-            return ApiError{409, QStringLiteral("workspace_exists"),
-                            QStringLiteral("workspace %1 already exists").arg(w.id)};
+            return Error{ErrorKind::Conflict, QStringLiteral("workspace_exists"),
+                         QStringLiteral("workspace %1 already exists").arg(w.id)};
     }
     if (!deleted.isEmpty()) {
         QSqlQuery& update = tx.prepareCached(kMarkDeleted);
@@ -86,11 +85,11 @@ WorkspaceRepository::writeBatch(const QList<WorkspaceRecord>& workspaces,
     return tx.commit();
 }
 
-std::optional<ApiError> WorkspaceRepository::get(const QString& id, WorkspaceRecord* out) const {
+std::optional<Error> WorkspaceRepository::get(const QString& id, WorkspaceRecord* out) const {
     QSqlQuery query(m_database.connection());
     query.prepare(QStringLiteral("SELECT %1 FROM workspaces WHERE id = ?").arg(kColumns));
     query.addBindValue(id);
-    ApiError error;
+    Error error;
     if (!execQuery(query, QStringLiteral("read workspace"), &error))
         return error;
     if (!query.next())
@@ -99,15 +98,15 @@ std::optional<ApiError> WorkspaceRepository::get(const QString& id, WorkspaceRec
     return std::nullopt;
 }
 
-std::optional<ApiError> WorkspaceRepository::listLive(const QString& isolation,
-                                                      QList<WorkspaceRecord>* out) const {
+std::optional<Error> WorkspaceRepository::listLive(const QString& isolation,
+                                                   QList<WorkspaceRecord>* out) const {
     QSqlQuery query(m_database.connection());
     query.prepare(QStringLiteral("SELECT %1 FROM workspaces WHERE deleted_ms IS NULL"
                                  " AND (? = '' OR isolation = ?) ORDER BY created_ms, id")
                       .arg(kColumns));
     query.addBindValue(sqlText(isolation));
     query.addBindValue(sqlText(isolation));
-    ApiError error;
+    Error error;
     if (!execQuery(query, QStringLiteral("list workspaces"), &error))
         return error;
     out->clear();
@@ -116,14 +115,14 @@ std::optional<ApiError> WorkspaceRepository::listLive(const QString& isolation,
     return std::nullopt;
 }
 
-std::optional<ApiError> WorkspaceRepository::markDeleted(const QString& id, qint64 deletedMs) {
+std::optional<Error> WorkspaceRepository::markDeleted(const QString& id, qint64 deletedMs) {
     Transaction tx(m_database, Durability::Normal);
     if (!tx.begun())
         return tx.error();
     QSqlQuery& update = tx.prepareCached(kMarkDeleted);
     update.addBindValue(deletedMs > 0 ? deletedMs : QDateTime::currentMSecsSinceEpoch());
     update.addBindValue(id);
-    ApiError error;
+    Error error;
     if (!execQuery(update, QStringLiteral("delete workspace"), &error))
         return error;
     if (update.numRowsAffected() != 1)
@@ -131,7 +130,7 @@ std::optional<ApiError> WorkspaceRepository::markDeleted(const QString& id, qint
     return tx.commit();
 }
 
-std::optional<ApiError> WorkspaceRepository::setUid(const QString& id, int uid) {
+std::optional<Error> WorkspaceRepository::setUid(const QString& id, int uid) {
     Transaction tx(m_database, Durability::Normal);
     if (!tx.begun())
         return tx.error();
@@ -139,7 +138,7 @@ std::optional<ApiError> WorkspaceRepository::setUid(const QString& id, int uid) 
         tx.prepareCached(QStringLiteral("UPDATE workspaces SET uid = ? WHERE id = ?"));
     update.addBindValue(uid);
     update.addBindValue(id);
-    ApiError error;
+    Error error;
     if (!execQuery(update, QStringLiteral("set workspace uid"), &error))
         return error;
     if (update.numRowsAffected() != 1)

@@ -1,7 +1,5 @@
 #include "agent/workspace/LightRowWriter.h"
 
-#include "agent/http/ErrorStatus.h"
-
 namespace runbox::workspace {
 
 LightRowWriter::LightRowWriter(store::WorkspaceRepository* repository) : m_repository(repository) {
@@ -46,7 +44,7 @@ std::optional<Error> LightRowWriter::write(QHash<QString, Error>* failedRows) {
     m_timer.stop();
     if (m_created.isEmpty() && m_deleted.isEmpty())
         return std::nullopt;
-    std::optional<Error> error = http::toError(m_repository->writeBatch(m_created, m_deleted));
+    std::optional<Error> error = m_repository->writeBatch(m_created, m_deleted);
     if (error && error->kind == ErrorKind::Unavailable) {
         // The database was busy past its timeout: keep everything queued and try again later.
         m_timer.start(kRetryDelayMs);
@@ -56,14 +54,14 @@ std::optional<Error> LightRowWriter::write(QHash<QString, Error>* failedRows) {
         // One bad row (or a failing disk) must not take the others with it: one at a time.
         error.reset();
         for (const store::WorkspaceRecord& row : std::as_const(m_created)) {
-            const std::optional<Error> e = http::toError(m_repository->writeBatch({row}, {}));
+            const std::optional<Error> e = m_repository->writeBatch({row}, {});
             if (e && failedRows)
                 failedRows->insert(row.id, *e);
             if (e && !error)
                 error = e;
         }
         for (const auto& deletion : std::as_const(m_deleted)) {
-            if (auto e = http::toError(m_repository->writeBatch({}, {deletion})); e && !error)
+            if (auto e = m_repository->writeBatch({}, {deletion}); e && !error)
                 error = e;
         }
     }

@@ -20,7 +20,7 @@ namespace runbox::workspace {
 /// destroyed. One transaction per burst instead of one per request keeps SQLite's parsing,
 /// locking and WAL writes off the request path. A crash loses at most the last kFlushDelayMs of
 /// rows (a restart marks every light row deleted anyway). Main thread only. Errors are the
-/// store's, as runbox::Error (http::toError: their status kept).
+/// store's.
 class LightRowWriter final {
 public:
     static constexpr int kFlushDelayMs = 20;

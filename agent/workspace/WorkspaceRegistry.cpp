@@ -1,6 +1,5 @@
 #include "agent/workspace/WorkspaceRegistry.h"
 
-#include "agent/http/ErrorStatus.h"
 #include "agent/workspace/WorkspaceRemoval.h"
 #include "agent/workspace/WorkspaceTreeWalker.h"
 #include "shared/Crypto.h"
@@ -193,7 +192,7 @@ std::optional<Error> WorkspaceRegistry::create(const QString& ownerTokenId, Work
     else if (ws.uid && m_quotaHooks.attach)
         err = m_quotaHooks.attach(ws);
     if (!err)
-        err = http::toError(m_repository->insert({row}));
+        err = m_repository->insert({row});
     if (err) {
         if (ws.uid && m_quotaHooks.detach)
             m_quotaHooks.detach(ws);
@@ -255,7 +254,7 @@ std::optional<Error> WorkspaceRegistry::remove(const QString& id) {
         return Error{ErrorKind::Conflict, QStringLiteral("workspace_is_light"),
                      QStringLiteral("workspace %1 is a light workspace").arg(id)};
     if (auto err = m_repository->markDeleted(id, 0))
-        return http::toError(*err);
+        return *err;
     const QString error = removeTree(ws->directory);
     if (ws->uid && m_quotaHooks.detach)
         m_quotaHooks.detach(*ws);

@@ -50,8 +50,7 @@ struct Workspace {
 /// resolve every workspace the same way; they do not survive a restart (their rows are marked
 /// deleted by load()). Not thread-safe: the agent's main thread only.
 ///
-/// Errors are runbox::Error (docs/contracts.md "Errors"); the store's wire errors come in
-/// through http::toError, their status kept.
+/// Errors are runbox::Error (docs/contracts.md "Errors"), the store's among them.
 class WorkspaceRegistry final {
 public:
     WorkspaceRegistry(QString workspacesDir, store::WorkspaceRepository* repository);

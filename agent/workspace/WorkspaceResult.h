@@ -11,9 +11,8 @@ namespace runbox::workspace {
 
 /// A value or the runbox::Error that explains why there is none. The workspace file layer
 /// returns these instead of throwing; an HTTP route answers `error()` with its kind's status
-/// (http::httpStatus, docs/contracts.md "Errors"), a folder not converted yet takes it through
-/// http::toApiError. The statuses this folder's comments name (404 not_found, 409 tree_changed…)
-/// are those of the errors' kinds.
+/// (http::httpStatus, docs/contracts.md "Errors"). The statuses this folder's comments name
+/// (404 not_found, 409 tree_changed…) are those of the errors' kinds.
 template <typename T> class Result final {
 public:
     Result(T value) : m_value(std::move(value)) {}

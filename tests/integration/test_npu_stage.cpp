@@ -24,7 +24,7 @@ namespace {
 
 struct Planned {
     bool done = false;
-    std::optional<ApiError> error;
+    std::optional<Error> error;
     std::shared_ptr<execution::LaunchPlan> plan;
 };
 
@@ -75,7 +75,7 @@ private:
                                          const execution::LaunchContext& ctx) {
         auto out = std::make_shared<Planned>();
         planner.plan(ctx,
-                     [out](std::optional<ApiError> err, std::shared_ptr<execution::LaunchPlan> p) {
+                     [out](std::optional<Error> err, std::shared_ptr<execution::LaunchPlan> p) {
                          out->done = true;
                          out->error = err;
                          out->plan = p;

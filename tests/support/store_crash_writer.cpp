@@ -60,7 +60,7 @@ int main(int argc, char** argv) {
     ws.id = QStringLiteral("crash-ws");
     ws.isolation = QStringLiteral("strong");
     ws.rootPath = stateDir + QStringLiteral("/ws");
-    if (const auto e = workspaces.insert({ws}); e && e->httpStatus != 409)
+    if (const auto e = workspaces.insert({ws}); e && e->kind != runbox::ErrorKind::Conflict)
         fail(e->message);
     QuotaStore quotas(*db);
     if (const auto e = quotas.initialize(QuotaSettings::Seeds()))

@@ -10,6 +10,7 @@
 #include "agent/execution/BoundedBackend.h"
 #include "agent/execution/BoundedTier.h"
 #include "agent/execution/BoundsStage.h"
+#include "agent/http/ErrorStatus.h"
 #include "agent/workspace/WorkspaceRegistry.h"
 
 #include <QSignalSpy>
@@ -42,7 +43,7 @@ public:
     explicit FakeTier(bool inCgroup) : m_inCgroup(inCgroup) {}
     QString name() const override { return m_inCgroup ? "strong" : "light"; }
     TierAdmission admission(const QString& id, const QString&) const override { return {id}; }
-    std::optional<ApiError> validate(const ExecRequest&, const workspace::Workspace&) override {
+    std::optional<Error> validate(const ExecRequest&, const workspace::Workspace&) override {
         return std::nullopt;
     }
     bool runsInExecutionCgroup() const override { return m_inCgroup; }
@@ -64,7 +65,7 @@ bounds::BoundsHost::Options optionsFor(const FakeCgroupTree& tree) {
     return options;
 }
 
-std::optional<ApiError> validateCpu(bounds::BoundsHost* host, bool tierInCgroup, qint64 cpu) {
+std::optional<Error> validateCpu(bounds::BoundsHost* host, bool tierInCgroup, qint64 cpu) {
     BoundedTier tier(std::make_unique<FakeTier>(tierInCgroup), host);
     ExecRequest request;
     store::ExecutionLimits limits;
@@ -93,9 +94,9 @@ private Q_SLOTS:
                                            {"maxCpuMillicores", 1500},
                                            {"maxWorkspaceBytes", kMiB}};
         LaunchPlan plan;
-        std::optional<ApiError> result = ApiError{500, "not_called", ""};
+        std::optional<Error> result = Error{ErrorKind::Internal, "not_called", ""};
         BoundsStage(&host).prepare(context, &plan,
-                                   [&](std::optional<ApiError> e) { result = std::move(e); });
+                                   [&](std::optional<Error> e) { result = std::move(e); });
         QVERIFY2(!result, result ? qPrintable(result->message) : "");
         QVERIFY(plan.cgroupProcsFd >= 0);
         QCOMPARE(plan.spec.tmpfsBytes, 512 * kMiB);
@@ -120,7 +121,7 @@ private Q_SLOTS:
         context.executionId = QStringLiteral("ex2");
         context.epoch.quotas = QJsonObject{{"maxMemoryBytes", 512 * kMiB}};
         LaunchPlan plan;
-        BoundsStage(&host).prepare(context, &plan, [](std::optional<ApiError> e) { QVERIFY(!e); });
+        BoundsStage(&host).prepare(context, &plan, [](std::optional<Error> e) { QVERIFY(!e); });
         QCOMPARE(FakeCgroupTree::read(tree.service + "/runbox-ex-ex2/cpu.max"), QByteArray(""));
         plan.release(); // not taken: the host drops it
         QVERIFY(!QFile::exists(tree.service + "/runbox-ex-ex2"));
@@ -154,7 +155,7 @@ private Q_SLOTS:
         QVERIFY(!validateCpu(&cgroupHost, false, 0));   // no limit: nothing to enforce
         const auto light = validateCpu(&cgroupHost, false, 1500);
         QVERIFY(light);
-        QCOMPARE(light->httpStatus, 503);
+        QCOMPARE(runbox::http::httpStatus(light->kind), 503);
         QCOMPARE(light->code, QStringLiteral("limit_unenforceable"));
 
         FakeCgroupTree noCpu("memory pids");

@@ -2,13 +2,15 @@
 // and ChunkedUploadDecoder (agent). Every malformed, tampered, reordered, replayed, spliced or
 // truncated body is refused and never reported complete; a good body decodes whatever way its
 // bytes are split.
-#include "shared/ChunkedUploadDecoder.h"
+#include "agent/files/ChunkedUploadDecoder.h"
+#include "agent/http/ErrorStatus.h"
 #include "shared/Crypto.h"
 #include "shared/UploadChunkSigner.h"
 
 #include <QTest>
 
 using namespace runbox;
+using namespace runbox::files;
 
 namespace {
 
@@ -26,7 +28,7 @@ QByteArray pattern(qsizetype size) {
 /// Decodes @p body fed in pieces cut at @p cuts; collects data and the first error.
 struct Decoded {
     QByteArray data;
-    std::optional<ApiError> error;
+    std::optional<Error> error;
     bool complete = false;
     qint64 verified = 0;
     QString code() const { return error ? error->code : QString(); }
@@ -36,7 +38,7 @@ Decoded decode(const QByteArray& body, qint64 declared, const QList<qsizetype>& 
                const QByteArray& key = kKey, const QByteArray& seed = kSeed) {
     ChunkedUploadDecoder decoder(key, seed, declared);
     Decoded d;
-    auto sink = [&](QByteArrayView piece) -> std::optional<ApiError> {
+    auto sink = [&](QByteArrayView piece) -> std::optional<Error> {
         d.data += piece;
         return std::nullopt;
     };
@@ -265,14 +267,15 @@ private Q_SLOTS:
         const QByteArray body = UploadChunkSigner::encode(kKey, kSeed, pattern(256), 64);
         ChunkedUploadDecoder decoder(kKey, kSeed, 256);
         int calls = 0;
-        auto sink = [&](QByteArrayView) -> std::optional<ApiError> {
+        auto sink = [&](QByteArrayView) -> std::optional<Error> {
             if (++calls == 2)
-                return ApiError{413, QStringLiteral("upload_too_large"), QStringLiteral("full")};
+                return Error{ErrorKind::TooLarge, QStringLiteral("upload_too_large"),
+                             QStringLiteral("full")};
             return std::nullopt;
         };
         const auto err = decoder.feed(body, sink);
         QVERIFY(err);
-        QCOMPARE(err->httpStatus, 413);
+        QCOMPARE(runbox::http::httpStatus(err->kind), 413);
         QCOMPARE(calls, 2);
         QCOMPARE(decoder.feed("more", sink)->code, QStringLiteral("upload_too_large"));
         QCOMPARE(decoder.finish()->code, QStringLiteral("upload_too_large"));

@@ -42,9 +42,9 @@ class TestEgressStage final : public QObject {
     }
     /// Plans @p c with @p planner; the planner answers synchronously (no stage waits).
     static std::shared_ptr<LaunchPlan> plan(const LaunchPlanner& planner, const LaunchContext& c,
-                                            std::optional<ApiError>* error = nullptr) {
+                                            std::optional<Error>* error = nullptr) {
         std::shared_ptr<LaunchPlan> result;
-        planner.plan(c, [&](std::optional<ApiError> err, std::shared_ptr<LaunchPlan> p) {
+        planner.plan(c, [&](std::optional<Error> err, std::shared_ptr<LaunchPlan> p) {
             if (error)
                 *error = err;
             result = p;
@@ -110,7 +110,7 @@ private Q_SLOTS:
         LaunchContext c = context("e-allow");
         snapshot(&c);
         QCOMPARE(NetworkEpoch::readFrom(c.epoch).revision, applied.revision());
-        std::optional<ApiError> error;
+        std::optional<Error> error;
         const auto p = plan(planner, c, &error);
         QVERIFY2(p, error ? qPrintable(error->message) : "no plan");
         const QStringList& args = p->launch.arguments;
@@ -174,7 +174,7 @@ private Q_SLOTS:
         tampered.writeInto(&c.epoch);
         LaunchPlanner planner(&m_host);
         planner.addStage(m_stage.get());
-        std::optional<ApiError> error;
+        std::optional<Error> error;
         QVERIFY(!plan(planner, c, &error));
         QVERIFY(error);
         QCOMPARE(error->code, QStringLiteral("invalid_network_snapshot"));
@@ -194,7 +194,7 @@ private Q_SLOTS:
         service.snapshotInto(&c.epoch);
         LaunchPlanner planner(&m_host);
         planner.addStage(&stage);
-        std::optional<ApiError> error;
+        std::optional<Error> error;
         QVERIFY(!plan(planner, c, &error));
         QCOMPARE(error->code, QStringLiteral("egress_unavailable"));
         QVERIFY(error->message.contains("no-such-bridge"));

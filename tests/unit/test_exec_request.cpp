@@ -1,4 +1,5 @@
 #include "agent/execution/ExecRequest.h"
+#include "agent/http/ErrorStatus.h"
 #include "agent/sandbox/EnvPolicy.h"
 
 #include <QJsonArray>
@@ -136,14 +137,15 @@ private Q_SLOTS:
         ExecLimits limits;
         limits.featureFields = {QStringLiteral("npuDevices")};
         QList<QJsonValue> checked;
-        limits.featureChecks.insert(
-            QStringLiteral("npuDevices"), [&checked](const QJsonValue& value) {
-                checked << value;
-                return value.isArray() ? std::nullopt
-                                       : std::optional<ApiError>(ApiError{
-                                             400, QStringLiteral("invalid_npu_devices"),
-                                             QStringLiteral("npuDevices must be an array")});
-            });
+        limits.featureChecks.insert(QStringLiteral("npuDevices"), [&checked](
+                                                                      const QJsonValue& value) {
+            checked << value;
+            return value.isArray()
+                       ? std::nullopt
+                       : std::optional<Error>(Error{ErrorKind::InvalidArgument,
+                                                    QStringLiteral("invalid_npu_devices"),
+                                                    QStringLiteral("npuDevices must be an array")});
+        });
         ExecRequest r;
         // Positive control: a well-formed section passes and is kept as sent.
         QVERIFY(!ExecRequest::parse({{"argv", QJsonArray{"x"}}, {"npuDevices", QJsonArray{0}}},
@@ -152,7 +154,7 @@ private Q_SLOTS:
         const auto err = ExecRequest::parse(
             {{"argv", QJsonArray{"x"}}, {"npuDevices", QStringLiteral("x")}}, limits, &r);
         QVERIFY(err);
-        QCOMPARE(err->httpStatus, 400);
+        QCOMPARE(runbox::http::httpStatus(err->kind), 400);
         QCOMPARE(err->code, QStringLiteral("invalid_npu_devices"));
         // Null is handed to the check too (it decides what null means); an absent field is not.
         checked.clear();

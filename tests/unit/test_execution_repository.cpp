@@ -1,3 +1,4 @@
+#include "agent/http/ErrorStatus.h"
 #include "agent/store/Database.h"
 #include "agent/store/ExecutionRepository.h"
 #include "agent/store/WorkspaceRepository.h"
@@ -109,7 +110,7 @@ private Q_SLOTS:
               QStringLiteral("x\u00e9")}) {
             const auto error = repo.insert(make(bad), &result);
             QVERIFY2(error, qPrintable(bad));
-            QCOMPARE(error->httpStatus, 400);
+            QCOMPARE(runbox::http::httpStatus(error->kind), 400);
             QCOMPARE(error->code, QStringLiteral("invalid_execution_id"));
         }
     }
@@ -176,7 +177,7 @@ private Q_SLOTS:
         QVERIFY(!WorkspaceRepository(*m_db).markDeleted(QStringLiteral("ws2"), 5));
         error = repo.insert(make(QStringLiteral("b"), 1, QStringLiteral("ws2")), &result);
         QVERIFY(error);
-        QCOMPARE(error->httpStatus, 404);
+        QCOMPARE(runbox::http::httpStatus(error->kind), 404);
     }
 
     void testLegalLifecycleRecordsEverything() {
@@ -258,7 +259,7 @@ private Q_SLOTS:
                 QVERIFY2(bool(error) != expectOk,
                          qPrintable(toString(from) + QStringLiteral(" -> ") + toString(to)));
                 if (error)
-                    QCOMPARE(error->httpStatus, 409);
+                    QCOMPARE(runbox::http::httpStatus(error->kind), 409);
                 ExecutionRecord after;
                 QVERIFY(!repo.get(id, &after));
                 QCOMPARE(toString(after.state), toString(expectOk ? to : from));
@@ -293,7 +294,7 @@ private Q_SLOTS:
         ExecutionRecord r;
         auto error = repo.get(QStringLiteral("ghost"), &r);
         QVERIFY(error);
-        QCOMPARE(error->httpStatus, 404);
+        QCOMPARE(runbox::http::httpStatus(error->kind), 404);
         error = repo.markRunning(QStringLiteral("ghost"), 0, {});
         QVERIFY(error);
         QCOMPARE(error->code, QStringLiteral("execution_not_found"));
@@ -406,10 +407,10 @@ private Q_SLOTS:
         QCOMPARE(live.size(), 1);
         auto error = repo.insert({workspace(QStringLiteral("ws1"), QStringLiteral("strong"))});
         QVERIFY(error);
-        QCOMPARE(error->httpStatus, 409);
+        QCOMPARE(runbox::http::httpStatus(error->kind), 409);
         error = repo.insert({workspace(QStringLiteral("w3"), QStringLiteral("medium"))});
         QVERIFY(error);
-        QCOMPARE(error->httpStatus, 400);
+        QCOMPARE(runbox::http::httpStatus(error->kind), 400);
         QVERIFY(!repo.markDeleted(QStringLiteral("ws2"), 9));
         QVERIFY(repo.markDeleted(QStringLiteral("ws2"), 9)); // already deleted
         QVERIFY(!repo.listLive(QString(), &live));

@@ -3,6 +3,7 @@
 // queued or running one), the size bound removes the oldest finished first until it holds, an
 // execution finishing over the bound triggers a pass, each pass writes its audit row, and a
 // removed id stays taken.
+#include "agent/http/ErrorStatus.h"
 #include "agent/store/Database.h"
 #include "agent/store/ExecutionOutputRepository.h"
 #include "agent/store/ExecutionRepository.h"
@@ -167,7 +168,7 @@ private Q_SLOTS:
         ExecutionRecord record;
         const auto notFound = repo().get(QStringLiteral("old-1"), &record);
         QVERIFY(notFound);
-        QCOMPARE(notFound->httpStatus, 404);
+        QCOMPARE(runbox::http::httpStatus(notFound->kind), 404);
         QVERIFY2(notFound->message.contains(QLatin1String("removed by retention")),
                  qPrintable(notFound->message));
         NewExecution again;

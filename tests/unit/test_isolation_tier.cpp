@@ -75,10 +75,11 @@ public:
     TierAdmission admission(const QString& id, const QString&) const override {
         return {QStringLiteral("fake:") + id, false};
     }
-    std::optional<ApiError> validate(const ExecRequest& request,
-                                     const workspace::Workspace&) override {
+    std::optional<Error> validate(const ExecRequest& request,
+                                  const workspace::Workspace&) override {
         if (request.kind == QLatin1String("r"))
-            return ApiError{400, QStringLiteral("fake_refuses_r"), QStringLiteral("no R")};
+            return Error{ErrorKind::InvalidArgument, QStringLiteral("fake_refuses_r"),
+                         QStringLiteral("no R")};
         return std::nullopt;
     }
     void createBackend(const TierLaunch& launch, QObject* parent, BackendReady ready) override {
@@ -203,7 +204,7 @@ private Q_SLOTS:
 
         auto* tier = new FakeTier(ws.isolation);
         manager.addTier(std::unique_ptr<IsolationTier>(tier));
-        ApiError noTier;
+        Error noTier;
         // The manager puts each tier under the resource bounds (BoundedTier): same name.
         QVERIFY(manager.tierOf(ws, &noTier) != nullptr);
         QCOMPARE(manager.tierOf(ws, &noTier)->name(), ws.isolation);

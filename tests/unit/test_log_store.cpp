@@ -1,3 +1,4 @@
+#include "agent/http/ErrorStatus.h"
 #include "agent/store/LogFollower.h"
 #include "agent/store/LogFormat.h"
 #include "agent/store/LogStore.h"
@@ -251,10 +252,10 @@ private Q_SLOTS:
         QCOMPARE(m_store->append(QStringLiteral("fin"), LogStream::Stdout, "abc"), qint64(0));
         QCOMPARE(m_store->append(QStringLiteral("fin"), LogStream::Stderr, "de"), qint64(3));
         QVERIFY(!m_store->finish(QStringLiteral("fin")));
-        runbox::ApiError error;
+        runbox::Error error;
         QCOMPARE(m_store->append(QStringLiteral("fin"), LogStream::Stdout, "x", &error),
                  qint64(-1));
-        QCOMPARE(error.httpStatus, 409);
+        QCOMPARE(runbox::http::httpStatus(error.kind), 409);
         LogReadResult result;
         QVERIFY(!m_store->read(QStringLiteral("fin"), 5, 10, &result)); // exactly at the end
         QVERIFY(result.chunks.isEmpty());
@@ -280,7 +281,7 @@ private Q_SLOTS:
                                    QStringLiteral(".log"), QString()}) {
             const auto error = m_store->create(bad, 0);
             QVERIFY2(error, qPrintable(bad));
-            QCOMPARE(error->httpStatus, 400);
+            QCOMPARE(runbox::http::httpStatus(error->kind), 400);
         }
         QVERIFY(!QFile::exists(m_state + QStringLiteral("/escape.log")));
         LogReadResult result;
@@ -288,9 +289,10 @@ private Q_SLOTS:
         QVERIFY(missing);
         QCOMPARE(missing->code, QStringLiteral("log_not_found"));
         QVERIFY(!m_store->create(QStringLiteral("dup"), 0));
-        QCOMPARE(m_store->create(QStringLiteral("dup"), 0)->httpStatus, 409);
+        QCOMPARE(runbox::http::httpStatus(m_store->create(QStringLiteral("dup"), 0)->kind), 409);
         reopen();
-        QCOMPARE(m_store->create(QStringLiteral("dup"), 0)->httpStatus, 409); // file exists
+        QCOMPARE(runbox::http::httpStatus(m_store->create(QStringLiteral("dup"), 0)->kind),
+                 409); // file exists
     }
 
     void testTornTailIsCutAndTheLogClosedAsLost() {

@@ -1,3 +1,4 @@
+#include "agent/http/ErrorStatus.h"
 #include "agent/store/QuotaSettings.h"
 
 #include <QJsonDocument>
@@ -88,7 +89,7 @@ private Q_SLOTS:
         out.maxOutputBytes = 42;
         const auto error = QuotaSettings::fromJson(patch, QuotaSettings{}, &out);
         QVERIFY(error);
-        QCOMPARE(error->httpStatus, 400);
+        QCOMPARE(runbox::http::httpStatus(error->kind), 400);
         QCOMPARE(error->code, QStringLiteral("invalid_quota"));
         QVERIFY2(error->message.contains(field), qPrintable(error->message));
         QCOMPARE(out.maxOutputBytes, qint64(42)); // untouched on error
@@ -157,7 +158,7 @@ private Q_SLOTS:
               R"({"executionTimeoutMs": 60001})", R"({"executionTimeoutMs": 0})"}) {
             const auto error = tighten(s, parse(loosen), &limits);
             QVERIFY2(error, loosen);
-            QCOMPARE(error->httpStatus, 400);
+            QCOMPARE(runbox::http::httpStatus(error->kind), 400);
             QCOMPARE(error->code, QStringLiteral("quota_override_not_tighter"));
         }
         const auto malformed = tighten(s, parse(R"({"maxOutputBytes": "5"})"), &limits);

@@ -1,3 +1,4 @@
+#include "agent/http/ErrorStatus.h"
 #include "agent/store/Database.h"
 #include "agent/store/QuotaStore.h"
 #include "agent/store/SettingsRepository.h"
@@ -104,7 +105,7 @@ private Q_SLOTS:
         QuotaStore quotas(*m_db);
         const auto error = quotas.initialize(QuotaSettings::Seeds());
         QVERIFY(error);
-        QCOMPARE(error->httpStatus, 500);
+        QCOMPARE(runbox::http::httpStatus(error->kind), 500);
     }
 
     void testUpdateAuditsEachChangedFieldWithWhoAndWhen() {

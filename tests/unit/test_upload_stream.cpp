@@ -2,10 +2,10 @@
 // order whatever the pieces; the producer is held back above the high-water mark and called
 // back below it; a limit crossed, a bad chunk or a cancellation aborts the upload and leaves
 // nothing behind.
+#include "agent/files/ChunkedUploadDecoder.h"
 #include "agent/files/UploadStream.h"
 #include "agent/http/ErrorStatus.h"
 #include "agent/workspace/WorkspaceFs.h"
-#include "shared/ChunkedUploadDecoder.h"
 #include "shared/Crypto.h"
 #include "shared/UploadChunkSigner.h"
 

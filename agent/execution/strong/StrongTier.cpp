@@ -21,7 +21,7 @@ QJsonObject mapToJson(const QMap<QString, QString>& map) {
 } // namespace
 
 StrongTier::StrongTier(const LaunchPlanner* planner, const SandboxHost* host,
-                       std::function<std::optional<ApiError>()> availability,
+                       std::function<std::optional<Error>()> availability,
                        qint64 syncSetupTimeoutMs)
     : m_planner(planner), m_host(host), m_availability(std::move(availability)),
       m_syncSetupTimeoutMs(syncSetupTimeoutMs) {}
@@ -31,8 +31,8 @@ TierAdmission StrongTier::admission(const QString& executionId, const QString& w
     return {workspaceId, true};
 }
 
-std::optional<ApiError> StrongTier::validate(const ExecRequest& request,
-                                             const workspace::Workspace& workspace) {
+std::optional<Error> StrongTier::validate(const ExecRequest& request,
+                                          const workspace::Workspace& workspace) {
     Q_UNUSED(request);
     Q_UNUSED(workspace);
     return m_availability ? m_availability() : std::nullopt;
@@ -43,8 +43,7 @@ void StrongTier::createBackend(const TierLaunch& launch, QObject* parent, Backen
     m_planner->plan(
         LaunchContext{launch.request, launch.executionId, launch.workspaceId, launch.workspaceDir,
                       launch.epoch, launch.workspaceUid},
-        [this, guard, launch, ready](std::optional<ApiError> err,
-                                     std::shared_ptr<LaunchPlan> plan) {
+        [this, guard, launch, ready](std::optional<Error> err, std::shared_ptr<LaunchPlan> plan) {
             if (!guard) {
                 if (plan)
                     plan->release();

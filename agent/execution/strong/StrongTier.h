@@ -18,13 +18,13 @@ public:
     /// sync execution's sandbox may take to start its command (AgentConfig::setupTimeoutMs);
     /// managed ones get 10 s.
     StrongTier(const LaunchPlanner* planner, const SandboxHost* host,
-               std::function<std::optional<ApiError>()> availability, qint64 syncSetupTimeoutMs);
+               std::function<std::optional<Error>()> availability, qint64 syncSetupTimeoutMs);
 
     QString name() const override { return QStringLiteral("strong"); }
     bool runsInExecutionCgroup() const override { return true; }
     TierAdmission admission(const QString& executionId, const QString& workspaceId) const override;
-    std::optional<ApiError> validate(const ExecRequest& request,
-                                     const workspace::Workspace& workspace) override;
+    std::optional<Error> validate(const ExecRequest& request,
+                                  const workspace::Workspace& workspace) override;
     /// Plans the launch; a stage's refusal is a set-up failure (TierBackend::refused false).
     /// The runner releases the plan before its finished() (so that what the release reports,
     /// the egress gateway's last decisions, comes before the exit) or when it is deleted.
@@ -34,7 +34,7 @@ public:
 private:
     const LaunchPlanner* m_planner;
     const SandboxHost* m_host;
-    std::function<std::optional<ApiError>()> m_availability;
+    std::function<std::optional<Error>()> m_availability;
     qint64 m_syncSetupTimeoutMs;
 };
 

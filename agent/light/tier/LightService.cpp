@@ -3,7 +3,6 @@
 #include "agent/config/HelperBinaries.h"
 #include "agent/egress/EgressService.h"
 #include "agent/egress/EgressStage.h"
-#include "agent/http/ErrorStatus.h"
 #include "agent/light/LightWorkspaceHost.h"
 #include "agent/light/RlimitsJson.h"
 #include "agent/light/tier/LightBackgroundBounds.h"
@@ -167,7 +166,7 @@ std::optional<Error> LightService::parseCreate(const QJsonObject& body,
         r.count = int(*n);
     }
     if (auto err = sandbox::EnvPolicy::parse(body.value(QLatin1String("env")), &r.options.env))
-        return http::toError(*err); // sandbox/ still reports wire errors
+        return err;
     r.idleTimeoutMs = m_context->config.lightIdleTimeoutS * 1000;
     const QJsonValue idle = body.value(QLatin1String("idleTimeoutS"));
     if (!idle.isUndefined() && !idle.isNull()) {

@@ -44,7 +44,6 @@ struct LightCreateRequest {
 /// never runs under a recycled uid.
 ///
 /// Errors are runbox::Error (docs/contracts.md "Errors"); the routes give them their status.
-/// sandbox::EnvPolicy's wire errors come in through http::toError.
 class LightService final : public QObject {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(LightService)

@@ -1,6 +1,5 @@
 #include "agent/light/tier/LightTier.h"
 
-#include "agent/http/ErrorStatus.h"
 #include "agent/light/LightExecMessage.h"
 #include "agent/light/LightWorkspaceHost.h"
 #include "agent/light/tier/LightBackgroundBounds.h"
@@ -27,20 +26,20 @@ std::optional<Error> LightTier::unavailable() const {
                          : QStringLiteral("light workspaces not started")};
 }
 
-std::optional<ApiError> LightTier::validate(const execution::ExecRequest& request,
-                                            const workspace::Workspace& workspace) {
+std::optional<Error> LightTier::validate(const execution::ExecRequest& request,
+                                         const workspace::Workspace& workspace) {
     Q_UNUSED(workspace);
     if (request.hasFeature(npu::NpuStage::kField))
-        return http::toApiError(Error{ErrorKind::InvalidArgument, QStringLiteral("npu_unavailable"),
-                                      QStringLiteral("light workspaces have no NPU passthrough")});
-    return http::toApiError(unavailable());
+        return Error{ErrorKind::InvalidArgument, QStringLiteral("npu_unavailable"),
+                     QStringLiteral("light workspaces have no NPU passthrough")};
+    return unavailable();
 }
 
-std::optional<ApiError> LightTier::beforeRecord(const workspace::Workspace& workspace) {
+std::optional<Error> LightTier::beforeRecord(const workspace::Workspace& workspace) {
     if (!m_light)
-        return http::toApiError(unavailable());
+        return unavailable();
     m_light->touch(workspace.id); // the idle clock: the route names it in its body
-    return http::toApiError(m_workspaces->flushLightRows(workspace.id));
+    return m_workspaces->flushLightRows(workspace.id);
 }
 
 void LightTier::createBackend(const execution::TierLaunch& launch, QObject* parent,
@@ -60,14 +59,13 @@ void LightTier::launchBackend(const execution::TierLaunch& launch, QObject* pare
     execution::TierBackend made;
     made.refused = true;
     if (auto err = unavailable()) {
-        made.error = http::toApiError(err);
+        made.error = err;
         return ready(made);
     }
     const auto info = m_light->host()->info(launch.workspaceId);
     if (!info) {
-        made.error =
-            http::toApiError(Error{ErrorKind::NotFound, QStringLiteral("workspace_not_found"),
-                                   QStringLiteral("the workspace was deleted")});
+        made.error = Error{ErrorKind::NotFound, QStringLiteral("workspace_not_found"),
+                           QStringLiteral("the workspace was deleted")};
         return ready(made);
     }
     const execution::ExecRequest& request = launch.request;
@@ -79,7 +77,7 @@ void LightTier::launchBackend(const execution::TierLaunch& launch, QObject* pare
     auto* run = new LightRun(m_light, launch, parent);
     if (auto err = run->launch()) {
         delete run;
-        made.error = http::toApiError(err);
+        made.error = err;
         return ready(made);
     }
     made.backend = run;

@@ -20,8 +20,7 @@ class LightService;
 /// and takes no global slot. No NPU passthrough (400 `npu_unavailable`); 503
 /// `light_unavailable` while the host is not running. The backend is launched by
 /// createBackend() itself, so that a racing delete (404/409) or missing pipes (503) refuse a
-/// sync exec with their HTTP status. The tier's errors are runbox::Error, handed to
-/// execution::IsolationTier (not converted yet) as wire errors through http::toApiError. The
+/// sync exec with their HTTP status. The tier's errors are runbox::Error. The
 /// provenance recorded is `{"isolation":"light","env","cwd","argv","uid"}`: the env is the base
 /// env plus the request's, never the workspace's own env (held in memory only), which applies
 /// under it.
@@ -34,10 +33,10 @@ public:
     QString name() const override { return QStringLiteral("light"); }
     execution::TierAdmission admission(const QString& executionId,
                                        const QString& workspaceId) const override;
-    std::optional<ApiError> validate(const execution::ExecRequest& request,
-                                     const workspace::Workspace& workspace) override;
+    std::optional<Error> validate(const execution::ExecRequest& request,
+                                  const workspace::Workspace& workspace) override;
     /// Writes the workspace's row (the record refers to it) and restarts its idle clock.
-    std::optional<ApiError> beforeRecord(const workspace::Workspace& workspace) override;
+    std::optional<Error> beforeRecord(const workspace::Workspace& workspace) override;
     QJsonObject startedFields() const override { return {{"isolation", "light"}}; }
     /// While the processes of the workspace are being killed for passing a bound between
     /// executions (LightBackgroundBounds), the launch waits until that is over, so the run does

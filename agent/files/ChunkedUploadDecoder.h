@@ -1,6 +1,6 @@
 #pragma once
 
-#include "shared/ApiError.h"
+#include "agent/Error.h"
 #include "shared/Crypto.h"
 
 #include <QByteArray>
@@ -9,7 +9,7 @@
 #include <functional>
 #include <optional>
 
-namespace runbox {
+namespace runbox::files {
 
 /// The verifying side of the chained chunk signatures (docs/upload-integrity.md; the encoder is
 /// UploadChunkSigner). Decodes a body of `<hex length>;chunk-signature=<64 hex>\r\n<data>\r\n`
@@ -22,7 +22,8 @@ namespace runbox {
 /// unless isComplete() — the final chunk verified and exactly the declared number of bytes
 /// decoded.
 ///
-/// Rules (each violation is a 400 ApiError; the first one sticks, later feeds return it):
+/// Rules (each violation is an InvalidArgument error, 400; the first one sticks, later feeds
+/// return it, as does the first error of the data sink):
 /// - `invalid_chunk`: a size line that is not 1 to 6 hex digits without leading zeros (a lone
 ///   "0" is the final chunk), `;chunk-signature=` and 64 lowercase hex digits, then CRLF; a
 ///   data length over kMaxChunkBytes (8 MiB); data not followed by CRLF; any byte after the
@@ -34,7 +35,7 @@ namespace runbox {
 class ChunkedUploadDecoder final {
 public:
     /// Receives decoded (not yet verified) data; returns an error to stop decoding.
-    using DataSink = std::function<std::optional<ApiError>(QByteArrayView)>;
+    using DataSink = std::function<std::optional<Error>(QByteArrayView)>;
 
     /// @p key: the token that verified the request head; @p seedSignature: its
     /// X-Runbox-Signature; @p decodedLength: X-Runbox-Decoded-Length, in bytes.
@@ -42,9 +43,9 @@ public:
 
     /// Consumes @p input; data goes to @p sink. Returns the first error (the decoder is then
     /// failed for good), std::nullopt otherwise.
-    std::optional<ApiError> feed(QByteArrayView input, const DataSink& sink);
+    std::optional<Error> feed(QByteArrayView input, const DataSink& sink);
     /// At the end of the body: an error unless the final chunk was verified.
-    std::optional<ApiError> finish();
+    std::optional<Error> finish();
 
     /// The final chunk verified and the decoded length is the declared one.
     bool isComplete() const { return m_state == State::Done; }
@@ -58,9 +59,9 @@ public:
 
 private:
     enum class State { SizeLine, Data, DataEnd, Done, Failed };
-    std::optional<ApiError> fail(const char* code, const QString& message);
-    std::optional<ApiError> parseSizeLine();
-    std::optional<ApiError> verifyChunk();
+    std::optional<Error> fail(const char* code, const QString& message);
+    std::optional<Error> parseSizeLine();
+    std::optional<Error> verifyChunk();
 
     QByteArray m_key;
     QByteArray m_previous; ///< sig_{i-1}
@@ -73,7 +74,7 @@ private:
     qint64 m_decoded = 0;
     qint64 m_verified = 0;
     crypto::Sha256Stream m_sha;
-    ApiError m_error;
+    Error m_error;
 };
 
-} // namespace runbox
+} // namespace runbox::files

@@ -1,9 +1,9 @@
-#include "shared/ChunkedUploadDecoder.h"
+#include "agent/files/ChunkedUploadDecoder.h"
 
 #include "shared/Crypto.h"
 #include "shared/UploadChunkSigner.h"
 
-namespace runbox {
+namespace runbox::files {
 
 namespace {
 constexpr char kSignatureField[] = "chunk-signature=";
@@ -19,13 +19,13 @@ ChunkedUploadDecoder::ChunkedUploadDecoder(QByteArray key, QByteArray seedSignat
     : m_key(std::move(key)), m_previous(std::move(seedSignature)), m_declaredLength(decodedLength) {
 }
 
-std::optional<ApiError> ChunkedUploadDecoder::fail(const char* code, const QString& message) {
+std::optional<Error> ChunkedUploadDecoder::fail(const char* code, const QString& message) {
     m_state = State::Failed;
-    m_error = ApiError{400, QString::fromLatin1(code), message};
+    m_error = Error{ErrorKind::InvalidArgument, QString::fromLatin1(code), message};
     return m_error;
 }
 
-std::optional<ApiError> ChunkedUploadDecoder::feed(QByteArrayView input, const DataSink& sink) {
+std::optional<Error> ChunkedUploadDecoder::feed(QByteArrayView input, const DataSink& sink) {
     qsizetype pos = 0;
     while (pos < input.size()) {
         switch (m_state) {
@@ -82,10 +82,10 @@ std::optional<ApiError> ChunkedUploadDecoder::feed(QByteArrayView input, const D
         }
         }
     }
-    return m_state == State::Failed ? std::optional<ApiError>(m_error) : std::nullopt;
+    return m_state == State::Failed ? std::optional<Error>(m_error) : std::nullopt;
 }
 
-std::optional<ApiError> ChunkedUploadDecoder::parseSizeLine() {
+std::optional<Error> ChunkedUploadDecoder::parseSizeLine() {
     const qint64 index = m_verified + 1;
     auto malformed = [&] {
         return fail("invalid_chunk",
@@ -134,7 +134,7 @@ std::optional<ApiError> ChunkedUploadDecoder::parseSizeLine() {
     return size == 0 ? verifyChunk() : std::nullopt;
 }
 
-std::optional<ApiError> ChunkedUploadDecoder::verifyChunk() {
+std::optional<Error> ChunkedUploadDecoder::verifyChunk() {
     const QByteArray expected =
         UploadChunkSigner::chunkSignature(m_key, m_previous, m_sha.finalHex());
     if (!crypto::constantTimeEquals(expected, m_signature))
@@ -148,13 +148,13 @@ std::optional<ApiError> ChunkedUploadDecoder::verifyChunk() {
     return std::nullopt;
 }
 
-std::optional<ApiError> ChunkedUploadDecoder::finish() {
+std::optional<Error> ChunkedUploadDecoder::finish() {
     if (m_state == State::Done || m_state == State::Failed)
-        return m_state == State::Failed ? std::optional<ApiError>(m_error) : std::nullopt;
+        return m_state == State::Failed ? std::optional<Error>(m_error) : std::nullopt;
     return fail("invalid_chunk",
                 QStringLiteral("the body ended before its final chunk (%1 of %2 bytes decoded)")
                     .arg(m_decoded)
                     .arg(m_declaredLength));
 }
 
-} // namespace runbox
+} // namespace runbox::files
