@@ -27,6 +27,7 @@
 #include "agent/sandbox/CapabilityProbe.h"
 #include "agent/sandbox/SandboxUser.h"
 #include "agent/sandbox/SeccompProfile.h"
+#include "agent/service/OpenFileLimit.h"
 #include "agent/service/ServiceNotifier.h"
 #include "agent/store/Database.h"
 #include "agent/store/ExecutionRepository.h"
@@ -44,9 +45,7 @@
 #include <QTextStream>
 #include <QTimer>
 
-#include <algorithm>
 #include <csignal>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -65,23 +64,6 @@ void logLine(const QString& line) {
                         << line << Qt::endl;
 }
 
-/// Raises the soft RLIMIT_NOFILE (getrlimit(2)) towards the hard limit so that
-/// @p maxConnections sockets plus the agent's own descriptors fit; warns when they cannot.
-void raiseOpenFileLimit(qint64 maxConnections) {
-    constexpr rlim_t kOwnDescriptors = 512; // database, logs, pipes, sandboxes in flight
-    const rlim_t wanted = rlim_t(maxConnections) + kOwnDescriptors;
-    rlimit limit{};
-    if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= wanted)
-        return;
-    limit.rlim_cur = limit.rlim_max == RLIM_INFINITY ? wanted : std::min(wanted, limit.rlim_max);
-    ::setrlimit(RLIMIT_NOFILE, &limit);
-    if (limit.rlim_cur < wanted)
-        logLine(QStringLiteral("warning: RLIMIT_NOFILE is %1, below the %2 that %3 connections "
-                               "need; raise the hard limit or lower maxConnections")
-                    .arg(quint64(limit.rlim_cur))
-                    .arg(quint64(wanted))
-                    .arg(maxConnections));
-}
 } // namespace
 
 AgentRuntime::AgentRuntime() = default;
@@ -274,7 +256,8 @@ int AgentRuntime::start(const QStringList& args) {
     limits.idleTimeoutMs = m_context.config.idleTimeoutMs;
     limits.maxConnections = m_context.config.maxConnections;
     limits.maxBufferedRequestBytes = m_context.config.maxBufferedRequestBytes;
-    raiseOpenFileLimit(m_context.config.maxConnections);
+    if (const auto warning = service::raiseOpenFileLimit(m_context.config.maxConnections))
+        logLine(*warning);
     m_server = std::make_unique<http::HttpServer>(m_api.get(), limits);
     if (!m_server->listen(m_context.config.listenAddress, m_context.config.listenPort)) {
         logLine(QStringLiteral("runbox-agent: cannot listen on %1:%2: %3")

@@ -22,7 +22,7 @@ std::optional<Error> parseExecRequest(AgentContext* context, const QJsonObject& 
     // The environment is resolved now, so the execution keeps the revision that is current at
     // its creation (docs/environments.md "Selection").
     if (context->environments)
-        return context->environments->resolveSelection(out, workspace);
+        return context->environments->resolveSelection(out);
     return std::nullopt;
 }
 

@@ -42,8 +42,7 @@ std::optional<Error> checkLanguage(const execution::ExecRequest& request,
 
 } // namespace
 
-std::optional<Error> EnvironmentService::resolveSelection(execution::ExecRequest* request,
-                                                          const workspace::Workspace& workspace) {
+std::optional<Error> EnvironmentService::resolveSelection(execution::ExecRequest* request) {
     const bool byEnvironment = request->hasFeature(kEnvironmentField);
     const bool byRevision = request->hasFeature(kRevisionField);
     request->features.remove(kBuildField); // never from a client (parse refuses it anyway)
@@ -52,10 +51,6 @@ std::optional<Error> EnvironmentService::resolveSelection(execution::ExecRequest
     if (byEnvironment && byRevision)
         return invalid("invalid_request",
                        QStringLiteral("give environmentId or environmentRevisionId, not both"));
-    if (workspace.isLight())
-        return Error{ErrorKind::Conflict, QStringLiteral("environment_unsupported_tier"),
-                     QStringLiteral("light workspaces cannot select an environment yet (their "
-                                    "Landlock domain is fixed at creation; docs/environments.md)")};
     const Error unknown =
         invalid("unknown_environment",
                 byEnvironment ? QStringLiteral("environmentId %1 names no environment")

@@ -43,7 +43,7 @@ class EnvironmentProvisioner;
 /// Errors (runbox::Error): InvalidArgument (the field named; `unknown_environment` for an exec
 /// naming none), NotFound `environment_not_found`, Conflict `environment_exists`,
 /// `environment_building`, `environment_in_use`, `environment_not_ready`,
-/// `environment_unsupported_tier`, Unavailable `package_source_not_configured` and
+/// Unavailable `package_source_not_configured` and
 /// `provisioner_unavailable` (the host lacks python3-venv or R, micromamba is not configured or
 /// its hash is wrong), and the store's.
 class EnvironmentService final : public QObject {
@@ -123,15 +123,15 @@ public:
     /// Exec intake (sync and managed, after the tier's checks): turns `environmentId` (its
     /// current revision now) or `environmentRevisionId` into both fields of @p request, which
     /// the epoch contributor records. 400 `unknown_environment`, 409 `environment_not_ready`,
-    /// 409 `environment_unsupported_tier` (light workspaces), 400 `invalid_request` for both,
+    /// 400 `invalid_request` for both (a light workspace's tier refuses either first with 409
+    /// `environment_unsupported_tier`: LightTier::validate),
     /// 400 `environment_language_mismatch` for kind `python` in an R environment or kind `r`
     /// in a Python one (the other language's interpreters are masked). Naming a starter
     /// (`starter-python`, `starter-r`) builds it on its first use and again when its package
     /// setting changed (useStarter()); until its first revision is ready that is 409
     /// `environment_not_ready` naming the build's execution; 503 `starter_misconfigured` when
     /// its package setting does not parse.
-    std::optional<Error> resolveSelection(execution::ExecRequest* request,
-                                          const workspace::Workspace& workspace);
+    std::optional<Error> resolveSelection(execution::ExecRequest* request);
 
     /// Whether @p id names a starter environment (`starter-python`, `starter-r`).
     static bool isStarter(const QString& id);

@@ -1,5 +1,7 @@
 #include "agent/light/tier/LightTier.h"
 
+#include "agent/environments/EnvironmentService.h"
+#include "agent/environments/EnvironmentStage.h"
 #include "agent/light/LightExecMessage.h"
 #include "agent/light/LightWorkspaceHost.h"
 #include "agent/light/tier/LightBackgroundBounds.h"
@@ -32,6 +34,13 @@ std::optional<Error> LightTier::validate(const execution::ExecRequest& request,
     if (request.hasFeature(npu::NpuStage::kField))
         return Error{ErrorKind::InvalidArgument, QStringLiteral("npu_unavailable"),
                      QStringLiteral("light workspaces have no NPU passthrough")};
+    // One Landlock domain per workspace, fixed when it is made, and no mount namespace per
+    // execution: no environment can be bound for one execution (docs/environments.md).
+    if (request.hasFeature(environments::EnvironmentService::kEnvironmentField) ||
+        request.hasFeature(environments::EnvironmentStage::kRevisionField))
+        return Error{ErrorKind::Conflict, QStringLiteral("environment_unsupported_tier"),
+                     QStringLiteral("light workspaces cannot select an environment yet (their "
+                                    "Landlock domain is fixed at creation; docs/environments.md)")};
     return unavailable();
 }
 
