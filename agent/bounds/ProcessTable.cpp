@@ -1,5 +1,7 @@
 #include "agent/bounds/ProcessTable.h"
 
+#include "agent/bounds/NumericEntries.h"
+
 #include <QFile>
 
 #include <cerrno>
@@ -16,15 +18,6 @@ namespace runbox::bounds {
 
 namespace {
 
-/// One getdents64 record (getdents64(2)).
-struct LinuxDirent64 {
-    quint64 d_ino;
-    qint64 d_off;
-    unsigned short d_reclen;
-    unsigned char d_type;
-    char d_name[];
-};
-
 /// Reads a small /proc file relative to @p dirFd, at most @p max bytes.
 QByteArray readAt(int dirFd, const char* path, int max = 4096) {
     const int fd = ::openat(dirFd, path, O_RDONLY | O_CLOEXEC);
@@ -37,22 +30,12 @@ QByteArray readAt(int dirFd, const char* path, int max = 4096) {
     return buffer;
 }
 
-/// Calls @p visit(pid, inode) for each numeric entry of the /proc directory open as @p procFd,
-/// from its start (getdents64(2): no allocation, no QDir).
+/// Calls @p visit(pid, inode) for each process directory of the /proc open as @p procFd.
 template <typename Visit> void forEachPid(int procFd, Visit&& visit) {
-    ::lseek(procFd, 0, SEEK_SET);
-    alignas(LinuxDirent64) char buffer[32768];
-    for (;;) {
-        const long n = ::syscall(SYS_getdents64, procFd, buffer, sizeof buffer);
-        if (n <= 0)
-            return;
-        for (long offset = 0; offset < n;) {
-            const auto* d = reinterpret_cast<const LinuxDirent64*>(buffer + offset);
-            offset += d->d_reclen;
-            if (d->d_name[0] >= '1' && d->d_name[0] <= '9')
-                visit(pid_t(std::strtol(d->d_name, nullptr, 10)), quint64(d->d_ino));
-        }
-    }
+    forEachNumericEntry(procFd, [&](const char*, long pid, quint64 inode) {
+        if (pid > 0)
+            visit(pid_t(pid), inode);
+    });
 }
 
 } // namespace

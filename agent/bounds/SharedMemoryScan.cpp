@@ -1,5 +1,7 @@
 #include "agent/bounds/SharedMemoryScan.h"
 
+#include "agent/bounds/NumericEntries.h"
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -16,31 +18,6 @@
 namespace runbox::bounds {
 
 namespace {
-
-/// One getdents64 record (getdents64(2)).
-struct LinuxDirent64 {
-    quint64 d_ino;
-    qint64 d_off;
-    unsigned short d_reclen;
-    unsigned char d_type;
-    char d_name[];
-};
-
-/// Calls @p visit(number) for each numeric entry of the directory open as @p dirFd.
-template <typename Visit> void forEachNumber(int dirFd, Visit&& visit) {
-    alignas(LinuxDirent64) char buffer[16384];
-    for (;;) {
-        const long n = ::syscall(SYS_getdents64, dirFd, buffer, sizeof buffer);
-        if (n <= 0)
-            return;
-        for (long offset = 0; offset < n;) {
-            const auto* d = reinterpret_cast<const LinuxDirent64*>(buffer + offset);
-            offset += d->d_reclen;
-            if (d->d_name[0] >= '0' && d->d_name[0] <= '9')
-                visit(d->d_name, std::strtol(d->d_name, nullptr, 10));
-        }
-    }
-}
 
 /// Whether tasks @p a and @p b share one descriptor table (kcmp(2) KCMP_FILES: 0 = the same).
 /// An error (no permission, a kernel without CONFIG_KCMP, a task gone) reads as different, so
@@ -168,7 +145,7 @@ void SharedMemoryScan::addDescriptorTable(pid_t task) {
     const int dirFd = ::openat(m_procFd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dirFd < 0)
         return; // gone, or an exited leader's
-    forEachNumber(dirFd, [&](const char* name, long) {
+    forEachNumericEntry(dirFd, [&](const char* name, long, quint64) {
         // stat(2) through the magic link: the open file's inode, without opening anything.
         struct stat st {};
         if (::fstatat(dirFd, name, &st, 0) == 0 && st.st_dev == m_device && S_ISREG(st.st_mode) &&
@@ -229,7 +206,7 @@ void SharedMemoryScan::add(pid_t pid, pid_t memoryTask) {
     const int taskFd = ::openat(m_procFd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     std::vector<pid_t> tables; // one task per distinct descriptor table read
     if (taskFd >= 0) {
-        forEachNumber(taskFd, [&](const char*, long number) {
+        forEachNumericEntry(taskFd, [&](const char*, long number, quint64) {
             const pid_t tid = pid_t(number);
             for (const pid_t read : tables)
                 if (sameDescriptorTable(read, tid))
