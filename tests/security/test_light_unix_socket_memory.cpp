@@ -72,16 +72,9 @@ class TestLightUnixSocketMemory final : public QObject {
     /// Runs Python @p code in the light workspace under @p limit; the exit event, with stdout
     /// and stderr tails.
     QJsonObject run(const QString& code, qint64 limit) {
-        ExecStream run(m_agent.client(), m_ws,
-                       {{"kind", "python"}, {"code", code}, {"maxMemoryBytes", double(limit)}});
-        if (!run.waitForFinished(180000))
-            return {};
-        if (run.outcome().httpStatus != 200)
-            qWarning("exec: %s", qPrintable(run.outcome().describe()));
-        QJsonObject exit = run.outcome().exitEvent;
-        exit.insert("stdout", run.outcome().stdoutText().right(400));
-        exit.insert("stderr", run.outcome().stderrText().right(400));
-        return exit;
+        return runToExitEvent(
+            m_agent.client(), m_ws,
+            {{"kind", "python"}, {"code", code}, {"maxMemoryBytes", double(limit)}}, 180000);
     }
 
     /// Python that starts @p python detached in the background (its pid in bg.pid) and ends.

@@ -42,15 +42,9 @@ private:
 
     /// Runs @p code synchronously under @p limit; returns the exit event.
     QJsonObject runSync(AgentProcess& a, const QString& ws, const QString& code, qint64 limit) {
-        ExecStream run(a.client(), ws,
-                       {{"kind", "shell"}, {"code", code}, {"maxMemoryBytes", double(limit)}});
-        if (!run.waitForFinished(120000))
-            return {};
-        if (run.outcome().httpStatus != 200)
-            qWarning("sync exec: %s", qPrintable(run.outcome().describe()));
-        QJsonObject exit = run.outcome().exitEvent;
-        exit.insert("stderr", run.outcome().stderrText().right(400));
-        return exit;
+        return runToExitEvent(
+            a.client(), ws, {{"kind", "shell"}, {"code", code}, {"maxMemoryBytes", double(limit)}},
+            120000);
     }
 
     /// Runs @p code as a managed execution under @p limit; returns its final record.

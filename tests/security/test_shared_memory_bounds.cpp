@@ -61,16 +61,9 @@ class TestSharedMemoryBounds final : public QObject {
 
     /// Runs Python @p code in @p ws under @p limit; the exit event with stdout/stderr tails.
     QJsonObject run(AgentProcess& a, const QString& ws, const QString& code, qint64 limit) {
-        ExecStream run(a.client(), ws,
-                       {{"kind", "python"}, {"code", code}, {"maxMemoryBytes", double(limit)}});
-        if (!run.waitForFinished(180000))
-            return {};
-        if (run.outcome().httpStatus != 200)
-            qWarning("exec: %s", qPrintable(run.outcome().describe()));
-        QJsonObject exit = run.outcome().exitEvent;
-        exit.insert("stdout", run.outcome().stdoutText().right(400));
-        exit.insert("stderr", run.outcome().stderrText().right(400));
-        return exit;
+        return runToExitEvent(
+            a.client(), ws, {{"kind", "python"}, {"code", code}, {"maxMemoryBytes", double(limit)}},
+            180000);
     }
 
     static QString blindSpots(AgentProcess& a) {

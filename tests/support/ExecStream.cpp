@@ -134,4 +134,17 @@ void ExecStream::abort() {
         m_reply->abort();
 }
 
+QJsonObject runToExitEvent(ApiClient* client, const QString& workspaceId, const QJsonObject& body,
+                           int timeoutMs) {
+    ExecStream run(client, workspaceId, body);
+    if (!run.waitForFinished(timeoutMs))
+        return {};
+    if (run.outcome().httpStatus != 200)
+        qWarning("exec: %s", qPrintable(run.outcome().describe()));
+    QJsonObject exit = run.outcome().exitEvent;
+    exit.insert(QStringLiteral("stdout"), run.outcome().stdoutText().right(400));
+    exit.insert(QStringLiteral("stderr"), run.outcome().stderrText().right(400));
+    return exit;
+}
+
 } // namespace runbox::testsupport

@@ -80,4 +80,10 @@ private:
     bool m_keepOutputEvents = true;
 };
 
+/// Runs the exec request @p body in @p workspaceId to its end, waiting at most @p timeoutMs:
+/// the `exit` event with the last 400 characters of stdout and stderr added as "stdout" and
+/// "stderr"; an empty object on time-out. A refusal (not 200) is logged.
+QJsonObject runToExitEvent(ApiClient* client, const QString& workspaceId, const QJsonObject& body,
+                           int timeoutMs);
+
 } // namespace runbox::testsupport
