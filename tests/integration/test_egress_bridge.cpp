@@ -206,11 +206,13 @@ private Q_SLOTS:
         CanaryHttpServer upstream;
         auto resolver = std::make_shared<FakeResolver>();
         resolver->map("mirror.test", {"127.0.0.1"});
+        // Declared before the gateway: closing it at the end of the scope aborts connections
+        // still open, and each reports its decision into this list.
+        QList<EgressDecision> decisions;
         EgressGateway gateway(mirrorPolicy(), resolver);
         const QString socketPath = m_dir.filePath("chain.sock");
         QString error;
         QVERIFY2(gateway.listen(socketPath, "exec-chain", &error), qPrintable(error));
-        QList<EgressDecision> decisions;
         connect(&gateway, &EgressGateway::decisionMade, this,
                 [&decisions](const EgressDecision& d) { decisions.append(d); });
 

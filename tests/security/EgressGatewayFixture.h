@@ -98,12 +98,12 @@ protected:
                                      const EgressGatewayOptions& options,
                                      const std::function<void(const QString& path)>& client,
                                      bool waitForDecision) {
+        QList<EgressDecision> decisions; // outlives the gateway, whose closing still reports
         EgressGateway gateway(policy, m_resolver, options);
         const QString path = m_dir.filePath(QStringLiteral("gw.sock"));
         QString error;
         if (!gateway.listen(path, QStringLiteral("exec-1"), &error))
             qFatal("%s", qPrintable(error));
-        QList<EgressDecision> decisions;
         connect(&gateway, &EgressGateway::decisionMade, this,
                 [&decisions](const EgressDecision& d) { decisions.append(d); });
         if (!runBeside([&] { client(path); }))

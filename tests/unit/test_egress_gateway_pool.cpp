@@ -176,8 +176,8 @@ private Q_SLOTS:
     }
 
     void testWorkspaceListenerDecisionsCarryTheWorkspace() {
+        QList<EgressDecision> decisions; // outlives the pool, whose closing still reports
         EgressGatewayPool pool(runtimeDir(), m_resolver);
-        QList<EgressDecision> decisions;
         connect(&pool, &EgressGatewayPool::decisionMade, this,
                 [&decisions](const EgressDecision& d) { decisions.append(d); });
         const NetworkPolicy policy = allowlist({"a.example"});
@@ -257,8 +257,8 @@ private Q_SLOTS:
     }
 
     void testDecisionsOfEveryGatewayReachThePool() {
+        QList<EgressDecision> decisions; // outlives the pool, whose closing still reports
         EgressGatewayPool pool(runtimeDir(), m_resolver);
-        QList<EgressDecision> decisions;
         connect(&pool, &EgressGatewayPool::decisionMade, this,
                 [&decisions](const EgressDecision& d) { decisions.append(d); });
         Error error;
