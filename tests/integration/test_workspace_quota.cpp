@@ -209,8 +209,8 @@ private Q_SLOTS:
                   double(allocated) / (1 << 20));
             // bench_bounds measures the figure (target < 16 MiB); this is the safety net. On a
             // quiet host the 1 MiB-file writer gets 57-86 MiB past the quota with this agent and
-            // the one before it alike (docs/bounds.md "Disk: how far a fast writer gets"): the
-            // net is 128 MiB until the watcher counts each written file as its event arrives.
+            // the one before it alike (docs/bounds.md "Disk: how far a fast writer gets"), a
+            // figure that did not come back since: the net is 128 MiB until its cause is found.
             QVERIFY2(allocated < (128 << 20), "the writer got far past the quota");
             QProcess::execute("/bin/sh", {"-c", "rm -f " + dir + "/f*"});
         }

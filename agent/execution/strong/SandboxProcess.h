@@ -64,11 +64,13 @@ public:
     /// only once the helper said `ready`.
     bool commandForked() const;
 
-    /// Ends the sandbox. Guarded: SIGTERM to the guard, which kills every process of the
-    /// sandbox (orphans included) and exits once none is left; SIGKILL to the whole group if it
-    /// has not exited after kGuardGraceMs. Unguarded: SIGKILL to the process group (bwrap, the
-    /// namespace init and anything left in the group). First reads the CPU the sandbox's processes
-    /// used (ProcessTable::cpuOfPidNamespace), which the exit's rusage would miss.
+    /// Ends the sandbox. SIGKILL to the PID namespace init once bwrap has named it (through its
+    /// pidfd), which ends the namespace's every process at once; then, guarded: SIGTERM to the
+    /// guard, which kills every process of the sandbox (orphans included) and exits once none is
+    /// left; SIGKILL to the whole group if it has not exited after kGuardGraceMs. Unguarded:
+    /// SIGKILL to the process group (bwrap, the namespace init and anything left in the group).
+    /// First reads the CPU the sandbox's processes used (ProcessTable::cpuOfPidNamespace), which
+    /// the exit's rusage would miss.
     void killGroup();
     static constexpr int kGuardGraceMs = 5000;
     void setReadingPaused(bool paused);
