@@ -46,7 +46,7 @@ int followBuild(ApiClient& client, const QString& executionId) {
     QTextStream(stderr) << "build " << executionId << Qt::endl;
     const LogStreamResult r = streamLog(client, executionId, 0, true, false, "env");
     if (!r.ok)
-        return 1;
+        return r.failureExit;
     return exitStatusOf(r.exitEvent, "env") == 0 ? 0 : 1;
 }
 
@@ -59,10 +59,15 @@ QString line(const QJsonObject& e) {
 
 } // namespace
 
-QString resolveEnvironmentId(ApiClient& client, const QString& nameOrId, QString* error) {
+QString resolveEnvironmentId(ApiClient& client, const QString& nameOrId, QString* error,
+                             int* exitCode) {
+    if (exitCode)
+        *exitCode = kExitApiError;
     const ApiResponse r = client.call("GET", "/v1/environments");
     if (!r.ok()) {
         *error = QStringLiteral("cannot list environments: %1").arg(r.errorMessage());
+        if (exitCode)
+            *exitCode = failureExit(r);
         return {};
     }
     for (const QJsonValue& v : r.json().value(QLatin1String("environments")).toArray()) {
@@ -74,12 +79,12 @@ QString resolveEnvironmentId(ApiClient& client, const QString& nameOrId, QString
     return {};
 }
 
-QString applyEnvironmentOption(ApiClient& client, QJsonObject* body) {
+QString applyEnvironmentOption(ApiClient& client, QJsonObject* body, int* exitCode) {
     const QString name = body->value(QLatin1String("environmentId")).toString();
     if (name.isEmpty())
         return {};
     QString error;
-    const QString id = resolveEnvironmentId(client, name, &error);
+    const QString id = resolveEnvironmentId(client, name, &error, exitCode);
     if (id.isEmpty())
         return error;
     body->insert(QStringLiteral("environmentId"), id);
@@ -135,10 +140,11 @@ int runEnvironments(ApiClient& client, const QStringList& rawArgs) {
     if (args.isEmpty())
         return usage(QStringLiteral("%1 needs an environment name").arg(sub));
     QString error;
-    const QString id = resolveEnvironmentId(client, args.takeFirst(), &error);
+    int exitCode = kExitApiError;
+    const QString id = resolveEnvironmentId(client, args.takeFirst(), &error, &exitCode);
     if (id.isEmpty()) {
         QTextStream(stderr) << "runbox env " << sub << ": " << error << Qt::endl;
-        return kExitApiError;
+        return exitCode;
     }
     const QByteArray path = "/v1/environments/" + id.toUtf8();
     if ((sub == QLatin1String("install") || sub == QLatin1String("uninstall")) && !args.isEmpty()) {

@@ -23,11 +23,14 @@ namespace runbox::cli {
 int runEnvironments(ApiClient& client, const QStringList& args);
 
 /// The id of the environment named (or with id) @p nameOrId, from `GET /v1/environments`;
-/// empty with @p error set when there is none.
-QString resolveEnvironmentId(ApiClient& client, const QString& nameOrId, QString* error);
+/// empty with @p error set, and @p exitCode (if given) the exit status that failure calls for
+/// (kExitConnection when the agent could not be reached, kExitApiError otherwise).
+QString resolveEnvironmentId(ApiClient& client, const QString& nameOrId, QString* error,
+                             int* exitCode = nullptr);
 
 /// `runbox exec|run --environment NAME`: replaces the option's name in @p body's
-/// `environmentId` by the id (resolveEnvironmentId). Returns an error text ("" on success).
-QString applyEnvironmentOption(ApiClient& client, QJsonObject* body);
+/// `environmentId` by the id (resolveEnvironmentId). Returns an error text ("" on success),
+/// with @p exitCode as resolveEnvironmentId sets it.
+QString applyEnvironmentOption(ApiClient& client, QJsonObject* body, int* exitCode);
 
 } // namespace runbox::cli

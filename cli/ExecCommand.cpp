@@ -24,9 +24,11 @@ int runExec(ApiClient& client, const QStringList& args) {
     ExecOptions options;
     if (const QString error = options.parse(parsed); !error.isEmpty())
         return usageError("exec", error, kUsage);
-    if (const QString error = applyEnvironmentOption(client, &options.body); !error.isEmpty()) {
+    int environmentExit = kExitApiError;
+    if (const QString error = applyEnvironmentOption(client, &options.body, &environmentExit);
+        !error.isEmpty()) {
         err << "runbox exec: " << error << Qt::endl;
-        return 1;
+        return environmentExit;
     }
     QString workspace = options.workspace;
     const bool ephemeral = workspace.isEmpty();

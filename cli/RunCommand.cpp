@@ -29,9 +29,11 @@ int runManaged(ApiClient& client, const QStringList& args) {
     ExecOptions options;
     if (const QString error = options.parse(parsed); !error.isEmpty())
         return usageError("run", error, kUsage);
-    if (const QString error = applyEnvironmentOption(client, &options.body); !error.isEmpty()) {
+    int environmentExit = kExitApiError;
+    if (const QString error = applyEnvironmentOption(client, &options.body, &environmentExit);
+        !error.isEmpty()) {
         err << "runbox run: " << error << Qt::endl;
-        return 1;
+        return environmentExit;
     }
     QString workspace = options.workspace;
     if (workspace.isEmpty()) {

@@ -405,7 +405,12 @@ private Q_SLOTS:
         for (const QStringList& args :
              {QStringList{"health"}, QStringList{"workspace", "ls"},
               QStringList{"exec", "--workspace", m_ws, "--", "/bin/true"},
-              QStringList{"files", "stat", m_ws + ":x"}, QStringList{"logs", "x"}}) {
+              QStringList{"files", "stat", m_ws + ":x"}, QStringList{"logs", "x"},
+              QStringList{"env", "ls"}, QStringList{"env", "show", "numpy"},
+              QStringList{"env", "rm", "numpy"}, QStringList{"env", "install", "numpy", "six"},
+              QStringList{"env", "create", "py", "--python"},
+              QStringList{"exec", "--environment", "numpy", "--", "/bin/true"},
+              QStringList{"run", "--environment", "numpy", "--", "/bin/true"}}) {
             const CliResult r = runCli(unreachable + args);
             QVERIFY2(r.exitCode == 3, qPrintable(args.join(' ') + ": " + r.err));
         }
