@@ -6,12 +6,12 @@
 // test_cli_managed.
 #include "shared/ApiClient.h"
 #include "support/AgentProcess.h"
+#include "support/CliRun.h"
 #include "support/NpuAgentFixture.h"
 #include "support/SimulatedNpuHost.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -19,32 +19,6 @@
 
 using namespace runbox;
 using namespace runbox::testsupport;
-
-namespace {
-
-struct CliResult {
-    int exitCode = -1;
-    QByteArray out;
-    QByteArray err;
-    QJsonDocument json() const { return QJsonDocument::fromJson(out); }
-};
-
-CliResult runCli(const QStringList& args, int timeoutMs = 60000) {
-    QProcess p;
-    p.start(AgentProcess::cliPath(), args);
-    CliResult r;
-    if (!p.waitForFinished(timeoutMs)) {
-        p.kill();
-        p.waitForFinished();
-        return r;
-    }
-    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    r.out = p.readAllStandardOutput();
-    r.err = p.readAllStandardError();
-    return r;
-}
-
-} // namespace
 
 class TestCliCommands final : public QObject {
     Q_OBJECT

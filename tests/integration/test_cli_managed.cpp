@@ -1,6 +1,7 @@
 // The `runbox` CLI's managed-execution and quota commands against the real agent (docs/managed.md
 // "CLI"): run, run --follow, logs (exact bytes, --offset), ps, cancel, quotas [set].
 #include "support/AgentProcess.h"
+#include "support/CliRun.h"
 #include "support/ManagedApi.h"
 
 #include <QJsonArray>
@@ -13,16 +14,6 @@
 using namespace runbox;
 using namespace runbox::testsupport;
 
-namespace {
-
-struct CliResult {
-    int exitCode = -1;
-    QByteArray out;
-    QByteArray err;
-};
-
-} // namespace
-
 class TestCliManaged final : public QObject {
     Q_OBJECT
 
@@ -32,18 +23,7 @@ private:
     ApiClient& client() { return *m_agent.client(); }
 
     CliResult cli(const QStringList& args, int timeoutMs = 60000) {
-        QProcess p;
-        p.start(AgentProcess::cliPath(), m_agent.cliConnectionArgs() + args);
-        CliResult r;
-        if (!p.waitForFinished(timeoutMs)) {
-            p.kill();
-            p.waitForFinished();
-            return r;
-        }
-        r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-        r.out = p.readAllStandardOutput();
-        r.err = p.readAllStandardError();
-        return r;
+        return runCli(m_agent.cliConnectionArgs() + args, timeoutMs);
     }
 
 private Q_SLOTS:

@@ -3,6 +3,7 @@
 // provisioning execution, selected by strong executions (sync and managed). Each refusal comes
 // after its positive control.
 #include "support/AgentProcess.h"
+#include "support/CliRun.h"
 #include "support/EnvironmentApi.h"
 #include "support/ExecStream.h"
 #include "support/ManagedApi.h"
@@ -12,7 +13,6 @@
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -137,13 +137,11 @@ private Q_SLOTS:
 
     void testTheCliListsShowsAndRunsInAnEnvironment() {
         auto cli = [this](const QStringList& args, QByteArray* out, QByteArray* err = nullptr) {
-            QProcess p;
-            p.start(AgentProcess::cliPath(), m_agent.cliConnectionArgs() + args);
-            p.waitForFinished(120000);
-            *out = p.readAllStandardOutput();
+            const CliResult r = runCli(m_agent.cliConnectionArgs() + args, 120000);
+            *out = r.out;
             if (err)
-                *err = p.readAllStandardError();
-            return p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+                *err = r.err;
+            return r.exitCode;
         };
         QByteArray out, err;
         QCOMPARE(cli({"env", "ls"}, &out), 0);
