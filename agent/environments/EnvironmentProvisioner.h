@@ -27,8 +27,26 @@ public:
 
     virtual ~EnvironmentProvisioner() = default;
 
+    /// What one build installs, checked (InstallRequest) and merged with the revision it
+    /// starts from.
+    struct BuildInputs {
+        QStringList packages; ///< specs, checked with grammar()
+        /// Paths inside the build of uploaded wheels (UploadedWheels::Wheel::buildPath), for a
+        /// provisioner that takesWheels().
+        QStringList wheelFiles;
+        /// The channels to use, in order, each one of channels(); empty: all of them.
+        QStringList channels;
+    };
+
     /// "venv", "r-lib" or "micromamba" (the `provisioner` of an environment).
     virtual QString name() const = 0;
+    /// The package manager its installs go through: "pip", "cran" or "conda" (an install's
+    /// `manager`, when given, must be this one).
+    virtual QString manager() const = 0;
+    /// The operator's channels an install may choose among (none by default).
+    virtual QStringList channels() const { return {}; }
+    /// Whether it installs wheels uploaded into a workspace (BuildInputs::wheelFiles).
+    virtual bool takesWheels() const { return false; }
     /// Why this provisioner cannot build on this host ("" when it can).
     virtual QString unavailableReason() const = 0;
     /// Whether the operator asked for it (false for an optional one left unset: its being
@@ -67,7 +85,7 @@ public:
     }
     /// The provisioning request: kind `provision`, argv `/bin/sh -c SCRIPT sh PKG…`, the
     /// default timeout and output limit of @p limits.
-    virtual execution::ExecRequest buildRequest(const QStringList& packages,
+    virtual execution::ExecRequest buildRequest(const BuildInputs& inputs,
                                                 const execution::ExecLimits& limits) const = 0;
     /// Variables an execution that selects one of its revisions gets besides PATH.
     virtual QHash<QString, QString> executionEnvironment() const = 0;

@@ -1,5 +1,6 @@
 // EnvironmentService, the part executions use: the selection at intake and the prefixes the
 // launch stage binds (docs/environments.md "Selection"). The rest is EnvironmentService.cpp.
+#include "agent/environments/EnvironmentErrors.h"
 #include "agent/environments/EnvironmentService.h"
 
 #include "agent/environments/EnvironmentStage.h"
@@ -9,6 +10,7 @@
 #include "agent/workspace/WorkspaceRemoval.h"
 
 #include <QDateTime>
+#include <QJsonArray>
 #include <QSet>
 
 namespace runbox::environments {
@@ -21,10 +23,6 @@ const QString kBuildField = QLatin1String(EnvironmentStage::kBuildField);
 
 Error invalid(const char* code, const QString& message) {
     return Error{ErrorKind::InvalidArgument, QLatin1String(code), message};
-}
-
-Error unavailable(const QString& message) {
-    return Error{ErrorKind::Unavailable, QStringLiteral("environment_unavailable"), message};
 }
 
 /// The `python` and `r` kinds need their language's environment: the other language's host
@@ -92,29 +90,35 @@ std::optional<Error> EnvironmentService::resolveSelection(execution::ExecRequest
 
 std::optional<Error> EnvironmentService::prepareBuild(const QString& revisionId,
                                                       const QString& workspaceId, QString* prefix,
-                                                      const EnvironmentProvisioner** provisioner) {
+                                                      const EnvironmentProvisioner** provisioner,
+                                                      QString* wheelStore) {
     RevisionRow revision;
     EnvironmentRow environment;
     if (m_repository->getRevision(revisionId, &revision) ||
         m_repository->getEnvironment(revision.environmentId, &environment) ||
         revision.status != QLatin1String("building") || environment.buildWorkspaceId != workspaceId)
-        return unavailable(QStringLiteral("revision %1 is not being built in workspace %2")
-                               .arg(revisionId, workspaceId));
+        return environmentUnavailable(
+            QStringLiteral("revision %1 is not being built in workspace %2")
+                .arg(revisionId, workspaceId));
     *provisioner = provisionerOf(environment.provisioner);
     if (!*provisioner)
-        return unavailable(
+        return environmentUnavailable(
             QStringLiteral("this agent has no %1 provisioner").arg(environment.provisioner));
     const workspace::Workspace* build = m_deps.workspaces->find(workspaceId);
     if (!build || !build->fs)
-        return unavailable(QStringLiteral("the build workspace %1 is gone").arg(workspaceId));
+        return environmentUnavailable(
+            QStringLiteral("the build workspace %1 is gone").arg(workspaceId));
     // Every build starts from an empty workspace (an earlier one may have planted modules
     // there): its entries go, never following a link (WorkspaceRemoval).
     if (const workspace::Status emptied =
             workspace::WorkspaceRemoval::removeContents(build->fs->rootFd(), QByteArray());
         !emptied)
-        return unavailable(
+        return environmentUnavailable(
             QStringLiteral("cannot empty the build workspace: %1").arg(emptied.error().message));
     *prefix = revision.prefixPath;
+    *wheelStore = revision.spec.value(QLatin1String("wheels")).toArray().isEmpty()
+                      ? QString()
+                      : wheelStoreOf(environment.id);
     return std::nullopt;
 }
 
@@ -125,12 +129,13 @@ std::optional<Error> EnvironmentService::acquirePrefix(const QString& revisionId
     if (m_repository->getRevision(revisionId, &revision) ||
         m_repository->getEnvironment(revision.environmentId, &environment) ||
         revision.status != QLatin1String("ready") || revision.prefixRemovedMs > 0)
-        return unavailable(QStringLiteral("environment revision %1 is no longer available (its "
-                                          "environment was deleted or its prefix removed)")
-                               .arg(revisionId));
+        return environmentUnavailable(
+            QStringLiteral("environment revision %1 is no longer available (its "
+                           "environment was deleted or its prefix removed)")
+                .arg(revisionId));
     *provisioner = provisionerOf(environment.provisioner);
     if (!*provisioner)
-        return unavailable(
+        return environmentUnavailable(
             QStringLiteral("this agent has no %1 provisioner").arg(environment.provisioner));
     m_held[revisionId] += 1;
     *prefix = revision.prefixPath;

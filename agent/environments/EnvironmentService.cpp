@@ -1,12 +1,14 @@
 #include "agent/environments/EnvironmentService.h"
 
 #include "agent/egress/NetworkEpoch.h"
+#include "agent/environments/EnvironmentErrors.h"
 #include "agent/environments/EnvironmentSnapshot.h"
 #include "agent/environments/EnvironmentSpec.h"
 #include "agent/environments/EnvironmentStage.h"
 #include "agent/environments/MicromambaProvisioner.h"
 #include "agent/environments/RLibProvisioner.h"
 #include "agent/environments/RevisionFiles.h"
+#include "agent/environments/UploadedWheels.h"
 #include "agent/environments/VenvProvisioner.h"
 #include "agent/execution/ExecutionManager.h"
 #include "agent/store/ExecutionRecord.h"
@@ -37,18 +39,6 @@ const QString kBuildField = QLatin1String(EnvironmentStage::kBuildField);
 
 QString newId(char prefix) {
     return QChar(prefix) + QString::fromLatin1(crypto::randomBytes(8).toHex());
-}
-
-Error unavailable(const QString& message) {
-    return Error{ErrorKind::Unavailable, QStringLiteral("environment_unavailable"), message};
-}
-
-Error starterReadOnly(const QString& id) {
-    return Error{ErrorKind::Conflict, QStringLiteral("starter_read_only"),
-                 QStringLiteral("%1 is a starter environment: its packages are a setting "
-                                "(docs/environments.md \"Starters\") and it is never deleted; "
-                                "create an environment of your own to install into")
-                     .arg(id)};
 }
 
 std::optional<Error> checkIdField(const QJsonValue& value) {
@@ -261,81 +251,20 @@ std::optional<Error> EnvironmentService::insertWithBuild(EnvironmentRow* row,
         m_deps.workspaces->remove(build.id);
         return err;
     }
-    return startBuild(*row, packages, revision);
-}
-
-std::optional<Error> EnvironmentService::install(const QString& id, const QJsonObject& body,
-                                                 QJsonObject* out) {
-    return rebuild(id, body, false, out);
-}
-
-std::optional<Error> EnvironmentService::uninstall(const QString& id, const QJsonObject& body,
-                                                   QJsonObject* out) {
-    return rebuild(id, body, true, out);
-}
-
-std::optional<Error> EnvironmentService::rebuild(const QString& id, const QJsonObject& body,
-                                                 bool remove, QJsonObject* out) {
-    EnvironmentRow row;
-    if (auto err = m_repository->getEnvironment(id, &row))
-        return err;
-    if (isStarter(id))
-        return starterReadOnly(id);
-    const EnvironmentProvisioner* provisioner = provisionerOf(row.provisioner);
-    if (!provisioner)
-        return unavailable(QStringLiteral("this agent has no %1 provisioner").arg(row.provisioner));
-    if (auto err = execution::refuseUnknownFields(body, {"packages"}))
-        return *err;
-    QStringList requested;
-    if (auto err = EnvironmentSpec::checkPackages(body.value(QLatin1String("packages")), &requested,
-                                                  provisioner->grammar()))
-        return err;
-    // Every revision is built afresh from the whole list: the packages of the latest revision
-    // that did not fail (a build queued behind a running one counts), changed by this request.
-    QList<RevisionRow> revisions;
-    if (auto err = m_repository->listRevisions(id, &revisions))
-        return err;
-    QStringList base;
-    for (auto it = revisions.crbegin(); it != revisions.crend(); ++it) {
-        if (it->status == QLatin1String("failed"))
-            continue;
-        for (const QJsonValue& p : it->spec.value(QLatin1String("packages")).toArray())
-            base.append(p.toString());
-        break;
-    }
-    QStringList packages;
-    if (remove) {
-        if (auto err =
-                EnvironmentSpec::removePackages(base, requested, provisioner->grammar(), &packages))
-            return err;
-    } else {
-        // A package named again takes its new constraint (`pkga==1.0` after `pkga==2.0`).
-        packages = EnvironmentSpec::mergePackages(base, requested, provisioner->grammar());
-    }
-    if (!packages.isEmpty() && provisioner->packageSources().isEmpty())
-        return Error{ErrorKind::Unavailable, QStringLiteral("package_source_not_configured"),
-                     QStringLiteral("no package source is configured for the %1 provisioner: set "
-                                    "%2 (docs/configuration.md)")
-                         .arg(row.provisioner, provisioner->packageSourceSetting())};
-    RevisionRow revision;
-    if (auto err = startBuild(row, packages, &revision))
-        return err;
-    *out = QJsonObject{{"environmentId", id},
-                       {"revisionId", revision.id},
-                       {"executionId", revision.executionId},
-                       {"status", revision.status}};
-    return std::nullopt;
+    return startBuild(*row, RevisionInputs{packages, {}, {}}, revision);
 }
 
 std::optional<Error> EnvironmentService::startBuild(const EnvironmentRow& environment,
-                                                    const QStringList& packages, RevisionRow* out) {
+                                                    const RevisionInputs& inputs,
+                                                    RevisionRow* out) {
+    const QStringList& packages = inputs.packages;
     const workspace::Workspace* build = m_deps.workspaces->find(environment.buildWorkspaceId);
     const EnvironmentProvisioner* provisioner = provisionerOf(environment.provisioner);
     if (!provisioner)
-        return unavailable(
+        return environmentUnavailable(
             QStringLiteral("this agent has no %1 provisioner").arg(environment.provisioner));
     if (!build)
-        return unavailable(
+        return environmentUnavailable(
             QStringLiteral("the build workspace of environment %1 is gone").arg(environment.id));
     RevisionRow revision;
     revision.id = newId('r');
@@ -349,6 +278,11 @@ std::optional<Error> EnvironmentService::startBuild(const EnvironmentRow& enviro
     revision.spec = QJsonObject{{"provisioner", environment.provisioner},
                                 {"packages", QJsonArray::fromStringList(packages)},
                                 {"packageSources", packages.isEmpty() ? QJsonArray() : sources}};
+    if (!inputs.wheels.isEmpty())
+        revision.spec.insert(QStringLiteral("wheels"), UploadedWheels::toJson(inputs.wheels));
+    if (!inputs.channels.isEmpty())
+        revision.spec.insert(QStringLiteral("channels"),
+                             QJsonArray::fromStringList(inputs.channels));
     // A fresh, empty prefix: never a copy or a hard link of an earlier revision.
     const QByteArray prefix = QFile::encodeName(revision.prefixPath);
     // Nobody but the agent lists environments or revisions: their directories are 0711 (bwrap,
@@ -366,7 +300,11 @@ std::optional<Error> EnvironmentService::startBuild(const EnvironmentRow& enviro
         workspace::removeTree(revision.prefixPath);
         return err;
     }
-    execution::ExecRequest request = provisioner->buildRequest(packages, m_deps.manager->limits());
+    EnvironmentProvisioner::BuildInputs buildInputs{packages, {}, inputs.channels};
+    for (const UploadedWheels::Wheel& wheel : inputs.wheels)
+        buildInputs.wheelFiles.append(wheel.buildPath());
+    execution::ExecRequest request =
+        provisioner->buildRequest(buildInputs, m_deps.manager->limits());
     request.features.insert(
         kBuildField, QJsonObject{{"revisionId", revision.id}, {"environmentId", environment.id}});
     store::ExecutionRecord record;
@@ -434,7 +372,7 @@ std::optional<Error> EnvironmentService::remove(const QString& id) {
         return err;
     const std::optional<QSet<QString>> used = revisionsInUse();
     if (!used)
-        return unavailable(
+        return environmentUnavailable(
             QStringLiteral("cannot read which executions use environment %1").arg(id));
     for (const RevisionRow& r : std::as_const(revisions)) {
         if (r.status == QLatin1String("building"))

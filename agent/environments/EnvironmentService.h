@@ -2,6 +2,7 @@
 
 #include "agent/Error.h"
 #include "agent/environments/EnvironmentRepository.h"
+#include "agent/environments/UploadedWheels.h"
 #include "agent/execution/ExecRequest.h"
 #include "agent/execution/LaunchPlanner.h"
 
@@ -139,9 +140,11 @@ public:
     /// For EnvironmentStage, as a build is launched: the prefix of revision @p revisionId being
     /// built and its environment's provisioner, if @p workspaceId is its environment's build
     /// workspace (else 503 `environment_unavailable`); the build workspace is emptied first, so
-    /// nothing an earlier build left there reaches this one.
+    /// nothing an earlier build left there reaches this one. @p wheelStore: the environment's
+    /// store of uploaded wheels when its spec names any ("" otherwise).
     std::optional<Error> prepareBuild(const QString& revisionId, const QString& workspaceId,
-                                      QString* prefix, const EnvironmentProvisioner** provisioner);
+                                      QString* prefix, const EnvironmentProvisioner** provisioner,
+                                      QString* wheelStore);
     /// For EnvironmentStage: the prefix of ready revision @p revisionId and its environment's
     /// provisioner, held until releasePrefix(); 503 `environment_unavailable` when it is gone.
     std::optional<Error> acquirePrefix(const QString& revisionId, QString* prefix,
@@ -168,12 +171,21 @@ private:
     std::optional<QSet<QString>> revisionsInUse() const;
     /// The provisioner named @p name (nullptr for one this agent does not have).
     const EnvironmentProvisioner* provisionerOf(const QString& name) const;
-    /// install() and uninstall(): the packages of the latest revision that did not fail, changed
-    /// by @p body's, then startBuild().
+    /// install() and uninstall() (EnvironmentInstall.cpp): the packages, wheels and channels of
+    /// the latest revision that did not fail, changed by @p body's (InstallRequest), then
+    /// startBuild().
     std::optional<Error> rebuild(const QString& id, const QJsonObject& body, bool remove,
                                  QJsonObject* out);
-    std::optional<Error> startBuild(const EnvironmentRow& environment, const QStringList& packages,
+    /// What a revision is built from (its spec's `packages`, `wheels` and `channels`).
+    struct RevisionInputs {
+        QStringList packages;
+        QList<UploadedWheels::Wheel> wheels;
+        QStringList channels; ///< empty: all of the operator's
+    };
+    std::optional<Error> startBuild(const EnvironmentRow& environment, const RevisionInputs& inputs,
                                     RevisionRow* out);
+    /// The environment's store of uploaded wheels (UploadedWheels).
+    QString wheelStoreOf(const QString& environmentId) const;
     /// Inserts @p row (id, name, language, provisioner set) with a new build workspace, then
     /// starts the build of its first revision with @p packages.
     std::optional<Error> insertWithBuild(EnvironmentRow* row, const QStringList& packages,

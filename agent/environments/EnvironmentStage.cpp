@@ -2,6 +2,7 @@
 
 #include "agent/environments/EnvironmentProvisioner.h"
 #include "agent/environments/EnvironmentService.h"
+#include "agent/environments/UploadedWheels.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -59,10 +60,11 @@ void EnvironmentStage::prepare(const execution::LaunchContext& context, executio
     sandbox::LaunchSpec& spec = plan->spec;
     const QJsonObject build = sections.value(QLatin1String(kBuildField)).toObject();
     if (!build.isEmpty()) {
-        QString prefix;
+        QString prefix, wheelStore;
         const EnvironmentProvisioner* provisioner = nullptr;
-        if (auto err = m_service->prepareBuild(build.value(QLatin1String("revisionId")).toString(),
-                                               context.workspaceId, &prefix, &provisioner))
+        if (auto err =
+                m_service->prepareBuild(build.value(QLatin1String("revisionId")).toString(),
+                                        context.workspaceId, &prefix, &provisioner, &wheelStore))
             return done(*err);
         spec.extraFds.append(
             sandbox::FdBinding::file(kPrefixFd, prefix, O_PATH | O_DIRECTORY | O_NOFOLLOW));
@@ -70,7 +72,10 @@ void EnvironmentStage::prepare(const execution::LaunchContext& context, executio
         // What the build writes there counts like its workspace (an attack filled the disk).
         plan->diskBoundedPaths.append(prefix);
         int fd = kFirstBuildFd;
-        for (const EnvironmentProvisioner::SourceMount& source : provisioner->packageSources()) {
+        QList<EnvironmentProvisioner::SourceMount> sources = provisioner->packageSources();
+        if (!wheelStore.isEmpty())
+            sources.append({wheelStore, QLatin1String(UploadedWheels::kBuildMount)});
+        for (const EnvironmentProvisioner::SourceMount& source : std::as_const(sources)) {
             spec.extraFds.append(
                 sandbox::FdBinding::file(fd, source.hostPath, O_PATH | O_DIRECTORY));
             spec.extraArgs << QStringLiteral("--ro-bind-fd") << QString::number(fd++)

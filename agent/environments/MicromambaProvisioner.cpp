@@ -79,11 +79,15 @@ QStringList MicromambaProvisioner::initialPackages(const QString& language) cons
 }
 
 execution::ExecRequest
-MicromambaProvisioner::buildRequest(const QStringList& packages,
+MicromambaProvisioner::buildRequest(const BuildInputs& inputs,
                                     const execution::ExecLimits& limits) const {
+    const QStringList& packages = inputs.packages;
+    // The channels asked for, in their order, else all of the operator's; each is bound at the
+    // index of its place in the operator's list (packageSources()).
     QString channels;
-    for (qsizetype i = 0; i < m_channels.size(); ++i)
-        channels += QStringLiteral(" -c file://%1/%2").arg(kChannelMount).arg(i);
+    for (const QString& channel : inputs.channels.isEmpty() ? m_channels : inputs.channels)
+        if (const qsizetype i = m_channels.indexOf(channel); i >= 0)
+            channels += QStringLiteral(" -c file://%1/%2").arg(kChannelMount).arg(i);
     const QString script =
         QStringLiteral("set -eu\n"
                        "cd /tmp\n"

@@ -30,6 +30,9 @@ public:
     MicromambaProvisioner(QString binary, QString sha256, QStringList channels);
 
     QString name() const override { return QStringLiteral("micromamba"); }
+    QString manager() const override { return QStringLiteral("conda"); }
+    /// The channel directories as configured (an install's `channels` names some of them).
+    QStringList channels() const override { return m_channels; }
     /// Not configured, the binary missing, its hash other than the expected one, no channel.
     /// The binary is hashed again whenever its stat(2) identity (device, inode, size, mtime,
     /// ctime) changed since the last check, not on every call (/v1/health is polled); builds
@@ -48,7 +51,7 @@ public:
     /// The binary's bytes after the SHA-256 check; 503 `micromamba_unavailable` otherwise.
     std::optional<Error> buildTools(QList<BuildTool>* out) const override;
     QStringList initialPackages(const QString& language) const override;
-    execution::ExecRequest buildRequest(const QStringList& packages,
+    execution::ExecRequest buildRequest(const BuildInputs& inputs,
                                         const execution::ExecLimits& limits) const override;
     /// `CONDA_PREFIX=/opt/science-env`.
     QHash<QString, QString> executionEnvironment() const override;

@@ -29,8 +29,9 @@ RLibProvisioner::RLibProvisioner(QString repository) : m_repository(std::move(re
         }
 }
 
-execution::ExecRequest RLibProvisioner::buildRequest(const QStringList& packages,
+execution::ExecRequest RLibProvisioner::buildRequest(const BuildInputs& inputs,
                                                      const execution::ExecLimits& limits) const {
+    const QStringList& packages = inputs.packages;
     const QString prefix = QLatin1String(kPrefixMount);
     // The wrappers: the host's R with the revision's library first and no site library.
     QString script =

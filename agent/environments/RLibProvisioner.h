@@ -26,6 +26,7 @@ public:
     explicit RLibProvisioner(QString repository);
 
     QString name() const override { return QStringLiteral("r-lib"); }
+    QString manager() const override { return QStringLiteral("cran"); }
     QString unavailableReason() const override { return m_unavailable; }
     EnvironmentSpec::Grammar grammar() const override { return EnvironmentSpec::Grammar::Cran; }
     RevisionFiles::PackageLayout packageLayout() const override {
@@ -40,7 +41,7 @@ public:
         return QStringLiteral("RUNBOX_ENV_CRAN_REPOSITORY");
     }
     /// Without packages only the library and the wrappers are made.
-    execution::ExecRequest buildRequest(const QStringList& packages,
+    execution::ExecRequest buildRequest(const BuildInputs& inputs,
                                         const execution::ExecLimits& limits) const override;
     /// None: the wrappers set R's library paths.
     QHash<QString, QString> executionEnvironment() const override { return {}; }

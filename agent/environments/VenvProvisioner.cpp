@@ -15,8 +15,10 @@ VenvProvisioner::VenvProvisioner(QString wheelhouse) : m_wheelhouse(std::move(wh
         m_unavailable = QStringLiteral("%1 is missing (install python3-venv)").arg(ensurepip);
 }
 
-execution::ExecRequest VenvProvisioner::buildRequest(const QStringList& packages,
+execution::ExecRequest VenvProvisioner::buildRequest(const BuildInputs& inputs,
                                                      const execution::ExecLimits& limits) const {
+    // Uploaded wheels go to pip as files, after the specs; the agent made their paths.
+    const QStringList packages = inputs.packages + inputs.wheelFiles;
     const QString prefix = QLatin1String(kPrefixMount);
     // Isolated mode and /tmp as the current directory: nothing planted in the build workspace
     // or the environment can run as venv's or pip's own modules.
@@ -25,12 +27,18 @@ execution::ExecRequest VenvProvisioner::buildRequest(const QStringList& packages
                                     "echo 'runbox: creating the venv at %1'\n"
                                     "/usr/bin/python3 -I -m venv --copies %1\n")
                          .arg(prefix);
+    // Dependencies come from the wheelhouse when one is configured, else only from the
+    // uploaded wheels themselves.
+    const QString findLinks =
+        m_wheelhouse.isEmpty()
+            ? QString()
+            : QStringLiteral(" --find-links %1").arg(QLatin1String(kWheelhouseMount));
     if (!packages.isEmpty())
         script +=
             QStringLiteral("echo \"runbox: installing $*\"\n"
-                           "%1/bin/python3 -I -m pip install --no-index --find-links %2"
+                           "%1/bin/python3 -I -m pip install --no-index%2"
                            " --no-cache-dir --disable-pip-version-check --no-input -- \"$@\"\n")
-                .arg(prefix, QLatin1String(kWheelhouseMount));
+                .arg(prefix, findLinks);
     script += QStringLiteral("echo 'runbox: revision built'\n");
     execution::ExecRequest request = provisionRequest(script, packages, limits);
     // pip's caches and temporary files go to the sandbox's /tmp, never into the prefix.

@@ -28,6 +28,10 @@ public:
     explicit VenvProvisioner(QString wheelhouse);
 
     QString name() const override { return QStringLiteral("venv"); }
+    QString manager() const override { return QStringLiteral("pip"); }
+    /// Wheels uploaded into a workspace: installed by file, their dependencies from the
+    /// wheelhouse (or among themselves when none is configured).
+    bool takesWheels() const override { return true; }
     QString unavailableReason() const override { return m_unavailable; }
     EnvironmentSpec::Grammar grammar() const override { return EnvironmentSpec::Grammar::Pip; }
     RevisionFiles::PackageLayout packageLayout() const override {
@@ -42,7 +46,7 @@ public:
         return QStringLiteral("RUNBOX_ENV_WHEELHOUSE");
     }
     /// Without packages no pip install runs (a bare venv).
-    execution::ExecRequest buildRequest(const QStringList& packages,
+    execution::ExecRequest buildRequest(const BuildInputs& inputs,
                                         const execution::ExecLimits& limits) const override;
     /// `VIRTUAL_ENV=/opt/science-env`.
     QHash<QString, QString> executionEnvironment() const override;

@@ -87,6 +87,7 @@ private:
     QTemporaryDir m_dir;
     QString m_binary;
     QString m_channel;
+    QString m_channel2; ///< the operator's second channel (an install may choose it alone)
     AgentProcess m_agent;
     AgentOptions m_options;
     QString m_envId;
@@ -127,11 +128,13 @@ private Q_SLOTS:
         QFile repodata(m_channel + "/noarch/repodata.json");
         QVERIFY(repodata.open(QIODevice::WriteOnly) && repodata.write("{}") == 2);
         repodata.close();
+        m_channel2 = m_dir.path() + "/channel2";
+        QVERIFY(QDir().mkpath(m_channel2 + "/noarch"));
         m_options.extraEnv.insert("RUNBOX_ENV_MICROMAMBA", m_binary);
         m_options.extraEnv.insert(
             "RUNBOX_ENV_MICROMAMBA_SHA256",
             QCryptographicHash::hash(QByteArray(kDouble), QCryptographicHash::Sha256).toHex());
-        m_options.extraEnv.insert("RUNBOX_ENV_CONDA_CHANNELS", m_channel);
+        m_options.extraEnv.insert("RUNBOX_ENV_CONDA_CHANNELS", m_channel + ':' + m_channel2);
         m_options.extraEnv.insert("RUNBOX_STRONG_UID_FIRST", "1880200000");
         QVERIFY2(m_agent.start(m_options), qPrintable(m_agent.errorString()));
         m_ws = m_agent.createWorkspace();
@@ -151,8 +154,8 @@ private Q_SLOTS:
             QStringLiteral("completed"));
         QCOMPARE(inEnvironment("cat /opt/science-env/argv.txt").split('\n'),
                  QStringList({"create", "--yes", "--no-rc", "--override-channels", "-c",
-                              "file:///opt/conda-channels/0", "--prefix", "/opt/science-env",
-                              "python"}));
+                              "file:///opt/conda-channels/0", "-c", "file:///opt/conda-channels/1",
+                              "--prefix", "/opt/science-env", "python"}));
         // The operator's channel was there, read-only (the double listed it).
         QCOMPARE(inEnvironment("cat /opt/science-env/channel0.txt"), QStringLiteral("noarch"));
         QCOMPARE(snapshotOf(environment().value("currentRevisionId").toString()),
@@ -178,6 +181,47 @@ private Q_SLOTS:
         // The python kind runs the environment's interpreter (here the double's script).
         const ExecOutcome kind = m_agent.python(m_ws, "print(1)", {{"environmentId", m_envId}});
         QCOMPARE(kind.stdoutText().trimmed(), QStringLiteral("conda-python -I -"));
+    }
+
+    void testAnInstallChoosesAmongTheOperatorsChannels() {
+        const QByteArray install = "/v1/environments/" + m_envId.toUtf8() + "/install";
+        const int revisions = revisionCountOf(client(), m_envId);
+        // Refused, nothing built: a channel not in the operator's list, the same one twice,
+        // another manager than conda.
+        for (const QJsonObject& body :
+             {QJsonObject{{"packages", QJsonArray{"numpy"}}, {"channels", QJsonArray{"/tmp"}}},
+              QJsonObject{{"packages", QJsonArray{"numpy"}},
+                          {"channels", QJsonArray{m_channel2, m_channel2}}},
+              QJsonObject{{"packages", QJsonArray{"numpy"}}, {"channels", QJsonArray{}}},
+              QJsonObject{{"packages", QJsonArray{"numpy"}}, {"manager", "pip"}}}) {
+            const ApiResponse r = client().call("POST", install, body);
+            QCOMPARE(r.status, 400);
+            const QString code = error(r).value("code").toString();
+            QVERIFY2(code == (body.contains("manager") ? "invalid_manager" : "invalid_channels"),
+                     qPrintable(code));
+        }
+        QCOMPARE(revisionCountOf(client(), m_envId), revisions);
+        const ApiResponse chosen = client().call("POST", install,
+                                                 QJsonObject{{"packages", QJsonArray{"numpy=1.26"}},
+                                                             {"manager", "conda"},
+                                                             {"channels", QJsonArray{m_channel2}}});
+        QCOMPARE(chosen.status, 202);
+        QCOMPARE(
+            waitForBuild(chosen.json().value("executionId").toString()).value("state").toString(),
+            QStringLiteral("completed"));
+        QCOMPARE(inEnvironment("sed -n 5,9p /opt/science-env/argv.txt").split('\n'),
+                 QStringList({"-c", "file:///opt/conda-channels/1", "--prefix", "/opt/science-env",
+                              "python"}));
+        // The next install without channels keeps the ones the revision was built from.
+        const ApiResponse next =
+            client().call("POST", install, QJsonObject{{"packages", QJsonArray{"scipy"}}});
+        QCOMPARE(next.status, 202);
+        QCOMPARE(
+            waitForBuild(next.json().value("executionId").toString()).value("state").toString(),
+            QStringLiteral("completed"));
+        QCOMPARE(inEnvironment("grep -c conda-channels /opt/science-env/argv.txt"),
+                 QStringLiteral("1"));
+        QVERIFY(inEnvironment("cat /opt/science-env/argv.txt").contains("conda-channels/1"));
     }
 
     void testSpecsNamingChannelsPathsOrOptionsAreRefused() {
