@@ -14,8 +14,9 @@ namespace runbox::cli {
 namespace {
 
 const char kUsage[] = "runbox env ls [--json] | create NAME --python|--r [--provisioner P] "
-                      "[--no-wait] | install NAME [--] PKG... [--no-wait] | uninstall NAME "
-                      "[--] PKG... [--no-wait] | show NAME [--json] | rm NAME";
+                      "[--no-wait] | install NAME [--wheel WS:PATH]... [--channel C]... [--] "
+                      "PKG... [--no-wait] | uninstall NAME [--] PKG... [--no-wait] | show NAME "
+                      "[--json] | rm NAME";
 
 int refused(const char* what, const ApiResponse& r) {
     return reportFailure((QByteArray("env ") + what).constData(), r);
@@ -35,7 +36,9 @@ QList<OptionSpec> optionsOf(const QString& sub) {
                 {QStringLiteral("--python")},
                 {QStringLiteral("--r")},
                 {QStringLiteral("--provisioner"), true}};
-    if (sub == QLatin1String("install") || sub == QLatin1String("uninstall"))
+    if (sub == QLatin1String("install"))
+        return {noWait, {QStringLiteral("--wheel"), true}, {QStringLiteral("--channel"), true}};
+    if (sub == QLatin1String("uninstall"))
         return {noWait};
     return {};
 }
@@ -147,10 +150,30 @@ int runEnvironments(ApiClient& client, const QStringList& rawArgs) {
         return exitCode;
     }
     const QByteArray path = "/v1/environments/" + id.toUtf8();
-    if ((sub == QLatin1String("install") || sub == QLatin1String("uninstall")) && !args.isEmpty()) {
-        const ApiResponse r =
-            client.call("POST", path + '/' + sub.toUtf8(),
-                        QJsonObject{{"packages", QJsonArray::fromStringList(args)}});
+    const QStringList wheels = parsed.values(QStringLiteral("--wheel"));
+    if ((sub == QLatin1String("install") || sub == QLatin1String("uninstall")) &&
+        (!args.isEmpty() || !wheels.isEmpty())) {
+        QJsonObject body;
+        if (!args.isEmpty())
+            body.insert(QStringLiteral("packages"), QJsonArray::fromStringList(args));
+        if (const QStringList channels = parsed.values(QStringLiteral("--channel"));
+            !channels.isEmpty())
+            body.insert(QStringLiteral("channels"), QJsonArray::fromStringList(channels));
+        // Wheels uploaded into one workspace: WS:PATH each (as `runbox cp` names files).
+        QJsonArray wheelPaths;
+        for (const QString& wheel : wheels) {
+            const qsizetype colon = wheel.indexOf(QLatin1Char(':'));
+            const QString workspace = wheel.left(colon);
+            if (colon <= 0 || colon == wheel.size() - 1 ||
+                (body.contains(QLatin1String("workspace")) &&
+                 body.value(QLatin1String("workspace")).toString() != workspace))
+                return usage(QStringLiteral("--wheel wants WS:PATH, every wheel in one workspace"));
+            body.insert(QStringLiteral("workspace"), workspace);
+            wheelPaths.append(wheel.mid(colon + 1));
+        }
+        if (!wheelPaths.isEmpty())
+            body.insert(QStringLiteral("wheels"), wheelPaths);
+        const ApiResponse r = client.call("POST", path + '/' + sub.toUtf8(), body);
         if (r.status != 202)
             return refused(sub == QLatin1String("install") ? "install" : "uninstall", r);
         out << r.json().value("revisionId").toString() << Qt::endl;

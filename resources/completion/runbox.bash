@@ -90,7 +90,8 @@ _runbox() {
                 "") words_list="ls create install uninstall show rm" ;;
                 ls|show) words_list="--json" ;;
                 create) words_list="--python --r --provisioner --no-wait" ;;
-                install|uninstall) words_list="--no-wait" ;;
+                install) words_list="--no-wait --wheel --channel" ;;
+                uninstall) words_list="--no-wait" ;;
             esac ;;
     esac
     COMPREPLY+=($(compgen -W "$words_list" -- "$cur"))

@@ -5,6 +5,7 @@
 // workspace, and an uninstall takes it out. Each refusal comes after its positive control and
 // leaves no revision behind.
 #include "support/AgentProcess.h"
+#include "support/CliRun.h"
 #include "support/EnvironmentApi.h"
 #include "support/ExecStream.h"
 #include "support/Wheelhouse.h"
@@ -148,6 +149,22 @@ private Q_SLOTS:
         QVERIFY2(inEnvironment("import pkgc").contains("No module named 'pkgc'"),
                  qPrintable(inEnvironment("import pkgc")));
         QCOMPARE(inEnvironment("import pkgb; print(pkgb.X)"), QStringLiteral("b1"));
+    }
+
+    void testTheCliInstallsAnUploadedWheel() {
+        QVERIFY(putWheelC("1.0"));
+        const CliResult r =
+            runCli(m_agent.cliConnectionArgs() + QStringList{"env", "install", "wheels", "--wheel",
+                                                             m_ws + ':' + kWheelC1, "pkgb"},
+                   180000);
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QCOMPARE(inEnvironment("import pkgb, pkgc; print(pkgb.X, pkgc.X)"),
+                 QStringLiteral("b1 c1.0+a1"));
+        const CliResult twoWorkspaces =
+            runCli(m_agent.cliConnectionArgs() + QStringList{"env", "install", "wheels", "--wheel",
+                                                             m_ws + ':' + kWheelC1, "--wheel",
+                                                             "wother:" + QString(kWheelC1)});
+        QCOMPARE(twoWorkspaces.exitCode, 2);
     }
 
     void testBadWheelInstallsAreRefusedWithNothingCreated_data() {
