@@ -27,7 +27,8 @@ QString watchdogProblem(const QString& procRoot) {
 const char* const kBlindSpots[] = {
     "shared memory objects (memfd, SysV) held only in flight in a unix socket (SCM_RIGHTS), and "
     "SysV segments that no process has attached in a strong sandbox's own IPC namespace, are not "
-    "counted by the watchdog",
+    "counted by the watchdog (the latter are bounded at 256 MiB per sandbox: no segment past 64 "
+    "KiB)",
     "kernel memory of pipe buffers and of TCP/UDP socket buffers is counted by no bound",
 };
 

@@ -35,6 +35,11 @@
 //   without it: one call reserves gigabytes in microseconds (36 GiB/s measured here, against
 //   ~0.3–2 GiB/s for write(2)), far past the workspace quota before any watcher can look
 //   (docs/bounds.md "Disk"); glibc's posix_fallocate then writes the blocks instead.
+//   shmget(2) of a segment larger than SeccompFilter::kMaxSysvSegmentBytes gets EINVAL, the
+//   answer past SHMMAX: a segment no process has attached holds its pages in the sandbox's own
+//   IPC namespace, where no counter the memory watchdog can read shows them (docs/bounds.md
+//   "Shared memory objects"), so what it can hold that way is bounded instead, at shmmni (4096
+//   in a fresh IPC namespace) x 64 KiB = 256 MiB. PostgreSQL's interlock segment is a page.
 // - Network profile (egress through the bridge, agent/egress/README.md): socket(2) is allowed
 //   only for domain AF_UNIX / AF_INET / AF_INET6, type SOCK_STREAM / SOCK_DGRAM (plus the
 //   SOCK_NONBLOCK / SOCK_CLOEXEC flags) and protocol 0 / IPPROTO_TCP / IPPROTO_UDP; everything
@@ -83,6 +88,9 @@ constexpr Denial kDenials[] = {
     {"clone3", ENOSYS, false}, {"io_uring_setup", ENOSYS, false},
     {"io_uring_enter", ENOSYS, false}, {"io_uring_register", ENOSYS, false},
     {"memfd_secret", ENOSYS, false},
+    // SysV message queues: kernel memory no counter shows (msgmni 32000 queues of msgmnb 16 KiB
+    // in a fresh IPC namespace, 500 MiB), as light refuses them (LightSeccompProfile).
+    {"msgget", ENOSYS, false},
 };
 // clang-format on
 
@@ -104,6 +112,8 @@ constexpr scmp_datum_t kTiocsti = 0x5412;   // asm-generic/ioctls.h, same on bot
 constexpr scmp_datum_t kTioclinux = 0x541C; // asm-generic/ioctls.h
 /// FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE (linux/falloc.h): frees blocks, never allocates.
 constexpr scmp_datum_t kFallocatePunchHole = 0x02 | 0x01;
+/// The largest SysV shared memory segment shmget(2) may make (bytes): see the rules above.
+constexpr scmp_datum_t kMaxSysvSegmentBytes = SeccompFilter::kMaxSysvSegmentBytes;
 
 using FilterPtr = std::unique_ptr<void, decltype(&seccomp_release)>;
 
@@ -181,6 +191,12 @@ bool addConditionalRules(scmp_filter_ctx ctx, QString* error) {
         // The kernel reads mode as int; a mode with high bits set is refused too (harmless).
         const scmp_arg_cmp cmp = SCMP_A1(SCMP_CMP_NE, kFallocatePunchHole);
         if (!addRule(ctx, EOPNOTSUPP, fallocate, "fallocate", 1, &cmp, error))
+            return false;
+    }
+    if (const int shmget = resolve("shmget"); shmget >= 0) {
+        // size_t: all 64 bits compared.
+        const scmp_arg_cmp cmp = SCMP_A1(SCMP_CMP_GT, kMaxSysvSegmentBytes);
+        if (!addRule(ctx, EINVAL, shmget, "shmget", 1, &cmp, error))
             return false;
     }
     return true;
@@ -272,7 +288,7 @@ QStringList SeccompFilter::deniedSyscalls(SeccompProfileKind kind) {
             names << QString::fromLatin1(denial.name);
     }
     names << QStringLiteral("clone") << QStringLiteral("personality") << QStringLiteral("ioctl")
-          << QStringLiteral("fallocate");
+          << QStringLiteral("fallocate") << QStringLiteral("shmget");
     if (kind == SeccompProfileKind::Network)
         names << QStringLiteral("socket"); // raw, packet, netlink, MPTCP…: see the rules above
     return names;

@@ -11,6 +11,10 @@ namespace runbox::sandbox {
 /// only. Used by SeccompProfile::publish(); the rules are documented in SeccompFilter.cpp.
 class SeccompFilter final {
 public:
+    /// The largest SysV shared memory segment a strong sandbox may make, in bytes (shmget(2)
+    /// past it: EINVAL; SeccompFilter.cpp's rules say why).
+    static constexpr unsigned long long kMaxSysvSegmentBytes = 64 * 1024;
+
     /// Builds the filter for @p kind and writes the classic-BPF program (the format
     /// `bwrap --seccomp FD` reads: an array of 8-byte `struct sock_filter`) to @p fd.
     /// Returns false with @p error set when libseccomp refuses or the architecture is

@@ -98,7 +98,7 @@ private Q_SLOTS:
         QVERIFY(writeWheel(m_wheelhouse.path(), "pkgb", "1.0", "X = 'b1'"));
         AgentOptions options;
         options.extraEnv.insert("RUNBOX_ENV_WHEELHOUSE", m_wheelhouse.path());
-        options.extraEnv.insert("RUNBOX_STRONG_UID_FIRST", "1880400000");
+        options.extraEnv.insert("RUNBOX_STRONG_UID_FIRST", "1880500000");
         QVERIFY2(m_agent.start(options), qPrintable(m_agent.errorString()));
         m_ws = m_agent.createWorkspace();
         const ApiResponse created = client().call(
