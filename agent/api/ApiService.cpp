@@ -102,11 +102,14 @@ ApiService::ApiService(AgentContext* context, QObject* parent)
 ApiService::~ApiService() = default;
 
 bool ApiService::wantsBodyStream(const http::HttpRequest& head) {
+    if (m_proxy->browser().originOf(head))
+        return false; // a browser origin's request is relayed whole, whatever its path
     return m_router.streamsBody(head.method, head.rawPath);
 }
 
 std::optional<ApiError> ApiService::checkHead(const http::HttpRequest& head) {
-    if (head.rawPath == "/health" || m_router.streamsBody(head.method, head.rawPath))
+    if (head.rawPath == "/health" || m_proxy->browser().originOf(head) ||
+        m_router.streamsBody(head.method, head.rawPath))
         return std::nullopt;
     if (MetricsEndpoint::isMetricsPath(head.rawPath)) {
         auto err = m_metricsEndpoint.check(head);
@@ -172,6 +175,12 @@ std::optional<ApiError> streamedBodyHash(const http::HttpRequest& req, QByteArra
 
 void ApiService::handle(http::HttpExchange* ex) {
     const http::HttpRequest& req = ex->request();
+    // A browser origin (Host `P-ID.<proxyDomain>`) is the workspace's port, every path of it:
+    // its token is checked there, never a signature (BrowserProxy).
+    if (const auto origin = m_proxy->browser().originOf(req)) {
+        m_httpMetrics.watch(ex, QStringLiteral("proxy origin"));
+        return m_proxy->browser().handle(ex, *origin);
+    }
     if (MetricsEndpoint::isMetricsPath(req.rawPath)) {
         m_httpMetrics.watch(ex, QStringLiteral("/metrics"));
         return m_metricsEndpoint.handle(ex);

@@ -37,7 +37,9 @@ private:
 } // namespace
 
 ProxyRoutes::ProxyRoutes(AgentContext* context, QObject* parent)
-    : QObject(parent), m_context(context) {}
+    : QObject(parent), m_context(context),
+      m_browser(context, [this](http::HttpExchange* ex, const workspace::Workspace& ws, int port,
+                                const QByteArray& target) { relay(ex, ws, port, target, {}); }) {}
 
 void ProxyRoutes::registerRoutes(Router& router) {
     for (const char* method : {"GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
@@ -45,6 +47,10 @@ void ProxyRoutes::registerRoutes(Router& router) {
                    [this](http::HttpExchange* ex, const Principal& who, const PathParams& p) {
                        handle(ex, who, p);
                    });
+    router.add("POST", QStringLiteral("/v1/workspaces/{id}/proxy-tokens"),
+               [this](http::HttpExchange* ex, const Principal& who, const PathParams& p) {
+                   m_browser.mintToken(ex, who, p.value(QStringLiteral("id")));
+               });
 }
 
 void ProxyRoutes::handle(http::HttpExchange* ex, const Principal& who, const PathParams& params) {
@@ -53,18 +59,34 @@ void ProxyRoutes::handle(http::HttpExchange* ex, const Principal& who, const Pat
     if (!ws || !who.mayUseWorkspace(id))
         return ex->replyError(404, QStringLiteral("workspace_not_found"),
                               QStringLiteral("no workspace %1").arg(id));
-    if (!light::LightService::serves(*ws) || !ws->fs)
+    const QString portText = params.value(QStringLiteral("port"));
+    const int port = parsePort(portText);
+    if (port == 0)
+        return ex->replyError(400, QStringLiteral("invalid_port"),
+                              QStringLiteral("the port must be a number from 1 to 65535"));
+    // The rest of the raw path, as sent (still percent-encoded): the workspace decodes it.
+    const http::HttpRequest& req = ex->request();
+    QByteArray target = '/' + params.value(QStringLiteral("path")).toLatin1();
+    if (!req.rawQuery.isEmpty() || req.rawTarget.contains('?'))
+        target += '?' + req.rawQuery;
+    relay(ex, *ws, port, target,
+          "/v1/workspaces/" + id.toLatin1() + "/proxy/" + portText.toLatin1());
+}
+
+int ProxyRoutes::parsePort(const QString& text) {
+    static const QRegularExpression digits(QStringLiteral("^[1-9][0-9]{0,4}$"));
+    const int port = text.toInt();
+    return digits.match(text).hasMatch() && port >= 1 && port <= 65535 ? port : 0;
+}
+
+void ProxyRoutes::relay(http::HttpExchange* ex, const workspace::Workspace& ws, int port,
+                        const QByteArray& target, const QByteArray& prefix) {
+    if (!light::LightService::serves(ws) || !ws.fs)
         return ex->replyError(400, QStringLiteral("proxy_unsupported"),
                               QStringLiteral("the port proxy serves light workspaces only"));
     if (!m_context->light || !m_context->light->available())
         return ex->replyError(503, QStringLiteral("light_unavailable"),
                               QStringLiteral("light workspaces are not available"));
-    static const QRegularExpression digits(QStringLiteral("^[1-9][0-9]{0,4}$"));
-    const QString portText = params.value(QStringLiteral("port"));
-    const int port = portText.toInt();
-    if (!digits.match(portText).hasMatch() || port < 1 || port > 65535)
-        return ex->replyError(400, QStringLiteral("invalid_port"),
-                              QStringLiteral("the port must be a number from 1 to 65535"));
     const http::HttpRequest& req = ex->request();
     const bool upgrade = !req.header("upgrade").isEmpty();
     if (upgrade) {
@@ -76,26 +98,20 @@ void ProxyRoutes::handle(http::HttpExchange* ex, const Principal& who, const Pat
         if (auto err = proxy::WebSocketRelay::checkRequest(req))
             return ex->replyError(*err);
     }
-    // The rest of the raw path, as sent (still percent-encoded): the workspace decodes it.
-    const QByteArray rest = params.value(QStringLiteral("path")).toLatin1();
-    for (char c : rest)
+    for (char c : target)
         if (static_cast<unsigned char>(c) <= 0x20 || c == 0x7f)
             return ex->replyError(400, QStringLiteral("invalid_path"),
                                   QStringLiteral("the proxied path has control characters"));
-    QByteArray target = '/' + rest;
-    if (!req.rawQuery.isEmpty() || req.rawTarget.contains('?'))
-        target += '?' + req.rawQuery;
     Error error;
-    const int fd = proxy::WorkspaceSocket::connect(ws->fs->rootFd(), *ws->uid, port, &error);
+    const int fd = proxy::WorkspaceSocket::connect(ws.fs->rootFd(), *ws.uid, port, &error);
     if (fd < 0)
         return ex->replyError(error);
-    const QByteArray prefix = "/v1/workspaces/" + id.toLatin1() + "/proxy/" + portText.toLatin1();
     if (upgrade) {
-        auto* relay = new proxy::WebSocketRelay(ex, activity(), id, fd, target, prefix, this);
+        auto* relay = new proxy::WebSocketRelay(ex, activity(), ws.id, fd, target, prefix, this);
         relay->start();
         return;
     }
-    auto* session = new proxy::ProxySession(ex, activity(), id, fd, target, prefix, this);
+    auto* session = new proxy::ProxySession(ex, activity(), ws.id, fd, target, prefix, this);
     session->start();
 }
 

@@ -20,6 +20,13 @@ bool AgentConfig::parse(const QStringList& args, const QProcessEnvironment& env,
     maxConnections = v.number(Key::MaxConnections);
     maxBufferedRequestBytes = v.number(Key::MaxBufferedRequestBytes);
     idleAfterMs = v.number(Key::IdleAfterMs);
+    proxyDomain = v.text(Key::ProxyDomain).toLower();
+    static const QRegularExpression domainName(QStringLiteral(
+        "^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$"));
+    if (!domainName.match(proxyDomain).hasMatch()) {
+        *error = QStringLiteral("proxyDomain \"%1\" is not a DNS name").arg(proxyDomain);
+        return false;
+    }
     envWheelhouse = v.text(Key::EnvWheelhouse);
     envCranRepository = v.text(Key::EnvCranRepository);
     envMicromamba = v.text(Key::EnvMicromamba);

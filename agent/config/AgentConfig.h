@@ -55,6 +55,9 @@ struct AgentConfig {
     /// (RUNBOX_IDLE_AFTER_MS / `idleAfterMs`; 0 = never idle). For hosts that shut down when
     /// unused.
     qint64 idleAfterMs = 0;
+    /// The domain of the port proxy's browser origins `<port>-<workspace id>.<domain>`
+    /// (RUNBOX_PROXY_DOMAIN / `proxyDomain`; docs/contracts.md "Port proxy for browsers").
+    QString proxyDomain = QStringLiteral("localhost");
     /// The science environments' offline wheelhouse (RUNBOX_ENV_WHEELHOUSE / `envWheelhouse`;
     /// "" = none, installs are refused; docs/environments.md).
     QString envWheelhouse;

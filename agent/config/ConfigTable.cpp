@@ -140,6 +140,18 @@ QList<OptionSpec> buildTable() {
          .max = qint64(365) * 86400 * 1000,
          .help = "/v1/health says \"idle\": true once no workspace has existed for this long "
                  "(0 = never idle)."},
+        {.key = Key::ProxyDomain,
+         .name = "proxyDomain",
+         .type = T::String,
+         .group = G::General,
+         .defaultValue = "localhost",
+         .envVar = "RUNBOX_PROXY_DOMAIN",
+         .fileKey = "proxyDomain",
+         .flags = kEmptyIsError,
+         .help = "The domain of the port proxy's browser origins: a workspace's port P is served "
+                 "at http://P-ID.DOMAIN:PORT/ (docs/contracts.md \"Port proxy for browsers\"). "
+                 "Browsers resolve every name under localhost to loopback; an agent reached from "
+                 "other machines needs a wildcard DNS name (*.DOMAIN) pointing at it."},
     };
     t += environmentOptionRows(); // ConfigTableEnvironments.cpp
     t += QList<OptionSpec>{

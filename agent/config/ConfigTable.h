@@ -22,6 +22,7 @@ enum class Key : int {
     MaxConnections,
     MaxBufferedRequestBytes,
     IdleAfterMs,
+    ProxyDomain,
     EnvWheelhouse,
     EnvCranRepository,
     EnvMicromamba,

@@ -36,9 +36,26 @@ inline bool isAgentOnlyRequestHeader(const QByteArray& lowerName) {
            lowerName == "expect" || lowerName.startsWith("x-forwarded-");
 }
 
+/// The cookie that carries a browser's proxy token (docs/contracts.md "Port proxy for browsers").
+inline constexpr char kProxyTokenCookie[] = "runbox_proxy";
+
+/// A Cookie header's value (RFC 6265 §5.4: `name=value` pairs separated by `; `) without the
+/// proxy token's cookie: what the workspace sees. Empty when nothing else is left.
+inline QByteArray withoutProxyTokenCookie(const QByteArray& cookieHeader) {
+    QList<QByteArray> kept;
+    for (const QByteArray& pair : cookieHeader.split(';')) {
+        const QByteArray trimmed = pair.trimmed();
+        if (trimmed.isEmpty() || trimmed.left(trimmed.indexOf('=')).trimmed() == kProxyTokenCookie)
+            continue;
+        kept << trimmed;
+    }
+    return kept.join("; ");
+}
+
 /// The head of a request forwarded to a workspace, without its final empty line:
 /// @p requestLine ("GET /path HTTP/1.1"), the client's end-to-end headers (no hop-by-hop,
-/// Connection-listed or agent-only header), then `X-Forwarded-For` (the client's address) and
+/// Connection-listed or agent-only header; Cookie without the proxy token's cookie), then
+/// `X-Forwarded-For` (the client's address) and, when @p prefix is not empty,
 /// `X-Forwarded-Prefix: @p prefix` (the public path prefix).
 inline QByteArray forwardedRequestHead(const http::HttpRequest& req, const QByteArray& requestLine,
                                        const QByteArray& prefix) {
@@ -48,11 +65,17 @@ inline QByteArray forwardedRequestHead(const http::HttpRequest& req, const QByte
         const QByteArray lower = name.toLower();
         if (isHopByHopHeader(lower) || listed.contains(lower) || isAgentOnlyRequestHeader(lower))
             continue;
+        if (lower == "cookie") {
+            if (const QByteArray rest = withoutProxyTokenCookie(value); !rest.isEmpty())
+                head += name + ": " + rest + "\r\n";
+            continue;
+        }
         head += name + ": " + value + "\r\n";
     }
     const qsizetype colon = req.peer.lastIndexOf(QLatin1Char(':'));
     head += "X-Forwarded-For: " + req.peer.left(colon).toLatin1() + "\r\n";
-    head += "X-Forwarded-Prefix: " + prefix + "\r\n";
+    if (!prefix.isEmpty())
+        head += "X-Forwarded-Prefix: " + prefix + "\r\n";
     return head;
 }
 
