@@ -23,6 +23,7 @@
 #include "agent/metrics/AgentMetrics.h"
 #include "agent/npu/NpuService.h"
 #include "agent/npu/NpuStage.h"
+#include "agent/proxy/ProxyStage.h"
 #include "agent/sandbox/BwrapPreflight.h"
 #include "agent/sandbox/CapabilityProbe.h"
 #include "agent/sandbox/SandboxUser.h"
@@ -123,9 +124,7 @@ int AgentRuntime::start(const QStringList& args) {
         claimSandboxUids(state);
     host.capability = sandbox::CapabilityProbe::probe(bwrapPath, host.probeUser());
     host.stateDir = state.path();
-    for (const sandbox::SeccompProfileKind kind :
-         {sandbox::SeccompProfileKind::Baseline, sandbox::SeccompProfileKind::Network,
-          sandbox::SeccompProfileKind::Npu}) {
+    for (const sandbox::SeccompProfileKind kind : sandbox::kAllSeccompProfileKinds) {
         const QString path = sandbox::SeccompProfile::publish(kind, state.path(), &error);
         if (path.isEmpty()) {
             host.seccompError = error;
@@ -239,6 +238,11 @@ int AgentRuntime::start(const QStringList& args) {
         return 1;
     // After egress: its epoch contributor runs later and takes the network off builds.
     startEnvironments(state.path());
+    // Last: it only widens the Baseline profile, once egress and NPU chose theirs.
+    m_proxyStage = std::make_unique<proxy::ProxyStage>();
+    m_manager->planner().addStage(m_proxyStage.get());
+    m_manager->addRequestFeature(proxy::ProxyStage::kField, &proxy::ProxyStage::checkField);
+    m_manager->addEpochContributor(&proxy::ProxyStage::recordInto);
     m_context.startedAtMs = QDateTime::currentMSecsSinceEpoch();
 
     m_light = std::make_unique<light::LightService>(&m_context);

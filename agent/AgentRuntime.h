@@ -56,6 +56,9 @@ namespace npu {
 class NpuService;
 class NpuStage;
 } // namespace npu
+namespace proxy {
+class ProxyStage;
+} // namespace proxy
 namespace metrics {
 class MetricsRegistry;
 class AgentMetrics;
@@ -118,6 +121,7 @@ private:
     std::unique_ptr<egress::EgressStage> m_egressStage;
     std::unique_ptr<npu::NpuService> m_npu;
     std::unique_ptr<npu::NpuStage> m_npuStage;
+    std::unique_ptr<proxy::ProxyStage> m_proxyStage;
     std::unique_ptr<bounds::BoundsHost> m_bounds;
     std::unique_ptr<execution::BoundsStage> m_boundsStage;
     /// Before the manager, so destroyed after it: its runs' plans release their revisions.

@@ -2,7 +2,6 @@
 
 #include "agent/api/ApiService.h"
 #include "agent/http/HttpExchange.h"
-#include "agent/light/tier/LightService.h"
 #include "agent/proxy/ProxyHeaders.h"
 
 #include <QDateTime>
@@ -73,9 +72,6 @@ void BrowserProxy::mintToken(http::HttpExchange* ex, const Principal& who,
         return ex->replyError(400, QStringLiteral("invalid_request"),
                               QStringLiteral("ttlS must be a whole number of seconds from 1 to %1")
                                   .arg(proxy::ProxyTokens::kMaxTtlS));
-    if (!light::LightService::serves(*ws))
-        return ex->replyError(400, QStringLiteral("proxy_unsupported"),
-                              QStringLiteral("the port proxy serves light workspaces only"));
     const qint64 now = nowS();
     const QByteArray token = m_tokens.mint(ws->id, ws->tokenNonce, port, ttlS, now);
     const QString host = proxy::ProxyOrigin{port, ws->id}.hostName(m_context->config.proxyDomain);

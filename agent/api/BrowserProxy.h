@@ -32,7 +32,7 @@ namespace runbox::api {
 ///
 /// Errors: 401 `proxy_token_required`, `proxy_token_invalid`, `proxy_token_expired`,
 /// `proxy_token_spent` (a URL token used again); for the token route 400 `invalid_port`,
-/// `invalid_request`, 404 `workspace_not_found`, 400 `proxy_unsupported` (a strong workspace).
+/// `invalid_request`, 404 `workspace_not_found`.
 class BrowserProxy final {
 public:
     /// Relays @p ex to @p port of @p ws, the request target being @p target.

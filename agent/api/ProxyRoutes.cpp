@@ -9,6 +9,8 @@
 #include <QPointer>
 #include <QRegularExpression>
 
+#include <unistd.h>
+
 namespace runbox::api {
 
 namespace {
@@ -81,10 +83,11 @@ int ProxyRoutes::parsePort(const QString& text) {
 
 void ProxyRoutes::relay(http::HttpExchange* ex, const workspace::Workspace& ws, int port,
                         const QByteArray& target, const QByteArray& prefix) {
-    if (!light::LightService::serves(ws) || !ws.fs)
-        return ex->replyError(400, QStringLiteral("proxy_unsupported"),
-                              QStringLiteral("the port proxy serves light workspaces only"));
-    if (!m_context->light || !m_context->light->available())
+    if (!ws.fs)
+        return ex->replyError(404, QStringLiteral("workspace_not_found"),
+                              QStringLiteral("no workspace %1").arg(ws.id));
+    const bool light = light::LightService::serves(ws);
+    if (light && (!m_context->light || !m_context->light->available()))
         return ex->replyError(503, QStringLiteral("light_unavailable"),
                               QStringLiteral("light workspaces are not available"));
     const http::HttpRequest& req = ex->request();
@@ -103,7 +106,10 @@ void ProxyRoutes::relay(http::HttpExchange* ex, const workspace::Workspace& ws, 
             return ex->replyError(400, QStringLiteral("invalid_path"),
                                   QStringLiteral("the proxied path has control characters"));
     Error error;
-    const int fd = proxy::WorkspaceSocket::connect(ws.fs->rootFd(), *ws.uid, port, &error);
+    // A strong workspace's sockets belong to its sandbox uid (a root agent's), or to the agent's
+    // own uid, which a rootless agent's sandboxes map to.
+    const uid_t owner = ws.uid ? *ws.uid : ::geteuid();
+    const int fd = proxy::WorkspaceSocket::connect(ws.fs->rootFd(), owner, port, &error);
     if (fd < 0)
         return ex->replyError(error);
     if (upgrade) {

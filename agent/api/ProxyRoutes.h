@@ -9,20 +9,21 @@
 
 namespace runbox::api {
 
-/// The port proxy of light workspaces (docs/light-workspaces.md "In the agent"):
+/// The port proxy (docs/light-workspaces.md "In the agent", docs/contracts.md "Port proxy for
+/// browsers"):
 /// `GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS /v1/workspaces/{id}/proxy/{port}/{path...}` forwards
-/// the request to `~/.runbox/proxy/{port}.sock` in the workspace's home (WorkspaceSocket: no
-/// link followed, a socket owned by the workspace uid, peer credentials checked once connected)
-/// as `/{path}?{query}`, and streams the response back (proxy::ProxySession; SSE included). Every
-/// request, including each one on a kept-alive connection, has passed ApiService's signature
-/// check before it gets here; the workspace's token or the agent token may use it.
+/// the request to `.runbox/proxy/{port}.sock` in the workspace (a light workspace's home, a
+/// strong workspace's /workspace, whose execution then runs with `"proxy": true`: ProxyStage)
+/// through WorkspaceSocket (no link followed, a socket owned by the workspace's uid, peer
+/// credentials checked once connected) as `/{path}?{query}`, and streams the response back
+/// (proxy::ProxySession; SSE included; WebSocket through proxy::WebSocketRelay). Every request,
+/// including each one on a kept-alive connection, has passed ApiService's signature check before
+/// it gets here; the workspace's token or the agent token may use it. Browsers, which cannot
+/// sign, reach the same relay through BrowserProxy (its token route and its origins).
 ///
-/// Browsers, which cannot sign, reach the same relay through BrowserProxy (its token route and
-/// its origins).
-///
-/// Errors: 404 workspace_not_found, 400 proxy_unsupported (a strong workspace), 400 invalid_port
-/// (not 1..65535), 400 invalid_path, 501 websocket_unsupported (`Upgrade` requests), 503
-/// light_unavailable, then WorkspaceSocket's 403/502/503 and ProxySession's 502/504.
+/// Errors: 404 workspace_not_found, 400 invalid_port (not 1..65535), 400 invalid_path, 501
+/// upgrade_unsupported (an `Upgrade` other than WebSocket), 503 light_unavailable, then
+/// WorkspaceSocket's 403/502/503 and ProxySession's 502/504.
 class ProxyRoutes final : public QObject {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(ProxyRoutes)

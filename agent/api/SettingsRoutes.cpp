@@ -1,8 +1,8 @@
 #include "agent/api/SettingsRoutes.h"
 
 #include "agent/api/ApiService.h"
-#include "agent/light/tier/LightService.h"
 #include "agent/execution/ExecutionManager.h"
+#include "agent/light/tier/LightService.h"
 #include "agent/store/QuotaStore.h"
 
 #include <QDateTime>

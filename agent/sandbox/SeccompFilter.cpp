@@ -48,6 +48,8 @@
 //   rule. The kernel reads all three arguments as `int` (socket(2)): exact values are compared on
 //   the low 32 bits; the "greater than" rules compare all 64 bits, which refuses every value with
 //   high bits set (harmless: no valid call has any).
+// - UnixSockets profile (an execution served through the port proxy): the socket family is
+//   allowed, but socket(2) and socketpair(2) only for domain AF_UNIX (all 64 bits compared).
 
 namespace runbox::sandbox {
 namespace {
@@ -204,6 +206,18 @@ bool addConditionalRules(scmp_filter_ctx ctx, QString* error) {
 
 constexpr scmp_datum_t kSockTypeMask = 0xf; // SOCK_TYPE_MASK, include/linux/net.h
 
+/// socket(2) and socketpair(2) of the UnixSockets profile: domain AF_UNIX only (all 64 bits
+/// compared: a value with high bits set is refused too).
+bool addUnixOnlySocketRules(scmp_filter_ctx ctx, QString* error) {
+    for (const char* name : {"socket", "socketpair"}) {
+        const int nr = resolve(name);
+        const scmp_arg_cmp cmp = SCMP_A0(SCMP_CMP_NE, AF_UNIX);
+        if (nr >= 0 && !addRule(ctx, EPERM, nr, name, 1, &cmp, error))
+            return false;
+    }
+    return true;
+}
+
 /// socket(2) argument filtering of the Network profile (see the rules at the top).
 bool addNetworkSocketRules(scmp_filter_ctx ctx, QString* error) {
     const int socketNr = resolve("socket");
@@ -262,6 +276,8 @@ FilterPtr buildFilter(SeccompProfileKind kind, QString* error) {
         return FilterPtr(nullptr, &seccomp_release);
     if (kind == SeccompProfileKind::Network && !addNetworkSocketRules(ctx.get(), error))
         return FilterPtr(nullptr, &seccomp_release);
+    if (kind == SeccompProfileKind::UnixSockets && !addUnixOnlySocketRules(ctx.get(), error))
+        return FilterPtr(nullptr, &seccomp_release);
     return ctx;
 }
 
@@ -289,8 +305,10 @@ QStringList SeccompFilter::deniedSyscalls(SeccompProfileKind kind) {
     }
     names << QStringLiteral("clone") << QStringLiteral("personality") << QStringLiteral("ioctl")
           << QStringLiteral("fallocate") << QStringLiteral("shmget");
-    if (kind == SeccompProfileKind::Network)
+    if (kind == SeccompProfileKind::Network || kind == SeccompProfileKind::UnixSockets)
         names << QStringLiteral("socket"); // raw, packet, netlink, MPTCP…: see the rules above
+    if (kind == SeccompProfileKind::UnixSockets)
+        names << QStringLiteral("socketpair");
     return names;
 }
 

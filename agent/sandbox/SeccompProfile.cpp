@@ -123,6 +123,8 @@ QString toString(SeccompProfileKind kind) {
         return QStringLiteral("network");
     case SeccompProfileKind::Npu:
         return QStringLiteral("npu");
+    case SeccompProfileKind::UnixSockets:
+        return QStringLiteral("unix-sockets");
     }
     return QStringLiteral("baseline");
 }

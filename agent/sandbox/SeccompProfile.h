@@ -11,7 +11,17 @@ enum class SeccompProfileKind {
     Network,  ///< egress through the bridge: AF_UNIX/AF_INET/AF_INET6 stream and datagram
               ///< sockets only (no raw, packet, netlink, MPTCP…); everything else as baseline
     Npu,      ///< NPU passthrough: sockets allowed (CANN needs them), netns stays private
+    /// Network none, but AF_UNIX sockets allowed (socket, socketpair: domain AF_UNIX only): an
+    /// execution served through the port proxy (ProxyStage; its sandbox has its own network
+    /// namespace, so only pathname sockets in its own mounts and its own abstract ones are
+    /// reachable).
+    UnixSockets,
 };
+
+/// Every profile, as the agent publishes them at start-up.
+inline constexpr SeccompProfileKind kAllSeccompProfileKinds[] = {
+    SeccompProfileKind::Baseline, SeccompProfileKind::Network, SeccompProfileKind::Npu,
+    SeccompProfileKind::UnixSockets};
 
 QString toString(SeccompProfileKind kind);
 

@@ -18,18 +18,19 @@ namespace ts = runbox::testsupport;
 
 namespace {
 
-// A small HTTP server on ~/.runbox/proxy/<port>.sock: "/" a page that opens an EventSource and a
+// A small HTTP server on .runbox/proxy/<port>.sock: "/" a page that opens an EventSource and a
 // WebSocket back to its own origin and writes what came back into #r; "/events" one SSE event;
 // "/ws" a WebSocket echo (RFC 6455 §4.2.2, §5); anything else echoes the request head it got.
-// Every head is appended to ~/heads-<port>.log.
+// Every head is appended to heads-<port>.log. Both in the current directory (a light
+// workspace's home, a strong one's /workspace).
 const char kServer[] = R"PY(
 import os, socket, sys, threading, hashlib, base64, time
 port = sys.argv[1]
-d = os.path.expanduser('~/.runbox/proxy'); os.makedirs(d, exist_ok=True)
+d = os.path.join(os.getcwd(), '.runbox/proxy'); os.makedirs(d, exist_ok=True)
 p = d + '/' + port + '.sock'
 try: os.unlink(p)
 except FileNotFoundError: pass
-log = open(os.path.expanduser('~/heads-%s.log' % port), 'ab', buffering=0)
+log = open('heads-%s.log' % port, 'ab', buffering=0)
 PAGE = b'''<html><head><title>app</title></head><body><div id="r">waiting</div><script>
 const got = [];
 function done() {
@@ -291,16 +292,65 @@ private Q_SLOTS:
                           QJsonObject{{"port", 9100}})
                      .status,
                  404);
-        // A strong workspace has no proxy (yet).
-        const ApiResponse strong =
+    }
+
+    /// A strong workspace's execution started with "proxy": true may listen on a unix socket
+    /// (and on nothing else); without it, it cannot make one.
+    void testAStrongWorkspacesProxiedExecutionIsReached() {
+        const ApiResponse created =
             m_agent.client().call("POST", "/v1/workspaces", QJsonObject{{"isolation", "strong"}});
-        QCOMPARE(strong.status, 201);
-        const QString strongId =
-            strong.json().value("workspaces").toArray().first().toObject().value("id").toString();
-        const ApiResponse refused =
-            m_agent.client().call("POST", "/v1/workspaces/" + strongId.toUtf8() + "/proxy-tokens",
-                                  QJsonObject{{"port", 9100}});
-        QCOMPARE(refused.status, 400);
+        QCOMPARE(created.status, 201);
+        Workspace strong;
+        const QJsonObject item = created.json().value("workspaces").toArray().first().toObject();
+        strong.id = item.value("id").toString();
+        strong.token = item.value("token").toString().toUtf8();
+        const QString probe =
+            QStringLiteral("import socket\n"
+                           "for f in (socket.AF_UNIX, socket.AF_INET):\n"
+                           "    try: socket.socket(f).close(); print(f.name, 'ok')\n"
+                           "    except OSError as e: print(f.name, 'refused', e.errno)\n");
+        const Outcome plain =
+            exec(m_agent.client(), strong.id, {{"kind", "python"}, {"code", probe}});
+        QVERIFY2(plain.out.contains("AF_UNIX refused 1"), qPrintable(plain.describe()));
+        const Outcome proxied = exec(m_agent.client(), strong.id,
+                                     {{"kind", "python"}, {"code", probe}, {"proxy", true}});
+        QVERIFY2(proxied.out.contains("AF_UNIX ok") && proxied.out.contains("AF_INET refused 1"),
+                 qPrintable(proxied.describe()));
+        QCOMPARE(
+            exec(m_agent.client(), strong.id, {{"kind", "shell"}, {"code", "true"}, {"proxy", 1}})
+                .httpStatus,
+            400);
+        // The server as a managed execution of its own.
+        const ApiResponse started = m_agent.client().call(
+            "POST", "/v1/executions",
+            QJsonObject{{"workspace", strong.id},
+                        {"argv", QJsonArray{"/usr/bin/python3", "-c", QString::fromLatin1(kServer),
+                                            "9200"}},
+                        {"proxy", true},
+                        {"executionTimeoutMs", 120000}});
+        QVERIFY2(started.status == 201 || started.status == 202, started.body.constData());
+        const QString socketPath =
+            m_agent.stateDir() + "/workspaces/" + strong.id + "/.runbox/proxy/9200.sock";
+        QVERIFY2(waitUntil([&] { return QFileInfo::exists(socketPath); }, 30000),
+                 qPrintable(socketPath));
+        ApiClient asStrong(m_agent.url(), strong.token);
+        const ApiResponse minted =
+            asStrong.call("POST", "/v1/workspaces/" + strong.id.toUtf8() + "/proxy-tokens",
+                          QJsonObject{{"port", 9200}});
+        QCOMPARE(minted.status, 201);
+        const ts::RawHttpResponse r = roundTrip(
+            get("/echo", origin(strong, 9200),
+                {{"X-Runbox-Proxy-Token", minted.json().value("token").toString().toLatin1()}}));
+        QVERIFY2(r.status == 200 && r.body.startsWith("GET /echo HTTP/1.1"), r.body.constData());
+        // And through the signed route, as for light workspaces.
+        const ApiResponse signedRoute =
+            asStrong.call("GET", "/v1/workspaces/" + strong.id.toUtf8() + "/proxy/9200/echo");
+        QVERIFY2(signedRoute.status == 200 &&
+                     signedRoute.body.contains("X-Forwarded-Prefix: /v1/workspaces/"),
+                 signedRoute.body.constData());
+        m_agent.client().call("POST", "/v1/executions/" +
+                                          started.json().value("executionId").toString().toUtf8() +
+                                          "/cancel");
     }
 
     void testARealBrowserOpensThePageItsSseAndItsWebSocket() {
