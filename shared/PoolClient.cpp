@@ -144,6 +144,7 @@ PoolCreateResult PoolClient::create(const PoolCreateRequest& request) const {
         result.rounds = round;
         // Optimistic counts: each pool host's free slots as its health says now.
         QList<ParallelCall> calls;
+        QMap<QString, int> planned;
         int toPlace = request.count - int(made.size());
         const QList<PoolHostStatus> states = survey(10000);
         for (qsizetype i = 0; i < m_hosts.size() && toPlace > 0; ++i) {
@@ -163,6 +164,7 @@ PoolCreateResult PoolClient::create(const PoolCreateRequest& request) const {
             if (n <= 0)
                 continue;
             toPlace -= n;
+            planned[s.name] = n;
             for (int left = n; left > 0;) {
                 const int batch = light ? std::min(left, kMaxLightPerRequest) : 1;
                 QJsonObject body = light ? request.lightOptions : QJsonObject();
@@ -176,6 +178,8 @@ PoolCreateResult PoolClient::create(const PoolCreateRequest& request) const {
         }
         if (calls.isEmpty())
             break; // no pool host has room: more rounds would see the same
+        if (request.onRoundPlanned)
+            request.onRoundPlanned(round, planned);
         runParallel(&calls, request.requestTimeoutMs);
         for (const ParallelCall& c : calls) {
             const QString host = m_hosts[c.tag].name;

@@ -6,6 +6,8 @@
 #include <QString>
 #include <QStringList>
 
+#include <functional>
+
 namespace runbox {
 
 class ApiClient;
@@ -50,6 +52,9 @@ struct PoolCreateRequest {
     QJsonObject lightOptions;      ///< more fields of a light create (idleTimeoutS, env…)
     int maxRounds = 8;             ///< placement rounds before giving up
     int requestTimeoutMs = 120000; ///< per round; a host that does not answer is skipped
+    /// Called once a round is planned, before its creates go out (host → workspaces asked):
+    /// progress reports, and tests that stop a host at that moment. May be empty.
+    std::function<void(int round, const QMap<QString, int>& plan)> onRoundPlanned;
 };
 
 /// The outcome of PoolClient::create: all of the workspaces, or none (`ok` false, `code` and
