@@ -86,8 +86,9 @@ struct AgentContext {
     QString unavailableReason() const;
     /// Call after workspaces were created or deleted: keeps noWorkspacesSinceMs true.
     void noteWorkspaceCount();
-    /// `{"workspaces":N,"noWorkspacesForMs":ms|null,"idleAfterMs":ms,"idle":bool}` for
-    /// /v1/health: how long the agent has held no workspace (hosts that shut down when unused).
+    /// `{"workspaces":N,"noWorkspacesForMs":ms|null,"idleAfterMs":ms,"exitWhenIdleS":s,
+    /// "idle":bool}` for /v1/health: how long the agent has held no workspace (hosts that shut
+    /// down when unused; exitWhenIdleS: `--exit-when-idle`, 0 = never).
     QJsonObject idleJson() const;
 };
 

@@ -118,6 +118,9 @@ private Q_SLOTS:
         AgentOptions options;
         options.extraArgs = {"--exit-when-idle", "2"};
         QVERIFY2(agent.start(options), qPrintable(agent.errorString()));
+        const QJsonObject idle =
+            agent.client()->call("GET", "/v1/health").json().value("idle").toObject();
+        QCOMPARE(idle.value("exitWhenIdleS").toInt(), 2); // said whether pool host or not
         const QString ws = agent.createWorkspace();
         QVERIFY(!ws.isEmpty());
         // Held workspace and a running execution: well past the idle time, it stays.
