@@ -11,6 +11,7 @@
 #include <QJsonDocument>
 #include <QTextStream>
 
+#include <csignal>
 #include <memory>
 #include <vector>
 
@@ -22,6 +23,23 @@ const char kUsage[] = "runbox [--fleet FILE] pool ls [NAME] [--json] | "
                       "add NAME COUNT [--light|--strong] [--idle-timeout S] [--json] | "
                       "rm NAME [--json]";
 const OptionSpec kJson{QStringLiteral("--json")};
+
+volatile std::sig_atomic_t g_interrupted = 0;
+
+void onInterrupt(int) {
+    g_interrupted = 1;
+}
+
+/// Ctrl-C or SIGTERM during `pool add` ends it after the round under way, deleting what it
+/// made (all or nothing); a second one kills the CLI as usual (SA_RESETHAND).
+void catchInterrupts() {
+    struct sigaction sa {};
+    sa.sa_handler = onInterrupt;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESETHAND;
+    ::sigaction(SIGINT, &sa, nullptr);
+    ::sigaction(SIGTERM, &sa, nullptr);
+}
 
 /// The fleet's agents as pool hosts: a client for each one whose token could be read.
 struct FleetClients {
@@ -122,6 +140,8 @@ int add(const QStringList& args, const FleetChoice& fleet) {
     FleetClients fc;
     if (!loadFleet("pool add", fleet, &fc))
         return kExitUsage;
+    catchInterrupts();
+    request.cancelled = [] { return g_interrupted != 0; };
     const PoolCreateResult result = PoolClient(fc.hosts).create(request);
     QTextStream out(stdout);
     if (parsed.has(QStringLiteral("--json")))
@@ -137,6 +157,8 @@ int add(const QStringList& args, const FleetChoice& fleet) {
     if (!result.leftBehind.isEmpty())
         err << "runbox pool add: could not delete again: " << result.leftBehind.join(' ')
             << Qt::endl;
+    if (result.code == QLatin1String("cancelled"))
+        return 130; // 128 + SIGINT, as a shell reports an interrupted command
     return result.code == QLatin1String("no_pool_hosts") ? kExitConnection : kExitApiError;
 }
 

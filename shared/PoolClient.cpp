@@ -217,8 +217,12 @@ PoolCreateResult PoolClient::create(const PoolCreateRequest& request) const {
         }
         if (!fatal.isEmpty())
             break;
+        if (request.cancelled && request.cancelled()) {
+            result.code = QStringLiteral("cancelled");
+            break;
+        }
     }
-    if (int(made.size()) == request.count && fatal.isEmpty()) {
+    if (int(made.size()) == request.count && fatal.isEmpty() && result.code.isEmpty()) {
         result.ok = true;
         result.workspaces = made;
         return result;
@@ -228,7 +232,11 @@ PoolCreateResult PoolClient::create(const PoolCreateRequest& request) const {
     QStringList states;
     for (auto it = lastState.cbegin(); it != lastState.cend(); ++it)
         states << it.key() + QStringLiteral(": ") + it.value();
-    if (!fatal.isEmpty()) {
+    if (result.code == QLatin1String("cancelled")) {
+        result.message = QStringLiteral("pool %1: cancelled after %2 round(s); nothing kept")
+                             .arg(request.pool)
+                             .arg(result.rounds);
+    } else if (!fatal.isEmpty()) {
         result.code = QStringLiteral("create_refused");
         result.message = QStringLiteral("pool %1: %2; nothing kept").arg(request.pool, fatal);
     } else if (!anyHost) {

@@ -55,13 +55,16 @@ struct PoolCreateRequest {
     /// Called once a round is planned, before its creates go out (host → workspaces asked):
     /// progress reports, and tests that stop a host at that moment. May be empty.
     std::function<void(int round, const QMap<QString, int>& plan)> onRoundPlanned;
+    /// Asked after each round: true ends the call as a failure (`cancelled`), what was made
+    /// deleted again (the CLI's Ctrl-C). May be empty.
+    std::function<bool()> cancelled;
 };
 
 /// The outcome of PoolClient::create: all of the workspaces, or none (`ok` false, `code` and
 /// `message` say why, what was made was deleted again).
 struct PoolCreateResult {
     bool ok = false;
-    QString code;    ///< "no_pool_hosts", "pool_full", "create_refused"; "" when ok
+    QString code;    ///< "no_pool_hosts", "pool_full", "create_refused", "cancelled"; "" when ok
     QString message; ///< a sentence naming the pool, what was placed and each host's state
     QList<PooledWorkspace> workspaces;
     QMap<QString, int> placed;      ///< host → workspaces made there (kept on failure: made)

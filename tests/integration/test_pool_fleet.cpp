@@ -202,6 +202,32 @@ private Q_SLOTS:
         removeAll();
     }
 
+    void testCancelledCreateKeepsNothing() {
+        std::unique_ptr<ApiClient> clients[kHosts];
+        QList<PoolHostHandle> hosts;
+        for (int i = 0; i < kHosts; ++i) {
+            clients[i] = std::make_unique<ApiClient>(m_agents[i]->baseUrl(), m_agents[i]->token());
+            hosts << PoolHostHandle{hostName(i), clients[i].get()};
+        }
+        PoolCreateRequest request;
+        request.pool = kPool;
+        request.count = kCapacity + kCapacity / 2;
+        request.isolation = m_light ? "light" : "strong";
+        int madeBeforeCancel = 0;
+        request.onRoundPlanned = [&madeBeforeCancel](int, const QMap<QString, int>& plan) {
+            for (int n : plan)
+                madeBeforeCancel += n;
+        };
+        request.cancelled = [] { return true; }; // as Ctrl-C during round 1
+        const PoolCreateResult result = PoolClient(hosts).create(request);
+        QVERIFY(!result.ok);
+        QCOMPARE(result.code, QStringLiteral("cancelled"));
+        QCOMPARE(madeBeforeCancel, request.count); // round 1 had made them all: still undone
+        QVERIFY(result.leftBehind.isEmpty());
+        for (int i = 0; i < kHosts; ++i)
+            QCOMPARE(held(i), 0);
+    }
+
     void testHostKilledMidCreationIsSkipped() {
         // In this process, so that the kill lands between the plan and the creates.
         std::unique_ptr<ApiClient> clients[kHosts];
