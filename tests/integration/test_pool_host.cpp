@@ -135,6 +135,30 @@ private Q_SLOTS:
         QVERIFY2(agent.log().contains("--exit-when-idle"), qPrintable(agent.log()));
     }
 
+    void testEvictedLightWorkspacesLetTheHostExit() {
+        // The pooled design's two idle levels: a light workspace is evicted after its own idle
+        // timeout, then the empty host exits after its own.
+        if (!AgentProcess::runningAsRoot())
+            QSKIP("light workspaces need a root agent");
+        AgentProcess host;
+        AgentOptions options;
+        options.runAsRoot = true;
+        options.extraEnv = kRootUidRanges;
+        options.extraArgs = {"--pool", "delta", "--exit-when-idle", "2"};
+        QVERIFY2(host.start(options), qPrintable(host.errorString()));
+        const QJsonObject light =
+            host.client()->call("GET", "/v1/health").json().value("light").toObject();
+        if (!light.value("available").toBool())
+            QSKIP(qPrintable("light tier unavailable here: " + light.value("reason").toString()));
+        const ApiResponse r =
+            create(host, {{"isolation", "light"}, {"count", 2}, {"idleTimeoutS", 1}});
+        QCOMPARE(r.json().value("workspaces").toArray().size(), 2);
+        QTRY_VERIFY_WITH_TIMEOUT(!host.isRunning(), 20000);
+        QVERIFY2(host.stop(), qPrintable(host.log()));
+        QVERIFY2(host.log().contains("idle light workspace(s) evicted"), qPrintable(host.log()));
+        QVERIFY2(host.log().contains("--exit-when-idle"), qPrintable(host.log()));
+    }
+
     void testUnusedHostExitsToo() {
         AgentProcess agent;
         AgentOptions options;
