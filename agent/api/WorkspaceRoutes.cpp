@@ -2,6 +2,7 @@
 
 #include "agent/api/ApiService.h"
 #include "agent/environments/EnvironmentService.h"
+#include "agent/light/LightWorkspaceHost.h"
 #include "agent/light/tier/LightService.h"
 #include "agent/pool/PoolHost.h"
 
@@ -38,24 +39,28 @@ void createLight(AgentContext* ctx, http::HttpExchange* ex, const Principal& who
     if (auto err = ctx->light->parseCreate(body, &request))
         return ex->replyError(*err);
     const int asked = request.count;
-    const int granted = reservePoolSlots(ctx, asked);
-    if (granted == 0)
+    // A count out of range is the light tier's to refuse (400 invalid_count), never clamped.
+    const bool inRange = asked >= 1 && asked <= light::LightWorkspaceHost::kMaxCreateCount;
+    const int granted = inRange ? reservePoolSlots(ctx, asked) : asked;
+    if (inRange && granted == 0)
         return replyAllRejected(ex, asked);
     request.count = granted;
     QPointer<http::HttpExchange> guard(ex);
-    ctx->light->create(
-        request, who.tokenId,
-        [guard, ctx, asked, granted](std::optional<Error> err, const QJsonObject& created) {
-            releasePoolSlots(ctx, granted); // the made ones are registered now
-            if (!guard)
-                return;
-            if (err)
-                return guard->replyError(*err);
-            QJsonObject answer = created;
-            answer.insert(QStringLiteral("rejected"),
-                          created.value(QLatin1String("rejected")).toInt() + asked - granted);
-            guard->replyJson(201, answer);
-        });
+    ctx->light->create(request, who.tokenId,
+                       [guard, ctx, asked, granted, inRange](std::optional<Error> err,
+                                                             const QJsonObject& created) {
+                           if (inRange)
+                               releasePoolSlots(ctx, granted); // the made ones are registered now
+                           if (!guard)
+                               return;
+                           if (err)
+                               return guard->replyError(*err);
+                           QJsonObject answer = created;
+                           answer.insert(QStringLiteral("rejected"),
+                                         created.value(QLatin1String("rejected")).toInt() + asked -
+                                             granted);
+                           guard->replyJson(201, answer);
+                       });
 }
 
 void deleteAllLight(AgentContext* ctx, http::HttpExchange* ex, const Principal& who) {

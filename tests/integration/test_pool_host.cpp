@@ -108,6 +108,11 @@ private Q_SLOTS:
         QCOMPARE(r.status, 201);
         QCOMPARE(r.json().value("workspaces").toArray().size(), 2);
         QCOMPARE(r.json().value("rejected").toInt(), 2);
+        for (int bad : {0, 4097}) { // a bad count stays the tier's 400, never clamped
+            r = create(host, {{"isolation", "light"}, {"count", bad}});
+            QCOMPARE(r.status, 400);
+            QCOMPARE(r.errorCode(), QStringLiteral("invalid_count"));
+        }
         r = create(host, {}); // a strong one counts against the same capacity
         QCOMPARE(r.json().value("rejected").toInt(), 1);
         QCOMPARE(host.workspaceCount(), 5);
