@@ -34,6 +34,7 @@ QJsonObject AgentContext::idleJson() const {
     return {{"workspaces", count},
             {"noWorkspacesForMs", emptyFor >= 0 ? QJsonValue(emptyFor) : QJsonValue()},
             {"idleAfterMs", config.idleAfterMs},
+            {"exitWhenIdleS", config.exitWhenIdleS},
             {"idle", config.idleAfterMs > 0 && emptyFor >= config.idleAfterMs}};
 }
 

@@ -31,6 +31,9 @@ class NpuService;
 namespace runbox::light {
 class LightService;
 }
+namespace runbox::pool {
+class PoolHost;
+}
 namespace runbox::environments {
 class EnvironmentService;
 }
@@ -66,6 +69,9 @@ struct AgentContext {
     /// The agent's metrics (`GET /metrics`, docs/metrics.md); null when not wired (tests that
     /// build a context by hand): nothing is counted and scrapes are empty.
     metrics::MetricsRegistry* metrics = nullptr;
+    /// The pool this agent is a host of and its capacity (docs/contracts.md "Pool hosts");
+    /// never null once AgentRuntime started (a PoolHost without a name grants every create).
+    pool::PoolHost* pool = nullptr;
     qint64 startedAtMs = 0;
     /// Since when (ms since epoch) the agent has held no workspace at all; 0 while it holds some.
     qint64 noWorkspacesSinceMs = 0;
@@ -80,8 +86,9 @@ struct AgentContext {
     QString unavailableReason() const;
     /// Call after workspaces were created or deleted: keeps noWorkspacesSinceMs true.
     void noteWorkspaceCount();
-    /// `{"workspaces":N,"noWorkspacesForMs":ms|null,"idleAfterMs":ms,"idle":bool}` for
-    /// /v1/health: how long the agent has held no workspace (hosts that shut down when unused).
+    /// `{"workspaces":N,"noWorkspacesForMs":ms|null,"idleAfterMs":ms,"exitWhenIdleS":s,
+    /// "idle":bool}` for /v1/health: how long the agent has held no workspace (hosts that shut
+    /// down when unused; exitWhenIdleS: `--exit-when-idle`, 0 = never).
     QJsonObject idleJson() const;
 };
 

@@ -23,6 +23,8 @@
 #include "agent/metrics/AgentMetrics.h"
 #include "agent/npu/NpuService.h"
 #include "agent/npu/NpuStage.h"
+#include "agent/pool/IdleExit.h"
+#include "agent/pool/PoolHost.h"
 #include "agent/proxy/ProxyStage.h"
 #include "agent/sandbox/BwrapPreflight.h"
 #include "agent/sandbox/CapabilityProbe.h"
@@ -245,6 +247,7 @@ int AgentRuntime::start(const QStringList& args) {
     m_manager->addEpochContributor(&proxy::ProxyStage::recordInto);
     m_context.startedAtMs = QDateTime::currentMSecsSinceEpoch();
 
+    startPool();
     m_light = std::make_unique<light::LightService>(&m_context);
     m_context.light = m_light.get();
     m_manager->addTier(std::make_unique<light::LightTier>(m_light.get(), m_workspaces.get()));
@@ -471,12 +474,32 @@ void AgentRuntime::installSignalHandlers() {
     connect(notifier, &QSocketNotifier::activated, this, [this] {
         char c;
         [[maybe_unused]] const ssize_t n = ::read(g_signalPipe[0], &c, 1);
-        shutdown();
+        shutdown(QStringLiteral("signal received"));
     });
 }
 
-void AgentRuntime::shutdown() {
-    logLine(QStringLiteral("runbox-agent: stopping (signal received)"));
+void AgentRuntime::startPool() {
+    const config::AgentConfig& c = m_context.config;
+    workspace::WorkspaceRegistry* workspaces = m_workspaces.get();
+    m_pool =
+        std::make_unique<pool::PoolHost>(c.poolName, c.poolCapacity, c.poolLabels, c.exitWhenIdleS,
+                                         [workspaces] { return workspaces->count(); });
+    m_context.pool = m_pool.get();
+    if (c.exitWhenIdleS <= 0)
+        return;
+    const execution::ExecutionManager* manager = m_manager.get();
+    m_idleExit = new pool::IdleExit(
+        c.exitWhenIdleS,
+        [workspaces, manager] {
+            return workspaces->count() > 0 || manager->runningCount() > 0 ||
+                   manager->queuedCount() > 0 || manager->runningExecutions() > 0;
+        },
+        this);
+    connect(m_idleExit, &pool::IdleExit::idle, this, [this](const QString& why) { shutdown(why); });
+}
+
+void AgentRuntime::shutdown(const QString& why) {
+    logLine(QStringLiteral("runbox-agent: stopping (%1)").arg(why));
     service::ServiceNotifier::stopping(QStringLiteral("stopping: ending the running executions"));
     m_server->close();
     m_api->stopAll();

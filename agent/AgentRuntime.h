@@ -17,6 +17,10 @@ class StateDir;
 namespace api {
 class ApiService;
 } // namespace api
+namespace pool {
+class IdleExit;
+class PoolHost;
+} // namespace pool
 namespace light {
 class LightService;
 } // namespace light
@@ -101,8 +105,13 @@ private:
     /// (with the light range) in the host's registry; a failure fails the strong tier closed
     /// (SandboxHost::sandboxUserError).
     void claimSandboxUids(const config::StateDir& state);
+    /// The pool host (docs/contracts.md "Pool hosts": capacity, health) and, with
+    /// --exit-when-idle, the idle exit. After the execution manager, before the API.
+    void startPool();
     void installSignalHandlers();
-    void shutdown();
+    /// Stops the agent: no new connection, executions ended, the event loop left (exit 0).
+    /// @p why: the log line's reason ("signal received", the idle exit's).
+    void shutdown(const QString& why);
 
     AgentContext m_context;
     sandbox::UidRangeRegistry m_uidRanges;
@@ -128,6 +137,8 @@ private:
     std::unique_ptr<environments::EnvironmentService> m_environments;
     std::unique_ptr<environments::EnvironmentStage> m_environmentStage;
     std::unique_ptr<execution::ExecutionManager> m_manager;
+    std::unique_ptr<pool::PoolHost> m_pool;
+    pool::IdleExit* m_idleExit = nullptr;         ///< --exit-when-idle; child of this
     std::unique_ptr<light::LightService> m_light; ///< after the registry, before the API (order)
     /// The metrics (docs/metrics.md); destroyed after the API that serves them.
     std::unique_ptr<metrics::MetricsRegistry> m_metrics;

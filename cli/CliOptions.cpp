@@ -12,11 +12,6 @@
 
 namespace runbox::cli {
 
-namespace {
-
-/// Takes `--name VALUE` (or `--name=VALUE`) from @p args before any `--`, removing it; empty
-/// when absent. Sets @p error when the option has no value. For the connection options only,
-/// which may stand anywhere; a command's own options go through ParsedArgs.
 QString takeGlobalOption(QStringList* args, const QString& name, QString* error) {
     const qsizetype dash = args->indexOf(QStringLiteral("--"));
     const qsizetype end = dash < 0 ? args->size() : dash;
@@ -39,6 +34,8 @@ QString takeGlobalOption(QStringList* args, const QString& name, QString* error)
     }
     return {};
 }
+
+namespace {
 
 QByteArray readTrimmed(const QString& path) {
     QFile f(path);

@@ -36,6 +36,12 @@ struct Connection {
     QString parse(QStringList* args);
 };
 
+/// Takes `--name VALUE` (or `--name=VALUE`) from @p args before any `--`, removing it; empty
+/// when absent. Sets @p error when the option has no value. For the global options only
+/// (connection, `--fleet`), which may stand anywhere; a command's own options go through
+/// ParsedArgs.
+QString takeGlobalOption(QStringList* args, const QString& name, QString* error);
+
 /// One option a command accepts: `--name` (and an optional short alias such as `-r`), a
 /// flag or an option with a value (`--name VALUE` or `--name=VALUE`).
 struct OptionSpec {

@@ -6,13 +6,16 @@
 #include "cli/ExecCommand.h"
 #include "cli/ExecutionsCommand.h"
 #include "cli/FilesCommand.h"
+#include "cli/FleetTarget.h"
 #include "cli/LogsCommand.h"
 #include "cli/NpuCommand.h"
 #include "cli/PolicyCommand.h"
+#include "cli/PoolCommand.h"
 #include "cli/QuotasCommand.h"
 #include "cli/RunCommand.h"
 #include "cli/WorkspaceCommand.h"
 #include "shared/ApiClient.h"
+#include "shared/FleetFile.h"
 #include "shared/ProtocolVersion.h"
 
 #include <QCoreApplication>
@@ -23,7 +26,8 @@ using namespace runbox;
 namespace {
 
 const char kUsage[] =
-    "Usage: runbox [--state-dir DIR] [--url URL] [--token TOKEN | --token-file FILE] COMMAND\n"
+    "Usage: runbox [--state-dir DIR] [--url URL] [--token TOKEN | --token-file FILE]\n"
+    "              [--fleet FILE] COMMAND\n"
     "Commands (--json on every listing prints the agent's JSON instead of a table):\n"
     "  health                      liveness and the sandbox conclusion (/v1/health)\n"
     "  workspace create [--light [--count N]] [--json]\n"
@@ -57,6 +61,14 @@ const char kUsage[] =
     "  policy show [--json] | policy set --allow DOMAIN... [--allow-private CIDR] | policy off\n"
     "                              the network policy of new executions\n"
     "  npu ls [--refresh] [--json] the host's Ascend chips (--refresh: probe them now)\n"
+    "  pool ls [NAME] [--json]     the fleet's agents by pool: capacity, workspaces, free slots\n"
+    "  pool add NAME COUNT [--light|--strong] [--idle-timeout S] [--json]\n"
+    "                              place COUNT workspaces on the pool's hosts, all or none\n"
+    "                              (prints HOST.ID TOKEN)\n"
+    "  pool rm NAME [--json]       delete every workspace on the pool's hosts\n"
+    "       --fleet FILE: the fleet file {\"agents\":[{\"name\",\"url\",\"tokenFile\"}]}\n"
+    "       (default ~/.config/runbox/fleet.json); exec/run/ps --workspace, workspace rm,\n"
+    "       files and cp take pooled ids HOST.ID of its agents\n"
     "  env ls | create NAME --python|--r | install|uninstall NAME PKG... | show NAME | rm NAME\n"
     "                              science environments (builds followed; --no-wait, --json)\n"
     "Every command refuses an option it does not know or one without its value.\n"
@@ -114,20 +126,41 @@ int main(int argc, char** argv) {
         QTextStream(stdout) << kUsage;
         return args.isEmpty() ? cli::kExitUsage : cli::kExitOk;
     }
+    QString optionError;
+    cli::FleetChoice fleet;
+    fleet.path = cli::takeGlobalOption(&args, QStringLiteral("--fleet"), &optionError);
+    fleet.explicitPath = !fleet.path.isEmpty();
+    if (!fleet.explicitPath)
+        fleet.path = FleetFile::defaultPath();
     cli::Connection connection;
-    if (const QString e = connection.parse(&args); !e.isEmpty()) {
-        err << "runbox: " << e << Qt::endl;
-        return cli::kExitUsage;
-    }
-    if (args.isEmpty()) {
-        err << kUsage;
+    // A connection error matters only to a command that goes to the one agent it names.
+    const QString connectionError = connection.parse(&args);
+    if (!optionError.isEmpty() || args.isEmpty()) {
+        err << (optionError.isEmpty() ? QString::fromLatin1(kUsage)
+                                      : QStringLiteral("runbox: ") + optionError + '\n');
         return cli::kExitUsage;
     }
     const QString command = args.takeFirst();
+    if (command == QLatin1String("pool")) // the fleet's agents, no connection options
+        return cli::runPool(args, fleet);
     const Command run = findCommand(command);
     if (!run) { // a usage error, whatever the agent: nothing is sent
         err << "runbox: unknown command " << command << "\n" << kUsage;
         return cli::kExitUsage;
+    }
+    QString fleetError;
+    switch (cli::FleetTarget::apply(command, &args, fleet, &connection, &fleetError)) {
+    case cli::FleetTarget::Outcome::Failed:
+        err << "runbox " << command << ": " << fleetError << Qt::endl;
+        return cli::kExitUsage;
+    case cli::FleetTarget::Outcome::None:
+        if (!connectionError.isEmpty()) {
+            err << "runbox: " << connectionError << Qt::endl;
+            return cli::kExitUsage;
+        }
+        break;
+    case cli::FleetTarget::Outcome::Resolved:
+        break;
     }
     ApiClient client(connection.url, connection.token);
     // One unsigned GET /health first: an agent of another protocol is refused before anything

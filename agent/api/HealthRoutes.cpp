@@ -6,6 +6,7 @@
 #include "agent/execution/ExecutionManager.h"
 #include "agent/light/tier/LightService.h"
 #include "agent/npu/NpuService.h"
+#include "agent/pool/PoolHost.h"
 #include "agent/store/ExecutionRetention.h"
 #include "agent/store/QuotaStore.h"
 #include "agent/workspace/WorkspaceResolver.h"
@@ -95,6 +96,10 @@ void HealthRoutes::registerRoutes(Router& router, AgentContext* ctx) {
                                    : QJsonObject{{"available", false},
                                                  {"reason", "light workspaces not started"}});
             body.insert(QStringLiteral("idle"), ctx->idleJson());
+            // docs/contracts.md "Pool hosts": what pool clients place workspaces by.
+            body.insert(QStringLiteral("pool"), ctx->pool && ctx->pool->isPoolHost()
+                                                    ? QJsonValue(ctx->pool->healthJson())
+                                                    : QJsonValue());
             // docs/STORE.md "Retention": the finished executions' logs and what is kept.
             if (ctx->retention)
                 body.insert(QStringLiteral("logStore"), ctx->retention->healthJson());

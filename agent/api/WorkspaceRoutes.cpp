@@ -2,7 +2,9 @@
 
 #include "agent/api/ApiService.h"
 #include "agent/environments/EnvironmentService.h"
+#include "agent/light/LightWorkspaceHost.h"
 #include "agent/light/tier/LightService.h"
+#include "agent/pool/PoolHost.h"
 
 #include <QJsonArray>
 #include <QPointer>
@@ -10,6 +12,22 @@
 namespace runbox::api {
 
 namespace {
+
+/// Slots a create of @p count may fill (docs/contracts.md "Pool hosts"): all of them on an
+/// agent that is no pool host, else what the pool's capacity leaves. Release what was granted.
+int reservePoolSlots(AgentContext* ctx, int count) {
+    return ctx->pool ? ctx->pool->reserve(count) : count;
+}
+
+void releasePoolSlots(AgentContext* ctx, int granted) {
+    if (ctx->pool)
+        ctx->pool->release(granted);
+}
+
+/// The answer of a create the pool's capacity refused entirely: nothing made, all rejected.
+void replyAllRejected(http::HttpExchange* ex, int count) {
+    ex->replyJson(201, {{"workspaces", QJsonArray{}}, {"rejected", count}});
+}
 
 void createLight(AgentContext* ctx, http::HttpExchange* ex, const Principal& who,
                  const QJsonObject& body) {
@@ -20,14 +38,28 @@ void createLight(AgentContext* ctx, http::HttpExchange* ex, const Principal& who
     light::LightCreateRequest request;
     if (auto err = ctx->light->parseCreate(body, &request))
         return ex->replyError(*err);
+    const int asked = request.count;
+    // A count out of range is the light tier's to refuse (400 invalid_count), never clamped.
+    const bool inRange = asked >= 1 && asked <= light::LightWorkspaceHost::kMaxCreateCount;
+    const int granted = inRange ? reservePoolSlots(ctx, asked) : asked;
+    if (inRange && granted == 0)
+        return replyAllRejected(ex, asked);
+    request.count = granted;
     QPointer<http::HttpExchange> guard(ex);
     ctx->light->create(request, who.tokenId,
-                       [guard](std::optional<Error> err, const QJsonObject& created) {
+                       [guard, ctx, asked, granted, inRange](std::optional<Error> err,
+                                                             const QJsonObject& created) {
+                           if (inRange)
+                               releasePoolSlots(ctx, granted); // the made ones are registered now
                            if (!guard)
                                return;
                            if (err)
                                return guard->replyError(*err);
-                           guard->replyJson(201, created);
+                           QJsonObject answer = created;
+                           answer.insert(QStringLiteral("rejected"),
+                                         created.value(QLatin1String("rejected")).toInt() + asked -
+                                             granted);
+                           guard->replyJson(201, answer);
                        });
 }
 
@@ -82,8 +114,12 @@ void WorkspaceRoutes::registerRoutes(Router& router, AgentContext* ctx,
                 return ex->replyError(
                     400, QStringLiteral("invalid_request"),
                     QStringLiteral("strong workspaces are created one at a time (count 1)"));
+            if (reservePoolSlots(ctx, 1) == 0)
+                return replyAllRejected(ex, 1);
             workspace::Workspace ws;
-            if (auto err = ctx->workspaces->create(who.tokenId, &ws))
+            const std::optional<Error> err = ctx->workspaces->create(who.tokenId, &ws);
+            releasePoolSlots(ctx, 1);
+            if (err)
                 return ex->replyError(*err);
             ctx->noteWorkspaceCount();
             QJsonObject item = ws.toJson();

@@ -51,6 +51,21 @@ bool AgentConfig::parse(const QStringList& args, const QProcessEnvironment& env,
     lightUidFirst = v.number(Key::LightUidFirst);
     lightUidCount = v.number(Key::LightUidCount);
     lightSpareHomes = v.number(Key::LightSpareHomes);
+    poolName = v.text(Key::Pool);
+    poolCapacity = v.number(Key::PoolCapacity);
+    poolLabels = v.text(Key::PoolLabels).split(QLatin1Char(','), Qt::SkipEmptyParts);
+    for (QString& label : poolLabels)
+        label = label.trimmed();
+    exitWhenIdleS = v.number(Key::ExitWhenIdleS);
+    static const QRegularExpression kPoolName(QStringLiteral("^[A-Za-z0-9_-]{1,64}$"));
+    if (!poolName.isEmpty() && !kPoolName.match(poolName).hasMatch()) {
+        *error = QStringLiteral("pool name \"%1\" must be 1-64 of A-Z a-z 0-9 _ -").arg(poolName);
+        return false;
+    }
+    if (poolName.isEmpty() && (poolCapacity > 0 || !poolLabels.isEmpty())) {
+        *error = QStringLiteral("--pool-capacity and --pool-labels need --pool NAME");
+        return false;
+    }
     testResolverHostsPath = v.text(Key::TestResolverHosts);
     return true;
 }

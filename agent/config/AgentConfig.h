@@ -51,6 +51,15 @@ struct AgentConfig {
     /// Empty light homes kept ready ahead of creates (RUNBOX_LIGHT_SPARE_HOMES /
     /// `lightSpareHomes`, 0..4096; 0 = every home is made on the request path).
     qint64 lightSpareHomes = 256;
+    /// The pool this agent is a host of (`--pool` / RUNBOX_POOL / `pool`; "" = none), its
+    /// capacity in workspaces (`--pool-capacity`; 0 = no pool limit) and labels (`--pool-labels`,
+    /// comma-separated). docs/contracts.md "Pool hosts".
+    QString poolName;
+    qint64 poolCapacity = 0;
+    QStringList poolLabels;
+    /// Exit (status 0) once no workspace and no execution has existed for this long, seconds
+    /// (`--exit-when-idle` / RUNBOX_EXIT_WHEN_IDLE_S; 0 = never). agent/pool/IdleExit.
+    qint64 exitWhenIdleS = 0;
     /// /v1/health says `"idle": true` once the agent has held no workspace for this long, ms
     /// (RUNBOX_IDLE_AFTER_MS / `idleAfterMs`; 0 = never idle). For hosts that shut down when
     /// unused.

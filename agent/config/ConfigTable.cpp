@@ -290,6 +290,9 @@ QList<OptionSpec> buildTable() {
          .max = 4096,
          .help = "Empty light homes kept ready ahead of creates (0 = every home is made on the "
                  "request path)."},
+    };
+    t += poolOptionRows(); // ConfigTablePool.cpp
+    t += QList<OptionSpec>{
         // Quotas: seeds of the stored settings (store::QuotaSettings), 0 = unlimited
         {.key = Key::MaxWorkspaceBytes,
          .name = "maxWorkspaceBytes",

@@ -46,6 +46,11 @@ enum class Key : int {
     LightUidFirst,
     LightUidCount,
     LightSpareHomes,
+    // Pool host
+    Pool,
+    PoolCapacity,
+    PoolLabels,
+    ExitWhenIdleS,
     // Quotas (first start only)
     MaxWorkspaceBytes,
     MaxOutputBytes,
@@ -88,7 +93,7 @@ enum class OptionType {
 };
 
 /// The section an option is listed under.
-enum class OptionGroup { General, SandboxUids, Light, Quotas, Npu, TestOnly };
+enum class OptionGroup { General, SandboxUids, Light, Pool, Quotas, Npu, TestOnly };
 
 /// Per-option behaviour bits (OptionSpec::flags).
 enum OptionFlag : unsigned {

@@ -8,6 +8,8 @@ namespace runbox::config {
 /// The science-environment rows (OptionGroup::General), Key::EnvWheelhouse..
 /// Key::EnvStarterRPackages in Key order.
 QList<OptionSpec> environmentOptionRows();
+/// The pool-host rows (OptionGroup::Pool), Key::Pool..Key::ExitWhenIdleS in Key order.
+QList<OptionSpec> poolOptionRows();
 /// The NPU rows (OptionGroup::Npu), Key::NpuDeviceRoot..Key::NpuWorkloads in Key order.
 QList<OptionSpec> npuOptionRows();
 

@@ -7,9 +7,9 @@ namespace runbox::config {
 
 namespace {
 
-constexpr OptionGroup kGroups[] = {OptionGroup::General, OptionGroup::SandboxUids,
-                                   OptionGroup::Light,   OptionGroup::Quotas,
-                                   OptionGroup::Npu,     OptionGroup::TestOnly};
+constexpr OptionGroup kGroups[] = {
+    OptionGroup::General, OptionGroup::SandboxUids, OptionGroup::Light,   OptionGroup::Pool,
+    OptionGroup::Quotas,  OptionGroup::Npu,         OptionGroup::TestOnly};
 
 QString latin(const char* text) {
     return text ? QString::fromUtf8(text) : QString();
@@ -106,6 +106,8 @@ QString groupTitle(OptionGroup group) {
         return QStringLiteral("Strong-tier sandbox uids (privileged agent)");
     case OptionGroup::Light:
         return QStringLiteral("Light tier");
+    case OptionGroup::Pool:
+        return QStringLiteral("Pool host (docs/contracts.md \"Pool hosts\")");
     case OptionGroup::Quotas:
         return QStringLiteral("Quotas (seeded on first start only)");
     case OptionGroup::Npu:

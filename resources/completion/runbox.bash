@@ -16,15 +16,15 @@ _runbox() {
         cword=$COMP_CWORD
     fi
 
-    local global="--state-dir --url --token --token-file --help"
-    local commands="health workspace workspaces exec run ps logs cancel quotas cp files policy npu env"
+    local global="--state-dir --url --token --token-file --fleet --help"
+    local commands="health workspace workspaces exec run ps logs cancel quotas cp files policy npu env pool"
     local exec_opts="--workspace --kind --code --code-file --cwd --env --timeout --timeout-ms --max-output --max-output-bytes --stdin --id --environment --json"
 
     # The command and subcommand: the first words that are neither options nor option values.
     local i cmd="" sub=""
     for ((i = 1; i < cword; i++)); do
         case "${words[i]}" in
-            --state-dir|--url|--token|--token-file) ((i++)) ;;
+            --state-dir|--url|--token|--token-file|--fleet) ((i++)) ;;
             -*) ;;
             *)
                 if [[ -z $cmd ]]; then cmd="${words[i]}"
@@ -35,9 +35,9 @@ _runbox() {
 
     case "$prev" in
         --state-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
-        --token-file|--code-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --token-file|--code-file|--fleet) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --kind) COMPREPLY=($(compgen -W "shell python r" -- "$cur")); return ;;
-        --url|--token|--workspace|--cwd|--env|--timeout|--timeout-ms|--max-output|--max-output-bytes|--stdin|--id|--environment|--count|--offset|--state|--limit|--cursor|--mode|--allow|--allow-private|--provisioner)
+        --url|--token|--workspace|--cwd|--env|--timeout|--timeout-ms|--max-output|--max-output-bytes|--stdin|--id|--environment|--count|--offset|--state|--limit|--cursor|--mode|--allow|--allow-private|--provisioner|--idle-timeout)
             return ;;
     esac
 
@@ -92,6 +92,12 @@ _runbox() {
                 create) words_list="--python --r --provisioner --no-wait" ;;
                 install) words_list="--no-wait --wheel --channel" ;;
                 uninstall) words_list="--no-wait" ;;
+            esac ;;
+        pool)
+            case "$sub" in
+                "") words_list="ls add rm" ;;
+                ls|list|rm|delete) words_list="--json" ;;
+                add) words_list="--light --strong --idle-timeout --json" ;;
             esac ;;
     esac
     COMPREPLY+=($(compgen -W "$words_list" -- "$cur"))

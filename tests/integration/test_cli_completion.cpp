@@ -47,7 +47,10 @@ private Q_SLOTS:
                                           {"env", "ls"},
                                           {"env", "create"},
                                           {"env", "install"},
-                                          {"env", "show"}};
+                                          {"env", "show"},
+                                          {"pool", "ls"},
+                                          {"pool", "add"},
+                                          {"pool", "rm"}};
         const QStringList valued{"--workspace",
                                  "--kind",
                                  "--code",
@@ -78,7 +81,8 @@ private Q_SLOTS:
                                  "--light-workspaces",
                                  "--memory",
                                  "--processes",
-                                 "--cpus"};
+                                 "--cpus",
+                                 "--idle-timeout"};
         int checked = 0;
         for (const QStringList& words : commands) {
             QProcess bash;

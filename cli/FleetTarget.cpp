@@ -1,0 +1,96 @@
+#include "cli/FleetTarget.h"
+
+#include "cli/CliOptions.h"
+#include "shared/FleetFile.h"
+#include "shared/PoolClient.h"
+
+#include <QFileInfo>
+
+namespace runbox::cli {
+
+namespace {
+
+enum class Form { WorkspaceOption, Id, IdColonPath };
+
+/// The argument forms @p command takes workspace ids in; empty when it takes none.
+QList<Form> formsOf(const QString& command) {
+    if (command == QLatin1String("exec") || command == QLatin1String("run") ||
+        command == QLatin1String("ps"))
+        return {Form::WorkspaceOption};
+    if (command == QLatin1String("workspace"))
+        return {Form::Id};
+    if (command == QLatin1String("files") || command == QLatin1String("cp"))
+        return {Form::IdColonPath};
+    return {};
+}
+
+} // namespace
+
+FleetTarget::Outcome FleetTarget::apply(const QString& command, QStringList* args,
+                                        const FleetChoice& fleet, Connection* connection,
+                                        QString* error) {
+    const QList<Form> forms = formsOf(command);
+    if (forms.isEmpty())
+        return Outcome::None;
+    if (!fleet.explicitPath && !QFileInfo::exists(fleet.path))
+        return Outcome::None;
+    FleetFile file;
+    if (const QString e = file.load(fleet.path); !e.isEmpty()) {
+        *error = e;
+        return Outcome::Failed;
+    }
+    const FleetAgent* target = nullptr;
+    // Rewrites @p value when it is a pooled id of the fleet; false on a second agent.
+    auto rewrite = [&](QString* value, bool needsColon) -> bool {
+        const qsizetype colon = value->indexOf(QLatin1Char(':'));
+        if (needsColon && colon < 0)
+            return true;
+        const QString id = colon < 0 ? *value : value->left(colon);
+        QString host, local;
+        if (!PoolClient::splitPooledId(id, &host, &local))
+            return true;
+        const FleetAgent* agent = file.find(host);
+        if (!agent)
+            return true;
+        if (target && target != agent) {
+            *error = QStringLiteral("pooled ids of two agents (%1, %2) in one command")
+                         .arg(target->name, agent->name);
+            return false;
+        }
+        target = agent;
+        *value = local + (colon < 0 ? QString() : value->mid(colon));
+        return true;
+    };
+    const qsizetype dash = args->indexOf(QStringLiteral("--"));
+    for (qsizetype i = 0; i < args->size(); ++i) {
+        QString& arg = (*args)[i];
+        const bool afterDash = dash >= 0 && i > dash;
+        bool ok = true;
+        if (forms.contains(Form::WorkspaceOption) && !afterDash) {
+            if (arg == QLatin1String("--workspace") && i + 1 < args->size() &&
+                (dash < 0 || i + 1 < dash))
+                ok = rewrite(&(*args)[++i], false);
+            else if (arg.startsWith(QLatin1String("--workspace="))) {
+                QString value = arg.mid(12);
+                ok = rewrite(&value, false);
+                arg = QStringLiteral("--workspace=") + value;
+            }
+        } else if (forms.contains(Form::Id) && !arg.startsWith(QLatin1Char('-')) && i > 0) {
+            ok = rewrite(&arg, false); // args[0] is the subcommand
+        } else if (forms.contains(Form::IdColonPath) && !arg.startsWith(QLatin1Char('-'))) {
+            ok = rewrite(&arg, true);
+        }
+        if (!ok)
+            return Outcome::Failed;
+    }
+    if (!target)
+        return Outcome::None;
+    const QByteArray token = FleetFile::readToken(*target, error);
+    if (token.isEmpty())
+        return Outcome::Failed;
+    connection->url = QUrl(target->url);
+    connection->token = token;
+    return Outcome::Resolved;
+}
+
+} // namespace runbox::cli

@@ -1,0 +1,34 @@
+#pragma once
+
+#include <QString>
+#include <QStringList>
+
+namespace runbox::cli {
+
+struct Connection;
+
+/// Where the fleet file is for this run: `--fleet FILE` (then it must load) or the default
+/// (shared/FleetFile::defaultPath(), used only when it exists). docs/contracts.md "Fleet file".
+struct FleetChoice {
+    QString path;
+    bool explicitPath = false; ///< given with --fleet
+};
+
+/// Pooled workspace ids `HOST.ID` on the command line of `exec`/`run`/`ps` (`--workspace`),
+/// `workspace rm`, `files` and `cp` (`HOST.ID:PATH`): when HOST is an agent of the fleet file,
+/// the argument is rewritten to the agent's own id and @p connection is pointed at that agent
+/// (its URL and the token its tokenFile holds). Every pooled id of one command must name the
+/// same agent.
+class FleetTarget final {
+public:
+    enum class Outcome {
+        None,     ///< no pooled id: the command goes where the connection options say
+        Resolved, ///< rewritten; @p connection names the agent of the pooled ids
+        Failed,   ///< error set: a fleet file that does not load, two agents, an unreadable token
+    };
+    /// Applies to @p args of @p command (the command word removed).
+    static Outcome apply(const QString& command, QStringList* args, const FleetChoice& fleet,
+                         Connection* connection, QString* error);
+};
+
+} // namespace runbox::cli

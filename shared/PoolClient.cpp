@@ -1,0 +1,318 @@
+#include "shared/PoolClient.h"
+
+#include "shared/ApiClient.h"
+#include "shared/ParallelCalls.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QSet>
+#include <QUrl>
+
+#include <algorithm>
+
+namespace runbox {
+
+namespace {
+
+constexpr int kMaxLightPerRequest = 1024; // below the agent's own bound on a light batch
+constexpr int kDeleteTimeoutMs = 300000;
+
+QByteArray compact(const QJsonObject& o) {
+    return QJsonDocument(o).toJson(QJsonDocument::Compact);
+}
+
+PoolHostStatus statusFrom(const PoolHostHandle& host, const ApiResponse& r) {
+    PoolHostStatus s;
+    s.name = host.name;
+    s.url = host.client->baseUrl().toString();
+    s.reachable = r.status == 200;
+    if (!s.reachable) {
+        s.error = r.status == 0 ? r.networkError
+                                : QStringLiteral("%1 %2").arg(r.status).arg(r.errorCode());
+        return s;
+    }
+    const QJsonObject pool = r.json().value(QLatin1String("pool")).toObject();
+    s.pool = pool.value(QLatin1String("name")).toString();
+    s.capacity = qint64(pool.value(QLatin1String("capacity")).toDouble());
+    s.workspaces = qint64(pool.value(QLatin1String("workspaces")).toDouble());
+    const QJsonValue free = pool.value(QLatin1String("free"));
+    s.free = free.isDouble() ? qint64(free.toDouble()) : -1;
+    s.exitWhenIdleS = qint64(pool.value(QLatin1String("exitWhenIdleS")).toDouble());
+    for (const QJsonValue& v : pool.value(QLatin1String("labels")).toArray())
+        s.labels << v.toString();
+    return s;
+}
+
+/// Deletes @p made (pooled workspaces) one by one, in parallel; returns the ids not deleted.
+QStringList rollBack(const QList<PoolHostHandle>& hosts, const QList<PooledWorkspace>& made) {
+    QList<ParallelCall> calls;
+    for (qsizetype i = 0; i < made.size(); ++i)
+        for (const PoolHostHandle& h : hosts)
+            if (h.name == made[i].host)
+                calls.append({h.client,
+                              "DELETE",
+                              "/v1/workspaces/" + QUrl::toPercentEncoding(made[i].localId),
+                              {},
+                              {},
+                              int(i)});
+    runParallel(&calls, kDeleteTimeoutMs);
+    QStringList left;
+    for (const ParallelCall& c : calls)
+        if (!c.response.ok() && c.response.status != 404)
+            left << made[c.tag].id;
+    return left;
+}
+
+} // namespace
+
+QJsonObject PoolHostStatus::toJson() const {
+    QJsonObject o{{"name", name},
+                  {"url", url},
+                  {"reachable", reachable},
+                  {"pool", pool},
+                  {"capacity", double(capacity)},
+                  {"workspaces", double(workspaces)},
+                  {"free", free < 0 ? QJsonValue() : QJsonValue(double(free))},
+                  {"labels", QJsonArray::fromStringList(labels)},
+                  {"exitWhenIdleS", double(exitWhenIdleS)}};
+    if (!reachable)
+        o.insert(QStringLiteral("error"), error);
+    return o;
+}
+
+QJsonObject PoolCreateResult::toJson(const QString& pool) const {
+    QJsonArray items;
+    for (const PooledWorkspace& w : workspaces) {
+        QJsonObject item = w.record;
+        item.insert(QStringLiteral("id"), w.id);
+        item.insert(QStringLiteral("host"), w.host);
+        item.insert(QStringLiteral("localId"), w.localId);
+        items.append(item);
+    }
+    QJsonObject placedJson, skippedJson;
+    for (auto it = placed.cbegin(); it != placed.cend(); ++it)
+        placedJson.insert(it.key(), it.value());
+    for (auto it = skipped.cbegin(); it != skipped.cend(); ++it)
+        skippedJson.insert(it.key(), it.value());
+    QJsonObject o{{"pool", pool},
+                  {"workspaces", items},
+                  {"placed", placedJson},
+                  {"skipped", skippedJson},
+                  {"rounds", rounds}};
+    if (!ok) {
+        o.insert(QStringLiteral("error"), QJsonObject{{"code", code}, {"message", message}});
+        o.insert(QStringLiteral("leftBehind"), QJsonArray::fromStringList(leftBehind));
+    }
+    return o;
+}
+
+PoolClient::PoolClient(QList<PoolHostHandle> hosts) : m_hosts(std::move(hosts)) {}
+
+QString PoolClient::pooledId(const QString& host, const QString& localId) {
+    return host + QLatin1Char('.') + localId;
+}
+
+bool PoolClient::splitPooledId(const QString& id, QString* host, QString* localId) {
+    const qsizetype dot = id.indexOf(QLatin1Char('.'));
+    if (dot <= 0 || dot == id.size() - 1)
+        return false;
+    *host = id.left(dot);
+    *localId = id.mid(dot + 1);
+    return true;
+}
+
+QList<PoolHostStatus> PoolClient::survey(int timeoutMs) const {
+    QList<ParallelCall> calls;
+    for (qsizetype i = 0; i < m_hosts.size(); ++i)
+        calls.append({m_hosts[i].client, "GET", "/v1/health", {}, {}, int(i)});
+    runParallel(&calls, timeoutMs);
+    QList<PoolHostStatus> out;
+    for (const ParallelCall& c : calls)
+        out << statusFrom(m_hosts[c.tag], c.response);
+    return out;
+}
+
+PoolCreateResult PoolClient::create(const PoolCreateRequest& request) const {
+    PoolCreateResult result;
+    const bool light = request.isolation == QLatin1String("light");
+    QSet<QString> dead; // skipped for the rest of this call
+    QList<PooledWorkspace> made;
+    QString fatal;
+    QMap<QString, QString> lastState; // host → what the last survey or answer said
+    bool anyHost = false;
+    for (int round = 1; round <= request.maxRounds && int(made.size()) < request.count; ++round) {
+        result.rounds = round;
+        // Optimistic counts: each pool host's free slots as its health says now.
+        QList<ParallelCall> calls;
+        QMap<QString, int> planned;
+        int toPlace = request.count - int(made.size());
+        const QList<PoolHostStatus> states = survey(10000);
+        for (qsizetype i = 0; i < m_hosts.size() && toPlace > 0; ++i) {
+            const PoolHostStatus& s = states[i];
+            if (dead.contains(s.name))
+                continue;
+            if (!s.reachable) { // its pool is unknown: skipped, and said so
+                result.skipped[s.name] = QStringLiteral("unreachable: ") + s.error;
+                lastState[s.name] = result.skipped[s.name];
+                continue;
+            }
+            if (s.pool != request.pool)
+                continue;
+            anyHost = true;
+            const int n = s.free < 0 ? toPlace : int(std::min<qint64>(s.free, toPlace));
+            lastState[s.name] = QStringLiteral("%1 free of %2").arg(s.free).arg(s.capacity);
+            if (n <= 0)
+                continue;
+            toPlace -= n;
+            planned[s.name] = n;
+            for (int left = n; left > 0;) {
+                const int batch = light ? std::min(left, kMaxLightPerRequest) : 1;
+                QJsonObject body = light ? request.lightOptions : QJsonObject();
+                body.insert(QStringLiteral("isolation"), request.isolation);
+                if (light)
+                    body.insert(QStringLiteral("count"), batch);
+                calls.append(
+                    {m_hosts[i].client, "POST", "/v1/workspaces", compact(body), {}, int(i)});
+                left -= batch;
+            }
+        }
+        if (calls.isEmpty())
+            break; // no pool host has room: more rounds would see the same
+        if (request.onRoundPlanned)
+            request.onRoundPlanned(round, planned);
+        runParallel(&calls, request.requestTimeoutMs);
+        for (const ParallelCall& c : calls) {
+            const QString host = m_hosts[c.tag].name;
+            const ApiResponse& r = c.response;
+            if (r.status == 0 || r.status >= 500) { // gone or failing: skipped from now on
+                dead.insert(host);
+                result.skipped[host] = r.status == 0
+                                           ? QStringLiteral("unreachable: ") + r.networkError
+                                           : QStringLiteral("%1 %2: %3")
+                                                 .arg(r.status)
+                                                 .arg(r.errorCode(), r.errorMessage());
+                lastState[host] = result.skipped[host];
+                continue;
+            }
+            if (!r.ok()) { // the request itself is refused: every host would refuse it
+                fatal = QStringLiteral("%1 answered %2 %3: %4")
+                            .arg(host)
+                            .arg(r.status)
+                            .arg(r.errorCode(), r.errorMessage());
+                continue;
+            }
+            for (const QJsonValue& v : r.json().value(QLatin1String("workspaces")).toArray()) {
+                PooledWorkspace w;
+                w.host = host;
+                w.localId = v[QLatin1String("id")].toString();
+                w.id = pooledId(host, w.localId);
+                w.record = v.toObject();
+                w.record.insert(QStringLiteral("id"), w.id);
+                made << w;
+                ++result.placed[host];
+            }
+            if (r.json().value(QLatin1String("rejected")).toInt() > 0)
+                lastState[host] = QStringLiteral("full (rejected %1)")
+                                      .arg(r.json().value(QLatin1String("rejected")).toInt());
+        }
+        if (!fatal.isEmpty())
+            break;
+        if (request.cancelled && request.cancelled()) {
+            result.code = QStringLiteral("cancelled");
+            break;
+        }
+    }
+    if (int(made.size()) == request.count && fatal.isEmpty() && result.code.isEmpty()) {
+        result.ok = true;
+        result.workspaces = made;
+        return result;
+    }
+    // All-or-nothing: what this call made goes again.
+    result.leftBehind = rollBack(m_hosts, made);
+    QStringList states;
+    for (auto it = lastState.cbegin(); it != lastState.cend(); ++it)
+        states << it.key() + QStringLiteral(": ") + it.value();
+    if (result.code == QLatin1String("cancelled")) {
+        result.message = QStringLiteral("pool %1: cancelled after %2 round(s); nothing kept")
+                             .arg(request.pool)
+                             .arg(result.rounds);
+    } else if (!fatal.isEmpty()) {
+        result.code = QStringLiteral("create_refused");
+        result.message = QStringLiteral("pool %1: %2; nothing kept").arg(request.pool, fatal);
+    } else if (!anyHost) {
+        result.code = QStringLiteral("no_pool_hosts");
+        result.message = QStringLiteral("pool %1: no reachable agent of the fleet is a host of "
+                                        "it (%2)")
+                             .arg(request.pool, states.join(QStringLiteral("; ")));
+    } else {
+        result.code = QStringLiteral("pool_full");
+        result.message = QStringLiteral("pool %1: room for %2 of %3 workspaces after %4 "
+                                        "round(s); nothing kept (%5)")
+                             .arg(request.pool)
+                             .arg(made.size())
+                             .arg(request.count)
+                             .arg(result.rounds)
+                             .arg(states.join(QStringLiteral("; ")));
+    }
+    return result;
+}
+
+QMap<QString, int> PoolClient::removeAll(const QString& pool, QStringList* errors) const {
+    QMap<QString, int> deleted;
+    const QList<PoolHostStatus> states = survey(10000);
+    for (qsizetype i = 0; i < m_hosts.size(); ++i) {
+        const PoolHostStatus& s = states[i];
+        if (!s.reachable) {
+            *errors << QStringLiteral("%1: unreachable: %2").arg(s.name, s.error);
+            continue;
+        }
+        if (s.pool != pool)
+            continue;
+        ApiClient* client = m_hosts[i].client;
+        deleted[s.name] = 0;
+        const ApiResponse list = client->call("GET", "/v1/workspaces");
+        if (!list.ok()) {
+            *errors << QStringLiteral("%1: %2 %3")
+                           .arg(s.name)
+                           .arg(list.status)
+                           .arg(list.errorMessage());
+            continue;
+        }
+        QList<ParallelCall> calls;
+        bool anyLight = false;
+        for (const QJsonValue& v : list.json().value(QLatin1String("workspaces")).toArray()) {
+            const QJsonObject w = v.toObject();
+            if (w.contains(QLatin1String("environmentBuild")))
+                continue; // the agent's own, deleted with its environment
+            if (w.value(QLatin1String("isolation")).toString() == QLatin1String("light")) {
+                anyLight = true;
+                continue;
+            }
+            calls.append({client,
+                          "DELETE",
+                          "/v1/workspaces/" +
+                              QUrl::toPercentEncoding(w.value(QLatin1String("id")).toString()),
+                          {},
+                          {},
+                          0});
+        }
+        if (anyLight)
+            calls.append({client, "DELETE", "/v1/workspaces?isolation=light", {}, {}, 1});
+        runParallel(&calls, kDeleteTimeoutMs);
+        for (const ParallelCall& c : calls) {
+            if (!c.response.ok()) {
+                *errors << QStringLiteral("%1: %2 %3: %4")
+                               .arg(s.name)
+                               .arg(c.response.status)
+                               .arg(c.response.errorCode(), c.response.errorMessage());
+                continue;
+            }
+            deleted[s.name] +=
+                c.tag == 1 ? int(c.response.json().value(QLatin1String("deleted")).toArray().size())
+                           : 1;
+        }
+    }
+    return deleted;
+}
+
+} // namespace runbox
