@@ -13,12 +13,12 @@ from .errors import (AuthenticationError, CommandError, ConflictError, Connectio
                      RunboxError, ServerError, TooLargeError, UnavailableError)
 from .execution import FINAL_STATES, Execution, LogChunk, Result
 from .files import FileEntry, Files
-from .workspace import Workspace
+from .workspace import ProxyToken, Workspace
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "Agent", "DEFAULT_URL", "default_state_dir", "Workspace", "Files", "FileEntry", "Execution",
+    "Agent", "DEFAULT_URL", "default_state_dir", "Workspace", "ProxyToken", "Files", "FileEntry", "Execution",
     "LogChunk", "Result", "FINAL_STATES", "RunboxError", "InvalidRequestError",
     "AuthenticationError", "PermissionDeniedError", "NotFoundError", "ConflictError",
     "TooLargeError", "UnavailableError", "ServerError", "ConnectionLostError", "ProtocolError",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 
 from . import _parse, _signing
@@ -15,6 +16,15 @@ Command = Union[str, Sequence[str], None]
 #: string command comes with stdin (the kind's own stdin is its code).
 _BASH = ["/usr/bin/bash", "--noprofile", "--norc", "-euo", "pipefail", "-c"]
 
+
+
+@dataclass(frozen=True)
+class ProxyToken:
+    """What :meth:`Workspace.proxy_token` gives: the ``token``, the ``url`` that opens the port
+    in a browser (usable once), and when it expires (``expires_at``, ISO 8601 UTC)."""
+    token: str
+    url: str
+    expires_at: str
 
 class Workspace:
     """One workspace of an agent, used with the workspace's scoped token (or the agent's).
@@ -150,6 +160,24 @@ class Workspace:
         (the nonce), within the agent's ±30 s window. Call again for each request."""
         target = self._client.session.prefix + self._proxy_path(port, path)
         return self._client.signed_headers(method.upper(), target, _signing.sha256_hex(body))
+
+    def proxy_token(self, port: int, ttl_s: Optional[int] = None) -> "ProxyToken":
+        """A short-lived token that opens the workspace's port ``port`` in a browser, which
+        cannot sign requests (``POST /v1/workspaces/{id}/proxy-tokens``; docs/contracts.md
+        "Port proxy for browsers"): ``url`` opens it once on the port's own origin
+        (``http://PORT-ID.localhost:…``), then a cookie carries it; a script may instead send
+        ``token`` in the ``X-Runbox-Proxy-Token`` header to that origin. ``ttl_s``: 1..86400
+        seconds (the agent's default, 900, when None)."""
+        if not isinstance(port, int) or not 0 < port < 65536:
+            raise ValueError("port must be 1..65535")
+        body: Dict[str, Any] = {"port": port}
+        if ttl_s is not None:
+            body["ttlS"] = ttl_s
+        doc = self._client.request("POST", f"/v1/workspaces/{quote_path(self.id)}/proxy-tokens",
+                                   json_body=body).json_object()  # type: ignore[union-attr]
+        return ProxyToken(_parse.field(doc, "token", str, "proxy token"),
+                          _parse.field(doc, "url", str, "proxy token"),
+                          _parse.field(doc, "expiresAt", str, "proxy token"))
 
     def delete(self) -> None:
         """Deletes the workspace and everything in it (its processes included)."""

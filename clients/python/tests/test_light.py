@@ -101,3 +101,43 @@ def test_proxy_url_and_headers(light_agent):
             replay_ok = False
             assert e.code == 401
         assert not replay_ok
+
+
+def _start_server(ws):
+    ws.files.write("server.py", SERVER)
+    ws.run("setsid nohup python3 server.py >/dev/null 2>&1 &")
+    deadline = time.monotonic() + 15
+    while not ws.run("test -S .runbox/proxy/8000.sock").ok:
+        assert time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.1)
+
+
+def test_proxy_token_opens_the_port_on_its_own_origin(light_agent):
+    import http.client
+    import urllib.parse
+    with light_agent.workspace(isolation="light") as ws:
+        _start_server(ws)
+        token = ws.proxy_token(8000, ttl_s=60)
+        url = urllib.parse.urlsplit(token.url)
+        assert url.hostname == f"8000-{ws.id}.localhost"
+        assert token.expires_at.endswith("Z")
+
+        def get(path, headers):
+            agent = urllib.parse.urlsplit(light_agent.url)
+            conn = http.client.HTTPConnection(agent.hostname, agent.port, timeout=10)
+            conn.request("GET", path, headers=dict(headers, Host=url.netloc))
+            resp = conn.getresponse()
+            return resp.status, dict(resp.getheaders()), resp.read().decode()
+
+        status, _, body = get("/hello", {"X-Runbox-Proxy-Token": token.token})
+        assert status == 200 and body == "hello from /hello token=None", body
+        # the URL once: a cookie instead; then the same URL opens nothing
+        status, headers, _ = get(url.path + "?" + url.query, {})
+        assert status == 303 and "HttpOnly" in headers["Set-Cookie"]
+        assert get(url.path + "?" + url.query, {})[0] == 401
+        assert get("/hello", {})[0] == 401
+        try:
+            ws.proxy_token(0)
+            raise AssertionError("port 0 accepted")
+        except ValueError:
+            pass
