@@ -7,6 +7,7 @@
 #include "shared/ApiClient.h"
 #include "shared/PoolClient.h"
 #include "support/AgentProcess.h"
+#include "support/CliRun.h"
 
 #include <QElapsedTimer>
 #include <QJsonArray>
@@ -26,12 +27,6 @@ constexpr int kHosts = 3;
 constexpr int kCapacity = 100; // per host, as the pooled design's figure
 const char* const kPool = "p1";
 
-struct CliResult {
-    int exitCode = -1;
-    QByteArray out;
-    QByteArray err;
-};
-
 } // namespace
 
 class PoolFleetTest : public QObject {
@@ -49,17 +44,7 @@ private:
     }
 
     CliResult cli(const QStringList& args, int timeoutMs = 300000) {
-        QProcess p;
-        p.start(AgentProcess::cliPath(), QStringList{"--fleet", m_fleetPath} + args);
-        CliResult r;
-        if (!p.waitForFinished(timeoutMs)) {
-            p.kill();
-            p.waitForFinished();
-        }
-        r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-        r.out = p.readAllStandardOutput();
-        r.err = p.readAllStandardError();
-        return r;
+        return runCli(QStringList{"--fleet", m_fleetPath} + args, timeoutMs);
     }
 
     /// Workspaces agent @p i holds (-1 when it does not answer).
