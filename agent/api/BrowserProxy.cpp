@@ -16,21 +16,37 @@ qint64 nowS() {
     return QDateTime::currentSecsSinceEpoch();
 }
 
-/// @p rawQuery without the `runbox_proxy_token` parameters (names compared as sent).
+/// @p rawQuery without the `runbox_proxy_token` parameters (names compared decoded, as
+/// HttpRequest::queryValue() found the token: `runbox%5Fproxy%5Ftoken` is one too).
 QByteArray queryWithoutToken(const QByteArray& rawQuery) {
     QList<QByteArray> kept;
-    for (const QByteArray& pair : rawQuery.split('&'))
-        if (!pair.isEmpty() && pair.left(pair.indexOf('=')) != kQueryParameter)
+    for (const QByteArray& pair : rawQuery.split('&')) {
+        QByteArray name = pair.left(pair.indexOf('='));
+        name.replace('+', ' ');
+        if (!pair.isEmpty() && QByteArray::fromPercentEncoding(name) != kQueryParameter)
             kept << pair;
+    }
     return kept.join('&');
 }
 
-/// The port of a Host header value (RFC 9110 §7.2), or @p fallback.
+/// The port of a Host header value (RFC 9110 §7.2) when it is one (1 to 5 digits), else
+/// @p fallback: the header is not signed, so nothing else of it may reach the URL handed out.
 QByteArray portOfHost(const QByteArray& host, const QByteArray& fallback) {
     const qsizetype colon = host.lastIndexOf(':');
-    if (colon < 0 || host.lastIndexOf(']') > colon)
-        return fallback;
-    return host.mid(colon + 1);
+    const QByteArray port = colon < 0 ? QByteArray() : host.mid(colon + 1);
+    bool digits = !port.isEmpty() && port.size() <= 5;
+    for (char c : port)
+        digits = digits && c >= '0' && c <= '9';
+    return digits && port.toInt() <= 65535 ? port : fallback;
+}
+
+/// @p rawPath as a Location on the same origin: leading `/` and `\` collapsed into one `/`,
+/// since `//host/…` or `/\host/…` would send the browser to another host (an open redirect).
+QByteArray sameOriginPath(const QByteArray& rawPath) {
+    qsizetype start = 0;
+    while (start < rawPath.size() && (rawPath.at(start) == '/' || rawPath.at(start) == '\\'))
+        ++start;
+    return '/' + rawPath.mid(start);
 }
 
 } // namespace
@@ -110,7 +126,8 @@ void BrowserProxy::handle(http::HttpExchange* ex, const proxy::ProxyOrigin& orig
         // The token leaves the URL (history, Referer) for a host-only cookie (RFC 6265 §5.3:
         // no Domain attribute), which scripts cannot read and cross-site requests do not carry.
         const QByteArray rest = queryWithoutToken(req.rawQuery);
-        const QByteArray location = req.rawPath + (rest.isEmpty() ? QByteArray() : '?' + rest);
+        const QByteArray location =
+            sameOriginPath(req.rawPath) + (rest.isEmpty() ? QByteArray() : '?' + rest);
         const QByteArray cookie =
             QByteArray(proxy::kProxyTokenCookie) + '=' + queryToken.toLatin1() +
             "; Path=/; Max-Age=" + QByteArray::number(claims.expiresAtS - now) +

@@ -5,6 +5,8 @@
 #include "agent/environments/EnvironmentService.h"
 #include "agent/environments/EnvironmentSpec.h"
 #include "agent/environments/InstallRequest.h"
+#include "agent/workspace/WorkspaceFs.h"
+#include "agent/workspace/WorkspacePath.h"
 #include "agent/workspace/WorkspaceRegistry.h"
 
 namespace runbox::environments {
@@ -89,6 +91,18 @@ std::optional<Error> EnvironmentService::rebuild(const QString& id, const QJsonO
         next.packages =
             EnvironmentSpec::mergePackages(base.packages, request.packages, provisioner->grammar());
         QList<UploadedWheels::Wheel> added;
+        qint64 total = 0;
+        for (const QString& path : std::as_const(request.wheelPaths)) {
+            const auto parsed = workspace::WorkspacePath::fromPlain(path.toUtf8());
+            const auto info = parsed ? source->fs->stat(parsed.value())
+                                     : workspace::Result<workspace::FileInfo>(parsed.error());
+            total += info ? info->size : 0;
+            if (total > UploadedWheels::kMaxBytesPerInstall)
+                return Error{ErrorKind::TooLarge, QStringLiteral("wheel_too_large"),
+                             QStringLiteral("wheels: one install copies at most %1 bytes of "
+                                            "wheels; install them in several")
+                                 .arg(UploadedWheels::kMaxBytesPerInstall)};
+        }
         for (const QString& path : std::as_const(request.wheelPaths)) {
             UploadedWheels::Wheel wheel;
             if (auto err = UploadedWheels::import(*source->fs, path, wheelStoreOf(id), &wheel))

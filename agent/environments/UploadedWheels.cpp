@@ -62,6 +62,15 @@ std::optional<Error> import(const workspace::WorkspaceFs& fs, const QString& pat
                          .arg(path)
                          .arg(handle->info.size)
                          .arg(kMaxWheelBytes)};
+    // A zip archive is written whole; one mostly made of holes would be copied dense into the
+    // host's store (40 KiB of workspace disk became 2 GiB there).
+    if (handle->info.allocatedBytes + 65536 < handle->info.size)
+        return Error{ErrorKind::InvalidArgument, QStringLiteral("invalid_wheels"),
+                     QStringLiteral("wheels: %1 is a sparse file (%2 of its %3 bytes allocated), "
+                                    "which no wheel is")
+                         .arg(path)
+                         .arg(handle->info.allocatedBytes)
+                         .arg(handle->info.size)};
     if (!QDir().mkpath(storeDir) || ::chmod(QFile::encodeName(storeDir).constData(), 0755) != 0)
         return storeFailed(QStringLiteral("cannot make the wheel store %1").arg(storeDir));
     QTemporaryFile copy(storeDir + QStringLiteral("/.import-XXXXXX"));

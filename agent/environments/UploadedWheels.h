@@ -27,6 +27,9 @@ inline constexpr char kBuildMount[] = "/opt/uploaded-wheels";
 inline constexpr qint64 kMaxWheelBytes = qint64(512) << 20;
 /// The most wheels one install names.
 inline constexpr int kMaxWheelsPerInstall = 32;
+/// The most bytes of wheels one install copies, all wheels together (the copy runs on the
+/// agent's event loop: about 1 s per 500 MiB here).
+inline constexpr qint64 kMaxBytesPerInstall = qint64(512) << 20;
 
 /// One stored wheel.
 struct Wheel {
@@ -49,7 +52,8 @@ bool isWheelFileName(const QString& name);
 /// Copies regular file @p path of workspace @p fs (resolved by the workspace file layer: no
 /// link followed, no path out of the workspace) into @p storeDir (created 0755; the file 0644,
 /// written under a temporary name, then renamed, so a reader never sees a partial one). Errors:
-/// InvalidArgument `invalid_wheels` (not a wheel file name), the file layer's (`not_found`,
+/// InvalidArgument `invalid_wheels` (not a wheel file name; a sparse file: more than 64 KiB of
+/// its size unallocated, which a zip archive never is), the file layer's (`not_found`,
 /// `symlink_not_followed`, `is_a_directory`…), TooLarge `wheel_too_large`, Internal
 /// `wheel_store_failed`.
 std::optional<Error> import(const workspace::WorkspaceFs& fs, const QString& path,

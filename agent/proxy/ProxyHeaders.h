@@ -6,6 +6,8 @@
 #include <QList>
 #include <QPair>
 
+#include <optional>
+
 namespace runbox::proxy {
 
 /// Hop-by-hop (RFC 9110 §7.6.1) and framing headers, never relayed by the port proxy in either
@@ -48,6 +50,31 @@ inline QByteArray withoutProxyTokenCookie(const QByteArray& cookieHeader) {
         if (trimmed.isEmpty() || trimmed.left(trimmed.indexOf('=')).trimmed() == kProxyTokenCookie)
             continue;
         kept << trimmed;
+    }
+    return kept.join("; ");
+}
+
+/// A response header of the workspace as the client gets it, or nullopt when it is dropped
+/// (@p lowerName in lower case): the agent's own `X-Runbox-*` headers never come from a
+/// workspace; a `Set-Cookie` for the proxy token's cookie is dropped, and any other loses its
+/// `Domain` attributes (RFC 6265 §5.2.3), so that the cookie stays host-only: with a
+/// registrable proxy domain, a workspace could otherwise set cookies that every other
+/// workspace's origin receives.
+inline std::optional<QByteArray> relayedResponseHeader(const QByteArray& lowerName,
+                                                       const QByteArray& value) {
+    if (lowerName.startsWith("x-runbox-"))
+        return std::nullopt;
+    if (lowerName != "set-cookie")
+        return value;
+    const QList<QByteArray> parts = value.split(';');
+    const QByteArray pair = parts.value(0).trimmed();
+    if (pair.left(pair.indexOf('=')).trimmed() == kProxyTokenCookie)
+        return std::nullopt;
+    QList<QByteArray> kept{pair};
+    for (qsizetype i = 1; i < parts.size(); ++i) {
+        const QByteArray attribute = parts.at(i).trimmed();
+        if (attribute.left(attribute.indexOf('=')).trimmed().toLower() != "domain")
+            kept << attribute;
     }
     return kept.join("; ");
 }

@@ -134,7 +134,8 @@ http::HttpParser::Next ProxySession::onHeadComplete(const http::HttpParser::Head
         if (isHopByHopHeader(lower) || listed.contains(lower) || lower == "date" ||
             lower == "server" || lower == "cache-control" || lower == "x-content-type-options")
             continue;
-        relayed.append({name, value});
+        if (const std::optional<QByteArray> kept = relayedResponseHeader(lower, value))
+            relayed.append({name, *kept});
     }
     const bool noBody = m_exchange->request().method == "HEAD" || status == 204 || status == 304 ||
                         (status >= 100 && status < 200);

@@ -181,7 +181,8 @@ QString WebSocketRelay::checkResponse(const QByteArray& head, QByteArray* relaye
         const QByteArray lower = name.toLower();
         if (isHopByHopHeader(lower) || listed.contains(lower))
             continue;
-        out += name + ": " + value + "\r\n";
+        if (const std::optional<QByteArray> kept = relayedResponseHeader(lower, value))
+            out += name + ": " + *kept + "\r\n";
     }
     *relayedHead = out + "\r\n";
     return {};

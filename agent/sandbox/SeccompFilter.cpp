@@ -48,8 +48,13 @@
 //   rule. The kernel reads all three arguments as `int` (socket(2)): exact values are compared on
 //   the low 32 bits; the "greater than" rules compare all 64 bits, which refuses every value with
 //   high bits set (harmless: no valid call has any).
-// - UnixSockets profile (an execution served through the port proxy): the socket family is
-//   allowed, but socket(2) and socketpair(2) only for domain AF_UNIX (all 64 bits compared).
+// - UnixSockets profile (an execution served through the port proxy): it may listen on a unix
+//   stream socket and accept the agent's connections, nothing more. socket(2) only for AF_UNIX
+//   (all 64 bits compared) and SOCK_STREAM (the low 4 bits of the type); socketpair(2),
+//   connect(2), sendmsg(2) and sendmmsg(2) are refused, so the sandbox can neither pair its own
+//   sockets, whose buffers are kernel memory no bound counts in a strong sandbox, nor pass a
+//   descriptor in flight (SCM_RIGHTS: a memfd held only by a socket queue); its only peers are
+//   the proxy's connections, which the agent reads.
 
 namespace runbox::sandbox {
 namespace {
@@ -93,6 +98,9 @@ constexpr Denial kDenials[] = {
     // SysV message queues: kernel memory no counter shows (msgmni 32000 queues of msgmnb 16 KiB
     // in a fresh IPC namespace, 500 MiB), as light refuses them (LightSeccompProfile).
     {"msgget", ENOSYS, false},
+    // SysV semaphore sets: kernel memory too (semmni 32000 sets of semmsl 32000, ~45 GiB),
+    // 4.9 GiB held under a 256 MiB limit; and POSIX message queues. Both ENOSYS, as light.
+    {"semget", ENOSYS, false}, {"mq_open", ENOSYS, false},
 };
 // clang-format on
 
@@ -206,13 +214,26 @@ bool addConditionalRules(scmp_filter_ctx ctx, QString* error) {
 
 constexpr scmp_datum_t kSockTypeMask = 0xf; // SOCK_TYPE_MASK, include/linux/net.h
 
-/// socket(2) and socketpair(2) of the UnixSockets profile: domain AF_UNIX only (all 64 bits
-/// compared: a value with high bits set is refused too).
-bool addUnixOnlySocketRules(scmp_filter_ctx ctx, QString* error) {
-    for (const char* name : {"socket", "socketpair"}) {
+/// The UnixSockets profile's socket rules (see the rules at the top): socket(2) for AF_UNIX
+/// SOCK_STREAM only (the domain's 64 bits compared; the type's low 4 bits, SOCK_TYPE_MASK);
+/// socketpair, connect, sendmsg and sendmmsg refused outright.
+bool addUnixListenerRules(scmp_filter_ctx ctx, QString* error) {
+    const int socketNr = resolve("socket");
+    if (socketNr >= 0) {
+        const scmp_arg_cmp domain = SCMP_A0(SCMP_CMP_NE, AF_UNIX);
+        if (!addRule(ctx, EPERM, socketNr, "socket", 1, &domain, error))
+            return false;
+        for (scmp_datum_t type = 0; type <= 0xf; ++type) {
+            if (type == SOCK_STREAM)
+                continue;
+            const scmp_arg_cmp cmp = SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf, type);
+            if (!addRule(ctx, EPERM, socketNr, "socket", 1, &cmp, error))
+                return false;
+        }
+    }
+    for (const char* name : {"socketpair", "connect", "sendmsg", "sendmmsg"}) {
         const int nr = resolve(name);
-        const scmp_arg_cmp cmp = SCMP_A0(SCMP_CMP_NE, AF_UNIX);
-        if (nr >= 0 && !addRule(ctx, EPERM, nr, name, 1, &cmp, error))
+        if (nr >= 0 && !addRule(ctx, EPERM, nr, name, 0, nullptr, error))
             return false;
     }
     return true;
@@ -276,7 +297,7 @@ FilterPtr buildFilter(SeccompProfileKind kind, QString* error) {
         return FilterPtr(nullptr, &seccomp_release);
     if (kind == SeccompProfileKind::Network && !addNetworkSocketRules(ctx.get(), error))
         return FilterPtr(nullptr, &seccomp_release);
-    if (kind == SeccompProfileKind::UnixSockets && !addUnixOnlySocketRules(ctx.get(), error))
+    if (kind == SeccompProfileKind::UnixSockets && !addUnixListenerRules(ctx.get(), error))
         return FilterPtr(nullptr, &seccomp_release);
     return ctx;
 }
@@ -308,7 +329,8 @@ QStringList SeccompFilter::deniedSyscalls(SeccompProfileKind kind) {
     if (kind == SeccompProfileKind::Network || kind == SeccompProfileKind::UnixSockets)
         names << QStringLiteral("socket"); // raw, packet, netlink, MPTCP…: see the rules above
     if (kind == SeccompProfileKind::UnixSockets)
-        names << QStringLiteral("socketpair");
+        names << QStringLiteral("socketpair") << QStringLiteral("connect")
+              << QStringLiteral("sendmsg") << QStringLiteral("sendmmsg");
     return names;
 }
 

@@ -11,10 +11,9 @@ enum class SeccompProfileKind {
     Network,  ///< egress through the bridge: AF_UNIX/AF_INET/AF_INET6 stream and datagram
               ///< sockets only (no raw, packet, netlink, MPTCP…); everything else as baseline
     Npu,      ///< NPU passthrough: sockets allowed (CANN needs them), netns stays private
-    /// Network none, but AF_UNIX sockets allowed (socket, socketpair: domain AF_UNIX only): an
-    /// execution served through the port proxy (ProxyStage; its sandbox has its own network
-    /// namespace, so only pathname sockets in its own mounts and its own abstract ones are
-    /// reachable).
+    /// Network none, but a unix stream socket to listen on and accept the port proxy's
+    /// connections (socket: AF_UNIX SOCK_STREAM only; socketpair, connect, sendmsg, sendmmsg
+    /// refused): an execution served through the port proxy (ProxyStage).
     UnixSockets,
 };
 

@@ -67,6 +67,10 @@ def serve(c):
             c.sendall(b'HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n'
                       b'Cache-Control: no-cache\r\n\r\ndata: tick\n\n')
             time.sleep(5); return
+        if path == '/setcookie':
+            c.sendall(b'HTTP/1.1 200 OK\r\nSet-Cookie: app=1; Domain=localhost; Path=/\r\n'
+                      b'Set-Cookie: runbox_proxy=forged; Path=/\r\nX-Runbox-Proxy-Token: leak\r\n'
+                      b'Content-Length: 2\r\n\r\nok'); return
         if path != '/ws':
             c.sendall(b'HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: %d\r\n\r\n'
                       % len(head) + head); return
@@ -195,6 +199,51 @@ private Q_SLOTS:
         QCOMPARE(again.errorCode(), QStringLiteral("proxy_token_spent"));
     }
 
+    /// What the attack of 2026-12-07 found: a redirect off the origin, an unsigned Host in the
+    /// minted URL, an encoded parameter name left in the URL, cookies and headers of the
+    /// workspace that reach past its origin.
+    void testRedirectsStayOnTheOriginAndTheWorkspaceSetsNoForeignCookie() {
+        for (const QByteArray& path :
+             {QByteArray("//evil.example/x"), QByteArray("/\\evil.example/x")}) {
+            const QByteArray t = token(m_a, 9100);
+            const ts::RawHttpResponse r =
+                roundTrip(get(path + "?runbox_proxy_token=" + t, origin(m_a, 9100)));
+            QCOMPARE(r.status, 303);
+            QCOMPARE(r.header("location"), QByteArray("/evil.example/x"));
+        }
+        const QByteArray encoded = token(m_a, 9100);
+        const ts::RawHttpResponse e =
+            roundTrip(get("/x?runbox%5Fproxy%5Ftoken=" + encoded + "&a=1", origin(m_a, 9100)));
+        QCOMPARE(e.status, 303);
+        QCOMPARE(e.header("location"), QByteArray("/x?a=1"));
+        // The Host of a signed request is not signed: only its port may reach the URL.
+        const QByteArray body = R"({"port":9100})";
+        const QByteArray target = "/v1/workspaces/" + m_a.id.toLatin1() + "/proxy-tokens";
+        QByteArray request = "POST " + target + " HTTP/1.1\r\nHost: 127.0.0.1:1@evil.example\r\n";
+        for (const auto& [name, value] : ts::signedHeaders(m_a.token, "POST", target, body,
+                                                           QDateTime::currentMSecsSinceEpoch()))
+            request += name + ": " + value + "\r\n";
+        request +=
+            "Content-Type: application/json\r\nContent-Length: " + QByteArray::number(body.size()) +
+            "\r\n\r\n" + body;
+        const ts::RawHttpResponse minted = roundTrip(request);
+        QCOMPARE(minted.status, 201);
+        const QUrl url(QJsonDocument::fromJson(minted.body).object().value("url").toString());
+        QCOMPARE(url.host(), QStringLiteral("9100-%1.localhost").arg(m_a.id));
+        QVERIFY2(!minted.body.contains("evil"), minted.body.constData());
+        // The workspace's Set-Cookie stays host-only; it cannot set the token's cookie or the
+        // agent's headers.
+        const ts::RawHttpResponse cookies = roundTrip(
+            get("/setcookie", origin(m_a, 9100), {{"X-Runbox-Proxy-Token", token(m_a, 9100)}}));
+        QCOMPARE(cookies.status, 200);
+        QList<QByteArray> setCookies;
+        for (const auto& [name, value] : cookies.headers)
+            if (name.toLower() == "set-cookie")
+                setCookies << value;
+        QCOMPARE(setCookies, QList<QByteArray>{"app=1; Path=/"});
+        QVERIFY(cookies.header("x-runbox-proxy-token").isEmpty());
+    }
+
     void testTheHeaderTokenWorksAndNothingOfItReachesTheWorkspace() {
         const QByteArray t = token(m_a, 9100);
         const ts::RawHttpResponse r =
@@ -306,16 +355,28 @@ private Q_SLOTS:
         strong.token = item.value("token").toString().toUtf8();
         const QString probe =
             QStringLiteral("import socket\n"
+                           "def t(name, f):\n"
+                           "    try: f(); print(name, 'ok')\n"
+                           "    except OSError as e: print(name, 'refused', e.errno)\n"
                            "for f in (socket.AF_UNIX, socket.AF_INET):\n"
-                           "    try: socket.socket(f).close(); print(f.name, 'ok')\n"
-                           "    except OSError as e: print(f.name, 'refused', e.errno)\n");
+                           "    t(f.name, lambda: socket.socket(f).close())\n"
+                           "t('dgram', lambda: socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM))\n"
+                           "t('pair', lambda: socket.socketpair())\n"
+                           "def connect():\n"
+                           "    s = socket.socket(socket.AF_UNIX); s.bind('l.sock'); s.listen()\n"
+                           "    c = socket.socket(socket.AF_UNIX); c.connect('l.sock')\n"
+                           "t('connect', connect)\n");
         const Outcome plain =
             exec(m_agent.client(), strong.id, {{"kind", "python"}, {"code", probe}});
         QVERIFY2(plain.out.contains("AF_UNIX refused 1"), qPrintable(plain.describe()));
         const Outcome proxied = exec(m_agent.client(), strong.id,
                                      {{"kind", "python"}, {"code", probe}, {"proxy", true}});
-        QVERIFY2(proxied.out.contains("AF_UNIX ok") && proxied.out.contains("AF_INET refused 1"),
-                 qPrintable(proxied.describe()));
+        // A listener only: no pair, no connection, no datagram socket of its own (their buffers
+        // and descriptors in flight are memory no bound counts in a strong sandbox).
+        for (const char* line : {"AF_UNIX ok", "AF_INET refused 1", "dgram refused 1",
+                                 "pair refused 1", "connect refused 1"})
+            QVERIFY2(proxied.out.contains(line),
+                     qPrintable(QLatin1String(line) + QStringLiteral(": ") + proxied.describe()));
         QCOMPARE(
             exec(m_agent.client(), strong.id, {{"kind", "shell"}, {"code", "true"}, {"proxy", 1}})
                 .httpStatus,

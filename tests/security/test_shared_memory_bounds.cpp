@@ -188,8 +188,9 @@ private Q_SLOTS:
 
     /// A SysV segment no process has attached holds its pages in the strong sandbox's own IPC
     /// namespace, where no counter the watchdog reads shows them: eight of 128 MiB, each touched
-    /// then detached, held 1 GiB under a 256 MiB limit and ran to `completed`. Segments past 64 KiB are refused (EINVAL), so detached ones
-    /// hold at most shmmni x 64 KiB; message queues are refused (ENOSYS).
+    /// then detached, held 1 GiB under a 256 MiB limit and ran to `completed`. Segments past 64 KiB
+    /// are refused (EINVAL), so detached ones hold at most shmmni x 64 KiB; message queues are
+    /// refused (ENOSYS).
     void testDetachedSysvMemoryIsBounded() {
         const QString code = QStringLiteral(R"(
 import ctypes
@@ -212,6 +213,9 @@ n = 1
 while n < 20000 and segment(65536) >= 0: n += 1
 print('detached KiB', n * 64, 'shmmni', open('/proc/sys/kernel/shmmni').read().strip())
 print('msgget', libc.msgget(0, 0o1600), ctypes.get_errno())
+print('semget', libc.semget(0, 32000, 0o1600), ctypes.get_errno())
+libc.mq_open.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.c_int, ctypes.c_void_p]
+print('mq_open', libc.mq_open(b'/q', 0o102, 0o600, None), ctypes.get_errno())
 )");
         const qint64 limit = 256 * kMiB;
         QList<AgentProcess*> agents{&m_unprivileged};
@@ -224,6 +228,9 @@ print('msgget', libc.msgget(0, 0o1600), ctypes.get_errno())
             QVERIFY2(out.contains("small True"), qPrintable(QJsonDocument(r).toJson())); // control
             QVERIFY2(out.contains(QStringLiteral("big 0 -%1").arg(EINVAL)), qPrintable(out));
             QVERIFY2(out.contains(QStringLiteral("msgget -1 %1").arg(ENOSYS)), qPrintable(out));
+            // Semaphore sets: 2,500 of 32,000 held 4.9 GiB of kernel memory under 256 MiB.
+            QVERIFY2(out.contains(QStringLiteral("semget -1 %1").arg(ENOSYS)), qPrintable(out));
+            QVERIFY2(out.contains(QStringLiteral("mq_open -1 %1").arg(ENOSYS)), qPrintable(out));
             const qint64 detachedKiB =
                 out.section(QStringLiteral("detached KiB "), 1).section(' ', 0, 0).toLongLong();
             QVERIFY2(detachedKiB > 0 && detachedKiB * 1024 <= 256 * kMiB, qPrintable(out));

@@ -88,6 +88,15 @@ private Q_SLOTS:
                                                  store.filePath("w"), &out);
         QVERIFY(link);
         QCOMPARE(link->code, QStringLiteral("symlink_not_followed"));
+        // A sparse file (40 KiB of disk became 2 GiB in the store when it was copied dense).
+        QFile sparse(root.filePath("dist/holes-1.0-py3-none-any.whl"));
+        QVERIFY(sparse.open(QIODevice::WriteOnly) && sparse.resize(32 << 20) &&
+                sparse.putChar('x'));
+        sparse.close();
+        const auto holes = UploadedWheels::import(fs.value(), "dist/holes-1.0-py3-none-any.whl",
+                                                  store.filePath("w"), &out);
+        QVERIFY(holes);
+        QCOMPARE(holes->code, QStringLiteral("invalid_wheels"));
         const auto traversal = UploadedWheels::import(fs.value(), "../pkgc-1.0-py3-none-any.whl",
                                                       store.filePath("w"), &out);
         QVERIFY(traversal);

@@ -188,8 +188,11 @@ FilterPtr build(const LightSocketGrant& grant, std::string* error) {
     // and semaphore sets outlive the workspace (and its uid's next tenant could attach them)
     // and their memory is no process's (svipc(7)). Refused as ENOSYS, like a kernel built
     // without CONFIG_SYSVIPC; POSIX shared memory needs /dev/shm, which light does not grant.
-    for (const char* name : {"shmget", "shmat", "shmctl", "shmdt", "msgget", "msgsnd", "msgrcv",
-                             "msgctl", "semget", "semop", "semtimedop", "semctl", "ipc"}) {
+    // POSIX message queues live in the host's IPC namespace too (an mqueue made by a workspace
+    // outlived it): mq_open is refused the same way.
+    for (const char* name :
+         {"shmget", "shmat", "shmctl", "shmdt", "msgget", "msgsnd", "msgrcv", "msgctl", "semget",
+          "semop", "semtimedop", "semctl", "ipc", "mq_open"}) {
         const int nr = seccomp_syscall_resolve_name(name);
         if (nr < 0)
             continue; // not a syscall of this architecture (ipc(2) is i386's multiplexer)
