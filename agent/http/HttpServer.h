@@ -3,9 +3,11 @@
 #include "agent/http/HttpConnection.h"
 #include "agent/http/RequestBudget.h"
 
+#include <QSslConfiguration>
 #include <QTcpServer>
 
 #include <memory>
+#include <optional>
 
 namespace runbox::http {
 
@@ -18,11 +20,21 @@ namespace runbox::http {
 /// HttpLimits::maxBufferedRequestBytes. The listen backlog is the system's
 /// `net.core.somaxconn` (listen(2): a larger value is silently truncated to it anyway), so a
 /// burst of connects is queued rather than left to SYN retries.
+///
+/// With setTls() every accepted connection is a QSslSocket that starts the server side of a TLS
+/// handshake at once (QSslServer is Qt 6.5's; this is what it does): the same HttpConnection then
+/// reads the decrypted bytes, so routes, limits and timeouts are those of the plain listener, the
+/// head timeout covering the handshake too.
 class HttpServer final : public QTcpServer {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(HttpServer)
 public:
     HttpServer(RequestHandler* handler, const HttpLimits& limits, QObject* parent = nullptr);
+
+    /// Makes this a TLS listener with @p config (tls::TlsIdentity::serverConfiguration()); for
+    /// connections accepted from then on.
+    void setTls(const QSslConfiguration& config) { m_tls = config; }
+    bool isTls() const { return m_tls.has_value(); }
 
     /// Connections open now (accepted and not yet closed).
     qint64 openConnections() const { return m_open; }
@@ -42,6 +54,7 @@ private:
     HttpLimits m_limits;
     std::shared_ptr<RequestBudget> m_budget; ///< null: unbounded
     qint64 m_open = 0;
+    std::optional<QSslConfiguration> m_tls; ///< set: every connection speaks TLS
 };
 
 } // namespace runbox::http
