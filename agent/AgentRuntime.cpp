@@ -296,8 +296,8 @@ int AgentRuntime::start(const QStringList& args) {
                          ? QString()
                          : QStringLiteral(" (seccomp unavailable)"),
                      state.path()));
+    state.writeTlsUrl(m_listeners.tlsUrl()); // before agent.url, which says the agent is ready
     state.writeUrl(url);
-    state.writeTlsUrl(m_listeners.tlsUrl());
     // Readiness for systemd's Type=notify (docs/service.md "Readiness"): the listener is up and
     // the probe done; sent from the event loop, so a request right after it is served.
     const QString status =
