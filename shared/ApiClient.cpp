@@ -21,8 +21,10 @@
 namespace runbox {
 
 namespace {
-/// The reply property that holds a TLS refusal (tls::checkPeer) for toResponse.
+/// The reply properties that hold a TLS refusal (tls::checkPeer) for toResponse, and the SHA-256
+/// of the certificate it refused.
 constexpr const char* kTlsRefusal = "runboxTlsRefusal";
+constexpr const char* kTlsPresented = "runboxTlsPresented";
 } // namespace
 
 QJsonObject ApiResponse::json() const {
@@ -52,10 +54,14 @@ ApiClient::ApiClient(const QUrl& baseUrl, const QByteArray& token, QObject* pare
             [this](QNetworkReply* reply, const QList<QSslError>& errors) {
                 const QString refusal =
                     tls::checkPeer(reply->sslConfiguration().peerCertificate(), errors, m_pin);
-                if (refusal.isEmpty())
+                if (refusal.isEmpty()) {
                     reply->ignoreSslErrors(errors);
-                else
+                } else {
                     reply->setProperty(kTlsRefusal, refusal);
+                    reply->setProperty(
+                        kTlsPresented,
+                        tls::certificateSha256(reply->sslConfiguration().peerCertificate()));
+                }
             });
     connect(m_nam, &QNetworkAccessManager::encrypted, this, [this](QNetworkReply* reply) {
         // A certificate the system store verified raised no sslErrors: the pin is checked here.
@@ -63,6 +69,8 @@ ApiClient::ApiClient(const QUrl& baseUrl, const QByteArray& token, QObject* pare
             tls::checkPeer(reply->sslConfiguration().peerCertificate(), {}, m_pin);
         if (!refusal.isEmpty() && !m_pin.isEmpty()) {
             reply->setProperty(kTlsRefusal, refusal);
+            reply->setProperty(kTlsPresented,
+                               tls::certificateSha256(reply->sslConfiguration().peerCertificate()));
             reply->abort();
         }
     });
@@ -70,6 +78,10 @@ ApiClient::ApiClient(const QUrl& baseUrl, const QByteArray& token, QObject* pare
 
 QString ApiClient::tlsRefusal(const QNetworkReply* reply) {
     return reply->property(kTlsRefusal).toString();
+}
+
+QByteArray ApiClient::tlsPresentedSha256(const QNetworkReply* reply) {
+    return reply->property(kTlsPresented).toByteArray();
 }
 
 ApiClient::~ApiClient() = default;

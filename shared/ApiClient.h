@@ -55,6 +55,8 @@ public:
     /// The TLS refusal (tls::checkPeer) that ended @p reply, empty when none did; for callers
     /// that read replies themselves (ApiResponse::networkError carries it already).
     static QString tlsRefusal(const QNetworkReply* reply);
+    /// The SHA-256 of the certificate that tlsRefusal() refused (32 bytes), empty when none was.
+    static QByteArray tlsPresentedSha256(const QNetworkReply* reply);
     QByteArray token() const { return m_token; }
     /// Milliseconds to add to the local clock to get the agent's (measured, 0 until known).
     qint64 clockOffsetMs() const { return m_clockOffsetMs; }
