@@ -61,6 +61,7 @@ QString AgentListeners::start(const config::AgentConfig& config, http::RequestHa
         return e->message;
     m_tls = std::make_unique<http::HttpServer>(handler, limits);
     m_tls->setTls(identity.serverConfiguration());
+    m_tls->shareBoundsWith(*m_plain); // one connection cap, one buffered-bytes budget
     if (!m_tls->listen(config.tlsListenAddress, config.tlsListenPort))
         return QStringLiteral("cannot listen (TLS) on %1:%2: %3")
             .arg(config.tlsListenAddress.toString())

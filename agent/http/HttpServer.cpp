@@ -25,7 +25,7 @@ int HttpServer::systemListenBacklog() {
 }
 
 void HttpServer::incomingConnection(qintptr socketDescriptor) {
-    if (m_limits.maxConnections > 0 && m_open >= m_limits.maxConnections) {
+    if (m_limits.maxConnections > 0 && *m_open >= m_limits.maxConnections) {
         refuseBusy(int(socketDescriptor));
         return;
     }
@@ -41,8 +41,8 @@ void HttpServer::incomingConnection(qintptr socketDescriptor) {
     if (tls)
         tls->startServerEncryption(); // readyRead comes with the first decrypted bytes
     auto* connection = new HttpConnection(socket, m_handler, m_limits, this, m_budget);
-    ++m_open;
-    connect(connection, &QObject::destroyed, this, [this] { --m_open; });
+    ++*m_open;
+    connect(connection, &QObject::destroyed, this, [open = m_open] { --*open; });
 }
 
 void HttpServer::refuseBusy(int fd) {

@@ -35,9 +35,16 @@ public:
     /// connections accepted from then on.
     void setTls(const QSslConfiguration& config) { m_tls = config; }
     bool isTls() const { return m_tls.has_value(); }
+    /// Makes this listener count against @p other's bounds: one connection cap and one
+    /// RequestBudget for both (the TLS listener shares the plain one's: the bounds hold for the
+    /// agent, docs/contracts.md "HTTP front door"). Call before listening.
+    void shareBoundsWith(const HttpServer& other) {
+        m_budget = other.m_budget;
+        m_open = other.m_open;
+    }
 
     /// Connections open now (accepted and not yet closed).
-    qint64 openConnections() const { return m_open; }
+    qint64 openConnections() const { return *m_open; }
     /// Request bytes reserved by buffered bodies now.
     qint64 bufferedRequestBytes() const { return m_budget ? m_budget->reservedBytes() : 0; }
     /// `/proc/sys/net/core/somaxconn`, or SOMAXCONN when it cannot be read.
@@ -53,7 +60,7 @@ private:
     RequestHandler* m_handler;
     HttpLimits m_limits;
     std::shared_ptr<RequestBudget> m_budget; ///< null: unbounded
-    qint64 m_open = 0;
+    std::shared_ptr<qint64> m_open = std::make_shared<qint64>(0); ///< shared: shareBoundsWith()
     std::optional<QSslConfiguration> m_tls; ///< set: every connection speaks TLS
 };
 

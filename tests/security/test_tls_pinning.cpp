@@ -12,6 +12,7 @@
 #include <QProcess>
 #include <QStandardPaths>
 #include <QTcpServer>
+#include <QTcpSocket>
 #include <QTest>
 
 #include <sys/stat.h>
@@ -224,6 +225,37 @@ private Q_SLOTS:
                      reneg.err.contains(QLatin1String("RENEGOTIATING")),
                  qPrintable(reneg.out + reneg.err));
         QVERIFY2(reneg.err.contains(QLatin1String("no renegotiation")), qPrintable(reneg.err));
+    }
+
+    void testConnectionCapCountsBothListeners() {
+        // docs/contracts.md "HTTP front door": maxConnections holds for the agent, not per
+        // listener. Over TLS the canned 503 arrives as plain bytes: the handshake fails.
+        AgentProcess agent;
+        AgentOptions options;
+        options.tls = true;
+        options.extraArgs = {"--max-connections", "2"};
+        QVERIFY2(agent.start(options), qPrintable(agent.errorString()));
+        const QString fingerprint = printedFingerprint(agent.stateDir());
+        {
+            ApiClient control(agent.tlsUrl(), agent.token()); // its connection closes with it
+            control.setPinnedSha256(sha256Of(fingerprint));
+            QVERIFY(control.call("GET", "/health").ok()); // positive control
+        }
+        QTest::qWait(200);
+        QTcpSocket a, b;
+        for (QTcpSocket* s : {&a, &b}) {
+            s->connectToHost(QHostAddress::LocalHost, agent.port());
+            QVERIFY(s->waitForConnected(5000));
+        }
+        QTest::qWait(300); // both accepted: the cap is reached
+        ApiClient second(agent.tlsUrl(), agent.token());
+        second.setPinnedSha256(sha256Of(fingerprint));
+        QCOMPARE(second.call("GET", "/health", {}, 10000).status, 0);
+        a.abort();
+        QTest::qWait(300);
+        ApiClient third(agent.tlsUrl(), agent.token());
+        third.setPinnedSha256(sha256Of(fingerprint));
+        QTRY_VERIFY_WITH_TIMEOUT(third.call("GET", "/health", {}, 10000).ok(), 10000);
     }
 
     void testPlainListenerOnAllInterfacesNeedsTheFlag() {
