@@ -73,6 +73,9 @@ struct AgentContext {
     /// never null once AgentRuntime started (a PoolHost without a name grants every create).
     pool::PoolHost* pool = nullptr;
     qint64 startedAtMs = 0;
+    /// `/v1/health` `listeners` (docs/contracts.md "TLS and pinning"): `{"http":{"url"},
+    /// "tls":{"url","fingerprint","generated","notAfter"}|null}`; set once both listen.
+    QJsonObject listenersJson;
     /// Since when (ms since epoch) the agent has held no workspace at all; 0 while it holds some.
     qint64 noWorkspacesSinceMs = 0;
     bool rAvailable = false; ///< /usr/bin/R exists

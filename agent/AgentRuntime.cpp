@@ -16,7 +16,6 @@
 #include "agent/execution/BoundsStage.h"
 #include "agent/execution/ExecutionManager.h"
 #include "agent/execution/strong/StrongTier.h"
-#include "agent/http/HttpServer.h"
 #include "agent/light/UidSweeper.h"
 #include "agent/light/tier/LightService.h"
 #include "agent/light/tier/LightTier.h"
@@ -38,6 +37,7 @@
 #include "agent/store/LogStore.h"
 #include "agent/store/QuotaStore.h"
 #include "agent/store/WorkspaceRepository.h"
+#include "agent/tls/PlaintextListen.h"
 #include "agent/workspace/WorkspaceRegistry.h"
 
 #include <QCoreApplication>
@@ -94,6 +94,13 @@ int AgentRuntime::start(const QStringList& args) {
     if (args.contains(QStringLiteral("--print-config"))) {
         QTextStream(stdout) << config::printConfigText(m_context.config.values);
         return 0;
+    }
+    if (args.contains(QStringLiteral("--print-fingerprint")))
+        return printFingerprint(m_context.config);
+    if (const auto refused = tls::plaintextListenRefusal(m_context.config.listenAddress,
+                                                         m_context.config.allowPlaintextRemote)) {
+        logLine(QStringLiteral("runbox-agent: %1").arg(refused->message));
+        return 2; // a setting the agent refuses, like a bad value: before anything is made
     }
     ::signal(SIGPIPE, SIG_IGN);
     const config::StateDir state(m_context.config.stateDir);
@@ -265,17 +272,15 @@ int AgentRuntime::start(const QStringList& args) {
     limits.maxBufferedRequestBytes = m_context.config.maxBufferedRequestBytes;
     if (const auto warning = service::raiseOpenFileLimit(m_context.config.maxConnections))
         logLine(*warning);
-    m_server = std::make_unique<http::HttpServer>(m_api.get(), limits);
-    if (!m_server->listen(m_context.config.listenAddress, m_context.config.listenPort)) {
-        logLine(QStringLiteral("runbox-agent: cannot listen on %1:%2: %3")
-                    .arg(m_context.config.listenAddress.toString())
-                    .arg(m_context.config.listenPort)
-                    .arg(m_server->errorString()));
+    if (const QString e = m_listeners.start(m_context.config, m_api.get(), limits, logLine);
+        !e.isEmpty()) {
+        logLine(QStringLiteral("runbox-agent: %1").arg(e));
         return 1;
     }
+    m_context.listenersJson = m_listeners.toJson();
     installSignalHandlers();
     // The light tier starts once the port is known: it is kept out of the workspaces' reach.
-    if (m_light->start(m_server->serverPort())) {
+    if (m_light->start(m_listeners.ports())) {
         logLine(QStringLiteral("light workspaces available (Landlock ABI %1)")
                     .arg(m_light->availability().expected.landlockAbi));
     } else {
@@ -286,11 +291,7 @@ int AgentRuntime::start(const QStringList& args) {
         for (const QString& w : m_light->availability().warnings)
             logLine(QStringLiteral("warning: light: %1").arg(w));
 
-    const QString hostName =
-        m_context.config.listenAddress.protocol() == QAbstractSocket::IPv6Protocol
-            ? '[' + m_context.config.listenAddress.toString() + ']'
-            : m_context.config.listenAddress.toString();
-    const QString url = QStringLiteral("http://%1:%2").arg(hostName).arg(m_server->serverPort());
+    const QString url = m_listeners.plainUrl();
     for (const QString& w : m_context.host.capability.warnings)
         logLine(QStringLiteral("warning: %1").arg(w));
     if (!m_context.sandboxReady())
@@ -302,6 +303,7 @@ int AgentRuntime::start(const QStringList& args) {
                          ? QString()
                          : QStringLiteral(" (seccomp unavailable)"),
                      state.path()));
+    state.writeTlsUrl(m_listeners.tlsUrl()); // before agent.url, which says the agent is ready
     state.writeUrl(url);
     // Readiness for systemd's Type=notify (docs/service.md "Readiness"): the listener is up and
     // the probe done; sent from the event loop, so a request right after it is served.
@@ -501,7 +503,7 @@ void AgentRuntime::startPool() {
 void AgentRuntime::shutdown(const QString& why) {
     logLine(QStringLiteral("runbox-agent: stopping (%1)").arg(why));
     service::ServiceNotifier::stopping(QStringLiteral("stopping: ending the running executions"));
-    m_server->close();
+    m_listeners.close();
     m_api->stopAll();
     if (m_npu)
         m_npu->shutdown();

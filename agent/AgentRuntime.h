@@ -1,5 +1,7 @@
 #pragma once
 
+#include "agent/AgentListeners.h"
+
 #include "agent/AgentContext.h"
 #include "agent/sandbox/NoSuidMount.h"
 #include "agent/sandbox/UidRangeRegistry.h"
@@ -144,7 +146,7 @@ private:
     std::unique_ptr<metrics::MetricsRegistry> m_metrics;
     std::unique_ptr<metrics::AgentMetrics> m_agentMetrics;
     std::unique_ptr<api::ApiService> m_api;
-    std::unique_ptr<http::HttpServer> m_server;
+    AgentListeners m_listeners; ///< plain and TLS; after the API they serve (order)
 };
 
 } // namespace runbox

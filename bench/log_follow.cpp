@@ -94,10 +94,10 @@ double followFramesSeconds(AgentProcess& agent, const QString& workspace, qint64
                 *status = ev.value(QLatin1String("status")).toString();
         });
     ApiClient* client = agent.client();
-    const cli::StreamResult r =
-        cli::streamGet(client->baseUrl(), client->token(), client->clockOffsetMs(),
-                       "/v1/executions/" + id.toUtf8() + "/log?offset=0&follow=true&format=frames",
-                       {}, [&](QByteArrayView body) { return decoder.feed(body); });
+    const cli::StreamResult r = cli::streamGet(
+        client->baseUrl(), client->token(), client->pinnedSha256(), client->clockOffsetMs(),
+        "/v1/executions/" + id.toUtf8() + "/log?offset=0&follow=true&format=frames", {},
+        [&](QByteArrayView body) { return decoder.feed(body); });
     if (r.status != 200 || !r.complete)
         qFatal("frames follow: %d %s", r.status, qPrintable(r.transportError));
     const qint64 endNs = timer.nsecsElapsed();

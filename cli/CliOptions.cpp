@@ -1,6 +1,7 @@
 #include "cli/CliOptions.h"
 
 #include "shared/ApiClient.h"
+#include "shared/TlsPin.h"
 
 #include <QDir>
 #include <QFile>
@@ -144,6 +145,7 @@ QString Connection::parse(QStringList* args) {
     QString urlText = takeGlobalOption(args, QStringLiteral("--url"), &error);
     QString tokenText = takeGlobalOption(args, QStringLiteral("--token"), &error);
     const QString tokenFile = takeGlobalOption(args, QStringLiteral("--token-file"), &error);
+    QString fingerprint = takeGlobalOption(args, QStringLiteral("--fingerprint"), &error);
     if (!error.isEmpty())
         return error;
     if (stateDir.isEmpty())
@@ -164,8 +166,23 @@ QString Connection::parse(QStringList* args) {
         token = readTrimmed(tokenFile.isEmpty() ? stateDir + QStringLiteral("/agent.token")
                                                 : tokenFile);
     url = QUrl(urlText);
-    if (!url.isValid() || url.scheme() != QLatin1String("http"))
-        return QStringLiteral("agent URL \"%1\" is not an http:// URL").arg(urlText);
+    const bool https = url.scheme() == QLatin1String("https");
+    if (!url.isValid() || (url.scheme() != QLatin1String("http") && !https))
+        return QStringLiteral("agent URL \"%1\" is not an http:// or https:// URL").arg(urlText);
+    if (fingerprint.isEmpty())
+        fingerprint = env.value(QStringLiteral("RUNBOX_FINGERPRINT"));
+    if (!fingerprint.isEmpty()) {
+        const auto sha256 = tls::parseFingerprint(fingerprint);
+        if (!sha256)
+            return QStringLiteral("fingerprint \"%1\" is not a SHA-256 fingerprint (AB:CD:… as "
+                                  "runbox-agent --print-fingerprint prints it, or sha256:<64 hex>)")
+                .arg(fingerprint.left(200));
+        if (!https)
+            return QStringLiteral("--fingerprint (RUNBOX_FINGERPRINT) pins a TLS certificate: the "
+                                  "agent URL must be https://, not %1")
+                .arg(urlText);
+        pin = *sha256;
+    }
     if (token.isEmpty())
         return QStringLiteral("no token: give --token, RUNBOX_TOKEN or --token-file (the agent "
                               "writes it to <state-dir>/agent.token)");

@@ -28,11 +28,16 @@ enum ExitCode : int {
 /// Where the agent is and how to authenticate: --url / RUNBOX_URL / <state>/agent.url, and
 /// --token / RUNBOX_TOKEN / --token-file / <state>/agent.token, with --state-dir /
 /// RUNBOX_STATE_DIR (default /var/lib/runbox as root, else ~/.local/state/runbox).
+///
+/// An https:// agent's certificate is pinned with --fingerprint / RUNBOX_FINGERPRINT (its SHA-256,
+/// `AB:CD:…` or `sha256:<hex>`, tls::parseFingerprint; docs/contracts.md "TLS and pinning").
 struct Connection {
     QUrl url;
     QByteArray token;
+    QByteArray pin; ///< SHA-256 of the pinned certificate (32 bytes), or empty
     /// Consumes the connection options from @p args, wherever they are before `--` (leaving the
-    /// rest). Returns an error text (a missing value, no token, a URL that is not http://).
+    /// rest). Returns an error text (a missing value, no token, a URL that is not http:// or
+    /// https://, a fingerprint that is not one, a fingerprint for an http:// URL).
     QString parse(QStringList* args);
 };
 

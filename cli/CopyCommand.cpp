@@ -5,9 +5,11 @@
 #include "cli/HttpUpload.h"
 
 #include <QDir>
+#include <QEventLoop>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonDocument>
+#include <QNetworkReply>
 #include <QRegularExpression>
 #include <QTemporaryFile>
 #include <QTextStream>
@@ -24,6 +26,32 @@ int fail(const QString& message, int code = 1) {
     return code;
 }
 
+/// An upload to an https:// agent: the chained-chunk upload writes to the plain socket's
+/// descriptor (cli/HttpUpload), so over TLS the body goes through ApiClient::sendStream, signed
+/// with the whole file's SHA-256 read beforehand (docs/upload-integrity.md): one more pass over
+/// the file, the same agent checks.
+UploadResult uploadOverTls(ApiClient& client, const QByteArray& pathAndQuery, QFile* file) {
+    UploadResult r;
+    const QByteArray sha256 = ApiClient::sha256OfDevice(file);
+    if (sha256.isEmpty()) {
+        r.sourceError = file->errorString();
+        return r;
+    }
+    QNetworkReply* reply = client.sendStream("PUT", pathAndQuery, file, sha256);
+    QEventLoop loop;
+    QObject::connect(reply, &QNetworkReply::finished, &loop, &QEventLoop::quit);
+    if (!reply->isFinished())
+        loop.exec();
+    r.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    r.body = reply->readAll();
+    if (r.status == 0) {
+        const QString refusal = ApiClient::tlsRefusal(reply);
+        r.transportError = refusal.isEmpty() ? reply->errorString() : refusal;
+    }
+    reply->deleteLater();
+    return r;
+}
+
 int upload(ApiClient& client, const QString& local, RemotePath remote, const QString& query,
            bool json) {
     QFileInfo info(local);
@@ -36,8 +64,11 @@ int upload(ApiClient& client, const QString& local, RemotePath remote, const QSt
         return fail(QStringLiteral("%1 is not a regular file (its size must be known)").arg(local));
     if (remote.path.isEmpty() || remote.path.endsWith('/'))
         remote.path += info.fileName();
-    const UploadResult r = uploadFrom(client.baseUrl(), client.token(), client.clockOffsetMs(),
-                                      remote.apiPath() + query.toUtf8(), &file, file.size());
+    const QByteArray target = remote.apiPath() + query.toUtf8();
+    const UploadResult r = client.baseUrl().scheme() == QLatin1String("https")
+                               ? uploadOverTls(client, target, &file)
+                               : uploadFrom(client.baseUrl(), client.token(),
+                                            client.clockOffsetMs(), target, &file, file.size());
     if (!r.sourceError.isEmpty())
         return fail(QStringLiteral("cannot read %1: %2").arg(local, r.sourceError));
     if (!r.transportError.isEmpty())
@@ -74,8 +105,8 @@ int download(ApiClient& client, const RemotePath& remote, QString local) {
     } else if (!partFile.open()) {
         return fail(QStringLiteral("cannot write %1: %2").arg(local, partFile.errorString()));
     }
-    const DownloadResult r = downloadTo(client.baseUrl(), client.token(), client.clockOffsetMs(),
-                                        remote.apiPath(), sink);
+    const DownloadResult r = downloadTo(client.baseUrl(), client.token(), client.pinnedSha256(),
+                                        client.clockOffsetMs(), remote.apiPath(), sink);
     if (r.status == 200 && r.entryType == "directory")
         return fail(QStringLiteral("%1:%2 is a directory (only files are copied)")
                         .arg(remote.workspaceId, remote.path));

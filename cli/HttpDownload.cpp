@@ -10,11 +10,12 @@ namespace {
 constexpr qsizetype kMaxErrorBody = 64 * 1024;
 } // namespace
 
-DownloadResult downloadTo(const QUrl& baseUrl, const QByteArray& token, qint64 clockOffsetMs,
-                          const QByteArray& pathAndQuery, QIODevice* sink, int timeoutMs) {
+DownloadResult downloadTo(const QUrl& baseUrl, const QByteArray& token, const QByteArray& pin,
+                          qint64 clockOffsetMs, const QByteArray& pathAndQuery, QIODevice* sink,
+                          int timeoutMs) {
     DownloadResult r;
     SignedConnection connection;
-    if (!connection.sendGet(baseUrl, token, clockOffsetMs, pathAndQuery, {}, timeoutMs)) {
+    if (!connection.sendGet(baseUrl, token, pin, clockOffsetMs, pathAndQuery, {}, timeoutMs)) {
         r.transportError = connection.errorString();
         return r;
     }

@@ -22,9 +22,10 @@ struct DownloadResult {
 /// body goes to @p sink as it arrives: the socket is read 1 MiB at a time and only as fast as
 /// @p sink takes it, so memory stays flat whatever the size. (Qt's QNetworkAccessManager does not
 /// honour its read buffer limit for large bodies: it held ~900 MiB of a 1 GiB file.) Blocking;
-/// http:// only, like the CLI's connection options. A body shorter than its Content-Length is an
-/// error.
-DownloadResult downloadTo(const QUrl& baseUrl, const QByteArray& token, qint64 clockOffsetMs,
-                          const QByteArray& pathAndQuery, QIODevice* sink, int timeoutMs = 60000);
+/// http:// or https:// with @p pin (SignedConnection::sendGet). A body shorter than its
+/// Content-Length is an error.
+DownloadResult downloadTo(const QUrl& baseUrl, const QByteArray& token, const QByteArray& pin,
+                          qint64 clockOffsetMs, const QByteArray& pathAndQuery, QIODevice* sink,
+                          int timeoutMs = 60000);
 
 } // namespace runbox::cli

@@ -58,13 +58,13 @@ qsizetype ChunkedDecoder::feed(QByteArrayView data) {
     return used;
 }
 
-StreamResult streamGet(const QUrl& baseUrl, const QByteArray& token, qint64 clockOffsetMs,
-                       const QByteArray& pathAndQuery,
+StreamResult streamGet(const QUrl& baseUrl, const QByteArray& token, const QByteArray& pin,
+                       qint64 clockOffsetMs, const QByteArray& pathAndQuery,
                        const QList<QPair<QByteArray, QByteArray>>& headers,
                        const std::function<bool(QByteArrayView)>& onBody, int idleTimeoutMs) {
     StreamResult r;
     SignedConnection connection;
-    if (!connection.sendGet(baseUrl, token, clockOffsetMs, pathAndQuery, headers, 60000)) {
+    if (!connection.sendGet(baseUrl, token, pin, clockOffsetMs, pathAndQuery, headers, 60000)) {
         r.transportError = connection.errorString();
         return r;
     }

@@ -48,9 +48,9 @@ struct StreamResult {
 /// and only as fast as @p onBody returns — no buffering beyond that, unlike QNetworkAccessManager.
 /// @p onBody returns false to stop early. @p headers are sent in addition (e.g. Accept).
 /// Blocking; @p idleTimeoutMs bounds the wait for each read (-1: wait as long as the connection
-/// lives, for following a quiet log).
-StreamResult streamGet(const QUrl& baseUrl, const QByteArray& token, qint64 clockOffsetMs,
-                       const QByteArray& pathAndQuery,
+/// lives, for following a quiet log). https:// with @p pin as SignedConnection::sendGet.
+StreamResult streamGet(const QUrl& baseUrl, const QByteArray& token, const QByteArray& pin,
+                       qint64 clockOffsetMs, const QByteArray& pathAndQuery,
                        const QList<QPair<QByteArray, QByteArray>>& headers,
                        const std::function<bool(QByteArrayView)>& onBody, int idleTimeoutMs = -1);
 

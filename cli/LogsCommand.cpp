@@ -83,7 +83,7 @@ LogStreamResult streamLogFrames(ApiClient& client, const QString& executionId, q
             });
         bool protocolError = false;
         const StreamResult r = streamGet(
-            client.baseUrl(), client.token(), client.clockOffsetMs(), path,
+            client.baseUrl(), client.token(), client.pinnedSha256(), client.clockOffsetMs(), path,
             {{"Accept", logframes::kMediaType}},
             [&](QByteArrayView body) {
                 if (!decoder.feed(body))

@@ -1,6 +1,7 @@
 #include "cli/SignedConnection.h"
 
 #include "shared/RequestSigner.h"
+#include "shared/TlsPin.h"
 
 #include <QDateTime>
 
@@ -15,12 +16,18 @@ SignedConnection::SignedConnection() {
     m_socket.setReadBufferSize(kReadBytes);
 }
 
-bool SignedConnection::sendGet(const QUrl& baseUrl, const QByteArray& token, qint64 clockOffsetMs,
-                               const QByteArray& pathAndQuery, const Headers& headers,
-                               int connectTimeoutMs) {
-    m_socket.connectToHost(baseUrl.host(), quint16(baseUrl.port(80)));
-    if (!m_socket.waitForConnected(connectTimeoutMs))
-        return false;
+bool SignedConnection::sendGet(const QUrl& baseUrl, const QByteArray& token, const QByteArray& pin,
+                               qint64 clockOffsetMs, const QByteArray& pathAndQuery,
+                               const Headers& headers, int connectTimeoutMs) {
+    if (baseUrl.scheme() == QLatin1String("https")) {
+        m_tlsRefusal = tls::connectPinned(&m_socket, baseUrl, pin, connectTimeoutMs);
+        if (!m_tlsRefusal.isEmpty())
+            return false;
+    } else {
+        m_socket.connectToHost(baseUrl.host(), quint16(baseUrl.port(80)));
+        if (!m_socket.waitForConnected(connectTimeoutMs))
+            return false;
+    }
     QByteArray request = "GET " + pathAndQuery +
                          " HTTP/1.1\r\nHost: " + baseUrl.authority().toUtf8() +
                          "\r\nConnection: close\r\n";

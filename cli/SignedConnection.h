@@ -3,8 +3,8 @@
 #include <QByteArray>
 #include <QList>
 #include <QPair>
+#include <QSslSocket>
 #include <QString>
-#include <QTcpSocket>
 #include <QUrl>
 
 #include <utility>
@@ -15,19 +15,22 @@ namespace runbox::cli {
 /// signing"), read by the caller as the answer arrives: the socket's read buffer is 1 MiB and each
 /// read takes at most that, so a caller that handles each piece before asking for the next keeps
 /// memory flat (QNetworkAccessManager does not). Used by streamGet (cli/HttpStream) and downloadTo
-/// (cli/HttpDownload). Blocking; http:// only (port 80 unless the URL gives one).
+/// (cli/HttpDownload). Blocking; http:// (port 80 unless the URL gives one) or https:// (443),
+/// the certificate decided by tls::connectPinned (docs/contracts.md "TLS and pinning").
 class SignedConnection final {
 public:
     using Headers = QList<QPair<QByteArray, QByteArray>>;
 
     SignedConnection();
 
-    /// Connects to @p baseUrl within @p connectTimeoutMs and sends the request head:
+    /// Connects to @p baseUrl within @p connectTimeoutMs (https://: TLS 1.2+, the certificate
+    /// accepted by its @p pin or, without one, by the system store) and sends the request head:
     /// `GET pathAndQuery HTTP/1.1`, Host, `Connection: close`, the signature headers of
     /// RequestSigner (timestamp = now + @p clockOffsetMs), then @p headers. False when the
     /// connection failed (errorString()).
-    bool sendGet(const QUrl& baseUrl, const QByteArray& token, qint64 clockOffsetMs,
-                 const QByteArray& pathAndQuery, const Headers& headers, int connectTimeoutMs);
+    bool sendGet(const QUrl& baseUrl, const QByteArray& token, const QByteArray& pin,
+                 qint64 clockOffsetMs, const QByteArray& pathAndQuery, const Headers& headers,
+                 int connectTimeoutMs);
 
     /// Reads the answer's head (status line and header fields, 64 KiB at most), waiting at most
     /// @p idleTimeoutMs for each read (-1: as long as the connection lives). False when none
@@ -45,10 +48,13 @@ public:
     QByteArray readBody(int idleTimeoutMs);
 
     /// The socket's last error, for messages.
-    QString errorString() const { return m_socket.errorString(); }
+    QString errorString() const {
+        return m_tlsRefusal.isEmpty() ? m_socket.errorString() : m_tlsRefusal;
+    }
 
 private:
-    QTcpSocket m_socket;
+    QSslSocket m_socket;  ///< used unencrypted for http://
+    QString m_tlsRefusal; ///< why an https:// connection was refused (tls::connectPinned)
     QList<QByteArray> m_headLines;
     QByteArray m_buffered;
     int m_status = 0;

@@ -27,7 +27,10 @@ namespace {
 
 const char kUsage[] =
     "Usage: runbox [--state-dir DIR] [--url URL] [--token TOKEN | --token-file FILE]\n"
-    "              [--fleet FILE] COMMAND\n"
+    "              [--fingerprint SHA256] [--fleet FILE] COMMAND\n"
+    "  --url https://HOST:PORT with --fingerprint (or RUNBOX_FINGERPRINT) pins the agent's TLS\n"
+    "  certificate (runbox-agent --print-fingerprint prints it); without a pin only a certificate\n"
+    "  the system CA store verifies is accepted\n"
     "Commands (--json on every listing prints the agent's JSON instead of a table):\n"
     "  health                      liveness and the sandbox conclusion (/v1/health)\n"
     "  workspace create [--light [--count N]] [--json]\n"
@@ -73,7 +76,8 @@ const char kUsage[] =
     "                              science environments (builds followed; --no-wait, --json)\n"
     "Every command refuses an option it does not know or one without its value.\n"
     "Exit status: 0 success; 1 the agent answered with an error; 2 usage error;\n"
-    "  3 the agent could not be reached (or the connection broke);\n"
+    "  3 the agent could not be reached (or the connection broke, or its TLS certificate was\n"
+    "  refused);\n"
     "  exec, run --follow and logs -f: the command's own exit status, 124 when it timed out,\n"
     "  125 when its sandbox could not be set up, 128+N when killed by signal N.\n";
 
@@ -163,6 +167,7 @@ int main(int argc, char** argv) {
         break;
     }
     ApiClient client(connection.url, connection.token);
+    client.setPinnedSha256(connection.pin);
     // One unsigned GET /health first: an agent of another protocol is refused before anything
     // is sent to it (shared/ProtocolVersion.h). A transport failure is left to the command,
     // which reports it as it always does.

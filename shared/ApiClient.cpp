@@ -4,6 +4,7 @@
 #include "shared/Crypto.h"
 #include "shared/NdjsonReader.h"
 #include "shared/RequestSigner.h"
+#include "shared/TlsPin.h"
 
 #include <QDateTime>
 #include <QEventLoop>
@@ -12,11 +13,19 @@
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QNetworkRequest>
+#include <QSslConfiguration>
 #include <QTimer>
 
 #include <memory>
 
 namespace runbox {
+
+namespace {
+/// The reply properties that hold a TLS refusal (tls::checkPeer) for toResponse, and the SHA-256
+/// of the certificate it refused.
+constexpr const char* kTlsRefusal = "runboxTlsRefusal";
+constexpr const char* kTlsPresented = "runboxTlsPresented";
+} // namespace
 
 QJsonObject ApiResponse::json() const {
     return QJsonDocument::fromJson(body).object();
@@ -39,6 +48,40 @@ QString ApiResponse::errorMessage() const {
 ApiClient::ApiClient(const QUrl& baseUrl, const QByteArray& token, QObject* parent)
     : QObject(parent), m_nam(new QNetworkAccessManager(this)), m_baseUrl(baseUrl), m_token(token) {
     m_nam->setRedirectPolicy(QNetworkRequest::ManualRedirectPolicy);
+    // docs/contracts.md "TLS and pinning": a certificate the system store does not vouch for is
+    // accepted only by its pin; sslErrors and encrypted both come before the request is sent.
+    connect(m_nam, &QNetworkAccessManager::sslErrors, this,
+            [this](QNetworkReply* reply, const QList<QSslError>& errors) {
+                const QString refusal =
+                    tls::checkPeer(reply->sslConfiguration().peerCertificate(), errors, m_pin);
+                if (refusal.isEmpty()) {
+                    reply->ignoreSslErrors(errors);
+                } else {
+                    reply->setProperty(kTlsRefusal, refusal);
+                    reply->setProperty(
+                        kTlsPresented,
+                        tls::certificateSha256(reply->sslConfiguration().peerCertificate()));
+                }
+            });
+    connect(m_nam, &QNetworkAccessManager::encrypted, this, [this](QNetworkReply* reply) {
+        // A certificate the system store verified raised no sslErrors: the pin is checked here.
+        const QString refusal =
+            tls::checkPeer(reply->sslConfiguration().peerCertificate(), {}, m_pin);
+        if (!refusal.isEmpty() && !m_pin.isEmpty()) {
+            reply->setProperty(kTlsRefusal, refusal);
+            reply->setProperty(kTlsPresented,
+                               tls::certificateSha256(reply->sslConfiguration().peerCertificate()));
+            reply->abort();
+        }
+    });
+}
+
+QString ApiClient::tlsRefusal(const QNetworkReply* reply) {
+    return reply->property(kTlsRefusal).toString();
+}
+
+QByteArray ApiClient::tlsPresentedSha256(const QNetworkReply* reply) {
+    return reply->property(kTlsPresented).toByteArray();
 }
 
 ApiClient::~ApiClient() = default;
@@ -50,6 +93,11 @@ QNetworkRequest ApiClient::signedRequest(const QByteArray& method, const QByteAr
     url.setPath(rel.path(QUrl::FullyEncoded), QUrl::StrictMode);
     url.setQuery(rel.query(QUrl::FullyEncoded), QUrl::StrictMode);
     QNetworkRequest req(url);
+    if (url.scheme() == QLatin1String("https")) {
+        QSslConfiguration tls = QSslConfiguration::defaultConfiguration();
+        tls.setProtocol(QSsl::TlsV1_2OrLater); // RFC 8996: nothing older
+        req.setSslConfiguration(tls);
+    }
     req.setAttribute(QNetworkRequest::Http2AllowedAttribute, false);
     req.setAttribute(QNetworkRequest::CacheLoadControlAttribute, QNetworkRequest::AlwaysNetwork);
     const QByteArray signedTarget = url.toEncoded(QUrl::RemoveScheme | QUrl::RemoveAuthority);
@@ -136,8 +184,10 @@ static ApiResponse toResponse(QNetworkReply* reply, const QByteArray& body) {
     ApiResponse r;
     r.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
     r.body = body;
-    if (r.status == 0)
-        r.networkError = reply->errorString();
+    if (r.status == 0) {
+        const QString refusal = ApiClient::tlsRefusal(reply);
+        r.networkError = refusal.isEmpty() ? reply->errorString() : refusal;
+    }
     return r;
 }
 

@@ -38,12 +38,25 @@ class ApiClient final : public QObject {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(ApiClient)
 public:
-    /// @p baseUrl e.g. http://127.0.0.1:4311 ; @p token the agent or workspace token (hex).
+    /// @p baseUrl e.g. http://127.0.0.1:4311 or https://node3:4312 ; @p token the agent or
+    /// workspace token (hex).
     ApiClient(const QUrl& baseUrl, const QByteArray& token, QObject* parent = nullptr);
     ~ApiClient() override;
 
     QUrl baseUrl() const { return m_baseUrl; }
     void setToken(const QByteArray& token) { m_token = token; }
+    /// Pins the agent's certificate for https:// URLs (docs/contracts.md "TLS and pinning"):
+    /// @p sha256 the 32-byte SHA-256 of its DER encoding (tls::parseFingerprint), empty for none.
+    /// With a pin only that certificate is accepted, CA-signed or not; without one only a
+    /// certificate the system store verifies for the URL's host. A refused connection sends
+    /// nothing and ends with status 0 and tls::checkPeer's message in ApiResponse::networkError.
+    void setPinnedSha256(const QByteArray& sha256) { m_pin = sha256; }
+    QByteArray pinnedSha256() const { return m_pin; }
+    /// The TLS refusal (tls::checkPeer) that ended @p reply, empty when none did; for callers
+    /// that read replies themselves (ApiResponse::networkError carries it already).
+    static QString tlsRefusal(const QNetworkReply* reply);
+    /// The SHA-256 of the certificate that tlsRefusal() refused (32 bytes), empty when none was.
+    static QByteArray tlsPresentedSha256(const QNetworkReply* reply);
     QByteArray token() const { return m_token; }
     /// Milliseconds to add to the local clock to get the agent's (measured, 0 until known).
     qint64 clockOffsetMs() const { return m_clockOffsetMs; }
@@ -98,6 +111,7 @@ private:
     QNetworkAccessManager* m_nam;
     QUrl m_baseUrl;
     QByteArray m_token;
+    QByteArray m_pin; ///< SHA-256 of the pinned certificate, or empty
     qint64 m_clockOffsetMs = 0;
 };
 

@@ -127,6 +127,14 @@
             <numerusform>no answer within %n s</numerusform>
         </translation>
     </message>
+    <message>
+        <source>Certificate refused</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>To trust this agent, compare the fingerprint with the output of runbox-agent --print-fingerprint on its host, then enter it as the agent&apos;s TLS fingerprint (Edit agent).</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::AgentPage</name>
@@ -179,6 +187,14 @@
     </message>
     <message>
         <source>The URL must be the agent&apos;s base address, without a path.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The TLS fingerprint must be the agent&apos;s SHA-256 fingerprint (AB:CD:…, as runbox-agent --print-fingerprint prints it).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A TLS fingerprint needs an https:// URL.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1516,6 +1532,18 @@
         <source>&lt;h3&gt;Runbox Console %1&lt;/h3&gt;&lt;p&gt;The operators&apos; desktop console for Runbox agents: sandbox health, quotas, network policy, Ascend NPUs, executions and science environments.&lt;/p&gt;&lt;p&gt;Shortcuts: F5 refresh · Ctrl+F find · Ctrl+R new run · Ctrl+. cancel a run · Ctrl+1…6 pages.&lt;/p&gt;</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Agent certificate</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 presents a certificate no authority vouches for. Its SHA-256 fingerprint is:
+
+%2
+
+Compare it with the output of runbox-agent --print-fingerprint on the agent&apos;s host (or its log). Pin it and connect only if they are the same.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::NetworkPolicyPage</name>
@@ -2038,6 +2066,14 @@
     </message>
     <message>
         <source>A token has no spaces.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>https:// agents: the SHA-256 fingerprint of its certificate, from runbox-agent --print-fingerprint on the agent&apos;s host. Empty: only a certificate your system trusts is accepted.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>TLS &amp;fingerprint:</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

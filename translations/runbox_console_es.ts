@@ -127,6 +127,14 @@
             <numerusform>sin respuesta en %n s</numerusform>
         </translation>
     </message>
+    <message>
+        <source>Certificate refused</source>
+        <translation>Certificado rechazado</translation>
+    </message>
+    <message>
+        <source>To trust this agent, compare the fingerprint with the output of runbox-agent --print-fingerprint on its host, then enter it as the agent&apos;s TLS fingerprint (Edit agent).</source>
+        <translation>Para confiar en este agente, compare la huella con la salida de runbox-agent --print-fingerprint en su host y luego introdúzcala como huella TLS del agente (Editar agente).</translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::AgentPage</name>
@@ -180,6 +188,14 @@
     <message>
         <source>The URL must be the agent&apos;s base address, without a path.</source>
         <translation>La URL debe ser la dirección base del agente, sin ruta.</translation>
+    </message>
+    <message>
+        <source>The TLS fingerprint must be the agent&apos;s SHA-256 fingerprint (AB:CD:…, as runbox-agent --print-fingerprint prints it).</source>
+        <translation>La huella TLS debe ser la huella SHA-256 del agente (AB:CD:…, como la imprime runbox-agent --print-fingerprint).</translation>
+    </message>
+    <message>
+        <source>A TLS fingerprint needs an https:// URL.</source>
+        <translation>Una huella TLS requiere una URL https://.</translation>
     </message>
 </context>
 <context>
@@ -1518,6 +1534,22 @@
         <source>&lt;h3&gt;Runbox Console %1&lt;/h3&gt;&lt;p&gt;The operators&apos; desktop console for Runbox agents: sandbox health, quotas, network policy, Ascend NPUs, executions and science environments.&lt;/p&gt;&lt;p&gt;Shortcuts: F5 refresh · Ctrl+F find · Ctrl+R new run · Ctrl+. cancel a run · Ctrl+1…6 pages.&lt;/p&gt;</source>
         <translation>&lt;h3&gt;Consola de Runbox %1&lt;/h3&gt;&lt;p&gt;La consola de escritorio de los operadores para agentes de Runbox: estado del sandbox, cuotas, política de red, NPU Ascend, ejecuciones y entornos científicos.&lt;/p&gt;&lt;p&gt;Atajos: F5 actualizar · Ctrl+F buscar · Ctrl+R nueva ejecución · Ctrl+. cancelar una ejecución · Ctrl+1…6 páginas.&lt;/p&gt;</translation>
     </message>
+    <message>
+        <source>Agent certificate</source>
+        <translation>Certificado del agente</translation>
+    </message>
+    <message>
+        <source>%1 presents a certificate no authority vouches for. Its SHA-256 fingerprint is:
+
+%2
+
+Compare it with the output of runbox-agent --print-fingerprint on the agent&apos;s host (or its log). Pin it and connect only if they are the same.</source>
+        <translation>%1 presenta un certificado que ninguna autoridad avala. Su huella SHA-256 es:
+
+%2
+
+Compárela con la salida de runbox-agent --print-fingerprint en el host del agente (o con su registro). Fíjela y conéctese solo si son iguales.</translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::NetworkPolicyPage</name>
@@ -2041,6 +2073,14 @@
     <message>
         <source>A token has no spaces.</source>
         <translation>Un token no tiene espacios.</translation>
+    </message>
+    <message>
+        <source>https:// agents: the SHA-256 fingerprint of its certificate, from runbox-agent --print-fingerprint on the agent&apos;s host. Empty: only a certificate your system trusts is accepted.</source>
+        <translation>Agentes https://: la huella SHA-256 de su certificado, obtenida con runbox-agent --print-fingerprint en el host del agente. Vacía: solo se acepta un certificado en el que confíe su sistema.</translation>
+    </message>
+    <message>
+        <source>TLS &amp;fingerprint:</source>
+        <translation>&amp;Huella TLS:</translation>
     </message>
 </context>
 <context>

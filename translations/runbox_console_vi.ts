@@ -124,6 +124,14 @@
             <numerusform>không có phản hồi trong %n giây</numerusform>
         </translation>
     </message>
+    <message>
+        <source>Certificate refused</source>
+        <translation>Chứng chỉ bị từ chối</translation>
+    </message>
+    <message>
+        <source>To trust this agent, compare the fingerprint with the output of runbox-agent --print-fingerprint on its host, then enter it as the agent&apos;s TLS fingerprint (Edit agent).</source>
+        <translation>Để tin cậy agent này, hãy so sánh dấu vân tay với kết quả của runbox-agent --print-fingerprint trên máy của nó, rồi nhập nó làm dấu vân tay TLS của agent (Sửa agent).</translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::AgentPage</name>
@@ -177,6 +185,14 @@
     <message>
         <source>The URL must be the agent&apos;s base address, without a path.</source>
         <translation>URL phải là địa chỉ gốc của agent, không kèm đường dẫn.</translation>
+    </message>
+    <message>
+        <source>The TLS fingerprint must be the agent&apos;s SHA-256 fingerprint (AB:CD:…, as runbox-agent --print-fingerprint prints it).</source>
+        <translation>Dấu vân tay TLS phải là dấu vân tay SHA-256 của agent (AB:CD:…, như runbox-agent --print-fingerprint in ra).</translation>
+    </message>
+    <message>
+        <source>A TLS fingerprint needs an https:// URL.</source>
+        <translation>Dấu vân tay TLS cần một URL https://.</translation>
     </message>
 </context>
 <context>
@@ -1512,6 +1528,22 @@
         <source>&lt;h3&gt;Runbox Console %1&lt;/h3&gt;&lt;p&gt;The operators&apos; desktop console for Runbox agents: sandbox health, quotas, network policy, Ascend NPUs, executions and science environments.&lt;/p&gt;&lt;p&gt;Shortcuts: F5 refresh · Ctrl+F find · Ctrl+R new run · Ctrl+. cancel a run · Ctrl+1…6 pages.&lt;/p&gt;</source>
         <translation>&lt;h3&gt;Runbox Console %1&lt;/h3&gt;&lt;p&gt;Console máy tính dành cho người vận hành agent Runbox: tình trạng sandbox, hạn mức, chính sách mạng, NPU Ascend, các lần chạy và môi trường khoa học.&lt;/p&gt;&lt;p&gt;Phím tắt: F5 làm mới · Ctrl+F tìm · Ctrl+R lần chạy mới · Ctrl+. hủy lần chạy · Ctrl+1…6 chuyển trang.&lt;/p&gt;</translation>
     </message>
+    <message>
+        <source>Agent certificate</source>
+        <translation>Chứng chỉ của agent</translation>
+    </message>
+    <message>
+        <source>%1 presents a certificate no authority vouches for. Its SHA-256 fingerprint is:
+
+%2
+
+Compare it with the output of runbox-agent --print-fingerprint on the agent&apos;s host (or its log). Pin it and connect only if they are the same.</source>
+        <translation>%1 đưa ra một chứng chỉ không được tổ chức nào bảo đảm. Dấu vân tay SHA-256 của nó là:
+
+%2
+
+Hãy so sánh với kết quả của runbox-agent --print-fingerprint trên máy của agent (hoặc nhật ký của nó). Chỉ ghim và kết nối nếu chúng giống nhau.</translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::NetworkPolicyPage</name>
@@ -2031,6 +2063,14 @@
     <message>
         <source>A token has no spaces.</source>
         <translation>Token không chứa khoảng trắng.</translation>
+    </message>
+    <message>
+        <source>https:// agents: the SHA-256 fingerprint of its certificate, from runbox-agent --print-fingerprint on the agent&apos;s host. Empty: only a certificate your system trusts is accepted.</source>
+        <translation>Agent https://: dấu vân tay SHA-256 của chứng chỉ, lấy bằng runbox-agent --print-fingerprint trên máy của agent. Để trống: chỉ chấp nhận chứng chỉ mà hệ thống của bạn tin cậy.</translation>
+    </message>
+    <message>
+        <source>TLS &amp;fingerprint:</source>
+        <translation>&amp;Dấu vân tay TLS:</translation>
     </message>
 </context>
 <context>

@@ -124,6 +124,14 @@
             <numerusform>%n 秒内无响应</numerusform>
         </translation>
     </message>
+    <message>
+        <source>Certificate refused</source>
+        <translation>证书被拒绝</translation>
+    </message>
+    <message>
+        <source>To trust this agent, compare the fingerprint with the output of runbox-agent --print-fingerprint on its host, then enter it as the agent&apos;s TLS fingerprint (Edit agent).</source>
+        <translation>要信任此代理，请将该指纹与其主机上 runbox-agent --print-fingerprint 的输出进行比较，然后将其填写为代理的 TLS 指纹（编辑代理）。</translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::AgentPage</name>
@@ -177,6 +185,14 @@
     <message>
         <source>The URL must be the agent&apos;s base address, without a path.</source>
         <translation>URL 必须是代理的基础地址，不能带路径。</translation>
+    </message>
+    <message>
+        <source>The TLS fingerprint must be the agent&apos;s SHA-256 fingerprint (AB:CD:…, as runbox-agent --print-fingerprint prints it).</source>
+        <translation>TLS 指纹必须是代理的 SHA-256 指纹（AB:CD:…，即 runbox-agent --print-fingerprint 打印的内容）。</translation>
+    </message>
+    <message>
+        <source>A TLS fingerprint needs an https:// URL.</source>
+        <translation>TLS 指纹需要 https:// URL。</translation>
     </message>
 </context>
 <context>
@@ -1512,6 +1528,22 @@
         <source>&lt;h3&gt;Runbox Console %1&lt;/h3&gt;&lt;p&gt;The operators&apos; desktop console for Runbox agents: sandbox health, quotas, network policy, Ascend NPUs, executions and science environments.&lt;/p&gt;&lt;p&gt;Shortcuts: F5 refresh · Ctrl+F find · Ctrl+R new run · Ctrl+. cancel a run · Ctrl+1…6 pages.&lt;/p&gt;</source>
         <translation>&lt;h3&gt;Runbox 控制台 %1&lt;/h3&gt;&lt;p&gt;面向运维人员的 Runbox 代理桌面控制台：沙箱健康状况、配额、网络策略、Ascend NPU、执行记录和科学计算环境。&lt;/p&gt;&lt;p&gt;快捷键：F5 刷新 · Ctrl+F 查找 · Ctrl+R 新建运行 · Ctrl+. 取消运行 · Ctrl+1…6 切换页面。&lt;/p&gt;</translation>
     </message>
+    <message>
+        <source>Agent certificate</source>
+        <translation>代理证书</translation>
+    </message>
+    <message>
+        <source>%1 presents a certificate no authority vouches for. Its SHA-256 fingerprint is:
+
+%2
+
+Compare it with the output of runbox-agent --print-fingerprint on the agent&apos;s host (or its log). Pin it and connect only if they are the same.</source>
+        <translation>%1 出示的证书没有任何证书颁发机构担保。其 SHA-256 指纹为：
+
+%2
+
+请将其与代理主机上 runbox-agent --print-fingerprint 的输出（或其日志）进行比较。仅当两者相同时才固定此指纹并连接。</translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::NetworkPolicyPage</name>
@@ -2031,6 +2063,14 @@
     <message>
         <source>A token has no spaces.</source>
         <translation>令牌中不能有空格。</translation>
+    </message>
+    <message>
+        <source>https:// agents: the SHA-256 fingerprint of its certificate, from runbox-agent --print-fingerprint on the agent&apos;s host. Empty: only a certificate your system trusts is accepted.</source>
+        <translation>https:// 代理：其证书的 SHA-256 指纹，可在代理主机上用 runbox-agent --print-fingerprint 获取。留空：只接受系统信任的证书。</translation>
+    </message>
+    <message>
+        <source>TLS &amp;fingerprint:</source>
+        <translation>TLS 指纹(&amp;F)：</translation>
     </message>
 </context>
 <context>

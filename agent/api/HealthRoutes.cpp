@@ -111,6 +111,7 @@ void HealthRoutes::registerRoutes(Router& router, AgentContext* ctx) {
             body.insert(QStringLiteral("scientificEnvs"),
                         ctx->environments ? ctx->environments->healthJson()
                                           : QJsonObject{{"provisioners", QJsonObject{}}});
+            body.insert(QStringLiteral("listeners"), ctx->listenersJson);
             body.insert(QStringLiteral("uptimeMs"),
                         QDateTime::currentMSecsSinceEpoch() - ctx->startedAtMs);
             ex->replyJson(200, body);

@@ -13,6 +13,15 @@ bool AgentConfig::parse(const QStringList& args, const QProcessEnvironment& env,
         *error = QStringLiteral("listen address \"%1\" is not HOST:PORT").arg(v.text(Key::Listen));
         return false; // resolve() checked it already
     }
+    tlsListen = !v.text(Key::ListenTls).isEmpty();
+    if (tlsListen && !parseHostPort(v.text(Key::ListenTls), &tlsListenAddress, &tlsListenPort)) {
+        *error = QStringLiteral("TLS listen address \"%1\" is not HOST:PORT")
+                     .arg(v.text(Key::ListenTls));
+        return false; // resolve() checked it already
+    }
+    tlsCertPath = v.text(Key::TlsCert);
+    tlsKeyPath = v.text(Key::TlsKey);
+    allowPlaintextRemote = v.boolean(Key::AllowPlaintextRemote);
     bwrapPath = v.text(Key::Bwrap);
     logLevel = v.text(Key::LogLevel);
     signatureWindowMs = v.number(Key::SignatureWindowMs);

@@ -17,7 +17,18 @@ struct AgentConfig {
     /// ~/.local/state/runbox.
     QString stateDir;
     QHostAddress listenAddress = QHostAddress::LocalHost; ///< --listen HOST:PORT (127.0.0.1:4311)
-    quint16 listenPort = 4311;                   ///< 0 picks a free port (written to agent.url)
+    quint16 listenPort = 4311; ///< 0 picks a free port (written to agent.url)
+    /// The TLS listener (--listen-tls HOST:PORT; docs/contracts.md "TLS and pinning"): none
+    /// when tlsListen is false.
+    bool tlsListen = false;
+    QHostAddress tlsListenAddress;
+    quint16 tlsListenPort = 0;
+    /// The operator's certificate and key (--tls-cert, --tls-key); "" = the generated pair in
+    /// the state dir (tls::TlsIdentity).
+    QString tlsCertPath;
+    QString tlsKeyPath;
+    /// --allow-plaintext-remote: the plain listener may use a non-loopback address.
+    bool allowPlaintextRemote = false;
     QString bwrapPath = QStringLiteral("bwrap"); ///< --bwrap / RUNBOX_BWRAP
     qint64 signatureWindowMs =
         30000;                     ///< ±window for X-Runbox-Timestamp (RUNBOX_SIGNATURE_WINDOW_MS)

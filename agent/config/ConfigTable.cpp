@@ -57,7 +57,12 @@ QList<OptionSpec> buildTable() {
          .flag = "--listen",
          .metaVar = "HOST:PORT",
          .fileKey = "listen",
-         .help = "Listen address; port 0 picks a free port (written to agent.url)."},
+         .help = "Listen address of the plain HTTP listener; port 0 picks a free port "
+                 "(written to agent.url). Only a loopback address unless "
+                 "allowPlaintextRemote is on."},
+    };
+    t += tlsOptionRows(); // ConfigTableTls.cpp
+    t += QList<OptionSpec>{
         {.key = Key::Bwrap,
          .name = "bwrap",
          .type = T::Path,

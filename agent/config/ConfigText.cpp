@@ -136,7 +136,11 @@ QString usageText() {
         "  --rotate-metrics-token\n"
         "                   replace <state-dir>/metrics.token, the bearer token of GET /metrics\n"
         "                   (docs/metrics.md), and exit; a running agent takes the new one at\n"
-        "                   its next scrape\n");
+        "                   its next scrape\n"
+        "  --print-fingerprint\n"
+        "                   print the SHA-256 fingerprint (AB:CD:...) of the TLS listener's\n"
+        "                   certificate (--tls-cert, else <state-dir>/tls-cert.pem) and exit;\n"
+        "                   clients pin it (docs/contracts.md \"TLS and pinning\")\n");
     for (const OptionGroup group : kGroups) {
         out += QLatin1Char('\n') + groupTitle(group) + QStringLiteral(":\n");
         for (const OptionSpec& spec : configTable()) {
@@ -194,7 +198,10 @@ QString markdownReference() {
         "came from (default, env, flag, file) and exits without starting anything.\n"
         "- `runbox-agent --rotate-metrics-token` replaces `<state-dir>/metrics.token`, the "
         "bearer token of `GET /metrics` (docs/metrics.md), and exits; a running agent takes "
-        "the new one at its next scrape.\n\n"
+        "the new one at its next scrape.\n"
+        "- `runbox-agent --print-fingerprint` prints the SHA-256 fingerprint (`AB:CD:...`) of the "
+        "TLS listener's certificate (`tlsCert`, else the one generated in the state directory) "
+        "and exits; clients pin it (docs/contracts.md \"TLS and pinning\").\n\n"
         "The quota settings are seeds: on first start (or when an upgrade adds a field) the "
         "agent stores them; afterwards the stored values, changed through "
         "`PUT /v1/settings/quotas`, win and a variable that differs is ignored with a warning. "

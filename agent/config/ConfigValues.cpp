@@ -131,7 +131,8 @@ bool parseHostPort(const QString& value, QHostAddress* addr, quint16* port) {
 bool isActionFlag(const QString& arg) {
     return arg == QLatin1String("--help") || arg == QLatin1String("--help-markdown") ||
            arg == QLatin1String("--help-conf") || arg == QLatin1String("--print-config") ||
-           arg == QLatin1String("--rotate-metrics-token");
+           arg == QLatin1String("--rotate-metrics-token") ||
+           arg == QLatin1String("--print-fingerprint");
 }
 
 bool ConfigValues::parseText(const OptionSpec& spec, const QString& text, const QString& where,
@@ -216,6 +217,12 @@ bool ConfigValues::resolve(const QStringList& args, const QProcessEnvironment& e
         if (!spec) {
             *error = QStringLiteral("unknown option %1 (see --help)").arg(a);
             return false;
+        }
+        if (spec->type == OptionType::Boolean) { // a switch: the flag alone means true
+            static const QStringList kWords{"1", "true", "yes", "on", "0", "false", "no", "off"};
+            const bool valued = i + 1 < args.size() && kWords.contains(args[i + 1].toLower());
+            fromFlags.insert(int(spec->key), valued ? args[++i] : QStringLiteral("true"));
+            continue;
         }
         if (i + 1 >= args.size()) {
             *error = QStringLiteral("option %1 needs a value").arg(a);

@@ -72,7 +72,8 @@ private:
 
 /// Parses HOST:PORT (IPv6 in brackets, port 0..65535). False when malformed.
 bool parseHostPort(const QString& text, QHostAddress* address, quint16* port);
-/// The action flags that take no value: --help, --help-markdown, --print-config.
+/// The action flags that take no value: --help, --help-markdown, --help-conf, --print-config,
+/// --rotate-metrics-token, --print-fingerprint.
 bool isActionFlag(const QString& arg);
 
 } // namespace runbox::config

@@ -140,4 +140,12 @@ bool StateDir::writeUrl(const QString& url) const {
                                &error);
 }
 
+bool StateDir::writeTlsUrl(const QString& url) const {
+    const QString path = filePath(QStringLiteral("agent.tls-url"));
+    if (url.isEmpty())
+        return !QFile::exists(path) || QFile::remove(path);
+    QString error;
+    return writeFileAtomically(path, url.toUtf8() + '\n', 0644, &error);
+}
+
 } // namespace runbox::config

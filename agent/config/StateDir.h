@@ -42,6 +42,9 @@ public:
 
     /// Writes @p url + '\n' to `agent.url` atomically.
     bool writeUrl(const QString& url) const;
+    /// Writes @p url + '\n' to `agent.tls-url` atomically (the TLS listener's base URL), or
+    /// removes that file when @p url is empty (no TLS listener: no stale URL is left).
+    bool writeTlsUrl(const QString& url) const;
 
 private:
     /// loadOrCreateToken() for the token file @p name.

@@ -2,6 +2,7 @@
 
 #include "agent/http/HttpExchange.h"
 
+#include <QSslSocket>
 #include <QTcpSocket>
 
 #include <sys/socket.h>
@@ -416,12 +417,20 @@ void HttpConnection::closeConnection() {
     m_lingering = true;
     m_timer.start(int(m_limits.lingerMs));
     connect(m_socket, &QTcpSocket::bytesWritten, this, &HttpConnection::shutdownWriteWhenFlushed);
+    if (auto* tls = qobject_cast<QSslSocket*>(m_socket))
+        connect(tls, &QSslSocket::encryptedBytesWritten, this,
+                &HttpConnection::shutdownWriteWhenFlushed);
     shutdownWriteWhenFlushed();
     readFromSocket();
 }
 
 void HttpConnection::shutdownWriteWhenFlushed() {
     if (m_writeShut || m_socket->bytesToWrite() > 0)
+        return;
+    // Over TLS, bytesToWrite() counts only what waits to be encrypted: the records already
+    // encrypted wait in the TCP socket's buffer and must leave before our side is shut.
+    if (const auto* tls = qobject_cast<QSslSocket*>(m_socket);
+        tls && tls->encryptedBytesToWrite() > 0)
         return;
     m_writeShut = true;
     ::shutdown(int(m_socket->socketDescriptor()), SHUT_WR);

@@ -3,6 +3,7 @@
 #include "agent/http/ErrorStatus.h"
 
 #include <QJsonDocument>
+#include <QSslSocket>
 #include <QTcpSocket>
 
 namespace runbox::http {
@@ -11,6 +12,9 @@ HttpExchange::HttpExchange(HttpRequest request, QTcpSocket* socket, bool keepAli
     : QObject(parent), HttpResponseWriter(socket, request.method == "HEAD", keepAlive),
       m_request(std::move(request)), m_body(new HttpRequestBody(this)) {
     connect(socket, &QTcpSocket::bytesWritten, this, &HttpExchange::writable);
+    // Over TLS the records leave the TCP buffer later than bytesWritten says (pendingBytes()).
+    if (auto* tls = qobject_cast<QSslSocket*>(socket))
+        connect(tls, &QSslSocket::encryptedBytesWritten, this, &HttpExchange::writable);
     m_body->onFirstAccept([this] {
         // RFC 9110 §10.1.1: a client that sent "Expect: 100-continue" waits for this interim
         // answer.

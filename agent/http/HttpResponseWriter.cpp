@@ -2,6 +2,7 @@
 
 #include <QDateTime>
 #include <QLocale>
+#include <QSslSocket>
 #include <QTcpSocket>
 
 namespace runbox::http {
@@ -189,7 +190,13 @@ void HttpResponseWriter::endFixed() {
 }
 
 qint64 HttpResponseWriter::pendingBytes() const {
-    return m_socket ? m_socket->bytesToWrite() : 0;
+    if (!m_socket)
+        return 0;
+    // QSslSocket::bytesToWrite() counts only plaintext not yet encrypted; the encrypted records
+    // waiting in its TCP socket count too, or a TLS stream would never be paused.
+    if (const auto* tls = qobject_cast<const QSslSocket*>(m_socket.data()))
+        return tls->bytesToWrite() + tls->encryptedBytesToWrite();
+    return m_socket->bytesToWrite();
 }
 
 void HttpResponseWriter::finish() {

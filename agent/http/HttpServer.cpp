@@ -1,6 +1,7 @@
 #include "agent/http/HttpServer.h"
 
 #include <QFile>
+#include <QSslSocket>
 #include <QTcpSocket>
 
 #include <sys/socket.h>
@@ -24,19 +25,24 @@ int HttpServer::systemListenBacklog() {
 }
 
 void HttpServer::incomingConnection(qintptr socketDescriptor) {
-    if (m_limits.maxConnections > 0 && m_open >= m_limits.maxConnections) {
+    if (m_limits.maxConnections > 0 && *m_open >= m_limits.maxConnections) {
         refuseBusy(int(socketDescriptor));
         return;
     }
-    auto* socket = new QTcpSocket;
+    QSslSocket* tls = m_tls ? new QSslSocket : nullptr;
+    QTcpSocket* socket = tls ? tls : new QTcpSocket;
+    if (tls)
+        tls->setSslConfiguration(*m_tls);
     if (!socket->setSocketDescriptor(socketDescriptor)) {
         delete socket;
         return;
     }
     socket->setSocketOption(QAbstractSocket::LowDelayOption, 1);
+    if (tls)
+        tls->startServerEncryption(); // readyRead comes with the first decrypted bytes
     auto* connection = new HttpConnection(socket, m_handler, m_limits, this, m_budget);
-    ++m_open;
-    connect(connection, &QObject::destroyed, this, [this] { --m_open; });
+    ++*m_open;
+    connect(connection, &QObject::destroyed, this, [open = m_open] { --*open; });
 }
 
 void HttpServer::refuseBusy(int fd) {

@@ -17,6 +17,7 @@
 #include "console/pages/OverviewPage.h"
 #include "console/pages/QuotasPage.h"
 #include "console/pages/RunDialog.h"
+#include "shared/TlsPin.h"
 
 #include <QAction>
 #include <QApplication>
@@ -64,6 +65,8 @@ MainWindow::MainWindow(ConsoleSettings* settings, ConnectionManager* manager, QW
     connect(m_manager->vault(), &TokenVault::keychainUnavailable, this,
             &MainWindow::updateKeychainLabel);
     connect(m_manager, &ConnectionManager::tokenNeeded, this, &MainWindow::askToken);
+    connect(m_manager, &ConnectionManager::certificateRefused, this,
+            &MainWindow::onCertificateRefused);
     connect(m_manager, &ConnectionManager::connectionAdded, this, [this](AgentConnection* c) {
         if (c->profile().id == m_currentProfileId)
             showPagesFor(m_currentProfileId);
@@ -277,13 +280,16 @@ void MainWindow::editAgent() {
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &QDialog::accepted, this, [this, dialog, p] {
         const AgentProfile edited = dialog->profile();
-        if (edited.url != p.url)
-            m_manager->disconnectProfile(p.id); // a new address is a new connection
+        const bool newPin = edited.fingerprint != p.fingerprint;
+        if (edited.url != p.url || newPin)
+            m_manager->disconnectProfile(p.id); // a new address or pin is a new connection
         m_profiles->upsert(edited);
         saveProfiles();
         m_manager->updateProfile(edited);
         if (!dialog->token().isEmpty())
             m_manager->connectProfile(edited, dialog->token());
+        else if (newPin && edited.url == p.url)
+            m_manager->connectProfile(edited); // the vault's token, the new pin
     });
     dialog->open();
 }
@@ -323,6 +329,39 @@ void MainWindow::askToken(const AgentProfile& profile, const QString& reason) {
     connect(dialog, &QDialog::accepted, this,
             [this, dialog, profile] { m_manager->connectProfile(profile, dialog->token()); });
     dialog->open();
+}
+
+void MainWindow::onCertificateRefused(const AgentProfile& profile, const QString& reason,
+                                      const QByteArray& presentedSha256) {
+    if (!profile.fingerprint.isEmpty() || presentedSha256.isEmpty()) {
+        // A pinned agent presenting another certificate: never re-pinned from here.
+        auto* box = new QMessageBox(QMessageBox::Critical, tr("Agent certificate"), reason,
+                                    QMessageBox::Ok, this);
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->open();
+        return;
+    }
+    const QString fingerprint = tls::formatFingerprint(presentedSha256);
+    auto* box = new QMessageBox(
+        QMessageBox::Question, tr("Agent certificate"),
+        tr("%1 presents a certificate no authority vouches for. Its SHA-256 fingerprint is:\n\n"
+           "%2\n\nCompare it with the output of runbox-agent --print-fingerprint on the agent's "
+           "host (or its log). Pin it and connect only if they are the same.")
+            .arg(profile.displayName(), fingerprint),
+        QMessageBox::Yes | QMessageBox::No, this);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->setDefaultButton(QMessageBox::No);
+    connect(box, &QMessageBox::finished, this, [this, profile, fingerprint](int result) {
+        if (result != QMessageBox::Yes)
+            return;
+        AgentProfile pinned = profile;
+        pinned.fingerprint = fingerprint;
+        m_manager->disconnectProfile(profile.id); // its client was built without the pin
+        m_profiles->upsert(pinned);
+        saveProfiles();
+        m_manager->connectProfile(pinned);
+    });
+    box->open();
 }
 
 void MainWindow::openRunDialog(const QList<int>& chips, const QString& environmentId) {

@@ -83,6 +83,11 @@ private:
     void connectSelected();
     void disconnectSelected();
     void askToken(const AgentProfile& profile, const QString& reason);
+    /// An https:// agent's certificate was refused: unpinned, shows its fingerprint and offers
+    /// to pin it once the operator compared it with the agent's host; pinned (the certificate
+    /// changed), says so with both fingerprints and pins nothing.
+    void onCertificateRefused(const AgentProfile& profile, const QString& reason,
+                              const QByteArray& presentedSha256);
     void showSettings();
     void showAbout();
     QString selectedProfileId() const;

@@ -1,5 +1,7 @@
 #include "console/app/ProfileDialog.h"
 
+#include "shared/TlsPin.h"
+
 #include <QAction>
 #include <QDialogButtonBox>
 #include <QFormLayout>
@@ -14,7 +16,8 @@ namespace runbox::console {
 ProfileDialog::ProfileDialog(Mode mode, const AgentProfile& profile, const QString& explanation,
                              QWidget* parent)
     : QDialog(parent), m_mode(mode), m_profile(profile), m_name(new QLineEdit(this)),
-      m_url(new QLineEdit(this)), m_token(new QLineEdit(this)), m_problem(new QLabel(this)) {
+      m_url(new QLineEdit(this)), m_fingerprint(new QLineEdit(this)), m_token(new QLineEdit(this)),
+      m_problem(new QLabel(this)) {
     setWindowTitle(mode == Mode::Add    ? tr("Add agent")
                    : mode == Mode::Edit ? tr("Edit agent")
                                         : tr("Token for %1").arg(profile.displayName()));
@@ -25,6 +28,13 @@ ProfileDialog::ProfileDialog(Mode mode, const AgentProfile& profile, const QStri
     m_name->setPlaceholderText(tr("e.g. gpu-node-3"));
     m_url->setText(profile.url.isEmpty() ? QString() : profile.url.toString());
     m_url->setPlaceholderText(QStringLiteral("http://127.0.0.1:4311"));
+    m_fingerprint->setObjectName(QStringLiteral("fingerprintEdit"));
+    m_fingerprint->setText(profile.fingerprint);
+    m_fingerprint->setPlaceholderText(QStringLiteral("AB:CD:…"));
+    m_fingerprint->setToolTip(
+        tr("https:// agents: the SHA-256 fingerprint of its certificate, from "
+           "runbox-agent --print-fingerprint on the agent's host. Empty: only a certificate "
+           "your system trusts is accepted."));
     m_token->setEchoMode(QLineEdit::Password);
     m_token->setObjectName(QStringLiteral("tokenEdit"));
     m_token->setPlaceholderText(mode == Mode::Edit ? tr("unchanged")
@@ -40,10 +50,12 @@ ProfileDialog::ProfileDialog(Mode mode, const AgentProfile& profile, const QStri
     auto* form = new QFormLayout;
     form->addRow(tr("&Name:"), m_name);
     form->addRow(tr("&URL:"), m_url);
+    form->addRow(tr("TLS &fingerprint:"), m_fingerprint);
     form->addRow(tr("&Token:"), m_token);
     if (mode == Mode::TokenOnly) {
         m_name->setEnabled(false);
         m_url->setEnabled(false);
+        m_fingerprint->setEnabled(false);
     }
     auto* info = new QLabel(
         tr("The token is kept in the system keychain. Where no keychain service is reachable it "
@@ -71,7 +83,7 @@ ProfileDialog::ProfileDialog(Mode mode, const AgentProfile& profile, const QStri
     layout->addWidget(box);
     setMinimumWidth(480);
 
-    for (QLineEdit* e : {m_name, m_url, m_token})
+    for (QLineEdit* e : {m_name, m_url, m_fingerprint, m_token})
         connect(e, &QLineEdit::textChanged, this, &ProfileDialog::updateState);
     updateState();
     (mode == Mode::TokenOnly ? m_token : m_name)->setFocus();
@@ -81,6 +93,11 @@ AgentProfile ProfileDialog::profile() const {
     AgentProfile p = m_profile;
     p.name = m_name->text().trimmed();
     p.url = QUrl(m_url->text().trimmed());
+    // Kept in one form (AB:CD:…) whatever form was pasted; an invalid one as typed, for the
+    // validation message.
+    const QString typed = m_fingerprint->text().trimmed();
+    const auto sha256 = tls::parseFingerprint(typed);
+    p.fingerprint = sha256 ? tls::formatFingerprint(*sha256) : typed;
     return p;
 }
 

@@ -33,6 +33,7 @@ private:
     AgentProfile m_profile;
     QLineEdit* m_name;
     QLineEdit* m_url;
+    QLineEdit* m_fingerprint; ///< AgentProfile::fingerprint
     QLineEdit* m_token;
     QLabel* m_problem;
     QPushButton* m_ok;

@@ -18,8 +18,12 @@ ApiResponse responseOf(QNetworkReply* reply, const QByteArray& body, const QStri
     ApiResponse r;
     r.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
     r.body = body;
-    if (r.status == 0)
-        r.networkError = timeoutText.isEmpty() ? reply->errorString() : timeoutText;
+    if (r.status == 0) {
+        const QString refusal = ApiClient::tlsRefusal(reply);
+        r.networkError = !refusal.isEmpty()      ? refusal
+                         : timeoutText.isEmpty() ? reply->errorString()
+                                                 : timeoutText;
+    }
     return r;
 }
 } // namespace
@@ -27,6 +31,7 @@ ApiResponse responseOf(QNetworkReply* reply, const QByteArray& body, const QStri
 AgentConnection::AgentConnection(const AgentProfile& profile, const QByteArray& token,
                                  QObject* parent)
     : QObject(parent), m_profile(profile), m_client(new ApiClient(profile.url, token, this)) {
+    m_client->setPinnedSha256(profile.pinnedSha256());
     m_pollTimer.setInterval(kPollIntervalMs);
     connect(&m_pollTimer, &QTimer::timeout, this, [this] { probeHealth(false); });
     m_retryTimer.setSingleShot(true);
@@ -56,6 +61,8 @@ QString AgentConnection::stateText() const {
         return tr("Token refused");
     case State::Incompatible:
         return tr("Incompatible agent");
+    case State::CertificateRefused:
+        return tr("Certificate refused");
     }
     return {};
 }
@@ -68,7 +75,7 @@ int AgentConnection::secondsUntilRetry() const {
 
 bool AgentConnection::isStopped() const {
     return m_state == State::Disconnected || m_state == State::AuthFailed ||
-           m_state == State::Incompatible;
+           m_state == State::Incompatible || m_state == State::CertificateRefused;
 }
 
 void AgentConnection::setState(State state) {
@@ -195,6 +202,21 @@ void AgentConnection::noteTransportFailure(const QString& why) {
     scheduleReconnect();
 }
 
+void AgentConnection::noteCertificateRefused(const QString& refusal,
+                                             const QByteArray& presentedSha256) {
+    if (isStopped())
+        return;
+    m_lastError = refusal + QLatin1Char(' ') +
+                  tr("To trust this agent, compare the fingerprint with the output of "
+                     "runbox-agent --print-fingerprint on its host, then enter it as the agent's "
+                     "TLS fingerprint (Edit agent).");
+    m_presentedSha256 = presentedSha256;
+    m_pollTimer.stop();
+    m_retryTimer.stop();
+    setState(State::CertificateRefused);
+    Q_EMIT statusMessage(tr("%1: %2").arg(m_profile.displayName(), m_lastError), 0);
+}
+
 void AgentConnection::scheduleReconnect() {
     const int delay = m_backoff.nextDelayMs();
     m_retryTimer.start(delay);
@@ -224,8 +246,12 @@ void AgentConnection::request(const QByteArray& method, const QByteArray& pathAn
                 const QString timeoutText =
                     *timedOut ? tr("no answer within %n s", nullptr, timeoutMs / 1000) : QString();
                 const ApiResponse r = responseOf(reply, reply->readAll(), timeoutText);
+                const QString tlsRefusal = ApiClient::tlsRefusal(reply);
+                const QByteArray presented = ApiClient::tlsPresentedSha256(reply);
                 reply->deleteLater();
-                if (r.status == 0 && (!*timedOut || isHealth))
+                if (!tlsRefusal.isEmpty())
+                    noteCertificateRefused(tlsRefusal, presented);
+                else if (r.status == 0 && (!*timedOut || isHealth))
                     noteTransportFailure(r.networkError);
                 if (guard)
                     done(r);

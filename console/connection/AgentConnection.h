@@ -23,7 +23,9 @@ namespace runbox::console {
 /// `/v1/health` is polled every few seconds; a transport failure on any request moves the
 /// connection to Reconnecting and retries after ReconnectBackoff's delay; a 401 stops at
 /// AuthFailed until a new token is given; an agent of another protocol (shared/ProtocolVersion.h)
-/// stops at Incompatible, nothing but `/health` having been sent to it.
+/// stops at Incompatible, nothing but `/health` having been sent to it; an https:// agent whose
+/// certificate is not the profile's pinned one (or, unpinned, not trusted by the system) stops at
+/// CertificateRefused before anything is sent.
 class AgentConnection final : public QObject {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(AgentConnection)
@@ -34,7 +36,11 @@ public:
         Connected,
         Reconnecting,
         AuthFailed,
-        Incompatible
+        Incompatible,
+        /// An https:// agent's certificate was refused (docs/contracts.md "TLS and pinning"):
+        /// not the pinned one, or, without a pin, not trusted by the system; lastError() names
+        /// the fingerprints. Nothing was sent and nothing retries until open().
+        CertificateRefused
     };
     Q_ENUM(State)
 
@@ -56,6 +62,8 @@ public:
     QString agentVersion() const { return m_health.value(QLatin1String("version")).toString(); }
     /// Milliseconds added to the local clock to match the agent's (from its Date header).
     qint64 clockOffsetMs() const { return m_client->clockOffsetMs(); }
+    /// The SHA-256 of the certificate refused last (CertificateRefused), empty otherwise.
+    QByteArray presentedSha256() const { return m_presentedSha256; }
     /// Seconds until the next reconnect attempt while Reconnecting, else 0.
     int secondsUntilRetry() const;
     /// The poll interval while connected (ms); tests may shorten it.
@@ -98,18 +106,23 @@ Q_SIGNALS:
     void statusMessage(const QString& text, int timeoutMs);
 
 private:
-    /// Disconnected, AuthFailed or Incompatible: nothing retries until open().
+    /// Disconnected, AuthFailed, Incompatible or CertificateRefused: nothing retries until
+    /// open().
     bool isStopped() const;
     void setState(State state);
     void probeLiveness();
     void probeHealth(bool initial);
     void noteTransportFailure(const QString& why);
+    /// The agent's certificate was refused (ApiClient::tlsRefusal): stop, say why and how to
+    /// trust it.
+    void noteCertificateRefused(const QString& refusal, const QByteArray& presentedSha256);
     void scheduleReconnect();
 
     AgentProfile m_profile;
     ApiClient* m_client;
     State m_state = State::Disconnected;
     QString m_lastError;
+    QByteArray m_presentedSha256; ///< the certificate refused last
     QJsonObject m_health;
     ReconnectBackoff m_backoff;
     QTimer m_pollTimer;

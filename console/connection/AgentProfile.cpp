@@ -1,5 +1,7 @@
 #include "console/connection/AgentProfile.h"
 
+#include "shared/TlsPin.h"
+
 #include <QUuid>
 
 namespace runbox::console {
@@ -9,6 +11,10 @@ QString AgentProfile::hostAndPort() const {
         return url.toString();
     const int port = url.port(url.scheme() == QLatin1String("https") ? 443 : 80);
     return QStringLiteral("%1:%2").arg(url.host()).arg(port);
+}
+
+QByteArray AgentProfile::pinnedSha256() const {
+    return tls::parseFingerprint(fingerprint).value_or(QByteArray());
 }
 
 QString AgentProfile::displayName() const {
@@ -28,6 +34,11 @@ QString AgentProfile::validationError() const {
         return tr("The URL has no host.");
     if (!url.path().isEmpty() && url.path() != QLatin1String("/"))
         return tr("The URL must be the agent's base address, without a path.");
+    if (!fingerprint.isEmpty() && !tls::parseFingerprint(fingerprint))
+        return tr("The TLS fingerprint must be the agent's SHA-256 fingerprint (AB:CD:…, as "
+                  "runbox-agent --print-fingerprint prints it).");
+    if (!fingerprint.isEmpty() && url.scheme() != QLatin1String("https"))
+        return tr("A TLS fingerprint needs an https:// URL.");
     return {};
 }
 

@@ -58,6 +58,8 @@ AgentConnection* ConnectionManager::addConnection(const AgentProfile& profile,
     connect(conn, &AgentConnection::stateChanged, this, [this, conn](AgentConnection::State state) {
         if (state == AgentConnection::State::AuthFailed)
             Q_EMIT tokenNeeded(conn->profile(), conn->lastError());
+        else if (state == AgentConnection::State::CertificateRefused)
+            Q_EMIT certificateRefused(conn->profile(), conn->lastError(), conn->presentedSha256());
     });
     Q_EMIT connectionAdded(conn);
     return conn;

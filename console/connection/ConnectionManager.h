@@ -39,6 +39,11 @@ Q_SIGNALS:
     void connectionRemoved(const QString& profileId);
     /// No token is known for @p profile (or the stored one was refused): ask the operator.
     void tokenNeeded(const runbox::console::AgentProfile& profile, const QString& reason);
+    /// @p profile's agent presented a certificate that was refused (AgentConnection::
+    /// CertificateRefused): @p reason names the fingerprints, @p presentedSha256 is the one it
+    /// presented (docs/contracts.md "TLS and pinning").
+    void certificateRefused(const runbox::console::AgentProfile& profile, const QString& reason,
+                            const QByteArray& presentedSha256);
     /// A sentence for the status bar (translated); 0 = until replaced.
     void statusMessage(const QString& text, int timeoutMs);
 

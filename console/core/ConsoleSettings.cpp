@@ -69,6 +69,7 @@ QList<AgentProfile> ConsoleSettings::profiles() const {
         p.id = m_settings->value(QStringLiteral("id")).toString();
         p.name = m_settings->value(QStringLiteral("name")).toString();
         p.url = QUrl(m_settings->value(QStringLiteral("url")).toString());
+        p.fingerprint = m_settings->value(QStringLiteral("fingerprint")).toString();
         if (!p.id.isEmpty())
             out.append(p);
     }
@@ -84,6 +85,8 @@ void ConsoleSettings::setProfiles(const QList<AgentProfile>& profiles) {
         m_settings->setValue(QStringLiteral("id"), profiles[i].id);
         m_settings->setValue(QStringLiteral("name"), profiles[i].name);
         m_settings->setValue(QStringLiteral("url"), profiles[i].url.toString());
+        if (!profiles[i].fingerprint.isEmpty())
+            m_settings->setValue(QStringLiteral("fingerprint"), profiles[i].fingerprint);
     }
     m_settings->endArray();
 }

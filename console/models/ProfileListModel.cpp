@@ -43,6 +43,7 @@ QVariant ProfileListModel::data(const QModelIndex& index, int role) const {
             return QIcon(QStringLiteral(":/icons/agent-online.svg"));
         case AgentConnection::State::AuthFailed:
         case AgentConnection::State::Incompatible:
+        case AgentConnection::State::CertificateRefused:
             return QIcon(QStringLiteral(":/icons/agent-error.svg"));
         default:
             return QIcon(QStringLiteral(":/icons/agent-connecting.svg"));

@@ -77,6 +77,7 @@ void HostBanner::update() {
         break;
     case AgentConnection::State::AuthFailed:
     case AgentConnection::State::Incompatible:
+    case AgentConnection::State::CertificateRefused:
         icon = ":/icons/agent-error.svg";
         break;
     case AgentConnection::State::Disconnected:

@@ -56,7 +56,8 @@ FramesCapture readFrames(ApiClient& client, const QString& id, qint64 offset, bo
         path += '&' + format;
     bool decodeOk = true;
     const cli::StreamResult r = cli::streamGet(
-        client.baseUrl(), client.token(), client.clockOffsetMs(), path, headers,
+        client.baseUrl(), client.token(), client.pinnedSha256(), client.clockOffsetMs(), path,
+        headers,
         [&](QByteArrayView body) {
             decodeOk = decoder.feed(body);
             return decodeOk;

@@ -98,6 +98,8 @@ bool AgentProcess::start(const AgentOptions& options) {
     // A previous run's URL (the agent was killed) must not be mistaken for readiness.
     const QString urlPath = m_stateDir->filePath(QStringLiteral("agent.url"));
     QFile::remove(urlPath);
+    QFile::remove(m_stateDir->filePath(QStringLiteral("agent.tls-url")));
+    m_tlsUrl.clear();
 
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     for (const QString& key : env.keys())
@@ -117,6 +119,8 @@ bool AgentProcess::start(const AgentOptions& options) {
 
     QStringList args{QStringLiteral("--state-dir"), m_stateDir->path(), QStringLiteral("--listen"),
                      QStringLiteral("127.0.0.1:0")};
+    if (options.tls)
+        args << QStringLiteral("--listen-tls") << QStringLiteral("127.0.0.1:0");
     args << options.extraArgs;
     QStringList command = dropToUnprivileged ? QStringList{QLatin1String(kSetpriv)}
                                                    << setprivPrefix(m_uid, options.setprivArgs)
@@ -151,6 +155,13 @@ bool AgentProcess::start(const AgentOptions& options) {
     m_token = tokenFile.readAll().trimmed();
     if (!m_url.isValid() || m_url.port() <= 0 || m_token.isEmpty())
         return fail(QStringLiteral("agent.url or agent.token is malformed"));
+    if (options.tls) { // written before agent.url
+        QFile tlsUrlFile(m_stateDir->filePath(QStringLiteral("agent.tls-url")));
+        if (tlsUrlFile.open(QIODevice::ReadOnly))
+            m_tlsUrl = QUrl(QString::fromUtf8(tlsUrlFile.readAll().trimmed()));
+        if (!m_tlsUrl.isValid() || m_tlsUrl.scheme() != QLatin1String("https"))
+            return fail(QStringLiteral("agent.tls-url is missing or malformed: %1").arg(log()));
+    }
     m_client = std::make_unique<ApiClient>(m_url, m_token);
     return true;
 }

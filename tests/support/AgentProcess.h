@@ -42,6 +42,8 @@ struct AgentOptions {
     /// A command (program and arguments) that runs first and execs the agent's command line,
     /// appended to it: e.g. `unshare -m layout.sh …` to start it under other mounts.
     QStringList launchWrapper;
+    /// Also listen with TLS on 127.0.0.1:0 (`--listen-tls`; tlsUrl() after start()).
+    bool tls = false;
     /// Another build's `runbox-agent` (bench/ab-compare runs one benchmark driver against two
     /// builds' agents); empty: this build's.
     QString agentPath;
@@ -83,6 +85,8 @@ public:
     /// Host path of a workspace's directory (`<state>/workspaces/<id>`).
     QString workspaceDir(const QString& workspaceId) const;
     QUrl baseUrl() const { return m_url; }
+    /// The TLS listener's URL (`agent.tls-url`) when started with AgentOptions::tls, else empty.
+    QUrl tlsUrl() const { return m_tlsUrl; }
     quint16 port() const { return quint16(m_url.port()); }
     QByteArray token() const { return m_token; }
     /// A client signed with the agent token (valid while the agent runs; replaced by start()).
@@ -123,6 +127,7 @@ private:
     QByteArray m_log;
     QString m_error;
     QUrl m_url;
+    QUrl m_tlsUrl;
     QByteArray m_token;
     uid_t m_uid = 0;
     std::unique_ptr<ApiClient> m_client;

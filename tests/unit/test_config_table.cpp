@@ -86,6 +86,10 @@ private Q_SLOTS:
         const AgentConfig d; // the member initialisers
         QCOMPARE(parsed.listenAddress, d.listenAddress);
         QCOMPARE(parsed.listenPort, d.listenPort);
+        QCOMPARE(parsed.tlsListen, d.tlsListen);
+        QCOMPARE(parsed.tlsCertPath, d.tlsCertPath);
+        QCOMPARE(parsed.tlsKeyPath, d.tlsKeyPath);
+        QCOMPARE(parsed.allowPlaintextRemote, d.allowPlaintextRemote);
         QCOMPARE(parsed.bwrapPath, d.bwrapPath);
         QCOMPARE(parsed.logLevel, d.logLevel);
         QCOMPARE(parsed.signatureWindowMs, d.signatureWindowMs);
@@ -111,6 +115,27 @@ private Q_SLOTS:
         for (const OptionSpec& spec : configTable())
             if (spec.key != Key::StateDir)
                 QCOMPARE(parsed.values.describeSource(spec.key), QStringLiteral("default"));
+    }
+
+    void testBooleanFlagIsASwitchOrTakesABooleanWord() {
+        // docs/contracts.md "TLS and pinning": `--allow-plaintext-remote` alone means true.
+        const QProcessEnvironment env = cleanEnv(m_dir.path());
+        QString error;
+        AgentConfig alone;
+        QVERIFY2(alone.parse({"--allow-plaintext-remote", "--listen", "0.0.0.0:0"}, env, &error),
+                 qPrintable(error));
+        QVERIFY(alone.allowPlaintextRemote);
+        QCOMPARE(alone.listenAddress, QHostAddress(QStringLiteral("0.0.0.0")));
+        AgentConfig off;
+        QVERIFY2(off.parse({"--allow-plaintext-remote", "off"}, env, &error), qPrintable(error));
+        QVERIFY(!off.allowPlaintextRemote);
+        AgentConfig last;
+        QVERIFY2(last.parse({"--allow-plaintext-remote"}, env, &error), qPrintable(error));
+        QVERIFY(last.allowPlaintextRemote);
+        AgentConfig tls;
+        QVERIFY2(tls.parse({"--listen-tls", "[::1]:0"}, env, &error), qPrintable(error));
+        QVERIFY(tls.tlsListen);
+        QCOMPARE(tls.tlsListenAddress, QHostAddress(QStringLiteral("::1")));
     }
 
     void testQuotaRowsMatchQuotaSettings() {

@@ -77,7 +77,7 @@ LightService::~LightService() {
     m_host.reset();            // removes every workspace, stops the zygote
 }
 
-bool LightService::start(quint16 controlPlanePort) {
+bool LightService::start(const QList<quint16>& controlPlanePorts) {
     const config::AgentConfig& config = m_context->config;
     LightHostConfig host;
     host.workspaceRoot =
@@ -88,7 +88,7 @@ bool LightService::start(quint16 controlPlanePort) {
     host.uids.count = std::uint32_t(config.lightUidCount);
     host.minLandlockAbi = int(config.lightMinLandlockAbi);
     host.spareHomes = int(config.lightSpareHomes);
-    host.controlPlanePorts = {controlPlanePort};
+    host.controlPlanePorts = controlPlanePorts;
     m_host = std::make_unique<LightWorkspaceHost>(host);
     m_backgroundBounds = new LightBackgroundBounds(m_host.get(), m_context->bounds,
                                                    m_context->quotas, m_context->workspaces, this);

@@ -53,11 +53,11 @@ public:
     ~LightService() override;
 
     /// Starts the host: homes under `<state>/light` (or config.lightRoot; LightRootPath makes it
-    /// reachable by the workspace uids, or refuses with the reason), @p controlPlanePort (the
-    /// agent's port) never reachable from a workspace, capacity from the quotas, minimum Landlock
-    /// ABI from the config. False when the tier is unavailable (availability() says why); the agent
-    /// runs on.
-    bool start(quint16 controlPlanePort);
+    /// reachable by the workspace uids, or refuses with the reason), @p controlPlanePorts (the
+    /// agent's ports: plain and TLS) never reachable from a workspace, capacity from the quotas,
+    /// minimum Landlock ABI from the config. False when the tier is unavailable (availability()
+    /// says why); the agent runs on.
+    bool start(const QList<quint16>& controlPlanePorts);
     bool available() const;
     /// Whether @p workspace is one of the light tier's (registered by this service), whatever
     /// the host's state: where the routes choose the light tier (as ExecutionManager::tierOf
