@@ -42,6 +42,8 @@ struct LightWorkspaceHost::Workspace {
     std::function<void(const QString&, int)> onGatewayListener;
     QString policyMode;
     QMap<QString, QString> env; // memory only: never written anywhere
+    QString environmentPrefix;  ///< the environment revision's prefix ("" = none)
+    int environmentFd = -1;     ///< it, O_PATH|O_DIRECTORY, opened at create; given to each spawn
     qint64 createdMs = 0;
     std::atomic<qint64> lastUsedMs{0};
     std::mutex mutex; // guards channel and deleting
@@ -51,6 +53,8 @@ struct LightWorkspaceHost::Workspace {
     ~Workspace() {
         if (homeFd >= 0)
             ::close(homeFd);
+        if (environmentFd >= 0)
+            ::close(environmentFd);
     }
 };
 

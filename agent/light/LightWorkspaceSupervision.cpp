@@ -89,7 +89,13 @@ std::shared_ptr<SupervisorChannel> LightWorkspaceHost::ensureChannel(Workspace& 
     request.network = (workspace.udp ? wire::kNetworkUdp : 0) |
                       (workspace.egressGateway ? wire::kNetworkEgressGateway : 0);
     wire::copyString(request.home, sizeof(request.home), workspace.home.toStdString());
-    const bool sent = m_zygote.spawn(request, pair[1], workspace.homeFd, error);
+    if (workspace.environmentFd >= 0) {
+        request.flags |= wire::kSpawnEnvironment;
+        wire::copyString(request.environment, sizeof(request.environment),
+                         QFile::encodeName(workspace.environmentPrefix).toStdString());
+    }
+    const bool sent =
+        m_zygote.spawn(request, pair[1], workspace.homeFd, workspace.environmentFd, error);
     ::close(pair[1]);
     if (!sent) {
         m_loop.unwatch(channel->watchKey());
