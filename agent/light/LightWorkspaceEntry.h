@@ -22,6 +22,8 @@ namespace hostdetail {
 constexpr int kSettleTimeoutMs = 2000;    ///< a channel's pending messages, at most
 constexpr int kTerminateTimeoutMs = 2000; ///< a supervisor's exit after its socket closed
 constexpr int kControlSendBufferBytes = 1 << 20;
+/// An exec whose send failed waits this long for the supervisor's SetupFailed to be read.
+constexpr int kSetupReasonWaitMs = 500;
 
 inline qint64 nowMs() {
     return QDateTime::currentMSecsSinceEpoch();

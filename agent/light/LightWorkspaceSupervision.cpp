@@ -187,10 +187,15 @@ LightWorkspaceHost::exec(const QString& id, const LightExecRequest& request, Err
             return nullptr;
         }
         if (!channel->sendExec(execution, message, fds, &why)) {
+            // A supervisor that failed its setup closes its socket right after SetupFailed: a
+            // send that meets the closed socket first waits (bounded, only on this failure) for
+            // that message to be read, so the caller gets the reason rather than EPIPE.
+            channel->waitUntilSettled(kSetupReasonWaitMs);
+            const QString setup = channel->setupError();
             LightExitStatus status;
-            status.kind = channel->setupError().isEmpty() ? LightExitStatus::Kind::Lost
-                                                          : LightExitStatus::Kind::SetupFailed;
-            status.message = why;
+            status.kind =
+                setup.isEmpty() ? LightExitStatus::Kind::Lost : LightExitStatus::Kind::SetupFailed;
+            status.message = setup.isEmpty() ? why : setup;
             execution->finish(status);
         }
     }

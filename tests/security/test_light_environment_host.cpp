@@ -34,7 +34,7 @@ private:
         config.workspaceRoot = m_dir.path() + '/' + name;
         config.supervisorPath = QStringLiteral(RUNBOX_BINARY_DIR "/agent/runbox-light-supervisor");
         config.uids.first = firstUid;
-        config.uids.count = 8;
+        config.uids.count = 32;
         config.pidNamespace = pidNamespace;
         config.controlPlanePorts = {1};
         config.sweepPasses = 20;
@@ -56,9 +56,9 @@ private:
         return ::chmod(QFile::encodeName(hello.fileName()).constData(), 0755) == 0 &&
                ::chmod(QFile::encodeName(path).constData(), 0755) == 0;
     }
-    /// Runs @p script in @p id up to 10 times until a try ends setup_failed; each must run
-    /// nothing (no "ran" output). The setup failure's message, or "" when none said it: an exec
-    /// that reaches the supervisor before its SetupFailed is reported lost without the reason.
+    /// Runs `echo ran` in @p id up to 10 times until a try ends setup_failed; none may run
+    /// anything. The setup failure's message, or "" when no try said it. (One try is enough
+    /// since an exec racing the supervisor's SetupFailed waits for it; the retries are a bound.)
     static QString setupFailure(LightWorkspaceHost& host, const QString& id, bool* ranAnything) {
         *ranAnything = false;
         for (int attempt = 0; attempt < 10; ++attempt) {
@@ -127,7 +127,7 @@ private Q_SLOTS:
     }
 
     void testTheZygoteRefusesAPrefixOutsideTheEnvironmentRoot() {
-        auto host = makeHost("outside", 61320, true);
+        auto host = makeHost("outside", 61340, true);
         QVERIFY2(host->start(), qPrintable(host->availability().reason));
         if (!host->supportsEnvironments())
             QSKIP("no mount namespace per workspace here");
@@ -144,7 +144,7 @@ private Q_SLOTS:
     }
 
     void testTheSupervisorRefusesAPrefixSwappedAfterCreate() {
-        auto host = makeHost("swapped", 61340, true);
+        auto host = makeHost("swapped", 61380, true);
         QVERIFY2(host->start(), qPrintable(host->availability().reason));
         if (!host->supportsEnvironments())
             QSKIP("no mount namespace per workspace here");
@@ -162,7 +162,7 @@ private Q_SLOTS:
     }
 
     void testAHostWithoutAMountNamespaceRefusesAnEnvironment() {
-        auto host = makeHost("nons", 61360, false);
+        auto host = makeHost("nons", 61420, false);
         QVERIFY2(host->start(), qPrintable(host->availability().reason));
         QVERIFY(!host->supportsEnvironments());
         QVERIFY(!make(*host, QString()).isEmpty()); // positive control: no environment
