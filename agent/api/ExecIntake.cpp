@@ -19,6 +19,8 @@ std::optional<Error> parseExecRequest(AgentContext* context, const QJsonObject& 
         return noTier;
     if (auto err = tier->validate(*out, workspace))
         return err;
+    if (auto err = tier->pinEnvironment(workspace, out))
+        return err;
     // The environment is resolved now, so the execution keeps the revision that is current at
     // its creation (docs/environments.md "Selection").
     if (context->environments)

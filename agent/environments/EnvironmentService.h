@@ -124,8 +124,9 @@ public:
     /// Exec intake (sync and managed, after the tier's checks): turns `environmentId` (its
     /// current revision now) or `environmentRevisionId` into both fields of @p request, which
     /// the epoch contributor records. 400 `unknown_environment`, 409 `environment_not_ready`,
-    /// 400 `invalid_request` for both (a light workspace's tier refuses either first with 409
-    /// `environment_unsupported_tier`: LightTier::validate),
+    /// 400 `invalid_request` for both (in a light workspace the tier first puts the workspace's
+    /// own revision in, or refuses another with 409 `environment_mismatch`:
+    /// LightTier::pinEnvironment),
     /// 400 `environment_language_mismatch` for kind `python` in an R environment or kind `r`
     /// in a Python one (the other language's interpreters are masked). Naming a starter
     /// (`starter-python`, `starter-r`) builds it on its first use and again when its package
@@ -150,6 +151,13 @@ public:
     std::optional<Error> acquirePrefix(const QString& revisionId, QString* prefix,
                                        const EnvironmentProvisioner** provisioner);
     void releasePrefix(const QString& revisionId);
+    /// One more hold on revision @p revisionId, which the caller already holds (acquirePrefix):
+    /// a light workspace made with it holds it for its life (light::LightEnvironments); released
+    /// by releasePrefix().
+    void holdPrefix(const QString& revisionId) { m_held[revisionId] += 1; }
+    /// Where revisions' prefixes live: `<stateDir>/environments` (each one is
+    /// `<prefixRoot>/<environmentId>/<revisionId>`).
+    QString prefixRoot() const { return m_deps.stateDir + QStringLiteral("/environments"); }
     /// The id of the live environment whose build workspace is @p workspaceId ("" when none):
     /// such a workspace is deleted with its environment only (`DELETE /v1/workspaces` → 409).
     QString environmentBuiltIn(const QString& workspaceId) const;

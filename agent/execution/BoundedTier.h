@@ -34,6 +34,10 @@ public:
     }
     std::optional<Error> validate(const ExecRequest& request,
                                   const workspace::Workspace& workspace) override;
+    std::optional<Error> pinEnvironment(const workspace::Workspace& workspace,
+                                        ExecRequest* request) override {
+        return m_inner->pinEnvironment(workspace, request);
+    }
     std::optional<Error> beforeRecord(const workspace::Workspace& workspace) override {
         return m_inner->beforeRecord(workspace);
     }

@@ -83,6 +83,15 @@ public:
     /// it may run.
     virtual std::optional<Error> validate(const ExecRequest& request,
                                           const workspace::Workspace& workspace) = 0;
+    /// At intake, after validate() and before the environment is resolved
+    /// (EnvironmentService::resolveSelection): the tier may fix @p request's selection (light:
+    /// the workspace's own revision, LightEnvironments::pin) or refuse it. Empty = go on.
+    virtual std::optional<Error> pinEnvironment(const workspace::Workspace& workspace,
+                                                ExecRequest* request) {
+        Q_UNUSED(workspace);
+        Q_UNUSED(request);
+        return std::nullopt;
+    }
     /// Called by ExecutionManager::submit right before a managed execution's record is inserted
     /// (light: the workspace's row is written first, the record refers to it); an error refuses
     /// the submission.

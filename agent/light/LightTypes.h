@@ -26,6 +26,13 @@ struct LightHostConfig {
     int capacity = 4096;    ///< maxLightWorkspaces; create() answers "rejected" past it
     QList<quint16> controlPlanePorts;  ///< never reachable from a workspace (the agent's port…)
     QStringList extraReadExecutePaths; ///< more read+execute trees for every workspace
+    /// Where environment revisions live (`<state>/environments`): a workspace's
+    /// LightWorkspaceOptions::environmentPrefix must be `<root>/e<16 hex>/r<16 hex>` (the zygote
+    /// checks it); "" = no workspace gets an environment.
+    QString environmentRoot;
+    /// The host interpreters a workspace with an environment gets masked
+    /// (EnvironmentStage::hostInterpreters: regular files under /usr, no link).
+    QStringList maskedInterpreters;
     bool pidNamespace =
         true; ///< a PID namespace per workspace (init = its supervisor), if privileged
     bool privateProc =
@@ -113,6 +120,12 @@ struct LightWorkspaceOptions {
     /// With egressGateway: called (on the light event thread) with each listening socket a
     /// supervisor of the workspace made in its network namespace; the callee owns the fd.
     std::function<void(const QString& workspaceId, int listenerFd)> onGatewayListener;
+    /// The host path of the science environment revision's prefix the workspace runs with
+    /// (bound read-only at /opt/science-env in its mount namespace, the host interpreters
+    /// masked; docs/environments.md "Selection"); "" = none. Needs a root agent (a mount
+    /// namespace per workspace) and LightHostConfig::environmentRoot. The caller holds the
+    /// revision (EnvironmentService::acquirePrefix) for the workspace's life.
+    QString environmentPrefix;
 };
 
 /// A workspace as reported to callers (never includes its env).

@@ -22,6 +22,8 @@ namespace hostdetail {
 constexpr int kSettleTimeoutMs = 2000;    ///< a channel's pending messages, at most
 constexpr int kTerminateTimeoutMs = 2000; ///< a supervisor's exit after its socket closed
 constexpr int kControlSendBufferBytes = 1 << 20;
+/// An exec whose send failed waits this long for the supervisor's SetupFailed to be read.
+constexpr int kSetupReasonWaitMs = 500;
 
 inline qint64 nowMs() {
     return QDateTime::currentMSecsSinceEpoch();
@@ -42,6 +44,8 @@ struct LightWorkspaceHost::Workspace {
     std::function<void(const QString&, int)> onGatewayListener;
     QString policyMode;
     QMap<QString, QString> env; // memory only: never written anywhere
+    QString environmentPrefix;  ///< the environment revision's prefix ("" = none)
+    int environmentFd = -1;     ///< it, O_PATH|O_DIRECTORY, opened at create; given to each spawn
     qint64 createdMs = 0;
     std::atomic<qint64> lastUsedMs{0};
     std::mutex mutex; // guards channel and deleting
@@ -51,6 +55,8 @@ struct LightWorkspaceHost::Workspace {
     ~Workspace() {
         if (homeFd >= 0)
             ::close(homeFd);
+        if (environmentFd >= 0)
+            ::close(environmentFd);
     }
 };
 

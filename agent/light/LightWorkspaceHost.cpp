@@ -7,6 +7,7 @@
 #include "agent/light/SupervisorChannel.h"
 
 #include <QDateTime>
+#include <QFile>
 
 #include <cerrno>
 #include <cstring>
@@ -85,6 +86,8 @@ bool LightWorkspaceHost::start() {
     zygote.pidNamespace = m_pidNamespace;
     zygote.privateProc = m_privateProc;
     zygote.extraReadExecute = m_config.extraReadExecutePaths;
+    zygote.environmentRoot = m_config.environmentRoot;
+    zygote.maskedInterpreters = m_config.maskedInterpreters;
     if (!m_zygote.start(zygote, &error))
         return refuse(error);
     if (m_config.prestartSupervisors)
@@ -129,7 +132,22 @@ std::optional<Error> LightWorkspaceHost::create(const LightWorkspaceOptions& opt
         return Error{ErrorKind::Unavailable, QStringLiteral("light_egress_unavailable"),
                      QStringLiteral("the egress gateway needs a network namespace per light "
                                     "workspace, which needs a root agent")};
+    if (!options.environmentPrefix.isEmpty() && !supportsEnvironments())
+        return Error{ErrorKind::Unavailable, QStringLiteral("light_environment_unavailable"),
+                     QStringLiteral("a science environment in a light workspace needs a mount "
+                                    "namespace per workspace (to bind it at /opt/science-env and "
+                                    "mask the host interpreters), which needs a root agent")};
 
+    // The prefix as the agent sees it; each supervisor checks it binds this very directory.
+    int environmentFd = -1;
+    if (!options.environmentPrefix.isEmpty()) {
+        environmentFd = ::open(QFile::encodeName(options.environmentPrefix).constData(),
+                               O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (environmentFd < 0)
+            return Error{ErrorKind::Unavailable, QStringLiteral("environment_unavailable"),
+                         QStringLiteral("cannot open the environment's prefix: %1")
+                             .arg(QString::fromLocal8Bit(std::strerror(errno)))};
+    }
     int granted;
     {
         std::lock_guard lock(m_mutex);
@@ -170,10 +188,16 @@ std::optional<Error> LightWorkspaceHost::create(const LightWorkspaceOptions& opt
         workspace->onGatewayListener = options.onGatewayListener;
         workspace->policyMode = options.policyMode;
         workspace->env = options.env;
+        if (environmentFd >= 0) {
+            workspace->environmentPrefix = options.environmentPrefix;
+            workspace->environmentFd = ::fcntl(environmentFd, F_DUPFD_CLOEXEC, 0);
+        }
         workspace->createdMs = nowMs();
         workspace->lastUsedMs = workspace->createdMs;
         made << workspace;
     }
+    if (environmentFd >= 0)
+        ::close(environmentFd);
     {
         std::lock_guard lock(m_mutex);
         m_reserved -= granted;

@@ -87,6 +87,12 @@ public:
     /// Whether workspaces can get LightWorkspaceOptions::egressGateway here: each needs a
     /// network namespace, made by the root zygote (true after a start() as root).
     bool supportsEgressGateway() const { return m_privateProc; }
+    /// Whether workspaces can get LightWorkspaceOptions::environmentPrefix here: each needs a
+    /// mount namespace, made by the root zygote (true after a start() as root with an
+    /// environment root configured).
+    bool supportsEnvironments() const {
+        return m_privateProc && !m_config.environmentRoot.isEmpty();
+    }
 
     std::optional<LightWorkspaceInfo> info(const QString& id) const;
     QStringList ids() const;

@@ -89,7 +89,13 @@ std::shared_ptr<SupervisorChannel> LightWorkspaceHost::ensureChannel(Workspace& 
     request.network = (workspace.udp ? wire::kNetworkUdp : 0) |
                       (workspace.egressGateway ? wire::kNetworkEgressGateway : 0);
     wire::copyString(request.home, sizeof(request.home), workspace.home.toStdString());
-    const bool sent = m_zygote.spawn(request, pair[1], workspace.homeFd, error);
+    if (workspace.environmentFd >= 0) {
+        request.flags |= wire::kSpawnEnvironment;
+        wire::copyString(request.environment, sizeof(request.environment),
+                         QFile::encodeName(workspace.environmentPrefix).toStdString());
+    }
+    const bool sent =
+        m_zygote.spawn(request, pair[1], workspace.homeFd, workspace.environmentFd, error);
     ::close(pair[1]);
     if (!sent) {
         m_loop.unwatch(channel->watchKey());
@@ -181,10 +187,15 @@ LightWorkspaceHost::exec(const QString& id, const LightExecRequest& request, Err
             return nullptr;
         }
         if (!channel->sendExec(execution, message, fds, &why)) {
+            // A supervisor that failed its setup closes its socket right after SetupFailed: a
+            // send that meets the closed socket first waits (bounded, only on this failure) for
+            // that message to be read, so the caller gets the reason rather than EPIPE.
+            channel->waitUntilSettled(kSetupReasonWaitMs);
+            const QString setup = channel->setupError();
             LightExitStatus status;
-            status.kind = channel->setupError().isEmpty() ? LightExitStatus::Kind::Lost
-                                                          : LightExitStatus::Kind::SetupFailed;
-            status.message = why;
+            status.kind =
+                setup.isEmpty() ? LightExitStatus::Kind::Lost : LightExitStatus::Kind::SetupFailed;
+            status.message = setup.isEmpty() ? why : setup;
             execution->finish(status);
         }
     }

@@ -149,6 +149,7 @@ bool SupervisorChannel::terminate(int timeoutMs) {
 
 bool SupervisorChannel::onReadable() {
     char buffer[1024];
+    bool resetSeen = false;
     for (;;) {
         int fds[wire::kMaxFds];
         int fdCount = 0;
@@ -163,6 +164,13 @@ bool SupervisorChannel::onReadable() {
         }
         if (got < 0 && (errno == EAGAIN || errno == EINTR || errno == EMSGSIZE))
             return true;
+        // A supervisor (or the zygote) that closes its end with our Exec still unread in its
+        // queue leaves ECONNRESET, reported once, before the messages it sent (its SetupFailed
+        // with the reason): read on (unix(7) close with unread data, sock_error clears it).
+        if (got < 0 && errno == ECONNRESET && !resetSeen) {
+            resetSeen = true;
+            continue;
+        }
         closeWith(LightExitStatus::Kind::Lost, QStringLiteral("the workspace supervisor ended"));
         return false;
     }

@@ -80,6 +80,14 @@ bool ZygoteProcess::startLocked(QString* error) {
         args.emplace_back("--read-execute");
         args.push_back(path.toStdString());
     }
+    if (!m_options.environmentRoot.isEmpty()) {
+        args.emplace_back("--environment-root");
+        args.push_back(m_options.environmentRoot.toStdString());
+    }
+    for (const QString& path : m_options.maskedInterpreters) {
+        args.emplace_back("--mask");
+        args.push_back(path.toStdString());
+    }
     std::vector<char*> argv;
     for (std::string& arg : args)
         argv.push_back(arg.data());
@@ -109,11 +117,12 @@ bool ZygoteProcess::startLocked(QString* error) {
 }
 
 bool ZygoteProcess::spawn(const wire::SpawnRequest& request, int controlFd, int homeFd,
-                          QString* error) {
-    const int fds[2] = {controlFd, homeFd};
+                          int environmentFd, QString* error) {
+    const int fds[3] = {controlFd, homeFd, environmentFd};
+    const int fdCount = environmentFd >= 0 ? 3 : 2;
     std::lock_guard lock(m_mutex);
     for (int attempt = 0; attempt < 2; ++attempt) {
-        if (m_socket >= 0 && wire::sendMessage(m_socket, &request, sizeof(request), fds, 2))
+        if (m_socket >= 0 && wire::sendMessage(m_socket, &request, sizeof(request), fds, fdCount))
             return true;
         const int err = errno;
         if (attempt == 0 &&

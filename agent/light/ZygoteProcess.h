@@ -18,6 +18,8 @@ struct ZygoteOptions {
     bool pidNamespace = false;
     bool privateProc = false;
     QStringList extraReadExecute;
+    QString environmentRoot;        ///< `--environment-root` ("" = no environment accepted)
+    QStringList maskedInterpreters; ///< `--mask`, each
 };
 
 /// The agent's handle on the zygote process: starts it (fork + execve with its socketpair end as
@@ -31,9 +33,11 @@ public:
     ZygoteProcess& operator=(const ZygoteProcess&) = delete;
 
     bool start(const ZygoteOptions& options, QString* error);
-    /// Sends @p request with the supervisor's socket end and home fd (both stay owned by the
-    /// caller). False with @p error when the zygote cannot be reached.
-    bool spawn(const wire::SpawnRequest& request, int controlFd, int homeFd, QString* error);
+    /// Sends @p request with the supervisor's socket end, home fd and, when @p environmentFd is
+    /// not −1 (the request has wire::kSpawnEnvironment), the environment's prefix (all stay
+    /// owned by the caller). False with @p error when the zygote cannot be reached.
+    bool spawn(const wire::SpawnRequest& request, int controlFd, int homeFd, int environmentFd,
+               QString* error);
     /// Closes the socket (the zygote exits on EOF) and reaps it.
     void stop();
     pid_t pid() const { return m_pid; }

@@ -1,7 +1,9 @@
-// A light workspace cannot select a science environment per execution yet (docs/environments.md
-// "Not built yet": its Landlock domain is fixed when the workspace is created): an exec naming
-// one, sync or managed, is refused with 409 environment_unsupported_tier before anything runs,
-// through the real agent running as root. Positive control: the same exec without it runs.
+// A light workspace's science environment is chosen when it is created (docs/environments.md
+// "Selection": its Landlock domain and mount namespace are fixed then): an exec in a workspace
+// created without one that names an environment, sync or managed, is refused with 409
+// environment_mismatch before anything runs, through the real agent running as root. Positive
+// control: the same exec without it runs. (Workspaces created with one:
+// test_light_environments.)
 #include "LightAgentFixture.h"
 
 #include <QtTest>
@@ -41,7 +43,7 @@ private Q_SLOTS:
             exec(m_agent.client(), m_ws.id,
                  {{"kind", "shell"}, {"code", "echo ran"}, {"environmentId", "e0123456789abcdef"}});
         QCOMPARE(refused.httpStatus, 409);
-        QCOMPARE(refused.errorCode(), QStringLiteral("environment_unsupported_tier"));
+        QCOMPARE(refused.errorCode(), QStringLiteral("environment_mismatch"));
         QVERIFY(refused.out.isEmpty());
     }
 
@@ -68,7 +70,7 @@ private Q_SLOTS:
                                    {"environmentRevisionId", "r0123456789abcdef"}});
         QCOMPARE(refused.status, 409);
         QCOMPARE(refused.json().value("error").toObject().value("code").toString(),
-                 QStringLiteral("environment_unsupported_tier"));
+                 QStringLiteral("environment_mismatch"));
         QCOMPARE(count(), before + 1);
     }
 };

@@ -3,6 +3,7 @@
 #include "agent/light/helper/LandlockRuleset.h"
 #include "agent/light/helper/ProcessTree.h"
 #include "agent/light/helper/Shepherd.h"
+#include "agent/light/helper/WorkspaceMounts.h"
 #include "agent/light/helper/WorkspaceNetwork.h"
 
 #include <cerrno>
@@ -90,54 +91,14 @@ std::vector<std::string> programCandidates(const char* program, char* const* env
     return candidates;
 }
 
-/// In the workspace's own mount namespace: covers the light root with an empty read-only tmpfs
-/// and binds only @p home back at its path, so other workspaces' homes
-/// are out of sight. Landlock does not govern connect(2) on pathname unix sockets, and an owner
-/// may chmod its home: without this a workspace could reach the sockets another one publishes
-/// (docs/light-workspaces.md "Network"). False with @p why (errno set) on failure.
-bool hideOtherHomes(const char* home, std::string* why) {
-    const std::string homePath = home;
-    const std::string root = homePath.substr(0, homePath.rfind('/'));
-    const auto failed = [why](const char* what) {
-        *why = what;
-        return false;
-    };
-    // A detached copy of the home's mount, taken by path in this namespace (a descriptor from
-    // the agent's namespace cannot be bound here); no process of the workspace runs yet, and
-    // the root is the agent's, so the path is the home the zygote checked.
-    const int tree = static_cast<int>(
-        ::syscall(SYS_open_tree, AT_FDCWD, home, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC));
-    if (tree < 0)
-        return failed("take the home's mount (open_tree)");
-    const auto done = [tree](bool ok) {
-        const int error = errno;
-        ::close(tree);
-        errno = error;
-        return ok;
-    };
-    if (root.empty() || ::mount("tmpfs", root.c_str(), "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
-                                "mode=0711,size=16k,nr_inodes=16") != 0)
-        return done(failed("cover the light root"));
-    if (::mkdir(home, 0700) != 0)
-        return done(failed("make the home's mount point"));
-    if (::syscall(SYS_move_mount, tree, "", AT_FDCWD, home, MOVE_MOUNT_F_EMPTY_PATH) != 0)
-        return done(failed("bind the home back (move_mount)"));
-    if (::mount(nullptr, home, nullptr, MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NODEV, nullptr) != 0)
-        return done(failed("make the home nosuid,nodev"));
-    if (::mount(nullptr, root.c_str(), nullptr,
-                MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0)
-        return done(failed("make the light root read-only"));
-    return done(true);
-}
-
 } // namespace
 
 void Supervisor::run(const SpawnContext& context, const wire::SpawnRequest& request, int controlFd,
-                     int homeFd) {
+                     int homeFd, int environmentFd) {
     // A local, not a static: a guarded static would dirty (copy on write) two more pages of the
     // zygote's memory in every supervisor. setUp never returns, so it lives until _exit.
     Supervisor supervisor(controlFd);
-    supervisor.setUp(context, request, homeFd);
+    supervisor.setUp(context, request, homeFd, environmentFd);
 }
 
 void Supervisor::fail(const char* stage, int error, const std::string& message) {
@@ -150,7 +111,8 @@ void Supervisor::fail(const char* stage, int error, const std::string& message) 
     ::_exit(1);
 }
 
-void Supervisor::setUp(const SpawnContext& context, const wire::SpawnRequest& request, int homeFd) {
+void Supervisor::setUp(const SpawnContext& context, const wire::SpawnRequest& request, int homeFd,
+                       int environmentFd) {
     const std::vector<PinnedPath>& pinned = *context.pinned;
     // Children are reaped here (the zygote auto-reaps with SIG_IGN; undo that) via a signalfd.
     struct sigaction defaults {};
@@ -182,8 +144,14 @@ void Supervisor::setUp(const SpawnContext& context, const wire::SpawnRequest& re
             fail("mount namespace", errno, "make / a slave mount");
         if (::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0)
             fail("private /proc", errno, "mount proc");
-        if (std::string hidden; !hideOtherHomes(request.home, &hidden))
+        if (std::string hidden; !WorkspaceMounts::hideOtherHomes(request.home, &hidden))
             fail("mount namespace", errno, hidden);
+        if (request.flags & wire::kSpawnEnvironment) {
+            if (std::string why; !WorkspaceMounts::mountEnvironment(
+                    request.environment, environmentFd, *context.maskedInterpreters, &why))
+                fail("environment", errno, why);
+            confinement |= wire::kHasEnvironment;
+        }
         confinement |= wire::kHasPrivateProc;
         if (context.runtimeDirsMasked)
             confinement |= wire::kHasMaskedRuntimeDirs;
@@ -214,6 +182,16 @@ void Supervisor::setUp(const SpawnContext& context, const wire::SpawnRequest& re
         if (!ruleset.allowPath(path.fd, path.access, &why))
             fail("landlock", 0, why);
     }
+    // The environment's own rule: Landlock does not look at a mount point it walks up through,
+    // so /opt's pinned rule does not reach what is mounted at /opt/science-env.
+    // And /opt itself, which may now be the tmpfs mountEnvironment put over it: Landlock skips
+    // a covered mount point when it walks up, so the pinned rule on the host's /opt would no
+    // longer reach the entries bound back there.
+    if ((confinement & wire::kHasEnvironment) &&
+        (!ruleset.allowPath(WorkspaceMounts::kEnvironmentMount, rights::kReadExecute, false,
+                            &why) ||
+         !ruleset.allowPath("/opt", rights::kReadExecute, false, &why)))
+        fail("landlock", 0, why);
     if (!ruleset.allowPath("/proc", rights::kReadOnly, false, &why) ||
         !ruleset.allowPath(homeFd, rights::kEverything, &why))
         fail("landlock", 0, why);
@@ -274,6 +252,8 @@ void Supervisor::setUp(const SpawnContext& context, const wire::SpawnRequest& re
         fail("home", errno, "cannot enter the workspace home");
     m_home = request.home;
     ::close(homeFd);
+    if (environmentFd >= 0)
+        ::close(environmentFd);
     for (const PinnedPath& path : pinned)
         ::close(path.fd);
 

@@ -30,6 +30,9 @@ struct SpawnContext {
     /// its grant after its Landlock ruleset.
     const LightSeccompProfile::Set* seccomp = nullptr;
     std::string seccompError; ///< why they could not be compiled ("" = they were)
+    /// The host interpreters a workspace with an environment gets masked (the zygote's
+    /// `--mask` arguments, EnvironmentStage::hostInterpreters).
+    const std::vector<std::string>* maskedInterpreters = nullptr;
 };
 
 /// The per-workspace supervisor: one long-lived process per light workspace that holds the
@@ -45,14 +48,15 @@ struct SpawnContext {
 class Supervisor final {
 public:
     /// Runs in the child the zygote forked; never returns. Sends SetupFailed and exits when any
-    /// confinement step fails (fail closed).
+    /// confinement step fails (fail closed). @p environmentFd: the environment's prefix as the
+    /// agent opened it (with wire::kSpawnEnvironment), else −1.
     [[noreturn]] static void run(const SpawnContext& context, const wire::SpawnRequest& request,
-                                 int controlFd, int homeFd);
+                                 int controlFd, int homeFd, int environmentFd);
 
 private:
     explicit Supervisor(int controlFd) : m_control(controlFd) {}
     [[noreturn]] void setUp(const SpawnContext& context, const wire::SpawnRequest& request,
-                            int homeFd);
+                            int homeFd, int environmentFd);
     [[noreturn]] void fail(const char* stage, int error, const std::string& message);
     [[noreturn]] void loop();
     void handleMessage(const char* data, std::size_t size, int* fds, int fdCount);

@@ -16,8 +16,10 @@
 namespace runbox::light::wire {
 
 enum class Type : std::uint32_t {
-    Spawn = 1, ///< agent → zygote. fds: [supervisor's control socket, home directory (O_PATH)]
-    Exec = 2,  ///< agent → supervisor. fds: [stdin, stdout, stderr]
+    /// agent → zygote. fds: [supervisor's control socket, home directory (O_PATH)], then with
+    /// kSpawnEnvironment the environment revision's prefix (O_PATH|O_DIRECTORY)
+    Spawn = 1,
+    Exec = 2, ///< agent → supervisor. fds: [stdin, stdout, stderr]
     /// agent → supervisor: SIGKILL the whole process tree of one exec; with execId
     /// kKillBackground, every process of the workspace outside a running exec's tree
     Kill = 3,
@@ -44,6 +46,10 @@ struct Header {
 // Spawn flags.
 inline constexpr std::uint32_t kSpawnPidNamespace = 1u << 0; ///< supervisor is init of a new PID ns
 inline constexpr std::uint32_t kSpawnPrivateProc = 1u << 1;  ///< new mount ns + fresh /proc
+/// The workspace's science environment: SpawnRequest::environment bound read-only at
+/// /opt/science-env and the host interpreters masked in its mount namespace (needs
+/// kSpawnPrivateProc; WorkspaceMounts::mountEnvironment, docs/light-workspaces.md).
+inline constexpr std::uint32_t kSpawnEnvironment = 1u << 2;
 
 struct SpawnRequest {
     Header header;
@@ -56,6 +62,10 @@ struct SpawnRequest {
     std::uint16_t ports[kMaxPorts] = {};
     std::uint32_t network = 0;    ///< kNetwork* grants (the seccomp profile's sockets)
     char home[kMaxHomePath] = {}; ///< absolute path of the home (NUL-terminated)
+    /// With kSpawnEnvironment: absolute path of the revision's prefix, a grandchild of the
+    /// zygote's environment root (`<root>/e<16 hex>/r<16 hex>`, NUL-terminated); the third
+    /// descriptor is that directory as the agent opened it.
+    char environment[kMaxHomePath] = {};
 };
 
 // SpawnRequest::network: which AF_INET/AF_INET6 sockets the workspace may create
@@ -77,6 +87,8 @@ inline constexpr std::uint32_t kHasSeccomp = 1u << 7;           ///< LightSeccom
 inline constexpr std::uint32_t kHasInetStream = 1u << 8;        ///< … allowing TCP sockets
 inline constexpr std::uint32_t kHasInetDatagram = 1u << 9;      ///< … allowing UDP sockets
 inline constexpr std::uint32_t kHasEgressGateway = 1u << 10; ///< own network ns, gateway listener
+/// The science environment at /opt/science-env (read-only) with the host interpreters masked.
+inline constexpr std::uint32_t kHasEnvironment = 1u << 11;
 
 struct Hello {
     Header header;

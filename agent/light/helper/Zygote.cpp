@@ -100,6 +100,34 @@ void prepareMountNamespace(const ZygoteConfig& config, SpawnContext* context) {
     context->runtimeDirsMasked = maskHostRuntimeDirs(config.root);
 }
 
+/// Whether @p text is @p letter followed by 16 lowercase hex digits (an environment's or a
+/// revision's id).
+bool isId(const std::string& text, char letter) {
+    if (text.size() != 17 || text[0] != letter)
+        return false;
+    for (std::size_t i = 1; i < text.size(); ++i)
+        if (!((text[i] >= '0' && text[i] <= '9') || (text[i] >= 'a' && text[i] <= 'f')))
+            return false;
+    return true;
+}
+
+/// Why the environment of @p request is not acceptable; "" when it is.
+std::string environmentRejectReason(const ZygoteConfig& config, const wire::SpawnRequest& request) {
+    if (config.environmentRoot.empty())
+        return "this zygote accepts no environment";
+    if (!config.privateProc)
+        return "an environment needs a mount namespace, which needs a root agent";
+    if (::memchr(request.environment, '\0', sizeof(request.environment)) == nullptr)
+        return "environment path not terminated";
+    const std::string path = request.environment;
+    const std::string root = config.environmentRoot + "/";
+    if (path.size() != root.size() + 35 || path.compare(0, root.size(), root) != 0 ||
+        path[root.size() + 17] != '/' || !isId(path.substr(root.size(), 17), 'e') ||
+        !isId(path.substr(root.size() + 18), 'r'))
+        return "environment prefix is not <environment root>/e<16 hex>/r<16 hex>";
+    return {};
+}
+
 /// Checks a Spawn request against the zygote's own limits; "" when acceptable.
 std::string rejectReason(const ZygoteConfig& config, const wire::SpawnRequest& request) {
     if (request.uid < config.uidMin || request.uid > config.uidMax || request.gid != request.uid)
@@ -122,8 +150,12 @@ std::string rejectReason(const ZygoteConfig& config, const wire::SpawnRequest& r
         return "the egress gateway needs a network namespace, which needs a root agent";
     const std::uint32_t wanted = (config.pidNamespace ? wire::kSpawnPidNamespace : 0) |
                                  (config.privateProc ? wire::kSpawnPrivateProc : 0);
-    if (request.flags != wanted)
+    if ((request.flags & ~wire::kSpawnEnvironment) != wanted)
         return "spawn flags do not match the zygote's mode";
+    if (request.flags & wire::kSpawnEnvironment) {
+        if (std::string why = environmentRejectReason(config, request); !why.empty())
+            return why;
+    }
     std::string why;
     if (!request.limits.validate(&why))
         return why;
@@ -172,6 +204,7 @@ int Zygote::run(const ZygoteConfig& config) {
     const std::vector<PinnedPath> pinned = pinSystemPaths(config);
     SpawnContext context;
     context.pinned = &pinned;
+    context.maskedInterpreters = &config.maskedInterpreters;
     // Compiled once, before any spawn: a supervisor only installs its program. A failure fails
     // every spawn (fail closed) with the reason.
     LightSeccompProfile::Set seccomp;
@@ -197,7 +230,9 @@ int Zygote::run(const ZygoteConfig& config) {
                 continue;
             return 1;
         }
-        if (fdCount != 2 || got != static_cast<long>(sizeof(request)) ||
+        const bool environment = got == static_cast<long>(sizeof(request)) &&
+                                 (request.flags & wire::kSpawnEnvironment) != 0;
+        if (fdCount != (environment ? 3 : 2) || got != static_cast<long>(sizeof(request)) ||
             request.header.type != static_cast<std::uint32_t>(wire::Type::Spawn)) {
             if (fdCount >= 1)
                 replyFailure(fds[0], EINVAL, "malformed spawn request");
@@ -205,30 +240,34 @@ int Zygote::run(const ZygoteConfig& config) {
                 ::close(fds[i]);
             continue;
         }
+        const int environmentFd = environment ? fds[2] : -1;
+        const auto closeFds = [&fds, environmentFd] {
+            ::close(fds[0]);
+            ::close(fds[1]);
+            if (environmentFd >= 0)
+                ::close(environmentFd);
+        };
         const std::string reason = rejectReason(config, request);
         if (!reason.empty()) {
             replyFailure(fds[0], EPERM, reason);
-            ::close(fds[0]);
-            ::close(fds[1]);
+            closeFds();
             continue;
         }
         if (config.pidNamespace &&
             (::setns(ownPidNamespace, CLONE_NEWPID) != 0 || ::unshare(CLONE_NEWPID) != 0)) {
             replyFailure(fds[0], errno, "unshare(CLONE_NEWPID) failed");
-            ::close(fds[0]);
-            ::close(fds[1]);
+            closeFds();
             continue;
         }
         const pid_t pid = ::fork();
         if (pid == 0) {
             ::close(config.agentFd); // never reachable from a workspace
             ::close(ownPidNamespace);
-            Supervisor::run(context, request, fds[0], fds[1]);
+            Supervisor::run(context, request, fds[0], fds[1], environmentFd);
         }
         if (pid < 0)
             replyFailure(fds[0], errno, "fork failed");
-        ::close(fds[0]);
-        ::close(fds[1]);
+        closeFds();
     }
 }
 

@@ -15,6 +15,12 @@ struct ZygoteConfig {
     bool pidNamespace = false;    ///< each supervisor is init of a new PID namespace
     bool privateProc = false;     ///< … with its own mount namespace and /proc
     std::vector<std::string> extraReadExecute; ///< more read+execute trees (e.g. /srv/conda)
+    /// Where environment revisions live (`<state>/environments`): a Spawn's prefix must be
+    /// `<environmentRoot>/e<16 hex>/r<16 hex>`; "" = no environment is accepted.
+    std::string environmentRoot;
+    /// The host interpreters a workspace with an environment gets masked (each checked by
+    /// WorkspaceMounts::validMaskedPath at start).
+    std::vector<std::string> maskedInterpreters;
 };
 
 /// The light tier's small privileged helper (the kpmcore pattern: narrow, allow-listed). Started

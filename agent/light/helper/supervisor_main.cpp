@@ -2,6 +2,8 @@
 // no Qt). Started only by the agent:
 //   runbox-light-supervisor --zygote --fd N --parent PID --uid-min U --uid-max U --root DIR
 //                           [--pid-namespace] [--private-proc] [--read-execute PATH]...
+//                           [--environment-root DIR] [--mask PATH]...
+#include "agent/light/helper/WorkspaceMounts.h"
 #include "agent/light/helper/Zygote.h"
 
 #include <cerrno>
@@ -51,6 +53,12 @@ int main(int argc, char** argv) {
             config.root = argv[++i];
         } else if (arg == "--read-execute" && hasValue) {
             config.extraReadExecute.emplace_back(argv[++i]);
+        } else if (arg == "--environment-root" && hasValue && argv[i + 1][0] == '/' &&
+                   std::strstr(argv[i + 1], "/..") == nullptr) {
+            config.environmentRoot = argv[++i];
+        } else if (arg == "--mask" && hasValue &&
+                   runbox::light::WorkspaceMounts::validMaskedPath(argv[i + 1])) {
+            config.maskedInterpreters.emplace_back(argv[++i]);
         } else {
             std::fprintf(stderr, "runbox-light-supervisor: bad argument %s\n", arg.c_str());
             return 2;

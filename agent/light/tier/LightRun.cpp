@@ -91,6 +91,10 @@ std::optional<Error> LightRun::launch() {
     }
     LightExecRequest request;
     request.argv = m_request.sandboxCommand();
+    // A workspace with an environment: the kinds' interpreters are the environment's (the
+    // host's are masked in its mount namespace), as EnvironmentStage does for strong ones.
+    if (!m_light->environments()->of(m_workspaceId).isEmpty())
+        request.argv = LightEnvironments::withEnvironmentInterpreter(request.argv);
     request.env = m_request.env;
     request.cwd = m_request.cwd;
     request.timeoutMs = m_request.timeoutMs;

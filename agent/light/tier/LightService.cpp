@@ -3,6 +3,8 @@
 #include "agent/config/HelperBinaries.h"
 #include "agent/egress/EgressService.h"
 #include "agent/egress/EgressStage.h"
+#include "agent/environments/EnvironmentService.h"
+#include "agent/environments/EnvironmentStage.h"
 #include "agent/light/LightWorkspaceHost.h"
 #include "agent/light/RlimitsJson.h"
 #include "agent/light/tier/LightBackgroundBounds.h"
@@ -21,16 +23,13 @@
 #include <QTextStream>
 
 #include <climits>
-#include <cmath>
 #include <fcntl.h>
-#include <limits>
 #include <unistd.h>
 
 namespace runbox::light {
 
 namespace {
 
-constexpr qint64 kIdleTimeoutMaxS = 7 * 86400;
 constexpr int kInlineCreateMax = 16; ///< larger batches are made on a worker thread
 constexpr int kIdleScanMs = 500;
 
@@ -43,24 +42,10 @@ void logLine(const QString& line) {
                         << line << Qt::endl;
 }
 
-Error bad(const QString& message) {
-    return Error{ErrorKind::InvalidArgument, QStringLiteral("invalid_request"), message};
-}
-
-/// A whole JSON number in [min, max], or nullopt.
-std::optional<qint64> wholeNumber(const QJsonValue& value, qint64 min, qint64 max) {
-    if (!value.isDouble())
-        return std::nullopt;
-    const double d = value.toDouble();
-    if (!std::isfinite(d) || std::floor(d) != d || d < double(min) || d > double(max))
-        return std::nullopt;
-    return qint64(d);
-}
-
 } // namespace
 
 LightService::LightService(AgentContext* context, QObject* parent)
-    : QObject(parent), m_context(context) {
+    : QObject(parent), m_context(context), m_environments(context->environments) {
     m_workers.setMaxThreadCount(8);
     m_idleTimer.setInterval(kIdleScanMs);
     connect(&m_idleTimer, &QTimer::timeout, this, &LightService::evictIdle);
@@ -89,6 +74,10 @@ bool LightService::start(const QList<quint16>& controlPlanePorts) {
     host.minLandlockAbi = int(config.lightMinLandlockAbi);
     host.spareHomes = int(config.lightSpareHomes);
     host.controlPlanePorts = controlPlanePorts;
+    if (m_context->environments) {
+        host.environmentRoot = m_context->environments->prefixRoot();
+        host.maskedInterpreters = environments::EnvironmentStage::hostInterpreters();
+    }
     m_host = std::make_unique<LightWorkspaceHost>(host);
     m_backgroundBounds = new LightBackgroundBounds(m_host.get(), m_context->bounds,
                                                    m_context->quotas, m_context->workspaces, this);
@@ -145,69 +134,6 @@ void LightService::applyQuotas() {
     m_host->setCapacity(max <= 0 ? INT_MAX : int(qMin<qint64>(max, INT_MAX)));
 }
 
-std::optional<Error> LightService::parseCreate(const QJsonObject& body,
-                                               LightCreateRequest* out) const {
-    static const QStringList known = {"isolation",           "count",         "env",
-                                      "idleTimeoutS",        "maxProcs",      "maxMemoryMb",
-                                      "maxOpenFiles",        "maxFileSizeMb", "maxCpuSeconds",
-                                      "allowedConnectPorts", "allowUdp"};
-    for (auto it = body.begin(); it != body.end(); ++it)
-        if (!known.contains(it.key()))
-            return bad(QStringLiteral("unknown field \"%1\"").arg(it.key()));
-    LightCreateRequest r;
-    const QJsonValue count = body.value(QLatin1String("count"));
-    if (!count.isUndefined()) {
-        // Only the type here: the range is the host's (LightWorkspaceHost::create).
-        const auto n = wholeNumber(count, 0, std::numeric_limits<int>::max());
-        if (!n)
-            return Error{ErrorKind::InvalidArgument, QStringLiteral("invalid_count"),
-                         QStringLiteral("count must be a whole number from 1 to %1")
-                             .arg(LightWorkspaceHost::kMaxCreateCount)};
-        r.count = int(*n);
-    }
-    if (auto err = sandbox::EnvPolicy::parse(body.value(QLatin1String("env")), &r.options.env))
-        return err;
-    r.idleTimeoutMs = m_context->config.lightIdleTimeoutS * 1000;
-    const QJsonValue idle = body.value(QLatin1String("idleTimeoutS"));
-    if (!idle.isUndefined() && !idle.isNull()) {
-        const auto s = wholeNumber(idle, 0, kIdleTimeoutMaxS);
-        if (!s)
-            return Error{ErrorKind::InvalidArgument, QStringLiteral("invalid_idle_timeout"),
-                         QStringLiteral("idleTimeoutS must be a whole number of seconds from 0 "
-                                        "(never) to %1")
-                             .arg(kIdleTimeoutMaxS)};
-        r.idleTimeoutMs = *s * 1000;
-    }
-    Error limitError;
-    const auto limits = RlimitsJson::fromJson(body, &limitError);
-    if (!limits)
-        return limitError;
-    r.options.limits = *limits;
-    const QJsonValue ports = body.value(QLatin1String("allowedConnectPorts"));
-    if (!ports.isUndefined() && !ports.isNull()) {
-        if (!ports.isArray())
-            return Error{ErrorKind::InvalidArgument, QStringLiteral("invalid_network_policy"),
-                         QStringLiteral("allowedConnectPorts must be an array of TCP ports")};
-        for (const QJsonValue& v : ports.toArray()) {
-            const auto port = wholeNumber(v, 1, 65535);
-            if (!port)
-                return Error{ErrorKind::InvalidArgument, QStringLiteral("invalid_network_policy"),
-                             QStringLiteral("allowedConnectPorts items must be 1..65535")};
-            if (!r.options.allowedConnectPorts.contains(quint16(*port)))
-                r.options.allowedConnectPorts.append(quint16(*port));
-        }
-    }
-    const QJsonValue udp = body.value(QLatin1String("allowUdp"));
-    if (!udp.isUndefined() && !udp.isNull()) {
-        if (!udp.isBool())
-            return Error{ErrorKind::InvalidArgument, QStringLiteral("invalid_network_policy"),
-                         QStringLiteral("allowUdp must be true or false")};
-        r.options.allowUdp = udp.toBool();
-    }
-    *out = std::move(r);
-    return std::nullopt;
-}
-
 void LightService::create(const LightCreateRequest& request, const QString& ownerTokenId,
                           CreateDone done) {
     if (!available())
@@ -217,6 +143,31 @@ void LightService::create(const LightCreateRequest& request, const QString& owne
     // The network is fixed now, from the policy in force and the request's explicit grants
     // (docs/light-workspaces.md "Network").
     LightCreateRequest fixed = request;
+    // The environment is fixed now too, held for the creation (released in finishCreate or on
+    // an error); each workspace made holds it for its life.
+    if (!request.environmentId.isEmpty() || !request.environmentRevisionId.isEmpty()) {
+        if (!m_host->supportsEnvironments())
+            return done(Error{ErrorKind::Unavailable,
+                              QStringLiteral("light_environment_unavailable"),
+                              QStringLiteral("a science environment in a light workspace needs a "
+                                             "mount namespace per workspace (to bind it at "
+                                             "/opt/science-env and mask the host interpreters), "
+                                             "which needs a root agent "
+                                             "(docs/light-workspaces.md \"Known limits\")")},
+                        {});
+        QMap<QString, QString> variables;
+        if (auto err = m_environments.acquire(request.environmentId, request.environmentRevisionId,
+                                              &fixed.environment, &fixed.options.environmentPrefix,
+                                              &variables))
+            return done(err, {});
+        for (auto it = variables.cbegin(); it != variables.cend(); ++it)
+            fixed.options.env.insert(it.key(), it.value()); // over the body's own env
+        done = [this, revision = fixed.environment.revisionId,
+                done = std::move(done)](std::optional<Error> error, const QJsonObject& body) {
+            m_environments.release(revision);
+            done(std::move(error), body);
+        };
+    }
     const egress::NetworkPolicy policy =
         m_context->egress ? m_context->egress->currentPolicy() : egress::NetworkPolicy();
     fixed.options.policyMode = egress::NetworkPolicy::toString(policy.mode());
@@ -322,7 +273,11 @@ void LightService::finishCreate(const LightCreateRequest& request, const QString
     for (qsizetype i = 0; i < made.size(); ++i) {
         const workspace::Workspace& ws = made[i];
         m_entries.insert(ws.id, Entry{request.idleTimeoutMs, now, 0});
+        m_environments.attach(ws.id, request.environment);
         QJsonObject item = ws.toJson();
+        const QJsonObject environment = m_environments.json(ws.id);
+        for (auto it = environment.begin(); it != environment.end(); ++it)
+            item.insert(it.key(), it.value());
         item.insert(QStringLiteral("token"), QString::fromLatin1(workspace::WorkspaceToken::derive(
                                                  m_context->agentToken, ws.id, ws.tokenNonce)));
         item.insert(QStringLiteral("confinement"), confinements[i]);
@@ -383,6 +338,9 @@ void LightService::removeInBackground(const QStringList& ids,
                         if (m_context->egress)
                             for (const QString& removed : ids)
                                 m_context->egress->releaseLightWorkspace(removed);
+                        // Its processes are gone: its environment's prefix may go now.
+                        for (const QString& removed : ids)
+                            m_environments.detach(removed);
                         (*finish)(errors);
                     },
                     Qt::QueuedConnection);

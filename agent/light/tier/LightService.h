@@ -3,6 +3,7 @@
 #include "agent/AgentContext.h"
 #include "agent/Error.h"
 #include "agent/light/LightTypes.h"
+#include "agent/light/tier/LightEnvironments.h"
 #include "agent/sandbox/NoSuidMount.h"
 
 #include <QHash>
@@ -30,6 +31,11 @@ struct LightCreateRequest {
     int count = 1;                 ///< 1..4096
     LightWorkspaceOptions options; ///< env (memory only), rlimits, allowed ports
     qint64 idleTimeoutMs = 0;      ///< 0 = never evicted
+    /// `environmentId` / `environmentRevisionId` as asked ("" each when absent).
+    QString environmentId;
+    QString environmentRevisionId;
+    /// What create() resolved them to (empty without an environment).
+    LightEnvironments::Selection environment;
 };
 
 /// The light tier inside the agent (docs/light-workspaces.md "In the agent"): owns the
@@ -65,6 +71,9 @@ public:
     static bool serves(const workspace::Workspace& workspace);
     LightAvailability availability() const;
     LightWorkspaceHost* host() const { return m_host.get(); }
+    /// The science environments of its workspaces (docs/environments.md "Selection").
+    LightEnvironments* environments() { return &m_environments; }
+    const LightEnvironments* environments() const { return &m_environments; }
     /// The bounds of its workspaces between executions (null until start()).
     LightBackgroundBounds* backgroundBounds() const { return m_backgroundBounds; }
     /// Applies the quotas in force (maxLightWorkspaces; 0 = only the uid range limits).
@@ -74,7 +83,9 @@ public:
     /// strings, sandbox::EnvPolicy rules), `idleTimeoutS` (0..604800; default from the config),
     /// `maxProcs`, `maxMemoryMb`, `maxOpenFiles`, `maxFileSizeMb`, `maxCpuSeconds`
     /// (RlimitsJson), `allowedConnectPorts` (array of 1..65535: TCP connect only to
-    /// these), `allowUdp` (bool: UDP sockets to anywhere). InvalidArgument (400) on anything else.
+    /// these), `allowUdp` (bool: UDP sockets to anywhere), `environmentId` or
+    /// `environmentRevisionId` (strings, not both: LightEnvironments::parse). InvalidArgument
+    /// (400) on anything else (LightCreateRequest.cpp).
     std::optional<Error> parseCreate(const QJsonObject& body, LightCreateRequest* out) const;
 
     using CreateDone = std::function<void(std::optional<Error> error, const QJsonObject& body)>;
@@ -83,6 +94,10 @@ public:
     /// "rejected":M}` (a full host is not an error: M counts what did not fit), or an error:
     /// Unavailable (503) light_unavailable, 400s from the host, store errors.
     /// The workspaces' network is fixed here: the policy mode in force plus the request's grants.
+    /// So is their science environment (LightEnvironments::acquire and its errors): each
+    /// workspace item then has `environmentId` and `environmentRevisionId`; without a mount
+    /// namespace per workspace (an agent that is not root) a selection is 503
+    /// `light_environment_unavailable` with the reason, and nothing is created.
     void create(const LightCreateRequest& request, const QString& ownerTokenId, CreateDone done);
     /// The `confinement` object of light workspace @p id (with `networkAccess`), as create
     /// returned it; {} when unknown.
@@ -143,8 +158,9 @@ private:
     std::unique_ptr<LightWorkspaceHost> m_host;
     LightBackgroundBounds* m_backgroundBounds = nullptr; ///< child; deleted before m_host
     QString m_startError; ///< why start() refused before the host was asked (root unreachable)
-    QHash<QString, Entry> m_entries; ///< the light workspaces registered and not being deleted
-    QThreadPool m_workers;           ///< blocking host calls (remove, large creates)
+    QHash<QString, Entry> m_entries;  ///< the light workspaces registered and not being deleted
+    LightEnvironments m_environments; ///< their environments, each held until forget()
+    QThreadPool m_workers;            ///< blocking host calls (remove, large creates)
     QTimer m_idleTimer;
 };
 

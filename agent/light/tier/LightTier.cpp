@@ -1,7 +1,5 @@
 #include "agent/light/tier/LightTier.h"
 
-#include "agent/environments/EnvironmentService.h"
-#include "agent/environments/EnvironmentStage.h"
 #include "agent/light/LightExecMessage.h"
 #include "agent/light/LightWorkspaceHost.h"
 #include "agent/light/tier/LightBackgroundBounds.h"
@@ -34,14 +32,16 @@ std::optional<Error> LightTier::validate(const execution::ExecRequest& request,
     if (request.hasFeature(npu::NpuStage::kField))
         return Error{ErrorKind::InvalidArgument, QStringLiteral("npu_unavailable"),
                      QStringLiteral("light workspaces have no NPU passthrough")};
-    // One Landlock domain per workspace, fixed when it is made, and no mount namespace per
-    // execution: no environment can be bound for one execution (docs/environments.md).
-    if (request.hasFeature(environments::EnvironmentService::kEnvironmentField) ||
-        request.hasFeature(environments::EnvironmentStage::kRevisionField))
-        return Error{ErrorKind::Conflict, QStringLiteral("environment_unsupported_tier"),
-                     QStringLiteral("light workspaces cannot select an environment yet (their "
-                                    "Landlock domain is fixed at creation; docs/environments.md)")};
     return unavailable();
+}
+
+std::optional<Error> LightTier::pinEnvironment(const workspace::Workspace& workspace,
+                                               execution::ExecRequest* request) {
+    // One Landlock domain per workspace and no mount namespace per execution: the environment
+    // is the one the workspace was created with (docs/environments.md "Selection").
+    if (auto err = unavailable())
+        return err;
+    return m_light->environments()->pin(workspace.id, request);
 }
 
 std::optional<Error> LightTier::beforeRecord(const workspace::Workspace& workspace) {
@@ -90,11 +90,15 @@ void LightTier::launchBackend(const execution::TierLaunch& launch, QObject* pare
         return ready(made);
     }
     made.backend = run;
-    made.provenance = {{"isolation", "light"},
-                       {"uid", double(info->uid)},
-                       {"env", envJson},
-                       {"cwd", request.cwd.isEmpty() ? info->home : info->home + '/' + request.cwd},
-                       {"argv", QJsonArray::fromStringList(request.sandboxCommand())}};
+    made.provenance = {
+        {"isolation", "light"},
+        {"uid", double(info->uid)},
+        {"env", envJson},
+        {"cwd", request.cwd.isEmpty() ? info->home : info->home + '/' + request.cwd},
+        {"argv", QJsonArray::fromStringList(m_light->environments()->of(info->id).isEmpty()
+                                                ? request.sandboxCommand()
+                                                : LightEnvironments::withEnvironmentInterpreter(
+                                                      request.sandboxCommand()))}};
     ready(made);
 }
 

@@ -35,6 +35,10 @@ public:
                                        const QString& workspaceId) const override;
     std::optional<Error> validate(const execution::ExecRequest& request,
                                   const workspace::Workspace& workspace) override;
+    /// The workspace's environment, chosen at its creation (LightEnvironments::pin): naming
+    /// none or its own runs in it, naming another is 409 `environment_mismatch`.
+    std::optional<Error> pinEnvironment(const workspace::Workspace& workspace,
+                                        execution::ExecRequest* request) override;
     /// Writes the workspace's row (the record refers to it) and restarts its idle clock.
     std::optional<Error> beforeRecord(const workspace::Workspace& workspace) override;
     QJsonObject startedFields() const override { return {{"isolation", "light"}}; }

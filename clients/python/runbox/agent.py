@@ -91,7 +91,9 @@ class Agent:
         ``env``: for light workspaces sent to the agent (the workspace's environment); for
         strong ones kept by this handle and merged into every run. ``options``: further light
         create fields in snake or camel case (``idle_timeout_s``, ``allowed_connect_ports``,
-        ``allow_udp``, ``max_procs``…). Used as a context manager, it is deleted on exit."""
+        ``allow_udp``, ``max_procs``, ``environment_id`` or ``environment_revision_id``: the
+        science environment its runs see at /opt/science-env, docs/environments.md "Light
+        workspaces"…). Used as a context manager, it is deleted on exit."""
         return self.workspaces(1, isolation=isolation, env=env, **options)[0]
 
     def workspaces(self, count: int, isolation: str = "light", env: Optional[Mapping[str, str]] = None,
