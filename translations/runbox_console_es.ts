@@ -2575,6 +2575,10 @@
         <source>Notes</source>
         <translation>Notas</translation>
     </message>
+    <message>
+        <source>As the agent said when the workspace was created.</source>
+        <translation>Según lo indicó el agente al crear el espacio de trabajo.</translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::WorkspacesPage</name>

@@ -2565,6 +2565,10 @@
         <source>Notes</source>
         <translation>Ghi chú</translation>
     </message>
+    <message>
+        <source>As the agent said when the workspace was created.</source>
+        <translation>Theo những gì agent cho biết khi tạo workspace.</translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::WorkspacesPage</name>

@@ -2565,6 +2565,10 @@
         <source>Notes</source>
         <translation>备注</translation>
     </message>
+    <message>
+        <source>As the agent said when the workspace was created.</source>
+        <translation>按代理创建工作区时的说明。</translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::WorkspacesPage</name>

@@ -58,13 +58,16 @@ QVariant WorkspaceTableModel::data(const QModelIndex& index, int role) const {
         if (role == SortRole)
             return w.uid;
         break;
-    case IdleColumn:
-        if (role == Qt::DisplayRole && w.idleTimeoutS >= 0)
-            return w.idleTimeoutS == 0 ? tr("never evicted")
-                                       : tr("evicted after %1 s idle").arg(w.idleTimeoutS);
+    case IdleColumn: {
+        const qint64 idleS = idleTimeoutOf(w);
+        if (role == Qt::DisplayRole && idleS >= 0)
+            return idleS == 0 ? tr("never evicted") : tr("evicted after %1 s idle").arg(idleS);
         if (role == SortRole)
-            return w.idleTimeoutS;
+            return idleS;
+        if (role == Qt::ToolTipRole && idleS >= 0 && w.idleTimeoutS < 0)
+            return tr("As the agent said when the workspace was created.");
         break;
+    }
     case TokenColumn:
         if (role == Qt::DisplayRole)
             return hasToken ? tr("kept for this session") : QString();
@@ -172,8 +175,21 @@ void WorkspaceTableModel::rememberToken(const QString& id, const QString& token)
         emitRowChanged(row);
 }
 
+void WorkspaceTableModel::rememberCreated(const WorkspaceInfo& created) {
+    if (created.id.isEmpty() || created.idleTimeoutS < 0)
+        return;
+    m_createdIdleTimeoutS.insert(created.id, created.idleTimeoutS);
+    if (const int row = rowOf(created.id); row >= 0)
+        emitRowChanged(row);
+}
+
+qint64 WorkspaceTableModel::idleTimeoutOf(const WorkspaceInfo& w) const {
+    return w.idleTimeoutS >= 0 ? w.idleTimeoutS : m_createdIdleTimeoutS.value(w.id, -1);
+}
+
 void WorkspaceTableModel::forgetTokens() {
     m_tokens.clear();
+    m_createdIdleTimeoutS.clear();
     if (!m_rows.isEmpty())
         Q_EMIT dataChanged(index(0, 0), index(int(m_rows.size()) - 1, ColumnCount - 1));
 }

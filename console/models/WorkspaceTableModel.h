@@ -52,14 +52,20 @@ public:
     void rememberToken(const QString& id, const QString& token);
     /// The kept token of @p id ("" when none: not created in this session).
     QString tokenOf(const QString& id) const { return m_tokens.value(id); }
-    /// Forgets every kept token (another agent, or the console closes).
+    /// Forgets every kept token and create-answer detail (another agent is shown).
     void forgetTokens();
+    /// Keeps what a create answer said of @p created that listings leave out (today the light
+    /// idle timeout, `idleTimeoutS`), shown while a listing does not report it.
+    void rememberCreated(const WorkspaceInfo& created);
+    /// The idle timeout shown for @p w (s): its own, else the one of its create answer; -1 unknown.
+    qint64 idleTimeoutOf(const WorkspaceInfo& w) const;
 
 private:
     void emitRowChanged(int row);
 
     QList<WorkspaceInfo> m_rows;
     QHash<QString, QString> m_tokens;
+    QHash<QString, qint64> m_createdIdleTimeoutS; ///< from create answers, by workspace id
 };
 
 } // namespace runbox::console

@@ -114,6 +114,9 @@ void WorkspacesPage::onConnectionChanged() {
     }
     updateCapacity();
     updateButtons();
+    if (connection())
+        connect(connection(), &AgentConnection::healthChanged, this,
+                &WorkspacesPage::updateCapacity, Qt::UniqueConnection);
     if (isConnected())
         load();
 }
@@ -137,6 +140,10 @@ void WorkspacesPage::load() {
                                    QStringLiteral(":/icons/state-failed.svg"));
         m_model->setWorkspaces(WorkspaceInfo::listFromJson(r.json()));
         showContent();
+        connection()->refreshHealth(); // the capacity line follows the list
+        // Rows inserted through the sorting proxy do not always re-fit the columns by themselves.
+        // (the header's own resizeSections() applies each section's mode, the stretch included).
+        QMetaObject::invokeMethod(m_table->horizontalHeader(), "resizeSections");
         if (!m_selectAfterLoad.isEmpty()) {
             selectWorkspaces(m_selectAfterLoad);
             m_selectAfterLoad.clear();
@@ -227,6 +234,8 @@ void WorkspacesPage::createWorkspaces(const QJsonObject& body) {
             QStringList ids;
             for (const WorkspaceInfo& w : result.workspaces) {
                 ids << w.id;
+                if (profile == profileId())
+                    m_model->rememberCreated(w);
                 if (w.token.isEmpty())
                     continue;
                 m_tokens[profile].insert(w.id, w.token);

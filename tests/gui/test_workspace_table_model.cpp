@@ -179,8 +179,18 @@ private Q_SLOTS:
         const QString shown = model.index(0, WorkspaceTableModel::TokenColumn).data().toString();
         QVERIFY(!shown.isEmpty());
         QVERIFY(!shown.contains(QStringLiteral("secret"))); // never displayed
+        // A create answer's idle timeout is shown while listings leave it out.
+        QJsonObject made = light("w1", "2026-12-07T05:00:00.000Z");
+        made.insert("idleTimeoutS", 600);
+        model.rememberCreated(WorkspaceInfo::fromJson(made));
+        QVERIFY(model.index(0, WorkspaceTableModel::IdleColumn)
+                    .data()
+                    .toString()
+                    .contains(QStringLiteral("600")));
+        QCOMPARE(model.idleTimeoutOf(model.workspaceAt(0)), 600);
         model.forgetTokens();
         QVERIFY(model.tokenOf(QStringLiteral("w1")).isEmpty());
+        QCOMPARE(model.idleTimeoutOf(model.workspaceAt(0)), -1);
         QVERIFY(model.index(0, WorkspaceTableModel::TokenColumn).data().toString().isEmpty());
     }
 };
