@@ -1086,6 +1086,29 @@
     </message>
 </context>
 <context>
+    <name>runbox::console::FileEntry</name>
+    <message>
+        <source>File</source>
+        <translation>Tệp</translation>
+    </message>
+    <message>
+        <source>Folder</source>
+        <translation>Thư mục</translation>
+    </message>
+    <message>
+        <source>Link</source>
+        <translation>Liên kết</translation>
+    </message>
+    <message>
+        <source>Other</source>
+        <translation>Khác</translation>
+    </message>
+    <message>
+        <source>Unknown</source>
+        <translation>Không rõ</translation>
+    </message>
+</context>
+<context>
     <name>runbox::console::Format</name>
     <message>
         <source>%1 KiB</source>
