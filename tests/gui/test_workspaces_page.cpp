@@ -1,10 +1,10 @@
 // The Workspaces page against a real runbox-agent (support/AgentProcess: unprivileged when the
-// test runs as root), offscreen: created through the
-// page's own dialog (strong), listed, its scoped token copied (kept for the session only, and the
-// agent accepts it), a refused delete shows the agent's message (an unknown id: 404; a workspace
-// an execution holds: 409 workspace_busy), deletes through the confirmation (one, then two
-// selected at once) and the rows go; a refresh keeps the rows in place. An agent without
-// GET /v1/workspaces shows the page's "not offered yet" state (a scripted peer answering 404).
+// test runs as root), offscreen: created through the page's own dialog (strong), listed, its scoped
+// token copied (kept for the session only, and the agent accepts it), a refused delete shows the
+// agent's message (an unknown id: 404; a workspace an execution holds: 409 workspace_busy), deletes
+// through the confirmation (one, then two selected at once) and the rows go; a refresh keeps the
+// rows in place. Scripted peers: an agent without GET /v1/workspaces shows the page's "not offered
+// yet" state; a light batch past the capacity says how many were not made.
 #include "console/app/MainWindow.h"
 #include "console/connection/AgentConnection.h"
 #include "console/connection/ConnectionManager.h"
@@ -32,7 +32,54 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <functional>
+
 using namespace runbox::console;
+
+namespace {
+struct Answer {
+    int status;
+    QJsonObject body;
+};
+
+QJsonObject notFound() {
+    return {{"error", QJsonObject{{"code", "not_found"}, {"message", "no such route"}}}};
+}
+
+/// A scripted peer: /health and /v1/health as an agent of this protocol (the light tier with 1
+/// of 4 workspaces), everything else by @p route; one request per connection.
+void servePeer(QTcpServer* server, std::function<Answer(const QByteArray& head)> route) {
+    QObject::connect(server, &QTcpServer::newConnection, server, [server, route] {
+        while (QTcpSocket* s = server->nextPendingConnection())
+            QObject::connect(s, &QTcpSocket::readyRead, s, [s, route] {
+                const QByteArray head = s->readAll();
+                Answer a;
+                if (head.startsWith("GET /health "))
+                    a = {200, {{"status", "ok"}, {"protocol", runbox::protocol::kVersion}}};
+                else if (head.startsWith("GET /v1/health "))
+                    a = {200,
+                         {{"status", "ok"},
+                          {"version", "0.0.1"},
+                          {"light", QJsonObject{{"available", true},
+                                                {"workspaces", 1},
+                                                {"capacity", 4},
+                                                {"defaultIdleTimeoutS", 600}}}}};
+                else
+                    a = route(head);
+                const QByteArray json = QJsonDocument(a.body).toJson(QJsonDocument::Compact);
+                s->write("HTTP/1.1 " + QByteArray::number(a.status) +
+                         " X\r\nContent-Type: application/json\r\nContent-Length: " +
+                         QByteArray::number(json.size()) + "\r\nConnection: close\r\n\r\n" + json);
+                s->disconnectFromHost();
+            });
+    });
+}
+
+AgentProfile peerProfile(const QTcpServer& server) {
+    return {AgentProfile::newId(), QStringLiteral("peer"),
+            QUrl(QStringLiteral("http://127.0.0.1:%1").arg(server.serverPort()))};
+}
+} // namespace
 
 class TestWorkspacesPage final : public QObject {
     Q_OBJECT
@@ -253,32 +300,8 @@ private Q_SLOTS:
         // A peer that speaks the protocol but has no /v1/workspaces.
         QTcpServer server;
         QVERIFY(server.listen(QHostAddress::LocalHost));
-        connect(&server, &QTcpServer::newConnection, this, [&server] {
-            while (QTcpSocket* s = server.nextPendingConnection())
-                connect(s, &QTcpSocket::readyRead, s, [s] {
-                    const QByteArray head = s->readAll();
-                    QJsonObject body{{"error", QJsonObject{{"code", "not_found"},
-                                                           {"message", "no such route"}}}};
-                    int status = 404;
-                    if (head.startsWith("GET /health ")) {
-                        body = {{"status", "ok"}, {"protocol", runbox::protocol::kVersion}};
-                        status = 200;
-                    } else if (head.startsWith("GET /v1/health ")) {
-                        body = {{"status", "ok"}, {"version", "0.0.1"}};
-                        status = 200;
-                    }
-                    const QByteArray json = QJsonDocument(body).toJson(QJsonDocument::Compact);
-                    s->write("HTTP/1.1 " + QByteArray::number(status) +
-                             " X\r\nContent-Type: application/json\r\nContent-Length: " +
-                             QByteArray::number(json.size()) + "\r\nConnection: close\r\n\r\n" +
-                             json);
-                    s->disconnectFromHost();
-                });
-        });
-        AgentConnection old(
-            AgentProfile{AgentProfile::newId(), QStringLiteral("old"),
-                         QUrl(QStringLiteral("http://127.0.0.1:%1").arg(server.serverPort()))},
-            "token");
+        servePeer(&server, [](const QByteArray&) { return Answer{404, notFound()}; });
+        AgentConnection old(peerProfile(server), "token");
         old.open();
         QTRY_VERIFY_WITH_TIMEOUT(old.state() == AgentConnection::State::Connected, 10000);
         WorkspacesPage standalone;
@@ -286,6 +309,54 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(standalone.isUnavailableShown(), 10000);
         QVERIFY2(standalone.placeholderText().contains(QStringLiteral("GET /v1/workspaces")),
                  qPrintable(standalone.placeholderText()));
+        standalone.setConnection(nullptr);
+    }
+
+    void testRejectedLightWorkspacesAreCounted() {
+        // A light batch past the capacity (docs/contracts.md "Workspaces and executions"): 2 made,
+        // 3 rejected; the light idle timeout of the create answer is shown, the capacity line
+        // comes from /v1/health. (The real agent makes light workspaces only as root.)
+        const QJsonObject made{
+            {"id", "a1"},   {"isolation", "light"}, {"createdAt", "2026-12-07T05:00:00.000Z"},
+            {"uid", 20001}, {"token", "rbw-a1"},    {"idleTimeoutS", 300}};
+        QJsonObject listed = made;
+        listed.remove("token");
+        listed.remove("idleTimeoutS");
+        QTcpServer server;
+        QVERIFY(server.listen(QHostAddress::LocalHost));
+        bool createdYet = false;
+        servePeer(&server, [&](const QByteArray& head) {
+            if (head.startsWith("POST /v1/workspaces ")) {
+                createdYet = true;
+                return Answer{201, {{"workspaces", QJsonArray{made}}, {"rejected", 3}}};
+            }
+            if (head.startsWith("GET /v1/workspaces "))
+                return Answer{200,
+                              {{"workspaces", createdYet ? QJsonArray{listed} : QJsonArray{}}}};
+            return Answer{404, notFound()};
+        });
+        AgentConnection peer(peerProfile(server), "token");
+        peer.open();
+        QTRY_VERIFY_WITH_TIMEOUT(peer.state() == AgentConnection::State::Connected, 10000);
+        WorkspacesPage standalone;
+        QSignalSpy created(&standalone, &WorkspacesPage::created);
+        standalone.setConnection(&peer);
+        QTRY_VERIFY_WITH_TIMEOUT(standalone.capacityText().contains(QStringLiteral("1 of 4")),
+                                 10000);
+        standalone.createWorkspaces({{"isolation", "light"}, {"count", 4}});
+        QTRY_COMPARE_WITH_TIMEOUT(created.count(), 1, 10000);
+        QCOMPARE(created.at(0).at(0).toInt(), 1);
+        QCOMPARE(created.at(0).at(1).toInt(), 3);
+        QVERIFY2(standalone.noticeText().contains(QStringLiteral("3 not made")),
+                 qPrintable(standalone.noticeText()));
+        QTRY_COMPARE_WITH_TIMEOUT(standalone.model()->rowOf(QStringLiteral("a1")), 0, 10000);
+        QCOMPARE(standalone.model()->tokenOf(QStringLiteral("a1")), QStringLiteral("rbw-a1"));
+        QVERIFY(standalone.model()
+                    ->index(0, WorkspaceTableModel::IdleColumn)
+                    .data()
+                    .toString()
+                    .contains(QStringLiteral("300")));
+        QCOMPARE(standalone.selectedWorkspaceIds(), QStringList{QStringLiteral("a1")});
         standalone.setConnection(nullptr);
     }
 };
