@@ -233,6 +233,41 @@
     </message>
 </context>
 <context>
+    <name>runbox::console::CreateWorkspaceDialog</name>
+    <message>
+        <source>Create workspaces</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Strong: its own sandbox per execution (one workspace)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Light: own uid, Landlock and rlimits (a batch)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This agent cannot make light workspaces: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Create</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>How many:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Up to %1 light workspaces at once; past the agent&apos;s capacity the answer says how many were not made.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Strong workspaces are created one at a time.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>runbox::console::EntryListModel</name>
     <message>
         <source>%1   — %2</source>
@@ -1072,6 +1107,60 @@
     </message>
 </context>
 <context>
+    <name>runbox::console::FileEntry</name>
+    <message>
+        <source>File</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Link</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Other</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Unknown</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::FileListModel</name>
+    <message>
+        <source>%1 → %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 bytes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Size</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Modified</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Permissions</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>runbox::console::Format</name>
     <message>
         <source>%1 B</source>
@@ -1529,7 +1618,7 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>&lt;h3&gt;Runbox Console %1&lt;/h3&gt;&lt;p&gt;The operators&apos; desktop console for Runbox agents: sandbox health, quotas, network policy, Ascend NPUs, executions and science environments.&lt;/p&gt;&lt;p&gt;Shortcuts: F5 refresh · Ctrl+F find · Ctrl+R new run · Ctrl+. cancel a run · Ctrl+1…6 pages.&lt;/p&gt;</source>
+        <source>&lt;h3&gt;Runbox Console %1&lt;/h3&gt;&lt;p&gt;The operators&apos; desktop console for Runbox agents: sandbox health, quotas, network policy, Ascend NPUs, executions and science environments.&lt;/p&gt;&lt;p&gt;Shortcuts: F5 refresh · Ctrl+F find · Ctrl+R new run · Ctrl+. cancel a run · Ctrl+1…7 pages.&lt;/p&gt;</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -2492,6 +2581,225 @@ Compare it with the output of runbox-agent --print-fingerprint on the agent&apos
     </message>
     <message>
         <source>unknown error</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::WorkspaceInfo</name>
+    <message>
+        <source>Strong</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Light</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Background processes killed (%1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Background processes killed (%1): %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::WorkspaceTableModel</name>
+    <message>
+        <source>Confinement: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>never evicted</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>evicted after %1 s idle</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>kept for this session</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The scoped token of this workspace is kept in memory until the console closes; it is never written to disk.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The agent gives a workspace&apos;s token only when it is created: tokens of workspaces made elsewhere cannot be copied here.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>build workspace of environment %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Workspace</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Isolation</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Created</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>UID</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Idle timeout</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Token</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Notes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>As the agent said when the workspace was created.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::WorkspacesPage</name>
+    <message>
+        <source>Workspaces</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Create…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Delete…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copy &amp;token</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Re&amp;fresh</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Create one strong workspace or a batch of light ones</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Delete the selected workspaces and their files</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copy the scoped token of a workspace created in this session</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The agent gives a workspace&apos;s scoped token only when it is created: the console keeps the tokens of the workspaces created here in memory for this session only and never writes them to disk.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>workspaces</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Could not read the workspaces</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Light tier: %1 of %2 workspaces</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Light tier: %1 workspaces, no capacity set</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>idle light workspaces evicted after %1 s by default</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Light tier unavailable: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Pool host %1: %2 workspaces, capacity %3, %4 free</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>?</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Creating workspaces…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Could not create workspaces: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n workspace(s) created.</source>
+        <translation>
+            <numerusform>%n workspace created.</numerusform>
+            <numerusform>%n workspaces created.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n not made: the agent&apos;s capacity for them is used up (its light-workspace quota or its pool&apos;s capacity).</source>
+        <translation>
+            <numerusform>%n not made: the agent&apos;s capacity for them is used up (its light-workspace quota or its pool&apos;s capacity).</numerusform>
+            <numerusform>%n not made: the agent&apos;s capacity for them is used up (its light-workspace quota or its pool&apos;s capacity).</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Delete workspaces</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Delete %n workspace(s) and every file in them? This cannot be undone.</source>
+        <translation>
+            <numerusform>Delete %n workspace and every file in it? This cannot be undone.</numerusform>
+            <numerusform>Delete %n workspaces and every file in them? This cannot be undone.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Deleting %n workspace(s)…</source>
+        <translation>
+            <numerusform>Deleting %n workspace…</numerusform>
+            <numerusform>Deleting %n workspaces…</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n workspace(s) not deleted:</source>
+        <translation>
+            <numerusform>%n workspace not deleted:</numerusform>
+            <numerusform>%n workspaces not deleted:</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n workspace(s) deleted.</source>
+        <translation>
+            <numerusform>%n workspace deleted.</numerusform>
+            <numerusform>%n workspaces deleted.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>No token kept for this workspace: the agent gives it only when the workspace is created.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Token of %1 copied to the clipboard.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

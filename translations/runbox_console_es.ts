@@ -233,6 +233,41 @@
     </message>
 </context>
 <context>
+    <name>runbox::console::CreateWorkspaceDialog</name>
+    <message>
+        <source>Create workspaces</source>
+        <translation>Crear espacios de trabajo</translation>
+    </message>
+    <message>
+        <source>&amp;Strong: its own sandbox per execution (one workspace)</source>
+        <translation>&amp;Fuerte: su propio sandbox en cada ejecución (un espacio de trabajo)</translation>
+    </message>
+    <message>
+        <source>&amp;Light: own uid, Landlock and rlimits (a batch)</source>
+        <translation>&amp;Ligero: uid propio, Landlock y rlimits (un lote)</translation>
+    </message>
+    <message>
+        <source>This agent cannot make light workspaces: %1</source>
+        <translation>Este agente no puede crear espacios de trabajo ligeros: %1</translation>
+    </message>
+    <message>
+        <source>&amp;Create</source>
+        <translation>&amp;Crear</translation>
+    </message>
+    <message>
+        <source>How many:</source>
+        <translation>Cuántos:</translation>
+    </message>
+    <message>
+        <source>Up to %1 light workspaces at once; past the agent&apos;s capacity the answer says how many were not made.</source>
+        <translation>Hasta %1 espacios de trabajo ligeros a la vez; si se supera la capacidad del agente, la respuesta indica cuántos no se crearon.</translation>
+    </message>
+    <message>
+        <source>Strong workspaces are created one at a time.</source>
+        <translation>Los espacios de trabajo fuertes se crean de uno en uno.</translation>
+    </message>
+</context>
+<context>
     <name>runbox::console::EntryListModel</name>
     <message>
         <source>%1: refused — %2</source>
@@ -1072,6 +1107,60 @@
     </message>
 </context>
 <context>
+    <name>runbox::console::FileEntry</name>
+    <message>
+        <source>File</source>
+        <translation>Archivo</translation>
+    </message>
+    <message>
+        <source>Folder</source>
+        <translation>Carpeta</translation>
+    </message>
+    <message>
+        <source>Link</source>
+        <translation>Enlace</translation>
+    </message>
+    <message>
+        <source>Other</source>
+        <translation>Otro</translation>
+    </message>
+    <message>
+        <source>Unknown</source>
+        <translation>Desconocido</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::FileListModel</name>
+    <message>
+        <source>%1 → %2</source>
+        <translation>%1 → %2</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1 (%2)</translation>
+    </message>
+    <message>
+        <source>%1 bytes</source>
+        <translation>%1 bytes</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>Nombre</translation>
+    </message>
+    <message>
+        <source>Size</source>
+        <translation>Tamaño</translation>
+    </message>
+    <message>
+        <source>Modified</source>
+        <translation>Modificado</translation>
+    </message>
+    <message>
+        <source>Permissions</source>
+        <translation>Permisos</translation>
+    </message>
+</context>
+<context>
     <name>runbox::console::Format</name>
     <message>
         <source>%1 KiB</source>
@@ -1531,8 +1620,8 @@
         <translation>Tokens: solo esta sesión</translation>
     </message>
     <message>
-        <source>&lt;h3&gt;Runbox Console %1&lt;/h3&gt;&lt;p&gt;The operators&apos; desktop console for Runbox agents: sandbox health, quotas, network policy, Ascend NPUs, executions and science environments.&lt;/p&gt;&lt;p&gt;Shortcuts: F5 refresh · Ctrl+F find · Ctrl+R new run · Ctrl+. cancel a run · Ctrl+1…6 pages.&lt;/p&gt;</source>
-        <translation>&lt;h3&gt;Consola de Runbox %1&lt;/h3&gt;&lt;p&gt;La consola de escritorio de los operadores para agentes de Runbox: estado del sandbox, cuotas, política de red, NPU Ascend, ejecuciones y entornos científicos.&lt;/p&gt;&lt;p&gt;Atajos: F5 actualizar · Ctrl+F buscar · Ctrl+R nueva ejecución · Ctrl+. cancelar una ejecución · Ctrl+1…6 páginas.&lt;/p&gt;</translation>
+        <source>&lt;h3&gt;Runbox Console %1&lt;/h3&gt;&lt;p&gt;The operators&apos; desktop console for Runbox agents: sandbox health, quotas, network policy, Ascend NPUs, executions and science environments.&lt;/p&gt;&lt;p&gt;Shortcuts: F5 refresh · Ctrl+F find · Ctrl+R new run · Ctrl+. cancel a run · Ctrl+1…7 pages.&lt;/p&gt;</source>
+        <translation>&lt;h3&gt;Consola de Runbox %1&lt;/h3&gt;&lt;p&gt;La consola de escritorio de los operadores para agentes de Runbox: estado del sandbox, cuotas, política de red, NPU Ascend, ejecuciones y entornos científicos.&lt;/p&gt;&lt;p&gt;Atajos: F5 actualizar · Ctrl+F buscar · Ctrl+R nueva ejecución · Ctrl+. cancelar una ejecución · Ctrl+1…7 páginas.&lt;/p&gt;</translation>
     </message>
     <message>
         <source>Agent certificate</source>
@@ -2501,6 +2590,225 @@ Compárela con la salida de runbox-agent --print-fingerprint en el host del agen
     <message>
         <source>unknown error</source>
         <translation>error desconocido</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::WorkspaceInfo</name>
+    <message>
+        <source>Strong</source>
+        <translation>Fuerte</translation>
+    </message>
+    <message>
+        <source>Light</source>
+        <translation>Ligero</translation>
+    </message>
+    <message>
+        <source>Background processes killed (%1)</source>
+        <translation>Procesos en segundo plano terminados (%1)</translation>
+    </message>
+    <message>
+        <source>Background processes killed (%1): %2</source>
+        <translation>Procesos en segundo plano terminados (%1): %2</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::WorkspaceTableModel</name>
+    <message>
+        <source>Confinement: %1</source>
+        <translation>Confinamiento: %1</translation>
+    </message>
+    <message>
+        <source>never evicted</source>
+        <translation>nunca se desaloja</translation>
+    </message>
+    <message>
+        <source>evicted after %1 s idle</source>
+        <translation>se desaloja tras %1 s inactivo</translation>
+    </message>
+    <message>
+        <source>kept for this session</source>
+        <translation>guardado en esta sesión</translation>
+    </message>
+    <message>
+        <source>The scoped token of this workspace is kept in memory until the console closes; it is never written to disk.</source>
+        <translation>El token de ámbito de este espacio de trabajo se guarda en memoria hasta que se cierre la consola; nunca se escribe en disco.</translation>
+    </message>
+    <message>
+        <source>The agent gives a workspace&apos;s token only when it is created: tokens of workspaces made elsewhere cannot be copied here.</source>
+        <translation>El agente solo entrega el token de un espacio de trabajo al crearlo: los tokens de espacios de trabajo creados en otro lugar no se pueden copiar aquí.</translation>
+    </message>
+    <message>
+        <source>build workspace of environment %1</source>
+        <translation>espacio de trabajo de compilación del entorno %1</translation>
+    </message>
+    <message>
+        <source>Workspace</source>
+        <translation>Espacio de trabajo</translation>
+    </message>
+    <message>
+        <source>Isolation</source>
+        <translation>Aislamiento</translation>
+    </message>
+    <message>
+        <source>Created</source>
+        <translation>Creado</translation>
+    </message>
+    <message>
+        <source>UID</source>
+        <translation>UID</translation>
+    </message>
+    <message>
+        <source>Idle timeout</source>
+        <translation>Tiempo de inactividad</translation>
+    </message>
+    <message>
+        <source>Token</source>
+        <translation>Token</translation>
+    </message>
+    <message>
+        <source>Notes</source>
+        <translation>Notas</translation>
+    </message>
+    <message>
+        <source>As the agent said when the workspace was created.</source>
+        <translation>Según lo indicó el agente al crear el espacio de trabajo.</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::WorkspacesPage</name>
+    <message>
+        <source>Workspaces</source>
+        <translation>Espacios de trabajo</translation>
+    </message>
+    <message>
+        <source>&amp;Create…</source>
+        <translation>&amp;Crear…</translation>
+    </message>
+    <message>
+        <source>&amp;Delete…</source>
+        <translation>&amp;Eliminar…</translation>
+    </message>
+    <message>
+        <source>Copy &amp;token</source>
+        <translation>Copiar &amp;token</translation>
+    </message>
+    <message>
+        <source>Re&amp;fresh</source>
+        <translation>Actuali&amp;zar</translation>
+    </message>
+    <message>
+        <source>Create one strong workspace or a batch of light ones</source>
+        <translation>Crear un espacio de trabajo fuerte o un lote de ligeros</translation>
+    </message>
+    <message>
+        <source>Delete the selected workspaces and their files</source>
+        <translation>Eliminar los espacios de trabajo seleccionados y sus archivos</translation>
+    </message>
+    <message>
+        <source>Copy the scoped token of a workspace created in this session</source>
+        <translation>Copiar el token de ámbito de un espacio de trabajo creado en esta sesión</translation>
+    </message>
+    <message>
+        <source>The agent gives a workspace&apos;s scoped token only when it is created: the console keeps the tokens of the workspaces created here in memory for this session only and never writes them to disk.</source>
+        <translation>El agente solo entrega el token de ámbito de un espacio de trabajo al crearlo: la consola guarda los tokens de los espacios de trabajo creados aquí en memoria, solo durante esta sesión, y nunca los escribe en disco.</translation>
+    </message>
+    <message>
+        <source>workspaces</source>
+        <translation>espacios de trabajo</translation>
+    </message>
+    <message>
+        <source>Could not read the workspaces</source>
+        <translation>No se pudieron leer los espacios de trabajo</translation>
+    </message>
+    <message>
+        <source>Light tier: %1 of %2 workspaces</source>
+        <translation>Nivel ligero: %1 de %2 espacios de trabajo</translation>
+    </message>
+    <message>
+        <source>Light tier: %1 workspaces, no capacity set</source>
+        <translation>Nivel ligero: %1 espacios de trabajo, sin capacidad fijada</translation>
+    </message>
+    <message>
+        <source>idle light workspaces evicted after %1 s by default</source>
+        <translation>los espacios de trabajo ligeros inactivos se desalojan tras %1 s por omisión</translation>
+    </message>
+    <message>
+        <source>Light tier unavailable: %1</source>
+        <translation>Nivel ligero no disponible: %1</translation>
+    </message>
+    <message>
+        <source>Pool host %1: %2 workspaces, capacity %3, %4 free</source>
+        <translation>Host del pool %1: %2 espacios de trabajo, capacidad %3, %4 libres</translation>
+    </message>
+    <message>
+        <source>?</source>
+        <translation>?</translation>
+    </message>
+    <message>
+        <source>Creating workspaces…</source>
+        <translation>Creando espacios de trabajo…</translation>
+    </message>
+    <message>
+        <source>Could not create workspaces: %1</source>
+        <translation>No se pudieron crear los espacios de trabajo: %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n workspace(s) created.</source>
+        <translation>
+            <numerusform>%n espacio de trabajo creado.</numerusform>
+            <numerusform>%n espacios de trabajo creados.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n not made: the agent&apos;s capacity for them is used up (its light-workspace quota or its pool&apos;s capacity).</source>
+        <translation>
+            <numerusform>%n no creado: la capacidad del agente para ellos está agotada (su cuota de espacios de trabajo ligeros o la capacidad de su pool).</numerusform>
+            <numerusform>%n no creados: la capacidad del agente para ellos está agotada (su cuota de espacios de trabajo ligeros o la capacidad de su pool).</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Delete workspaces</source>
+        <translation>Eliminar espacios de trabajo</translation>
+    </message>
+    <message numerus="yes">
+        <source>Delete %n workspace(s) and every file in them? This cannot be undone.</source>
+        <translation>
+            <numerusform>¿Eliminar %n espacio de trabajo y todos sus archivos? No se puede deshacer.</numerusform>
+            <numerusform>¿Eliminar %n espacios de trabajo y todos sus archivos? No se puede deshacer.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Deleting %n workspace(s)…</source>
+        <translation>
+            <numerusform>Eliminando %n espacio de trabajo…</numerusform>
+            <numerusform>Eliminando %n espacios de trabajo…</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1: %2</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n workspace(s) not deleted:</source>
+        <translation>
+            <numerusform>%n espacio de trabajo no eliminado:</numerusform>
+            <numerusform>%n espacios de trabajo no eliminados:</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n workspace(s) deleted.</source>
+        <translation>
+            <numerusform>%n espacio de trabajo eliminado.</numerusform>
+            <numerusform>%n espacios de trabajo eliminados.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>No token kept for this workspace: the agent gives it only when the workspace is created.</source>
+        <translation>No hay token guardado para este espacio de trabajo: el agente solo lo entrega al crearlo.</translation>
+    </message>
+    <message>
+        <source>Token of %1 copied to the clipboard.</source>
+        <translation>Token de %1 copiado al portapapeles.</translation>
     </message>
 </context>
 </TS>

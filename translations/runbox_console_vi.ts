@@ -230,6 +230,41 @@
     </message>
 </context>
 <context>
+    <name>runbox::console::CreateWorkspaceDialog</name>
+    <message>
+        <source>Create workspaces</source>
+        <translation>Tạo workspace</translation>
+    </message>
+    <message>
+        <source>&amp;Strong: its own sandbox per execution (one workspace)</source>
+        <translation>&amp;Mạnh: mỗi lần thực thi có sandbox riêng (một workspace)</translation>
+    </message>
+    <message>
+        <source>&amp;Light: own uid, Landlock and rlimits (a batch)</source>
+        <translation>&amp;Nhẹ: uid riêng, Landlock và rlimits (một lô)</translation>
+    </message>
+    <message>
+        <source>This agent cannot make light workspaces: %1</source>
+        <translation>Agent này không tạo được workspace nhẹ: %1</translation>
+    </message>
+    <message>
+        <source>&amp;Create</source>
+        <translation>&amp;Tạo</translation>
+    </message>
+    <message>
+        <source>How many:</source>
+        <translation>Số lượng:</translation>
+    </message>
+    <message>
+        <source>Up to %1 light workspaces at once; past the agent&apos;s capacity the answer says how many were not made.</source>
+        <translation>Tối đa %1 workspace nhẹ mỗi lần; vượt quá sức chứa của agent, câu trả lời cho biết bao nhiêu cái không được tạo.</translation>
+    </message>
+    <message>
+        <source>Strong workspaces are created one at a time.</source>
+        <translation>Workspace mạnh được tạo từng cái một.</translation>
+    </message>
+</context>
+<context>
     <name>runbox::console::EntryListModel</name>
     <message>
         <source>%1: refused — %2</source>
@@ -1067,6 +1102,60 @@
     </message>
 </context>
 <context>
+    <name>runbox::console::FileEntry</name>
+    <message>
+        <source>File</source>
+        <translation>Tệp</translation>
+    </message>
+    <message>
+        <source>Folder</source>
+        <translation>Thư mục</translation>
+    </message>
+    <message>
+        <source>Link</source>
+        <translation>Liên kết</translation>
+    </message>
+    <message>
+        <source>Other</source>
+        <translation>Khác</translation>
+    </message>
+    <message>
+        <source>Unknown</source>
+        <translation>Không rõ</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::FileListModel</name>
+    <message>
+        <source>%1 → %2</source>
+        <translation>%1 → %2</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1 (%2)</translation>
+    </message>
+    <message>
+        <source>%1 bytes</source>
+        <translation>%1 byte</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>Tên</translation>
+    </message>
+    <message>
+        <source>Size</source>
+        <translation>Kích thước</translation>
+    </message>
+    <message>
+        <source>Modified</source>
+        <translation>Sửa đổi</translation>
+    </message>
+    <message>
+        <source>Permissions</source>
+        <translation>Quyền</translation>
+    </message>
+</context>
+<context>
     <name>runbox::console::Format</name>
     <message>
         <source>%1 KiB</source>
@@ -1525,8 +1614,8 @@
         <translation>Token: chỉ phiên này</translation>
     </message>
     <message>
-        <source>&lt;h3&gt;Runbox Console %1&lt;/h3&gt;&lt;p&gt;The operators&apos; desktop console for Runbox agents: sandbox health, quotas, network policy, Ascend NPUs, executions and science environments.&lt;/p&gt;&lt;p&gt;Shortcuts: F5 refresh · Ctrl+F find · Ctrl+R new run · Ctrl+. cancel a run · Ctrl+1…6 pages.&lt;/p&gt;</source>
-        <translation>&lt;h3&gt;Runbox Console %1&lt;/h3&gt;&lt;p&gt;Console máy tính dành cho người vận hành agent Runbox: tình trạng sandbox, hạn mức, chính sách mạng, NPU Ascend, các lần chạy và môi trường khoa học.&lt;/p&gt;&lt;p&gt;Phím tắt: F5 làm mới · Ctrl+F tìm · Ctrl+R lần chạy mới · Ctrl+. hủy lần chạy · Ctrl+1…6 chuyển trang.&lt;/p&gt;</translation>
+        <source>&lt;h3&gt;Runbox Console %1&lt;/h3&gt;&lt;p&gt;The operators&apos; desktop console for Runbox agents: sandbox health, quotas, network policy, Ascend NPUs, executions and science environments.&lt;/p&gt;&lt;p&gt;Shortcuts: F5 refresh · Ctrl+F find · Ctrl+R new run · Ctrl+. cancel a run · Ctrl+1…7 pages.&lt;/p&gt;</source>
+        <translation>&lt;h3&gt;Runbox Console %1&lt;/h3&gt;&lt;p&gt;Console máy tính dành cho người vận hành agent Runbox: tình trạng sandbox, hạn mức, chính sách mạng, NPU Ascend, các lần chạy và môi trường khoa học.&lt;/p&gt;&lt;p&gt;Phím tắt: F5 làm mới · Ctrl+F tìm · Ctrl+R lần chạy mới · Ctrl+. hủy lần chạy · Ctrl+1…7 chuyển trang.&lt;/p&gt;</translation>
     </message>
     <message>
         <source>Agent certificate</source>
@@ -2491,6 +2580,219 @@ Hãy so sánh với kết quả của runbox-agent --print-fingerprint trên má
     <message>
         <source>unknown error</source>
         <translation>lỗi không rõ</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::WorkspaceInfo</name>
+    <message>
+        <source>Strong</source>
+        <translation>Mạnh</translation>
+    </message>
+    <message>
+        <source>Light</source>
+        <translation>Nhẹ</translation>
+    </message>
+    <message>
+        <source>Background processes killed (%1)</source>
+        <translation>Tiến trình nền đã bị dừng (%1)</translation>
+    </message>
+    <message>
+        <source>Background processes killed (%1): %2</source>
+        <translation>Tiến trình nền đã bị dừng (%1): %2</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::WorkspaceTableModel</name>
+    <message>
+        <source>Confinement: %1</source>
+        <translation>Giới hạn cô lập: %1</translation>
+    </message>
+    <message>
+        <source>never evicted</source>
+        <translation>không bao giờ bị thu hồi</translation>
+    </message>
+    <message>
+        <source>evicted after %1 s idle</source>
+        <translation>bị thu hồi sau %1 giây nhàn rỗi</translation>
+    </message>
+    <message>
+        <source>kept for this session</source>
+        <translation>giữ trong phiên này</translation>
+    </message>
+    <message>
+        <source>The scoped token of this workspace is kept in memory until the console closes; it is never written to disk.</source>
+        <translation>Token phạm vi của workspace này được giữ trong bộ nhớ đến khi đóng bảng điều khiển; không bao giờ được ghi xuống đĩa.</translation>
+    </message>
+    <message>
+        <source>The agent gives a workspace&apos;s token only when it is created: tokens of workspaces made elsewhere cannot be copied here.</source>
+        <translation>Agent chỉ trao token của workspace khi tạo nó: không thể sao chép ở đây token của workspace được tạo ở nơi khác.</translation>
+    </message>
+    <message>
+        <source>build workspace of environment %1</source>
+        <translation>workspace dựng của môi trường %1</translation>
+    </message>
+    <message>
+        <source>Workspace</source>
+        <translation>Workspace</translation>
+    </message>
+    <message>
+        <source>Isolation</source>
+        <translation>Mức cô lập</translation>
+    </message>
+    <message>
+        <source>Created</source>
+        <translation>Tạo lúc</translation>
+    </message>
+    <message>
+        <source>UID</source>
+        <translation>UID</translation>
+    </message>
+    <message>
+        <source>Idle timeout</source>
+        <translation>Thời gian chờ nhàn rỗi</translation>
+    </message>
+    <message>
+        <source>Token</source>
+        <translation>Token</translation>
+    </message>
+    <message>
+        <source>Notes</source>
+        <translation>Ghi chú</translation>
+    </message>
+    <message>
+        <source>As the agent said when the workspace was created.</source>
+        <translation>Theo những gì agent cho biết khi tạo workspace.</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::WorkspacesPage</name>
+    <message>
+        <source>Workspaces</source>
+        <translation>Workspace</translation>
+    </message>
+    <message>
+        <source>&amp;Create…</source>
+        <translation>&amp;Tạo…</translation>
+    </message>
+    <message>
+        <source>&amp;Delete…</source>
+        <translation>&amp;Xóa…</translation>
+    </message>
+    <message>
+        <source>Copy &amp;token</source>
+        <translation>Sao chép &amp;token</translation>
+    </message>
+    <message>
+        <source>Re&amp;fresh</source>
+        <translation>&amp;Làm mới</translation>
+    </message>
+    <message>
+        <source>Create one strong workspace or a batch of light ones</source>
+        <translation>Tạo một workspace mạnh hoặc một lô workspace nhẹ</translation>
+    </message>
+    <message>
+        <source>Delete the selected workspaces and their files</source>
+        <translation>Xóa các workspace đã chọn và tệp của chúng</translation>
+    </message>
+    <message>
+        <source>Copy the scoped token of a workspace created in this session</source>
+        <translation>Sao chép token phạm vi của một workspace được tạo trong phiên này</translation>
+    </message>
+    <message>
+        <source>The agent gives a workspace&apos;s scoped token only when it is created: the console keeps the tokens of the workspaces created here in memory for this session only and never writes them to disk.</source>
+        <translation>Agent chỉ trao token phạm vi của workspace khi tạo nó: bảng điều khiển chỉ giữ token của các workspace tạo ở đây trong bộ nhớ, trong phiên này, và không bao giờ ghi chúng xuống đĩa.</translation>
+    </message>
+    <message>
+        <source>workspaces</source>
+        <translation>workspace</translation>
+    </message>
+    <message>
+        <source>Could not read the workspaces</source>
+        <translation>Không đọc được các workspace</translation>
+    </message>
+    <message>
+        <source>Light tier: %1 of %2 workspaces</source>
+        <translation>Tầng nhẹ: %1 trên %2 workspace</translation>
+    </message>
+    <message>
+        <source>Light tier: %1 workspaces, no capacity set</source>
+        <translation>Tầng nhẹ: %1 workspace, chưa đặt sức chứa</translation>
+    </message>
+    <message>
+        <source>idle light workspaces evicted after %1 s by default</source>
+        <translation>workspace nhẹ nhàn rỗi mặc định bị thu hồi sau %1 giây</translation>
+    </message>
+    <message>
+        <source>Light tier unavailable: %1</source>
+        <translation>Tầng nhẹ không khả dụng: %1</translation>
+    </message>
+    <message>
+        <source>Pool host %1: %2 workspaces, capacity %3, %4 free</source>
+        <translation>Máy chủ pool %1: %2 workspace, sức chứa %3, còn trống %4</translation>
+    </message>
+    <message>
+        <source>?</source>
+        <translation>?</translation>
+    </message>
+    <message>
+        <source>Creating workspaces…</source>
+        <translation>Đang tạo workspace…</translation>
+    </message>
+    <message>
+        <source>Could not create workspaces: %1</source>
+        <translation>Không tạo được workspace: %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n workspace(s) created.</source>
+        <translation>
+            <numerusform>Đã tạo %n workspace.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n not made: the agent&apos;s capacity for them is used up (its light-workspace quota or its pool&apos;s capacity).</source>
+        <translation>
+            <numerusform>%n cái không được tạo: sức chứa của agent đã hết (hạn mức workspace nhẹ hoặc sức chứa của pool).</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Delete workspaces</source>
+        <translation>Xóa workspace</translation>
+    </message>
+    <message numerus="yes">
+        <source>Delete %n workspace(s) and every file in them? This cannot be undone.</source>
+        <translation>
+            <numerusform>Xóa %n workspace cùng mọi tệp trong đó? Không thể hoàn tác.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Deleting %n workspace(s)…</source>
+        <translation>
+            <numerusform>Đang xóa %n workspace…</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1: %2</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n workspace(s) not deleted:</source>
+        <translation>
+            <numerusform>%n workspace không bị xóa:</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n workspace(s) deleted.</source>
+        <translation>
+            <numerusform>Đã xóa %n workspace.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>No token kept for this workspace: the agent gives it only when the workspace is created.</source>
+        <translation>Không có token nào được giữ cho workspace này: agent chỉ trao nó khi tạo workspace.</translation>
+    </message>
+    <message>
+        <source>Token of %1 copied to the clipboard.</source>
+        <translation>Đã sao chép token của %1 vào bảng nhớ tạm.</translation>
     </message>
 </context>
 </TS>

@@ -230,6 +230,41 @@
     </message>
 </context>
 <context>
+    <name>runbox::console::CreateWorkspaceDialog</name>
+    <message>
+        <source>Create workspaces</source>
+        <translation>创建工作区</translation>
+    </message>
+    <message>
+        <source>&amp;Strong: its own sandbox per execution (one workspace)</source>
+        <translation>强隔离(&amp;S)：每次执行都有自己的沙箱（一个工作区）</translation>
+    </message>
+    <message>
+        <source>&amp;Light: own uid, Landlock and rlimits (a batch)</source>
+        <translation>轻量(&amp;L)：独立 uid、Landlock 与 rlimits（可批量）</translation>
+    </message>
+    <message>
+        <source>This agent cannot make light workspaces: %1</source>
+        <translation>此代理无法创建轻量工作区：%1</translation>
+    </message>
+    <message>
+        <source>&amp;Create</source>
+        <translation>创建(&amp;C)</translation>
+    </message>
+    <message>
+        <source>How many:</source>
+        <translation>数量：</translation>
+    </message>
+    <message>
+        <source>Up to %1 light workspaces at once; past the agent&apos;s capacity the answer says how many were not made.</source>
+        <translation>一次最多 %1 个轻量工作区；超出代理容量时，回应会说明有多少个未创建。</translation>
+    </message>
+    <message>
+        <source>Strong workspaces are created one at a time.</source>
+        <translation>强隔离工作区一次只能创建一个。</translation>
+    </message>
+</context>
+<context>
     <name>runbox::console::EntryListModel</name>
     <message>
         <source>%1: refused — %2</source>
@@ -1067,6 +1102,60 @@
     </message>
 </context>
 <context>
+    <name>runbox::console::FileEntry</name>
+    <message>
+        <source>File</source>
+        <translation>文件</translation>
+    </message>
+    <message>
+        <source>Folder</source>
+        <translation>文件夹</translation>
+    </message>
+    <message>
+        <source>Link</source>
+        <translation>链接</translation>
+    </message>
+    <message>
+        <source>Other</source>
+        <translation>其他</translation>
+    </message>
+    <message>
+        <source>Unknown</source>
+        <translation>未知</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::FileListModel</name>
+    <message>
+        <source>%1 → %2</source>
+        <translation>%1 → %2</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1（%2）</translation>
+    </message>
+    <message>
+        <source>%1 bytes</source>
+        <translation>%1 字节</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>Size</source>
+        <translation>大小</translation>
+    </message>
+    <message>
+        <source>Modified</source>
+        <translation>修改时间</translation>
+    </message>
+    <message>
+        <source>Permissions</source>
+        <translation>权限</translation>
+    </message>
+</context>
+<context>
     <name>runbox::console::Format</name>
     <message>
         <source>%1 KiB</source>
@@ -1525,8 +1614,8 @@
         <translation>令牌：仅本次会话</translation>
     </message>
     <message>
-        <source>&lt;h3&gt;Runbox Console %1&lt;/h3&gt;&lt;p&gt;The operators&apos; desktop console for Runbox agents: sandbox health, quotas, network policy, Ascend NPUs, executions and science environments.&lt;/p&gt;&lt;p&gt;Shortcuts: F5 refresh · Ctrl+F find · Ctrl+R new run · Ctrl+. cancel a run · Ctrl+1…6 pages.&lt;/p&gt;</source>
-        <translation>&lt;h3&gt;Runbox 控制台 %1&lt;/h3&gt;&lt;p&gt;面向运维人员的 Runbox 代理桌面控制台：沙箱健康状况、配额、网络策略、Ascend NPU、执行记录和科学计算环境。&lt;/p&gt;&lt;p&gt;快捷键：F5 刷新 · Ctrl+F 查找 · Ctrl+R 新建运行 · Ctrl+. 取消运行 · Ctrl+1…6 切换页面。&lt;/p&gt;</translation>
+        <source>&lt;h3&gt;Runbox Console %1&lt;/h3&gt;&lt;p&gt;The operators&apos; desktop console for Runbox agents: sandbox health, quotas, network policy, Ascend NPUs, executions and science environments.&lt;/p&gt;&lt;p&gt;Shortcuts: F5 refresh · Ctrl+F find · Ctrl+R new run · Ctrl+. cancel a run · Ctrl+1…7 pages.&lt;/p&gt;</source>
+        <translation>&lt;h3&gt;Runbox 控制台 %1&lt;/h3&gt;&lt;p&gt;面向运维人员的 Runbox 代理桌面控制台：沙箱健康状况、配额、网络策略、Ascend NPU、执行记录和科学计算环境。&lt;/p&gt;&lt;p&gt;快捷键：F5 刷新 · Ctrl+F 查找 · Ctrl+R 新建运行 · Ctrl+. 取消运行 · Ctrl+1…7 切换页面。&lt;/p&gt;</translation>
     </message>
     <message>
         <source>Agent certificate</source>
@@ -2491,6 +2580,219 @@ Compare it with the output of runbox-agent --print-fingerprint on the agent&apos
     <message>
         <source>unknown error</source>
         <translation>未知错误</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::WorkspaceInfo</name>
+    <message>
+        <source>Strong</source>
+        <translation>强隔离</translation>
+    </message>
+    <message>
+        <source>Light</source>
+        <translation>轻量</translation>
+    </message>
+    <message>
+        <source>Background processes killed (%1)</source>
+        <translation>后台进程已被终止（%1）</translation>
+    </message>
+    <message>
+        <source>Background processes killed (%1): %2</source>
+        <translation>后台进程已被终止（%1）：%2</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::WorkspaceTableModel</name>
+    <message>
+        <source>Confinement: %1</source>
+        <translation>隔离限制：%1</translation>
+    </message>
+    <message>
+        <source>never evicted</source>
+        <translation>永不回收</translation>
+    </message>
+    <message>
+        <source>evicted after %1 s idle</source>
+        <translation>空闲 %1 秒后回收</translation>
+    </message>
+    <message>
+        <source>kept for this session</source>
+        <translation>本次会话内保留</translation>
+    </message>
+    <message>
+        <source>The scoped token of this workspace is kept in memory until the console closes; it is never written to disk.</source>
+        <translation>此工作区的限定令牌保存在内存中，直到控制台关闭；绝不会写入磁盘。</translation>
+    </message>
+    <message>
+        <source>The agent gives a workspace&apos;s token only when it is created: tokens of workspaces made elsewhere cannot be copied here.</source>
+        <translation>代理仅在创建工作区时给出其令牌：在别处创建的工作区的令牌无法在此复制。</translation>
+    </message>
+    <message>
+        <source>build workspace of environment %1</source>
+        <translation>环境 %1 的构建工作区</translation>
+    </message>
+    <message>
+        <source>Workspace</source>
+        <translation>工作区</translation>
+    </message>
+    <message>
+        <source>Isolation</source>
+        <translation>隔离级别</translation>
+    </message>
+    <message>
+        <source>Created</source>
+        <translation>创建时间</translation>
+    </message>
+    <message>
+        <source>UID</source>
+        <translation>UID</translation>
+    </message>
+    <message>
+        <source>Idle timeout</source>
+        <translation>空闲超时</translation>
+    </message>
+    <message>
+        <source>Token</source>
+        <translation>令牌</translation>
+    </message>
+    <message>
+        <source>Notes</source>
+        <translation>备注</translation>
+    </message>
+    <message>
+        <source>As the agent said when the workspace was created.</source>
+        <translation>按代理创建工作区时的说明。</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::WorkspacesPage</name>
+    <message>
+        <source>Workspaces</source>
+        <translation>工作区</translation>
+    </message>
+    <message>
+        <source>&amp;Create…</source>
+        <translation>创建(&amp;C)…</translation>
+    </message>
+    <message>
+        <source>&amp;Delete…</source>
+        <translation>删除(&amp;D)…</translation>
+    </message>
+    <message>
+        <source>Copy &amp;token</source>
+        <translation>复制令牌(&amp;T)</translation>
+    </message>
+    <message>
+        <source>Re&amp;fresh</source>
+        <translation>刷新(&amp;F)</translation>
+    </message>
+    <message>
+        <source>Create one strong workspace or a batch of light ones</source>
+        <translation>创建一个强隔离工作区或一批轻量工作区</translation>
+    </message>
+    <message>
+        <source>Delete the selected workspaces and their files</source>
+        <translation>删除所选工作区及其文件</translation>
+    </message>
+    <message>
+        <source>Copy the scoped token of a workspace created in this session</source>
+        <translation>复制本次会话中创建的工作区的限定令牌</translation>
+    </message>
+    <message>
+        <source>The agent gives a workspace&apos;s scoped token only when it is created: the console keeps the tokens of the workspaces created here in memory for this session only and never writes them to disk.</source>
+        <translation>代理仅在创建工作区时给出其限定令牌：控制台只在本次会话期间将此处创建的工作区令牌保存在内存中，绝不写入磁盘。</translation>
+    </message>
+    <message>
+        <source>workspaces</source>
+        <translation>工作区</translation>
+    </message>
+    <message>
+        <source>Could not read the workspaces</source>
+        <translation>无法读取工作区</translation>
+    </message>
+    <message>
+        <source>Light tier: %1 of %2 workspaces</source>
+        <translation>轻量层：%1 / %2 个工作区</translation>
+    </message>
+    <message>
+        <source>Light tier: %1 workspaces, no capacity set</source>
+        <translation>轻量层：%1 个工作区，未设容量</translation>
+    </message>
+    <message>
+        <source>idle light workspaces evicted after %1 s by default</source>
+        <translation>空闲的轻量工作区默认在 %1 秒后回收</translation>
+    </message>
+    <message>
+        <source>Light tier unavailable: %1</source>
+        <translation>轻量层不可用：%1</translation>
+    </message>
+    <message>
+        <source>Pool host %1: %2 workspaces, capacity %3, %4 free</source>
+        <translation>池主机 %1：%2 个工作区，容量 %3，空闲 %4</translation>
+    </message>
+    <message>
+        <source>?</source>
+        <translation>?</translation>
+    </message>
+    <message>
+        <source>Creating workspaces…</source>
+        <translation>正在创建工作区…</translation>
+    </message>
+    <message>
+        <source>Could not create workspaces: %1</source>
+        <translation>无法创建工作区：%1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n workspace(s) created.</source>
+        <translation>
+            <numerusform>已创建 %n 个工作区。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n not made: the agent&apos;s capacity for them is used up (its light-workspace quota or its pool&apos;s capacity).</source>
+        <translation>
+            <numerusform>%n 个未创建：代理的容量已用尽（轻量工作区配额或其池的容量）。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Delete workspaces</source>
+        <translation>删除工作区</translation>
+    </message>
+    <message numerus="yes">
+        <source>Delete %n workspace(s) and every file in them? This cannot be undone.</source>
+        <translation>
+            <numerusform>删除 %n 个工作区及其中所有文件？此操作无法撤销。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Deleting %n workspace(s)…</source>
+        <translation>
+            <numerusform>正在删除 %n 个工作区…</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1:%2</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n workspace(s) not deleted:</source>
+        <translation>
+            <numerusform>%n 个工作区未删除：</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n workspace(s) deleted.</source>
+        <translation>
+            <numerusform>已删除 %n 个工作区。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>No token kept for this workspace: the agent gives it only when the workspace is created.</source>
+        <translation>未保存此工作区的令牌：代理仅在创建工作区时给出令牌。</translation>
+    </message>
+    <message>
+        <source>Token of %1 copied to the clipboard.</source>
+        <translation>%1 的令牌已复制到剪贴板。</translation>
     </message>
 </context>
 </TS>

@@ -18,6 +18,7 @@
 #include "console/pages/QuotasPage.h"
 #include "console/pages/RunDialog.h"
 #include "shared/TlsPin.h"
+#include "console/pages/WorkspacesPage.h"
 
 #include <QAction>
 #include <QApplication>
@@ -46,7 +47,8 @@ MainWindow::MainWindow(ConsoleSettings* settings, ConnectionManager* manager, QW
       m_tabs(new QTabWidget(this)), m_overview(new OverviewPage(this)),
       m_quotas(new QuotasPage(this)), m_policy(new NetworkPolicyPage(this)),
       m_npu(new NpuPage(this)), m_executions(new ExecutionsPage(settings, this)),
-      m_environments(new EnvironmentsPage(this)), m_keychainLabel(new QLabel(this)) {
+      m_environments(new EnvironmentsPage(this)), m_workspaces(new WorkspacesPage(this)),
+      m_keychainLabel(new QLabel(this)) {
     setWindowTitle(tr("Runbox Console"));
     setWindowIcon(QIcon(QStringLiteral(":/icons/runbox.svg")));
     setObjectName(QStringLiteral("mainWindow"));
@@ -94,7 +96,7 @@ MainWindow::MainWindow(ConsoleSettings* settings, ConnectionManager* manager, QW
 MainWindow::~MainWindow() = default;
 
 QList<AgentPage*> MainWindow::pages() const {
-    return {m_overview, m_executions, m_quotas, m_policy, m_npu, m_environments};
+    return {m_overview, m_executions, m_workspaces, m_quotas, m_policy, m_npu, m_environments};
 }
 
 void MainWindow::buildAgentsDock() {
@@ -450,7 +452,7 @@ void MainWindow::showAbout() {
            "sandbox health, quotas, network policy, Ascend NPUs, executions and science "
            "environments.</p>"
            "<p>Shortcuts: F5 refresh · Ctrl+F find · Ctrl+R new run · Ctrl+. cancel a run · "
-           "Ctrl+1…6 pages.</p>")
+           "Ctrl+1…7 pages.</p>")
             .arg(QStringLiteral(RUNBOX_VERSION)));
 }
 

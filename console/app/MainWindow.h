@@ -26,6 +26,7 @@ class NpuPage;
 class OverviewPage;
 class ProfileListModel;
 class QuotasPage;
+class WorkspacesPage;
 
 /// The console's main window: the agents on the left (several connected at once), the pages of
 /// the selected agent in tabs, the status bar for connection news. Window geometry, dock layout
@@ -60,6 +61,7 @@ public:
     NpuPage* npuPage() const { return m_npu; }
     ExecutionsPage* executionsPage() const { return m_executions; }
     EnvironmentsPage* environmentsPage() const { return m_environments; }
+    WorkspacesPage* workspacesPage() const { return m_workspaces; }
     QList<AgentPage*> pages() const;
 
 Q_SIGNALS:
@@ -104,6 +106,7 @@ private:
     NpuPage* m_npu;
     ExecutionsPage* m_executions;
     EnvironmentsPage* m_environments;
+    WorkspacesPage* m_workspaces;
     QLabel* m_keychainLabel;
     QString m_currentProfileId;
     QList<QPointer<ExecutionWindow>> m_windows;

@@ -11,6 +11,7 @@
 #include "console/models/EntryListModel.h"
 #include "console/models/ExecutionTableModel.h"
 #include "console/models/NpuChipModel.h"
+#include "console/models/WorkspaceTableModel.h"
 #include "console/pages/ExecutionWindow.h"
 #include "console/pages/ExecutionsPage.h"
 #include "console/pages/NetworkPolicyPage.h"
@@ -18,6 +19,7 @@
 #include "console/pages/OverviewPage.h"
 #include "console/pages/QuotasPage.h"
 #include "console/pages/RunDialog.h"
+#include "console/pages/WorkspacesPage.h"
 #include "console/widgets/LogView.h"
 #include "console/widgets/QuotaEditor.h"
 
@@ -168,6 +170,28 @@ int main(int argc, char** argv) {
     page(window.overviewPage(), QStringLiteral("overview-local"));
     // A route this agent lacks (today: the NPU routes, docs/npu.md).
     page(window.npuPage(), QStringLiteral("not-offered"));
+    // Its workspaces: two strong ones created through the page (their tokens kept for the
+    // session), the newer one selected.
+    WorkspacesPage* workspaces = window.workspacesPage();
+    window.tabs()->setCurrentWidget(workspaces);
+    int created = 0;
+    QObject::connect(workspaces, &WorkspacesPage::created, &window, [&] { ++created; });
+    for (int i = 0; i < 2; ++i) {
+        workspaces->createWorkspaces({{"isolation", "strong"}});
+        waitFor([&] { return created > i; }, 10000);
+    }
+    // And a batch of light ones where this agent has the light tier.
+    if (window.currentConnection() && window.currentConnection()
+                                          ->health()
+                                          .value(QLatin1String("light"))
+                                          .toObject()
+                                          .value(QLatin1String("available"))
+                                          .toBool()) {
+        workspaces->createWorkspaces({{"isolation", "light"}, {"count", 3}});
+        waitFor([&] { return created > 2; }, 20000);
+    }
+    waitFor([&] { return workspaces->model()->rowCount() >= 2; }, 5000);
+    page(workspaces, QStringLiteral("workspaces"));
     window.openRunDialog({});
     waitMs(500);
     if (auto* dialog = window.findChild<RunDialog*>()) {
