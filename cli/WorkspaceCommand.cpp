@@ -13,14 +13,19 @@ namespace runbox::cli {
 
 namespace {
 
-const char kUsage[] = "runbox workspace create [--light [--count N]] [--json] | "
+const char kUsage[] = "runbox workspace create [--light [--count N] [--environment ID | "
+                      "--revision REV]] [--json] | "
                       "ls [--light|--strong] [--json] | rm ID... [--json]";
 const OptionSpec kJson{QStringLiteral("--json")};
 
 int create(ApiClient& client, const QStringList& args) {
     ParsedArgs parsed;
     if (!parseCommandArgs("workspace create", args,
-                          {kJson, {QStringLiteral("--light")}, {QStringLiteral("--count"), true}},
+                          {kJson,
+                           {QStringLiteral("--light")},
+                           {QStringLiteral("--count"), true},
+                           {QStringLiteral("--environment"), true},
+                           {QStringLiteral("--revision"), true}},
                           kUsage, &parsed))
         return kExitUsage;
     if (!parsed.positional.isEmpty() || parsed.dashDash)
@@ -43,6 +48,23 @@ int create(ApiClient& client, const QStringList& args) {
                               QStringLiteral("--count takes a whole number >= 1"), kUsage);
         body.insert(QStringLiteral("count"), count);
     }
+    // A light batch may be made with a science environment (docs/contracts.md, workspaces):
+    // its current revision (--environment) or one revision (--revision), never both.
+    const bool byEnvironment = parsed.has(QStringLiteral("--environment"));
+    const bool byRevision = parsed.has(QStringLiteral("--revision"));
+    if ((byEnvironment || byRevision) && !light)
+        return usageError("workspace create",
+                          QStringLiteral("--environment and --revision need --light (strong "
+                                         "workspaces choose an environment per execution)"),
+                          kUsage);
+    if (byEnvironment && byRevision)
+        return usageError("workspace create",
+                          QStringLiteral("give --environment or --revision, not both"), kUsage);
+    if (byEnvironment)
+        body.insert(QStringLiteral("environmentId"), parsed.value(QStringLiteral("--environment")));
+    if (byRevision)
+        body.insert(QStringLiteral("environmentRevisionId"),
+                    parsed.value(QStringLiteral("--revision")));
     const ApiResponse r = client.call("POST", "/v1/workspaces", body, 300000);
     if (!r.ok())
         return reportFailure("workspace create", r);

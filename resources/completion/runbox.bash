@@ -37,7 +37,7 @@ _runbox() {
         --state-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
         --token-file|--code-file|--fleet) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --kind) COMPREPLY=($(compgen -W "shell python r" -- "$cur")); return ;;
-        --url|--token|--workspace|--cwd|--env|--timeout|--timeout-ms|--max-output|--max-output-bytes|--stdin|--id|--environment|--count|--offset|--state|--limit|--cursor|--mode|--allow|--allow-private|--provisioner|--idle-timeout)
+        --url|--token|--workspace|--cwd|--env|--timeout|--timeout-ms|--max-output|--max-output-bytes|--stdin|--id|--environment|--revision|--count|--offset|--state|--limit|--cursor|--mode|--allow|--allow-private|--provisioner|--idle-timeout)
             return ;;
     esac
 
@@ -49,7 +49,7 @@ _runbox() {
         workspace)
             case "$sub" in
                 "") words_list="create ls rm" ;;
-                create) words_list="--light --count --json" ;;
+                create) words_list="--light --count --environment --revision --json" ;;
                 ls|list) words_list="--light --strong --json" ;;
                 rm|delete) words_list="--json" ;;
             esac ;;

@@ -112,6 +112,11 @@ private Q_SLOTS:
         };
         for (const QStringList& args : missingValue)
             QTest::newRow(qPrintable(args.join(' '))) << args << missing;
+        QTest::newRow("workspace create --environment without --light")
+            << QStringList{"workspace", "create", "--environment", "e0000000000000000"}
+            << QStringLiteral("need --light");
+        QTest::newRow("workspace create --light --environment")
+            << QStringList{"workspace", "create", "--light", "--environment"} << missing;
         QTest::newRow("files mkdir --parents=yes")
             << QStringList{"files", "mkdir", "--parents=yes", ws + ":made"}
             << QStringLiteral("--parents takes no value");

@@ -64,6 +64,7 @@ private Q_SLOTS:
                                  "--stdin",
                                  "--id",
                                  "--environment",
+                                 "--revision",
                                  "--count",
                                  "--offset",
                                  "--state",

@@ -4,6 +4,7 @@
 // /opt/science-env, bound read-only in the workspace's mount namespace with the host's
 // interpreters masked. Each refusal comes after its positive control.
 #include "support/AgentProcess.h"
+#include "support/CliRun.h"
 #include "support/EnvironmentApi.h"
 #include "support/ExecStream.h"
 #include "support/ManagedApi.h"
@@ -195,6 +196,44 @@ private Q_SLOTS:
         // The old workspace's exec naming the environment still runs in its own revision.
         QCOMPARE(m_agent.shell(old, probe, {{"environmentId", m_envId}}).stdoutText().trimmed(),
                  QStringLiteral("b1+a1"));
+    }
+
+    /// `runbox workspace create --light --environment ID | --revision REV` makes the same
+    /// workspaces as the API (docs/managed.md "CLI"), and says the agent's refusal.
+    void testTheCliCreatesWorkspacesWithAnEnvironment() {
+        const QStringList connect = m_agent.cliConnectionArgs();
+        const QString current = client()
+                                    .call("GET", "/v1/environments/" + m_envId.toUtf8())
+                                    .json()
+                                    .value("currentRevisionId")
+                                    .toString();
+        QVERIFY(!current.isEmpty());
+        const auto create = [&](const QStringList& flags) {
+            return runCli(connect + QStringList{"workspace", "create", "--light"} + flags +
+                              QStringList{"--json"},
+                          120000);
+        };
+        const CliResult byEnvironment = create({"--environment", m_envId});
+        QVERIFY2(byEnvironment.exitCode == 0, byEnvironment.err.constData());
+        const QJsonObject made =
+            byEnvironment.json().object().value("workspaces").toArray().first().toObject();
+        QCOMPARE(made.value("environmentId").toString(), m_envId);
+        QCOMPARE(made.value("environmentRevisionId").toString(), current);
+        const QString probe = "python3 -c 'import pkgb; print(pkgb.X)'";
+        QVERIFY(!m_agent.shell(made["id"].toString(), probe).stdoutText().trimmed().isEmpty());
+        const CliResult byRevision = create({"--revision", m_rev1});
+        QVERIFY2(byRevision.exitCode == 0, byRevision.err.constData());
+        const QJsonObject pinned =
+            byRevision.json().object().value("workspaces").toArray().first().toObject();
+        QCOMPARE(pinned.value("environmentRevisionId").toString(), m_rev1);
+        QCOMPARE(m_agent.shell(pinned["id"].toString(), probe).stdoutText().trimmed(),
+                 QStringLiteral("b1+a1"));
+        const CliResult unknown = create({"--environment", "e0000000000000000"});
+        QCOMPARE(unknown.exitCode, 1);
+        QVERIFY2(unknown.err.contains("unknown_environment"), unknown.err.constData());
+        const CliResult both = create({"--environment", m_envId, "--revision", m_rev1});
+        QCOMPARE(both.exitCode, 2);
+        QVERIFY2(both.err.contains("not both"), both.err.constData());
     }
 
     void testCreateRefusals() {
