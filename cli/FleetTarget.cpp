@@ -90,6 +90,7 @@ FleetTarget::Outcome FleetTarget::apply(const QString& command, QStringList* arg
         return Outcome::Failed;
     connection->url = QUrl(target->url);
     connection->token = token;
+    connection->pin = target->pin;
     return Outcome::Resolved;
 }
 

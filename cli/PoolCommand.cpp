@@ -66,6 +66,7 @@ bool loadFleet(const char* command, const FleetChoice& fleet, FleetClients* out)
             continue;
         }
         out->clients.push_back(std::make_unique<ApiClient>(QUrl(agent.url), token));
+        out->clients.back()->setPinnedSha256(agent.pin);
         out->hosts << PoolHostHandle{agent.name, out->clients.back().get()};
     }
     return true;

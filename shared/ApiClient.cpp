@@ -21,7 +21,7 @@
 namespace runbox {
 
 namespace {
-/// The reply properties that hold a TLS refusal (tls::checkPeer) for toResponse, and the SHA-256
+/// The reply properties that hold a TLS refusal (tls::checkPeer) for responseOf, and the SHA-256
 /// of the certificate it refused.
 constexpr const char* kTlsRefusal = "runboxTlsRefusal";
 constexpr const char* kTlsPresented = "runboxTlsPresented";
@@ -180,7 +180,7 @@ void ApiClient::noteServerDate(QNetworkReply* reply, qint64 sentAtMs) {
     m_clockOffsetMs = (offset > 1500 || offset < -1500) ? offset : 0;
 }
 
-static ApiResponse toResponse(QNetworkReply* reply, const QByteArray& body) {
+ApiResponse ApiClient::responseOf(const QNetworkReply* reply, const QByteArray& body) {
     ApiResponse r;
     r.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
     r.body = body;
@@ -195,7 +195,7 @@ void ApiClient::request(const QByteArray& method, const QByteArray& pathAndQuery
                         const QByteArray& body, std::function<void(const ApiResponse&)> done) {
     QNetworkReply* reply = send(method, pathAndQuery, body);
     connect(reply, &QNetworkReply::finished, this, [reply, done = std::move(done)] {
-        done(toResponse(reply, reply->readAll()));
+        done(responseOf(reply, reply->readAll()));
         reply->deleteLater();
     });
 }
@@ -244,7 +244,7 @@ QNetworkReply* ApiClient::stream(const QByteArray& method, const QByteArray& pat
             onEvent(ev);
     });
     connect(reply, &QNetworkReply::finished, this, [reply, errorBody, done] {
-        done(toResponse(reply, *errorBody));
+        done(responseOf(reply, *errorBody));
         reply->deleteLater();
     });
     return reply;

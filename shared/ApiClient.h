@@ -57,6 +57,9 @@ public:
     static QString tlsRefusal(const QNetworkReply* reply);
     /// The SHA-256 of the certificate that tlsRefusal() refused (32 bytes), empty when none was.
     static QByteArray tlsPresentedSha256(const QNetworkReply* reply);
+    /// The ApiResponse of a finished @p reply of send() with @p body: its status, and for status
+    /// 0 the TLS refusal when one ended it, else the reply's error string.
+    static ApiResponse responseOf(const QNetworkReply* reply, const QByteArray& body);
     QByteArray token() const { return m_token; }
     /// Milliseconds to add to the local clock to get the agent's (measured, 0 until known).
     qint64 clockOffsetMs() const { return m_clockOffsetMs; }

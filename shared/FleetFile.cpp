@@ -1,5 +1,7 @@
 #include "shared/FleetFile.h"
 
+#include "shared/TlsPin.h"
+
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -84,6 +86,18 @@ QString FleetFile::parse(const QByteArray& json, const QString& path) {
         if (!url.isValid() || url.host().isEmpty() ||
             (url.scheme() != QLatin1String("http") && url.scheme() != QLatin1String("https")))
             return where + QStringLiteral(": url \"%1\" is not http(s)://HOST:PORT").arg(a.url);
+        if (!a.fingerprint.isEmpty()) {
+            const std::optional<QByteArray> pin = tls::parseFingerprint(a.fingerprint);
+            if (!pin)
+                return where + QStringLiteral(": fingerprint \"%1\" is not a SHA-256 fingerprint "
+                                              "(AB:CD:… as runbox-agent --print-fingerprint "
+                                              "prints it)")
+                                   .arg(a.fingerprint.left(200));
+            if (url.scheme() != QLatin1String("https"))
+                return where + QStringLiteral(": a fingerprint pins a TLS certificate: the url "
+                                              "must be https://");
+            a.pin = *pin;
+        }
         if (a.tokenFile.isEmpty() == a.keychain.isEmpty())
             return where + QStringLiteral(": give one of \"tokenFile\" and \"keychain\"");
         if (!a.tokenFile.isEmpty())

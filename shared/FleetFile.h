@@ -12,7 +12,10 @@ struct FleetAgent {
     QString url;         ///< http:// or https:// base URL
     QString tokenFile;   ///< path of the agent token (a 0600 file); relative = to the fleet file
     QString keychain;    ///< or a keychain entry's name (read by the console; the CLI refuses it)
-    QString fingerprint; ///< the agent's TLS certificate SHA-256 pin, kept for TLS; "" = none
+    QString fingerprint; ///< the agent's TLS certificate SHA-256 pin as written; "" = none
+    /// The pin (32 bytes of SHA-256 over the certificate's DER) read from `fingerprint`, for
+    /// ApiClient::setPinnedSha256; empty = none (docs/contracts.md "TLS and pinning").
+    QByteArray pin;
 };
 
 /// The fleet file (docs/contracts.md "Fleet file"): the one place where the console, the CLI
@@ -26,7 +29,8 @@ public:
 
     /// Reads and validates @p path. Empty on success, else why (naming the file and the entry):
     /// unreadable file, not JSON, an unknown member, a bad or duplicate name, a URL that is not
-    /// http(s), neither or both of tokenFile and keychain, a literal token.
+    /// http(s), neither or both of tokenFile and keychain, a literal token, a fingerprint that
+    /// is not a SHA-256 one (tls::parseFingerprint) or one given for an http:// URL.
     QString load(const QString& path);
     /// Parses @p json as a fleet file found at @p path (relative token files resolve against
     /// its directory). Same errors as load().

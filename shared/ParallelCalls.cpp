@@ -17,11 +17,7 @@ void runParallel(QList<ParallelCall>* calls, int timeoutMs) {
         QNetworkReply* reply = call.client->send(call.method, call.pathAndQuery, call.body);
         replies << reply;
         QObject::connect(reply, &QNetworkReply::finished, &loop, [&call, reply, &open, &loop] {
-            const QVariant status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute);
-            call.response.status = status.isValid() ? status.toInt() : 0;
-            call.response.body = reply->readAll();
-            if (call.response.status == 0)
-                call.response.networkError = reply->errorString();
+            call.response = ApiClient::responseOf(reply, reply->readAll());
             reply->deleteLater();
             if (--open == 0)
                 loop.quit();

@@ -15,15 +15,9 @@ constexpr int kPollIntervalMs = 5000;
 constexpr int kHealthTimeoutMs = 10000;
 
 ApiResponse responseOf(QNetworkReply* reply, const QByteArray& body, const QString& timeoutText) {
-    ApiResponse r;
-    r.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-    r.body = body;
-    if (r.status == 0) {
-        const QString refusal = ApiClient::tlsRefusal(reply);
-        r.networkError = !refusal.isEmpty()      ? refusal
-                         : timeoutText.isEmpty() ? reply->errorString()
-                                                 : timeoutText;
-    }
+    ApiResponse r = ApiClient::responseOf(reply, body);
+    if (r.status == 0 && !timeoutText.isEmpty() && ApiClient::tlsRefusal(reply).isEmpty())
+        r.networkError = timeoutText;
     return r;
 }
 } // namespace

@@ -1,7 +1,8 @@
 // The TLS listener and certificate pinning against the real agent (docs/contracts.md "TLS and
 // pinning"): an execution over TLS with the right pin, refusals of a wrong pin and of a swapped
 // certificate naming both fingerprints (ApiClient and the CLI), --print-fingerprint, a TLS 1.1
-// client refused, the key's mode, and the plain listener kept on loopback.
+// client refused, the key's mode, the plain listener kept on loopback, and a fleet file's
+// fingerprint pinning its agent for the CLI's fleet commands.
 #include "shared/ApiClient.h"
 #include "shared/TlsPin.h"
 #include "support/AgentProcess.h"
@@ -13,6 +14,7 @@
 #include <QStandardPaths>
 #include <QTcpServer>
 #include <QTcpSocket>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <sys/stat.h>
@@ -173,6 +175,70 @@ private Q_SLOTS:
         ApiClient newPin(agent.tlsUrl(), agent.token());
         newPin.setPinnedSha256(sha256Of(swapped)); // control: the new pin works
         QCOMPARE(echoOver(newPin, workspace, QStringLiteral("new-pin")), QStringLiteral("new-pin"));
+    }
+
+    /// A fleet file's `fingerprint` pins its agent for every fleet command of the CLI: the
+    /// pool survey and a command on a pooled id. A wrong pin or none is refused before a byte
+    /// of the request goes out, so nothing runs (docs/contracts.md "Fleet file").
+    void testTheFleetFilesFingerprintPinsItsAgent() {
+        AgentProcess agent;
+        AgentOptions options;
+        options.tls = true;
+        QVERIFY2(agent.start(options), qPrintable(agent.errorString()));
+        const QString fingerprint = printedFingerprint(agent.stateDir());
+        QVERIFY(tls::parseFingerprint(fingerprint));
+        const QString workspace = agent.createWorkspace();
+        QVERIFY(!workspace.isEmpty());
+        QTemporaryDir dir;
+        const QString fleetPath = dir.filePath("fleet.json");
+        const auto writeFleet = [&](const QString& pin) {
+            QJsonObject entry{{"name", "h1"},
+                              {"url", agent.tlsUrl().toString()},
+                              {"tokenFile", agent.stateDir() + "/agent.token"}};
+            if (!pin.isEmpty())
+                entry.insert("fingerprint", pin);
+            QFile f(fleetPath);
+            return f.open(QIODevice::WriteOnly | QIODevice::Truncate) &&
+                   f.write(QJsonDocument(QJsonObject{{"agents", QJsonArray{entry}}}).toJson()) > 0;
+        };
+        const auto survey = [&] {
+            const Run r =
+                runProgram(AgentProcess::cliPath(), {"--fleet", fleetPath, "pool", "ls", "--json"});
+            return QJsonDocument::fromJson(r.out.toUtf8())
+                .object()
+                .value("hosts")
+                .toArray()
+                .first()
+                .toObject();
+        };
+        const QString marker = agent.stateDir() + "/workspaces/" + workspace + "/fleet-ran";
+        const auto touchThroughFleet = [&] {
+            return runProgram(AgentProcess::cliPath(),
+                              {"--fleet", fleetPath, "exec", "--workspace", "h1." + workspace, "--",
+                               "/bin/sh", "-c", "touch fleet-ran && echo through-fleet"});
+        };
+
+        // Positive control: the right pin reaches the agent, both ways.
+        QVERIFY(writeFleet(fingerprint));
+        QCOMPARE(survey().value("reachable").toBool(), true);
+        Run r = touchThroughFleet();
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QCOMPARE(r.out.trimmed(), QStringLiteral("through-fleet"));
+        QVERIFY(QFile::remove(marker));
+
+        QByteArray wrong = sha256Of(fingerprint);
+        wrong[0] = char(wrong[0] ^ 0x01);
+        for (const QString& pin : {tls::formatFingerprint(wrong), QString()}) {
+            QVERIFY(writeFleet(pin));
+            const QJsonObject host = survey();
+            QCOMPARE(host.value("reachable").toBool(true), false);
+            QVERIFY2(host.value("error").toString().contains(fingerprint),
+                     qPrintable(host.value("error").toString()));
+            r = touchThroughFleet();
+            QVERIFY(r.exitCode != 0);
+            QVERIFY2(r.err.contains(fingerprint), qPrintable(r.err));
+            QVERIFY2(!QFile::exists(marker), qPrintable(pin));
+        }
     }
 
     void testTls11ClientIsRefused() {

@@ -25,15 +25,19 @@ private Q_SLOTS:
     void testReadsTheDocumentedFormat() {
         FleetFile fleet;
         const QString error =
-            fleet.parse(q("{'agents':[{'name':'h1','url':'http://127.0.0.1:4311','tokenFile':'t/"
-                          "h1.token', 'fingerprint':'sha256:ab'}, "
-                          "{'name':'gpu-2','url':'https://gpu2:4311','keychain':'runbox/gpu-2'}]}"),
+            fleet.parse(q("{'agents':[{'name':'h1','url':'https://127.0.0.1:4312','tokenFile':'t/"
+                          "h1.token', 'fingerprint':'sha256:") +
+                            QByteArray(64, 'a') +
+                            q("'}, {'name':'gpu-2','url':'http://gpu2:4311','keychain':'runbox/"
+                              "gpu-2'}]}"),
                         "/etc/fleet/fleet.json");
         QVERIFY2(error.isEmpty(), qPrintable(error));
         QCOMPARE(fleet.agents().size(), 2);
         QCOMPARE(fleet.agents()[0].tokenFile, QStringLiteral("/etc/fleet/t/h1.token"));
-        QCOMPARE(fleet.agents()[0].fingerprint, QStringLiteral("sha256:ab"));
+        // The pin the clients are given: the fingerprint's 32 bytes.
+        QCOMPARE(fleet.agents()[0].pin, QByteArray(32, char(0xaa)));
         QCOMPARE(fleet.find("gpu-2")->keychain, QStringLiteral("runbox/gpu-2"));
+        QVERIFY(fleet.find("gpu-2")->pin.isEmpty());
         QVERIFY(!fleet.find("h3"));
     }
 
@@ -63,6 +67,14 @@ private Q_SLOTS:
             << QByteArray(q("{'agents':[{'name':'h','url':'http://a:1','tokenFile':'t','tls':1}]}"))
             << "unknown member";
         QTest::newRow("not json") << QByteArray("{agents") << "not a JSON object";
+        QTest::newRow("short fingerprint")
+            << QByteArray(q("{'agents':[{'name':'h','url':'https://a:1','tokenFile':'t',"
+                            "'fingerprint':'sha256:ab'}]}"))
+            << "not a SHA-256 fingerprint";
+        QTest::newRow("fingerprint for http") << q("{'agents':[{'name':'h','url':'http://"
+                                                   "a:1','tokenFile':'t','fingerprint':'sha256:") +
+                                                     QByteArray(64, 'a') + q("'}]}")
+                                              << "must be https://";
     }
 
     void testRefusesWhatIsNotTheFormat() {
@@ -81,7 +93,7 @@ private Q_SLOTS:
         QVERIFY(f.open(QIODevice::WriteOnly));
         f.write("abcd\n");
         f.close();
-        FleetAgent agent{"h", "http://a:1", path, {}, {}};
+        FleetAgent agent{"h", "http://a:1", path, {}, {}, {}};
         QVERIFY(f.setPermissions(QFile::ReadOwner | QFile::WriteOwner));
         QString error;
         QCOMPARE(FleetFile::readToken(agent, &error), QByteArray("abcd")); // positive control
