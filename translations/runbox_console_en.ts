@@ -2503,7 +2503,11 @@ Compare it with the output of runbox-agent --print-fingerprint on the agent&apos
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>A science environment needs a strong workspace: choose a strong or a new workspace, or no environment.</source>
+        <source>This light workspace was created without a science environment: choose none, or a strong or new workspace (a light workspace gets its environment when it is created).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This light workspace runs the science environment it was created with (%1): choose that one.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -2511,8 +2511,12 @@ Compárela con la salida de runbox-agent --print-fingerprint en el host del agen
         <translation>Todavía no hay una revisión lista (%1)</translation>
     </message>
     <message>
-        <source>A science environment needs a strong workspace: choose a strong or a new workspace, or no environment.</source>
-        <translation>Un entorno científico necesita un espacio de trabajo fuerte: elija uno fuerte o uno nuevo, o ningún entorno.</translation>
+        <source>This light workspace was created without a science environment: choose none, or a strong or new workspace (a light workspace gets its environment when it is created).</source>
+        <translation>Este espacio de trabajo ligero se creó sin entorno científico: elija ninguno, o un espacio de trabajo fuerte o nuevo (un espacio de trabajo ligero recibe su entorno al crearse).</translation>
+    </message>
+    <message>
+        <source>This light workspace runs the science environment it was created with (%1): choose that one.</source>
+        <translation>Este espacio de trabajo ligero ejecuta el entorno científico con el que se creó (%1): elija ese.</translation>
     </message>
 </context>
 <context>

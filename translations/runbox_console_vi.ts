@@ -2501,8 +2501,12 @@ Hãy so sánh với kết quả của runbox-agent --print-fingerprint trên má
         <translation>Chưa có bản sửa đổi sẵn sàng (%1)</translation>
     </message>
     <message>
-        <source>A science environment needs a strong workspace: choose a strong or a new workspace, or no environment.</source>
-        <translation>Môi trường khoa học cần workspace mạnh: hãy chọn workspace mạnh hoặc workspace mới, hoặc không dùng môi trường.</translation>
+        <source>This light workspace was created without a science environment: choose none, or a strong or new workspace (a light workspace gets its environment when it is created).</source>
+        <translation>Không gian làm việc nhẹ này được tạo không có môi trường khoa học: hãy chọn không có, hoặc một không gian làm việc mạnh hay mới (không gian làm việc nhẹ nhận môi trường khi được tạo).</translation>
+    </message>
+    <message>
+        <source>This light workspace runs the science environment it was created with (%1): choose that one.</source>
+        <translation>Không gian làm việc nhẹ này chạy môi trường khoa học mà nó được tạo cùng (%1): hãy chọn môi trường đó.</translation>
     </message>
 </context>
 <context>

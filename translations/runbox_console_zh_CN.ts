@@ -2501,8 +2501,12 @@ Compare it with the output of runbox-agent --print-fingerprint on the agent&apos
         <translation>尚无就绪的修订（%1）</translation>
     </message>
     <message>
-        <source>A science environment needs a strong workspace: choose a strong or a new workspace, or no environment.</source>
-        <translation>科学计算环境需要强隔离工作区：请选择强隔离工作区或新建工作区，或不使用环境。</translation>
+        <source>This light workspace was created without a science environment: choose none, or a strong or new workspace (a light workspace gets its environment when it is created).</source>
+        <translation>此轻量工作区创建时未带科学环境：请选择“无”，或选择强隔离工作区或新建工作区（轻量工作区在创建时获得其环境）。</translation>
+    </message>
+    <message>
+        <source>This light workspace runs the science environment it was created with (%1): choose that one.</source>
+        <translation>此轻量工作区运行创建时所带的科学环境（%1）：请选择该环境。</translation>
     </message>
 </context>
 <context>

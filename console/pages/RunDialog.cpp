@@ -27,6 +27,8 @@ namespace runbox::console {
 
 namespace {
 constexpr int kIsolationRole = Qt::UserRole + 1;
+/// A light workspace's science environment (its create answer's `environmentId`; "" = none).
+constexpr int kEnvironmentRole = Qt::UserRole + 2;
 
 QString templateFor(const QString& kind) {
     if (kind == QLatin1String("python"))
@@ -149,7 +151,7 @@ RunDialog::RunDialog(AgentConnection* connection, QWidget* parent)
     connect(m_cwd, &QLineEdit::textChanged, this, &RunDialog::updateState);
     connect(m_chips, &QLineEdit::textChanged, this, &RunDialog::updateState);
     connect(m_environment, &QComboBox::currentIndexChanged, this, &RunDialog::updateState);
-    connect(m_workspace, &QComboBox::currentIndexChanged, this, &RunDialog::updateState);
+    connect(m_workspace, &QComboBox::currentIndexChanged, this, &RunDialog::onWorkspaceChanged);
     connect(m_env, &EnvTableModel::dataChanged, this, &RunDialog::updateState);
     connect(m_env, &EnvTableModel::rowsRemoved, this, &RunDialog::updateState);
     m_codeEdited = false;
@@ -176,6 +178,8 @@ void RunDialog::loadWorkspaces() {
                                      tr("%1 (%2)").arg(id, w.value("isolation").toString()), id);
                 m_workspace->setItemData(m_workspace->count() - 1, w.value("isolation").toString(),
                                          kIsolationRole);
+                m_workspace->setItemData(m_workspace->count() - 1,
+                                         w.value("environmentId").toString(), kEnvironmentRole);
             }
         }
         const int i = m_workspace->findData(wanted);
@@ -258,11 +262,30 @@ QStringList RunDialog::problems() const {
     RunRequest::parseChipList(m_chips->text(), &ok);
     if (!ok)
         out << tr("Chips are logic ids separated by commas, e.g. 2, 5.");
-    if (!m_environment->currentData().toString().isEmpty() &&
-        m_workspace->currentData(kIsolationRole).toString() == QLatin1String("light"))
-        out << tr("A science environment needs a strong workspace: choose a strong or a new "
-                  "workspace, or no environment.");
+    // A light workspace runs the environment it was created with, and no other
+    // (docs/environments.md "Selection"; the agent answers 409 environment_mismatch).
+    if (m_workspace->currentData(kIsolationRole).toString() == QLatin1String("light")) {
+        const QString own = m_workspace->currentData(kEnvironmentRole).toString();
+        const QString chosen = m_environment->currentData().toString();
+        if (own.isEmpty() && !chosen.isEmpty())
+            out << tr("This light workspace was created without a science environment: choose "
+                      "none, or a strong or new workspace (a light workspace gets its "
+                      "environment when it is created).");
+        else if (!own.isEmpty() && chosen != own)
+            out << tr("This light workspace runs the science environment it was created with "
+                      "(%1): choose that one.")
+                       .arg(own);
+    }
     return out;
+}
+
+void RunDialog::onWorkspaceChanged() {
+    // A light workspace's own environment is its only choice: chosen for the user.
+    const QString own = m_workspace->currentData(kEnvironmentRole).toString();
+    if (m_workspace->currentData(kIsolationRole).toString() == QLatin1String("light") &&
+        !own.isEmpty())
+        setEnvironment(own);
+    updateState();
 }
 
 void RunDialog::updateState() {

@@ -19,7 +19,8 @@ class AgentConnection;
 class EnvTableModel;
 
 /// Asks what to run on one agent: workspace (an existing one or a new strong one), kind
-/// (shell, Python, R), the science environment (none, or one listed by `GET /v1/environments`),
+/// (shell, Python, R), the science environment (none, or one listed by `GET /v1/environments`;
+/// a light workspace's own one, chosen for it, and no other),
 /// the script, working directory, environment variables, timeout and NPU chips.
 /// Accepting it yields a validated RunRequest; the caller starts it (ExecutionLauncher).
 class RunDialog final : public QDialog {
@@ -46,6 +47,7 @@ private:
     void loadWorkspaces();
     void loadEnvironments();
     void onKindChanged();
+    void onWorkspaceChanged();
     void updateState();
 
     QPointer<AgentConnection> m_connection;

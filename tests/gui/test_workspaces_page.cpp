@@ -5,6 +5,7 @@
 // through the confirmation (one, then two selected at once) and the rows go; a refresh keeps the
 // rows in place. Scripted peers: an agent without GET /v1/workspaces shows the page's "not offered
 // yet" state; a light batch past the capacity says how many were not made.
+#include "ScriptedPeer.h"
 #include "console/app/MainWindow.h"
 #include "console/connection/AgentConnection.h"
 #include "console/connection/ConnectionManager.h"
@@ -14,7 +15,6 @@
 #include "console/pages/CreateWorkspaceDialog.h"
 #include "console/pages/WorkspacesPage.h"
 #include "shared/ApiClient.h"
-#include "shared/ProtocolVersion.h"
 #include "support/AgentProcess.h"
 
 #include <QAbstractItemModelTester>
@@ -28,58 +28,15 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QTcpServer>
-#include <QTcpSocket>
 #include <QTemporaryDir>
 #include <QTest>
 
-#include <functional>
-
 using namespace runbox::console;
 
-namespace {
-struct Answer {
-    int status;
-    QJsonObject body;
-};
-
-QJsonObject notFound() {
-    return {{"error", QJsonObject{{"code", "not_found"}, {"message", "no such route"}}}};
-}
-
-/// A scripted peer: /health and /v1/health as an agent of this protocol (the light tier with 1
-/// of 4 workspaces), everything else by @p route; one request per connection.
-void servePeer(QTcpServer* server, std::function<Answer(const QByteArray& head)> route) {
-    QObject::connect(server, &QTcpServer::newConnection, server, [server, route] {
-        while (QTcpSocket* s = server->nextPendingConnection())
-            QObject::connect(s, &QTcpSocket::readyRead, s, [s, route] {
-                const QByteArray head = s->readAll();
-                Answer a;
-                if (head.startsWith("GET /health "))
-                    a = {200, {{"status", "ok"}, {"protocol", runbox::protocol::kVersion}}};
-                else if (head.startsWith("GET /v1/health "))
-                    a = {200,
-                         {{"status", "ok"},
-                          {"version", "0.0.1"},
-                          {"light", QJsonObject{{"available", true},
-                                                {"workspaces", 1},
-                                                {"capacity", 4},
-                                                {"defaultIdleTimeoutS", 600}}}}};
-                else
-                    a = route(head);
-                const QByteArray json = QJsonDocument(a.body).toJson(QJsonDocument::Compact);
-                s->write("HTTP/1.1 " + QByteArray::number(a.status) +
-                         " X\r\nContent-Type: application/json\r\nContent-Length: " +
-                         QByteArray::number(json.size()) + "\r\nConnection: close\r\n\r\n" + json);
-                s->disconnectFromHost();
-            });
-    });
-}
-
-AgentProfile peerProfile(const QTcpServer& server) {
-    return {AgentProfile::newId(), QStringLiteral("peer"),
-            QUrl(QStringLiteral("http://127.0.0.1:%1").arg(server.serverPort()))};
-}
-} // namespace
+using runbox::testsupport::peerProfile;
+using runbox::testsupport::servePeer;
+using Answer = runbox::testsupport::PeerAnswer;
+using runbox::testsupport::peerNotFound;
 
 class TestWorkspacesPage final : public QObject {
     Q_OBJECT
@@ -300,7 +257,7 @@ private Q_SLOTS:
         // A peer that speaks the protocol but has no /v1/workspaces.
         QTcpServer server;
         QVERIFY(server.listen(QHostAddress::LocalHost));
-        servePeer(&server, [](const QByteArray&) { return Answer{404, notFound()}; });
+        servePeer(&server, [](const QByteArray&) { return Answer{404, peerNotFound()}; });
         AgentConnection old(peerProfile(server), "token");
         old.open();
         QTRY_VERIFY_WITH_TIMEOUT(old.state() == AgentConnection::State::Connected, 10000);
@@ -333,7 +290,7 @@ private Q_SLOTS:
             if (head.startsWith("GET /v1/workspaces "))
                 return Answer{200,
                               {{"workspaces", createdYet ? QJsonArray{listed} : QJsonArray{}}}};
-            return Answer{404, notFound()};
+            return Answer{404, peerNotFound()};
         });
         AgentConnection peer(peerProfile(server), "token");
         peer.open();
