@@ -101,6 +101,7 @@ class PinnedHTTPSConnection(http.client.HTTPSConnection):
         try:
             super().connect()
         except ssl.SSLCertVerificationError as e:
+            self.close()
             presented = _presented_fingerprint(self.host, self.port, self.timeout)
             raise CertificateRefusedError(
                 f"TLS: the agent's certificate is not trusted ({e.verify_message or e}); its SHA-256 "
