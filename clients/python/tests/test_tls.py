@@ -205,11 +205,15 @@ def test_the_pin_forms_and_runbox_fingerprint(tls_agent: RealAgent, fingerprint:
         runbox.Agent(url=tls_agent.url, token=tls_agent.token, fingerprint=fingerprint)
     with pytest.raises(ValueError, match="not a SHA-256 fingerprint"):
         runbox.Agent(url=tls_agent.tls_url, token=tls_agent.token, fingerprint=fingerprint[:-3])
+    with pytest.raises(ValueError, match="not both"):  # with a pin, the pin decides
+        runbox.Agent(url=tls_agent.tls_url, token=tls_agent.token, fingerprint=fingerprint,
+                     ssl_context=ssl.create_default_context())
     with runbox.Agent(url=tls_agent.tls_url, token=tls_agent.token, fingerprint=fingerprint) as agent:
         with agent.workspace() as ws:
             handle = runbox.Agent.connect_workspace(ws.id, ws.token, url=tls_agent.tls_url,
                                                     fingerprint=fingerprint)
             assert handle.run("echo scoped", check=True).stdout == b"scoped\n"
+            handle._client.session.close()
             with pytest.raises(runbox.CertificateRefusedError):
                 runbox.Agent.connect_workspace(ws.id, ws.token, url=tls_agent.tls_url,
                                                fingerprint=other_fingerprint(fingerprint)).files.list()
