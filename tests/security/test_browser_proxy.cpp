@@ -3,105 +3,22 @@
 // opens one workspace's port on an origin of its own, once in a URL (exchanged for a host-only
 // HttpOnly cookie), in a header or in that cookie, each request of a kept-alive connection
 // checked again; nothing of it reaches the workspace. A real headless Chromium opens a page, an
-// SSE stream and a WebSocket served by sandboxed code. Every refusal follows a positive control.
+// SSE stream and a WebSocket served by sandboxed code, in a light and in a strong workspace.
+// Every refusal follows a positive control.
+#include "BrowserProxyServer.h"
 #include "LightAgentFixture.h"
 
 #include "support/RawHttp.h"
 
 #include <QDateTime>
-#include <QProcess>
 #include <QStandardPaths>
 #include <QtTest>
 
 using namespace lightagent;
+using browserproxy::kServer;
 namespace ts = runbox::testsupport;
 
 namespace {
-
-// A small HTTP server on .runbox/proxy/<port>.sock: "/" a page that opens an EventSource and a
-// WebSocket back to its own origin and writes what came back into #r; "/events" one SSE event;
-// "/ws" a WebSocket echo (RFC 6455 §4.2.2, §5); anything else echoes the request head it got.
-// Every head is appended to heads-<port>.log. Both in the current directory (a light
-// workspace's home, a strong one's /workspace).
-const char kServer[] = R"PY(
-import os, socket, sys, threading, hashlib, base64, time
-port = sys.argv[1]
-d = os.path.join(os.getcwd(), '.runbox/proxy'); os.makedirs(d, exist_ok=True)
-p = d + '/' + port + '.sock'
-try: os.unlink(p)
-except FileNotFoundError: pass
-log = open('heads-%s.log' % port, 'ab', buffering=0)
-PAGE = b'''<html><head><title>app</title></head><body><div id="r">waiting</div><script>
-const got = [];
-function done() {
-  if (got.length != 2) return;
-  const text = got.sort().join(' ');
-  document.getElementById('r').textContent = text;
-  fetch('/done?r=' + encodeURIComponent(text));
-}
-const es = new EventSource('/events');
-es.onmessage = (e) => { got.push('sse:' + e.data); es.close(); done(); };
-const ws = new WebSocket('ws://' + location.host + '/ws');
-ws.onopen = () => ws.send('ping');
-ws.onmessage = (e) => { got.push('ws:' + e.data); ws.close(); done(); };
-</script></body></html>'''
-G = b'258EAFA5-E914-47DA-95CA-C5AB0DC85B11'
-def serve(c):
-    try:
-        h = b''
-        while b'\r\n\r\n' not in h:
-            x = c.recv(4096)
-            if not x: return
-            h += x
-        head, rest = h.split(b'\r\n\r\n', 1)
-        log.write(head + b'\n\n')
-        lines = head.decode('latin1').split('\r\n')
-        path = lines[0].split(' ')[1]
-        hd = {}
-        for l in lines[1:]:
-            k, v = l.split(':', 1); hd[k.strip().lower()] = v.strip()
-        if path == '/':
-            c.sendall(b'HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: %d\r\n\r\n'
-                      % len(PAGE) + PAGE); return
-        if path == '/events':
-            c.sendall(b'HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n'
-                      b'Cache-Control: no-cache\r\n\r\ndata: tick\n\n')
-            time.sleep(5); return
-        if path == '/setcookie':
-            c.sendall(b'HTTP/1.1 200 OK\r\nSet-Cookie: app=1; Domain=localhost; Path=/\r\n'
-                      b'Set-Cookie: runbox_proxy=forged; Path=/\r\nX-Runbox-Proxy-Token: leak\r\n'
-                      b'Content-Length: 2\r\n\r\nok'); return
-        if path != '/ws':
-            c.sendall(b'HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: %d\r\n\r\n'
-                      % len(head) + head); return
-        acc = base64.b64encode(hashlib.sha1(hd.get('sec-websocket-key', '').encode() + G).digest())
-        c.sendall(b'HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n'
-                  b'Connection: Upgrade\r\nSec-WebSocket-Accept: ' + acc + b'\r\n\r\n')
-        buf = [rest]
-        def n(k):
-            while len(buf[0]) < k:
-                x = c.recv(1 << 16)
-                if not x: raise EOFError
-                buf[0] += x
-            r = buf[0][:k]; buf[0] = buf[0][k:]
-            return r
-        while True:
-            b0, b1 = n(2)
-            op = b0 & 15; ln = b1 & 127
-            if ln == 126: ln = int.from_bytes(n(2), 'big')
-            elif ln == 127: ln = int.from_bytes(n(8), 'big')
-            mask = n(4) if b1 & 128 else bytes(4)
-            raw = n(ln)
-            data = bytes(b ^ mask[i % 4] for i, b in enumerate(raw))
-            if op == 8: c.sendall(bytes([0x88, 0])); return
-            if op == 1: data = b'echo-' + data
-            c.sendall(bytes([0x80 | op, len(data)]) + data)
-    except EOFError: pass
-    finally: c.close()
-s = socket.socket(socket.AF_UNIX); s.bind(p); s.listen(16)
-while True:
-    c, _ = s.accept(); threading.Thread(target=serve, args=(c,), daemon=True).start()
-)PY";
 
 /// A GET of @p target with Host @p host and @p headers, nothing else.
 QByteArray get(const QByteArray& target, const QByteArray& host,
@@ -157,6 +74,66 @@ private:
         return QString::fromUtf8(
             sh(m_agent.client(), ws.id, QStringLiteral("cat ~/heads-%1.log").arg(port)).out);
     }
+    /// A new strong workspace, made with the agent token; its id is empty on failure.
+    Workspace createStrong() {
+        const ApiResponse created =
+            m_agent.client().call("POST", "/v1/workspaces", QJsonObject{{"isolation", "strong"}});
+        const QJsonObject item = created.json().value("workspaces").toArray().first().toObject();
+        Workspace ws;
+        ws.id = item.value("id").toString();
+        ws.token = item.value("token").toString().toUtf8();
+        ws.home = m_agent.stateDir() + "/workspaces/" + ws.id; // its /workspace
+        return ws;
+    }
+    /// kServer on @p port as a managed execution of strong workspace @p ws started with
+    /// "proxy": true; its execution id once its socket exists, else empty.
+    QString startStrongServer(const Workspace& ws, int port) {
+        const ApiResponse started = m_agent.client().call(
+            "POST", "/v1/executions",
+            QJsonObject{{"workspace", ws.id},
+                        {"argv", QJsonArray{"/usr/bin/python3", "-c", QString::fromLatin1(kServer),
+                                            QString::number(port)}},
+                        {"proxy", true},
+                        {"executionTimeoutMs", 120000}});
+        const QString socketPath = ws.home + QStringLiteral("/.runbox/proxy/%1.sock").arg(port);
+        if ((started.status != 201 && started.status != 202) ||
+            !waitUntil([&] { return QFileInfo::exists(socketPath); }, 30000))
+            return {};
+        return started.json().value("executionId").toString();
+    }
+    void cancel(const QString& execution) {
+        m_agent.client().call("POST", "/v1/executions/" + execution.toUtf8() + "/cancel");
+    }
+    /// The Set-Cookie of a URL token from @p minted on @p ws's origin: 303 to the bare path, a
+    /// host-only HttpOnly SameSite=Lax cookie for the whole origin, put in @p cookie.
+    void verifyUrlTokenCookie(const Workspace& ws, int port, const ApiResponse& minted,
+                              QByteArray* cookie) {
+        QCOMPARE(minted.status, 201);
+        const QUrl url(minted.json().value("url").toString());
+        QCOMPARE(url.host(), QStringLiteral("%1-%2.localhost").arg(port).arg(ws.id));
+        QCOMPARE(url.port(), int(agentPort()));
+        const QByteArray target = url.toEncoded(QUrl::RemoveScheme | QUrl::RemoveAuthority);
+        const ts::RawHttpResponse first = roundTrip(get(target + "&keep=1", origin(ws, port)));
+        QCOMPARE(first.status, 303);
+        QCOMPARE(first.header("location"), QByteArray("/?keep=1")); // the token left the URL
+        *cookie = first.header("set-cookie");
+        QVERIFY2(cookie->startsWith("runbox_proxy=rbp1.") && cookie->contains("; HttpOnly") &&
+                     cookie->contains("; SameSite=Lax") && cookie->contains("; Path=/") &&
+                     !cookie->toLower().contains("domain="),
+                 cookie->constData());
+    }
+    /// The real browser's run of kServer's page: the SSE event and the WebSocket echo came
+    /// back, the page's script saw its own cookie only (the proxy's is HttpOnly), and the
+    /// workspace got its cookie but nothing of the proxy token.
+    static void verifyBrowserRun(const browserproxy::BrowserRun& run) {
+        QVERIFY2(run.reported, (run.heads.right(2000) + run.output.right(2000)).constData());
+        QVERIFY2(run.heads.contains(browserproxy::kDoneLine), run.heads.right(2000).constData());
+        QVERIFY2(run.heads.contains("GET /events") && run.heads.contains("GET /ws"),
+                 run.heads.constData());
+        QVERIFY2(run.heads.toLower().contains("cookie: app=1"), run.heads.constData()); // control
+        QVERIFY2(!run.heads.contains("rbp1.") && !run.heads.toLower().contains("runbox_proxy"),
+                 run.heads.constData());
+    }
 
 private Q_SLOTS:
     void initTestCase() {
@@ -171,22 +148,15 @@ private Q_SLOTS:
 
     void testAUrlTokenBecomesAHostOnlyCookieOnce() {
         const ApiResponse minted = mint(m_a, {{"port", 9100}, {"ttlS", 600}});
-        QCOMPARE(minted.status, 201);
-        const QUrl url(minted.json().value("url").toString());
-        QCOMPARE(url.host(), QStringLiteral("9100-%1.localhost").arg(m_a.id));
-        QCOMPARE(url.port(), int(agentPort()));
         const QDateTime expires =
             QDateTime::fromString(minted.json().value("expiresAt").toString(), Qt::ISODate);
         QVERIFY(qAbs(expires.toSecsSinceEpoch() - QDateTime::currentSecsSinceEpoch() - 600) < 5);
-        const QByteArray target = url.toEncoded(QUrl::RemoveScheme | QUrl::RemoveAuthority);
-        const ts::RawHttpResponse first = roundTrip(get(target + "&keep=1", origin(m_a, 9100)));
-        QCOMPARE(first.status, 303);
-        QCOMPARE(first.header("location"), QByteArray("/?keep=1")); // the token left the URL
-        const QByteArray cookie = first.header("set-cookie");
-        QVERIFY2(cookie.startsWith("runbox_proxy=rbp1.") && cookie.contains("; HttpOnly") &&
-                     cookie.contains("; SameSite=Lax") && cookie.contains("; Path=/") &&
-                     !cookie.toLower().contains("domain="),
-                 cookie.constData());
+        QByteArray cookie;
+        verifyUrlTokenCookie(m_a, 9100, minted, &cookie);
+        if (QTest::currentTestFailed())
+            return;
+        const QByteArray target = QUrl(minted.json().value("url").toString())
+                                      .toEncoded(QUrl::RemoveScheme | QUrl::RemoveAuthority);
         const QByteArray value = cookie.left(cookie.indexOf(';'));
         const ts::RawHttpResponse page = roundTrip(
             get("/echo?x=1", origin(m_a, 9100), {{"Cookie", "app=1; " + value + "; other=2"}}));
@@ -346,13 +316,8 @@ private Q_SLOTS:
     /// A strong workspace's execution started with "proxy": true may listen on a unix socket
     /// (and on nothing else); without it, it cannot make one.
     void testAStrongWorkspacesProxiedExecutionIsReached() {
-        const ApiResponse created =
-            m_agent.client().call("POST", "/v1/workspaces", QJsonObject{{"isolation", "strong"}});
-        QCOMPARE(created.status, 201);
-        Workspace strong;
-        const QJsonObject item = created.json().value("workspaces").toArray().first().toObject();
-        strong.id = item.value("id").toString();
-        strong.token = item.value("token").toString().toUtf8();
+        const Workspace strong = createStrong();
+        QVERIFY(!strong.id.isEmpty());
         const QString probe =
             QStringLiteral("import socket\n"
                            "def t(name, f):\n"
@@ -382,18 +347,8 @@ private Q_SLOTS:
                 .httpStatus,
             400);
         // The server as a managed execution of its own.
-        const ApiResponse started = m_agent.client().call(
-            "POST", "/v1/executions",
-            QJsonObject{{"workspace", strong.id},
-                        {"argv", QJsonArray{"/usr/bin/python3", "-c", QString::fromLatin1(kServer),
-                                            "9200"}},
-                        {"proxy", true},
-                        {"executionTimeoutMs", 120000}});
-        QVERIFY2(started.status == 201 || started.status == 202, started.body.constData());
-        const QString socketPath =
-            m_agent.stateDir() + "/workspaces/" + strong.id + "/.runbox/proxy/9200.sock";
-        QVERIFY2(waitUntil([&] { return QFileInfo::exists(socketPath); }, 30000),
-                 qPrintable(socketPath));
+        const QString server = startStrongServer(strong, 9200);
+        QVERIFY(!server.isEmpty());
         ApiClient asStrong(m_agent.url(), strong.token);
         const ApiResponse minted =
             asStrong.call("POST", "/v1/workspaces/" + strong.id.toUtf8() + "/proxy-tokens",
@@ -409,44 +364,43 @@ private Q_SLOTS:
         QVERIFY2(signedRoute.status == 200 &&
                      signedRoute.body.contains("X-Forwarded-Prefix: /v1/workspaces/"),
                  signedRoute.body.constData());
-        m_agent.client().call("POST", "/v1/executions/" +
-                                          started.json().value("executionId").toString().toUtf8() +
-                                          "/cancel");
+        cancel(server);
     }
 
     void testARealBrowserOpensThePageItsSseAndItsWebSocket() {
-        QString chromium = QStandardPaths::findExecutable(QStringLiteral("chromium"));
-        if (chromium.isEmpty())
-            QSKIP("not run: no chromium here (Debian's chromium; .ci/run installs it)");
         const QString url = mint(m_a, {{"port", 9100}}).json().value("url").toString();
-        // Kept running (a debugging port) until the page reports back through /done, or 60 s.
-        QProcess browser;
-        browser.setProcessChannelMode(QProcess::MergedChannels);
-        browser.start(chromium,
-                      {"--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                       "--user-data-dir=" + m_agent.stateDir() + "/chromium",
-                       "--remote-debugging-port=0", url});
-        QVERIFY(browser.waitForStarted(10000));
-        QFile log(m_a.home + "/heads-9100.log");
-        QByteArray seenBytes;
-        const bool reported = waitUntil(
-            [&] {
-                if (log.open(QIODevice::ReadOnly)) {
-                    seenBytes = log.readAll();
-                    log.close();
-                }
-                return seenBytes.contains("GET /done?");
-            },
-            60000);
-        browser.kill();
-        browser.waitForFinished(10000);
-        QVERIFY2(reported, (seenBytes.right(2000) + browser.readAll().right(2000)).constData());
-        QVERIFY2(seenBytes.contains("GET /done?r=sse%3Atick%20ws%3Aecho-ping "),
-                 seenBytes.right(2000).constData());
-        const QString seen = heads(m_a, 9100);
-        QVERIFY2(seen.contains("GET /events") && seen.contains("GET /ws"), qPrintable(seen));
-        QVERIFY2(!seen.contains("rbp1.") && !seen.toLower().contains("runbox_proxy"),
-                 qPrintable(seen));
+        bool missing = false;
+        const browserproxy::BrowserRun run = browserproxy::openInChromium(
+            url, m_agent.stateDir() + "/chromium", m_a.home + "/heads-9100.log", &missing);
+        if (missing)
+            QSKIP("not run: no chromium here (Debian's chromium; .ci/run installs it)");
+        verifyBrowserRun(run);
+        if (QTest::currentTestFailed())
+            return;
+        const QString seen = heads(m_a, 9100); // as the workspace itself reads it
+        QVERIFY2(seen.contains(QLatin1String(browserproxy::kDoneLine)), qPrintable(seen));
+    }
+
+    /// The same page, SSE stream and WebSocket served by a managed execution of a strong
+    /// workspace started with "proxy": true, opened by the browser through a URL token.
+    void testARealBrowserReachesAStrongWorkspacesProxiedExecution() {
+        if (QStandardPaths::findExecutable(QStringLiteral("chromium")).isEmpty())
+            QSKIP("not run: no chromium here (Debian's chromium; .ci/run installs it)");
+        const Workspace strong = createStrong();
+        QVERIFY(!strong.id.isEmpty());
+        const QString server = startStrongServer(strong, 9300);
+        QVERIFY(!server.isEmpty());
+        QByteArray cookie; // the strong origin's cookie, as for a light one
+        verifyUrlTokenCookie(strong, 9300, mint(strong, {{"port", 9300}}), &cookie);
+        if (QTest::currentTestFailed())
+            return cancel(server);
+        const QString url = mint(strong, {{"port", 9300}}).json().value("url").toString();
+        bool missing = false;
+        const browserproxy::BrowserRun run =
+            browserproxy::openInChromium(url, m_agent.stateDir() + "/chromium-strong",
+                                         strong.home + "/heads-9300.log", &missing);
+        cancel(server);
+        verifyBrowserRun(run);
     }
 };
 

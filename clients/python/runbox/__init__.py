@@ -8,8 +8,8 @@ See clients/python/README.md; the HTTP contract is docs/contracts.md.
 """
 
 from .agent import Agent, DEFAULT_URL, default_state_dir
-from .errors import (AuthenticationError, CommandError, ConflictError, ConnectionLostError,
-                     InvalidRequestError, NotFoundError, PermissionDeniedError, ProtocolError,
+from .errors import (AuthenticationError, CertificateRefusedError, CommandError, ConflictError,
+                     ConnectionLostError, InvalidRequestError, NotFoundError, PermissionDeniedError, ProtocolError,
                      RunboxError, ServerError, TooLargeError, UnavailableError)
 from .execution import FINAL_STATES, Execution, LogChunk, Result
 from .files import FileEntry, Files
@@ -22,5 +22,5 @@ __all__ = [
     "LogChunk", "Result", "FINAL_STATES", "RunboxError", "InvalidRequestError",
     "AuthenticationError", "PermissionDeniedError", "NotFoundError", "ConflictError",
     "TooLargeError", "UnavailableError", "ServerError", "ConnectionLostError", "ProtocolError",
-    "CommandError",
+    "CommandError", "CertificateRefusedError",
 ]

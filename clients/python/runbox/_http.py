@@ -18,7 +18,7 @@ import time
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple, Union
 from urllib.parse import quote, urlencode, urlsplit
 
-from . import _signing
+from . import _signing, _tls
 from .errors import ConnectionLostError, ProtocolError, RunboxError, error_from_response
 
 _Conn = Union[http.client.HTTPConnection, http.client.HTTPSConnection]
@@ -40,12 +40,19 @@ def transport_error(err: BaseException, what: str, offset: Optional[int] = None)
 
 
 class Session:
-    """Connections and clock offset for one agent base URL (``http://host:port[/prefix]``)."""
+    """Connections and clock offset for one agent base URL (``http://host:port[/prefix]`` or
+    ``https://…``). ``pin``: the SHA-256 of the https:// agent's certificate (32 bytes), checked
+    on every new connection before the request is sent (``_tls``)."""
 
-    def __init__(self, url: str, timeout_s: float = 60.0, ssl_context: Optional[ssl.SSLContext] = None) -> None:
+    def __init__(self, url: str, timeout_s: float = 60.0, ssl_context: Optional[ssl.SSLContext] = None,
+                 pin: Optional[bytes] = None) -> None:
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ValueError(f"agent URL {url!r} is not an http:// or https:// URL")
+        if pin is not None and (parts.scheme != "https" or len(pin) != 32):
+            raise ValueError(f"a fingerprint pins a TLS certificate: the agent URL must be https://, not {url}")
+        if pin is not None and ssl_context is not None:
+            raise ValueError("give fingerprint or ssl_context, not both: with a pin the pin decides")
         self.url = url.rstrip("/")
         self.scheme = parts.scheme
         self.host = parts.hostname
@@ -53,14 +60,15 @@ class Session:
         self.prefix = parts.path.rstrip("/")
         self.timeout_s = timeout_s
         self._ssl = ssl_context
+        self.pin = pin
         self._idle: List[_Conn] = []
         self._lock = threading.Lock()
         self.clock_offset_ms = 0
 
     def new_connection(self) -> _Conn:
         if self.scheme == "https":
-            return http.client.HTTPSConnection(self.host, self.port, timeout=self.timeout_s,
-                                               context=self._ssl or ssl.create_default_context())
+            return _tls.PinnedHTTPSConnection(self.host, self.port, timeout=self.timeout_s, pin=self.pin,
+                                              context=self._ssl)
         return http.client.HTTPConnection(self.host, self.port, timeout=self.timeout_s)
 
     def acquire(self, fresh: bool = False) -> Tuple[_Conn, bool]:

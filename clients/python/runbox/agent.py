@@ -6,8 +6,9 @@ import os
 import ssl
 from pathlib import Path
 from typing import Any, Callable, Dict, Generic, List, Mapping, Optional, Tuple, TypeVar
+from urllib.parse import urlsplit
 
-from . import _parse
+from . import _parse, _tls
 from ._http import Client, Session
 from .errors import NotFoundError, ProtocolError, RunboxError, UnavailableError
 from .workspace import Workspace
@@ -47,6 +48,24 @@ def resolve(url: Optional[str], token: Optional[str], state_dir: Optional[str]) 
     return url, token
 
 
+def resolve_pin(fingerprint: Optional[str], url: str) -> Optional[bytes]:
+    """The pin of an https:// agent as the CLI takes it (``cli/CliOptions.cpp``): the argument,
+    else ``RUNBOX_FINGERPRINT`` (there is no state-directory file for it), in any form
+    ``runbox-agent --print-fingerprint`` or openssl prints; None when neither is set.
+    ValueError for text that is not a SHA-256 fingerprint, or a pin with an http:// URL."""
+    text = fingerprint or os.environ.get("RUNBOX_FINGERPRINT") or ""
+    if not text:
+        return None
+    pin = _tls.parse_fingerprint(text)
+    if pin is None:
+        raise ValueError(f"fingerprint {text[:200]!r} is not a SHA-256 fingerprint (AB:CD:… as "
+                         "runbox-agent --print-fingerprint prints it, or sha256:<64 hex>)")
+    if urlsplit(url).scheme != "https":
+        raise ValueError("fingerprint (RUNBOX_FINGERPRINT) pins a TLS certificate: the agent URL "
+                         f"must be https://, not {url}")
+    return pin
+
+
 class _hybridmethod(Generic[T]):
     """A method that works on the class (``Agent.connect_workspace(id, token, url=…)``) and on
     an instance (``agent.connect_workspace(id, token)``, over that agent's connections)."""
@@ -64,16 +83,21 @@ class _hybridmethod(Generic[T]):
 
 
 class Agent:
-    """A runbox-agent. ``url``/``token`` default as for the CLI (see :func:`resolve`);
-    ``timeout_s`` bounds each socket read (streams carry a ping every 15 s, so long runs are
+    """A runbox-agent. ``url``/``token`` default as for the CLI (see :func:`resolve`). An
+    ``https://`` agent (its TLS listener, ``--listen-tls``) is accepted by its pinned
+    ``fingerprint`` (``runbox-agent --print-fingerprint``; else ``RUNBOX_FINGERPRINT``), checked
+    on every new connection before anything is sent, or unpinned only when the system CA store
+    verifies it; a refused certificate raises CertificateRefusedError (docs/contracts.md "TLS
+    and pinning"). ``timeout_s`` bounds each socket read (streams carry a ping every 15 s, so long runs are
     fine). Connections are kept alive and shared by the workspaces made from it. As a context
     manager, closes them on exit."""
 
     def __init__(self, url: Optional[str] = None, token: Optional[str] = None, state_dir: Optional[str] = None,
-                 *, timeout_s: float = 60.0, ssl_context: Optional[ssl.SSLContext] = None) -> None:
+                 *, fingerprint: Optional[str] = None, timeout_s: float = 60.0,
+                 ssl_context: Optional[ssl.SSLContext] = None) -> None:
         url, token = resolve(url, token, state_dir)
         self.url = url.rstrip("/")
-        self._session = Session(url, timeout_s, ssl_context)
+        self._session = Session(url, timeout_s, ssl_context, resolve_pin(fingerprint, url))
         self._client = Client(self._session, token)
 
     def __repr__(self) -> str:
@@ -154,18 +178,19 @@ class Agent:
     @_hybridmethod
     def connect_workspace(cls, self: Optional["Agent"], workspace_id: str, token: str,
                           url: Optional[str] = None, state_dir: Optional[str] = None,
-                          timeout_s: float = 60.0) -> Workspace:
+                          timeout_s: float = 60.0, fingerprint: Optional[str] = None) -> Workspace:
         """A handle on workspace ``workspace_id`` signed with its scoped ``token`` (what
         ``agent.workspace().token`` gave; the agent token is not needed). On an Agent it uses
         that agent's connections; on the class, ``url`` (else RUNBOX_URL or
-        ``<state_dir>/agent.url``). Not owned: its context manager does not delete it."""
+        ``<state_dir>/agent.url``; an https:// one pinned by ``fingerprint``, else
+        RUNBOX_FINGERPRINT). Not owned: its context manager does not delete it."""
         if self is not None and url is None:
             session = self._session
         else:
             if not url:
                 directory = Path(state_dir or default_state_dir())
                 url = os.environ.get("RUNBOX_URL") or _read_trimmed(directory / "agent.url") or DEFAULT_URL
-            session = Session(url, timeout_s)
+            session = Session(url, timeout_s, pin=resolve_pin(fingerprint, url))
         return Workspace(Client(session, token), workspace_id, info={"id": workspace_id})
 
     def close(self) -> None:
@@ -184,4 +209,4 @@ def _camel(name: str) -> str:
     return head + "".join(p[:1].upper() + p[1:] for p in rest)
 
 
-__all__ = ["Agent", "DEFAULT_URL", "default_state_dir", "resolve"]
+__all__ = ["Agent", "DEFAULT_URL", "default_state_dir", "resolve", "resolve_pin"]

@@ -27,6 +27,7 @@ __all__ = [
     "ServerError",
     "ConnectionLostError",
     "ProtocolError",
+    "CertificateRefusedError",
     "CommandError",
 ]
 
@@ -88,6 +89,18 @@ class ConnectionLostError(RunboxError):
     def __init__(self, message: str, offset: Optional[int] = None) -> None:
         super().__init__(None, "connection_lost", message)
         self.offset = offset
+
+
+class CertificateRefusedError(RunboxError):
+    """The https:// agent's certificate was refused (status None, code ``certificate_refused``;
+    docs/contracts.md "TLS and pinning"): it does not match the pin, or, unpinned, the system CA
+    store does not verify it. Nothing was sent on that connection. ``expected`` is the pinned
+    fingerprint (None unpinned), ``presented`` the certificate's (``AB:CD:…``; None if unknown)."""
+
+    def __init__(self, message: str, expected: Optional[str], presented: Optional[str]) -> None:
+        super().__init__(None, "certificate_refused", message)
+        self.expected = expected
+        self.presented = presented
 
 
 class ProtocolError(RunboxError):

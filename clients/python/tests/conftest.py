@@ -37,7 +37,8 @@ ROOT_AGENT_ENV = {"RUNBOX_STRONG_UID_FIRST": "1882100000", "RUNBOX_STRONG_UID_CO
 class RealAgent:
     """One runbox-agent process with a temporary state directory."""
 
-    def __init__(self, as_root: bool = False, extra_env: Optional[Dict[str, str]] = None) -> None:
+    def __init__(self, as_root: bool = False, extra_env: Optional[Dict[str, str]] = None,
+                 extra_args: Optional[List[str]] = None) -> None:
         if not AGENT_BIN.exists():
             pytest.skip(f"{AGENT_BIN} is not built")
         self.state_dir = Path(tempfile.mkdtemp(prefix="runbox-pytest-"))
@@ -53,7 +54,7 @@ class RealAgent:
         env.update(extra_env or {})
         self._log = open(self.log_path, "wb")
         self.proc = subprocess.Popen(prefix + [str(AGENT_BIN), "--state-dir", str(self.state_dir),
-                                               "--listen", "127.0.0.1:0"],
+                                               "--listen", "127.0.0.1:0"] + (extra_args or []),
                                      env=env, cwd="/", stdout=self._log, stderr=subprocess.STDOUT)
         url_file = self.state_dir / "agent.url"
         deadline = time.monotonic() + 60
@@ -64,6 +65,8 @@ class RealAgent:
             time.sleep(0.05)
         self.url = url_file.read_text().strip()
         self.token = (self.state_dir / "agent.token").read_text().strip()
+        tls_url = self.state_dir / "agent.tls-url"  # written before agent.url with --listen-tls
+        self.tls_url = tls_url.read_text().strip() if tls_url.exists() else ""
 
     def log(self) -> str:
         try:
@@ -135,7 +138,9 @@ class Relay:
         parts = urlsplit(target_url)
         self._target = (parts.hostname, parts.port)
         self._listener = socket.create_server(("127.0.0.1", 0))
-        self.url = "http://127.0.0.1:%d" % self._listener.getsockname()[1]
+        self.port = self._listener.getsockname()[1]
+        self.url = "http://127.0.0.1:%d" % self.port
+        self.accepted = 0
         self._socks: List[socket.socket] = []
         self._lock = threading.Lock()
         threading.Thread(target=self._accept, daemon=True).start()
@@ -148,6 +153,7 @@ class Relay:
                 return
             upstream = socket.create_connection(self._target)
             with self._lock:
+                self.accepted += 1
                 self._socks += [client, upstream]
             for a, b in ((client, upstream), (upstream, client)):
                 threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
@@ -167,6 +173,10 @@ class Relay:
                 s.shutdown(socket.SHUT_RDWR)
             except OSError:
                 pass
+
+    def retarget(self, host: str, port: int) -> None:
+        """Relays the next connections to ``host:port`` (those open stay where they are)."""
+        self._target = (host, port)
 
     def cut(self) -> None:
         with self._lock:
