@@ -126,6 +126,10 @@ void FileRoutes::registerRoutes(Router& router) {
                [this](http::HttpExchange* ex, const Principal& who, const PathParams& p) {
                    handleMkdir(ex, who, p);
                });
+    router.add("GET", QStringLiteral("/v1/workspaces/{id}/usage"),
+               [this](http::HttpExchange* ex, const Principal& who, const PathParams& p) {
+                   handleUsage(ex, who, p);
+               });
 }
 
 namespace {
@@ -444,6 +448,35 @@ void FileRoutes::handleMkdir(http::HttpExchange* ex, const Principal& who, const
             if (result->error)
                 return ex->replyError(*result->error);
             ex->reply(result->created ? 201 : 200, jsonBytes(result->info.toEntryJson(rel)), kJson);
+        });
+}
+
+void FileRoutes::handleUsage(http::HttpExchange* ex, const Principal& who, const PathParams& p) {
+    if (auto err = checkQueryNames(ex->request(), {}))
+        return ex->replyError(*err);
+    auto fs = workspaceFs(m_context, ex, who, p.value(QStringLiteral("id")));
+    if (!fs)
+        return;
+    const qint64 maxWorkspaceBytes = m_context->quotas->current().maxWorkspaceBytes;
+    auto usage =
+        std::make_shared<workspace::Result<workspace::UsageReport>>(workspace::UsageReport{});
+    // A walk, not a lease: it reads while executions may write (a moment's figure).
+    FileWork::run(
+        &m_pool, ex,
+        [fs, usage] {
+            workspace::WorkspaceUsage::Options options;
+            options.maxEntries = kUsageMaxEntries;
+            *usage = workspace::WorkspaceUsage::measure(fs->rootFd(), options);
+        },
+        [ex, usage, maxWorkspaceBytes] {
+            if (!*usage)
+                return ex->replyError(usage->error());
+            const workspace::UsageReport& u = usage->value();
+            ex->replyJson(200, {{"allocatedBytes", double(u.allocatedBytes)},
+                                {"apparentBytes", double(u.apparentBytes)},
+                                {"entries", double(u.entries)},
+                                {"complete", u.complete},
+                                {"maxWorkspaceBytes", double(maxWorkspaceBytes)}});
         });
 }
 

@@ -58,6 +58,12 @@ private:
     void handleDelete(http::HttpExchange* ex, const Principal& who, const PathParams& params);
     void handleMove(http::HttpExchange* ex, const Principal& who, const PathParams& params);
     void handleMkdir(http::HttpExchange* ex, const Principal& who, const PathParams& params);
+    /// `GET /v1/workspaces/{id}/usage`: the workspace's disk usage as the quota counts it
+    /// (workspace::WorkspaceUsage), walked on the file pool, at most kUsageMaxEntries entries
+    /// (then `complete` false) → `{"allocatedBytes","apparentBytes","entries","complete",
+    /// "maxWorkspaceBytes"}` (0 = no quota).
+    void handleUsage(http::HttpExchange* ex, const Principal& who, const PathParams& params);
+    static constexpr qint64 kUsageMaxEntries = 1000000;
     void sendFile(http::HttpExchange* ex, std::shared_ptr<const workspace::WorkspaceFs> fs,
                   const workspace::WorkspacePath& path);
 

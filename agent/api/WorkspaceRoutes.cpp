@@ -5,6 +5,8 @@
 #include "agent/light/LightWorkspaceHost.h"
 #include "agent/light/tier/LightService.h"
 #include "agent/pool/PoolHost.h"
+#include "agent/store/ExecutionRecord.h"
+#include "agent/store/ExecutionRepository.h"
 
 #include <QJsonArray>
 #include <QPointer>
@@ -132,11 +134,21 @@ void WorkspaceRoutes::registerRoutes(Router& router, AgentContext* ctx,
                    bool filtered = false;
                    const QString isolation =
                        ex->request().queryValue(QStringLiteral("isolation"), &filtered);
+                   QHash<QString, store::WorkspaceExecutionSummary> recorded;
+                   if (ctx->executions)
+                       if (auto err = ctx->executions->summarizeByWorkspace(&recorded))
+                           return ex->replyError(*err);
                    QJsonArray items;
                    for (const workspace::Workspace& ws : ctx->workspaces->list()) {
                        if (!who.mayUseWorkspace(ws.id) || (filtered && ws.isolation != isolation))
                            continue;
                        QJsonObject item = ws.toJson();
+                       const store::WorkspaceExecutionSummary summary = recorded.value(ws.id);
+                       item.insert(QStringLiteral("recordedExecutions"), double(summary.recorded));
+                       item.insert(QStringLiteral("lastExecutionAt"),
+                                   summary.lastCreatedMs
+                                       ? QJsonValue(store::isoTimestamp(summary.lastCreatedMs))
+                                       : QJsonValue());
                        // An environment's build workspace is the agent's (docs/environments.md).
                        if (const QString env = ctx->environments
                                                    ? ctx->environments->environmentBuiltIn(ws.id)

@@ -400,6 +400,22 @@ std::optional<Error> ExecutionRepository::list(const ExecutionFilter& filter,
     return std::nullopt;
 }
 
+std::optional<Error>
+ExecutionRepository::summarizeByWorkspace(QHash<QString, WorkspaceExecutionSummary>* out) const {
+    QSqlQuery query(m_database.connection());
+    query.prepare(QStringLiteral("SELECT workspace_id, COUNT(*), MAX(created_ms) FROM executions"
+                                 " GROUP BY workspace_id"));
+    Error error;
+    if (!execQuery(query, QStringLiteral("summarize executions"), &error))
+        return error;
+    QHash<QString, WorkspaceExecutionSummary> summaries;
+    while (query.next())
+        summaries.insert(query.value(0).toString(),
+                         {query.value(1).toLongLong(), query.value(2).toLongLong()});
+    *out = summaries;
+    return std::nullopt;
+}
+
 std::optional<Error> ExecutionRepository::markRunningAsLost(const QString& reason, qint64 nowMs,
                                                             QStringList* ids) {
     const qint64 now = nowOr(nowMs);

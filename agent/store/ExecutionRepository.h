@@ -4,6 +4,7 @@
 #include "agent/store/Database.h"
 #include "agent/store/ExecutionRecord.h"
 
+#include <QHash>
 #include <QList>
 #include <QPair>
 
@@ -26,6 +27,14 @@ struct ExecutionFilter {
 struct ExecutionPage {
     QList<ExecutionRecord> items;
     QString nextCursor; ///< empty when this is the last page
+};
+
+/// What the executions table keeps of one workspace: the recorded executions (managed,
+/// environment builds, NPU broker jobs; sync executions are not recorded) and the newest one's
+/// creation time.
+struct WorkspaceExecutionSummary {
+    qint64 recorded = 0;
+    qint64 lastCreatedMs = 0; ///< ms since the epoch; 0 when none
 };
 
 /// The executions table. Every method runs on the calling thread's connection and may be called
@@ -81,6 +90,9 @@ public:
     /// the cursor names the last row returned, so rows inserted meanwhile never shift a page
     /// (newer ones sort before the cursor and are not repeated; older ones are not skipped).
     std::optional<Error> list(const ExecutionFilter& filter, ExecutionPage* out) const;
+    /// The summary of every workspace that has recorded executions, by workspace id (one
+    /// grouped query over the executions_by_workspace index).
+    std::optional<Error> summarizeByWorkspace(QHash<QString, WorkspaceExecutionSummary>* out) const;
 
     /// Start-up recovery: every `running` execution becomes `lost` with @p reason, and every
     /// `queued` one too (the queue lived in the dead agent's memory) with
