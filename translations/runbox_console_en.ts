@@ -2669,6 +2669,38 @@ Compare it with the output of runbox-agent --print-fingerprint on the agent&apos
         <source>As the agent said when the workspace was created.</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Not measured yet.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 bytes on disk, as the workspace quota counts them.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>At least %1 bytes: the walk stopped at the agent&apos;s entry cap.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1, last %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Executions the agent keeps records of (managed runs, environment builds, NPU jobs; sync executions are not recorded) and when the newest was started.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>runs environment %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Size</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Executions</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::WorkspacesPage</name>

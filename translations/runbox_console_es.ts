@@ -2677,6 +2677,38 @@ Compárela con la salida de runbox-agent --print-fingerprint en el host del agen
         <source>As the agent said when the workspace was created.</source>
         <translation>Según lo indicó el agente al crear el espacio de trabajo.</translation>
     </message>
+    <message>
+        <source>Not measured yet.</source>
+        <translation>Aún no medido.</translation>
+    </message>
+    <message>
+        <source>%1 bytes on disk, as the workspace quota counts them.</source>
+        <translation>%1 bytes en disco, tal como los cuenta la cuota del espacio de trabajo.</translation>
+    </message>
+    <message>
+        <source>At least %1 bytes: the walk stopped at the agent&apos;s entry cap.</source>
+        <translation>Al menos %1 bytes: el recorrido se detuvo en el límite de entradas del agente.</translation>
+    </message>
+    <message>
+        <source>%1, last %2</source>
+        <translation>%1, la última %2</translation>
+    </message>
+    <message>
+        <source>Executions the agent keeps records of (managed runs, environment builds, NPU jobs; sync executions are not recorded) and when the newest was started.</source>
+        <translation>Ejecuciones de las que el agente guarda registro (ejecuciones gestionadas, construcciones de entornos, trabajos de NPU; las ejecuciones síncronas no se registran) y cuándo empezó la más reciente.</translation>
+    </message>
+    <message>
+        <source>runs environment %1</source>
+        <translation>ejecuta el entorno %1</translation>
+    </message>
+    <message>
+        <source>Size</source>
+        <translation>Tamaño</translation>
+    </message>
+    <message>
+        <source>Executions</source>
+        <translation>Ejecuciones</translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::WorkspacesPage</name>

@@ -2667,6 +2667,38 @@ Hãy so sánh với kết quả của runbox-agent --print-fingerprint trên má
         <source>As the agent said when the workspace was created.</source>
         <translation>Theo những gì agent cho biết khi tạo workspace.</translation>
     </message>
+    <message>
+        <source>Not measured yet.</source>
+        <translation>Chưa đo.</translation>
+    </message>
+    <message>
+        <source>%1 bytes on disk, as the workspace quota counts them.</source>
+        <translation>%1 byte trên đĩa, như hạn mức không gian làm việc tính.</translation>
+    </message>
+    <message>
+        <source>At least %1 bytes: the walk stopped at the agent&apos;s entry cap.</source>
+        <translation>Ít nhất %1 byte: lần duyệt dừng ở giới hạn số mục của tác tử.</translation>
+    </message>
+    <message>
+        <source>%1, last %2</source>
+        <translation>%1, lần cuối %2</translation>
+    </message>
+    <message>
+        <source>Executions the agent keeps records of (managed runs, environment builds, NPU jobs; sync executions are not recorded) and when the newest was started.</source>
+        <translation>Các lần thực thi mà tác tử lưu hồ sơ (lần chạy được quản lý, bản dựng môi trường, tác vụ NPU; lần thực thi đồng bộ không được ghi lại) và thời điểm lần mới nhất bắt đầu.</translation>
+    </message>
+    <message>
+        <source>runs environment %1</source>
+        <translation>chạy môi trường %1</translation>
+    </message>
+    <message>
+        <source>Size</source>
+        <translation>Kích thước</translation>
+    </message>
+    <message>
+        <source>Executions</source>
+        <translation>Các lần chạy</translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::WorkspacesPage</name>

@@ -2667,6 +2667,38 @@ Compare it with the output of runbox-agent --print-fingerprint on the agent&apos
         <source>As the agent said when the workspace was created.</source>
         <translation>按代理创建工作区时的说明。</translation>
     </message>
+    <message>
+        <source>Not measured yet.</source>
+        <translation>尚未测量。</translation>
+    </message>
+    <message>
+        <source>%1 bytes on disk, as the workspace quota counts them.</source>
+        <translation>磁盘上 %1 字节（按工作区配额的计算方式）。</translation>
+    </message>
+    <message>
+        <source>At least %1 bytes: the walk stopped at the agent&apos;s entry cap.</source>
+        <translation>至少 %1 字节：遍历在代理的条目上限处停止。</translation>
+    </message>
+    <message>
+        <source>%1, last %2</source>
+        <translation>%1，最近一次 %2</translation>
+    </message>
+    <message>
+        <source>Executions the agent keeps records of (managed runs, environment builds, NPU jobs; sync executions are not recorded) and when the newest was started.</source>
+        <translation>代理保留记录的执行（托管运行、环境构建、NPU 作业；同步执行不记录）以及最近一次的开始时间。</translation>
+    </message>
+    <message>
+        <source>runs environment %1</source>
+        <translation>运行环境 %1</translation>
+    </message>
+    <message>
+        <source>Size</source>
+        <translation>大小</translation>
+    </message>
+    <message>
+        <source>Executions</source>
+        <translation>执行记录</translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::WorkspacesPage</name>

@@ -33,6 +33,10 @@ WorkspaceInfo WorkspaceInfo::fromJson(const QJsonObject& o) {
     w.idleTimeoutS = wholeNumber(o, "idleTimeoutS");
     w.confinement = o.value(QLatin1String("confinement")).toObject();
     w.lastBoundsKill = o.value(QLatin1String("lastBoundsKill")).toObject();
+    w.environmentId = text(o, "environmentId");
+    w.recordedExecutions = wholeNumber(o, "recordedExecutions");
+    const QDateTime last = QDateTime::fromString(text(o, "lastExecutionAt"), Qt::ISODateWithMs);
+    w.lastExecutionAt = last.isValid() ? last.toUTC() : QDateTime();
     w.token = text(o, "token");
     return w;
 }

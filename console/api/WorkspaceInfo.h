@@ -23,10 +23,13 @@ public:
     QString environmentBuild; ///< the science environment this is the build workspace of
     qint64 idleTimeoutS =
         -1; ///< light: evicted after this many idle seconds (0 = never); -1 unknown
-    QJsonObject confinement;    ///< light: the Landlock / network confinement, as reported
-    QJsonObject lastBoundsKill; ///< light: the last background-bounds kill (empty when none)
-    QString token;              ///< scoped token: only in a create answer, never in a listing
-    QJsonObject raw;            ///< the object as received
+    QJsonObject confinement;        ///< light: the Landlock / network confinement, as reported
+    QJsonObject lastBoundsKill;     ///< light: the last background-bounds kill (empty when none)
+    QString environmentId;          ///< light: the science environment it was created with
+    qint64 recordedExecutions = -1; ///< executions the agent keeps records of; -1 unknown
+    QDateTime lastExecutionAt;      ///< UTC, the newest recorded one's creation; invalid: none
+    QString token;                  ///< scoped token: only in a create answer, never in a listing
+    QJsonObject raw;                ///< the object as received
 
     /// Reads one workspace object; anything missing keeps its default.
     static WorkspaceInfo fromJson(const QJsonObject& o);

@@ -52,6 +52,40 @@ QVariant WorkspaceTableModel::data(const QModelIndex& index, int role) const {
         if (role == Qt::ToolTipRole && w.createdAt.isValid())
             return w.createdAt.toString(Qt::ISODateWithMs);
         break;
+    case SizeColumn: {
+        const Usage u = m_usage.value(w.id);
+        if (role == Qt::DisplayRole && u.bytes >= 0)
+            return (u.complete ? QString() : QStringLiteral("≥ ")) +
+                   QLocale().formattedDataSize(u.bytes, 1, QLocale::DataSizeTraditionalFormat);
+        if (role == SortRole)
+            return u.bytes;
+        if (role == Qt::ToolTipRole)
+            return u.bytes < 0 ? tr("Not measured yet.")
+                   : u.complete
+                       ? tr("%1 bytes on disk, as the workspace quota counts them.").arg(u.bytes)
+                       : tr("At least %1 bytes: the walk stopped at the agent's entry cap.")
+                             .arg(u.bytes);
+        if (role == Qt::TextAlignmentRole)
+            return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+        break;
+    }
+    case ExecutionsColumn:
+        if (role == Qt::DisplayRole && w.recordedExecutions >= 0)
+            return w.lastExecutionAt.isValid()
+                       ? tr("%1, last %2")
+                             .arg(w.recordedExecutions)
+                             .arg(QLocale().toString(w.lastExecutionAt.toLocalTime(),
+                                                     QLocale::ShortFormat))
+                       : QString::number(w.recordedExecutions);
+        if (role == SortRole)
+            return w.lastExecutionAt.isValid() ? w.lastExecutionAt.toMSecsSinceEpoch()
+                   : w.recordedExecutions < 0  ? qint64(-2)
+                                               : qint64(-1);
+        if (role == Qt::ToolTipRole)
+            return tr("Executions the agent keeps records of (managed runs, environment builds, "
+                      "NPU jobs; sync executions are not recorded) and when the newest was "
+                      "started.");
+        break;
     case UidColumn:
         if (role == Qt::DisplayRole)
             return w.uid >= 0 ? QString::number(w.uid) : QString();
@@ -83,6 +117,8 @@ QVariant WorkspaceTableModel::data(const QModelIndex& index, int role) const {
         QStringList notes;
         if (!w.environmentBuild.isEmpty())
             notes << tr("build workspace of environment %1").arg(w.environmentBuild);
+        if (!w.environmentId.isEmpty())
+            notes << tr("runs environment %1").arg(w.environmentId);
         if (const QString kill = w.boundsKillText(); !kill.isEmpty())
             notes << kill;
         if (role == Qt::DisplayRole || role == Qt::ToolTipRole || role == SortRole)
@@ -107,6 +143,10 @@ QVariant WorkspaceTableModel::headerData(int section, Qt::Orientation orientatio
         return tr("Isolation");
     case CreatedColumn:
         return tr("Created");
+    case SizeColumn:
+        return tr("Size");
+    case ExecutionsColumn:
+        return tr("Executions");
     case UidColumn:
         return tr("UID");
     case IdleColumn:
@@ -129,6 +169,7 @@ void WorkspaceTableModel::setWorkspaces(const QList<WorkspaceInfo>& workspaces) 
         if (listed.contains(m_rows.at(row).id))
             continue;
         beginRemoveRows({}, row, row);
+        m_usage.remove(m_rows.at(row).id);
         m_rows.removeAt(row);
         endRemoveRows();
     }
@@ -187,9 +228,16 @@ qint64 WorkspaceTableModel::idleTimeoutOf(const WorkspaceInfo& w) const {
     return w.idleTimeoutS >= 0 ? w.idleTimeoutS : m_createdIdleTimeoutS.value(w.id, -1);
 }
 
+void WorkspaceTableModel::setUsage(const QString& id, qint64 allocatedBytes, bool complete) {
+    m_usage.insert(id, {allocatedBytes, complete});
+    if (const int row = rowOf(id); row >= 0)
+        Q_EMIT dataChanged(index(row, SizeColumn), index(row, SizeColumn));
+}
+
 void WorkspaceTableModel::forgetTokens() {
     m_tokens.clear();
     m_createdIdleTimeoutS.clear();
+    m_usage.clear();
     if (!m_rows.isEmpty())
         Q_EMIT dataChanged(index(0, 0), index(int(m_rows.size()) - 1, ColumnCount - 1));
 }

@@ -8,11 +8,12 @@
 
 namespace runbox::console {
 
-/// The Workspaces page's table: one row per workspace of the agent (id, tier, created, uid, idle
-/// timeout when reported, whether its token is kept for this session, notes such as the
-/// environment it builds or the last background-bounds kill). A refresh updates the rows in place:
-/// a workspace still listed keeps its row (dataChanged), a gone one is removed, a new one is
-/// appended, so selections and sorting proxies stay put. SortRole gives each column's sort key.
+/// The Workspaces page's table: one row per workspace of the agent (id, tier, created, size once
+/// measured, recorded executions and the last one's time, uid, idle timeout when reported, whether
+/// its token is kept for this session, notes such as the environment it builds or the last
+/// background-bounds kill). A refresh updates the rows in place: a workspace still listed keeps its
+/// row (dataChanged), a gone one is removed, a new one is appended, so selections and sorting
+/// proxies stay put. SortRole gives each column's sort key.
 ///
 /// Scoped tokens (only in a create answer, docs/contracts.md "Workspaces and executions") are
 /// held here in memory for the console's session: never written anywhere.
@@ -24,6 +25,8 @@ public:
         IdColumn,
         IsolationColumn,
         CreatedColumn,
+        SizeColumn,
+        ExecutionsColumn,
         UidColumn,
         IdleColumn,
         TokenColumn,
@@ -59,6 +62,12 @@ public:
     void rememberCreated(const WorkspaceInfo& created);
     /// The idle timeout shown for @p w (s): its own, else the one of its create answer; -1 unknown.
     qint64 idleTimeoutOf(const WorkspaceInfo& w) const;
+    /// Shows @p allocatedBytes as the size of workspace @p id (`GET /v1/workspaces/{id}/usage`;
+    /// @p complete false: the walk stopped at its cap, so at least that much). Kept across
+    /// refreshes until the workspace is gone.
+    void setUsage(const QString& id, qint64 allocatedBytes, bool complete);
+    /// The allocated bytes shown for @p id, -1 while not measured.
+    qint64 allocatedBytesOf(const QString& id) const { return m_usage.value(id).bytes; }
 
 private:
     void emitRowChanged(int row);
@@ -66,6 +75,11 @@ private:
     QList<WorkspaceInfo> m_rows;
     QHash<QString, QString> m_tokens;
     QHash<QString, qint64> m_createdIdleTimeoutS; ///< from create answers, by workspace id
+    struct Usage {
+        qint64 bytes = -1;
+        bool complete = true;
+    };
+    QHash<QString, Usage> m_usage; ///< measured sizes, by workspace id
 };
 
 } // namespace runbox::console

@@ -2,6 +2,7 @@
 
 #include "console/api/ExecutionInfo.h"
 #include "console/connection/AgentConnection.h"
+#include "console/connection/WorkspaceUsageProbe.h"
 #include "console/models/WorkspaceTableModel.h"
 #include "console/pages/CreateWorkspaceDialog.h"
 #include "console/widgets/HostBanner.h"
@@ -36,7 +37,9 @@ QLabel* messageLabel(const char* name, const char* colour, QWidget* parent) {
 
 WorkspacesPage::WorkspacesPage(QWidget* parent)
     : AgentPage(tr("Workspaces"), QStringLiteral(":/icons/workspace.svg"), parent),
-      m_model(new WorkspaceTableModel(this)), m_proxy(new QSortFilterProxyModel(this)) {
+      m_model(new WorkspaceTableModel(this)), m_proxy(new QSortFilterProxyModel(this)),
+      m_usageProbe(new WorkspaceUsageProbe(this)) {
+    connect(m_usageProbe, &WorkspaceUsageProbe::measured, m_model, &WorkspaceTableModel::setUsage);
     auto* content = new QWidget;
     auto icon = [](const char* name) { return QIcon(QStringLiteral(":/icons/%1.svg").arg(name)); };
     m_new = new QPushButton(icon("add"), tr("&Create…"), content);
@@ -103,6 +106,7 @@ QString WorkspacesPage::profileId() const {
 }
 
 void WorkspacesPage::onConnectionChanged() {
+    m_usageProbe->measure(nullptr, {});
     m_model->setWorkspaces({});
     m_model->forgetTokens();
     const QHash<QString, QString> kept = m_tokens.value(profileId());
@@ -139,6 +143,11 @@ void WorkspacesPage::load() {
             return showPlaceholder(tr("Could not read the workspaces"), r.errorMessage(),
                                    QStringLiteral(":/icons/state-failed.svg"));
         m_model->setWorkspaces(WorkspaceInfo::listFromJson(r.json()));
+        // Sizes are walks on the agent: measured after each listing, a few at a time.
+        QStringList ids;
+        for (const WorkspaceInfo& w : m_model->workspaces())
+            ids << w.id;
+        m_usageProbe->measure(connection(), ids);
         showContent();
         connection()->refreshHealth(); // the capacity line follows the list
         // Rows inserted through the sorting proxy do not always re-fit the columns by themselves.

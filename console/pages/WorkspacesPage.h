@@ -13,6 +13,7 @@ class QTableView;
 namespace runbox::console {
 
 class WorkspaceTableModel;
+class WorkspaceUsageProbe;
 
 /// The agent's workspaces (`GET /v1/workspaces`, docs/contracts.md "Workspaces and executions"):
 /// a sortable table updated in place on refresh (F5), the light tier's and pool's capacity from
@@ -79,6 +80,7 @@ private:
 
     WorkspaceTableModel* m_model;
     QSortFilterProxyModel* m_proxy;
+    WorkspaceUsageProbe* m_usageProbe; ///< the Size column, after each listing
     QTableView* m_table;
     QLabel* m_capacity;
     QLabel* m_notice;

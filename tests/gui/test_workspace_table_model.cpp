@@ -2,7 +2,7 @@
 // fields, wrong types, non-object entries, a body that is not the expected shape), the create
 // answer's `rejected`, rows updated in place on refresh (kept, changed, removed, appended, checked
 // by QAbstractItemModelTester and by a persistent index), sorting through SortRole, tokens kept in
-// memory only.
+// memory only, sizes and recorded executions shown as reported.
 #include "console/api/WorkspaceInfo.h"
 #include "console/models/WorkspaceTableModel.h"
 
@@ -165,6 +165,48 @@ private Q_SLOTS:
                                   strong("wc", "2026-12-07T05:00:03.000Z", 20),
                                   strong("wd", "2026-12-07T05:00:04.000Z", 1)}));
         QCOMPARE(proxy.index(0, 0).data().toString(), QStringLiteral("wd"));
+    }
+
+    void testSizeAndExecutionsColumns() {
+        WorkspaceTableModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QJsonObject used = strong("w1", "2026-12-07T05:00:00.000Z", 10);
+        used.insert("recordedExecutions", 3);
+        used.insert("lastExecutionAt", "2026-12-07T06:00:00.000Z");
+        QJsonObject fresh = light("w2", "2026-12-07T05:00:01.000Z");
+        fresh.insert("recordedExecutions", 0);
+        fresh.insert("lastExecutionAt", QJsonValue::Null);
+        fresh.insert("environmentId", "e42");
+        QJsonObject odd = strong("w3", "2026-12-07T05:00:02.000Z", 11);
+        odd.insert("recordedExecutions", "many"); // another type: unknown, never a crash
+        model.setWorkspaces(list({used, fresh, odd}));
+        const auto cell = [&](int row, int column) {
+            return model.index(row, column).data().toString();
+        };
+        QVERIFY2(cell(0, WorkspaceTableModel::ExecutionsColumn).startsWith(QStringLiteral("3, ")),
+                 qPrintable(cell(0, WorkspaceTableModel::ExecutionsColumn)));
+        QCOMPARE(cell(1, WorkspaceTableModel::ExecutionsColumn), QStringLiteral("0"));
+        QVERIFY(cell(2, WorkspaceTableModel::ExecutionsColumn).isEmpty());
+        QVERIFY(cell(1, WorkspaceTableModel::NotesColumn).contains(QStringLiteral("e42")));
+        // Sizes: none until measured; a capped walk says "at least".
+        QVERIFY(cell(0, WorkspaceTableModel::SizeColumn).isEmpty());
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        model.setUsage(QStringLiteral("w1"), 3 * 1024 * 1024, true);
+        model.setUsage(QStringLiteral("w2"), 5 * 1024 * 1024, false);
+        QCOMPARE(changed.count(), 2);
+        QVERIFY2(cell(0, WorkspaceTableModel::SizeColumn).contains(QStringLiteral("3.0")),
+                 qPrintable(cell(0, WorkspaceTableModel::SizeColumn)));
+        QVERIFY(!cell(0, WorkspaceTableModel::SizeColumn).startsWith(QStringLiteral("≥")));
+        QVERIFY(cell(1, WorkspaceTableModel::SizeColumn).startsWith(QStringLiteral("≥")));
+        QCOMPARE(model.index(0, WorkspaceTableModel::SizeColumn)
+                     .data(WorkspaceTableModel::SortRole)
+                     .toLongLong(),
+                 3 * 1024 * 1024);
+        // A refresh keeps the figure; a gone workspace takes it along.
+        model.setWorkspaces(list({used, odd}));
+        QCOMPARE(model.allocatedBytesOf(QStringLiteral("w1")), 3 * 1024 * 1024);
+        QCOMPARE(model.allocatedBytesOf(QStringLiteral("w2")), -1);
     }
 
     void testTokensKeptInMemory() {

@@ -190,6 +190,38 @@ private Q_SLOTS:
         QVERIFY(page()->errorText().isEmpty());
     }
 
+    /// The Size column is measured through GET /v1/workspaces/{id}/usage after a listing; the
+    /// Executions column counts what the agent recorded.
+    void testSizeAndRecordedExecutionsShown() {
+        const QString id = m_agent.createWorkspace();
+        QVERIFY(!id.isEmpty());
+        const runbox::ApiResponse submitted =
+            m_client->call("POST", "/v1/executions",
+                           QJsonObject{{"workspace", id},
+                                       {"kind", "shell"},
+                                       {"code", "head -c 2097152 /dev/zero > two-mib"}});
+        QVERIFY2(submitted.status == 202, submitted.body.constData());
+        const QByteArray record =
+            "/v1/executions/" + submitted.json().value("executionId").toString().toUtf8();
+        QTRY_VERIFY_WITH_TIMEOUT(
+            m_client->call("GET", record).json().value("state").toString() == "completed", 60000);
+        QSignalSpy loaded(page(), &WorkspacesPage::loaded);
+        page()->refresh();
+        QTRY_VERIFY_WITH_TIMEOUT(loaded.count() >= 1, 10000);
+        const int row = page()->model()->rowOf(id);
+        QVERIFY(row >= 0);
+        QCOMPARE(page()->model()->workspaceAt(row).recordedExecutions, 1);
+        QVERIFY(page()
+                    ->model()
+                    ->index(row, WorkspaceTableModel::ExecutionsColumn)
+                    .data()
+                    .toString()
+                    .startsWith(QStringLiteral("1, ")));
+        QTRY_VERIFY_WITH_TIMEOUT(page()->model()->allocatedBytesOf(id) >= 2 * 1024 * 1024, 20000);
+        QVERIFY(page()->model()->allocatedBytesOf(id) < 4 * 1024 * 1024);
+        QVERIFY(!page()->model()->index(row, WorkspaceTableModel::SizeColumn).data().isNull());
+    }
+
     void testRefusedDeleteShowsTheAgentsMessage() {
         // An id the agent does not know: 404 with its message.
         QSignalSpy finished(page(), &WorkspacesPage::deleteFinished);
