@@ -2,6 +2,7 @@
 
 #include "cli/CliOptions.h"
 #include "cli/ExecutionsCommand.h"
+#include "cli/Units.h"
 #include "shared/ApiClient.h"
 
 #include <QJsonArray>
@@ -15,7 +16,7 @@ namespace {
 
 const char kUsage[] = "runbox workspace create [--light [--count N] [--environment ID | "
                       "--revision REV]] [--json] | "
-                      "ls [--light|--strong] [--json] | rm ID... [--json]";
+                      "ls [--light|--strong] [--json] | rm ID... [--json] | usage ID... [--json]";
 const OptionSpec kJson{QStringLiteral("--json")};
 
 int create(ApiClient& client, const QStringList& args) {
@@ -105,15 +106,21 @@ int list(ApiClient& client, const QStringList& args, const char* command) {
     if (!r.ok() || parsed.has(QStringLiteral("--json")))
         return printJsonResponse(command, r);
     QList<QStringList> rows{{QStringLiteral("ID"), QStringLiteral("ISOLATION"),
-                             QStringLiteral("UID"), QStringLiteral("CREATED")}};
+                             QStringLiteral("UID"), QStringLiteral("CREATED"),
+                             QStringLiteral("EXECUTIONS"), QStringLiteral("LAST EXECUTION")}};
+    const auto orDash = [](const QJsonValue& v) {
+        return v.isDouble()   ? QString::number(qint64(v.toDouble()))
+               : v.isString() ? v.toString()
+                              : QStringLiteral("-");
+    };
     for (const QJsonValue& v : r.json().value(QLatin1String("workspaces")).toArray()) {
         const QJsonObject w = v.toObject();
         rows.append({w.value(QLatin1String("id")).toString(),
                      w.value(QLatin1String("isolation")).toString(),
-                     w.contains(QLatin1String("uid"))
-                         ? QString::number(qint64(w.value(QLatin1String("uid")).toDouble()))
-                         : QStringLiteral("-"),
-                     w.value(QLatin1String("createdAt")).toString()});
+                     orDash(w.value(QLatin1String("uid"))),
+                     w.value(QLatin1String("createdAt")).toString(),
+                     orDash(w.value(QLatin1String("recordedExecutions"))),
+                     orDash(w.value(QLatin1String("lastExecutionAt")))});
     }
     QTextStream(stdout) << formatTable(rows);
     return kExitOk;
@@ -147,6 +154,51 @@ int remove(ApiClient& client, const QStringList& args) {
     return status;
 }
 
+/// `workspace usage ID...`: each workspace's disk usage as the quota counts it
+/// (`GET /v1/workspaces/{id}/usage`, docs/contracts.md "Workspaces and executions").
+int usage(ApiClient& client, const QStringList& args) {
+    ParsedArgs parsed;
+    if (!parseCommandArgs("workspace usage", args, {kJson}, kUsage, &parsed))
+        return kExitUsage;
+    const QStringList ids = parsed.positional + parsed.rest;
+    if (ids.isEmpty())
+        return usageError("workspace usage", QStringLiteral("give at least one workspace id"),
+                          kUsage);
+    int status = kExitOk;
+    QJsonArray measured;
+    QList<QStringList> rows{{QStringLiteral("ID"), QStringLiteral("ALLOCATED"),
+                             QStringLiteral("APPARENT"), QStringLiteral("ENTRIES"),
+                             QStringLiteral("QUOTA")}};
+    for (const QString& id : ids) {
+        const ApiResponse r = client.call(
+            "GET", "/v1/workspaces/" + QUrl::toPercentEncoding(id) + "/usage", {}, 300000);
+        if (!r.ok()) {
+            const int failed = reportFailure("workspace usage", r);
+            if (status == kExitOk)
+                status = failed;
+            continue;
+        }
+        QJsonObject u = r.json();
+        const bool complete = u.value(QLatin1String("complete")).toBool(true);
+        const auto bytes = [&](const char* key) {
+            return (complete ? QString() : QStringLiteral(">=")) +
+                   formatBytesUsed(qint64(u.value(QLatin1String(key)).toDouble()));
+        };
+        const qint64 quota = qint64(u.value(QLatin1String("maxWorkspaceBytes")).toDouble());
+        rows.append({id, bytes("allocatedBytes"), bytes("apparentBytes"),
+                     QString::number(qint64(u.value(QLatin1String("entries")).toDouble())),
+                     quota > 0 ? formatBytesUsed(quota) : QStringLiteral("unlimited")});
+        u.insert(QStringLiteral("id"), id);
+        measured.append(u);
+    }
+    if (parsed.has(QStringLiteral("--json")))
+        QTextStream(stdout)
+            << QJsonDocument(QJsonObject{{"workspaces", measured}}).toJson(QJsonDocument::Indented);
+    else if (rows.size() > 1)
+        QTextStream(stdout) << formatTable(rows);
+    return status;
+}
+
 } // namespace
 
 int runWorkspace(ApiClient& client, const QStringList& args) {
@@ -157,6 +209,8 @@ int runWorkspace(ApiClient& client, const QStringList& args) {
         return list(client, args.mid(1), "workspace ls");
     if (sub == QLatin1String("rm") || sub == QLatin1String("delete"))
         return remove(client, args.mid(1));
+    if (sub == QLatin1String("usage"))
+        return usage(client, args.mid(1));
     return usageError("workspace",
                       sub.isEmpty() ? QStringLiteral("give a subcommand")
                                     : QStringLiteral("unknown subcommand \"%1\"").arg(sub),

@@ -39,6 +39,7 @@ const char kUsage[] =
     "                              one revision (a root agent)\n"
     "  workspace ls [--light|--strong] [--json]   list workspaces (also: runbox workspaces)\n"
     "  workspace rm ID...          delete workspaces\n"
+    "  workspace usage ID... [--json]  disk usage as the workspace quota counts it\n"
     "  exec [options] -- ARGV...   run a command in a sandbox and stream its output\n"
     "  run [--follow] [options] -- ARGV...\n"
     "                              start a managed execution; prints its id (-f: follows it)\n"

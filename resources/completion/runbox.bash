@@ -48,10 +48,10 @@ _runbox() {
         workspaces) words_list="--light --strong --json" ;;
         workspace)
             case "$sub" in
-                "") words_list="create ls rm" ;;
+                "") words_list="create ls rm usage" ;;
                 create) words_list="--light --count --environment --revision --json" ;;
                 ls|list) words_list="--light --strong --json" ;;
-                rm|delete) words_list="--json" ;;
+                rm|delete|usage) words_list="--json" ;;
             esac ;;
         exec) words_list="$exec_opts --" ;;
         run) words_list="$exec_opts --follow -f --" ;;

@@ -185,6 +185,36 @@ private Q_SLOTS:
         QCOMPARE(cli({"workspace", "frobnicate"}).exitCode, 2);
     }
 
+    void testWorkspaceUsage() {
+        const QString id = m_agent.createWorkspace();
+        QVERIFY(!id.isEmpty());
+        QCOMPARE(m_agent.shell(id, "head -c 1048576 /dev/urandom > one-mib").status(),
+                 QStringLiteral("completed"));
+        const CliResult json = cli({"workspace", "usage", id, m_ws, "--json"});
+        QVERIFY2(json.exitCode == 0, json.err.constData());
+        const QJsonArray items = json.json().object().value("workspaces").toArray();
+        QCOMPARE(items.size(), 2);
+        QCOMPARE(items.at(0).toObject().value("id").toString(), id);
+        const double allocated = items.at(0).toObject().value("allocatedBytes").toDouble();
+        QVERIFY2(allocated >= 1048576 && allocated < 3 * 1048576,
+                 qPrintable(QString::number(allocated)));
+        QVERIFY(items.at(1).toObject().value("allocatedBytes").toDouble() < 1048576);
+        const CliResult table = cli({"workspace", "usage", id});
+        QCOMPARE(table.exitCode, 0);
+        QVERIFY2(table.out.startsWith("ID") && table.out.contains(id.toUtf8()) &&
+                     table.out.contains("MiB"),
+                 table.out.constData());
+        // The listing's table counts recorded executions (a sync exec is not recorded).
+        const CliResult listed = cli({"workspace", "ls"});
+        QVERIFY2(listed.out.contains("EXECUTIONS"), listed.out.constData());
+        // Each id is tried; an unknown one fails the command with the agent's 404.
+        const CliResult unknown = cli({"workspace", "usage", "wffffffffffffffff", id});
+        QCOMPARE(unknown.exitCode, 1);
+        QVERIFY2(unknown.err.contains("404") && unknown.out.contains(id.toUtf8()),
+                 unknown.err.constData());
+        QCOMPARE(cli({"workspace", "usage"}).exitCode, 2);
+    }
+
     void testLightWorkspacesInBatches() {
         if (!AgentProcess::runningAsRoot())
             QSKIP("light workspaces need a root agent; run this test as root");

@@ -27,6 +27,7 @@ private Q_SLOTS:
                                           {"workspace", "create"},
                                           {"workspace", "ls"},
                                           {"workspace", "rm"},
+                                          {"workspace", "usage"},
                                           {"exec"},
                                           {"run"},
                                           {"ps"},
