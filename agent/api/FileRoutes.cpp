@@ -454,29 +454,43 @@ void FileRoutes::handleMkdir(http::HttpExchange* ex, const Principal& who, const
 void FileRoutes::handleUsage(http::HttpExchange* ex, const Principal& who, const PathParams& p) {
     if (auto err = checkQueryNames(ex->request(), {}))
         return ex->replyError(*err);
-    auto fs = workspaceFs(m_context, ex, who, p.value(QStringLiteral("id")));
+    const QString id = p.value(QStringLiteral("id"));
+    auto fs = workspaceFs(m_context, ex, who, id);
     if (!fs)
         return;
+    // One walk per workspace at a time: requests meanwhile get its figure, so a client asking in
+    // a loop holds at most one file-pool thread.
+    auto waiting = m_usageWaiters.find(id);
+    if (waiting != m_usageWaiters.end())
+        return waiting->append(QPointer<http::HttpExchange>(ex));
+    m_usageWaiters.insert(id, {QPointer<http::HttpExchange>(ex)});
     const qint64 maxWorkspaceBytes = m_context->quotas->current().maxWorkspaceBytes;
     auto usage =
         std::make_shared<workspace::Result<workspace::UsageReport>>(workspace::UsageReport{});
     // A walk, not a lease: it reads while executions may write (a moment's figure).
     FileWork::run(
-        &m_pool, ex,
+        &m_pool, this,
         [fs, usage] {
             workspace::WorkspaceUsage::Options options;
             options.maxEntries = kUsageMaxEntries;
             *usage = workspace::WorkspaceUsage::measure(fs->rootFd(), options);
         },
-        [ex, usage, maxWorkspaceBytes] {
-            if (!*usage)
-                return ex->replyError(usage->error());
-            const workspace::UsageReport& u = usage->value();
-            ex->replyJson(200, {{"allocatedBytes", double(u.allocatedBytes)},
-                                {"apparentBytes", double(u.apparentBytes)},
-                                {"entries", double(u.entries)},
-                                {"complete", u.complete},
-                                {"maxWorkspaceBytes", double(maxWorkspaceBytes)}});
+        [this, id, usage, maxWorkspaceBytes] {
+            const QJsonObject answer =
+                *usage ? QJsonObject{{"allocatedBytes", double(usage->value().allocatedBytes)},
+                                     {"apparentBytes", double(usage->value().apparentBytes)},
+                                     {"entries", double(usage->value().entries)},
+                                     {"complete", usage->value().complete},
+                                     {"maxWorkspaceBytes", double(maxWorkspaceBytes)}}
+                       : QJsonObject();
+            for (const QPointer<http::HttpExchange>& waiter : m_usageWaiters.take(id)) {
+                if (!waiter)
+                    continue;
+                if (!*usage)
+                    waiter->replyError(usage->error());
+                else
+                    waiter->replyJson(200, answer);
+            }
         });
 }
 

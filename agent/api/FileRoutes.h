@@ -3,7 +3,10 @@
 #include "agent/AgentContext.h"
 #include "agent/api/Router.h"
 
+#include <QHash>
+#include <QList>
 #include <QObject>
+#include <QPointer>
 #include <QThreadPool>
 
 namespace runbox::api {
@@ -61,7 +64,8 @@ private:
     /// `GET /v1/workspaces/{id}/usage`: the workspace's disk usage as the quota counts it
     /// (workspace::WorkspaceUsage), walked on the file pool, at most kUsageMaxEntries entries
     /// (then `complete` false) → `{"allocatedBytes","apparentBytes","entries","complete",
-    /// "maxWorkspaceBytes"}` (0 = no quota).
+    /// "maxWorkspaceBytes"}` (0 = no quota). Requests that come while a walk of the same
+    /// workspace runs get its figure (one walk per workspace at a time).
     void handleUsage(http::HttpExchange* ex, const Principal& who, const PathParams& params);
     static constexpr qint64 kUsageMaxEntries = 1000000;
     void sendFile(http::HttpExchange* ex, std::shared_ptr<const workspace::WorkspaceFs> fs,
@@ -70,6 +74,8 @@ private:
     AgentContext* m_context;
     QThreadPool m_pool;       ///< usage walks, commits, deletes, moves, mkdirs
     QThreadPool m_streamPool; ///< upload bodies (UploadStream)
+    /// Usage requests by workspace id while its one walk runs (handleUsage).
+    QHash<QString, QList<QPointer<http::HttpExchange>>> m_usageWaiters;
 };
 
 } // namespace runbox::api

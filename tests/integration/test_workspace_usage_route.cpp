@@ -8,10 +8,13 @@
 #include "support/AgentProcess.h"
 #include "support/EnvironmentApi.h"
 #include "support/ManagedApi.h"
+#include "support/RawHttp.h"
 
 #include <QDateTime>
+#include <QHostAddress>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QTcpSocket>
 #include <QTest>
 
 using namespace runbox;
@@ -74,6 +77,36 @@ private Q_SLOTS:
                  QJsonDocument(usage).toJson().constData());
         QCOMPARE(usage.value("complete").toBool(), true);
         QVERIFY(usage.contains("maxWorkspaceBytes"));
+    }
+
+    /// Requests while a walk of the same workspace runs get its figure; one whose client went
+    /// away meanwhile is skipped, never a crash.
+    void testConcurrentRequestsShareTheWalk() {
+        const QString id = m_agent.createWorkspace();
+        QVERIFY(!id.isEmpty());
+        QCOMPARE(m_agent.shell(id, "mkdir d && cd d && seq 30000 | xargs touch").status(),
+                 QStringLiteral("completed"));
+        const QByteArray path = "/v1/workspaces/" + id.toUtf8() + "/usage";
+        // A client that asks and leaves at once.
+        QTcpSocket leaver;
+        leaver.connectToHost(QHostAddress::LocalHost, m_agent.baseUrl().port());
+        QVERIFY(leaver.waitForConnected(5000));
+        leaver.write(buildRequest(
+            "GET", path,
+            signedHeaders(m_agent.token(), "GET", path, {}, QDateTime::currentMSecsSinceEpoch())));
+        QVERIFY(leaver.waitForBytesWritten(5000));
+        leaver.abort();
+        QList<ApiResponse> answers;
+        for (int i = 0; i < 8; ++i)
+            m_agent.client()->request("GET", path, {},
+                                      [&answers](const ApiResponse& r) { answers.append(r); });
+        QTRY_COMPARE_WITH_TIMEOUT(answers.size(), 8, 60000);
+        for (const ApiResponse& r : answers) {
+            QVERIFY2(r.status == 200, r.body.constData());
+            QVERIFY(r.json().value("entries").toInt() >= 30000);
+        }
+        // And the agent still answers afterwards.
+        QCOMPARE(m_agent.client()->call("GET", path).status, 200);
     }
 
     void testUsageRefusals() {
