@@ -1216,6 +1216,10 @@
             <numerusform>%1 · %n in use</numerusform>
         </translation>
     </message>
+    <message>
+        <source>Connecting…</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::FleetHostSection</name>

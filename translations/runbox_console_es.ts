@@ -1216,6 +1216,10 @@
             <numerusform>%1 · %n en uso</numerusform>
         </translation>
     </message>
+    <message>
+        <source>Connecting…</source>
+        <translation>Conectando…</translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::FleetHostSection</name>

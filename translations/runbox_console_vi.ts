@@ -1209,6 +1209,10 @@
             <numerusform>%1 · %n đang dùng</numerusform>
         </translation>
     </message>
+    <message>
+        <source>Connecting…</source>
+        <translation>Đang kết nối…</translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::FleetHostSection</name>

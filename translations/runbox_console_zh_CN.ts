@@ -1209,6 +1209,10 @@
             <numerusform>%1 · %n 个使用中</numerusform>
         </translation>
     </message>
+    <message>
+        <source>Connecting…</source>
+        <translation>正在连接…</translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::FleetHostSection</name>

@@ -40,6 +40,13 @@ void FleetHost::onConnectionState() {
         return;
     }
     m_chips->setInventory({});
+    const AgentConnection::State state =
+        m_connection ? m_connection->state() : AgentConnection::State::Disconnected;
+    // Disconnected with a connection still listed: created, not opened yet (the manager removes
+    // the connections it closes).
+    if (m_connection && (state == AgentConnection::State::Connecting ||
+                         state == AgentConnection::State::Disconnected))
+        return setStatus(Status::Connecting);
     setStatus(Status::Unreachable,
               m_connection ? m_connection->lastError() : tr("The connection was closed."));
 }
@@ -81,6 +88,8 @@ void FleetHost::setStatus(Status status, const QString& detail) {
 
 QString FleetHost::statusText() const {
     switch (m_status) {
+    case Status::Connecting:
+        return tr("Connecting…");
     case Status::Loading:
         return tr("Reading the chips…");
     case Status::Unreachable: {

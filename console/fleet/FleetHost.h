@@ -18,6 +18,7 @@ class FleetHost final : public QObject {
 public:
     /// What the host's line says.
     enum class Status {
+        Connecting,  ///< the connection is being opened (not yet refused or lost)
         Loading,     ///< connected, the first answer has not come yet
         Unreachable, ///< the connection is not Connected (connecting, lost, refused…)
         NotOffered,  ///< the agent has no `GET /v1/npu/chips` (404/405)

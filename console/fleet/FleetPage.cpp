@@ -116,7 +116,8 @@ void FleetPage::updateSummary() {
     int reachable = 0, chips = 0, usable = 0;
     for (int row = 0; row < m_model->rowCount(); ++row) {
         const QModelIndex i = m_model->index(row);
-        if (i.data(FleetHostModel::StatusRole).toInt() != int(FleetHost::Status::Unreachable))
+        const auto status = FleetHost::Status(i.data(FleetHostModel::StatusRole).toInt());
+        if (status != FleetHost::Status::Unreachable && status != FleetHost::Status::Connecting)
             ++reachable;
         chips += i.data(FleetHostModel::ChipCountRole).toInt();
         usable += i.data(FleetHostModel::UsableCountRole).toInt();

@@ -166,7 +166,8 @@ int main(int argc, char** argv) {
         waitFor(
             [&] {
                 for (int row = 0; row < hosts->rowCount(); ++row)
-                    if (hosts->hostAt(row)->status() == FleetHost::Status::Loading)
+                    if (hosts->hostAt(row)->status() == FleetHost::Status::Loading ||
+                        hosts->hostAt(row)->status() == FleetHost::Status::Connecting)
                         return false;
                 return hosts->rowCount() == 3;
             },

@@ -131,6 +131,10 @@ private Q_SLOTS:
             m_manager->connectProfile(p, "token");
         m_manager->connection(pNpu.id)->setPollIntervalMs(200);
         QCOMPARE(model.rowCount(), 4);
+        // Opening, not yet refused: no host says unreachable before its connection tried.
+        for (const AgentProfile& p : {pNpu, pPlain, pOld, pGone})
+            QCOMPARE(status(model, p.id), FleetHost::Status::Connecting);
+        QCOMPARE(line(model, pGone.id), QStringLiteral("Connecting…"));
         QStringList order;
         for (int row = 0; row < model.rowCount(); ++row)
             order << model.index(row).data().toString().section(u' ', 0, 0);

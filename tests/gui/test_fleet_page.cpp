@@ -72,7 +72,7 @@ private:
     FleetHostSection* section(const AgentProfile& p) const { return page()->section(p.id); }
     FleetHost::Status status(const AgentProfile& p) const {
         FleetHostSection* s = section(p);
-        return s && s->host() ? s->host()->status() : FleetHost::Status::Loading;
+        return s && s->host() ? s->host()->status() : FleetHost::Status::Connecting;
     }
 
 private Q_SLOTS:
