@@ -98,6 +98,7 @@ CHIPS = {
               chip(8, name="310P3", supported=False, usable=False, used=1200, total=24576,
                    reason="310P3 is not supported: only the Ascend 910 series can be selected",
                    npu=8)],
+    "held": [0],  # reserved now by a run (GET /v1/npu/chips' `held`)
 }
 
 KINDS = ["python", "shell", "python", "r", "shell", "python"]

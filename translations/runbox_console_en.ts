@@ -224,6 +224,10 @@
         <source>HBM —</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>In use · %1</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::ConnectionManager</name>
@@ -1161,6 +1165,113 @@
     </message>
 </context>
 <context>
+    <name>runbox::console::FleetHost</name>
+    <message>
+        <source>The connection was closed.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reading the chips…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Disconnected</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Unreachable (%1): no chips can be chosen.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Unreachable (%1): %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This agent does not offer GET /v1/npu/chips yet.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Could not read the chips: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No NPU on this host.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No NPU on this host: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 of %n chip(s) usable</source>
+        <translation>
+            <numerusform>%1 of %n chip usable</numerusform>
+            <numerusform>%1 of %n chips usable</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 · %n in use</source>
+        <translation>
+            <numerusform>%1 · %n in use</numerusform>
+            <numerusform>%1 · %n in use</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Connecting…</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::FleetHostSection</name>
+    <message numerus="yes">
+        <source>Run on this host with %n chip(s)…</source>
+        <translation>
+            <numerusform>Run on this host with %n chip…</numerusform>
+            <numerusform>Run on this host with %n chips…</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Run on this host with selected chips…</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::FleetPage</name>
+    <message>
+        <source>No agent is connected. Connect agents in the list on the left; their chips appear here, grouped by host.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Refresh</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Read every host&apos;s chips again (they are also read every %n second(s))</source>
+        <translation>
+            <numerusform>Read every host&apos;s chips again (they are also read every %n second)</numerusform>
+            <numerusform>Read every host&apos;s chips again (they are also read every %n seconds)</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Fleet</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 of %n host(s) reachable</source>
+        <translation>
+            <numerusform>%1 of %n host reachable</numerusform>
+            <numerusform>%1 of %n hosts reachable</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 of %n chip(s) usable</source>
+        <translation>
+            <numerusform>%1 of %n chip usable</numerusform>
+            <numerusform>%1 of %n chips usable</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>runbox::console::Format</name>
     <message>
         <source>%1 B</source>
@@ -1618,10 +1729,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>&lt;h3&gt;Runbox Console %1&lt;/h3&gt;&lt;p&gt;The operators&apos; desktop console for Runbox agents: sandbox health, quotas, network policy, Ascend NPUs, executions and science environments.&lt;/p&gt;&lt;p&gt;Shortcuts: F5 refresh · Ctrl+F find · Ctrl+R new run · Ctrl+. cancel a run · Ctrl+1…7 pages.&lt;/p&gt;</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Agent certificate</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1631,6 +1738,18 @@
 %2
 
 Compare it with the output of runbox-agent --print-fingerprint on the agent&apos;s host (or its log). Pin it and connect only if they are the same.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Run on %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The agent went away before the run started.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&lt;h3&gt;Runbox Console %1&lt;/h3&gt;&lt;p&gt;The operators&apos; desktop console for Runbox agents: sandbox health, quotas, network policy, Ascend NPUs, executions and science environments.&lt;/p&gt;&lt;p&gt;Shortcuts: F5 refresh · Ctrl+F find · Ctrl+R new run · Ctrl+. cancel a run · Ctrl+1…8 pages.&lt;/p&gt;</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1852,6 +1971,10 @@ Compare it with the output of runbox-agent --print-fingerprint on the agent&apos
     </message>
     <message>
         <source>Probe: usable</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>In use now by a run or job on this agent.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -224,6 +224,10 @@
         <source>HBM —</source>
         <translation>HBM —</translation>
     </message>
+    <message>
+        <source>In use · %1</source>
+        <translation>En uso · %1</translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::ConnectionManager</name>
@@ -1161,6 +1165,113 @@
     </message>
 </context>
 <context>
+    <name>runbox::console::FleetHost</name>
+    <message>
+        <source>The connection was closed.</source>
+        <translation>La conexión se cerró.</translation>
+    </message>
+    <message>
+        <source>Reading the chips…</source>
+        <translation>Leyendo los chips…</translation>
+    </message>
+    <message>
+        <source>Disconnected</source>
+        <translation>Desconectado</translation>
+    </message>
+    <message>
+        <source>Unreachable (%1): no chips can be chosen.</source>
+        <translation>Inaccesible (%1): no se puede elegir ningún chip.</translation>
+    </message>
+    <message>
+        <source>Unreachable (%1): %2</source>
+        <translation>Inaccesible (%1): %2</translation>
+    </message>
+    <message>
+        <source>This agent does not offer GET /v1/npu/chips yet.</source>
+        <translation>Este agente aún no ofrece GET /v1/npu/chips.</translation>
+    </message>
+    <message>
+        <source>Could not read the chips: %1</source>
+        <translation>No se pudieron leer los chips: %1</translation>
+    </message>
+    <message>
+        <source>No NPU on this host.</source>
+        <translation>No hay NPU en este host.</translation>
+    </message>
+    <message>
+        <source>No NPU on this host: %1</source>
+        <translation>No hay NPU en este host: %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 of %n chip(s) usable</source>
+        <translation>
+            <numerusform>%1 de %n chip utilizable</numerusform>
+            <numerusform>%1 de %n chips utilizables</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 · %n in use</source>
+        <translation>
+            <numerusform>%1 · %n en uso</numerusform>
+            <numerusform>%1 · %n en uso</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Connecting…</source>
+        <translation>Conectando…</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::FleetHostSection</name>
+    <message numerus="yes">
+        <source>Run on this host with %n chip(s)…</source>
+        <translation>
+            <numerusform>Ejecutar en este host con %n chip…</numerusform>
+            <numerusform>Ejecutar en este host con %n chips…</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Run on this host with selected chips…</source>
+        <translation>Ejecutar en este host con los chips seleccionados…</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::FleetPage</name>
+    <message>
+        <source>No agent is connected. Connect agents in the list on the left; their chips appear here, grouped by host.</source>
+        <translation>No hay ningún agente conectado. Conecte agentes en la lista de la izquierda; sus chips aparecerán aquí, agrupados por host.</translation>
+    </message>
+    <message>
+        <source>&amp;Refresh</source>
+        <translation>Actuali&amp;zar</translation>
+    </message>
+    <message numerus="yes">
+        <source>Read every host&apos;s chips again (they are also read every %n second(s))</source>
+        <translation>
+            <numerusform>Volver a leer los chips de cada host (también se leen cada %n segundo)</numerusform>
+            <numerusform>Volver a leer los chips de cada host (también se leen cada %n segundos)</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Fleet</source>
+        <translation>Flota</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 of %n host(s) reachable</source>
+        <translation>
+            <numerusform>%1 de %n host accesible</numerusform>
+            <numerusform>%1 de %n hosts accesibles</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 of %n chip(s) usable</source>
+        <translation>
+            <numerusform>%1 de %n chip utilizable</numerusform>
+            <numerusform>%1 de %n chips utilizables</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>runbox::console::Format</name>
     <message>
         <source>%1 KiB</source>
@@ -1620,10 +1731,6 @@
         <translation>Tokens: solo esta sesión</translation>
     </message>
     <message>
-        <source>&lt;h3&gt;Runbox Console %1&lt;/h3&gt;&lt;p&gt;The operators&apos; desktop console for Runbox agents: sandbox health, quotas, network policy, Ascend NPUs, executions and science environments.&lt;/p&gt;&lt;p&gt;Shortcuts: F5 refresh · Ctrl+F find · Ctrl+R new run · Ctrl+. cancel a run · Ctrl+1…7 pages.&lt;/p&gt;</source>
-        <translation>&lt;h3&gt;Consola de Runbox %1&lt;/h3&gt;&lt;p&gt;La consola de escritorio de los operadores para agentes de Runbox: estado del sandbox, cuotas, política de red, NPU Ascend, ejecuciones y entornos científicos.&lt;/p&gt;&lt;p&gt;Atajos: F5 actualizar · Ctrl+F buscar · Ctrl+R nueva ejecución · Ctrl+. cancelar una ejecución · Ctrl+1…7 páginas.&lt;/p&gt;</translation>
-    </message>
-    <message>
         <source>Agent certificate</source>
         <translation>Certificado del agente</translation>
     </message>
@@ -1638,6 +1745,18 @@ Compare it with the output of runbox-agent --print-fingerprint on the agent&apos
 %2
 
 Compárela con la salida de runbox-agent --print-fingerprint en el host del agente (o con su registro). Fíjela y conéctese solo si son iguales.</translation>
+    </message>
+    <message>
+        <source>Run on %1</source>
+        <translation>Ejecutar en %1</translation>
+    </message>
+    <message>
+        <source>The agent went away before the run started.</source>
+        <translation>El agente desapareció antes de que empezara la ejecución.</translation>
+    </message>
+    <message>
+        <source>&lt;h3&gt;Runbox Console %1&lt;/h3&gt;&lt;p&gt;The operators&apos; desktop console for Runbox agents: sandbox health, quotas, network policy, Ascend NPUs, executions and science environments.&lt;/p&gt;&lt;p&gt;Shortcuts: F5 refresh · Ctrl+F find · Ctrl+R new run · Ctrl+. cancel a run · Ctrl+1…8 pages.&lt;/p&gt;</source>
+        <translation>&lt;h3&gt;Consola de Runbox %1&lt;/h3&gt;&lt;p&gt;La consola de escritorio de los operadores para agentes de Runbox: estado del sandbox, cuotas, política de red, NPU Ascend, ejecuciones y entornos científicos.&lt;/p&gt;&lt;p&gt;Atajos: F5 actualizar · Ctrl+F buscar · Ctrl+R nueva ejecución · Ctrl+. cancelar una ejecución · Ctrl+1…8 páginas.&lt;/p&gt; {3&gt;?} {1&lt;?} {3&gt;?} {5 ?} {1…8 ?}</translation>
     </message>
 </context>
 <context>
@@ -1859,6 +1978,10 @@ Compárela con la salida de runbox-agent --print-fingerprint en el host del agen
     <message>
         <source>Probe: usable</source>
         <translation>Prueba: utilizable</translation>
+    </message>
+    <message>
+        <source>In use now by a run or job on this agent.</source>
+        <translation>En uso ahora por una ejecución o un trabajo de este agente.</translation>
     </message>
 </context>
 <context>

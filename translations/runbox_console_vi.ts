@@ -221,6 +221,10 @@
         <source>HBM —</source>
         <translation>HBM —</translation>
     </message>
+    <message>
+        <source>In use · %1</source>
+        <translation>Đang dùng · %1</translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::ConnectionManager</name>
@@ -1156,6 +1160,107 @@
     </message>
 </context>
 <context>
+    <name>runbox::console::FleetHost</name>
+    <message>
+        <source>The connection was closed.</source>
+        <translation>Kết nối đã đóng.</translation>
+    </message>
+    <message>
+        <source>Reading the chips…</source>
+        <translation>Đang đọc các chip…</translation>
+    </message>
+    <message>
+        <source>Disconnected</source>
+        <translation>Đã ngắt kết nối</translation>
+    </message>
+    <message>
+        <source>Unreachable (%1): no chips can be chosen.</source>
+        <translation>Không kết nối được (%1): không thể chọn chip nào.</translation>
+    </message>
+    <message>
+        <source>Unreachable (%1): %2</source>
+        <translation>Không kết nối được (%1): %2</translation>
+    </message>
+    <message>
+        <source>This agent does not offer GET /v1/npu/chips yet.</source>
+        <translation>Agent này chưa cung cấp GET /v1/npu/chips.</translation>
+    </message>
+    <message>
+        <source>Could not read the chips: %1</source>
+        <translation>Không đọc được các chip: %1</translation>
+    </message>
+    <message>
+        <source>No NPU on this host.</source>
+        <translation>Máy chủ này không có NPU.</translation>
+    </message>
+    <message>
+        <source>No NPU on this host: %1</source>
+        <translation>Máy chủ này không có NPU: %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 of %n chip(s) usable</source>
+        <translation>
+            <numerusform>%1 trên %n chip dùng được</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 · %n in use</source>
+        <translation>
+            <numerusform>%1 · %n đang dùng</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Connecting…</source>
+        <translation>Đang kết nối…</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::FleetHostSection</name>
+    <message numerus="yes">
+        <source>Run on this host with %n chip(s)…</source>
+        <translation>
+            <numerusform>Chạy trên máy chủ này với %n chip…</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Run on this host with selected chips…</source>
+        <translation>Chạy trên máy chủ này với các chip đã chọn…</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::FleetPage</name>
+    <message>
+        <source>No agent is connected. Connect agents in the list on the left; their chips appear here, grouped by host.</source>
+        <translation>Chưa kết nối agent nào. Hãy kết nối các agent trong danh sách bên trái; chip của chúng sẽ hiện ở đây, nhóm theo máy chủ.</translation>
+    </message>
+    <message>
+        <source>&amp;Refresh</source>
+        <translation>&amp;Làm mới</translation>
+    </message>
+    <message numerus="yes">
+        <source>Read every host&apos;s chips again (they are also read every %n second(s))</source>
+        <translation>
+            <numerusform>Đọc lại chip của mọi máy chủ (chúng cũng được đọc mỗi %n giây)</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Fleet</source>
+        <translation>Đội máy</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 of %n host(s) reachable</source>
+        <translation>
+            <numerusform>%1 trên %n máy chủ kết nối được</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 of %n chip(s) usable</source>
+        <translation>
+            <numerusform>%1 trên %n chip dùng được</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>runbox::console::Format</name>
     <message>
         <source>%1 KiB</source>
@@ -1614,10 +1719,6 @@
         <translation>Token: chỉ phiên này</translation>
     </message>
     <message>
-        <source>&lt;h3&gt;Runbox Console %1&lt;/h3&gt;&lt;p&gt;The operators&apos; desktop console for Runbox agents: sandbox health, quotas, network policy, Ascend NPUs, executions and science environments.&lt;/p&gt;&lt;p&gt;Shortcuts: F5 refresh · Ctrl+F find · Ctrl+R new run · Ctrl+. cancel a run · Ctrl+1…7 pages.&lt;/p&gt;</source>
-        <translation>&lt;h3&gt;Runbox Console %1&lt;/h3&gt;&lt;p&gt;Console máy tính dành cho người vận hành agent Runbox: tình trạng sandbox, hạn mức, chính sách mạng, NPU Ascend, các lần chạy và môi trường khoa học.&lt;/p&gt;&lt;p&gt;Phím tắt: F5 làm mới · Ctrl+F tìm · Ctrl+R lần chạy mới · Ctrl+. hủy lần chạy · Ctrl+1…7 chuyển trang.&lt;/p&gt;</translation>
-    </message>
-    <message>
         <source>Agent certificate</source>
         <translation>Chứng chỉ của agent</translation>
     </message>
@@ -1632,6 +1733,18 @@ Compare it with the output of runbox-agent --print-fingerprint on the agent&apos
 %2
 
 Hãy so sánh với kết quả của runbox-agent --print-fingerprint trên máy của agent (hoặc nhật ký của nó). Chỉ ghim và kết nối nếu chúng giống nhau.</translation>
+    </message>
+    <message>
+        <source>Run on %1</source>
+        <translation>Chạy trên %1</translation>
+    </message>
+    <message>
+        <source>The agent went away before the run started.</source>
+        <translation>Agent đã mất kết nối trước khi lượt chạy bắt đầu.</translation>
+    </message>
+    <message>
+        <source>&lt;h3&gt;Runbox Console %1&lt;/h3&gt;&lt;p&gt;The operators&apos; desktop console for Runbox agents: sandbox health, quotas, network policy, Ascend NPUs, executions and science environments.&lt;/p&gt;&lt;p&gt;Shortcuts: F5 refresh · Ctrl+F find · Ctrl+R new run · Ctrl+. cancel a run · Ctrl+1…8 pages.&lt;/p&gt;</source>
+        <translation>&lt;h3&gt;Runbox Console %1&lt;/h3&gt;&lt;p&gt;Console máy tính dành cho người vận hành agent Runbox: tình trạng sandbox, hạn mức, chính sách mạng, NPU Ascend, các lần chạy và môi trường khoa học.&lt;/p&gt;&lt;p&gt;Phím tắt: F5 làm mới · Ctrl+F tìm · Ctrl+R lần chạy mới · Ctrl+. hủy lần chạy · Ctrl+1…8 chuyển trang.&lt;/p&gt; {3&gt;?} {1&lt;?} {3&gt;?} {5 ?} {1…8 ?}</translation>
     </message>
 </context>
 <context>
@@ -1850,6 +1963,10 @@ Hãy so sánh với kết quả của runbox-agent --print-fingerprint trên má
     <message>
         <source>Probe: usable</source>
         <translation>Thăm dò: dùng được</translation>
+    </message>
+    <message>
+        <source>In use now by a run or job on this agent.</source>
+        <translation>Đang được một lượt chạy hoặc tác vụ trên agent này sử dụng.</translation>
     </message>
 </context>
 <context>

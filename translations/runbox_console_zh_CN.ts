@@ -221,6 +221,10 @@
         <source>HBM —</source>
         <translation>HBM —</translation>
     </message>
+    <message>
+        <source>In use · %1</source>
+        <translation>使用中 · %1</translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::ConnectionManager</name>
@@ -1156,6 +1160,107 @@
     </message>
 </context>
 <context>
+    <name>runbox::console::FleetHost</name>
+    <message>
+        <source>The connection was closed.</source>
+        <translation>连接已关闭。</translation>
+    </message>
+    <message>
+        <source>Reading the chips…</source>
+        <translation>正在读取芯片…</translation>
+    </message>
+    <message>
+        <source>Disconnected</source>
+        <translation>未连接</translation>
+    </message>
+    <message>
+        <source>Unreachable (%1): no chips can be chosen.</source>
+        <translation>无法访问（%1）：不能选择芯片。</translation>
+    </message>
+    <message>
+        <source>Unreachable (%1): %2</source>
+        <translation>无法访问（%1）：%2</translation>
+    </message>
+    <message>
+        <source>This agent does not offer GET /v1/npu/chips yet.</source>
+        <translation>此代理尚未提供 GET /v1/npu/chips。</translation>
+    </message>
+    <message>
+        <source>Could not read the chips: %1</source>
+        <translation>无法读取芯片：%1</translation>
+    </message>
+    <message>
+        <source>No NPU on this host.</source>
+        <translation>此主机上没有 NPU。</translation>
+    </message>
+    <message>
+        <source>No NPU on this host: %1</source>
+        <translation>此主机上没有 NPU：%1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 of %n chip(s) usable</source>
+        <translation>
+            <numerusform>%n 个芯片中 %1 个可用</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 · %n in use</source>
+        <translation>
+            <numerusform>%1 · %n 个使用中</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Connecting…</source>
+        <translation>正在连接…</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::FleetHostSection</name>
+    <message numerus="yes">
+        <source>Run on this host with %n chip(s)…</source>
+        <translation>
+            <numerusform>使用 %n 个芯片在此主机上运行…</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Run on this host with selected chips…</source>
+        <translation>使用所选芯片在此主机上运行…</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::FleetPage</name>
+    <message>
+        <source>No agent is connected. Connect agents in the list on the left; their chips appear here, grouped by host.</source>
+        <translation>尚未连接任何代理。请在左侧列表中连接代理；它们的芯片将按主机分组显示在这里。</translation>
+    </message>
+    <message>
+        <source>&amp;Refresh</source>
+        <translation>刷新(&amp;R)</translation>
+    </message>
+    <message numerus="yes">
+        <source>Read every host&apos;s chips again (they are also read every %n second(s))</source>
+        <translation>
+            <numerusform>重新读取每台主机的芯片（也会每 %n 秒自动读取）</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Fleet</source>
+        <translation>机群</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 of %n host(s) reachable</source>
+        <translation>
+            <numerusform>%n 台主机中 %1 台可访问</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 of %n chip(s) usable</source>
+        <translation>
+            <numerusform>%n 个芯片中 %1 个可用</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>runbox::console::Format</name>
     <message>
         <source>%1 KiB</source>
@@ -1614,10 +1719,6 @@
         <translation>令牌：仅本次会话</translation>
     </message>
     <message>
-        <source>&lt;h3&gt;Runbox Console %1&lt;/h3&gt;&lt;p&gt;The operators&apos; desktop console for Runbox agents: sandbox health, quotas, network policy, Ascend NPUs, executions and science environments.&lt;/p&gt;&lt;p&gt;Shortcuts: F5 refresh · Ctrl+F find · Ctrl+R new run · Ctrl+. cancel a run · Ctrl+1…7 pages.&lt;/p&gt;</source>
-        <translation>&lt;h3&gt;Runbox 控制台 %1&lt;/h3&gt;&lt;p&gt;面向运维人员的 Runbox 代理桌面控制台：沙箱健康状况、配额、网络策略、Ascend NPU、执行记录和科学计算环境。&lt;/p&gt;&lt;p&gt;快捷键：F5 刷新 · Ctrl+F 查找 · Ctrl+R 新建运行 · Ctrl+. 取消运行 · Ctrl+1…7 切换页面。&lt;/p&gt;</translation>
-    </message>
-    <message>
         <source>Agent certificate</source>
         <translation>代理证书</translation>
     </message>
@@ -1632,6 +1733,18 @@ Compare it with the output of runbox-agent --print-fingerprint on the agent&apos
 %2
 
 请将其与代理主机上 runbox-agent --print-fingerprint 的输出（或其日志）进行比较。仅当两者相同时才固定此指纹并连接。</translation>
+    </message>
+    <message>
+        <source>Run on %1</source>
+        <translation>在 %1 上运行</translation>
+    </message>
+    <message>
+        <source>The agent went away before the run started.</source>
+        <translation>运行开始前代理已断开。</translation>
+    </message>
+    <message>
+        <source>&lt;h3&gt;Runbox Console %1&lt;/h3&gt;&lt;p&gt;The operators&apos; desktop console for Runbox agents: sandbox health, quotas, network policy, Ascend NPUs, executions and science environments.&lt;/p&gt;&lt;p&gt;Shortcuts: F5 refresh · Ctrl+F find · Ctrl+R new run · Ctrl+. cancel a run · Ctrl+1…8 pages.&lt;/p&gt;</source>
+        <translation>&lt;h3&gt;Runbox 控制台 %1&lt;/h3&gt;&lt;p&gt;面向运维人员的 Runbox 代理桌面控制台：沙箱健康状况、配额、网络策略、Ascend NPU、执行记录和科学计算环境。&lt;/p&gt;&lt;p&gt;快捷键：F5 刷新 · Ctrl+F 查找 · Ctrl+R 新建运行 · Ctrl+. 取消运行 · Ctrl+1…8 切换页面。&lt;/p&gt; {3&gt;?} {1&lt;?} {3&gt;?} {5 ?} {1…8 ?}</translation>
     </message>
 </context>
 <context>
@@ -1850,6 +1963,10 @@ Compare it with the output of runbox-agent --print-fingerprint on the agent&apos
     <message>
         <source>Probe: usable</source>
         <translation>探测：可用</translation>
+    </message>
+    <message>
+        <source>In use now by a run or job on this agent.</source>
+        <translation>此代理上的某个运行或作业正在使用它。</translation>
     </message>
 </context>
 <context>

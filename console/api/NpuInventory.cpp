@@ -70,12 +70,22 @@ NpuInventory NpuInventory::fromJson(const QJsonObject& answer) {
         inv.chips.append(NpuChip::fromJson(v.toObject()));
     std::sort(inv.chips.begin(), inv.chips.end(),
               [](const NpuChip& a, const NpuChip& b) { return a.logicId < b.logicId; });
+    for (const QJsonValue& v : answer.value(QLatin1String("held")).toArray())
+        if (v.isDouble() && !inv.held.contains(v.toInt()))
+            inv.held.append(v.toInt());
+    std::sort(inv.held.begin(), inv.held.end());
+    for (NpuChip& c : inv.chips)
+        c.held = inv.held.contains(c.logicId);
     return inv;
 }
 
 int NpuInventory::usableCount() const {
     return int(
         std::count_if(chips.begin(), chips.end(), [](const NpuChip& c) { return c.selectable(); }));
+}
+
+int NpuInventory::heldCount() const {
+    return int(std::count_if(chips.begin(), chips.end(), [](const NpuChip& c) { return c.held; }));
 }
 
 } // namespace runbox::console

@@ -26,6 +26,7 @@ public:
     bool probeUsable = false;
     QString probeReason; ///< the driver's meaningful line when unusable
     QString probeAt;     ///< ISO time of the probe
+    bool held = false;   ///< reserved now by a run or broker job (the answer's `held`)
 
     static NpuChip fromJson(const QJsonObject& chip);
     /// A run may ask for this chip: supported and its last probe succeeded.
@@ -42,9 +43,12 @@ struct NpuInventory {
     QString source; ///< "dcmi" | "npu-smi" | "none"
     QString reason; ///< why there are no chips, when none
     QList<NpuChip> chips;
+    QList<int> held; ///< logic ids reserved now (the agent names no holder here), ascending
 
     static NpuInventory fromJson(const QJsonObject& answer);
     int usableCount() const;
+    /// How many listed chips are held now.
+    int heldCount() const;
 };
 
 } // namespace runbox::console

@@ -7,6 +7,7 @@
 #include "console/connection/ExecutionLauncher.h"
 #include "console/connection/TokenVault.h"
 #include "console/core/ConsoleSettings.h"
+#include "console/fleet/FleetPage.h"
 #include "console/models/ExecutionTableModel.h"
 #include "console/models/ProfileListModel.h"
 #include "console/pages/EnvironmentsPage.h"
@@ -17,8 +18,8 @@
 #include "console/pages/OverviewPage.h"
 #include "console/pages/QuotasPage.h"
 #include "console/pages/RunDialog.h"
-#include "shared/TlsPin.h"
 #include "console/pages/WorkspacesPage.h"
+#include "shared/TlsPin.h"
 
 #include <QAction>
 #include <QApplication>
@@ -48,7 +49,7 @@ MainWindow::MainWindow(ConsoleSettings* settings, ConnectionManager* manager, QW
       m_quotas(new QuotasPage(this)), m_policy(new NetworkPolicyPage(this)),
       m_npu(new NpuPage(this)), m_executions(new ExecutionsPage(settings, this)),
       m_environments(new EnvironmentsPage(this)), m_workspaces(new WorkspacesPage(this)),
-      m_keychainLabel(new QLabel(this)) {
+      m_fleet(new FleetPage(manager, this)), m_keychainLabel(new QLabel(this)) {
     setWindowTitle(tr("Runbox Console"));
     setWindowIcon(QIcon(QStringLiteral(":/icons/runbox.svg")));
     setObjectName(QStringLiteral("mainWindow"));
@@ -57,6 +58,7 @@ MainWindow::MainWindow(ConsoleSettings* settings, ConnectionManager* manager, QW
         m_tabs->addTab(page, page->icon(), page->title());
         connect(page, &AgentPage::statusMessage, statusBar(), &QStatusBar::showMessage);
     }
+    m_tabs->addTab(m_fleet, m_fleet->icon(), m_fleet->title());
     setCentralWidget(m_tabs);
     buildAgentsDock();
     buildActions();
@@ -80,6 +82,10 @@ MainWindow::MainWindow(ConsoleSettings* settings, ConnectionManager* manager, QW
     });
     connect(m_npu, &NpuPage::runRequested, this,
             [this](const QList<int>& chips) { openRunDialog(chips); });
+    connect(m_fleet, &FleetPage::runRequested, this,
+            [this](const QString& profileId, const QList<int>& chips) {
+                openRunDialogOn(m_manager->connection(profileId), chips);
+            });
     connect(m_environments, &EnvironmentsPage::runRequested, this,
             [this](const QString& environmentId) { openRunDialog({}, environmentId); });
     connect(m_environments, &EnvironmentsPage::buildStarted, this,
@@ -154,6 +160,8 @@ void MainWindow::buildActions() {
     connect(refresh, &QAction::triggered, this, [this] {
         if (auto* page = qobject_cast<AgentPage*>(m_tabs->currentWidget()))
             page->refresh();
+        else if (m_tabs->currentWidget() == m_fleet)
+            m_fleet->refresh();
     });
     connect(find, &QAction::triggered, this, [this] {
         if (auto* page = qobject_cast<AgentPage*>(m_tabs->currentWidget()))
@@ -367,21 +375,37 @@ void MainWindow::onCertificateRefused(const AgentProfile& profile, const QString
 }
 
 void MainWindow::openRunDialog(const QList<int>& chips, const QString& environmentId) {
-    AgentConnection* conn = currentConnection();
+    openRunDialogOn(currentConnection(), chips, environmentId);
+}
+
+void MainWindow::openRunDialogOn(AgentConnection* conn, const QList<int>& chips,
+                                 const QString& environmentId) {
     if (!conn || conn->state() != AgentConnection::State::Connected) {
         statusBar()->showMessage(tr("Connect to an agent first."), 5000);
         return;
     }
     auto* dialog = new RunDialog(conn, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
+    if (conn != currentConnection()) // from the Fleet board: say which host it runs on
+        dialog->setWindowTitle(tr("Run on %1").arg(conn->profile().displayName()));
     dialog->setChips(chips);
     dialog->setEnvironment(environmentId);
-    connect(dialog, &QDialog::accepted, this, [this, dialog] { startRun(dialog->request()); });
+    const QPointer<AgentConnection> target(conn);
+    connect(dialog, &QDialog::accepted, this, [this, dialog, target] {
+        if (!target) {
+            statusBar()->showMessage(tr("The agent went away before the run started."), 8000);
+            return;
+        }
+        startRunOn(target, dialog->request());
+    });
     dialog->open();
 }
 
 void MainWindow::startRun(const RunRequest& request) {
-    AgentConnection* conn = currentConnection();
+    startRunOn(currentConnection(), request);
+}
+
+void MainWindow::startRunOn(AgentConnection* conn, const RunRequest& request) {
     auto* launcher = new ExecutionLauncher(conn, request, this);
     connect(launcher, &ExecutionLauncher::progress, this,
             [this](const QString& step) { statusBar()->showMessage(step); });
@@ -452,7 +476,7 @@ void MainWindow::showAbout() {
            "sandbox health, quotas, network policy, Ascend NPUs, executions and science "
            "environments.</p>"
            "<p>Shortcuts: F5 refresh · Ctrl+F find · Ctrl+R new run · Ctrl+. cancel a run · "
-           "Ctrl+1…7 pages.</p>")
+           "Ctrl+1…8 pages.</p>")
             .arg(QStringLiteral(RUNBOX_VERSION)));
 }
 

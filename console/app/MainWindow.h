@@ -21,6 +21,7 @@ class EnvironmentsPage;
 class ExecutionFollower;
 class ExecutionWindow;
 class ExecutionsPage;
+class FleetPage;
 class NetworkPolicyPage;
 class NpuPage;
 class OverviewPage;
@@ -29,7 +30,8 @@ class QuotasPage;
 class WorkspacesPage;
 
 /// The console's main window: the agents on the left (several connected at once), the pages of
-/// the selected agent in tabs, the status bar for connection news. Window geometry, dock layout
+/// the selected agent in tabs, then the Fleet board of every connected agent, the status bar for
+/// connection news. Window geometry, dock layout
 /// and the selected agent are remembered through ConsoleSettings.
 class MainWindow final : public QMainWindow {
     Q_OBJECT
@@ -46,8 +48,13 @@ public:
     AgentConnection* currentConnection() const;
     /// Opens the run dialog for the current agent, chips and science environment pre-filled.
     void openRunDialog(const QList<int>& chips = {}, const QString& environmentId = {});
+    /// Opens the run dialog for @p connection's agent (the Fleet board's host), chips pre-filled.
+    void openRunDialogOn(AgentConnection* connection, const QList<int>& chips = {},
+                         const QString& environmentId = {});
     /// Starts @p request on the current agent and opens its window when it runs.
     void startRun(const RunRequest& request);
+    /// Starts @p request on @p connection's agent and opens its window when it runs.
+    void startRunOn(AgentConnection* connection, const RunRequest& request);
     /// Opens a window following @p follower (takes ownership).
     ExecutionWindow* openExecutionWindow(ExecutionFollower* follower);
     /// Opens a window following the managed execution @p execution.
@@ -62,6 +69,8 @@ public:
     ExecutionsPage* executionsPage() const { return m_executions; }
     EnvironmentsPage* environmentsPage() const { return m_environments; }
     WorkspacesPage* workspacesPage() const { return m_workspaces; }
+    /// The Fleet board (every connected agent's chips; not an AgentPage, not in pages()).
+    FleetPage* fleetPage() const { return m_fleet; }
     QList<AgentPage*> pages() const;
 
 Q_SIGNALS:
@@ -107,6 +116,7 @@ private:
     ExecutionsPage* m_executions;
     EnvironmentsPage* m_environments;
     WorkspacesPage* m_workspaces;
+    FleetPage* m_fleet;
     QLabel* m_keychainLabel;
     QString m_currentProfileId;
     QList<QPointer<ExecutionWindow>> m_windows;

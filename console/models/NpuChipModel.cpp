@@ -31,6 +31,8 @@ QVariant NpuChipModel::data(const QModelIndex& index, int role) const {
                           .arg(c.name.isEmpty() ? tr("unknown model") : c.name);
         if (!c.selectable())
             tip += u'\n' + c.unusableReason();
+        if (c.held)
+            tip += u'\n' + tr("In use now by a run or job on this agent.");
         return tip;
     }
     case Qt::CheckStateRole:
@@ -59,6 +61,8 @@ QVariant NpuChipModel::data(const QModelIndex& index, int role) const {
         return optionalVariant(c.hbmTotalMb);
     case PowerRole:
         return optionalVariant(c.powerW);
+    case HeldRole:
+        return c.held;
     case ProbeTextRole:
         return c.selectable() ? tr("Probe: usable") : c.unusableReason();
     default:

@@ -26,6 +26,7 @@ public:
         HbmTotalRole,                   ///< qint64 MB or invalid
         PowerRole,                      ///< double W or invalid
         ProbeTextRole,                  ///< QString: "usable" or the reason (translated)
+        HeldRole,                       ///< bool: reserved now by a run or broker job
     };
 
     explicit NpuChipModel(QObject* parent = nullptr);

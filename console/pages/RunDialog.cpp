@@ -242,6 +242,10 @@ void RunDialog::onKindChanged() {
     updateState();
 }
 
+AgentConnection* RunDialog::connection() const {
+    return m_connection;
+}
+
 RunRequest RunDialog::request() const {
     RunRequest r;
     r.workspaceId = m_workspace->currentData().toString();

@@ -42,6 +42,8 @@ public:
     /// Problems that keep Run disabled (translated), empty when it can run.
     QStringList problems() const;
     QPushButton* runButton() const { return m_run; }
+    /// The agent the run goes to (nullptr once its connection is gone).
+    AgentConnection* connection() const;
 
 private:
     void loadWorkspaces();

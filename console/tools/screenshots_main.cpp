@@ -8,9 +8,13 @@
 #include "console/connection/TokenVault.h"
 #include "console/core/ConsoleSettings.h"
 #include "console/core/LanguageManager.h"
+#include "console/fleet/FleetHost.h"
+#include "console/fleet/FleetHostModel.h"
+#include "console/fleet/FleetPage.h"
 #include "console/models/EntryListModel.h"
 #include "console/models/ExecutionTableModel.h"
 #include "console/models/NpuChipModel.h"
+#include "console/models/ProfileListModel.h"
 #include "console/models/WorkspaceTableModel.h"
 #include "console/pages/ExecutionWindow.h"
 #include "console/pages/ExecutionsPage.h"
@@ -30,6 +34,7 @@
 #include <QListView>
 #include <QTabWidget>
 #include <QTableView>
+#include <QTcpServer>
 #include <QTemporaryDir>
 #include <QTimer>
 
@@ -144,6 +149,36 @@ int main(int argc, char** argv) {
     if (auto* board = npu->findChild<QListView*>(QStringLiteral("chipBoard")))
         board->setCurrentIndex(npu->model()->index(3));
     page(npu, QStringLiteral("npu-chips"));
+
+    // The Fleet board: both agents and a host that does not answer (added for this shot only).
+    {
+        QTcpServer closed; // a port nothing listens on once closed
+        closed.listen(QHostAddress::LocalHost);
+        const AgentProfile offline{
+            AgentProfile::newId(), QStringLiteral("gpu-node-7 (offline)"),
+            QUrl(QStringLiteral("http://127.0.0.1:%1").arg(closed.serverPort()))};
+        closed.close();
+        window.addAndConnect(offline, QByteArrayLiteral("offline-token"));
+        window.selectProfile(sim.id);
+        FleetPage* fleet = window.fleetPage();
+        window.tabs()->setCurrentWidget(fleet);
+        FleetHostModel* hosts = fleet->model();
+        waitFor(
+            [&] {
+                for (int row = 0; row < hosts->rowCount(); ++row)
+                    if (hosts->hostAt(row)->status() == FleetHost::Status::Loading ||
+                        hosts->hostAt(row)->status() == FleetHost::Status::Connecting)
+                        return false;
+                return hosts->rowCount() == 3;
+            },
+            10000);
+        if (FleetHost* host = hosts->hostAt(hosts->rowOf(sim.id)))
+            host->chips()->setCheckedChips({1, 2});
+        page(fleet, QStringLiteral("fleet"));
+        manager.disconnectProfile(offline.id);
+        window.profileModel()->remove(offline.id);
+        window.selectProfile(sim.id);
+    }
 
     ExecutionTableModel* executions = window.executionsPage()->model();
     window.tabs()->setCurrentWidget(window.executionsPage());

@@ -136,7 +136,9 @@ void ChipTileDelegate::paint(QPainter* p, const QStyleOptionViewItem& option,
     y += 12;
 
     // Probe result.
-    const QString probe = index.data(NpuChipModel::ProbeTextRole).toString();
+    QString probe = index.data(NpuChipModel::ProbeTextRole).toString();
+    if (index.data(NpuChipModel::HeldRole).toBool())
+        probe = tr("In use · %1").arg(probe);
     p->setPen(selectable ? QColor(0x2e, 0x7d, 0x32) : QColor(0xb2, 0x6a, 0x00));
     QFont small = option.font;
     small.setPointSizeF(small.pointSizeF() * 0.9);

@@ -96,6 +96,23 @@ private Q_SLOTS:
         QCOMPARE(i.data(NpuChipModel::NameRole).toString(), QStringLiteral("910B3"));
         QVERIFY(i.data(NpuChipModel::HealthColorRole).value<QColor>().isValid());
     }
+
+    void testHeldChipsAreMarked() {
+        QJsonObject answer = inventory(true);
+        answer.insert("held", QJsonArray{5, 2, 5, 42}); // unsorted, repeated, one not listed
+        const NpuInventory inv = NpuInventory::fromJson(answer);
+        QCOMPARE(inv.held, (QList<int>{2, 5, 42}));
+        QCOMPARE(inv.heldCount(), 2);
+        NpuChipModel model;
+        model.setInventory(inv);
+        QVERIFY(model.index(2).data(NpuChipModel::HeldRole).toBool());
+        QVERIFY(model.index(5).data(NpuChipModel::HeldRole).toBool());
+        QVERIFY(!model.index(4).data(NpuChipModel::HeldRole).toBool());
+        QVERIFY(model.index(5).data(Qt::ToolTipRole).toString().contains(QStringLiteral("In use")));
+        QVERIFY(
+            !model.index(4).data(Qt::ToolTipRole).toString().contains(QStringLiteral("In use")));
+        QCOMPARE(NpuInventory::fromJson(inventory(true)).heldCount(), 0);
+    }
 };
 
 QTEST_MAIN(TestNpuChipModel)
