@@ -9,6 +9,8 @@
 #include <QSysInfo>
 #include <QTextStream>
 
+#include <grp.h>
+
 namespace runbox {
 
 namespace {
@@ -49,6 +51,26 @@ QString AgentListeners::start(const config::AgentConfig& config, http::RequestHa
     m_plainUrl = urlOf("http", config.listenAddress, m_plain->serverPort());
     m_json.insert(QStringLiteral("http"), QJsonObject{{"url", m_plainUrl}});
     m_json.insert(QStringLiteral("tls"), QJsonValue::Null);
+    m_json.insert(QStringLiteral("unix"), QJsonValue::Null);
+    if (!config.listenUnixPath.isEmpty()) {
+        if (const QString e = m_unixSocket.open(config.listenUnixPath, config.listenUnixGroup,
+                                                http::HttpServer::systemListenBacklog());
+            !e.isEmpty())
+            return e;
+        m_unix = std::make_unique<http::HttpServer>(handler, limits);
+        m_unix->shareBoundsWith(*m_plain);
+        if (!m_unix->setSocketDescriptor(m_unixSocket.takeDescriptor()))
+            return QStringLiteral("cannot listen on %1: %2")
+                .arg(config.listenUnixPath, m_unix->errorString());
+        const struct group* g = ::getgrgid(m_unixSocket.gid());
+        const QString group =
+            g ? QString::fromLocal8Bit(g->gr_name) : QString::number(m_unixSocket.gid());
+        log(QStringLiteral("unix-socket listener on %1 (mode 0660, group %2)")
+                .arg(config.listenUnixPath, group));
+        m_json.insert(QStringLiteral("unix"), QJsonObject{{"path", config.listenUnixPath},
+                                                          {"group", group},
+                                                          {"mode", QStringLiteral("0660")}});
+    }
     if (!config.tlsListen)
         return {};
 
@@ -92,6 +114,9 @@ void AgentListeners::close() {
         m_plain->close();
     if (m_tls)
         m_tls->close();
+    if (m_unix)
+        m_unix->close();
+    m_unixSocket.remove();
 }
 
 QList<quint16> AgentListeners::ports() const {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "agent/http/HttpServer.h"
+#include "agent/http/UnixListenSocket.h"
 
 #include <QJsonObject>
 #include <QList>
@@ -15,19 +16,21 @@ namespace config {
 struct AgentConfig;
 }
 
-/// The agent's listeners (docs/contracts.md "TLS and pinning"): the plain HTTP one on --listen
-/// and, with --listen-tls, the TLS one, both serving the same handler with the same limits.
+/// The agent's listeners (docs/contracts.md "TLS and pinning", "Unix socket"): the plain HTTP
+/// one on --listen, with --listen-tls the TLS one, with --listen-unix a unix-socket one, all
+/// serving the same handler with the same limits and one connection cap.
 class AgentListeners final {
 public:
     using Log = std::function<void(const QString&)>;
 
-    /// Opens the plain listener, then the TLS one with its identity (tls::TlsIdentity: the
-    /// operator's pair, or the generated one, made now on the first start and its fingerprint
-    /// logged by @p log either way). Returns the reason on failure (a refused plain address is
-    /// checked before, by tls::plaintextListenRefusal), empty on success.
+    /// Opens the plain listener, then the unix-socket one (http::UnixListenSocket), then the
+    /// TLS one with its identity (tls::TlsIdentity: the operator's pair, or the generated one,
+    /// made now on the first start and its fingerprint logged by @p log either way). Returns
+    /// the reason on failure (a refused plain address is checked before, by
+    /// tls::plaintextListenRefusal), empty on success.
     QString start(const config::AgentConfig& config, http::RequestHandler* handler,
                   const http::HttpLimits& limits, const Log& log);
-    /// Stops accepting on both (connections open stay).
+    /// Stops accepting on all of them (connections open stay) and removes the unix socket.
     void close();
 
     QString plainUrl() const { return m_plainUrl; }
@@ -40,6 +43,8 @@ public:
 private:
     std::unique_ptr<http::HttpServer> m_plain;
     std::unique_ptr<http::HttpServer> m_tls;
+    std::unique_ptr<http::HttpServer> m_unix;
+    http::UnixListenSocket m_unixSocket;
     QString m_plainUrl;
     QString m_tlsUrl;
     QJsonObject m_json;

@@ -22,6 +22,8 @@ bool AgentConfig::parse(const QStringList& args, const QProcessEnvironment& env,
     tlsCertPath = v.text(Key::TlsCert);
     tlsKeyPath = v.text(Key::TlsKey);
     allowPlaintextRemote = v.boolean(Key::AllowPlaintextRemote);
+    listenUnixPath = v.text(Key::ListenUnix);
+    listenUnixGroup = v.text(Key::ListenUnixGroup);
     bwrapPath = v.text(Key::Bwrap);
     logLevel = v.text(Key::LogLevel);
     signatureWindowMs = v.number(Key::SignatureWindowMs);

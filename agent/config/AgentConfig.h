@@ -29,6 +29,10 @@ struct AgentConfig {
     QString tlsKeyPath;
     /// --allow-plaintext-remote: the plain listener may use a non-loopback address.
     bool allowPlaintextRemote = false;
+    /// --listen-unix PATH: also listen on this unix socket ("" = none), mode 0660, group
+    /// listenUnixGroup ("" = runbox when it exists, else the agent's group).
+    QString listenUnixPath;
+    QString listenUnixGroup;
     QString bwrapPath = QStringLiteral("bwrap"); ///< --bwrap / RUNBOX_BWRAP
     qint64 signatureWindowMs =
         30000;                     ///< ±window for X-Runbox-Timestamp (RUNBOX_SIGNATURE_WINDOW_MS)

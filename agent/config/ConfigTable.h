@@ -19,6 +19,8 @@ enum class Key : int {
     TlsCert,
     TlsKey,
     AllowPlaintextRemote,
+    ListenUnix,
+    ListenUnixGroup,
     Bwrap,
     LogLevel,
     SignatureWindowMs,

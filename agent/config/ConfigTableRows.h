@@ -5,8 +5,8 @@
 /// Parts of configTable() kept in their own files (internal to runbox_config).
 namespace runbox::config {
 
-/// The TLS listener rows (OptionGroup::General), Key::ListenTls..Key::AllowPlaintextRemote in
-/// Key order.
+/// The TLS and unix-socket listener rows (OptionGroup::General), Key::ListenTls..
+/// Key::ListenUnixGroup in Key order.
 QList<OptionSpec> tlsOptionRows();
 /// The science-environment rows (OptionGroup::General), Key::EnvWheelhouse..
 /// Key::EnvStarterRPackages in Key order.

@@ -55,6 +55,32 @@ QList<OptionSpec> tlsOptionRows() {
          .help = "Lets --listen use an address that is not loopback (127.0.0.0/8, ::1). Off, "
                  "the agent refuses to start so: signed requests protect integrity, not the "
                  "confidentiality of outputs and files. The flag alone means true."},
+        {.key = Key::ListenUnix,
+         .name = "listenUnix",
+         .type = T::Path,
+         .group = G::General,
+         .defaultNote = "none: no unix-socket listener",
+         .envVar = "RUNBOX_LISTEN_UNIX",
+         .flag = "--listen-unix",
+         .metaVar = "PATH",
+         .fileKey = "listenUnix",
+         .flags = kMakeAbsolute,
+         .help = "A unix stream socket the agent also listens on (for SSH tunnels: ssh -L "
+                 "PORT:PATH), with the same routes, signed requests and connection bounds as "
+                 "--listen; mode 0660, group listenUnixGroup. A stale socket there is replaced; "
+                 "a live one (another agent), or anything that is not a socket, stops the start "
+                 "(docs/contracts.md \"Unix socket\")."},
+        {.key = Key::ListenUnixGroup,
+         .name = "listenUnixGroup",
+         .type = T::String,
+         .group = G::General,
+         .defaultNote = "runbox when that group exists, else the agent's own group",
+         .envVar = "RUNBOX_LISTEN_UNIX_GROUP",
+         .flag = "--listen-unix-group",
+         .metaVar = "GROUP",
+         .fileKey = "listenUnixGroup",
+         .help = "The group that may connect to listenUnix (its members hold a token still: "
+                 "every request is signed). An unknown group stops the start."},
     };
 }
 

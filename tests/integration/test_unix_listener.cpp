@@ -1,0 +1,189 @@
+// The unix-socket listener (--listen-unix; docs/contracts.md "Unix socket"), against the real
+// agent: signed requests and a sync exec over the socket as over TCP, refusals the same (an
+// unsigned request is 401); the socket file is mode 0660 with its group, named in /v1/health,
+// removed at a clean stop; a stale one is replaced at start, while a live one, a file that is
+// not a socket and an unknown group stop the start. As root, a uid outside the group cannot
+// connect at all (after the owner's positive control).
+#include "support/AgentProcess.h"
+#include "support/RawHttp.h"
+
+#include <QDateTime>
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cerrno>
+#include <cstring>
+#include <grp.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+using namespace runbox;
+using namespace runbox::testsupport;
+
+namespace {
+
+/// One request over the unix socket at @p path (Connection: close); the raw response, or "".
+QByteArray roundTrip(const QString& path, const QByteArray& request) {
+    const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    const QByteArray encoded = QFile::encodeName(path);
+    std::memcpy(address.sun_path, encoded.constData(), size_t(encoded.size()));
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
+        ::close(fd);
+        return {};
+    }
+    (void)::write(fd, request.constData(), size_t(request.size()));
+    QByteArray response;
+    char buffer[65536];
+    timeval timeout{30, 0};
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+    for (ssize_t n; (n = ::read(fd, buffer, sizeof buffer)) > 0;)
+        response.append(buffer, qsizetype(n));
+    ::close(fd);
+    return response;
+}
+
+QByteArray signedRequest(const QByteArray& token, const QByteArray& method,
+                         const QByteArray& target, const QByteArray& body = {}) {
+    HeaderList headers =
+        signedHeaders(token, method, target, body, QDateTime::currentMSecsSinceEpoch());
+    headers.append(qMakePair(QByteArray("Connection"), QByteArray("close")));
+    if (!body.isEmpty())
+        headers.append(qMakePair(QByteArray("Content-Type"), QByteArray("application/json")));
+    return buildRequest(method, target, headers, body);
+}
+
+/// The agent binary started with @p args: its exit status and output (it must refuse, quickly).
+QPair<int, QString> refusedStart(const QStringList& args) {
+    QProcess p;
+    p.setProcessChannelMode(QProcess::MergedChannels);
+    p.start(QStringLiteral(RUNBOX_BINARY_DIR "/agent/runbox-agent"), args);
+    if (!p.waitForFinished(30000)) {
+        p.kill();
+        p.waitForFinished();
+        return {-1, QStringLiteral("still running")};
+    }
+    return {p.exitCode(), QString::fromUtf8(p.readAll())};
+}
+
+} // namespace
+
+class TestUnixListener final : public QObject {
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir; ///< where the sockets go: 01777, so an unprivileged agent may bind
+    AgentProcess m_agent;
+    QString m_path;
+
+private Q_SLOTS:
+    void initTestCase() {
+        QVERIFY(m_dir.isValid());
+        QVERIFY(::chmod(QFile::encodeName(m_dir.path()).constData(), 01777) == 0);
+        m_path = m_dir.filePath("agent.sock");
+        AgentOptions options;
+        options.extraArgs = {"--listen-unix", m_path};
+        QVERIFY2(m_agent.start(options), qPrintable(m_agent.errorString() + m_agent.log()));
+    }
+
+    void testSignedRequestsAndExecsWorkOverTheSocket() {
+        struct stat st {};
+        QCOMPARE(::lstat(QFile::encodeName(m_path).constData(), &st), 0);
+        QVERIFY(S_ISSOCK(st.st_mode));
+        QCOMPARE(st.st_mode & 07777, 0660u);
+        QCOMPARE(st.st_uid, m_agent.agentUid());
+        const struct group* runbox = ::getgrnam("runbox");
+        if (!runbox) // else the agent's own group
+            QVERIFY(st.st_gid != 0 || m_agent.agentUid() == 0);
+
+        // Positive control over TCP, then the same over the socket.
+        const QByteArray workspace = m_agent.createWorkspace().toUtf8();
+        QVERIFY(!workspace.isEmpty());
+        QByteArray r = roundTrip(m_path, signedRequest(m_agent.token(), "GET", "/v1/workspaces"));
+        QVERIFY2(r.startsWith("HTTP/1.1 200") && r.contains(workspace), r.constData());
+        r = roundTrip(m_path, signedRequest(m_agent.token(), "GET", "/v1/health"));
+        QVERIFY2(r.contains(("\"path\":\"" + m_path + "\"").toUtf8()), r.constData());
+        r = roundTrip(m_path, signedRequest(m_agent.token(), "POST",
+                                            "/v1/workspaces/" + workspace + "/exec",
+                                            R"({"argv":["/bin/echo","over-unix"]})"));
+        QVERIFY2(r.startsWith("HTTP/1.1 200") && r.contains("over-unix"), r.constData());
+        // The same refusals: unsigned, or signed with another token.
+        r = roundTrip(m_path, buildRequest("GET", "/v1/workspaces", {{"Connection", "close"}}));
+        QVERIFY2(r.startsWith("HTTP/1.1 401"), r.constData());
+        r = roundTrip(m_path, signedRequest(QByteArray(64, 'a'), "GET", "/v1/workspaces"));
+        QVERIFY2(r.startsWith("HTTP/1.1 401"), r.constData());
+    }
+
+    void testAUidOutsideTheGroupCannotConnect() {
+        if (!AgentProcess::runningAsRoot())
+            QSKIP("needs root to run a client as another uid");
+        const QString probe = QStringLiteral("import socket,sys\ns=socket.socket(socket.AF_UNIX)\n"
+                                             "try:\n s.connect(sys.argv[1]); print('connected')\n"
+                                             "except OSError as e: print('refused', e.errno)\n");
+        // The owner (the agent's uid) connects: the control.
+        QProcess owner;
+        owner.start("setpriv", {"--reuid", QString::number(m_agent.agentUid()), "--regid",
+                                QString::number(m_agent.agentUid()), "--clear-groups",
+                                "/usr/bin/python3", "-c", probe, m_path});
+        QVERIFY(owner.waitForFinished(30000));
+        QCOMPARE(owner.readAllStandardOutput().trimmed(), QByteArray("connected"));
+        // A uid and gid that are neither the socket's owner nor its group.
+        struct stat st {};
+        QCOMPARE(::lstat(QFile::encodeName(m_path).constData(), &st), 0);
+        const QString strangerId = QString::number(st.st_gid == 61999 ? 61998 : 61999);
+        QVERIFY(st.st_uid != strangerId.toUInt());
+        QProcess stranger;
+        stranger.start("setpriv", {"--reuid", strangerId, "--regid", strangerId, "--clear-groups",
+                                   "/usr/bin/python3", "-c", probe, m_path});
+        QVERIFY(stranger.waitForFinished(30000));
+        QCOMPARE(stranger.readAllStandardOutput().trimmed(),
+                 QByteArray("refused ") + QByteArray::number(EACCES));
+    }
+
+    void testStartRefusalsAndTheStaleSocket() {
+        // A live socket: a second agent must not take it over.
+        QTemporaryDir other;
+        auto [status, out] = refusedStart(
+            {"--state-dir", other.path(), "--listen", "127.0.0.1:0", "--listen-unix", m_path});
+        QVERIFY2(status != 0 && out.contains("in use"), qPrintable(out));
+        QVERIFY(QFile::exists(m_path)); // and the live one is still there
+
+        // Not a socket.
+        const QString plain = m_dir.filePath("plain-file");
+        QFile f(plain);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.close();
+        std::tie(status, out) = refusedStart(
+            {"--state-dir", other.path(), "--listen", "127.0.0.1:0", "--listen-unix", plain});
+        QVERIFY2(status != 0 && out.contains("not a socket"), qPrintable(out));
+        QVERIFY(QFile::exists(plain));
+
+        // An unknown group.
+        std::tie(status, out) =
+            refusedStart({"--state-dir", other.path(), "--listen", "127.0.0.1:0", "--listen-unix",
+                          m_dir.filePath("g.sock"), "--listen-unix-group", "no-such-group-runbox"});
+        QVERIFY2(status != 0 && out.contains("no-such-group-runbox"), qPrintable(out));
+        QVERIFY(!QFile::exists(m_dir.filePath("g.sock")));
+
+        // A crash leaves the socket file; the next start replaces it and serves on it.
+        m_agent.kill();
+        QVERIFY(QFile::exists(m_path));
+        AgentOptions options;
+        options.extraArgs = {"--listen-unix", m_path};
+        QVERIFY2(m_agent.start(options), qPrintable(m_agent.errorString()));
+        QByteArray r = roundTrip(m_path, signedRequest(m_agent.token(), "GET", "/v1/workspaces"));
+        QVERIFY2(r.startsWith("HTTP/1.1 200"), r.constData());
+
+        // A clean stop removes it.
+        QVERIFY(m_agent.stop());
+        QVERIFY(!QFile::exists(m_path));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestUnixListener)
+#include "test_unix_listener.moc"
