@@ -21,6 +21,7 @@ class EnvironmentsPage;
 class ExecutionFollower;
 class ExecutionWindow;
 class ExecutionsPage;
+class FilesPage;
 class NetworkPolicyPage;
 class NpuPage;
 class OverviewPage;
@@ -62,6 +63,9 @@ public:
     ExecutionsPage* executionsPage() const { return m_executions; }
     EnvironmentsPage* environmentsPage() const { return m_environments; }
     WorkspacesPage* workspacesPage() const { return m_workspaces; }
+    FilesPage* filesPage() const { return m_files; }
+    /// Shows the Files page on workspace @p workspaceId.
+    void openFiles(const QString& workspaceId);
     QList<AgentPage*> pages() const;
 
 Q_SIGNALS:
@@ -107,6 +111,7 @@ private:
     ExecutionsPage* m_executions;
     EnvironmentsPage* m_environments;
     WorkspacesPage* m_workspaces;
+    FilesPage* m_files;
     QLabel* m_keychainLabel;
     QString m_currentProfileId;
     QList<QPointer<ExecutionWindow>> m_windows;
