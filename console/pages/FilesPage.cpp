@@ -94,7 +94,7 @@ FilesPage::FilesPage(QWidget* parent)
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::ExtendedSelection);
     m_table->verticalHeader()->setVisible(false);
-    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->horizontalHeader()->setSectionResizeMode(FileListModel::NameColumn,
                                                       QHeaderView::Stretch);
     m_table->setAlternatingRowColors(true);
@@ -218,8 +218,11 @@ void FilesPage::requestPage(const QString& path, qint64 offset) {
             return showError(
                 tr("Could not list %1: %2")
                     .arg(path.isEmpty() ? QStringLiteral("/") : path, r.errorMessage()));
-        if (m_model->appendPage(DirectoryPage::fromJson(r.json())))
+        if (m_model->appendPage(DirectoryPage::fromJson(r.json()))) {
+            // Inserted rows do not always re-fit the columns by themselves (as WorkspacesPage).
+            QMetaObject::invokeMethod(m_table->horizontalHeader(), "resizeSections");
             Q_EMIT pageLoaded(path);
+        }
         updateButtons();
     });
 }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "console/api/FileEntry.h"
+#include "console/connection/FileTransfer.h" // complete for the transferFinished signal
 #include "console/pages/AgentPage.h"
 
 class QComboBox;
@@ -12,7 +13,6 @@ namespace runbox::console {
 
 class FileListModel;
 class FilePreview;
-class FileTransfer;
 class TransferPanel;
 
 /// The files of one workspace (docs/contracts.md "Workspace file API"): a folder listed page by
