@@ -4,7 +4,8 @@
 // (chunk-signed, the progress reaching 100 %) and downloaded back byte for byte, an upload
 // cancelled midway (the agent publishes nothing), a small text file previewed and a large one
 // not, a move, a delete through the confirmation, and links made by `ln -s` inside the
-// workspace shown as links and never followed (not opened, previewed nor downloaded).
+// workspace shown as links and never followed (not opened, previewed nor downloaded); the same
+// transfers through an https:// connection pinned to the agent's certificate.
 #include "console/app/MainWindow.h"
 #include "console/connection/AgentConnection.h"
 #include "console/connection/ConnectionManager.h"
@@ -17,6 +18,7 @@
 #include "console/widgets/FilePreview.h"
 #include "console/widgets/TransferPanel.h"
 #include "shared/ApiClient.h"
+#include "shared/TlsPin.h"
 #include "support/AgentProcess.h"
 
 #include <QAbstractItemModelTester>
@@ -25,6 +27,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QMessageBox>
+#include <QProcess>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QRandomGenerator>
@@ -123,7 +126,9 @@ private:
 
 private Q_SLOTS:
     void initTestCase() {
-        QVERIFY2(m_agent.start(), qPrintable(m_agent.errorString() + u'\n' + m_agent.log()));
+        runbox::testsupport::AgentOptions options;
+        options.tls = true; // also https://, for the pinned transfers
+        QVERIFY2(m_agent.start(options), qPrintable(m_agent.errorString() + u'\n' + m_agent.log()));
         m_client = std::make_unique<runbox::ApiClient>(m_agent.baseUrl(), m_agent.token());
         const runbox::ApiResponse made =
             m_client->call("POST", "/v1/workspaces", {{"isolation", "strong"}});
@@ -377,6 +382,44 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(done.count(), 1, 10000);
         QVERIFY2(done.at(0).at(0).toBool(), qPrintable(page()->errorText()));
         QCOMPARE(stat("paged").status, 404);
+    }
+
+    void testTransfersOverPinnedTls() {
+        // The same chunk-signed upload and streamed download through an https:// connection
+        // pinned to the agent's certificate (docs/contracts.md "TLS and pinning").
+        QProcess print;
+        print.start(QStringLiteral(RUNBOX_BINARY_DIR "/agent/runbox-agent"),
+                    {"--print-fingerprint", "--state-dir", m_agent.stateDir()});
+        QVERIFY(print.waitForFinished(30000));
+        const QString fingerprint = QString::fromLatin1(print.readAllStandardOutput()).trimmed();
+        QVERIFY2(runbox::tls::parseFingerprint(fingerprint), qPrintable(fingerprint));
+        AgentProfile profile{AgentProfile::newId(), QStringLiteral("tls"), m_agent.tlsUrl()};
+        profile.fingerprint = fingerprint;
+        AgentConnection tls(profile, m_agent.token());
+        tls.open();
+        QTRY_VERIFY_WITH_TIMEOUT(tls.state() == AgentConnection::State::Connected, 20000);
+
+        const QByteArray bytes = randomBytes(2 * 1024 * 1024 + 777);
+        const QString local = localFile(QStringLiteral("tls.bin"), bytes);
+        std::unique_ptr<FileTransfer> up(FileTransfer::upload(
+            tls.client(), m_workspace, local, QStringLiteral("made/tls.bin"), false));
+        QSignalSpy upDone(up.get(), &FileTransfer::finished);
+        up->start();
+        QTRY_COMPARE_WITH_TIMEOUT(upDone.count(), 1, 60000);
+        QVERIFY2(up->state() == FileTransfer::State::Done, qPrintable(up->errorText()));
+        QVERIFY(m_client->call("GET", route("made/tls.bin")).body == bytes);
+
+        const QString back = m_dir.filePath(QStringLiteral("tls-back.bin"));
+        std::unique_ptr<FileTransfer> down(FileTransfer::download(
+            tls.client(), m_workspace, QStringLiteral("made/tls.bin"), back));
+        QSignalSpy downDone(down.get(), &FileTransfer::finished);
+        down->start();
+        QTRY_COMPARE_WITH_TIMEOUT(downDone.count(), 1, 60000);
+        QVERIFY2(down->state() == FileTransfer::State::Done, qPrintable(down->errorText()));
+        QFile f(back);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QVERIFY(f.readAll() == bytes);
+        tls.close();
     }
 
     void testLinksAreShownAndNeverFollowed() {
