@@ -1225,6 +1225,10 @@
         <source>the download ended after %1 of %2 bytes</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>the connection was closed</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::FilesPage</name>

@@ -1225,6 +1225,10 @@
         <source>the download ended after %1 of %2 bytes</source>
         <translation>la descarga terminó tras %1 de %2 bytes</translation>
     </message>
+    <message>
+        <source>the connection was closed</source>
+        <translation>la conexión se cerró</translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::FilesPage</name>

@@ -1220,6 +1220,10 @@
         <source>the download ended after %1 of %2 bytes</source>
         <translation>tải xuống dừng sau %1 trên %2 byte</translation>
     </message>
+    <message>
+        <source>the connection was closed</source>
+        <translation>kết nối đã đóng</translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::FilesPage</name>

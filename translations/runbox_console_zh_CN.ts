@@ -1220,6 +1220,10 @@
         <source>the download ended after %1 of %2 bytes</source>
         <translation>下载在 %2 字节中的 %1 字节后中断</translation>
     </message>
+    <message>
+        <source>the connection was closed</source>
+        <translation>连接已关闭</translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::FilesPage</name>

@@ -73,7 +73,7 @@ void FileTransfer::startUpload() {
     m_total = m_source->size();
     Q_EMIT progress(0, m_total);
     m_reply = m_client->sendChunkSigned("PUT", m_route, m_source.get(), m_total);
-    m_reply->setParent(this);
+    watchReply();
     connect(m_reply, &QNetworkReply::uploadProgress, this, [this](qint64 sent, qint64 total) {
         if (total <= 0 || m_state != State::Running)
             return;
@@ -99,7 +99,7 @@ void FileTransfer::startDownload() {
         return finish(State::Failed,
                       tr("cannot write %1: %2").arg(m_localPath, m_sink->errorString()));
     m_reply = m_client->send("GET", m_route, {});
-    m_reply->setParent(this);
+    watchReply();
     m_reply->setReadBufferSize(kReadBufferBytes);
     connect(m_reply, &QNetworkReply::downloadProgress, this, [this](qint64, qint64 total) {
         if (total >= 0)
@@ -107,6 +107,16 @@ void FileTransfer::startDownload() {
     });
     connect(m_reply, &QNetworkReply::readyRead, this, &FileTransfer::onDownloadData);
     connect(m_reply, &QNetworkReply::finished, this, &FileTransfer::onReplyFinished);
+}
+
+void FileTransfer::watchReply() {
+    // The reply stays the client's child (its QNetworkAccessManager must outlive it): when the
+    // connection goes, the reply goes with it and the transfer fails.
+    connect(m_reply, &QObject::destroyed, this, [this] {
+        m_reply = nullptr; // half destroyed: not to be touched
+        if (m_state == State::Running)
+            finish(State::Failed, tr("the connection was closed"));
+    });
 }
 
 void FileTransfer::onDownloadData() {
@@ -119,7 +129,6 @@ void FileTransfer::onDownloadData() {
         return;
     }
     if (m_reply->rawHeader("X-Runbox-Entry-Type") == "directory") {
-        m_reply->abort();
         return finish(State::Failed,
                       tr("%1 is a folder: only files are downloaded").arg(m_remotePath));
     }
@@ -133,7 +142,6 @@ void FileTransfer::onDownloadData() {
             break;
         if (m_sink->write(buffer, n) != n) {
             const QString why = m_sink->errorString();
-            m_reply->abort();
             return finish(State::Failed, tr("cannot write %1: %2").arg(m_localPath, why));
         }
         m_done += n;
@@ -183,7 +191,7 @@ void FileTransfer::finish(State state, const QString& error) {
     m_state = state;
     m_error = error;
     if (m_reply) {
-        QNetworkReply* reply = m_reply;
+        QNetworkReply* reply = m_reply.data();
         m_reply = nullptr;
         reply->disconnect(this);
         if (reply->isRunning())

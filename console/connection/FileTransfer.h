@@ -71,6 +71,7 @@ private:
                  QString remotePath, QObject* parent);
     void startUpload();
     void startDownload();
+    void watchReply();
     void onDownloadData();
     void onReplyFinished();
     void finish(State state, const QString& error = {});
@@ -84,7 +85,7 @@ private:
     qint64 m_done = 0;
     qint64 m_total = -1;
     QString m_error;
-    QNetworkReply* m_reply = nullptr;
+    QPointer<QNetworkReply> m_reply; ///< the client's child, not ours
     std::unique_ptr<QFile> m_source;
     std::unique_ptr<QSaveFile> m_sink;
     QByteArray m_errorBody; ///< a refusal's body (at most 64 KiB)

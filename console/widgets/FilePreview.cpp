@@ -76,7 +76,7 @@ void FilePreview::show(AgentConnection* connection, const QString& workspaceId, 
     QNetworkReply* reply = connection->client()->send(
         "GET", FileTransfer::route(workspaceId, path), {}, "application/json",
         {{"Range", "bytes=0-" + QByteArray::number(kMaxBytes - 1)}});
-    reply->setParent(this);
+    // The reply stays the client's child: if this preview goes first, the client deletes it.
     connect(reply, &QNetworkReply::finished, this, [this, reply, generation, path, entry] {
         reply->deleteLater();
         if (generation != m_generation)

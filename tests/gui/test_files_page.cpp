@@ -36,6 +36,7 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 
 using namespace runbox::console;
 
@@ -420,6 +421,38 @@ private Q_SLOTS:
         QVERIFY(f.open(QIODevice::ReadOnly));
         QVERIFY(f.readAll() == bytes);
         tls.close();
+    }
+
+    void testConnectionGoneFailsTheTransfer() {
+        // The connection (its client and the replies with it) is deleted mid-upload: the
+        // transfer ends Failed, saying so, and the agent publishes nothing.
+        auto connection = std::make_unique<AgentConnection>(
+            AgentProfile{AgentProfile::newId(), QStringLiteral("plain"), m_agent.baseUrl()},
+            m_agent.token());
+        connection->open();
+        QTRY_VERIFY_WITH_TIMEOUT(connection->state() == AgentConnection::State::Connected, 20000);
+        const qint64 size = 96 * 1024 * 1024;
+        const QString local =
+            localFile(QStringLiteral("gone.bin"), QByteArray(qsizetype(size), 'y'));
+        std::unique_ptr<FileTransfer> up(FileTransfer::upload(
+            connection->client(), m_workspace, local, QStringLiteral("made/gone.bin"), false));
+        bool dropped = false;
+        connect(up.get(), &FileTransfer::progress, this, [&](qint64 done, qint64 total) {
+            if (!dropped && done > 0 && done < total) {
+                dropped = true;
+                QTimer::singleShot(0, this, [&] { connection.reset(); });
+            }
+        });
+        QSignalSpy finished(up.get(), &FileTransfer::finished);
+        up->start();
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+        QVERIFY(dropped);
+        QVERIFY(!connection);
+        QCOMPARE(up->state(), FileTransfer::State::Failed);
+        QVERIFY2(up->errorText().contains(QStringLiteral("closed")), qPrintable(up->errorText()));
+        QTest::qWait(500);
+        QCOMPARE(stat("made/gone.bin").status, 404);
+        QFile::remove(local);
     }
 
     void testLinksAreShownAndNeverFollowed() {
