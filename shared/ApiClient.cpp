@@ -1,6 +1,7 @@
 #include "shared/ApiClient.h"
 
 #include "shared/ApiError.h"
+#include "shared/ChunkSignedBody.h"
 #include "shared/Crypto.h"
 #include "shared/NdjsonReader.h"
 #include "shared/RequestSigner.h"
@@ -143,6 +144,23 @@ QNetworkReply* ApiClient::sendStream(const QByteArray& method, const QByteArray&
     if (!body->isSequential())
         req.setHeader(QNetworkRequest::ContentLengthHeader, body->size() - body->pos());
     QNetworkReply* reply = m_nam->sendCustomRequest(req, method, body);
+    watchDate(reply, sentAt);
+    return reply;
+}
+
+QNetworkReply* ApiClient::sendChunkSigned(const QByteArray& method, const QByteArray& pathAndQuery,
+                                          QIODevice* source, qint64 size, qint64 chunkBytes) {
+    const qint64 sentAt = QDateTime::currentMSecsSinceEpoch();
+    QNetworkRequest req = signedRequest(method, pathAndQuery, upload_chunks::kScheme, sentAt);
+    req.setHeader(QNetworkRequest::ContentTypeHeader, QByteArray("application/octet-stream"));
+    req.setRawHeader(auth_headers::kContentSha256, upload_chunks::kScheme);
+    req.setRawHeader(upload_chunks::kDecodedLengthHeader, QByteArray::number(size));
+    req.setAttribute(QNetworkRequest::DoNotBufferUploadDataAttribute, true);
+    auto* body = new ChunkSignedBody(source, size, m_token, req.rawHeader(auth_headers::kSignature),
+                                     chunkBytes);
+    req.setHeader(QNetworkRequest::ContentLengthHeader, body->size());
+    QNetworkReply* reply = m_nam->sendCustomRequest(req, method, body);
+    body->setParent(reply);
     watchDate(reply, sentAt);
     return reply;
 }

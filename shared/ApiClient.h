@@ -83,6 +83,17 @@ public:
                               QIODevice* body, const QByteArray& contentSha256Hex,
                               const QByteArray& contentType = "application/octet-stream");
 
+    /// Streams @p size bytes of @p source (from its current position) as a chunk-signed body
+    /// (docs/upload-integrity.md "Chained chunk signatures"): the head is signed over
+    /// `STREAMING-RUNBOX-HMAC-SHA256-CHUNKS` with X-Runbox-Decoded-Length: @p size, and each
+    /// chunk is read, hashed and signed only as the socket takes it (ChunkSignedBody, a child of
+    /// the reply), so nothing is hashed beforehand and one chunk at most is in memory. Works over
+    /// http:// and https:// alike (the chunks are a layer inside the HTTP body). @p source must
+    /// stay open until the reply finishes; the caller owns the reply; abort() it to cancel (the
+    /// agent then publishes nothing).
+    QNetworkReply* sendChunkSigned(const QByteArray& method, const QByteArray& pathAndQuery,
+                                   QIODevice* source, qint64 size, qint64 chunkBytes = 1024 * 1024);
+
     /// SHA-256 (lowercase hex) of @p device from its current position to its end, read in
     /// 1 MiB blocks; a random-access device is put back where it was. Empty on a read error.
     static QByteArray sha256OfDevice(QIODevice* device);

@@ -1165,6 +1165,220 @@
     </message>
 </context>
 <context>
+    <name>runbox::console::FilePreview</name>
+    <message>
+        <source>Select a text file of at most %1 to preview it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 is a link to %2: the console never follows links.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 is not a regular file.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 is larger than %2: download it to read it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 · %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not connected.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reading %1…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Could not read %1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 is not text.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 is not UTF-8 text.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::FileTransfer</name>
+    <message>
+        <source>not connected</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>cannot read %1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>cannot write %1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the connection was closed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 is a folder: only files are downloaded</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the download ended after %1 of %2 bytes</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::FilesPage</name>
+    <message>
+        <source>Files</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The workspace whose files are shown</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Up</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>New &amp;folder…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Upload…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Do&amp;wnload…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Re&amp;name / move…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Delete…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Re&amp;fresh</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Show the parent folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Upload a file into this folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Save the selected file on this computer</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Delete the selected files and folders</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Workspace:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>workspaces</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Could not read the workspaces: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1:/%2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Could not list %1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Could not make folder %1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Folder %1 made.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Could not move %1 to %2: %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 moved to %2.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n item(s) not deleted:</source>
+        <translation>
+            <numerusform>%n item not deleted:</numerusform>
+            <numerusform>%n items not deleted:</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n item(s) deleted.</source>
+        <translation>
+            <numerusform>%n item deleted.</numerusform>
+            <numerusform>%n items deleted.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>New folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Name of the new folder in %1:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Rename or move</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>New path of %1 in the workspace:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Delete files</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Delete %n item(s)? Folders are deleted with everything in them. This cannot be undone.</source>
+        <translation>
+            <numerusform>Delete %n item? Folders are deleted with everything in them. This cannot be undone.</numerusform>
+            <numerusform>Delete %n items? Folders are deleted with everything in them. This cannot be undone.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Upload a file</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Save %1 as</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>runbox::console::FleetHost</name>
     <message>
         <source>The connection was closed.</source>
@@ -1749,7 +1963,7 @@ Compare it with the output of runbox-agent --print-fingerprint on the agent&apos
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>&lt;h3&gt;Runbox Console %1&lt;/h3&gt;&lt;p&gt;The operators&apos; desktop console for Runbox agents: sandbox health, quotas, network policy, Ascend NPUs, executions and science environments.&lt;/p&gt;&lt;p&gt;Shortcuts: F5 refresh · Ctrl+F find · Ctrl+R new run · Ctrl+. cancel a run · Ctrl+1…8 pages.&lt;/p&gt;</source>
+        <source>&lt;h3&gt;Runbox Console %1&lt;/h3&gt;&lt;p&gt;The operators&apos; desktop console for Runbox agents: sandbox health, quotas, network policy, Ascend NPUs, executions and science environments.&lt;/p&gt;&lt;p&gt;Shortcuts: F5 refresh · Ctrl+F find · Ctrl+R new run · Ctrl+. cancel a run · Ctrl+1…9 pages.&lt;/p&gt;</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -2712,6 +2926,45 @@ Compare it with the output of runbox-agent --print-fingerprint on the agent&apos
     </message>
 </context>
 <context>
+    <name>runbox::console::TransferPanel</name>
+    <message>
+        <source>Transfers</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>C&amp;lear finished</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>↑ %1 → %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>↓ %1 → %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%p% of %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Done</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Failed: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancelled</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>runbox::console::WorkspaceInfo</name>
     <message>
         <source>Strong</source>
@@ -2959,6 +3212,14 @@ Compare it with the output of runbox-agent --print-fingerprint on the agent&apos
     </message>
     <message>
         <source>Token of %1 copied to the clipboard.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open &amp;files</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Browse the files of the selected workspace</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

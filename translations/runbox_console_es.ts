@@ -1165,6 +1165,220 @@
     </message>
 </context>
 <context>
+    <name>runbox::console::FilePreview</name>
+    <message>
+        <source>Select a text file of at most %1 to preview it.</source>
+        <translation>Seleccione un archivo de texto de hasta %1 para previsualizarlo.</translation>
+    </message>
+    <message>
+        <source>%1 is a link to %2: the console never follows links.</source>
+        <translation>%1 es un enlace a %2: la consola nunca sigue los enlaces.</translation>
+    </message>
+    <message>
+        <source>%1 is not a regular file.</source>
+        <translation>%1 no es un archivo normal.</translation>
+    </message>
+    <message>
+        <source>%1 is larger than %2: download it to read it.</source>
+        <translation>%1 ocupa más de %2: descárguelo para leerlo.</translation>
+    </message>
+    <message>
+        <source>%1 · %2</source>
+        <translation>%1 · %2</translation>
+    </message>
+    <message>
+        <source>Not connected.</source>
+        <translation>Sin conexión.</translation>
+    </message>
+    <message>
+        <source>Reading %1…</source>
+        <translation>Leyendo %1…</translation>
+    </message>
+    <message>
+        <source>Could not read %1: %2</source>
+        <translation>No se pudo leer %1: %2</translation>
+    </message>
+    <message>
+        <source>%1 is not text.</source>
+        <translation>%1 no es texto.</translation>
+    </message>
+    <message>
+        <source>%1 is not UTF-8 text.</source>
+        <translation>%1 no es texto UTF-8.</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::FileTransfer</name>
+    <message>
+        <source>not connected</source>
+        <translation>sin conexión</translation>
+    </message>
+    <message>
+        <source>cannot read %1: %2</source>
+        <translation>no se puede leer %1: %2</translation>
+    </message>
+    <message>
+        <source>cannot write %1: %2</source>
+        <translation>no se puede escribir %1: %2</translation>
+    </message>
+    <message>
+        <source>the connection was closed</source>
+        <translation>la conexión se cerró</translation>
+    </message>
+    <message>
+        <source>%1 is a folder: only files are downloaded</source>
+        <translation>%1 es una carpeta: solo se descargan archivos</translation>
+    </message>
+    <message>
+        <source>the download ended after %1 of %2 bytes</source>
+        <translation>la descarga terminó tras %1 de %2 bytes</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::FilesPage</name>
+    <message>
+        <source>Files</source>
+        <translation>Archivos</translation>
+    </message>
+    <message>
+        <source>The workspace whose files are shown</source>
+        <translation>El espacio de trabajo cuyos archivos se muestran</translation>
+    </message>
+    <message>
+        <source>&amp;Up</source>
+        <translation>S&amp;ubir</translation>
+    </message>
+    <message>
+        <source>New &amp;folder…</source>
+        <translation>Nueva &amp;carpeta…</translation>
+    </message>
+    <message>
+        <source>&amp;Upload…</source>
+        <translation>Su&amp;bir archivo…</translation>
+    </message>
+    <message>
+        <source>Do&amp;wnload…</source>
+        <translation>&amp;Descargar…</translation>
+    </message>
+    <message>
+        <source>Re&amp;name / move…</source>
+        <translation>Re&amp;nombrar / mover…</translation>
+    </message>
+    <message>
+        <source>&amp;Delete…</source>
+        <translation>&amp;Eliminar…</translation>
+    </message>
+    <message>
+        <source>Re&amp;fresh</source>
+        <translation>Actuali&amp;zar</translation>
+    </message>
+    <message>
+        <source>Show the parent folder</source>
+        <translation>Mostrar la carpeta superior</translation>
+    </message>
+    <message>
+        <source>Upload a file into this folder</source>
+        <translation>Subir un archivo a esta carpeta</translation>
+    </message>
+    <message>
+        <source>Save the selected file on this computer</source>
+        <translation>Guardar el archivo seleccionado en este equipo</translation>
+    </message>
+    <message>
+        <source>Delete the selected files and folders</source>
+        <translation>Eliminar los archivos y carpetas seleccionados</translation>
+    </message>
+    <message>
+        <source>Workspace:</source>
+        <translation>Espacio:</translation>
+    </message>
+    <message>
+        <source>workspaces</source>
+        <translation>espacios de trabajo</translation>
+    </message>
+    <message>
+        <source>Could not read the workspaces: %1</source>
+        <translation>No se pudieron leer los espacios de trabajo: %1</translation>
+    </message>
+    <message>
+        <source>%1:/%2</source>
+        <translation>%1:/%2</translation>
+    </message>
+    <message>
+        <source>Could not list %1: %2</source>
+        <translation>No se pudo listar %1: %2</translation>
+    </message>
+    <message>
+        <source>Could not make folder %1: %2</source>
+        <translation>No se pudo crear la carpeta %1: %2</translation>
+    </message>
+    <message>
+        <source>Folder %1 made.</source>
+        <translation>Carpeta %1 creada.</translation>
+    </message>
+    <message>
+        <source>Could not move %1 to %2: %3</source>
+        <translation>No se pudo mover %1 a %2: %3</translation>
+    </message>
+    <message>
+        <source>%1 moved to %2.</source>
+        <translation>%1 movido a %2.</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1: %2</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n item(s) not deleted:</source>
+        <translation>
+            <numerusform>%n elemento no eliminado:</numerusform>
+            <numerusform>%n elementos no eliminados:</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n item(s) deleted.</source>
+        <translation>
+            <numerusform>%n elemento eliminado.</numerusform>
+            <numerusform>%n elementos eliminados.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>New folder</source>
+        <translation>Nueva carpeta</translation>
+    </message>
+    <message>
+        <source>Name of the new folder in %1:</source>
+        <translation>Nombre de la nueva carpeta en %1:</translation>
+    </message>
+    <message>
+        <source>Rename or move</source>
+        <translation>Renombrar o mover</translation>
+    </message>
+    <message>
+        <source>New path of %1 in the workspace:</source>
+        <translation>Nueva ruta de %1 en el espacio de trabajo:</translation>
+    </message>
+    <message>
+        <source>Delete files</source>
+        <translation>Eliminar archivos</translation>
+    </message>
+    <message numerus="yes">
+        <source>Delete %n item(s)? Folders are deleted with everything in them. This cannot be undone.</source>
+        <translation>
+            <numerusform>¿Eliminar %n elemento? Las carpetas se eliminan con todo su contenido. No se puede deshacer.</numerusform>
+            <numerusform>¿Eliminar %n elementos? Las carpetas se eliminan con todo su contenido. No se puede deshacer.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Upload a file</source>
+        <translation>Subir un archivo</translation>
+    </message>
+    <message>
+        <source>Save %1 as</source>
+        <translation>Guardar %1 como</translation>
+    </message>
+</context>
+<context>
     <name>runbox::console::FleetHost</name>
     <message>
         <source>The connection was closed.</source>
@@ -1755,8 +1969,8 @@ Compárela con la salida de runbox-agent --print-fingerprint en el host del agen
         <translation>El agente desapareció antes de que empezara la ejecución.</translation>
     </message>
     <message>
-        <source>&lt;h3&gt;Runbox Console %1&lt;/h3&gt;&lt;p&gt;The operators&apos; desktop console for Runbox agents: sandbox health, quotas, network policy, Ascend NPUs, executions and science environments.&lt;/p&gt;&lt;p&gt;Shortcuts: F5 refresh · Ctrl+F find · Ctrl+R new run · Ctrl+. cancel a run · Ctrl+1…8 pages.&lt;/p&gt;</source>
-        <translation>&lt;h3&gt;Consola de Runbox %1&lt;/h3&gt;&lt;p&gt;La consola de escritorio de los operadores para agentes de Runbox: estado del sandbox, cuotas, política de red, NPU Ascend, ejecuciones y entornos científicos.&lt;/p&gt;&lt;p&gt;Atajos: F5 actualizar · Ctrl+F buscar · Ctrl+R nueva ejecución · Ctrl+. cancelar una ejecución · Ctrl+1…8 páginas.&lt;/p&gt; {3&gt;?} {1&lt;?} {3&gt;?} {5 ?} {1…8 ?}</translation>
+        <source>&lt;h3&gt;Runbox Console %1&lt;/h3&gt;&lt;p&gt;The operators&apos; desktop console for Runbox agents: sandbox health, quotas, network policy, Ascend NPUs, executions and science environments.&lt;/p&gt;&lt;p&gt;Shortcuts: F5 refresh · Ctrl+F find · Ctrl+R new run · Ctrl+. cancel a run · Ctrl+1…9 pages.&lt;/p&gt;</source>
+        <translation>&lt;h3&gt;Consola de Runbox %1&lt;/h3&gt;&lt;p&gt;La consola de escritorio de los operadores para agentes de Runbox: estado del sandbox, cuotas, política de red, NPU Ascend, ejecuciones y entornos científicos.&lt;/p&gt;&lt;p&gt;Atajos: F5 actualizar · Ctrl+F buscar · Ctrl+R nueva ejecución · Ctrl+. cancelar una ejecución · Ctrl+1…9 páginas.&lt;/p&gt;</translation>
     </message>
 </context>
 <context>
@@ -2720,6 +2934,45 @@ Compárela con la salida de runbox-agent --print-fingerprint en el host del agen
     </message>
 </context>
 <context>
+    <name>runbox::console::TransferPanel</name>
+    <message>
+        <source>Transfers</source>
+        <translation>Transferencias</translation>
+    </message>
+    <message>
+        <source>C&amp;lear finished</source>
+        <translation>&amp;Limpiar terminadas</translation>
+    </message>
+    <message>
+        <source>↑ %1 → %2</source>
+        <translation>↑ %1 → %2</translation>
+    </message>
+    <message>
+        <source>↓ %1 → %2</source>
+        <translation>↓ %1 → %2</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>Cancelar</translation>
+    </message>
+    <message>
+        <source>%p% of %1</source>
+        <translation>%p% de %1</translation>
+    </message>
+    <message>
+        <source>Done</source>
+        <translation>Hecho</translation>
+    </message>
+    <message>
+        <source>Failed: %1</source>
+        <translation>Error: %1</translation>
+    </message>
+    <message>
+        <source>Cancelled</source>
+        <translation>Cancelada</translation>
+    </message>
+</context>
+<context>
     <name>runbox::console::WorkspaceInfo</name>
     <message>
         <source>Strong</source>
@@ -2968,6 +3221,14 @@ Compárela con la salida de runbox-agent --print-fingerprint en el host del agen
     <message>
         <source>Token of %1 copied to the clipboard.</source>
         <translation>Token de %1 copiado al portapapeles.</translation>
+    </message>
+    <message>
+        <source>Open &amp;files</source>
+        <translation>Abrir &amp;archivos</translation>
+    </message>
+    <message>
+        <source>Browse the files of the selected workspace</source>
+        <translation>Explorar los archivos del espacio de trabajo seleccionado</translation>
     </message>
 </context>
 </TS>

@@ -1160,6 +1160,217 @@
     </message>
 </context>
 <context>
+    <name>runbox::console::FilePreview</name>
+    <message>
+        <source>Select a text file of at most %1 to preview it.</source>
+        <translation>Chọn một tệp văn bản tối đa %1 để xem trước.</translation>
+    </message>
+    <message>
+        <source>%1 is a link to %2: the console never follows links.</source>
+        <translation>%1 là liên kết tới %2: bảng điều khiển không bao giờ đi theo liên kết.</translation>
+    </message>
+    <message>
+        <source>%1 is not a regular file.</source>
+        <translation>%1 không phải tệp thông thường.</translation>
+    </message>
+    <message>
+        <source>%1 is larger than %2: download it to read it.</source>
+        <translation>%1 lớn hơn %2: hãy tải xuống để đọc.</translation>
+    </message>
+    <message>
+        <source>%1 · %2</source>
+        <translation>%1 · %2</translation>
+    </message>
+    <message>
+        <source>Not connected.</source>
+        <translation>Chưa kết nối.</translation>
+    </message>
+    <message>
+        <source>Reading %1…</source>
+        <translation>Đang đọc %1…</translation>
+    </message>
+    <message>
+        <source>Could not read %1: %2</source>
+        <translation>Không thể đọc %1: %2</translation>
+    </message>
+    <message>
+        <source>%1 is not text.</source>
+        <translation>%1 không phải văn bản.</translation>
+    </message>
+    <message>
+        <source>%1 is not UTF-8 text.</source>
+        <translation>%1 không phải văn bản UTF-8.</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::FileTransfer</name>
+    <message>
+        <source>not connected</source>
+        <translation>chưa kết nối</translation>
+    </message>
+    <message>
+        <source>cannot read %1: %2</source>
+        <translation>không thể đọc %1: %2</translation>
+    </message>
+    <message>
+        <source>cannot write %1: %2</source>
+        <translation>không thể ghi %1: %2</translation>
+    </message>
+    <message>
+        <source>the connection was closed</source>
+        <translation>kết nối đã đóng</translation>
+    </message>
+    <message>
+        <source>%1 is a folder: only files are downloaded</source>
+        <translation>%1 là thư mục: chỉ tải xuống được tệp</translation>
+    </message>
+    <message>
+        <source>the download ended after %1 of %2 bytes</source>
+        <translation>tải xuống dừng sau %1 trên %2 byte</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::FilesPage</name>
+    <message>
+        <source>Files</source>
+        <translation>Tệp</translation>
+    </message>
+    <message>
+        <source>The workspace whose files are shown</source>
+        <translation>Workspace có các tệp đang hiển thị</translation>
+    </message>
+    <message>
+        <source>&amp;Up</source>
+        <translation>&amp;Lên trên</translation>
+    </message>
+    <message>
+        <source>New &amp;folder…</source>
+        <translation>Thư mục &amp;mới…</translation>
+    </message>
+    <message>
+        <source>&amp;Upload…</source>
+        <translation>&amp;Tải lên…</translation>
+    </message>
+    <message>
+        <source>Do&amp;wnload…</source>
+        <translation>Tải &amp;xuống…</translation>
+    </message>
+    <message>
+        <source>Re&amp;name / move…</source>
+        <translation>Đổi tê&amp;n / di chuyển…</translation>
+    </message>
+    <message>
+        <source>&amp;Delete…</source>
+        <translation>&amp;Xóa…</translation>
+    </message>
+    <message>
+        <source>Re&amp;fresh</source>
+        <translation>&amp;Làm mới</translation>
+    </message>
+    <message>
+        <source>Show the parent folder</source>
+        <translation>Hiển thị thư mục cha</translation>
+    </message>
+    <message>
+        <source>Upload a file into this folder</source>
+        <translation>Tải một tệp lên thư mục này</translation>
+    </message>
+    <message>
+        <source>Save the selected file on this computer</source>
+        <translation>Lưu tệp đã chọn vào máy tính này</translation>
+    </message>
+    <message>
+        <source>Delete the selected files and folders</source>
+        <translation>Xóa các tệp và thư mục đã chọn</translation>
+    </message>
+    <message>
+        <source>Workspace:</source>
+        <translation>Workspace:</translation>
+    </message>
+    <message>
+        <source>workspaces</source>
+        <translation>workspace</translation>
+    </message>
+    <message>
+        <source>Could not read the workspaces: %1</source>
+        <translation>Không thể đọc danh sách workspace: %1</translation>
+    </message>
+    <message>
+        <source>%1:/%2</source>
+        <translation>%1:/%2</translation>
+    </message>
+    <message>
+        <source>Could not list %1: %2</source>
+        <translation>Không thể liệt kê %1: %2</translation>
+    </message>
+    <message>
+        <source>Could not make folder %1: %2</source>
+        <translation>Không thể tạo thư mục %1: %2</translation>
+    </message>
+    <message>
+        <source>Folder %1 made.</source>
+        <translation>Đã tạo thư mục %1.</translation>
+    </message>
+    <message>
+        <source>Could not move %1 to %2: %3</source>
+        <translation>Không thể chuyển %1 tới %2: %3</translation>
+    </message>
+    <message>
+        <source>%1 moved to %2.</source>
+        <translation>Đã chuyển %1 tới %2.</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1: %2</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n item(s) not deleted:</source>
+        <translation>
+            <numerusform>%n mục chưa xóa:</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n item(s) deleted.</source>
+        <translation>
+            <numerusform>Đã xóa %n mục.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>New folder</source>
+        <translation>Thư mục mới</translation>
+    </message>
+    <message>
+        <source>Name of the new folder in %1:</source>
+        <translation>Tên thư mục mới trong %1:</translation>
+    </message>
+    <message>
+        <source>Rename or move</source>
+        <translation>Đổi tên hoặc di chuyển</translation>
+    </message>
+    <message>
+        <source>New path of %1 in the workspace:</source>
+        <translation>Đường dẫn mới của %1 trong workspace:</translation>
+    </message>
+    <message>
+        <source>Delete files</source>
+        <translation>Xóa tệp</translation>
+    </message>
+    <message numerus="yes">
+        <source>Delete %n item(s)? Folders are deleted with everything in them. This cannot be undone.</source>
+        <translation>
+            <numerusform>Xóa %n mục? Thư mục sẽ bị xóa cùng mọi thứ bên trong. Không thể hoàn tác.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Upload a file</source>
+        <translation>Tải lên một tệp</translation>
+    </message>
+    <message>
+        <source>Save %1 as</source>
+        <translation>Lưu %1 thành</translation>
+    </message>
+</context>
+<context>
     <name>runbox::console::FleetHost</name>
     <message>
         <source>The connection was closed.</source>
@@ -1743,8 +1954,8 @@ Hãy so sánh với kết quả của runbox-agent --print-fingerprint trên má
         <translation>Agent đã mất kết nối trước khi lượt chạy bắt đầu.</translation>
     </message>
     <message>
-        <source>&lt;h3&gt;Runbox Console %1&lt;/h3&gt;&lt;p&gt;The operators&apos; desktop console for Runbox agents: sandbox health, quotas, network policy, Ascend NPUs, executions and science environments.&lt;/p&gt;&lt;p&gt;Shortcuts: F5 refresh · Ctrl+F find · Ctrl+R new run · Ctrl+. cancel a run · Ctrl+1…8 pages.&lt;/p&gt;</source>
-        <translation>&lt;h3&gt;Runbox Console %1&lt;/h3&gt;&lt;p&gt;Console máy tính dành cho người vận hành agent Runbox: tình trạng sandbox, hạn mức, chính sách mạng, NPU Ascend, các lần chạy và môi trường khoa học.&lt;/p&gt;&lt;p&gt;Phím tắt: F5 làm mới · Ctrl+F tìm · Ctrl+R lần chạy mới · Ctrl+. hủy lần chạy · Ctrl+1…8 chuyển trang.&lt;/p&gt; {3&gt;?} {1&lt;?} {3&gt;?} {5 ?} {1…8 ?}</translation>
+        <source>&lt;h3&gt;Runbox Console %1&lt;/h3&gt;&lt;p&gt;The operators&apos; desktop console for Runbox agents: sandbox health, quotas, network policy, Ascend NPUs, executions and science environments.&lt;/p&gt;&lt;p&gt;Shortcuts: F5 refresh · Ctrl+F find · Ctrl+R new run · Ctrl+. cancel a run · Ctrl+1…9 pages.&lt;/p&gt;</source>
+        <translation>&lt;h3&gt;Runbox Console %1&lt;/h3&gt;&lt;p&gt;Console máy tính dành cho người vận hành agent Runbox: tình trạng sandbox, hạn mức, chính sách mạng, NPU Ascend, các lần chạy và môi trường khoa học.&lt;/p&gt;&lt;p&gt;Phím tắt: F5 làm mới · Ctrl+F tìm · Ctrl+R lần chạy mới · Ctrl+. hủy lần chạy · Ctrl+1…9 chuyển trang.&lt;/p&gt;</translation>
     </message>
 </context>
 <context>
@@ -2704,6 +2915,45 @@ Hãy so sánh với kết quả của runbox-agent --print-fingerprint trên má
     </message>
 </context>
 <context>
+    <name>runbox::console::TransferPanel</name>
+    <message>
+        <source>Transfers</source>
+        <translation>Truyền tệp</translation>
+    </message>
+    <message>
+        <source>C&amp;lear finished</source>
+        <translation>Xóa mục đã &amp;xong</translation>
+    </message>
+    <message>
+        <source>↑ %1 → %2</source>
+        <translation>↑ %1 → %2</translation>
+    </message>
+    <message>
+        <source>↓ %1 → %2</source>
+        <translation>↓ %1 → %2</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>Hủy</translation>
+    </message>
+    <message>
+        <source>%p% of %1</source>
+        <translation>%p% của %1</translation>
+    </message>
+    <message>
+        <source>Done</source>
+        <translation>Xong</translation>
+    </message>
+    <message>
+        <source>Failed: %1</source>
+        <translation>Thất bại: %1</translation>
+    </message>
+    <message>
+        <source>Cancelled</source>
+        <translation>Đã hủy</translation>
+    </message>
+</context>
+<context>
     <name>runbox::console::WorkspaceInfo</name>
     <message>
         <source>Strong</source>
@@ -2946,6 +3196,14 @@ Hãy so sánh với kết quả của runbox-agent --print-fingerprint trên má
     <message>
         <source>Token of %1 copied to the clipboard.</source>
         <translation>Đã sao chép token của %1 vào bảng nhớ tạm.</translation>
+    </message>
+    <message>
+        <source>Open &amp;files</source>
+        <translation>Mở &amp;tệp</translation>
+    </message>
+    <message>
+        <source>Browse the files of the selected workspace</source>
+        <translation>Duyệt các tệp của workspace đã chọn</translation>
     </message>
 </context>
 </TS>

@@ -1160,6 +1160,217 @@
     </message>
 </context>
 <context>
+    <name>runbox::console::FilePreview</name>
+    <message>
+        <source>Select a text file of at most %1 to preview it.</source>
+        <translation>选择不超过 %1 的文本文件以预览。</translation>
+    </message>
+    <message>
+        <source>%1 is a link to %2: the console never follows links.</source>
+        <translation>%1 是指向 %2 的链接：控制台从不跟随链接。</translation>
+    </message>
+    <message>
+        <source>%1 is not a regular file.</source>
+        <translation>%1 不是普通文件。</translation>
+    </message>
+    <message>
+        <source>%1 is larger than %2: download it to read it.</source>
+        <translation>%1 大于 %2：请下载后阅读。</translation>
+    </message>
+    <message>
+        <source>%1 · %2</source>
+        <translation>%1 · %2</translation>
+    </message>
+    <message>
+        <source>Not connected.</source>
+        <translation>未连接。</translation>
+    </message>
+    <message>
+        <source>Reading %1…</source>
+        <translation>正在读取 %1…</translation>
+    </message>
+    <message>
+        <source>Could not read %1: %2</source>
+        <translation>无法读取 %1：%2</translation>
+    </message>
+    <message>
+        <source>%1 is not text.</source>
+        <translation>%1 不是文本。</translation>
+    </message>
+    <message>
+        <source>%1 is not UTF-8 text.</source>
+        <translation>%1 不是 UTF-8 文本。</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::FileTransfer</name>
+    <message>
+        <source>not connected</source>
+        <translation>未连接</translation>
+    </message>
+    <message>
+        <source>cannot read %1: %2</source>
+        <translation>无法读取 %1：%2</translation>
+    </message>
+    <message>
+        <source>cannot write %1: %2</source>
+        <translation>无法写入 %1：%2</translation>
+    </message>
+    <message>
+        <source>the connection was closed</source>
+        <translation>连接已关闭</translation>
+    </message>
+    <message>
+        <source>%1 is a folder: only files are downloaded</source>
+        <translation>%1 是文件夹：只能下载文件</translation>
+    </message>
+    <message>
+        <source>the download ended after %1 of %2 bytes</source>
+        <translation>下载在 %2 字节中的 %1 字节后中断</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::FilesPage</name>
+    <message>
+        <source>Files</source>
+        <translation>文件</translation>
+    </message>
+    <message>
+        <source>The workspace whose files are shown</source>
+        <translation>显示其文件的工作区</translation>
+    </message>
+    <message>
+        <source>&amp;Up</source>
+        <translation>上一级(&amp;U)</translation>
+    </message>
+    <message>
+        <source>New &amp;folder…</source>
+        <translation>新建文件夹(&amp;F)…</translation>
+    </message>
+    <message>
+        <source>&amp;Upload…</source>
+        <translation>上传(&amp;U)…</translation>
+    </message>
+    <message>
+        <source>Do&amp;wnload…</source>
+        <translation>下载(&amp;W)…</translation>
+    </message>
+    <message>
+        <source>Re&amp;name / move…</source>
+        <translation>重命名/移动(&amp;N)…</translation>
+    </message>
+    <message>
+        <source>&amp;Delete…</source>
+        <translation>删除(&amp;D)…</translation>
+    </message>
+    <message>
+        <source>Re&amp;fresh</source>
+        <translation>刷新(&amp;F)</translation>
+    </message>
+    <message>
+        <source>Show the parent folder</source>
+        <translation>显示上级文件夹</translation>
+    </message>
+    <message>
+        <source>Upload a file into this folder</source>
+        <translation>将文件上传到此文件夹</translation>
+    </message>
+    <message>
+        <source>Save the selected file on this computer</source>
+        <translation>将所选文件保存到这台电脑</translation>
+    </message>
+    <message>
+        <source>Delete the selected files and folders</source>
+        <translation>删除所选文件和文件夹</translation>
+    </message>
+    <message>
+        <source>Workspace:</source>
+        <translation>工作区：</translation>
+    </message>
+    <message>
+        <source>workspaces</source>
+        <translation>工作区</translation>
+    </message>
+    <message>
+        <source>Could not read the workspaces: %1</source>
+        <translation>无法读取工作区：%1</translation>
+    </message>
+    <message>
+        <source>%1:/%2</source>
+        <translation>%1:/%2</translation>
+    </message>
+    <message>
+        <source>Could not list %1: %2</source>
+        <translation>无法列出 %1：%2</translation>
+    </message>
+    <message>
+        <source>Could not make folder %1: %2</source>
+        <translation>无法创建文件夹 %1：%2</translation>
+    </message>
+    <message>
+        <source>Folder %1 made.</source>
+        <translation>已创建文件夹 %1。</translation>
+    </message>
+    <message>
+        <source>Could not move %1 to %2: %3</source>
+        <translation>无法将 %1 移动到 %2：%3</translation>
+    </message>
+    <message>
+        <source>%1 moved to %2.</source>
+        <translation>%1 已移动到 %2。</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n item(s) not deleted:</source>
+        <translation>
+            <numerusform>%n 项未删除：</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n item(s) deleted.</source>
+        <translation>
+            <numerusform>已删除 %n 项。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>New folder</source>
+        <translation>新建文件夹</translation>
+    </message>
+    <message>
+        <source>Name of the new folder in %1:</source>
+        <translation>在 %1 中新建文件夹的名称：</translation>
+    </message>
+    <message>
+        <source>Rename or move</source>
+        <translation>重命名或移动</translation>
+    </message>
+    <message>
+        <source>New path of %1 in the workspace:</source>
+        <translation>%1 在工作区中的新路径：</translation>
+    </message>
+    <message>
+        <source>Delete files</source>
+        <translation>删除文件</translation>
+    </message>
+    <message numerus="yes">
+        <source>Delete %n item(s)? Folders are deleted with everything in them. This cannot be undone.</source>
+        <translation>
+            <numerusform>删除 %n 项？文件夹将连同其中所有内容一起删除。此操作无法撤销。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Upload a file</source>
+        <translation>上传文件</translation>
+    </message>
+    <message>
+        <source>Save %1 as</source>
+        <translation>将 %1 另存为</translation>
+    </message>
+</context>
+<context>
     <name>runbox::console::FleetHost</name>
     <message>
         <source>The connection was closed.</source>
@@ -1743,8 +1954,8 @@ Compare it with the output of runbox-agent --print-fingerprint on the agent&apos
         <translation>运行开始前代理已断开。</translation>
     </message>
     <message>
-        <source>&lt;h3&gt;Runbox Console %1&lt;/h3&gt;&lt;p&gt;The operators&apos; desktop console for Runbox agents: sandbox health, quotas, network policy, Ascend NPUs, executions and science environments.&lt;/p&gt;&lt;p&gt;Shortcuts: F5 refresh · Ctrl+F find · Ctrl+R new run · Ctrl+. cancel a run · Ctrl+1…8 pages.&lt;/p&gt;</source>
-        <translation>&lt;h3&gt;Runbox 控制台 %1&lt;/h3&gt;&lt;p&gt;面向运维人员的 Runbox 代理桌面控制台：沙箱健康状况、配额、网络策略、Ascend NPU、执行记录和科学计算环境。&lt;/p&gt;&lt;p&gt;快捷键：F5 刷新 · Ctrl+F 查找 · Ctrl+R 新建运行 · Ctrl+. 取消运行 · Ctrl+1…8 切换页面。&lt;/p&gt; {3&gt;?} {1&lt;?} {3&gt;?} {5 ?} {1…8 ?}</translation>
+        <source>&lt;h3&gt;Runbox Console %1&lt;/h3&gt;&lt;p&gt;The operators&apos; desktop console for Runbox agents: sandbox health, quotas, network policy, Ascend NPUs, executions and science environments.&lt;/p&gt;&lt;p&gt;Shortcuts: F5 refresh · Ctrl+F find · Ctrl+R new run · Ctrl+. cancel a run · Ctrl+1…9 pages.&lt;/p&gt;</source>
+        <translation>&lt;h3&gt;Runbox 控制台 %1&lt;/h3&gt;&lt;p&gt;面向运维人员的 Runbox 代理桌面控制台：沙箱健康状况、配额、网络策略、Ascend NPU、执行记录和科学计算环境。&lt;/p&gt;&lt;p&gt;快捷键：F5 刷新 · Ctrl+F 查找 · Ctrl+R 新建运行 · Ctrl+. 取消运行 · Ctrl+1…9 切换页面。&lt;/p&gt;</translation>
     </message>
 </context>
 <context>
@@ -2704,6 +2915,45 @@ Compare it with the output of runbox-agent --print-fingerprint on the agent&apos
     </message>
 </context>
 <context>
+    <name>runbox::console::TransferPanel</name>
+    <message>
+        <source>Transfers</source>
+        <translation>传输</translation>
+    </message>
+    <message>
+        <source>C&amp;lear finished</source>
+        <translation>清除已结束(&amp;L)</translation>
+    </message>
+    <message>
+        <source>↑ %1 → %2</source>
+        <translation>↑ %1 → %2</translation>
+    </message>
+    <message>
+        <source>↓ %1 → %2</source>
+        <translation>↓ %1 → %2</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>%p% of %1</source>
+        <translation>%1 的 %p%</translation>
+    </message>
+    <message>
+        <source>Done</source>
+        <translation>完成</translation>
+    </message>
+    <message>
+        <source>Failed: %1</source>
+        <translation>失败：%1</translation>
+    </message>
+    <message>
+        <source>Cancelled</source>
+        <translation>已取消</translation>
+    </message>
+</context>
+<context>
     <name>runbox::console::WorkspaceInfo</name>
     <message>
         <source>Strong</source>
@@ -2946,6 +3196,14 @@ Compare it with the output of runbox-agent --print-fingerprint on the agent&apos
     <message>
         <source>Token of %1 copied to the clipboard.</source>
         <translation>%1 的令牌已复制到剪贴板。</translation>
+    </message>
+    <message>
+        <source>Open &amp;files</source>
+        <translation>打开文件(&amp;F)</translation>
+    </message>
+    <message>
+        <source>Browse the files of the selected workspace</source>
+        <translation>浏览所选工作区的文件</translation>
     </message>
 </context>
 </TS>

@@ -13,6 +13,7 @@
 #include "console/pages/EnvironmentsPage.h"
 #include "console/pages/ExecutionWindow.h"
 #include "console/pages/ExecutionsPage.h"
+#include "console/pages/FilesPage.h"
 #include "console/pages/NetworkPolicyPage.h"
 #include "console/pages/NpuPage.h"
 #include "console/pages/OverviewPage.h"
@@ -49,7 +50,8 @@ MainWindow::MainWindow(ConsoleSettings* settings, ConnectionManager* manager, QW
       m_quotas(new QuotasPage(this)), m_policy(new NetworkPolicyPage(this)),
       m_npu(new NpuPage(this)), m_executions(new ExecutionsPage(settings, this)),
       m_environments(new EnvironmentsPage(this)), m_workspaces(new WorkspacesPage(this)),
-      m_fleet(new FleetPage(manager, this)), m_keychainLabel(new QLabel(this)) {
+      m_files(new FilesPage(this)), m_fleet(new FleetPage(manager, this)),
+      m_keychainLabel(new QLabel(this)) {
     setWindowTitle(tr("Runbox Console"));
     setWindowIcon(QIcon(QStringLiteral(":/icons/runbox.svg")));
     setObjectName(QStringLiteral("mainWindow"));
@@ -96,13 +98,20 @@ MainWindow::MainWindow(ConsoleSettings* settings, ConnectionManager* manager, QW
             });
     connect(m_executions, &ExecutionsPage::runRequested, this, [this] { openRunDialog(); });
     connect(m_executions, &ExecutionsPage::openExecution, this, &MainWindow::openExecution);
+    connect(m_workspaces, &WorkspacesPage::openFilesRequested, this, &MainWindow::openFiles);
     restoreSession();
 }
 
 MainWindow::~MainWindow() = default;
 
+void MainWindow::openFiles(const QString& workspaceId) {
+    m_tabs->setCurrentWidget(m_files);
+    m_files->setWorkspace(workspaceId);
+}
+
 QList<AgentPage*> MainWindow::pages() const {
-    return {m_overview, m_executions, m_workspaces, m_quotas, m_policy, m_npu, m_environments};
+    return {m_overview, m_executions, m_workspaces, m_files,
+            m_quotas,   m_policy,     m_npu,        m_environments};
 }
 
 void MainWindow::buildAgentsDock() {
@@ -476,7 +485,7 @@ void MainWindow::showAbout() {
            "sandbox health, quotas, network policy, Ascend NPUs, executions and science "
            "environments.</p>"
            "<p>Shortcuts: F5 refresh · Ctrl+F find · Ctrl+R new run · Ctrl+. cancel a run · "
-           "Ctrl+1…8 pages.</p>")
+           "Ctrl+1…9 pages.</p>")
             .arg(QStringLiteral(RUNBOX_VERSION)));
 }
 

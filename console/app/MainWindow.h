@@ -21,6 +21,7 @@ class EnvironmentsPage;
 class ExecutionFollower;
 class ExecutionWindow;
 class ExecutionsPage;
+class FilesPage;
 class FleetPage;
 class NetworkPolicyPage;
 class NpuPage;
@@ -69,6 +70,9 @@ public:
     ExecutionsPage* executionsPage() const { return m_executions; }
     EnvironmentsPage* environmentsPage() const { return m_environments; }
     WorkspacesPage* workspacesPage() const { return m_workspaces; }
+    FilesPage* filesPage() const { return m_files; }
+    /// Shows the Files page on workspace @p workspaceId.
+    void openFiles(const QString& workspaceId);
     /// The Fleet board (every connected agent's chips; not an AgentPage, not in pages()).
     FleetPage* fleetPage() const { return m_fleet; }
     QList<AgentPage*> pages() const;
@@ -116,6 +120,7 @@ private:
     ExecutionsPage* m_executions;
     EnvironmentsPage* m_environments;
     WorkspacesPage* m_workspaces;
+    FilesPage* m_files;
     FleetPage* m_fleet;
     QLabel* m_keychainLabel;
     QString m_currentProfileId;

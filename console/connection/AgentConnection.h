@@ -64,6 +64,9 @@ public:
     qint64 clockOffsetMs() const { return m_client->clockOffsetMs(); }
     /// The SHA-256 of the certificate refused last (CertificateRefused), empty otherwise.
     QByteArray presentedSha256() const { return m_presentedSha256; }
+    /// The signed client itself, for transfers that stream their bodies (FileTransfer); its
+    /// replies do not mark the connection as lost.
+    ApiClient* client() const { return m_client; }
     /// Seconds until the next reconnect attempt while Reconnecting, else 0.
     int secondsUntilRetry() const;
     /// The poll interval while connected (ms); tests may shorten it.

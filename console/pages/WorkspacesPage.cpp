@@ -45,6 +45,14 @@ WorkspacesPage::WorkspacesPage(QWidget* parent)
     m_new = new QPushButton(icon("add"), tr("&Create…"), content);
     m_delete = new QPushButton(icon("remove"), tr("&Delete…"), content);
     m_copy = new QPushButton(icon("paste"), tr("Copy &token"), content);
+    m_files = new QPushButton(icon("log"), tr("Open &files"), content);
+    m_files->setObjectName(QStringLiteral("openFiles"));
+    m_files->setToolTip(tr("Browse the files of the selected workspace"));
+    connect(m_files, &QPushButton::clicked, this, [this] {
+        const QStringList ids = selectedWorkspaceIds();
+        if (ids.size() == 1)
+            Q_EMIT openFilesRequested(ids.first());
+    });
     auto* refreshButton = new QPushButton(icon("refresh"), tr("Re&fresh"), content);
     m_new->setToolTip(tr("Create one strong workspace or a batch of light ones"));
     m_delete->setToolTip(tr("Delete the selected workspaces and their files"));
@@ -54,7 +62,7 @@ WorkspacesPage::WorkspacesPage(QWidget* parent)
     connect(m_copy, &QPushButton::clicked, this, &WorkspacesPage::copySelectedToken);
     connect(refreshButton, &QPushButton::clicked, this, &WorkspacesPage::refresh);
     auto* buttons = new QHBoxLayout;
-    for (QPushButton* b : {m_new, m_delete, m_copy})
+    for (QPushButton* b : {m_new, m_delete, m_copy, m_files})
         buttons->addWidget(b);
     buttons->addStretch(1);
     buttons->addWidget(refreshButton);
@@ -367,6 +375,7 @@ void WorkspacesPage::updateButtons() {
     m_new->setEnabled(connected);
     m_delete->setEnabled(!ids.isEmpty());
     m_copy->setEnabled(ids.size() == 1 && !m_model->tokenOf(ids.first()).isEmpty());
+    m_files->setEnabled(ids.size() == 1);
 }
 
 } // namespace runbox::console

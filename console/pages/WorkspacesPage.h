@@ -23,6 +23,7 @@ class WorkspaceUsageProbe;
 /// - Delete the selected workspaces (several at once) after a confirmation, one
 ///   `DELETE /v1/workspaces/{id}` each; every refusal is shown with the agent's message (409
 ///   `workspace_busy`, `workspace_in_use` for an environment's build workspace…);
+/// - Open files: the selected workspace in the Files page (openFilesRequested);
 /// - Copy token: the scoped token of a workspace created here. The agent gives it only in the
 ///   create answer; it is kept in memory for this console session only, never on disk.
 /// An agent without the route shows "not offered by this agent yet".
@@ -60,6 +61,8 @@ public:
 Q_SIGNALS:
     /// The list was read and is shown.
     void loaded();
+    /// Open files was chosen for workspace @p workspaceId.
+    void openFilesRequested(const QString& workspaceId);
     /// A create answered: @p made workspaces made, @p rejected not.
     void created(int made, int rejected);
     /// Every delete of one deleteWorkspaces() answered; @p refused of them were refused.
@@ -88,6 +91,7 @@ private:
     QPushButton* m_new;
     QPushButton* m_delete;
     QPushButton* m_copy;
+    QPushButton* m_files;
     /// Tokens of the workspaces created in this session, per agent profile (memory only).
     QHash<QString, QHash<QString, QString>> m_tokens;
     QStringList m_selectAfterLoad;

@@ -18,6 +18,7 @@
 #include "console/models/WorkspaceTableModel.h"
 #include "console/pages/ExecutionWindow.h"
 #include "console/pages/ExecutionsPage.h"
+#include "console/pages/FilesPage.h"
 #include "console/pages/NetworkPolicyPage.h"
 #include "console/pages/NpuPage.h"
 #include "console/pages/OverviewPage.h"
@@ -31,6 +32,7 @@
 #include <QDir>
 #include <QElapsedTimer>
 #include <QEventLoop>
+#include <QFile>
 #include <QListView>
 #include <QTabWidget>
 #include <QTableView>
@@ -227,6 +229,30 @@ int main(int argc, char** argv) {
     }
     waitFor([&] { return workspaces->model()->rowCount() >= 2; }, 5000);
     page(workspaces, QStringLiteral("workspaces"));
+    // The selected workspace's files: a folder made and a small script uploaded and previewed.
+    const QStringList shown = workspaces->selectedWorkspaceIds();
+    if (!shown.isEmpty()) {
+        FilesPage* files = window.filesPage();
+        int operations = 0, transfers = 0;
+        QObject::connect(files, &FilesPage::operationFinished, &window, [&] { ++operations; });
+        QObject::connect(files, &FilesPage::transferFinished, &window, [&] { ++transfers; });
+        window.openFiles(shown.first());
+        waitMs(800);
+        files->makeDirectory(QStringLiteral("data"));
+        waitFor([&] { return operations > 0; }, 5000);
+        QFile script(tmp.filePath(QStringLiteral("analysis.py")));
+        if (script.open(QIODevice::WriteOnly)) {
+            script.write("import csv, statistics\n\nwith open('data/samples.csv') as f:\n"
+                         "    values = [float(r['value']) for r in csv.DictReader(f)]\n"
+                         "print('mean', statistics.mean(values))\n"
+                         "print('stdev', statistics.stdev(values))\n");
+            script.close();
+            files->uploadFile(script.fileName());
+            waitFor([&] { return transfers > 0; }, 10000);
+        }
+        waitFor([&] { return files->selectName(QStringLiteral("analysis.py")); }, 5000);
+        page(files, QStringLiteral("files"));
+    }
     window.openRunDialog({});
     waitMs(500);
     if (auto* dialog = window.findChild<RunDialog*>()) {
