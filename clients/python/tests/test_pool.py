@@ -487,3 +487,78 @@ def test_a_tls_pool_host_is_reached_with_its_fleet_pin(tls_host: RealAgent, tmp_
     assert api_requests(tls_host) == before  # nothing reached the agent's API
     with tls_host.client() as direct:
         assert direct.list_workspaces() == []
+
+
+# --- light workspaces: one batch per host ---------------------------------------------------
+
+@pytest.fixture(scope="module")
+def light_pool(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """Two root agents hosting pool "lp" with capacities 3 and 2 (l1, l2), each with uid
+    ranges of its own, when the light tier works here; else a skip saying why not."""
+    if os.geteuid() != 0:
+        pytest.skip("light workspaces need a root agent; run the tests as root")
+    agents: List[RealAgent] = []
+    try:
+        for i, cap in enumerate((3, 2)):
+            env = {"RUNBOX_STRONG_UID_FIRST": str(1888000000 + i * 100000), "RUNBOX_STRONG_UID_COUNT": "64",
+                   "RUNBOX_LIGHT_UID_FIRST": str(1888500000 + i * 100000), "RUNBOX_LIGHT_UID_COUNT": "64"}
+            agents.append(RealAgent(as_root=True, extra_env=env,
+                                    extra_args=["--pool", "lp", "--pool-capacity", str(cap)]))
+            with agents[-1].client() as c:
+                light = c.health().get("light", {})
+            if not light.get("available"):
+                pytest.skip(f"light tier unavailable here: {light.get('reason')}")
+        d = tmp_path_factory.mktemp("light-fleet")
+        entries = []
+        for i, agent in enumerate(agents):
+            (d / f"l{i + 1}.token").write_text(agent.token)
+            (d / f"l{i + 1}.token").chmod(0o600)
+            entries.append({"name": f"l{i + 1}", "url": agent.url, "tokenFile": f"l{i + 1}.token"})
+        yield agents, str(PoolHosts.write_fleet(d / "fleet.json", entries))
+    finally:
+        for agent in agents:
+            agent.stop()
+
+
+def light_held(agents: List[RealAgent]) -> List[int]:
+    counts = []
+    for agent in agents:
+        with agent.client() as c:
+            counts.append(len(c.list_workspaces()))
+    return counts
+
+
+def test_light_workspaces_are_placed_in_batches(light_pool: Any) -> None:
+    agents, fleet = light_pool
+    with Pool("lp", fleet) as pool:
+        made = pool.create(4, isolation="light", env={"MODE": "light-pool"}, idle_timeout_s=600)
+        assert (made.placed, made.rounds) == ({"l1": 3, "l2": 1}, 1)
+        assert light_held(agents) == [3, 1]
+        assert all(w.isolation == "light" and w.id.startswith(w.host + ".") for w in made)
+        assert made[3].run("echo $MODE", check=True).stdout == b"light-pool\n"
+        assert pool.workspace(made[0].id, made[0].token).run("true").ok
+
+        with pytest.raises(runbox.PoolFullError) as full:  # one slot left: nothing of 2 is kept
+            pool.create(2, isolation="light")
+        assert full.value.placed == {"l2": 1} and full.value.left_behind == []
+        assert light_held(agents) == [3, 1]
+        assert pool.delete_all() == {"l1": 3, "l2": 1}  # light ones in one bulk delete per host
+        assert light_held(agents) == [0, 0]
+
+        # a batch partly rejected: a slot of l1 taken after planning
+        taken: List[runbox.Workspace] = []
+
+        def planned(rnd: int, plan: Dict[str, int]) -> None:
+            if rnd == 1:
+                with agents[0].client() as direct:
+                    taken.append(direct.workspace(isolation="light"))
+
+        try:
+            made = pool.create(4, isolation="light", on_round_planned=planned)
+            assert (made.placed, made.rounds) == ({"l1": 2, "l2": 2}, 2)
+            assert light_held(agents) == [3, 2]
+        finally:
+            for w in taken:
+                w.delete()
+        assert pool.delete_all() == {"l1": 2, "l2": 2}
+        assert light_held(agents) == [0, 0]
