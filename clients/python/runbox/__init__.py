@@ -9,10 +9,14 @@ See clients/python/README.md; the HTTP contract is docs/contracts.md.
 
 from .agent import Agent, DEFAULT_URL, default_state_dir
 from .errors import (AuthenticationError, CertificateRefusedError, CommandError, ConflictError,
-                     ConnectionLostError, InvalidRequestError, NotFoundError, PermissionDeniedError, ProtocolError,
-                     RunboxError, ServerError, TooLargeError, UnavailableError)
+                     ConnectionLostError, FleetFileError, FleetTokenError, InvalidRequestError, NoPoolHostsError,
+                     NotFoundError, PermissionDeniedError, PoolCancelledError, PoolCreateRefusedError,
+                     PoolDeleteError, PoolError, PoolFullError, ProtocolError, RunboxError, ServerError, TooLargeError,
+                     UnavailableError)
 from .execution import FINAL_STATES, Execution, LogChunk, Result
 from .files import FileEntry, Files
+from .fleet import Fleet, FleetAgent
+from .pool import Placement, Pool, PooledWorkspace, PoolHost
 from .workspace import ProxyToken, Workspace
 
 __version__ = "0.1.0"
@@ -22,5 +26,7 @@ __all__ = [
     "LogChunk", "Result", "FINAL_STATES", "RunboxError", "InvalidRequestError",
     "AuthenticationError", "PermissionDeniedError", "NotFoundError", "ConflictError",
     "TooLargeError", "UnavailableError", "ServerError", "ConnectionLostError", "ProtocolError",
-    "CommandError", "CertificateRefusedError",
+    "CommandError", "CertificateRefusedError", "Fleet", "FleetAgent", "Pool", "PoolHost", "PooledWorkspace",
+    "Placement", "FleetFileError", "FleetTokenError", "PoolError", "NoPoolHostsError", "PoolFullError",
+    "PoolCreateRefusedError", "PoolCancelledError", "PoolDeleteError",
 ]

@@ -10,7 +10,7 @@ subclass says the family (one per status class the agent uses). Transport failur
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, Dict, Optional, Type
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Type
 
 if TYPE_CHECKING:  # pragma: no cover
     from .execution import Result
@@ -29,6 +29,14 @@ __all__ = [
     "ProtocolError",
     "CertificateRefusedError",
     "CommandError",
+    "FleetFileError",
+    "FleetTokenError",
+    "PoolError",
+    "NoPoolHostsError",
+    "PoolFullError",
+    "PoolCreateRefusedError",
+    "PoolCancelledError",
+    "PoolDeleteError",
 ]
 
 
@@ -132,6 +140,71 @@ class CommandError(RunboxError):
         super().__init__(None, result.status, message)
         self.command = command
         self.result = result
+
+
+class FleetFileError(RunboxError):
+    """The fleet file cannot be used (status None, code ``invalid_fleet_file``;
+    docs/contracts.md "Fleet file"): unreadable, not JSON, an unknown member, a literal
+    ``token``, a bad or duplicate name, a URL that is not http(s), neither or both of
+    ``tokenFile`` and ``keychain``, a fingerprint that is not one or one for an http:// URL.
+    The message names the file and the entry; ``path`` is the file."""
+
+    def __init__(self, path: str, message: str) -> None:
+        super().__init__(None, "invalid_fleet_file", message)
+        self.path = path
+
+
+class FleetTokenError(RunboxError):
+    """A fleet agent's token cannot be read (status None, code ``token_unavailable``): its
+    token file is missing, empty, or readable by group or others, or it names a keychain
+    entry, which only the console reads. ``agent`` is the fleet name."""
+
+    def __init__(self, agent: str, message: str) -> None:
+        super().__init__(None, "token_unavailable", message)
+        self.agent = agent
+
+
+class PoolError(RunboxError):
+    """A pool create that did not place every workspace, so kept none (status None;
+    docs/contracts.md "Fleet file" "Placement"). ``placed`` maps host → workspaces made there
+    (and deleted again), ``skipped`` host → why it was skipped, ``left_behind`` the pooled ids
+    the roll-back could not delete (normally empty), ``rounds`` the placement rounds run."""
+
+    def __init__(self, code: str, message: str, *, placed: Optional[Dict[str, int]] = None,
+                 skipped: Optional[Dict[str, str]] = None, left_behind: Optional[List[str]] = None,
+                 rounds: int = 0) -> None:
+        super().__init__(None, code, message)
+        self.placed: Dict[str, int] = dict(placed or {})
+        self.skipped: Dict[str, str] = dict(skipped or {})
+        self.left_behind: List[str] = list(left_behind or [])
+        self.rounds = rounds
+
+
+class NoPoolHostsError(PoolError):
+    """``no_pool_hosts``: no reachable agent of the fleet is a host of the pool."""
+
+
+class PoolFullError(PoolError):
+    """``pool_full``: the pool's hosts had room for fewer workspaces than asked."""
+
+
+class PoolCreateRefusedError(PoolError):
+    """``create_refused``: a host refused the create request itself (4xx): every host would."""
+
+
+class PoolCancelledError(PoolError):
+    """``cancelled``: the caller's ``cancelled()`` said stop after a round."""
+
+
+class PoolDeleteError(RunboxError):
+    """``Pool.delete_all`` could not reach every host or delete every workspace (status None,
+    code ``pool_delete_incomplete``). ``deleted`` maps host → workspaces it did delete,
+    ``errors`` has one line per failure."""
+
+    def __init__(self, message: str, deleted: Dict[str, int], errors: List[str]) -> None:
+        super().__init__(None, "pool_delete_incomplete", message)
+        self.deleted = dict(deleted)
+        self.errors = list(errors)
 
 
 _BY_STATUS: Dict[int, Type[RunboxError]] = {

@@ -32,13 +32,17 @@ class Workspace:
     manager it deletes the workspace on exit when this client created it."""
 
     def __init__(self, client: Client, workspace_id: str, *, info: Optional[Dict[str, Any]] = None,
-                 env: Optional[Mapping[str, str]] = None, owned: bool = False) -> None:
+                 env: Optional[Mapping[str, str]] = None, owned: bool = False,
+                 local_id: Optional[str] = None) -> None:
         self._client = client
         self.id = workspace_id
+        #: The id the agent itself knows (what the routes carry): ``id`` but for a pooled
+        #: workspace, whose ``id`` is ``<host>.<local id>`` (runbox.pool).
+        self.local_id = local_id or workspace_id
         self.info: Dict[str, Any] = dict(info or {})
         self.env: Dict[str, str] = dict(env or {})
         self.owned = owned
-        self.files = Files(client, workspace_id)
+        self.files = Files(client, self.local_id)
 
     def __repr__(self) -> str:
         return f"Workspace({self.id!r}, isolation={self.isolation!r})"
@@ -113,7 +117,7 @@ class Workspace:
         ConnectionLostError (the agent then cancels the run)."""
         body = self._body(cmd, code, kind, stdin, env, cwd, timeout_ms, max_output_bytes, execution_id,
                           environment, extra)
-        stream = self._client.request("POST", f"/v1/workspaces/{quote_path(self.id)}/exec", json_body=body,
+        stream = self._client.request("POST", f"/v1/workspaces/{quote_path(self.local_id)}/exec", json_body=body,
                                       stream=True)
         assert isinstance(stream, Stream)
         result = consume_exec_stream(stream, on_stdout, on_stderr)
@@ -130,13 +134,13 @@ class Workspace:
         is cancelled, whatever this client does; returns its :class:`Execution`."""
         body = self._body(cmd, code, kind, stdin, env, cwd, timeout_ms, max_output_bytes, execution_id,
                           environment, extra)
-        body["workspace"] = self.id
+        body["workspace"] = self.local_id
         record = self._client.request("POST", "/v1/executions", json_body=body).json_object()  # type: ignore[union-attr]
         return Execution(self._client, _parse.field(record, "executionId", str, "execution record"), record)
 
     def executions(self) -> List[Execution]:
         """The managed executions of this workspace (first page of ``GET /v1/executions``)."""
-        doc = self._client.request("GET", "/v1/executions", query={"workspace": self.id}).json_object()  # type: ignore[union-attr]
+        doc = self._client.request("GET", "/v1/executions", query={"workspace": self.local_id}).json_object()  # type: ignore[union-attr]
         items = doc.get("executions")
         if not isinstance(items, list):
             raise ProtocolError(200, "execution list: no executions array")
@@ -151,7 +155,7 @@ class Workspace:
     def _proxy_path(self, port: int, path: str) -> str:
         if not isinstance(port, int) or not 0 < port < 65536:
             raise ValueError("port must be 1..65535")
-        return f"/v1/workspaces/{quote_path(self.id)}/proxy/{port}/{path.lstrip('/')}"
+        return f"/v1/workspaces/{quote_path(self.local_id)}/proxy/{port}/{path.lstrip('/')}"
 
     def proxy_headers(self, port: int, path: str = "/", method: str = "GET", body: bytes = b"") -> Dict[str, str]:
         """Headers that authenticate one request to :meth:`proxy_url` (``method``, ``path``
@@ -173,7 +177,7 @@ class Workspace:
         body: Dict[str, Any] = {"port": port}
         if ttl_s is not None:
             body["ttlS"] = ttl_s
-        doc = self._client.request("POST", f"/v1/workspaces/{quote_path(self.id)}/proxy-tokens",
+        doc = self._client.request("POST", f"/v1/workspaces/{quote_path(self.local_id)}/proxy-tokens",
                                    json_body=body).json_object()  # type: ignore[union-attr]
         return ProxyToken(_parse.field(doc, "token", str, "proxy token"),
                           _parse.field(doc, "url", str, "proxy token"),
@@ -181,7 +185,7 @@ class Workspace:
 
     def delete(self) -> None:
         """Deletes the workspace and everything in it (its processes included)."""
-        self._client.request("DELETE", f"/v1/workspaces/{quote_path(self.id)}")
+        self._client.request("DELETE", f"/v1/workspaces/{quote_path(self.local_id)}")
         self.owned = False
 
     def __enter__(self) -> "Workspace":

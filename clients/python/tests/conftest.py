@@ -198,3 +198,65 @@ def relay(real_agent: RealAgent) -> Iterator[Relay]:
     r = Relay(real_agent.url)
     yield r
     r.close()
+
+
+#: The pool of ``pool_hosts``: three strong-tier agents of capacities 2, 2 and 1, in that fleet order.
+POOL = "p1"
+POOL_CAPACITIES = (2, 2, 1)
+
+
+class PoolHosts:
+    """Three agents started as hosts of one pool (``--pool p1 --pool-capacity N``, as
+    ``tests/integration/test_pool_fleet.cpp`` starts them; unprivileged, so strong workspaces)
+    and a fleet file naming them h1, h2, h3 at ``<config_home>/runbox/fleet.json`` (the default
+    path under ``XDG_CONFIG_HOME=config_home``), each ``tokenFile`` relative: a 0600 copy of
+    the agent's token in ``runbox/tokens/``."""
+
+    def __init__(self) -> None:
+        self.agents: List[RealAgent] = []
+        try:
+            for cap in POOL_CAPACITIES:
+                self.agents.append(RealAgent(extra_args=["--pool", POOL, "--pool-capacity", str(cap)]))
+        except BaseException:
+            self.stop()
+            raise
+        self.names = [f"h{i + 1}" for i in range(len(self.agents))]
+        self.config_home = Path(tempfile.mkdtemp(prefix="runbox-pytest-fleet-"))
+        self.fleet_path = self.config_home / "runbox" / "fleet.json"
+        tokens = self.fleet_path.parent / "tokens"
+        tokens.mkdir(parents=True)
+        self.entries = []
+        for name, agent in zip(self.names, self.agents):
+            token_file = tokens / f"{name}.token"
+            token_file.write_text(agent.token + "\n")
+            token_file.chmod(0o600)
+            self.entries.append({"name": name, "url": agent.url, "tokenFile": f"tokens/{name}.token"})
+        self.write_fleet(self.fleet_path, self.entries)
+
+    @staticmethod
+    def write_fleet(path: Path, entries: List[Dict[str, str]]) -> Path:
+        import json
+
+        path.write_text(json.dumps({"agents": entries}, indent=1))
+        return path
+
+    def held(self) -> List[int]:
+        """How many workspaces each agent holds, asked with its own agent token."""
+        counts = []
+        for agent in self.agents:
+            with agent.client() as client:
+                counts.append(len(client.list_workspaces()))
+        return counts
+
+    def stop(self) -> None:
+        for agent in self.agents:
+            agent.stop()
+        if hasattr(self, "config_home"):
+            shutil.rmtree(self.config_home, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def pool_hosts() -> Iterator[PoolHosts]:
+    hosts = PoolHosts()
+    yield hosts
+    hosts.stop()

@@ -1,5 +1,6 @@
 """The README's Python examples run as written against the real agent (light ones against the
-root agent, when its light tier works here)."""
+root agent, when its light tier works here; pool ones against conftest's three pool hosts, whose
+fleet file is the default one under XDG_CONFIG_HOME)."""
 
 from __future__ import annotations
 
@@ -21,7 +22,11 @@ def test_the_readme_has_examples():
 @pytest.mark.parametrize("index", range(len(BLOCKS)))
 def test_readme_example(index, request, monkeypatch):
     code = BLOCKS[index]
-    if 'isolation="light"' in code:
+    if "Pool(" in code:
+        hosts = request.getfixturevalue("pool_hosts")
+        monkeypatch.setenv("XDG_CONFIG_HOME", str(hosts.config_home))
+        url, token = hosts.agents[0].url, hosts.agents[0].token
+    elif 'isolation="light"' in code:
         target = request.getfixturevalue("light_agent")
         url, token = target.url, target._client.token
     else:
@@ -33,3 +38,5 @@ def test_readme_example(index, request, monkeypatch):
     with contextlib.redirect_stdout(out):
         exec(compile(code, f"README.md example {index + 1}", "exec"), {"__name__": "__readme__"})
     assert out.getvalue(), "the example printed something"
+    if "Pool(" in code:
+        assert "pool_full" in out.getvalue() and hosts.held() == [0, 0, 0], out.getvalue()
