@@ -17,12 +17,12 @@ from .execution import FINAL_STATES, Execution, LogChunk, Result
 from .files import FileEntry, Files
 from .fleet import Fleet, FleetAgent
 from .pool import Placement, Pool, PooledWorkspace, PoolHost
-from .workspace import ProxyToken, Workspace
+from .workspace import ProxyToken, Usage, Workspace
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "Agent", "DEFAULT_URL", "default_state_dir", "Workspace", "ProxyToken", "Files", "FileEntry", "Execution",
+    "Agent", "DEFAULT_URL", "default_state_dir", "Workspace", "ProxyToken", "Usage", "Files", "FileEntry", "Execution",
     "LogChunk", "Result", "FINAL_STATES", "RunboxError", "InvalidRequestError",
     "AuthenticationError", "PermissionDeniedError", "NotFoundError", "ConflictError",
     "TooLargeError", "UnavailableError", "ServerError", "ConnectionLostError", "ProtocolError",

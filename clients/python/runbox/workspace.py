@@ -26,6 +26,19 @@ class ProxyToken:
     url: str
     expires_at: str
 
+@dataclass(frozen=True)
+class Usage:
+    """What :meth:`Workspace.usage` gives (``GET /v1/workspaces/{id}/usage``; docs/contracts.md
+    "Workspaces and executions"): the bytes the tree occupies as the workspace quota counts them
+    (``allocated_bytes``), the sum of file sizes (``apparent_bytes``), the ``entries`` walked,
+    whether the walk saw them all (``complete``) and the quota (``max_workspace_bytes``, 0 =
+    none)."""
+    allocated_bytes: int
+    apparent_bytes: int
+    entries: int
+    complete: bool
+    max_workspace_bytes: int
+
 class Workspace:
     """One workspace of an agent, used with the workspace's scoped token (or the agent's).
     ``env`` is a default environment merged under every run's own ``env``. As a context
@@ -182,6 +195,15 @@ class Workspace:
         return ProxyToken(_parse.field(doc, "token", str, "proxy token"),
                           _parse.field(doc, "url", str, "proxy token"),
                           _parse.field(doc, "expiresAt", str, "proxy token"))
+
+    def usage(self) -> Usage:
+        """The workspace's disk usage now, walked by the agent (see :class:`Usage`)."""
+        doc = self._client.request("GET", f"/v1/workspaces/{quote_path(self.local_id)}/usage").json_object()  # type: ignore[union-attr]
+        return Usage(_parse.field(doc, "allocatedBytes", int, "workspace usage"),
+                     _parse.field(doc, "apparentBytes", int, "workspace usage"),
+                     _parse.field(doc, "entries", int, "workspace usage"),
+                     _parse.field(doc, "complete", bool, "workspace usage"),
+                     _parse.field(doc, "maxWorkspaceBytes", int, "workspace usage"))
 
     def delete(self) -> None:
         """Deletes the workspace and everything in it (its processes included)."""

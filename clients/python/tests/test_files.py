@@ -156,3 +156,16 @@ def test_an_upload_over_the_limit_is_refused_on_its_head():
             assert not ws.files.exists("too-big") and ws.files.read("fits") == b"x" * (1 << 20)
     finally:
         small.stop()
+
+
+def test_usage_counts_what_the_tree_occupies(ws):
+    before = ws.usage()
+    assert before.complete and before.allocated_bytes < 1 << 20
+    ws.files.write("one-mib.bin", os.urandom(1 << 20))
+    ws.run("truncate -s 1G sparse.bin", check=True)
+    after = ws.usage()
+    # The sparse file counts its blocks, not its size (as the workspace quota does).
+    assert (1 << 20) <= after.allocated_bytes < 3 << 20
+    assert after.apparent_bytes >= (1 << 30) + (1 << 20)
+    assert after.entries >= 2 and after.complete
+    assert after.max_workspace_bytes >= 0
