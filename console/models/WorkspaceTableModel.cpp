@@ -56,7 +56,7 @@ QVariant WorkspaceTableModel::data(const QModelIndex& index, int role) const {
         const Usage u = m_usage.value(w.id);
         if (role == Qt::DisplayRole && u.bytes >= 0)
             return (u.complete ? QString() : QStringLiteral("≥ ")) +
-                   QLocale().formattedDataSize(u.bytes, 1, QLocale::DataSizeTraditionalFormat);
+                   QLocale().formattedDataSize(u.bytes, 1, QLocale::DataSizeIecFormat);
         if (role == SortRole)
             return u.bytes;
         if (role == Qt::ToolTipRole)
