@@ -26,18 +26,13 @@ int fail(const QString& message, int code = 1) {
     return code;
 }
 
-/// An upload to an https:// agent: the chained-chunk upload writes to the plain socket's
-/// descriptor (cli/HttpUpload), so over TLS the body goes through ApiClient::sendStream, signed
-/// with the whole file's SHA-256 read beforehand (docs/upload-integrity.md): one more pass over
-/// the file, the same agent checks.
+/// An upload to an https:// agent: cli/HttpUpload writes to a plain socket's descriptor, so
+/// over TLS the same chained-chunk body (docs/upload-integrity.md) goes through
+/// ApiClient::sendChunkSigned, read from the file chunk by chunk as the TLS socket takes it: one
+/// pass over the file, nothing held whole in memory.
 UploadResult uploadOverTls(ApiClient& client, const QByteArray& pathAndQuery, QFile* file) {
     UploadResult r;
-    const QByteArray sha256 = ApiClient::sha256OfDevice(file);
-    if (sha256.isEmpty()) {
-        r.sourceError = file->errorString();
-        return r;
-    }
-    QNetworkReply* reply = client.sendStream("PUT", pathAndQuery, file, sha256);
+    QNetworkReply* reply = client.sendChunkSigned("PUT", pathAndQuery, file, file->size());
     QEventLoop loop;
     QObject::connect(reply, &QNetworkReply::finished, &loop, &QEventLoop::quit);
     if (!reply->isFinished())
@@ -47,6 +42,8 @@ UploadResult uploadOverTls(ApiClient& client, const QByteArray& pathAndQuery, QF
     if (r.status == 0) {
         const QString refusal = ApiClient::tlsRefusal(reply);
         r.transportError = refusal.isEmpty() ? reply->errorString() : refusal;
+        if (refusal.isEmpty() && file->error() != QFileDevice::NoError)
+            r.sourceError = file->errorString();
     }
     reply->deleteLater();
     return r;

@@ -177,6 +177,50 @@ private Q_SLOTS:
         QCOMPARE(echoOver(newPin, workspace, QStringLiteral("new-pin")), QStringLiteral("new-pin"));
     }
 
+    /// `runbox cp` over TLS: a chunk-signed upload streamed through the pinned connection, and
+    /// a download back, byte for byte; a wrong pin sends nothing (no file appears).
+    void testCopyOverTls() {
+        AgentProcess agent;
+        AgentOptions options;
+        options.tls = true;
+        QVERIFY2(agent.start(options), qPrintable(agent.errorString()));
+        const QString fingerprint = printedFingerprint(agent.stateDir());
+        const QString workspace = agent.createWorkspace();
+        QVERIFY(!workspace.isEmpty());
+        QTemporaryDir dir;
+        QByteArray data(5 * 1024 * 1024 + 17, Qt::Uninitialized);
+        for (qsizetype i = 0; i < data.size(); ++i)
+            data[i] = char((i * 2654435761u) >> 13);
+        QFile source(dir.filePath("payload.bin"));
+        QVERIFY(source.open(QIODevice::WriteOnly));
+        QCOMPARE(source.write(data), data.size());
+        source.close();
+        const QStringList pinned{"--url",       agent.tlsUrl().toString(), "--token",
+                                 agent.token(), "--fingerprint",           fingerprint};
+        Run r = runProgram(AgentProcess::cliPath(),
+                           pinned + QStringList{"cp", source.fileName(), workspace + ":in.bin"});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QFile landed(agent.workspaceDir(workspace) + "/in.bin");
+        QVERIFY(landed.open(QIODevice::ReadOnly));
+        QVERIFY(landed.readAll() == data);
+        r = runProgram(AgentProcess::cliPath(),
+                       pinned + QStringList{"cp", workspace + ":in.bin", dir.filePath("back.bin")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QFile back(dir.filePath("back.bin"));
+        QVERIFY(back.open(QIODevice::ReadOnly));
+        QVERIFY(back.readAll() == data);
+
+        QByteArray wrong = sha256Of(fingerprint);
+        wrong[5] = char(wrong[5] ^ 0x10);
+        r = runProgram(AgentProcess::cliPath(),
+                       QStringList{"--url", agent.tlsUrl().toString(), "--token", agent.token(),
+                                   "--fingerprint", tls::formatFingerprint(wrong), "cp",
+                                   source.fileName(), workspace + ":refused.bin"});
+        QVERIFY(r.exitCode != 0);
+        QVERIFY2(r.err.contains(QLatin1String("presented ") + fingerprint), qPrintable(r.err));
+        QVERIFY(!QFile::exists(agent.workspaceDir(workspace) + "/refused.bin"));
+    }
+
     /// A fleet file's `fingerprint` pins its agent for every fleet command of the CLI: the
     /// pool survey and a command on a pooled id. A wrong pin or none is refused before a byte
     /// of the request goes out, so nothing runs (docs/contracts.md "Fleet file").
