@@ -94,4 +94,22 @@ FleetTarget::Outcome FleetTarget::apply(const QString& command, QStringList* arg
     return Outcome::Resolved;
 }
 
+QByteArray FleetTarget::pinFor(const FleetChoice& fleet, const QUrl& url, QString* warning) {
+    if (url.scheme() != QLatin1String("https") || !QFileInfo::exists(fleet.path))
+        return {};
+    FleetFile file;
+    if (const QString e = file.load(fleet.path); !e.isEmpty()) {
+        *warning = e;
+        return {};
+    }
+    for (const FleetAgent& agent : file.agents()) {
+        const QUrl listed(agent.url);
+        if (listed.scheme() == url.scheme() &&
+            listed.host().compare(url.host(), Qt::CaseInsensitive) == 0 &&
+            listed.port(443) == url.port(443))
+            return agent.pin;
+    }
+    return {};
+}
+
 } // namespace runbox::cli

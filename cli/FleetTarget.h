@@ -2,6 +2,7 @@
 
 #include <QString>
 #include <QStringList>
+#include <QUrl>
 
 namespace runbox::cli {
 
@@ -29,6 +30,11 @@ public:
     /// Applies to @p args of @p command (the command word removed).
     static Outcome apply(const QString& command, QStringList* args, const FleetChoice& fleet,
                          Connection* connection, QString* error);
+    /// The pin the fleet file keeps for the agent at @p url (same scheme, host and port; the
+    /// fleet file is the one place pins live, docs/contracts.md "Fleet file"): for a command
+    /// given `--url https://…` without `--fingerprint`. Empty when there is no fleet file, no
+    /// such agent or no pin; a fleet file that does not load sets @p warning.
+    static QByteArray pinFor(const FleetChoice& fleet, const QUrl& url, QString* warning);
 };
 
 } // namespace runbox::cli

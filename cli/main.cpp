@@ -165,6 +165,12 @@ int main(int argc, char** argv) {
             err << "runbox: " << connectionError << Qt::endl;
             return cli::kExitUsage;
         }
+        if (connection.pin.isEmpty()) { // the fleet file's pin for this agent, if it has one
+            QString warning;
+            connection.pin = cli::FleetTarget::pinFor(fleet, connection.url, &warning);
+            if (!warning.isEmpty())
+                err << "runbox: the fleet file is not read for a pin: " << warning << Qt::endl;
+        }
         break;
     case cli::FleetTarget::Outcome::Resolved:
         break;

@@ -270,6 +270,12 @@ private Q_SLOTS:
         QCOMPARE(r.out.trimmed(), QStringLiteral("through-fleet"));
         QVERIFY(QFile::remove(marker));
 
+        // A command given --url (no --fingerprint) takes the fleet file's pin for that agent.
+        const QStringList byUrl{"--fleet", fleetPath,    "--url", agent.tlsUrl().toString(),
+                                "--token", agent.token()};
+        r = runProgram(AgentProcess::cliPath(), byUrl + QStringList{"health"});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+
         QByteArray wrong = sha256Of(fingerprint);
         wrong[0] = char(wrong[0] ^ 0x01);
         for (const QString& pin : {tls::formatFingerprint(wrong), QString()}) {
@@ -282,7 +288,15 @@ private Q_SLOTS:
             QVERIFY(r.exitCode != 0);
             QVERIFY2(r.err.contains(fingerprint), qPrintable(r.err));
             QVERIFY2(!QFile::exists(marker), qPrintable(pin));
+            r = runProgram(AgentProcess::cliPath(), byUrl + QStringList{"health"});
+            QVERIFY(r.exitCode != 0);
+            QVERIFY2(r.err.contains(fingerprint), qPrintable(r.err));
         }
+        // An explicit --fingerprint wins over the fleet file's (wrong) one.
+        QVERIFY(writeFleet(tls::formatFingerprint(wrong)));
+        r = runProgram(AgentProcess::cliPath(),
+                       byUrl + QStringList{"--fingerprint", fingerprint, "health"});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
     }
 
     void testTls11ClientIsRefused() {
