@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import ssl
+import warnings
 from pathlib import Path
 from typing import Any, Callable, Dict, Generic, List, Mapping, Optional, Tuple, TypeVar
 from urllib.parse import urlsplit
@@ -51,11 +52,12 @@ def resolve(url: Optional[str], token: Optional[str], state_dir: Optional[str]) 
 def resolve_pin(fingerprint: Optional[str], url: str) -> Optional[bytes]:
     """The pin of an https:// agent as the CLI takes it (``cli/CliOptions.cpp``): the argument,
     else ``RUNBOX_FINGERPRINT`` (there is no state-directory file for it), in any form
-    ``runbox-agent --print-fingerprint`` or openssl prints; None when neither is set.
+    ``runbox-agent --print-fingerprint`` or openssl prints, else the fleet file's pin for that
+    agent; None when none is set.
     ValueError for text that is not a SHA-256 fingerprint, or a pin with an http:// URL."""
     text = fingerprint or os.environ.get("RUNBOX_FINGERPRINT") or ""
     if not text:
-        return None
+        return _fleet_pin(url)
     pin = _tls.parse_fingerprint(text)
     if pin is None:
         raise ValueError(f"fingerprint {text[:200]!r} is not a SHA-256 fingerprint (AB:CD:… as "
@@ -64,6 +66,30 @@ def resolve_pin(fingerprint: Optional[str], url: str) -> Optional[bytes]:
         raise ValueError("fingerprint (RUNBOX_FINGERPRINT) pins a TLS certificate: the agent URL "
                          f"must be https://, not {url}")
     return pin
+
+
+def _fleet_pin(url: str) -> Optional[bytes]:
+    """The pin the fleet file (``runbox.fleet.default_path()``) keeps for the https:// agent at
+    ``url`` (same scheme, host and port), as the CLI takes it for ``--url`` without
+    ``--fingerprint``; None without a fleet file, a matching agent or a pin. A fleet file that
+    cannot be read is said with a warning."""
+    parts = urlsplit(url)
+    if parts.scheme != "https":
+        return None
+    from . import fleet as _fleet  # the fleet module is optional to the common path
+    if not os.path.exists(_fleet.default_path()):
+        return None
+    try:
+        agents = _fleet.Fleet.load().agents
+    except RunboxError as e:
+        warnings.warn(f"the fleet file is not read for a pin: {e}", stacklevel=3)
+        return None
+    for agent in agents:
+        listed = urlsplit(agent.url)
+        if (listed.scheme, (listed.hostname or "").lower(), listed.port or 443) == \
+                (parts.scheme, (parts.hostname or "").lower(), parts.port or 443):
+            return agent.pin
+    return None
 
 
 class _hybridmethod(Generic[T]):

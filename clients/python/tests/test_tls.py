@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import http.client
+import json
 import shutil
 import socket
 import ssl
@@ -174,9 +175,44 @@ def test_a_wrong_pin_is_refused_before_the_agent_receives_the_request(
         assert right.list_workspaces() == []  # the refused create made nothing
 
 
-def test_an_unpinned_self_signed_agent_is_refused_with_its_fingerprint(
-        tls_agent: RealAgent, fingerprint: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_fleet_files_pin_is_taken_for_its_agent(
+        tls_agent: RealAgent, fingerprint: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    # As the CLI does for --url without --fingerprint: the fleet file is the one place pins live.
     monkeypatch.delenv("RUNBOX_FINGERPRINT", raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    token_file = tmp_path / "h1.token"
+    token_file.write_text(tls_agent.token)
+    token_file.chmod(0o600)
+    fleet = tmp_path / "runbox" / "fleet.json"
+    fleet.parent.mkdir()
+
+    def write_fleet(pin: str) -> None:
+        entry = {"name": "h1", "url": tls_agent.tls_url, "tokenFile": str(token_file)}
+        if pin:
+            entry["fingerprint"] = pin
+        fleet.write_text(json.dumps({"agents": [entry]}))
+
+    write_fleet(fingerprint)
+    with runbox.Agent(url=tls_agent.tls_url, token=tls_agent.token) as agent:
+        assert agent.health()["listeners"]["tls"]["fingerprint"] == fingerprint
+    for pin in (other_fingerprint(fingerprint), ""):
+        write_fleet(pin)
+        before = api_requests(tls_agent)
+        with runbox.Agent(url=tls_agent.tls_url, token=tls_agent.token) as agent:
+            with pytest.raises(runbox.CertificateRefusedError):
+                agent.list_workspaces()
+        time.sleep(0.3)
+        assert api_requests(tls_agent) == before
+    # The argument wins over the fleet file's (wrong) pin.
+    write_fleet(other_fingerprint(fingerprint))
+    with runbox.Agent(url=tls_agent.tls_url, token=tls_agent.token, fingerprint=fingerprint) as agent:
+        agent.health()
+
+
+def test_an_unpinned_self_signed_agent_is_refused_with_its_fingerprint(
+        tls_agent: RealAgent, fingerprint: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv("RUNBOX_FINGERPRINT", raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))  # no fleet file either
     before = api_requests(tls_agent)
     with runbox.Agent(url=tls_agent.tls_url, token=tls_agent.token) as agent:
         with pytest.raises(runbox.CertificateRefusedError) as refused:
