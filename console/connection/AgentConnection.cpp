@@ -61,6 +61,9 @@ QString AgentConnection::stateText() const {
     case State::Connected:
         return tr("Connected");
     case State::Reconnecting:
+        if (m_tunnel && m_tunnel->state() == SshTunnel::State::Failed)
+            return tr("SSH tunnel failed (%1); retrying in %n s", nullptr, secondsUntilRetry())
+                .arg(m_tunnel->error());
         return tr("Reconnecting in %n s", nullptr, secondsUntilRetry());
     case State::AuthFailed:
         return tr("Token refused");

@@ -79,8 +79,8 @@ QString AgentProfile::validationError() const {
         return sshValidationError();
     }
     if (url.scheme() == QLatin1String("unix") || url.toString().startsWith(u'/'))
-        return tr("Unix-socket agents are not supported by the console yet; use the agent's "
-                  "HTTP or TLS address.");
+        return tr("A unix-socket agent is reached through SSH: choose \"Connect through SSH\" "
+                  "and give the socket as the remote end.");
     if (!url.isValid() ||
         (url.scheme() != QLatin1String("http") && url.scheme() != QLatin1String("https")))
         return tr("The URL must start with http:// or https://, e.g. http://127.0.0.1:4311.");

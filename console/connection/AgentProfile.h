@@ -51,8 +51,7 @@ public:
     /// (no name, URL not http/https, no host, a fingerprint that is none or is not for https;
     /// for an SSH profile: no host, a host, user or remote that ssh would read as an option, a
     /// relative socket path, a remote address that is not host:port).
-    /// Unix-socket agents are not reachable through the shared HTTP client and are refused with
-    /// that explanation.
+    /// A unix-socket URL is refused with a pointer to SSH profiles (viaSsh).
     QString validationError() const;
     /// The SSH half of validationError(): empty when the SSH fields can be used.
     QString sshValidationError() const;

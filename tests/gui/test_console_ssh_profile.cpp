@@ -166,6 +166,11 @@ private Q_SLOTS:
         QVERIFY(clock.elapsed() < 20000); // BatchMode: no prompt, no hang
         QCOMPARE(conn.state(), AgentConnection::State::Reconnecting);
         QCOMPARE(conn.tunnel()->state(), SshTunnel::State::Failed);
+        // The banner says it, not only a tooltip.
+        HostBanner banner(QStringLiteral("Overview"), QStringLiteral(":/icons/agent.svg"));
+        banner.setConnection(&conn);
+        QVERIFY2(banner.hostText().contains(QLatin1String("Permission denied")),
+                 qPrintable(banner.hostText()));
         QCOMPARE(conn.tunnel()->processId(), 0);
         QVERIFY(!conn.stateText().isEmpty());
     }
