@@ -150,6 +150,10 @@
         <source>SSH tunnel: %1</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>%1 (ssh: %2)</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::AgentPage</name>

@@ -150,6 +150,10 @@
         <source>SSH tunnel: %1</source>
         <translation>Túnel SSH: %1</translation>
     </message>
+    <message>
+        <source>%1 (ssh: %2)</source>
+        <translation>%1 (ssh: %2)</translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::AgentPage</name>
@@ -214,11 +218,11 @@
     </message>
     <message>
         <source>The SSH host must be a host name or address (no spaces, no leading &apos;-&apos;, no &apos;@&apos;, &apos;:&apos; or &apos;/&apos;).</source>
-        <translation>El host SSH debe ser un nombre de host o una dirección (sin espacios, sin '-' inicial, sin '@', ':' ni '/').</translation>
+        <translation>El host SSH debe ser un nombre de host o una dirección (sin espacios, sin &apos;-&apos; inicial, sin &apos;@&apos;, &apos;:&apos; ni &apos;/&apos;).</translation>
     </message>
     <message>
         <source>The SSH user must be a user name (no spaces, no leading &apos;-&apos;).</source>
-        <translation>El usuario SSH debe ser un nombre de usuario (sin espacios, sin '-' inicial).</translation>
+        <translation>El usuario SSH debe ser un nombre de usuario (sin espacios, sin &apos;-&apos; inicial).</translation>
     </message>
     <message>
         <source>The SSH port must be between 1 and 65535.</source>

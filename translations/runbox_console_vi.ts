@@ -146,6 +146,10 @@
         <source>SSH tunnel: %1</source>
         <translation>Đường hầm SSH: %1</translation>
     </message>
+    <message>
+        <source>%1 (ssh: %2)</source>
+        <translation>%1 (ssh: %2)</translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::AgentPage</name>
@@ -210,11 +214,11 @@
     </message>
     <message>
         <source>The SSH host must be a host name or address (no spaces, no leading &apos;-&apos;, no &apos;@&apos;, &apos;:&apos; or &apos;/&apos;).</source>
-        <translation>Máy chủ SSH phải là tên máy hoặc địa chỉ (không có khoảng trắng, không bắt đầu bằng '-', không có '@', ':' hay '/').</translation>
+        <translation>Máy chủ SSH phải là tên máy hoặc địa chỉ (không có khoảng trắng, không bắt đầu bằng &apos;-&apos;, không có &apos;@&apos;, &apos;:&apos; hay &apos;/&apos;).</translation>
     </message>
     <message>
         <source>The SSH user must be a user name (no spaces, no leading &apos;-&apos;).</source>
-        <translation>Người dùng SSH phải là tên người dùng (không có khoảng trắng, không bắt đầu bằng '-').</translation>
+        <translation>Người dùng SSH phải là tên người dùng (không có khoảng trắng, không bắt đầu bằng &apos;-&apos;).</translation>
     </message>
     <message>
         <source>The SSH port must be between 1 and 65535.</source>

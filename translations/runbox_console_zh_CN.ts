@@ -146,6 +146,10 @@
         <source>SSH tunnel: %1</source>
         <translation>SSH 隧道：%1</translation>
     </message>
+    <message>
+        <source>%1 (ssh: %2)</source>
+        <translation>%1（ssh：%2）</translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::AgentPage</name>

@@ -50,6 +50,13 @@ void AgentConnection::setProfileName(const QString& name) {
     Q_EMIT profileChanged();
 }
 
+QString AgentConnection::lastError() const {
+    if (m_tunnel && m_state != State::Connected && !m_lastError.isEmpty())
+        if (const QString ssh = m_tunnel->lastMessage(); !ssh.isEmpty())
+            return tr("%1 (ssh: %2)").arg(m_lastError, ssh);
+    return m_lastError;
+}
+
 QString AgentConnection::stateText() const {
     switch (m_state) {
     case State::Disconnected:
@@ -61,6 +68,8 @@ QString AgentConnection::stateText() const {
     case State::Connected:
         return tr("Connected");
     case State::Reconnecting:
+        if (m_tunnel && m_tunnel->state() == SshTunnel::State::Starting)
+            return tr("Opening SSH tunnel…");
         if (m_tunnel && m_tunnel->state() == SshTunnel::State::Failed)
             return tr("SSH tunnel failed (%1); retrying in %n s", nullptr, secondsUntilRetry())
                 .arg(m_tunnel->error());
@@ -168,6 +177,8 @@ void AgentConnection::probeLiveness() {
                     protocol::mismatch(body, where, QStringLiteral("runbox-console"));
                 !refusal.isEmpty()) {
                 m_lastError = refusal;
+                if (m_tunnel)
+                    m_tunnel->stop(); // nothing more to say to this agent until open()
                 setState(State::Incompatible);
                 Q_EMIT statusMessage(tr("%1: %2").arg(m_profile.displayName(), refusal), 0);
                 return;

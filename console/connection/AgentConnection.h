@@ -61,8 +61,10 @@ public:
     State state() const { return m_state; }
     /// Translated one-word state, e.g. "Connected", "Reconnecting in 4 s".
     QString stateText() const;
-    /// The last error (translated or the agent's text), empty when none.
-    QString lastError() const { return m_lastError; }
+    /// The last error (translated or the agent's text), empty when none; through a running SSH
+    /// tunnel, while not connected, with ssh's last word since it got ready (e.g. the remote
+    /// socket refused the forwarded connection).
+    QString lastError() const;
     /// The last `/v1/health` answer (empty until connected once).
     QJsonObject health() const { return m_health; }
     /// `version` of the agent, empty until known.

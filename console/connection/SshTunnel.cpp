@@ -4,6 +4,8 @@
 #include <QTcpServer>
 #include <QTcpSocket>
 
+#include <algorithm>
+
 #ifdef Q_OS_LINUX
 #include <csignal>
 #include <sys/prctl.h>
@@ -34,7 +36,7 @@ SshTunnel::SshTunnel(const AgentProfile& profile, const QString& sshProgram, QOb
     connect(&m_probeTimer, &QTimer::timeout, this, &SshTunnel::probePort);
     m_deadline.setSingleShot(true);
     connect(&m_deadline, &QTimer::timeout, this, [this] {
-        const QString tail = stderrTail();
+        const QString tail = stderrTail(m_stderr);
         fail(tail.isEmpty() ? tr("ssh did not open the local port within %n s.", nullptr,
                                  m_readyTimeoutMs / 1000)
                             : tail);
@@ -78,6 +80,7 @@ void SshTunnel::setState(State state) {
 void SshTunnel::start() {
     stop();
     m_stderr.clear();
+    m_stderrAtReady = -1;
     m_error.clear();
     m_localPort = freeLoopbackPort();
     if (m_localPort == 0) {
@@ -95,8 +98,12 @@ void SshTunnel::start() {
 #endif
     connect(m_process, &QProcess::readyReadStandardError, this, [this] {
         m_stderr += m_process->readAllStandardError();
-        if (m_stderr.size() > kStderrKeepBytes)
+        if (m_stderr.size() > kStderrKeepBytes) {
+            const int drop = int(m_stderr.size()) - kStderrKeepBytes;
             m_stderr = m_stderr.right(kStderrKeepBytes);
+            if (m_stderrAtReady >= 0)
+                m_stderrAtReady = std::max(0, m_stderrAtReady - drop);
+        }
     });
     connect(m_process, &QProcess::errorOccurred, this, [this](QProcess::ProcessError e) {
         if (e == QProcess::FailedToStart)
@@ -104,7 +111,7 @@ void SshTunnel::start() {
     });
     connect(m_process, &QProcess::finished, this, [this](int code, QProcess::ExitStatus status) {
         m_stderr += m_process->readAllStandardError();
-        const QString tail = stderrTail();
+        const QString tail = stderrTail(m_stderr);
         if (!tail.isEmpty())
             fail(tail);
         else if (status == QProcess::CrashExit)
@@ -128,8 +135,10 @@ void SshTunnel::probePort() {
         m_probe = nullptr;
         m_probeTimer.stop();
         m_deadline.stop();
-        if (m_state == State::Starting)
+        if (m_state == State::Starting) {
+            m_stderrAtReady = int(m_stderr.size());
             setState(State::Ready);
+        }
     });
     connect(m_probe, &QTcpSocket::errorOccurred, this, [this] {
         m_probe->deleteLater();
@@ -176,11 +185,16 @@ void SshTunnel::endProcess(int graceMs) {
     }
 }
 
-QString SshTunnel::stderrTail() const {
-    const QStringList lines =
-        QString::fromUtf8(m_stderr).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+QString SshTunnel::lastMessage() const {
+    if (m_state != State::Ready || m_stderrAtReady < 0 || m_stderrAtReady > m_stderr.size())
+        return {};
+    return stderrTail(m_stderr.mid(m_stderrAtReady), 1);
+}
+
+QString SshTunnel::stderrTail(const QByteArray& bytes, int maxLines) {
+    const QStringList lines = QString::fromUtf8(bytes).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
     QStringList kept;
-    for (auto it = lines.crbegin(); it != lines.crend() && kept.size() < 2; ++it) {
+    for (auto it = lines.crbegin(); it != lines.crend() && kept.size() < maxLines; ++it) {
         const QString line = it->trimmed();
         // The banner of a changed host key is '@' lines; its gist is in the lines that follow.
         if (!line.isEmpty() && !line.startsWith(u'@'))

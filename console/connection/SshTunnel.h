@@ -40,6 +40,9 @@ public:
     quint16 localPort() const { return m_localPort; }
     /// Why the tunnel failed: ssh's last stderr lines, or what the console saw; empty if none.
     QString error() const { return m_error; }
+    /// ssh's last stderr line since it got ready (e.g. "channel 2: open failed: …" when the
+    /// remote end refuses a connection), empty when none.
+    QString lastMessage() const;
     /// ssh's process id while it runs, else 0 (tests).
     qint64 processId() const { return m_process ? m_process->processId() : 0; }
     /// The arguments given to ssh for @p localPort (documented above; tests).
@@ -61,8 +64,8 @@ private:
     /// Terminates ssh, kills it after @p graceMs, forgets it; the state is left to the caller.
     void endProcess(int graceMs);
     void probePort();
-    /// The last few non-empty lines of ssh's stderr.
-    QString stderrTail() const;
+    /// The last few (at most @p maxLines) non-empty lines of @p bytes of ssh's stderr.
+    static QString stderrTail(const QByteArray& bytes, int maxLines = 2);
 
     AgentProfile m_profile;
     QString m_program;
@@ -71,6 +74,7 @@ private:
     QTimer m_probeTimer;
     QTimer m_deadline;
     QByteArray m_stderr;
+    int m_stderrAtReady = -1; ///< m_stderr's size when it got ready; -1 before
     QString m_error;
     State m_state = State::Stopped;
     quint16 m_localPort = 0;

@@ -175,6 +175,16 @@ private Q_SLOTS:
         QVERIFY(!conn.stateText().isEmpty());
     }
 
+    void testMissingRemoteSocketSaysWhy() {
+        AgentConnection conn(sshProfile(m_socketDir.filePath(QStringLiteral("no-such.sock"))),
+                             m_agent.token(), nullptr, m_sshd.wrapper(QStringLiteral("good")));
+        conn.open();
+        QTRY_VERIFY2_WITH_TIMEOUT(conn.lastError().contains(QLatin1String("open failed")),
+                                  qPrintable(conn.lastError() + diagnostics()), 20000);
+        QCOMPARE(conn.tunnel()->state(), SshTunnel::State::Ready); // ssh itself got in
+        QVERIFY(conn.state() != AgentConnection::State::Connected);
+    }
+
     void testOtherHostKeyIsRefused() {
         AgentConnection conn(sshProfile(m_socket), m_agent.token(), nullptr,
                              m_sshd.wrapper(QStringLiteral("wronghost")));
