@@ -42,6 +42,7 @@ int main(int argc, char** argv) {
 
     TokenVault vault;
     ConnectionManager manager(&vault);
+    manager.setSshProgram(settings->value(ConsoleSettings::Key::SshProgram).toString());
     MainWindow window(settings.get(), &manager);
     window.show();
     return app.exec();

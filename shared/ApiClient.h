@@ -44,6 +44,9 @@ public:
     ~ApiClient() override;
 
     QUrl baseUrl() const { return m_baseUrl; }
+    /// Points later requests at @p baseUrl (the console's SSH tunnel: a new local port at each
+    /// start); requests under way are not affected.
+    void setBaseUrl(const QUrl& baseUrl) { m_baseUrl = baseUrl; }
     void setToken(const QByteArray& token) { m_token = token; }
     /// Pins the agent's certificate for https:// URLs (docs/contracts.md "TLS and pinning"):
     /// @p sha256 the 32-byte SHA-256 of its DER encoding (tls::parseFingerprint), empty for none.

@@ -135,6 +135,25 @@
         <source>To trust this agent, compare the fingerprint with the output of runbox-agent --print-fingerprint on its host, then enter it as the agent&apos;s TLS fingerprint (Edit agent).</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Opening SSH tunnel…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>SSH tunnel failed (%1); retrying in %n s</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>SSH tunnel: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 (ssh: %2)</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::AgentPage</name>
@@ -174,10 +193,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Unix-socket agents are not supported by the console yet; use the agent&apos;s HTTP or TLS address.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>The URL must start with http:// or https://, e.g. http://127.0.0.1:4311.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -195,6 +210,42 @@
     </message>
     <message>
         <source>A TLS fingerprint needs an https:// URL.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Give the SSH host.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The SSH host must be a host name or address (no spaces, no leading &apos;-&apos;, no &apos;@&apos;, &apos;:&apos; or &apos;/&apos;).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The SSH user must be a user name (no spaces, no leading &apos;-&apos;).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The SSH port must be between 1 and 65535.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The remote end has no spaces.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The remote socket must be an absolute path, e.g. %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The remote address must be host:port, e.g. %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A TLS fingerprint needs an https:// URL; an SSH profile speaks plain HTTP inside the tunnel.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A unix-socket agent is reached through SSH: choose &quot;Connect through SSH&quot; and give the socket as the remote end.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -2502,6 +2553,50 @@ Compare it with the output of runbox-agent --print-fingerprint on the agent&apos
         <source>TLS &amp;fingerprint:</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Connect through &amp;SSH</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Runs your own ssh (your ssh_config, keys and agent; never a password prompt) with a local port forward to the agent.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>ssh&apos;s default</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Agent&apos;s unix socket</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Agent&apos;s TCP address</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>SSH &amp;host:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>SSH &amp;user:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>SSH &amp;port:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Remote end:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The remote socket must be an absolute path, e.g. %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The remote address must be host:port, e.g. %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::ProfileListModel</name>
@@ -2907,6 +3002,32 @@ Compare it with the output of runbox-agent --print-fingerprint on the agent&apos
     </message>
     <message>
         <source>A new language applies the next time the console starts.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::SshTunnel</name>
+    <message numerus="yes">
+        <source>ssh did not open the local port within %n s.</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>No free local port for the SSH tunnel.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot run %1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>ssh was killed.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>ssh exited with status %1.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

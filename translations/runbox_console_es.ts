@@ -135,6 +135,25 @@
         <source>To trust this agent, compare the fingerprint with the output of runbox-agent --print-fingerprint on its host, then enter it as the agent&apos;s TLS fingerprint (Edit agent).</source>
         <translation>Para confiar en este agente, compare la huella con la salida de runbox-agent --print-fingerprint en su host y luego introdúzcala como huella TLS del agente (Editar agente).</translation>
     </message>
+    <message>
+        <source>Opening SSH tunnel…</source>
+        <translation>Abriendo el túnel SSH…</translation>
+    </message>
+    <message numerus="yes">
+        <source>SSH tunnel failed (%1); retrying in %n s</source>
+        <translation>
+            <numerusform>Falló el túnel SSH (%1); reintento en %n s</numerusform>
+            <numerusform>Falló el túnel SSH (%1); reintento en %n s</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>SSH tunnel: %1</source>
+        <translation>Túnel SSH: %1</translation>
+    </message>
+    <message>
+        <source>%1 (ssh: %2)</source>
+        <translation>%1 (ssh: %2)</translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::AgentPage</name>
@@ -174,10 +193,6 @@
         <translation>Dale un nombre al agente.</translation>
     </message>
     <message>
-        <source>Unix-socket agents are not supported by the console yet; use the agent&apos;s HTTP or TLS address.</source>
-        <translation>La consola aún no admite agentes por socket Unix; usa la dirección HTTP o TLS del agente.</translation>
-    </message>
-    <message>
         <source>The URL must start with http:// or https://, e.g. http://127.0.0.1:4311.</source>
         <translation>La URL debe empezar por http:// o https://, p. ej. http://127.0.0.1:4311.</translation>
     </message>
@@ -196,6 +211,42 @@
     <message>
         <source>A TLS fingerprint needs an https:// URL.</source>
         <translation>Una huella TLS requiere una URL https://.</translation>
+    </message>
+    <message>
+        <source>Give the SSH host.</source>
+        <translation>Indique el host SSH.</translation>
+    </message>
+    <message>
+        <source>The SSH host must be a host name or address (no spaces, no leading &apos;-&apos;, no &apos;@&apos;, &apos;:&apos; or &apos;/&apos;).</source>
+        <translation>El host SSH debe ser un nombre de host o una dirección (sin espacios, sin &apos;-&apos; inicial, sin &apos;@&apos;, &apos;:&apos; ni &apos;/&apos;).</translation>
+    </message>
+    <message>
+        <source>The SSH user must be a user name (no spaces, no leading &apos;-&apos;).</source>
+        <translation>El usuario SSH debe ser un nombre de usuario (sin espacios, sin &apos;-&apos; inicial).</translation>
+    </message>
+    <message>
+        <source>The SSH port must be between 1 and 65535.</source>
+        <translation>El puerto SSH debe estar entre 1 y 65535.</translation>
+    </message>
+    <message>
+        <source>The remote end has no spaces.</source>
+        <translation>El extremo remoto no lleva espacios.</translation>
+    </message>
+    <message>
+        <source>The remote socket must be an absolute path, e.g. %1.</source>
+        <translation>El socket remoto debe ser una ruta absoluta, p. ej. %1.</translation>
+    </message>
+    <message>
+        <source>The remote address must be host:port, e.g. %1.</source>
+        <translation>La dirección remota debe ser host:puerto, p. ej. %1.</translation>
+    </message>
+    <message>
+        <source>A TLS fingerprint needs an https:// URL; an SSH profile speaks plain HTTP inside the tunnel.</source>
+        <translation>Una huella TLS requiere una URL https://; un perfil SSH habla HTTP simple dentro del túnel.</translation>
+    </message>
+    <message>
+        <source>A unix-socket agent is reached through SSH: choose &quot;Connect through SSH&quot; and give the socket as the remote end.</source>
+        <translation>A un agente con socket unix se llega por SSH: elija «Conectar mediante SSH» e indique el socket como extremo remoto.</translation>
     </message>
 </context>
 <context>
@@ -2508,6 +2559,50 @@ Compárela con la salida de runbox-agent --print-fingerprint en el host del agen
         <source>TLS &amp;fingerprint:</source>
         <translation>&amp;Huella TLS:</translation>
     </message>
+    <message>
+        <source>Connect through &amp;SSH</source>
+        <translation>Conectar mediante &amp;SSH</translation>
+    </message>
+    <message>
+        <source>Runs your own ssh (your ssh_config, keys and agent; never a password prompt) with a local port forward to the agent.</source>
+        <translation>Ejecuta su propio ssh (su ssh_config, sus claves y su agente; nunca pide contraseña) con un reenvío de puerto local hacia el agente.</translation>
+    </message>
+    <message>
+        <source>ssh&apos;s default</source>
+        <translation>predeterminado de ssh</translation>
+    </message>
+    <message>
+        <source>Agent&apos;s unix socket</source>
+        <translation>Socket unix del agente</translation>
+    </message>
+    <message>
+        <source>Agent&apos;s TCP address</source>
+        <translation>Dirección TCP del agente</translation>
+    </message>
+    <message>
+        <source>SSH &amp;host:</source>
+        <translation>&amp;Host SSH:</translation>
+    </message>
+    <message>
+        <source>SSH &amp;user:</source>
+        <translation>&amp;Usuario SSH:</translation>
+    </message>
+    <message>
+        <source>SSH &amp;port:</source>
+        <translation>&amp;Puerto SSH:</translation>
+    </message>
+    <message>
+        <source>&amp;Remote end:</source>
+        <translation>Extremo &amp;remoto:</translation>
+    </message>
+    <message>
+        <source>The remote socket must be an absolute path, e.g. %1.</source>
+        <translation>El socket remoto debe ser una ruta absoluta, p. ej. %1.</translation>
+    </message>
+    <message>
+        <source>The remote address must be host:port, e.g. %1.</source>
+        <translation>La dirección remota debe ser host:puerto, p. ej. %1.</translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::ProfileListModel</name>
@@ -2916,6 +3011,32 @@ Compárela con la salida de runbox-agent --print-fingerprint en el host del agen
     <message>
         <source>A new language applies the next time the console starts.</source>
         <translation>Un idioma nuevo se aplica la próxima vez que se inicie la consola.</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::SshTunnel</name>
+    <message numerus="yes">
+        <source>ssh did not open the local port within %n s.</source>
+        <translation>
+            <numerusform>ssh no abrió el puerto local en %n s.</numerusform>
+            <numerusform>ssh no abrió el puerto local en %n s.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>No free local port for the SSH tunnel.</source>
+        <translation>No hay un puerto local libre para el túnel SSH.</translation>
+    </message>
+    <message>
+        <source>Cannot run %1: %2</source>
+        <translation>No se puede ejecutar %1: %2</translation>
+    </message>
+    <message>
+        <source>ssh was killed.</source>
+        <translation>ssh fue terminado a la fuerza.</translation>
+    </message>
+    <message>
+        <source>ssh exited with status %1.</source>
+        <translation>ssh terminó con el estado %1.</translation>
     </message>
 </context>
 <context>

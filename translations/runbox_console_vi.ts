@@ -132,6 +132,24 @@
         <source>To trust this agent, compare the fingerprint with the output of runbox-agent --print-fingerprint on its host, then enter it as the agent&apos;s TLS fingerprint (Edit agent).</source>
         <translation>Để tin cậy agent này, hãy so sánh dấu vân tay với kết quả của runbox-agent --print-fingerprint trên máy của nó, rồi nhập nó làm dấu vân tay TLS của agent (Sửa agent).</translation>
     </message>
+    <message>
+        <source>Opening SSH tunnel…</source>
+        <translation>Đang mở đường hầm SSH…</translation>
+    </message>
+    <message numerus="yes">
+        <source>SSH tunnel failed (%1); retrying in %n s</source>
+        <translation>
+            <numerusform>Đường hầm SSH thất bại (%1); thử lại sau %n giây</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>SSH tunnel: %1</source>
+        <translation>Đường hầm SSH: %1</translation>
+    </message>
+    <message>
+        <source>%1 (ssh: %2)</source>
+        <translation>%1 (ssh: %2)</translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::AgentPage</name>
@@ -171,10 +189,6 @@
         <translation>Hãy đặt tên cho agent.</translation>
     </message>
     <message>
-        <source>Unix-socket agents are not supported by the console yet; use the agent&apos;s HTTP or TLS address.</source>
-        <translation>Console chưa hỗ trợ agent qua Unix socket; hãy dùng địa chỉ HTTP hoặc TLS của agent.</translation>
-    </message>
-    <message>
         <source>The URL must start with http:// or https://, e.g. http://127.0.0.1:4311.</source>
         <translation>URL phải bắt đầu bằng http:// hoặc https://, ví dụ http://127.0.0.1:4311.</translation>
     </message>
@@ -193,6 +207,42 @@
     <message>
         <source>A TLS fingerprint needs an https:// URL.</source>
         <translation>Dấu vân tay TLS cần một URL https://.</translation>
+    </message>
+    <message>
+        <source>Give the SSH host.</source>
+        <translation>Hãy nhập máy chủ SSH.</translation>
+    </message>
+    <message>
+        <source>The SSH host must be a host name or address (no spaces, no leading &apos;-&apos;, no &apos;@&apos;, &apos;:&apos; or &apos;/&apos;).</source>
+        <translation>Máy chủ SSH phải là tên máy hoặc địa chỉ (không có khoảng trắng, không bắt đầu bằng &apos;-&apos;, không có &apos;@&apos;, &apos;:&apos; hay &apos;/&apos;).</translation>
+    </message>
+    <message>
+        <source>The SSH user must be a user name (no spaces, no leading &apos;-&apos;).</source>
+        <translation>Người dùng SSH phải là tên người dùng (không có khoảng trắng, không bắt đầu bằng &apos;-&apos;).</translation>
+    </message>
+    <message>
+        <source>The SSH port must be between 1 and 65535.</source>
+        <translation>Cổng SSH phải nằm trong khoảng 1 đến 65535.</translation>
+    </message>
+    <message>
+        <source>The remote end has no spaces.</source>
+        <translation>Đầu từ xa không được có khoảng trắng.</translation>
+    </message>
+    <message>
+        <source>The remote socket must be an absolute path, e.g. %1.</source>
+        <translation>Socket từ xa phải là đường dẫn tuyệt đối, ví dụ %1.</translation>
+    </message>
+    <message>
+        <source>The remote address must be host:port, e.g. %1.</source>
+        <translation>Địa chỉ từ xa phải có dạng máy:cổng, ví dụ %1.</translation>
+    </message>
+    <message>
+        <source>A TLS fingerprint needs an https:// URL; an SSH profile speaks plain HTTP inside the tunnel.</source>
+        <translation>Dấu vân tay TLS cần URL https://; hồ sơ SSH dùng HTTP thường bên trong đường hầm.</translation>
+    </message>
+    <message>
+        <source>A unix-socket agent is reached through SSH: choose &quot;Connect through SSH&quot; and give the socket as the remote end.</source>
+        <translation>Agent dùng unix socket được kết nối qua SSH: chọn “Kết nối qua SSH” và nhập socket làm đầu từ xa.</translation>
     </message>
 </context>
 <context>
@@ -2489,6 +2539,50 @@ Hãy so sánh với kết quả của runbox-agent --print-fingerprint trên má
         <source>TLS &amp;fingerprint:</source>
         <translation>&amp;Dấu vân tay TLS:</translation>
     </message>
+    <message>
+        <source>Connect through &amp;SSH</source>
+        <translation>Kết nối qua &amp;SSH</translation>
+    </message>
+    <message>
+        <source>Runs your own ssh (your ssh_config, keys and agent; never a password prompt) with a local port forward to the agent.</source>
+        <translation>Chạy ssh của chính bạn (ssh_config, khóa và agent của bạn; không bao giờ hỏi mật khẩu) với chuyển tiếp cổng cục bộ tới agent.</translation>
+    </message>
+    <message>
+        <source>ssh&apos;s default</source>
+        <translation>mặc định của ssh</translation>
+    </message>
+    <message>
+        <source>Agent&apos;s unix socket</source>
+        <translation>Unix socket của agent</translation>
+    </message>
+    <message>
+        <source>Agent&apos;s TCP address</source>
+        <translation>Địa chỉ TCP của agent</translation>
+    </message>
+    <message>
+        <source>SSH &amp;host:</source>
+        <translation>&amp;Máy chủ SSH:</translation>
+    </message>
+    <message>
+        <source>SSH &amp;user:</source>
+        <translation>&amp;Người dùng SSH:</translation>
+    </message>
+    <message>
+        <source>SSH &amp;port:</source>
+        <translation>&amp;Cổng SSH:</translation>
+    </message>
+    <message>
+        <source>&amp;Remote end:</source>
+        <translation>Đầu từ &amp;xa:</translation>
+    </message>
+    <message>
+        <source>The remote socket must be an absolute path, e.g. %1.</source>
+        <translation>Socket từ xa phải là đường dẫn tuyệt đối, ví dụ %1.</translation>
+    </message>
+    <message>
+        <source>The remote address must be host:port, e.g. %1.</source>
+        <translation>Địa chỉ từ xa phải có dạng máy:cổng, ví dụ %1.</translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::ProfileListModel</name>
@@ -2897,6 +2991,31 @@ Hãy so sánh với kết quả của runbox-agent --print-fingerprint trên má
     <message>
         <source>A new language applies the next time the console starts.</source>
         <translation>Ngôn ngữ mới sẽ áp dụng ở lần khởi động console tiếp theo.</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::SshTunnel</name>
+    <message numerus="yes">
+        <source>ssh did not open the local port within %n s.</source>
+        <translation>
+            <numerusform>ssh không mở cổng cục bộ trong %n giây.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>No free local port for the SSH tunnel.</source>
+        <translation>Không còn cổng cục bộ trống cho đường hầm SSH.</translation>
+    </message>
+    <message>
+        <source>Cannot run %1: %2</source>
+        <translation>Không thể chạy %1: %2</translation>
+    </message>
+    <message>
+        <source>ssh was killed.</source>
+        <translation>ssh đã bị buộc dừng.</translation>
+    </message>
+    <message>
+        <source>ssh exited with status %1.</source>
+        <translation>ssh đã thoát với mã trạng thái %1.</translation>
     </message>
 </context>
 <context>

@@ -132,6 +132,24 @@
         <source>To trust this agent, compare the fingerprint with the output of runbox-agent --print-fingerprint on its host, then enter it as the agent&apos;s TLS fingerprint (Edit agent).</source>
         <translation>要信任此代理，请将该指纹与其主机上 runbox-agent --print-fingerprint 的输出进行比较，然后将其填写为代理的 TLS 指纹（编辑代理）。</translation>
     </message>
+    <message>
+        <source>Opening SSH tunnel…</source>
+        <translation>正在打开 SSH 隧道…</translation>
+    </message>
+    <message numerus="yes">
+        <source>SSH tunnel failed (%1); retrying in %n s</source>
+        <translation>
+            <numerusform>SSH 隧道失败（%1）；%n 秒后重试</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>SSH tunnel: %1</source>
+        <translation>SSH 隧道：%1</translation>
+    </message>
+    <message>
+        <source>%1 (ssh: %2)</source>
+        <translation>%1（ssh：%2）</translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::AgentPage</name>
@@ -171,10 +189,6 @@
         <translation>请为代理取一个名称。</translation>
     </message>
     <message>
-        <source>Unix-socket agents are not supported by the console yet; use the agent&apos;s HTTP or TLS address.</source>
-        <translation>控制台暂不支持通过 Unix 套接字连接代理；请使用代理的 HTTP 或 TLS 地址。</translation>
-    </message>
-    <message>
         <source>The URL must start with http:// or https://, e.g. http://127.0.0.1:4311.</source>
         <translation>URL 必须以 http:// 或 https:// 开头，例如 http://127.0.0.1:4311。</translation>
     </message>
@@ -193,6 +207,42 @@
     <message>
         <source>A TLS fingerprint needs an https:// URL.</source>
         <translation>TLS 指纹需要 https:// URL。</translation>
+    </message>
+    <message>
+        <source>Give the SSH host.</source>
+        <translation>请填写 SSH 主机。</translation>
+    </message>
+    <message>
+        <source>The SSH host must be a host name or address (no spaces, no leading &apos;-&apos;, no &apos;@&apos;, &apos;:&apos; or &apos;/&apos;).</source>
+        <translation>SSH 主机必须是主机名或地址（不含空格，不以“-”开头，不含“@”、“:”或“/”）。</translation>
+    </message>
+    <message>
+        <source>The SSH user must be a user name (no spaces, no leading &apos;-&apos;).</source>
+        <translation>SSH 用户必须是用户名（不含空格，不以“-”开头）。</translation>
+    </message>
+    <message>
+        <source>The SSH port must be between 1 and 65535.</source>
+        <translation>SSH 端口必须在 1 到 65535 之间。</translation>
+    </message>
+    <message>
+        <source>The remote end has no spaces.</source>
+        <translation>远端不能包含空格。</translation>
+    </message>
+    <message>
+        <source>The remote socket must be an absolute path, e.g. %1.</source>
+        <translation>远程套接字必须是绝对路径，例如 %1。</translation>
+    </message>
+    <message>
+        <source>The remote address must be host:port, e.g. %1.</source>
+        <translation>远程地址必须是 主机:端口，例如 %1。</translation>
+    </message>
+    <message>
+        <source>A TLS fingerprint needs an https:// URL; an SSH profile speaks plain HTTP inside the tunnel.</source>
+        <translation>TLS 指纹需要 https:// URL；SSH 配置在隧道内使用普通 HTTP。</translation>
+    </message>
+    <message>
+        <source>A unix-socket agent is reached through SSH: choose &quot;Connect through SSH&quot; and give the socket as the remote end.</source>
+        <translation>Unix 套接字上的 agent 需通过 SSH 连接：勾选“通过 SSH 连接”，并将该套接字填为远端。</translation>
     </message>
 </context>
 <context>
@@ -2489,6 +2539,50 @@ Compare it with the output of runbox-agent --print-fingerprint on the agent&apos
         <source>TLS &amp;fingerprint:</source>
         <translation>TLS 指纹(&amp;F)：</translation>
     </message>
+    <message>
+        <source>Connect through &amp;SSH</source>
+        <translation>通过 &amp;SSH 连接</translation>
+    </message>
+    <message>
+        <source>Runs your own ssh (your ssh_config, keys and agent; never a password prompt) with a local port forward to the agent.</source>
+        <translation>运行您自己的 ssh（使用您的 ssh_config、密钥和 agent；从不询问密码），以本地端口转发连接到 agent。</translation>
+    </message>
+    <message>
+        <source>ssh&apos;s default</source>
+        <translation>ssh 默认值</translation>
+    </message>
+    <message>
+        <source>Agent&apos;s unix socket</source>
+        <translation>agent 的 Unix 套接字</translation>
+    </message>
+    <message>
+        <source>Agent&apos;s TCP address</source>
+        <translation>agent 的 TCP 地址</translation>
+    </message>
+    <message>
+        <source>SSH &amp;host:</source>
+        <translation>SSH 主机(&amp;H)：</translation>
+    </message>
+    <message>
+        <source>SSH &amp;user:</source>
+        <translation>SSH 用户(&amp;U)：</translation>
+    </message>
+    <message>
+        <source>SSH &amp;port:</source>
+        <translation>SSH 端口(&amp;P)：</translation>
+    </message>
+    <message>
+        <source>&amp;Remote end:</source>
+        <translation>远端(&amp;R)：</translation>
+    </message>
+    <message>
+        <source>The remote socket must be an absolute path, e.g. %1.</source>
+        <translation>远程套接字必须是绝对路径，例如 %1。</translation>
+    </message>
+    <message>
+        <source>The remote address must be host:port, e.g. %1.</source>
+        <translation>远程地址必须是 主机:端口，例如 %1。</translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::ProfileListModel</name>
@@ -2897,6 +2991,31 @@ Compare it with the output of runbox-agent --print-fingerprint on the agent&apos
     <message>
         <source>A new language applies the next time the console starts.</source>
         <translation>新语言将在下次启动控制台时生效。</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::SshTunnel</name>
+    <message numerus="yes">
+        <source>ssh did not open the local port within %n s.</source>
+        <translation>
+            <numerusform>ssh 未在 %n 秒内打开本地端口。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>No free local port for the SSH tunnel.</source>
+        <translation>没有可用于 SSH 隧道的空闲本地端口。</translation>
+    </message>
+    <message>
+        <source>Cannot run %1: %2</source>
+        <translation>无法运行 %1：%2</translation>
+    </message>
+    <message>
+        <source>ssh was killed.</source>
+        <translation>ssh 被强制终止。</translation>
+    </message>
+    <message>
+        <source>ssh exited with status %1.</source>
+        <translation>ssh 已退出，状态码 %1。</translation>
     </message>
 </context>
 <context>

@@ -300,14 +300,14 @@ void MainWindow::editAgent() {
     connect(dialog, &QDialog::accepted, this, [this, dialog, p] {
         const AgentProfile edited = dialog->profile();
         const bool newPin = edited.fingerprint != p.fingerprint;
-        if (edited.url != p.url || newPin)
+        if (!edited.sameAddress(p) || newPin)
             m_manager->disconnectProfile(p.id); // a new address or pin is a new connection
         m_profiles->upsert(edited);
         saveProfiles();
         m_manager->updateProfile(edited);
         if (!dialog->token().isEmpty())
             m_manager->connectProfile(edited, dialog->token());
-        else if (newPin && edited.url == p.url)
+        else if (newPin && edited.sameAddress(p))
             m_manager->connectProfile(edited); // the vault's token, the new pin
     });
     dialog->open();

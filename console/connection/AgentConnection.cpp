@@ -23,16 +23,25 @@ ApiResponse responseOf(QNetworkReply* reply, const QByteArray& body, const QStri
 } // namespace
 
 AgentConnection::AgentConnection(const AgentProfile& profile, const QByteArray& token,
-                                 QObject* parent)
+                                 QObject* parent, const QString& sshProgram)
     : QObject(parent), m_profile(profile), m_client(new ApiClient(profile.url, token, this)) {
     m_client->setPinnedSha256(profile.pinnedSha256());
+    if (profile.viaSsh) {
+        m_tunnel = new SshTunnel(profile, sshProgram, this);
+        connect(m_tunnel, &SshTunnel::stateChanged, this, &AgentConnection::onTunnelState);
+    }
     m_pollTimer.setInterval(kPollIntervalMs);
     connect(&m_pollTimer, &QTimer::timeout, this, [this] { probeHealth(false); });
     m_retryTimer.setSingleShot(true);
-    connect(&m_retryTimer, &QTimer::timeout, this, &AgentConnection::probeLiveness);
+    connect(&m_retryTimer, &QTimer::timeout, this, &AgentConnection::attempt);
 }
 
-AgentConnection::~AgentConnection() = default;
+AgentConnection::~AgentConnection() {
+    if (m_tunnel) {
+        m_tunnel->disconnect(this);
+        m_tunnel->stop();
+    }
+}
 
 void AgentConnection::setProfileName(const QString& name) {
     if (m_profile.name == name)
@@ -41,15 +50,29 @@ void AgentConnection::setProfileName(const QString& name) {
     Q_EMIT profileChanged();
 }
 
+QString AgentConnection::lastError() const {
+    if (m_tunnel && m_state != State::Connected && !m_lastError.isEmpty())
+        if (const QString ssh = m_tunnel->lastMessage(); !ssh.isEmpty())
+            return tr("%1 (ssh: %2)").arg(m_lastError, ssh);
+    return m_lastError;
+}
+
 QString AgentConnection::stateText() const {
     switch (m_state) {
     case State::Disconnected:
         return tr("Disconnected");
     case State::Connecting:
-        return tr("Connecting…");
+        return m_tunnel && m_tunnel->state() == SshTunnel::State::Starting
+                   ? tr("Opening SSH tunnel…")
+                   : tr("Connecting…");
     case State::Connected:
         return tr("Connected");
     case State::Reconnecting:
+        if (m_tunnel && m_tunnel->state() == SshTunnel::State::Starting)
+            return tr("Opening SSH tunnel…");
+        if (m_tunnel && m_tunnel->state() == SshTunnel::State::Failed)
+            return tr("SSH tunnel failed (%1); retrying in %n s", nullptr, secondsUntilRetry())
+                .arg(m_tunnel->error());
         return tr("Reconnecting in %n s", nullptr, secondsUntilRetry());
     case State::AuthFailed:
         return tr("Token refused");
@@ -85,12 +108,35 @@ void AgentConnection::open() {
     m_backoff.reset();
     m_lastError.clear();
     setState(State::Connecting);
+    attempt();
+}
+
+void AgentConnection::attempt() {
+    if (m_tunnel && m_tunnel->state() != SshTunnel::State::Ready) {
+        m_tunnel->start();
+        Q_EMIT stateChanged(m_state); // "Opening SSH tunnel…"
+        return;
+    }
     probeLiveness();
+}
+
+void AgentConnection::onTunnelState(SshTunnel::State state) {
+    if (isStopped())
+        return;
+    if (state == SshTunnel::State::Ready) {
+        m_client->setBaseUrl(m_tunnel->url());
+        probeLiveness();
+    } else if (state == SshTunnel::State::Failed) {
+        m_lastError = tr("SSH tunnel: %1").arg(m_tunnel->error());
+        noteTransportFailure(m_lastError);
+    }
 }
 
 void AgentConnection::close() {
     m_pollTimer.stop();
     m_retryTimer.stop();
+    if (m_tunnel)
+        m_tunnel->stop();
     setState(State::Disconnected);
     Q_EMIT statusMessage(tr("Disconnected from %1.").arg(m_profile.displayName()), 5000);
 }
@@ -126,10 +172,13 @@ void AgentConnection::probeLiveness() {
                 scheduleReconnect();
                 return;
             }
-            if (const QString refusal = protocol::mismatch(body, m_profile.url.toString(),
-                                                           QStringLiteral("runbox-console"));
+            const QString where = m_tunnel ? m_profile.hostAndPort() : m_profile.url.toString();
+            if (const QString refusal =
+                    protocol::mismatch(body, where, QStringLiteral("runbox-console"));
                 !refusal.isEmpty()) {
                 m_lastError = refusal;
+                if (m_tunnel)
+                    m_tunnel->stop(); // nothing more to say to this agent until open()
                 setState(State::Incompatible);
                 Q_EMIT statusMessage(tr("%1: %2").arg(m_profile.displayName(), refusal), 0);
                 return;

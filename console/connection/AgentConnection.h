@@ -2,6 +2,7 @@
 
 #include "console/connection/AgentProfile.h"
 #include "console/connection/ReconnectBackoff.h"
+#include "console/connection/SshTunnel.h"
 #include "shared/ApiClient.h"
 
 #include <QJsonObject>
@@ -26,6 +27,11 @@ namespace runbox::console {
 /// stops at Incompatible, nothing but `/health` having been sent to it; an https:// agent whose
 /// certificate is not the profile's pinned one (or, unpinned, not trusted by the system) stops at
 /// CertificateRefused before anything is sent.
+///
+/// An SSH profile (AgentProfile::viaSsh) first opens its SshTunnel and talks to the tunnel's
+/// local end; a tunnel that fails or dies counts as a transport failure (Reconnecting, ssh's
+/// stderr in lastError()), and each reconnect attempt starts the tunnel again when it is down.
+/// close() and the destructor stop ssh.
 class AgentConnection final : public QObject {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(AgentConnection)
@@ -44,8 +50,9 @@ public:
     };
     Q_ENUM(State)
 
-    AgentConnection(const AgentProfile& profile, const QByteArray& token,
-                    QObject* parent = nullptr);
+    /// @p sshProgram: the ssh an SSH profile runs (ConsoleSettings::Key::SshProgram).
+    AgentConnection(const AgentProfile& profile, const QByteArray& token, QObject* parent = nullptr,
+                    const QString& sshProgram = QString());
     ~AgentConnection() override;
 
     const AgentProfile& profile() const { return m_profile; }
@@ -54,8 +61,10 @@ public:
     State state() const { return m_state; }
     /// Translated one-word state, e.g. "Connected", "Reconnecting in 4 s".
     QString stateText() const;
-    /// The last error (translated or the agent's text), empty when none.
-    QString lastError() const { return m_lastError; }
+    /// The last error (translated or the agent's text), empty when none; through a running SSH
+    /// tunnel, while not connected, with ssh's last word since it got ready (e.g. the remote
+    /// socket refused the forwarded connection).
+    QString lastError() const;
     /// The last `/v1/health` answer (empty until connected once).
     QJsonObject health() const { return m_health; }
     /// `version` of the agent, empty until known.
@@ -69,6 +78,8 @@ public:
     ApiClient* client() const { return m_client; }
     /// Seconds until the next reconnect attempt while Reconnecting, else 0.
     int secondsUntilRetry() const;
+    /// The SSH tunnel of an SSH profile, else nullptr.
+    SshTunnel* tunnel() const { return m_tunnel; }
     /// The poll interval while connected (ms); tests may shorten it.
     void setPollIntervalMs(int ms) { m_pollTimer.setInterval(ms); }
 
@@ -113,6 +124,9 @@ private:
     /// open().
     bool isStopped() const;
     void setState(State state);
+    /// Starts the SSH tunnel when there is one and it is not ready; else probeLiveness().
+    void attempt();
+    void onTunnelState(SshTunnel::State state);
     void probeLiveness();
     void probeHealth(bool initial);
     void noteTransportFailure(const QString& why);
@@ -123,6 +137,7 @@ private:
 
     AgentProfile m_profile;
     ApiClient* m_client;
+    SshTunnel* m_tunnel = nullptr; ///< SSH profiles only
     State m_state = State::Disconnected;
     QString m_lastError;
     QByteArray m_presentedSha256; ///< the certificate refused last

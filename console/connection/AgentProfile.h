@@ -21,17 +21,42 @@ public:
     /// (docs/contracts.md "TLS and pinning").
     QString fingerprint = {};
 
+    /// Through SSH (docs/contracts.md "Unix socket"): the console runs the operator's own ssh
+    /// (SshTunnel) with `-L 127.0.0.1:LOCALPORT:REMOTE` and talks to the local end; url is then
+    /// unused.
+    bool viaSsh = false;
+    QString sshHost = {}; ///< the SSH host (a name of the operator's ssh_config or an address)
+    QString sshUser = {}; ///< the SSH user; empty: ssh's own choice (ssh_config, local user)
+    int sshPort = 0;      ///< the SSH port; 0: ssh's own choice (ssh_config, 22)
+    /// The remote end: an absolute unix socket path (default kDefaultSshSocket) or "host:port"
+    /// (default kDefaultSshAddress).
+    QString sshRemote = {};
+
+    /// The agent's usual unix socket (runbox-agent --listen-unix).
+    static constexpr const char* kDefaultSshSocket = "/run/runbox/agent.sock";
+    /// The agent's usual TCP address on its own host.
+    static constexpr const char* kDefaultSshAddress = "127.0.0.1:4311";
+
     /// "name (host:port)", what every page shows to say which host it is about.
     QString displayName() const;
-    /// "host:port" of the URL.
+    /// "host:port" of the URL; for an SSH profile "ssh user@host:port → remote".
     QString hostAndPort() const;
+    /// sshRemote, or the default socket when it is empty.
+    QString sshRemoteOrDefault() const;
+    /// The `-L` forward's remote half: the socket path, or "host:port".
+    bool sshRemoteIsSocket() const { return sshRemoteOrDefault().startsWith(u'/'); }
     /// fingerprint as the 32 bytes ApiClient::setPinnedSha256 takes; empty when none or invalid.
     QByteArray pinnedSha256() const;
     /// Empty when the profile can be used; otherwise a translated sentence saying what is wrong
-    /// (no name, URL not http/https, no host, a fingerprint that is none or is not for https).
-    /// Unix-socket agents are not reachable through the shared HTTP client and are refused with
-    /// that explanation.
+    /// (no name, URL not http/https, no host, a fingerprint that is none or is not for https;
+    /// for an SSH profile: no host, a host, user or remote that ssh would read as an option, a
+    /// relative socket path, a remote address that is not host:port).
+    /// A unix-socket URL is refused with a pointer to SSH profiles (viaSsh).
     QString validationError() const;
+    /// The SSH half of validationError(): empty when the SSH fields can be used.
+    QString sshValidationError() const;
+    /// Whether @p other reaches the same agent the same way (URL, or the SSH fields).
+    bool sameAddress(const AgentProfile& other) const;
     /// A new random id.
     static QString newId();
 

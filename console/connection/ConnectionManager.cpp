@@ -52,7 +52,7 @@ void ConnectionManager::connectProfile(const AgentProfile& profile, const QByteA
 
 AgentConnection* ConnectionManager::addConnection(const AgentProfile& profile,
                                                   const QByteArray& token) {
-    auto* conn = new AgentConnection(profile, token, this);
+    auto* conn = new AgentConnection(profile, token, this, m_sshProgram);
     m_connections.insert(profile.id, conn);
     connect(conn, &AgentConnection::statusMessage, this, &ConnectionManager::statusMessage);
     connect(conn, &AgentConnection::stateChanged, this, [this, conn](AgentConnection::State state) {

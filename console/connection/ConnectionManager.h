@@ -20,6 +20,9 @@ public:
     ~ConnectionManager() override;
 
     TokenVault* vault() const { return m_vault; }
+    /// The ssh that SSH profiles run from now on (ConsoleSettings::Key::SshProgram).
+    void setSshProgram(const QString& program) { m_sshProgram = program; }
+    QString sshProgram() const { return m_sshProgram; }
     /// The connection of @p profileId, or nullptr.
     AgentConnection* connection(const QString& profileId) const;
     QList<AgentConnection*> connections() const { return m_connections.values(); }
@@ -51,6 +54,7 @@ private:
     AgentConnection* addConnection(const AgentProfile& profile, const QByteArray& token);
 
     TokenVault* m_vault;
+    QString m_sshProgram = QStringLiteral("ssh");
     QHash<QString, AgentConnection*> m_connections;
 };
 

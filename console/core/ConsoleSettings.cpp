@@ -21,6 +21,7 @@ const QList<KeyInfo>& keyTable() {
         {ConsoleSettings::Key::ConnectedProfiles, "agents/connected", QStringList()},
         {ConsoleSettings::Key::LiveRefresh, "executions/liveRefresh", true},
         {ConsoleSettings::Key::LogViewMaxChars, "logView/maxChars", 4 * 1024 * 1024},
+        {ConsoleSettings::Key::SshProgram, "connection/sshProgram", QStringLiteral("ssh")},
     };
     return table;
 }
@@ -70,6 +71,11 @@ QList<AgentProfile> ConsoleSettings::profiles() const {
         p.name = m_settings->value(QStringLiteral("name")).toString();
         p.url = QUrl(m_settings->value(QStringLiteral("url")).toString());
         p.fingerprint = m_settings->value(QStringLiteral("fingerprint")).toString();
+        p.viaSsh = m_settings->value(QStringLiteral("viaSsh"), false).toBool();
+        p.sshHost = m_settings->value(QStringLiteral("sshHost")).toString();
+        p.sshUser = m_settings->value(QStringLiteral("sshUser")).toString();
+        p.sshPort = m_settings->value(QStringLiteral("sshPort"), 0).toInt();
+        p.sshRemote = m_settings->value(QStringLiteral("sshRemote")).toString();
         if (!p.id.isEmpty())
             out.append(p);
     }
@@ -87,6 +93,13 @@ void ConsoleSettings::setProfiles(const QList<AgentProfile>& profiles) {
         m_settings->setValue(QStringLiteral("url"), profiles[i].url.toString());
         if (!profiles[i].fingerprint.isEmpty())
             m_settings->setValue(QStringLiteral("fingerprint"), profiles[i].fingerprint);
+        if (profiles[i].viaSsh) {
+            m_settings->setValue(QStringLiteral("viaSsh"), true);
+            m_settings->setValue(QStringLiteral("sshHost"), profiles[i].sshHost);
+            m_settings->setValue(QStringLiteral("sshUser"), profiles[i].sshUser);
+            m_settings->setValue(QStringLiteral("sshPort"), profiles[i].sshPort);
+            m_settings->setValue(QStringLiteral("sshRemote"), profiles[i].sshRemote);
+        }
     }
     m_settings->endArray();
 }

@@ -25,6 +25,7 @@ public:
         ConnectedProfiles, ///< QStringList: profiles to reconnect to at start-up
         LiveRefresh,       ///< bool: executions page refreshes itself (default true)
         LogViewMaxChars,   ///< int: characters the log view keeps (default 4 Mi)
+        SshProgram,        ///< QString: the ssh an SSH profile runs (default "ssh"; a wrapper)
     };
 
     /// Uses the platform's native store (organisation "Runbox", application "runbox-console").

@@ -62,7 +62,7 @@ private Q_SLOTS:
         p.url = QUrl(QStringLiteral("ftp://x"));
         QVERIFY(!p.validationError().isEmpty());
         p.url = QUrl(QStringLiteral("unix:/run/runbox.sock"));
-        QVERIFY(p.validationError().contains(QStringLiteral("Unix")));
+        QVERIFY(p.validationError().contains(QStringLiteral("through SSH")));
         p.url = QUrl(QStringLiteral("https://node3:4312/api"));
         QVERIFY(!p.validationError().isEmpty());
         p.url = QUrl(QStringLiteral("https://node3"));
