@@ -3198,6 +3198,18 @@ Compare it with the output of runbox-agent --print-fingerprint on the agent&apos
         <source>Executions</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>evicted at %1 if idle</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>in use (evicted after %1 s idle)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Evicted after %1 s without use; last used %2.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::WorkspacesPage</name>

@@ -3206,6 +3206,18 @@ Compárela con la salida de runbox-agent --print-fingerprint en el host del agen
         <source>Executions</source>
         <translation>Ejecuciones</translation>
     </message>
+    <message>
+        <source>evicted at %1 if idle</source>
+        <translation>se desaloja a las %1 si sigue inactivo</translation>
+    </message>
+    <message>
+        <source>in use (evicted after %1 s idle)</source>
+        <translation>en uso (se desaloja tras %1 s inactivo)</translation>
+    </message>
+    <message>
+        <source>Evicted after %1 s without use; last used %2.</source>
+        <translation>Se desaloja tras %1 s sin uso; último uso %2.</translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::WorkspacesPage</name>

@@ -3185,6 +3185,18 @@ Hãy so sánh với kết quả của runbox-agent --print-fingerprint trên má
         <source>Executions</source>
         <translation>Các lần chạy</translation>
     </message>
+    <message>
+        <source>evicted at %1 if idle</source>
+        <translation>bị thu hồi lúc %1 nếu vẫn nhàn rỗi</translation>
+    </message>
+    <message>
+        <source>in use (evicted after %1 s idle)</source>
+        <translation>đang dùng (bị thu hồi sau %1 giây nhàn rỗi)</translation>
+    </message>
+    <message>
+        <source>Evicted after %1 s without use; last used %2.</source>
+        <translation>Bị thu hồi sau %1 giây không dùng; lần dùng cuối %2.</translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::WorkspacesPage</name>

@@ -3185,6 +3185,18 @@ Compare it with the output of runbox-agent --print-fingerprint on the agent&apos
         <source>Executions</source>
         <translation>执行记录</translation>
     </message>
+    <message>
+        <source>evicted at %1 if idle</source>
+        <translation>若仍空闲，将于 %1 回收</translation>
+    </message>
+    <message>
+        <source>in use (evicted after %1 s idle)</source>
+        <translation>使用中（空闲 %1 秒后回收）</translation>
+    </message>
+    <message>
+        <source>Evicted after %1 s without use; last used %2.</source>
+        <translation>%1 秒未使用即回收；最近一次使用于 %2。</translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::WorkspacesPage</name>

@@ -221,9 +221,12 @@ void ApiService::handle(http::HttpExchange* ex) {
         return ex->replyError(404, QStringLiteral("not_found"),
                               QStringLiteral("no route %1").arg(echoedPath(req.rawPath)));
     }
+    // The idle eviction clock: any route naming a light workspace uses it, but its usage walk,
+    // which only observes it (a console refreshing its list must not keep it alive).
     if (m_context->light && params.contains(QStringLiteral("id")) &&
-        req.rawPath.startsWith("/v1/workspaces/"))
-        m_context->light->touch(params.value(QStringLiteral("id"))); // idle eviction clock
+        req.rawPath.startsWith("/v1/workspaces/") &&
+        req.rawPath != "/v1/workspaces/" + params.value(QStringLiteral("id")).toUtf8() + "/usage")
+        m_context->light->touch(params.value(QStringLiteral("id")));
     (*handler)(ex, who, params);
 }
 

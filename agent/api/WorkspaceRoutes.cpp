@@ -160,6 +160,9 @@ void WorkspaceRoutes::registerRoutes(Router& router, AgentContext* ctx,
                                        ctx->light->confinementOf(ws.id));
                            item.insert(QStringLiteral("lastBoundsKill"),
                                        ctx->light->lastBoundsKillOf(ws.id));
+                           const QJsonObject idle = ctx->light->idleJsonOf(ws.id);
+                           for (auto it = idle.begin(); it != idle.end(); ++it)
+                               item.insert(it.key(), it.value());
                            const QJsonObject environment = ctx->light->environments()->json(ws.id);
                            for (auto it = environment.begin(); it != environment.end(); ++it)
                                item.insert(it.key(), it.value());

@@ -33,6 +33,11 @@ WorkspaceInfo WorkspaceInfo::fromJson(const QJsonObject& o) {
     w.idleTimeoutS = wholeNumber(o, "idleTimeoutS");
     w.confinement = o.value(QLatin1String("confinement")).toObject();
     w.lastBoundsKill = o.value(QLatin1String("lastBoundsKill")).toObject();
+    for (auto [key, field] :
+         {std::pair{"lastUsedAt", &w.lastUsedAt}, std::pair{"idleDeadlineAt", &w.idleDeadlineAt}}) {
+        const QDateTime at = QDateTime::fromString(text(o, key), Qt::ISODateWithMs);
+        *field = at.isValid() ? at.toUTC() : QDateTime();
+    }
     w.environmentId = text(o, "environmentId");
     w.recordedExecutions = wholeNumber(o, "recordedExecutions");
     const QDateTime last = QDateTime::fromString(text(o, "lastExecutionAt"), Qt::ISODateWithMs);

@@ -22,7 +22,9 @@ public:
     qint64 uid = -1;          ///< the workspace's sandbox uid; -1 when not reported
     QString environmentBuild; ///< the science environment this is the build workspace of
     qint64 idleTimeoutS =
-        -1; ///< light: evicted after this many idle seconds (0 = never); -1 unknown
+        -1;               ///< light: evicted after this many idle seconds (0 = never); -1 unknown
+    QDateTime lastUsedAt; ///< light: UTC, when a route last named it; invalid: unknown
+    QDateTime idleDeadlineAt;       ///< light: UTC, evicted then if still idle; invalid: none now
     QJsonObject confinement;        ///< light: the Landlock / network confinement, as reported
     QJsonObject lastBoundsKill;     ///< light: the last background-bounds kill (empty when none)
     QString environmentId;          ///< light: the science environment it was created with

@@ -94,10 +94,20 @@ QVariant WorkspaceTableModel::data(const QModelIndex& index, int role) const {
         break;
     case IdleColumn: {
         const qint64 idleS = idleTimeoutOf(w);
+        if (role == Qt::DisplayRole && w.idleDeadlineAt.isValid())
+            return tr("evicted at %1 if idle")
+                .arg(QLocale().toString(w.idleDeadlineAt.toLocalTime().time(),
+                                        QLocale::ShortFormat));
+        if (role == Qt::DisplayRole && idleS > 0 && w.lastUsedAt.isValid())
+            return tr("in use (evicted after %1 s idle)").arg(idleS);
         if (role == Qt::DisplayRole && idleS >= 0)
             return idleS == 0 ? tr("never evicted") : tr("evicted after %1 s idle").arg(idleS);
         if (role == SortRole)
-            return idleS;
+            return w.idleDeadlineAt.isValid() ? w.idleDeadlineAt.toMSecsSinceEpoch() : idleS;
+        if (role == Qt::ToolTipRole && w.idleDeadlineAt.isValid())
+            return tr("Evicted after %1 s without use; last used %2.")
+                .arg(idleS)
+                .arg(QLocale().toString(w.lastUsedAt.toLocalTime(), QLocale::ShortFormat));
         if (role == Qt::ToolTipRole && idleS >= 0 && w.idleTimeoutS < 0)
             return tr("As the agent said when the workspace was created.");
         break;

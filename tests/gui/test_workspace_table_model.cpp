@@ -178,6 +178,9 @@ private Q_SLOTS:
         fresh.insert("recordedExecutions", 0);
         fresh.insert("lastExecutionAt", QJsonValue::Null);
         fresh.insert("environmentId", "e42");
+        fresh.insert("idleTimeoutS", 600);
+        fresh.insert("lastUsedAt", "2026-12-07T06:00:00.000Z");
+        fresh.insert("idleDeadlineAt", "2026-12-07T06:10:00.000Z");
         QJsonObject odd = strong("w3", "2026-12-07T05:00:02.000Z", 11);
         odd.insert("recordedExecutions", "many"); // another type: unknown, never a crash
         model.setWorkspaces(list({used, fresh, odd}));
@@ -189,6 +192,16 @@ private Q_SLOTS:
         QCOMPARE(cell(1, WorkspaceTableModel::ExecutionsColumn), QStringLiteral("0"));
         QVERIFY(cell(2, WorkspaceTableModel::ExecutionsColumn).isEmpty());
         QVERIFY(cell(1, WorkspaceTableModel::NotesColumn).contains(QStringLiteral("e42")));
+        // The light one's idle deadline, in local time; none while in use.
+        const QString deadline = QLocale().toString(
+            QDateTime(QDate(2026, 12, 7), QTime(6, 10), Qt::UTC).toLocalTime().time(),
+            QLocale::ShortFormat);
+        QVERIFY2(cell(1, WorkspaceTableModel::IdleColumn).contains(deadline),
+                 qPrintable(cell(1, WorkspaceTableModel::IdleColumn)));
+        fresh.insert("idleDeadlineAt", QJsonValue::Null);
+        model.setWorkspaces(list({used, fresh, odd}));
+        QVERIFY2(cell(1, WorkspaceTableModel::IdleColumn).startsWith(QStringLiteral("in use")),
+                 qPrintable(cell(1, WorkspaceTableModel::IdleColumn)));
         // Sizes: none until measured; a capped walk says "at least".
         QVERIFY(cell(0, WorkspaceTableModel::SizeColumn).isEmpty());
         QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);

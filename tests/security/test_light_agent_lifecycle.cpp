@@ -129,6 +129,44 @@ private Q_SLOTS:
         QVERIFY(waitUntil([&] { return !QFileInfo::exists(c.home); }, 10000));
     }
 
+    /// The listing shows each light workspace's idle clock; an exec moves it, the usage walk
+    /// (a console refreshing its list) does not keep the workspace alive.
+    void testTheListingShowsTheIdleDeadline() {
+        Workspace d = m_agent.createOne({{"idleTimeoutS", 4}});
+        QVERIFY(!d.id.isEmpty());
+        const auto item = [&] {
+            for (const QJsonValue& v : m_agent.client()
+                                           .call("GET", "/v1/workspaces?isolation=light")
+                                           .json()
+                                           .value("workspaces")
+                                           .toArray())
+                if (v["id"].toString() == d.id)
+                    return v.toObject();
+            return QJsonObject();
+        };
+        const auto at = [](const QJsonValue& v) {
+            return QDateTime::fromString(v.toString(), Qt::ISODateWithMs).toMSecsSinceEpoch();
+        };
+        QJsonObject listed = item();
+        QCOMPARE(listed.value("idleTimeoutS").toInt(), 4);
+        const qint64 used = at(listed.value("lastUsedAt"));
+        QCOMPARE(at(listed.value("idleDeadlineAt")) - used, 4000);
+        QTest::qWait(300);
+        QCOMPARE(exec(m_agent.client(), d.id, {{"argv", QJsonArray{"true"}}}).status(),
+                 QStringLiteral("completed"));
+        listed = item();
+        QVERIFY(at(listed.value("lastUsedAt")) > used); // positive control: an exec uses it
+        // Asking its usage every 500 ms does not: it is evicted on time all the same.
+        const QByteArray usage = "/v1/workspaces/" + d.id.toUtf8() + "/usage";
+        const bool evicted = waitUntil(
+            [&] {
+                m_agent.client().call("GET", usage);
+                return item().isEmpty();
+            },
+            15000);
+        QVERIFY2(evicted, "the usage walk kept an idle light workspace alive");
+    }
+
     void testConsecutiveShortExecsNeverLoseTrailingOutput() {
         const QByteArray seq = seqBytes(20000);
         ApiClient a(m_agent.url(), m_a.token);

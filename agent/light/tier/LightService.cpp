@@ -376,6 +376,20 @@ QJsonValue LightService::lastBoundsKillOf(const QString& id) const {
     return m_backgroundBounds ? m_backgroundBounds->lastKillJson(id) : QJsonValue::Null;
 }
 
+QJsonObject LightService::idleJsonOf(const QString& id) const {
+    const auto it = m_entries.constFind(id);
+    if (it == m_entries.cend())
+        return {};
+    const auto iso = [](qint64 ms) {
+        return QDateTime::fromMSecsSinceEpoch(ms, Qt::UTC).toString(Qt::ISODateWithMs);
+    };
+    const bool evictable = it->idleTimeoutMs > 0 && it->active == 0;
+    return {{"idleTimeoutS", double(it->idleTimeoutMs / 1000)},
+            {"lastUsedAt", iso(it->lastUsedMs)},
+            {"idleDeadlineAt",
+             evictable ? QJsonValue(iso(it->lastUsedMs + it->idleTimeoutMs)) : QJsonValue()}};
+}
+
 void LightService::touch(const QString& id) {
     const auto it = m_entries.find(id);
     if (it != m_entries.end())

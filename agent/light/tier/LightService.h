@@ -114,6 +114,10 @@ public:
     void
     removeAll(std::function<void(const QStringList& deleted, const QList<Error>& errors)> done);
 
+    /// The idle clock of light workspace @p id for listings: `{"idleTimeoutS","lastUsedAt",
+    /// "idleDeadlineAt"}` (ISO 8601 UTC; the deadline null while something runs or with no
+    /// timeout: it is then never evicted as idle); {} when unknown.
+    QJsonObject idleJsonOf(const QString& id) const;
     /// Marks @p id as used now (any authenticated route naming it). No-op for other ids.
     void touch(const QString& id);
     /// Something is running for @p id (a sync exec, a proxied request): never evicted meanwhile.
