@@ -9,6 +9,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <grp.h>
+#include <memory>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -64,8 +65,27 @@ QString UnixListenSocket::open(const QString& path, const QString& group, int ba
         const struct group* runbox = ::getgrnam("runbox");
         m_gid = runbox ? runbox->gr_gid : ::getegid();
     }
+    // The directory: only root or the agent's user may write it (a sticky one aside, where no
+    // one else can rename or remove what the agent makes), or anyone could swap the socket for
+    // an impostor that collects tokens, or race the mode and group onto another file.
+    const int dirFd = ::open(QFile::encodeName(QFileInfo(path).absolutePath()).constData(),
+                             O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (dirFd < 0)
+        return errnoText("cannot open the directory of", path);
+    const std::unique_ptr<int, void (*)(int*)> dirGuard(new int(dirFd), [](int* fd) {
+        ::close(*fd);
+        delete fd;
+    });
     struct stat st {};
-    if (::lstat(encoded.constData(), &st) == 0) {
+    if (::fstat(dirFd, &st) != 0 || (st.st_uid != 0 && st.st_uid != ::geteuid()) ||
+        ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX)))
+        return QStringLiteral("the directory of %1 may be written by others: it must belong to "
+                              "root or the agent's user and be neither group- nor "
+                              "world-writable (unless sticky); use a private one such as "
+                              "/run/runbox")
+            .arg(path);
+    const QByteArray name = QFile::encodeName(QFileInfo(path).fileName());
+    if (::fstatat(dirFd, name.constData(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
         if (!S_ISSOCK(st.st_mode))
             return QStringLiteral("%1 exists and is not a socket: remove it or choose another "
                                   "path")
@@ -74,12 +94,15 @@ QString UnixListenSocket::open(const QString& path, const QString& group, int ba
             return QStringLiteral("%1 is in use: another process (an agent?) accepts "
                                   "connections on it")
                 .arg(path);
-        if (::unlink(encoded.constData()) != 0 && errno != ENOENT)
+        if (::unlinkat(dirFd, name.constData(), 0) != 0 && errno != ENOENT)
             return errnoText("cannot remove the stale socket", path);
     }
-    // Bound and given its mode and group under a temporary name, then renamed onto the path.
+    // Bound and given its mode and group under a temporary name, then renamed onto the path;
+    // the mode and group go by the directory's descriptor and never through a link.
+    const QByteArray temporaryName =
+        name + ".tmp-" + QByteArray::number(QRandomGenerator::system()->generate64(), 16);
     const QByteArray temporary =
-        encoded + ".tmp-" + QByteArray::number(QRandomGenerator::system()->generate64(), 16);
+        QFile::encodeName(QFileInfo(path).absolutePath()) + '/' + temporaryName;
     sockaddr_un temporaryAddress;
     if (!fillAddress(temporary, &temporaryAddress))
         return QStringLiteral("the unix socket path %1 is too long for its temporary name")
@@ -90,22 +113,27 @@ QString UnixListenSocket::open(const QString& path, const QString& group, int ba
     const QString tmpPath = QFile::decodeName(temporary);
     auto fail = [&](const char* what) {
         const QString reason = errnoText(what, tmpPath);
-        ::unlink(temporary.constData());
+        ::unlinkat(dirFd, temporaryName.constData(), 0);
         ::close(fd);
         return reason;
     };
     if (::bind(fd, reinterpret_cast<const sockaddr*>(&temporaryAddress), sizeof temporaryAddress) !=
         0)
         return fail("cannot bind");
-    if (::chmod(temporary.constData(), 0660) != 0)
+    if (::fchmodat(dirFd, temporaryName.constData(), 0660, AT_SYMLINK_NOFOLLOW) != 0)
         return fail("cannot chmod 0660");
-    if (::chown(temporary.constData(), uid_t(-1), m_gid) != 0)
+    if (::fchownat(dirFd, temporaryName.constData(), uid_t(-1), m_gid, AT_SYMLINK_NOFOLLOW) != 0)
         return fail("cannot give the group to");
+    if (::fstatat(dirFd, temporaryName.constData(), &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+        !S_ISSOCK(st.st_mode) || st.st_uid != ::geteuid()) {
+        errno = EPERM;
+        return fail("the socket was replaced under its temporary name:");
+    }
     if (::listen(fd, backlog) != 0)
         return fail("cannot listen on");
-    if (::rename(temporary.constData(), encoded.constData()) != 0)
+    if (::renameat(dirFd, temporaryName.constData(), dirFd, name.constData()) != 0)
         return fail("cannot rename into place");
-    if (::lstat(encoded.constData(), &st) != 0) {
+    if (::fstatat(dirFd, name.constData(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
         const QString reason = errnoText("cannot stat", path);
         ::close(fd);
         return reason;

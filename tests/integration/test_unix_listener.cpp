@@ -2,12 +2,13 @@
 // agent: signed requests and a sync exec over the socket as over TCP, refusals the same (an
 // unsigned request is 401); the socket file is mode 0660 with its group, named in /v1/health,
 // removed at a clean stop; a stale one is replaced at start, while a live one, a file that is
-// not a socket and an unknown group stop the start. As root, a uid outside the group cannot
-// connect at all (after the owner's positive control).
+// not a socket, a directory others may write and an unknown group stop the start. As root, a uid
+// outside the group cannot connect at all (after the owner's positive control).
 #include "support/AgentProcess.h"
 #include "support/RawHttp.h"
 
 #include <QDateTime>
+#include <QDir>
 #include <QFile>
 #include <QProcess>
 #include <QTemporaryDir>
@@ -162,6 +163,24 @@ private Q_SLOTS:
             {"--state-dir", other.path(), "--listen", "127.0.0.1:0", "--listen-unix", plain});
         QVERIFY2(status != 0 && out.contains("not a socket"), qPrintable(out));
         QVERIFY(QFile::exists(plain));
+
+        // A directory others may write (not sticky): anyone there could swap the socket or
+        // race its mode onto another file, so the agent refuses it.
+        const QString open = m_dir.filePath("open-dir");
+        QVERIFY(QDir().mkdir(open));
+        QVERIFY(::chmod(QFile::encodeName(open).constData(), 0777) == 0);
+        std::tie(status, out) = refusedStart({"--state-dir", other.path(), "--listen",
+                                              "127.0.0.1:0", "--listen-unix", open + "/a.sock"});
+        QVERIFY2(status != 0 && out.contains("may be written by others"), qPrintable(out));
+        QVERIFY(!QFile::exists(open + "/a.sock"));
+        if (AgentProcess::runningAsRoot()) { // a directory of another user
+            QVERIFY(::chmod(QFile::encodeName(open).constData(), 0755) == 0);
+            QVERIFY(::chown(QFile::encodeName(open).constData(), 62010, 62010) == 0);
+            std::tie(status, out) =
+                refusedStart({"--state-dir", other.path(), "--listen", "127.0.0.1:0",
+                              "--listen-unix", open + "/a.sock"});
+            QVERIFY2(status != 0 && out.contains("may be written by others"), qPrintable(out));
+        }
 
         // An unknown group.
         std::tie(status, out) =
