@@ -42,10 +42,15 @@ QJsonObject WorkspaceDiff::toJson() const {
                        {QStringLiteral("truncated"), truncated}};
 }
 
-Result<WorkspaceSnapshot> WorkspaceSnapshot::capture(int rootFd, qint64 maxEntries) {
+Result<WorkspaceSnapshot> WorkspaceSnapshot::capture(int rootFd, qint64 maxEntries,
+                                                     qint64 maxPathBytes) {
     WorkspaceSnapshot snap;
+    qint64 pathBytes = 0;
     auto onEntry = [&](const WorkspaceTreeWalker::Entry& e) {
         if (maxEntries > 0 && qint64(snap.m_entries.size()) >= maxEntries)
+            return WorkspaceTreeWalker::Action::Stop;
+        pathBytes += e.relativePath.size();
+        if (maxPathBytes > 0 && pathBytes > maxPathBytes)
             return WorkspaceTreeWalker::Action::Stop;
         const FileInfo info = FileInfo::fromStat(QByteArrayView(), *e.st);
         snap.m_entries.push_back(

@@ -34,11 +34,15 @@ struct WorkspaceDiff {
 /// and after an execution to tell which files it created, modified or deleted. Walks with
 /// WorkspaceTreeWalker (descriptors only, links never followed). A file counts as modified
 /// when its size, mtime, inode (replaced by rename) or type changed. Memory: about
-/// 60 bytes + path length per entry; capture stops (complete() false) after maxEntries.
+/// 60 bytes + path length per entry; capture stops (complete() false) after maxEntries, or once
+/// the paths kept reach maxPathBytes: a chain of N nested directories holds N paths of up to
+/// 2N bytes, so without that bound one tenant's deep chain (200,000 levels: ~40 GB) took the
+/// agent and the host out of memory.
 class WorkspaceSnapshot final {
 public:
     static constexpr qint64 kDefaultMaxEntries = 1000000;
     static constexpr qsizetype kDefaultMaxListed = 1000;
+    static constexpr qint64 kDefaultMaxPathBytes = 64LL << 20;
 
     struct Entry {
         QByteArray path;
@@ -49,7 +53,8 @@ public:
     };
 
     /// Captures the tree under the directory descriptor @p rootFd.
-    static Result<WorkspaceSnapshot> capture(int rootFd, qint64 maxEntries = kDefaultMaxEntries);
+    static Result<WorkspaceSnapshot> capture(int rootFd, qint64 maxEntries = kDefaultMaxEntries,
+                                             qint64 maxPathBytes = kDefaultMaxPathBytes);
 
     /// Compares two snapshots of the same workspace; each list holds at most @p maxListed
     /// paths (the first ones in byte order), counts hold the totals.

@@ -118,6 +118,37 @@ private Q_SLOTS:
         QCOMPARE(qsizetype(partial->entries().size()), 2);
         QVERIFY(WorkspaceSnapshot::diff(partial.value(), snap()).truncated);
     }
+
+    /// A chain of nested directories keeps paths of quadratic total length: the capture stops
+    /// at maxPathBytes (the agent was taken out of memory by a 200,000-level chain).
+    void testADeepChainStopsAtThePathBudget() {
+        const int depth = 2000; // paths of 2, 4, … 4000 bytes: about 4 MB in all
+        const int made = ::openat(m_fd, ".", O_RDONLY | O_DIRECTORY);
+        QVERIFY(made >= 0);
+        int dir = made;
+        for (int i = 0; i < depth; ++i) {
+            QVERIFY(::mkdirat(dir, "a", 0755) == 0);
+            const int next = ::openat(dir, "a", O_RDONLY | O_DIRECTORY);
+            QVERIFY(next >= 0);
+            ::close(dir);
+            dir = next;
+        }
+        ::close(dir);
+        // Positive control: the default budget takes the whole chain.
+        auto whole = WorkspaceSnapshot::capture(m_fd);
+        QVERIFY(whole.ok());
+        QVERIFY(whole->complete());
+        QCOMPARE(qsizetype(whole->entries().size()), qsizetype(depth + 1)); // + keep
+        auto bounded =
+            WorkspaceSnapshot::capture(m_fd, WorkspaceSnapshot::kDefaultMaxEntries, 1 << 20);
+        QVERIFY(bounded.ok());
+        QVERIFY(!bounded->complete());
+        qint64 kept = 0;
+        for (const auto& e : bounded->entries())
+            kept += e.path.size();
+        QVERIFY2(kept <= 1 << 20, qPrintable(QString::number(kept)));
+        QVERIFY(WorkspaceSnapshot::diff(bounded.value(), whole.value()).truncated);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestWorkspaceSnapshot)
