@@ -121,4 +121,14 @@ QString AgentPage::placeholderText() const {
     return m_stack->currentWidget() == m_placeholder ? m_placeholderText->text() : QString();
 }
 
+QLabel* AgentPage::messageLabel(const char* name, const char* colour, QWidget* parent) {
+    auto* label = new QLabel(parent);
+    label->setObjectName(QLatin1String(name));
+    label->setWordWrap(true);
+    label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    label->setStyleSheet(QStringLiteral("color: %1;").arg(QLatin1String(colour)));
+    label->setVisible(false);
+    return label;
+}
+
 } // namespace runbox::console

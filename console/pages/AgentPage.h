@@ -54,6 +54,9 @@ protected:
     void showPlaceholder(const QString& title, const QString& text,
                          const QString& iconPath = QStringLiteral(":/icons/info.svg"));
     bool isConnected() const;
+    /// A hidden, word-wrapped, selectable label in @p colour (a CSS colour) named @p name, for
+    /// a page's notices and refusals.
+    static QLabel* messageLabel(const char* name, const char* colour, QWidget* parent);
 
 private:
     void onStateChanged();

@@ -23,18 +23,6 @@
 
 namespace runbox::console {
 
-namespace {
-QLabel* messageLabel(const char* name, const char* colour, QWidget* parent) {
-    auto* label = new QLabel(parent);
-    label->setObjectName(QLatin1String(name));
-    label->setWordWrap(true);
-    label->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    label->setStyleSheet(QStringLiteral("color: %1;").arg(QLatin1String(colour)));
-    label->setVisible(false);
-    return label;
-}
-} // namespace
-
 WorkspacesPage::WorkspacesPage(QWidget* parent)
     : AgentPage(tr("Workspaces"), QStringLiteral(":/icons/workspace.svg"), parent),
       m_model(new WorkspaceTableModel(this)), m_proxy(new QSortFilterProxyModel(this)),
