@@ -25,14 +25,7 @@ FleetHostSection::FleetHostSection(FleetHost* host, QWidget* parent)
     m_status->setTextFormat(Qt::PlainText);
     m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
-    m_board->setObjectName(QStringLiteral("chipBoard"));
-    m_board->setViewMode(QListView::IconMode);
-    m_board->setFlow(QListView::LeftToRight);
-    m_board->setWrapping(true);
-    m_board->setResizeMode(QListView::Adjust);
-    m_board->setMovement(QListView::Static);
-    m_board->setSpacing(4);
-    m_board->setUniformItemSizes(true);
+    ChipTileDelegate::setUpBoard(m_board);
     m_board->setSelectionMode(QAbstractItemView::SingleSelection);
     m_board->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     m_board->setFrameShape(QFrame::NoFrame);

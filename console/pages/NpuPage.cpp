@@ -27,14 +27,7 @@ NpuPage::NpuPage(QWidget* parent)
     m_summary = new QLabel(content);
     m_summary->setWordWrap(true);
     m_board = new QListView(content);
-    m_board->setObjectName(QStringLiteral("chipBoard"));
-    m_board->setViewMode(QListView::IconMode);
-    m_board->setFlow(QListView::LeftToRight);
-    m_board->setWrapping(true);
-    m_board->setResizeMode(QListView::Adjust);
-    m_board->setMovement(QListView::Static);
-    m_board->setSpacing(4);
-    m_board->setUniformItemSizes(true);
+    ChipTileDelegate::setUpBoard(m_board);
     m_board->setMouseTracking(true);
     m_board->setSelectionMode(QAbstractItemView::SingleSelection);
     m_board->setModel(m_model);

@@ -5,6 +5,7 @@
 #include <QApplication>
 #include <QIcon>
 #include <QKeyEvent>
+#include <QListView>
 #include <QLocale>
 #include <QMouseEvent>
 #include <QPainter>
@@ -165,6 +166,17 @@ bool ChipTileDelegate::editorEvent(QEvent* event, QAbstractItemModel* model,
     if (event->type() == QEvent::KeyPress && static_cast<QKeyEvent*>(event)->key() == Qt::Key_Space)
         return model->setData(index, state, Qt::CheckStateRole);
     return false;
+}
+
+void ChipTileDelegate::setUpBoard(QListView* board) {
+    board->setObjectName(QStringLiteral("chipBoard"));
+    board->setViewMode(QListView::IconMode);
+    board->setFlow(QListView::LeftToRight);
+    board->setWrapping(true);
+    board->setResizeMode(QListView::Adjust);
+    board->setMovement(QListView::Static);
+    board->setSpacing(4);
+    board->setUniformItemSizes(true);
 }
 
 } // namespace runbox::console

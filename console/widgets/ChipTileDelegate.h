@@ -2,6 +2,8 @@
 
 #include <QStyledItemDelegate>
 
+class QListView;
+
 namespace runbox::console {
 
 /// Paints one NpuChipModel row as a tile of the chip board: logic id, model, health colour,
@@ -12,6 +14,10 @@ class ChipTileDelegate final : public QStyledItemDelegate {
     Q_DISABLE_COPY_MOVE(ChipTileDelegate)
 public:
     explicit ChipTileDelegate(QObject* parent = nullptr);
+
+    /// Lays @p board out as a chip board (object name `chipBoard`): tiles left to right,
+    /// wrapped, static, uniform, 4 px apart. Delegate, model and selection are the caller's.
+    static void setUpBoard(QListView* board);
 
     void paint(QPainter* painter, const QStyleOptionViewItem& option,
                const QModelIndex& index) const override;
