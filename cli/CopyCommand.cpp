@@ -37,14 +37,13 @@ UploadResult uploadOverTls(ApiClient& client, const QByteArray& pathAndQuery, QF
     QObject::connect(reply, &QNetworkReply::finished, &loop, &QEventLoop::quit);
     if (!reply->isFinished())
         loop.exec();
-    r.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-    r.body = reply->readAll();
-    if (r.status == 0) {
-        const QString refusal = ApiClient::tlsRefusal(reply);
-        r.transportError = refusal.isEmpty() ? reply->errorString() : refusal;
-        if (refusal.isEmpty() && file->error() != QFileDevice::NoError)
-            r.sourceError = file->errorString();
-    }
+    const ApiResponse response = ApiClient::responseOf(reply, reply->readAll());
+    r.status = response.status;
+    r.body = response.body;
+    r.transportError = response.networkError;
+    if (r.status == 0 && ApiClient::tlsRefusal(reply).isEmpty() &&
+        file->error() != QFileDevice::NoError)
+        r.sourceError = file->errorString();
     reply->deleteLater();
     return r;
 }

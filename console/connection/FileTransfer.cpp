@@ -156,13 +156,7 @@ void FileTransfer::onReplyFinished() {
         onDownloadData(); // whatever came with the end
     if (m_state != State::Running)
         return;
-    ApiResponse r;
-    r.status = m_reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-    r.body = m_errorBody;
-    if (r.status == 0) {
-        const QString refusal = ApiClient::tlsRefusal(m_reply);
-        r.networkError = refusal.isEmpty() ? m_reply->errorString() : refusal;
-    }
+    const ApiResponse r = ApiClient::responseOf(m_reply, m_errorBody);
     if (!r.ok())
         return finish(State::Failed, r.errorMessage());
     if (m_direction == Direction::Download) {
