@@ -67,20 +67,28 @@ dev_t SharedMemoryScan::internalDevice() {
 }
 
 bool SharedMemoryScan::mapFilesReadable() {
+    // Tried on a one-page mapping of a memfd of this process's own: map_files lists file-backed
+    // mappings only, and the first line of /proc/self/maps need not be one (under ASan it is
+    // the shadow memory), so an anonymous first mapping would read as "not permitted".
     static const bool readable = [] {
-        const int fd = ::open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+        const int fd = ::memfd_create("runbox-map-files-probe", MFD_CLOEXEC);
         if (fd < 0)
             return false;
-        char line[128] = {};
-        const ssize_t n = ::read(fd, line, sizeof line - 1);
+        const long page = ::sysconf(_SC_PAGESIZE);
+        void* const at = ::ftruncate(fd, page) == 0
+                             ? ::mmap(nullptr, size_t(page), PROT_READ, MAP_SHARED, fd, 0)
+                             : MAP_FAILED;
         ::close(fd);
-        unsigned long long start = 0, end = 0;
-        if (n <= 0 || std::sscanf(line, "%llx-%llx", &start, &end) != 2)
+        if (at == MAP_FAILED)
             return false;
+        const auto start = reinterpret_cast<unsigned long>(at);
         char path[96];
-        std::snprintf(path, sizeof path, "/proc/self/map_files/%llx-%llx", start, end);
+        std::snprintf(path, sizeof path, "/proc/self/map_files/%lx-%lx", start,
+                      start + static_cast<unsigned long>(page));
         struct stat st {};
-        return ::stat(path, &st) == 0; // EPERM without either capability
+        const bool followed = ::stat(path, &st) == 0; // EPERM without either capability
+        ::munmap(at, size_t(page));
+        return followed;
     }();
     return readable;
 }

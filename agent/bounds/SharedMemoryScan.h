@@ -65,8 +65,8 @@ public:
     /// made once and closed); 0 when memfd_create(2) fails (then nothing is found).
     static dev_t internalDevice();
     /// Whether this process may follow `/proc/PID/map_files/` (CAP_SYS_ADMIN or
-    /// CAP_CHECKPOINT_RESTORE in the initial user namespace; tried once on a mapping of its own),
-    /// i.e. whether an object only mapped can be sized.
+    /// CAP_CHECKPOINT_RESTORE in the initial user namespace; tried once on a one-page memfd
+    /// mapping of its own), i.e. whether an object only mapped can be sized.
     static bool mapFilesReadable();
     /// One mapping of a maps text on a given device.
     struct Mapping {
