@@ -9,7 +9,19 @@ bool AgentConfig::parse(const QStringList& args, const QProcessEnvironment& env,
         return false;
     const ConfigValues& v = values;
     stateDir = v.text(Key::StateDir);
-    if (!parseHostPort(v.text(Key::Listen), &listenAddress, &listenPort)) {
+    listenUnixPath = v.text(Key::ListenUnix);
+    QString listen = v.text(Key::Listen);
+    if (listen.startsWith(QLatin1String("unix:"))) { // listenUnix's other spelling
+        const QString path = listen.mid(5);
+        if (!listenUnixPath.isEmpty() && listenUnixPath != path) {
+            *error = QStringLiteral("listen unix:%1 and listenUnix %2 name two sockets; give one")
+                         .arg(path, listenUnixPath);
+            return false;
+        }
+        listenUnixPath = path;
+        listen = QString::fromLatin1(optionSpec(Key::Listen).defaultValue);
+    }
+    if (!parseHostPort(listen, &listenAddress, &listenPort)) {
         *error = QStringLiteral("listen address \"%1\" is not HOST:PORT").arg(v.text(Key::Listen));
         return false; // resolve() checked it already
     }
@@ -22,7 +34,6 @@ bool AgentConfig::parse(const QStringList& args, const QProcessEnvironment& env,
     tlsCertPath = v.text(Key::TlsCert);
     tlsKeyPath = v.text(Key::TlsKey);
     allowPlaintextRemote = v.boolean(Key::AllowPlaintextRemote);
-    listenUnixPath = v.text(Key::ListenUnix);
     listenUnixGroup = v.text(Key::ListenUnixGroup);
     bwrapPath = v.text(Key::Bwrap);
     logLevel = v.text(Key::LogLevel);

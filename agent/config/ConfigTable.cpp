@@ -59,7 +59,8 @@ QList<OptionSpec> buildTable() {
          .fileKey = "listen",
          .help = "Listen address of the plain HTTP listener; port 0 picks a free port "
                  "(written to agent.url). Only a loopback address unless "
-                 "allowPlaintextRemote is on."},
+                 "allowPlaintextRemote is on. unix:PATH (an absolute path) is listenUnix PATH, "
+                 "the plain listener then keeping its default address."},
     };
     t += tlsOptionRows(); // ConfigTableTls.cpp
     t += QList<OptionSpec>{

@@ -171,6 +171,13 @@ bool ConfigValues::parseText(const OptionSpec& spec, const QString& text, const 
         return true;
     }
     case OptionType::HostPort: {
+        if (spec.key == Key::Listen && trimmed.startsWith(QLatin1String("unix:"))) {
+            // --listen unix:PATH, the original runner's form of --listen-unix PATH.
+            if (!QDir::isAbsolutePath(trimmed.mid(5)))
+                return fail(error, where, QStringLiteral("HOST:PORT or unix:ABSOLUTE-PATH"), text);
+            out->text = QStringLiteral("unix:") + QDir::cleanPath(trimmed.mid(5));
+            return true;
+        }
         QHostAddress address;
         quint16 port = 0;
         if (!parseHostPort(trimmed, &address, &port))

@@ -196,6 +196,27 @@ private Q_SLOTS:
         QCOMPARE(c.stateDir, QDir::current().absoluteFilePath("relative/state"));
     }
 
+    /// `--listen unix:PATH` (the original runner's form) is listenUnix PATH; the plain listener
+    /// keeps its default loopback address.
+    void testListenUnixForm() {
+        QProcessEnvironment env = cleanEnv(m_dir.path());
+        AgentConfig c;
+        QString error;
+        QVERIFY2(c.parse({"--listen", "unix:/run/runbox//agent.sock"}, env, &error),
+                 qPrintable(error));
+        QCOMPARE(c.listenUnixPath, QStringLiteral("/run/runbox/agent.sock"));
+        QCOMPARE(c.listenAddress, QHostAddress(QHostAddress::LocalHost));
+        QCOMPARE(c.listenPort, quint16(4311));
+        // The same socket named both ways is one socket.
+        QVERIFY2(
+            c.parse({"--listen", "unix:/run/a.sock", "--listen-unix", "/run/a.sock"}, env, &error),
+            qPrintable(error));
+        QCOMPARE(c.listenUnixPath, QStringLiteral("/run/a.sock"));
+        env.insert("RUNBOX_LISTEN", "unix:/run/env.sock");
+        QVERIFY2(c.parse({}, env, &error), qPrintable(error));
+        QCOMPARE(c.listenUnixPath, QStringLiteral("/run/env.sock"));
+    }
+
     void testQuotaVariablesBecomeSeeds() {
         QProcessEnvironment env = cleanEnv(m_dir.path());
         env.insert("RUNBOX_MAX_WORKSPACE_BYTES", " 21474836480 ");
@@ -248,6 +269,13 @@ private Q_SLOTS:
         QTest::newRow("missing value") << QStringList{"--listen"} << ""
                                        << ""
                                        << "--listen";
+        QTest::newRow("listen unix relative") << QStringList{"--listen", "unix:run/a.sock"} << ""
+                                              << ""
+                                              << "--listen";
+        QTest::newRow("listen unix and another listenUnix")
+            << QStringList{"--listen", "unix:/run/a.sock", "--listen-unix", "/run/b.sock"} << ""
+            << ""
+            << "two sockets";
         QTest::newRow("empty state dir") << QStringList{"--state-dir", ""} << ""
                                          << ""
                                          << "--state-dir";
