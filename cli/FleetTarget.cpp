@@ -85,6 +85,13 @@ FleetTarget::Outcome FleetTarget::apply(const QString& command, QStringList* arg
     }
     if (!target)
         return Outcome::None;
+    if (target->viaSsh()) {
+        *error = QStringLiteral("agent %1 is reached through ssh (the console's SSH tunnel), "
+                                "which the CLI does not run: open one (docs/contracts.md "
+                                "\"Unix socket\") and give its local end as --url")
+                     .arg(target->name);
+        return Outcome::Failed;
+    }
     const QByteArray token = FleetFile::readToken(*target, error);
     if (token.isEmpty())
         return Outcome::Failed;

@@ -56,7 +56,10 @@ bool loadFleet(const char* command, const FleetChoice& fleet, FleetClients* out)
     }
     for (const FleetAgent& agent : file.agents()) {
         QString error;
-        const QByteArray token = FleetFile::readToken(agent, &error);
+        const QByteArray token =
+            agent.viaSsh() ? QByteArray() : FleetFile::readToken(agent, &error);
+        if (agent.viaSsh())
+            error = QStringLiteral("reached through ssh only (a console profile); not a pool host");
         if (token.isEmpty()) {
             PoolHostStatus s;
             s.name = agent.name;

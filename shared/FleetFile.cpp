@@ -9,17 +9,107 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QRegularExpression>
+#include <QSaveFile>
 #include <QStandardPaths>
 
 #include <sys/stat.h>
+
+#include <cmath>
 
 namespace runbox {
 
 namespace {
 
-const QStringList kAgentMembers{QStringLiteral("name"), QStringLiteral("url"),
-                                QStringLiteral("tokenFile"), QStringLiteral("keychain"),
-                                QStringLiteral("fingerprint")};
+const QStringList kAgentMembers{QStringLiteral("name"),     QStringLiteral("url"),
+                                QStringLiteral("ssh"),      QStringLiteral("tokenFile"),
+                                QStringLiteral("keychain"), QStringLiteral("fingerprint")};
+const QStringList kSshMembers{QStringLiteral("host"), QStringLiteral("user"),
+                              QStringLiteral("port"), QStringLiteral("remote")};
+
+/// Whether @p value could reach ssh as an option or split into two arguments.
+bool unsafeSshWord(const QString& value) {
+    static const QRegularExpression kSpace(QStringLiteral("[\\s\\x00-\\x1f]"));
+    return value.startsWith(u'-') || value.contains(kSpace);
+}
+
+/// Reads an agent's "ssh" object into @p ssh; empty, or why not (docs/contracts.md "Fleet file").
+QString parseSsh(const QJsonValue& value, FleetSsh* ssh) {
+    if (!value.isObject())
+        return QStringLiteral("\"ssh\" must be an object {\"host\",\"user\",\"port\",\"remote\"}");
+    const QJsonObject o = value.toObject();
+    for (auto it = o.begin(); it != o.end(); ++it) {
+        if (!kSshMembers.contains(it.key()))
+            return QStringLiteral("unknown member \"ssh.%1\"").arg(it.key());
+        if (it.key() == QLatin1String("port") ? !it.value().isDouble() : !it.value().isString())
+            return QStringLiteral("\"ssh.%1\" must be a %2")
+                .arg(it.key(), it.key() == QLatin1String("port") ? QStringLiteral("number")
+                                                                 : QStringLiteral("string"));
+    }
+    ssh->host = o.value(QLatin1String("host")).toString();
+    ssh->user = o.value(QLatin1String("user")).toString();
+    ssh->remote = o.value(QLatin1String("remote")).toString();
+    const double port = o.value(QLatin1String("port")).toDouble(0);
+    if (ssh->host.isEmpty() || unsafeSshWord(ssh->host))
+        return QStringLiteral("\"ssh.host\" must be a host name or address (not an option)");
+    if (unsafeSshWord(ssh->user))
+        return QStringLiteral("\"ssh.user\" must be a user name (not an option)");
+    if (o.contains(QLatin1String("port")) && (port != std::floor(port) || port < 1 || port > 65535))
+        return QStringLiteral("\"ssh.port\" must be 1-65535");
+    ssh->port = int(port);
+    static const QRegularExpression kHostPort(QStringLiteral("^[^\\s/:-][^\\s/]*:[0-9]{1,5}$"));
+    if (!ssh->remote.isEmpty() && !ssh->remote.startsWith(u'/') &&
+        !kHostPort.match(ssh->remote).hasMatch())
+        return QStringLiteral("\"ssh.remote\" must be an absolute unix socket path or host:port");
+    if (ssh->remote.contains(QRegularExpression(QStringLiteral("[\\x00-\\x1f]"))))
+        return QStringLiteral("\"ssh.remote\" must not hold control characters");
+    return {};
+}
+
+/// Reads one entry of "agents" (not yet its uniqueness) into @p a; empty, or why not.
+QString parseAgent(const QJsonObject& o, const QDir& base, FleetAgent* a) {
+    if (o.contains(QLatin1String("token")))
+        return QStringLiteral("a token is never stored in the fleet file; name a 0600 "
+                              "\"tokenFile\" or a \"keychain\" entry");
+    for (auto it = o.begin(); it != o.end(); ++it) {
+        if (!kAgentMembers.contains(it.key()))
+            return QStringLiteral("unknown member \"%1\"").arg(it.key());
+        if (it.key() != QLatin1String("ssh") && !it.value().isString())
+            return QStringLiteral("\"%1\" must be a string").arg(it.key());
+    }
+    a->name = o.value(QLatin1String("name")).toString();
+    a->url = o.value(QLatin1String("url")).toString();
+    a->tokenFileAsWritten = o.value(QLatin1String("tokenFile")).toString();
+    a->keychain = o.value(QLatin1String("keychain")).toString();
+    a->fingerprint = o.value(QLatin1String("fingerprint")).toString();
+    if (!FleetFile::validName(a->name))
+        return QStringLiteral("name \"%1\" must be 1-64 of A-Z a-z 0-9 _ -").arg(a->name);
+    if (o.contains(QLatin1String("ssh")) == o.contains(QLatin1String("url")))
+        return QStringLiteral("give one of \"url\" and \"ssh\"");
+    if (o.contains(QLatin1String("ssh"))) {
+        if (const QString e = parseSsh(o.value(QLatin1String("ssh")), &a->ssh); !e.isEmpty())
+            return e;
+    } else {
+        const QUrl url(a->url);
+        if (!url.isValid() || url.host().isEmpty() ||
+            (url.scheme() != QLatin1String("http") && url.scheme() != QLatin1String("https")))
+            return QStringLiteral("url \"%1\" is not http(s)://HOST:PORT").arg(a->url);
+    }
+    if (!a->fingerprint.isEmpty()) {
+        const std::optional<QByteArray> pin = tls::parseFingerprint(a->fingerprint);
+        if (!pin)
+            return QStringLiteral("fingerprint \"%1\" is not a SHA-256 fingerprint (AB:CD:… as "
+                                  "runbox-agent --print-fingerprint prints it)")
+                .arg(a->fingerprint.left(200));
+        if (QUrl(a->url).scheme() != QLatin1String("https"))
+            return QStringLiteral("a fingerprint pins a TLS certificate: the url must be https://");
+        a->pin = *pin;
+    }
+    if (a->tokenFileAsWritten.isEmpty() == a->keychain.isEmpty())
+        return QStringLiteral("give one of \"tokenFile\" and \"keychain\"");
+    if (!a->tokenFileAsWritten.isEmpty())
+        a->tokenFile = QDir::cleanPath(base.absoluteFilePath(a->tokenFileAsWritten));
+    return {};
+}
 
 } // namespace
 
@@ -60,51 +150,58 @@ QString FleetFile::parse(const QByteArray& json, const QString& path) {
         const QString where = QStringLiteral("fleet file %1, agent %2").arg(path).arg(i + 1);
         if (!list[i].isObject())
             return where + QStringLiteral(": not an object");
-        const QJsonObject o = list[i].toObject();
-        if (o.contains(QLatin1String("token")))
-            return where + QStringLiteral(": a token is never stored in the fleet file; name a "
-                                          "0600 \"tokenFile\" or a \"keychain\" entry");
-        for (auto it = o.begin(); it != o.end(); ++it) {
-            if (!kAgentMembers.contains(it.key()))
-                return where + QStringLiteral(": unknown member \"%1\"").arg(it.key());
-            if (!it.value().isString())
-                return where + QStringLiteral(": \"%1\" must be a string").arg(it.key());
-        }
         FleetAgent a;
-        a.name = o.value(QLatin1String("name")).toString();
-        a.url = o.value(QLatin1String("url")).toString();
-        a.tokenFile = o.value(QLatin1String("tokenFile")).toString();
-        a.keychain = o.value(QLatin1String("keychain")).toString();
-        a.fingerprint = o.value(QLatin1String("fingerprint")).toString();
-        if (!validName(a.name))
-            return where +
-                   QStringLiteral(": name \"%1\" must be 1-64 of A-Z a-z 0-9 _ -").arg(a.name);
+        if (const QString e = parseAgent(list[i].toObject(), base, &a); !e.isEmpty())
+            return where + QStringLiteral(": ") + e;
         for (const FleetAgent& other : agents)
             if (other.name == a.name)
                 return where + QStringLiteral(": name \"%1\" is listed twice").arg(a.name);
-        const QUrl url(a.url);
-        if (!url.isValid() || url.host().isEmpty() ||
-            (url.scheme() != QLatin1String("http") && url.scheme() != QLatin1String("https")))
-            return where + QStringLiteral(": url \"%1\" is not http(s)://HOST:PORT").arg(a.url);
-        if (!a.fingerprint.isEmpty()) {
-            const std::optional<QByteArray> pin = tls::parseFingerprint(a.fingerprint);
-            if (!pin)
-                return where + QStringLiteral(": fingerprint \"%1\" is not a SHA-256 fingerprint "
-                                              "(AB:CD:… as runbox-agent --print-fingerprint "
-                                              "prints it)")
-                                   .arg(a.fingerprint.left(200));
-            if (url.scheme() != QLatin1String("https"))
-                return where + QStringLiteral(": a fingerprint pins a TLS certificate: the url "
-                                              "must be https://");
-            a.pin = *pin;
-        }
-        if (a.tokenFile.isEmpty() == a.keychain.isEmpty())
-            return where + QStringLiteral(": give one of \"tokenFile\" and \"keychain\"");
-        if (!a.tokenFile.isEmpty())
-            a.tokenFile = QDir::cleanPath(base.absoluteFilePath(a.tokenFile));
         agents << a;
     }
     m_agents = agents;
+    return {};
+}
+
+QByteArray FleetFile::toJson() const {
+    QJsonArray list;
+    for (const FleetAgent& a : m_agents) {
+        QJsonObject o{{QStringLiteral("name"), a.name}};
+        if (a.viaSsh()) {
+            QJsonObject ssh{{QStringLiteral("host"), a.ssh.host}};
+            if (!a.ssh.user.isEmpty())
+                ssh.insert(QStringLiteral("user"), a.ssh.user);
+            if (a.ssh.port > 0)
+                ssh.insert(QStringLiteral("port"), a.ssh.port);
+            if (!a.ssh.remote.isEmpty())
+                ssh.insert(QStringLiteral("remote"), a.ssh.remote);
+            o.insert(QStringLiteral("ssh"), ssh);
+        } else {
+            o.insert(QStringLiteral("url"), a.url);
+        }
+        if (!a.keychain.isEmpty())
+            o.insert(QStringLiteral("keychain"), a.keychain);
+        else
+            o.insert(QStringLiteral("tokenFile"),
+                     a.tokenFileAsWritten.isEmpty() ? a.tokenFile : a.tokenFileAsWritten);
+        if (!a.fingerprint.isEmpty())
+            o.insert(QStringLiteral("fingerprint"), a.fingerprint);
+        list.append(o);
+    }
+    return QJsonDocument(QJsonObject{{QStringLiteral("agents"), list}})
+        .toJson(QJsonDocument::Indented);
+}
+
+QString FleetFile::save(const QString& path) const {
+    const QFileInfo info(path);
+    if (!QDir().mkpath(info.absolutePath()))
+        return QStringLiteral("cannot make the directory of the fleet file %1").arg(path);
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly))
+        return QStringLiteral("cannot write the fleet file %1: %2").arg(path, file.errorString());
+    file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+    file.write(toJson());
+    if (!file.commit())
+        return QStringLiteral("cannot write the fleet file %1: %2").arg(path, file.errorString());
     return {};
 }
 

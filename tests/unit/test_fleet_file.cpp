@@ -17,6 +17,45 @@ QByteArray q(const char* text) {
     return QByteArray(text).replace('\'', '"');
 }
 
+/// Rows of SSH entries refused: their fields go to ssh's command line.
+void addSshRows() {
+    // An SSH entry's fields go to ssh's command line: none may read as an option.
+    QTest::newRow("url and ssh")
+        << QByteArray(q("{'agents':[{'name':'h','url':'http://a:1','ssh':{'host':'a'},"
+                        "'keychain':'k'}]}"))
+        << "one of \"url\" and \"ssh\"";
+    QTest::newRow("ssh host an option")
+        << QByteArray(q("{'agents':[{'name':'h','ssh':{'host':'-oProxyCommand=x'},"
+                        "'keychain':'k'}]}"))
+        << "ssh.host";
+    QTest::newRow("ssh user an option")
+        << QByteArray(q("{'agents':[{'name':'h','ssh':{'host':'a','user':'-F/x'},"
+                        "'keychain':'k'}]}"))
+        << "ssh.user";
+    QTest::newRow("ssh host with a space")
+        << QByteArray(q("{'agents':[{'name':'h','ssh':{'host':'a b'},'keychain':'k'}]}"))
+        << "ssh.host";
+    QTest::newRow("ssh port") << QByteArray(
+                                     q("{'agents':[{'name':'h','ssh':{'host':'a','port':70000},"
+                                       "'keychain':'k'}]}"))
+                              << "ssh.port";
+    QTest::newRow("ssh remote relative")
+        << QByteArray(q("{'agents':[{'name':'h','ssh':{'host':'a','remote':'run/a.sock'},"
+                        "'keychain':'k'}]}"))
+        << "ssh.remote";
+    QTest::newRow("ssh unknown member")
+        << QByteArray(q("{'agents':[{'name':'h','ssh':{'host':'a','command':'x'},"
+                        "'keychain':'k'}]}"))
+        << "ssh.command";
+    QTest::newRow("ssh not an object")
+        << QByteArray(q("{'agents':[{'name':'h','ssh':'a','keychain':'k'}]}"))
+        << "must be an object";
+    QTest::newRow("fingerprint over ssh") << q("{'agents':[{'name':'h','ssh':{'host':'a'},"
+                                               "'keychain':'k','fingerprint':'sha256:") +
+                                                 QByteArray(64, 'a') + q("'}]}")
+                                          << "must be https://";
+}
+
 } // namespace
 
 class FleetFileTest : public QObject {
@@ -75,6 +114,32 @@ private Q_SLOTS:
                                                    "a:1','tokenFile':'t','fingerprint':'sha256:") +
                                                      QByteArray(64, 'a') + q("'}]}")
                                               << "must be https://";
+        addSshRows();
+    }
+
+    /// What save() writes reads back the same (the console's profiles, the CLI's reader), token
+    /// files as written (relative stays relative), 0600.
+    void testSaveReadsBack() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("cfg/fleet.json");
+        FleetFile fleet;
+        QVERIFY(fleet
+                    .parse(q("{'agents':[{'name':'h1','url':'http://a:1','tokenFile':'t/h1'},"
+                             "{'name':'s','ssh':{'host':'node3','user':'ops','port':2222,"
+                             "'remote':'/run/runbox/agent.sock'},'keychain':'abc'}]}"),
+                           path)
+                    .isEmpty());
+        QVERIFY(fleet.agents()[1].viaSsh());
+        QCOMPARE(fleet.agents()[1].ssh, (FleetSsh{"node3", "ops", 2222, "/run/runbox/agent.sock"}));
+        QCOMPARE(fleet.save(path), QString());
+        QCOMPARE(QFile(path).permissions() & ~(QFile::ReadUser | QFile::WriteUser),
+                 QFile::ReadOwner | QFile::WriteOwner);
+        QVERIFY(QFile(path).open(QIODevice::ReadOnly));
+        FleetFile again;
+        QCOMPARE(again.load(path), QString());
+        QCOMPARE(again.toJson(), fleet.toJson());
+        QCOMPARE(again.agents()[0].tokenFile, dir.filePath("cfg/t/h1"));
+        QVERIFY(again.toJson().contains("\"t/h1\""));
     }
 
     void testRefusesWhatIsNotTheFormat() {
@@ -93,7 +158,10 @@ private Q_SLOTS:
         QVERIFY(f.open(QIODevice::WriteOnly));
         f.write("abcd\n");
         f.close();
-        FleetAgent agent{"h", "http://a:1", path, {}, {}, {}};
+        FleetAgent agent;
+        agent.name = "h";
+        agent.url = "http://a:1";
+        agent.tokenFile = path;
         QVERIFY(f.setPermissions(QFile::ReadOwner | QFile::WriteOwner));
         QString error;
         QCOMPARE(FleetFile::readToken(agent, &error), QByteArray("abcd")); // positive control

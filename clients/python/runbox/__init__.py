@@ -15,7 +15,7 @@ from .errors import (AuthenticationError, CertificateRefusedError, CommandError,
                      UnavailableError)
 from .execution import FINAL_STATES, Execution, LogChunk, Result
 from .files import FileEntry, Files
-from .fleet import Fleet, FleetAgent
+from .fleet import Fleet, FleetAgent, FleetSsh
 from .pool import Placement, Pool, PooledWorkspace, PoolHost
 from .workspace import ProxyToken, Usage, Workspace
 
@@ -26,7 +26,7 @@ __all__ = [
     "LogChunk", "Result", "FINAL_STATES", "RunboxError", "InvalidRequestError",
     "AuthenticationError", "PermissionDeniedError", "NotFoundError", "ConflictError",
     "TooLargeError", "UnavailableError", "ServerError", "ConnectionLostError", "ProtocolError",
-    "CommandError", "CertificateRefusedError", "Fleet", "FleetAgent", "Pool", "PoolHost", "PooledWorkspace",
+    "CommandError", "CertificateRefusedError", "Fleet", "FleetAgent", "FleetSsh", "Pool", "PoolHost", "PooledWorkspace",
     "Placement", "FleetFileError", "FleetTokenError", "PoolError", "NoPoolHostsError", "PoolFullError",
     "PoolCreateRefusedError", "PoolCancelledError", "PoolDeleteError",
 ]

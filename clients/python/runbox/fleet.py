@@ -3,7 +3,12 @@ the Python client list agents, read with the rules of ``shared/FleetFile``::
 
     {"agents": [{"name": "h1", "url": "http://10.0.0.5:4311", "tokenFile": "tokens/h1.token"},
                 {"name": "gpu-2", "url": "https://gpu2:4312", "keychain": "runbox/gpu-2",
-                 "fingerprint": "sha256:…"}]}
+                 "fingerprint": "sha256:…"},
+                {"name": "node3", "ssh": {"host": "node3", "user": "ops"}, "keychain": "…"}]}
+
+An entry has a ``url`` or, for an agent the console reaches through the operator's ssh, an
+``ssh`` object (``host``, ``user``, ``port``, ``remote``); this client does not run ssh, so such
+an agent's :meth:`FleetAgent.read_token` says so and a pool never uses it.
 
 A token is referenced, never stored: exactly one of ``tokenFile`` (relative to the fleet file's
 directory; refused when readable by group or others) and ``keychain`` (only the console reads
@@ -20,14 +25,17 @@ import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Optional, Union
+from typing import Any, Callable, Dict, Iterator, List, Optional, Union
 from urllib.parse import urlsplit
 
 from . import _tls
 from .errors import FleetFileError, FleetTokenError
 
 _NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
-_MEMBERS = ("name", "url", "tokenFile", "keychain", "fingerprint")
+_MEMBERS = ("name", "url", "ssh", "tokenFile", "keychain", "fingerprint")
+_SSH_MEMBERS = ("host", "user", "port", "remote")
+_SSH_UNSAFE = re.compile(r"[\s\x00-\x1f]")
+_HOST_PORT = re.compile(r"[^\s/:-][^\s/]*:[0-9]{1,5}")
 
 
 def valid_name(name: str) -> bool:
@@ -43,10 +51,23 @@ def default_path() -> str:
 
 
 @dataclass(frozen=True)
+class FleetSsh:
+    """How the console reaches an agent through ssh: ``ssh -N -L 127.0.0.1:LOCAL:REMOTE
+    [-l user] [-p port] -- host`` (``port`` 0 and empty ``user``/``remote``: ssh's and the
+    agent's defaults)."""
+
+    host: str
+    user: str = ""
+    port: int = 0
+    remote: str = ""
+
+
+@dataclass(frozen=True)
 class FleetAgent:
     """One agent of a fleet file. ``token_file`` is absolute (resolved against the fleet
     file's directory) or None when the token is a ``keychain`` entry; ``pin`` is the 32 bytes
-    ``fingerprint`` names (None without one)."""
+    ``fingerprint`` names (None without one); ``url`` is empty and ``ssh`` set for an agent
+    reached through ssh."""
 
     name: str
     url: str
@@ -54,11 +75,16 @@ class FleetAgent:
     keychain: Optional[str] = None
     fingerprint: Optional[str] = None
     pin: Optional[bytes] = None
+    ssh: Optional[FleetSsh] = None
 
     def read_token(self) -> str:
         """The agent token (trimmed). FleetTokenError for a keychain entry (only the console
         reads them), or a token file that is missing, empty, unreadable, or readable by group
         or others (as the agent refuses its own: chmod 600 it)."""
+        if self.ssh is not None:
+            raise FleetTokenError(self.name, f"agent {self.name} is reached through ssh (the console's "
+                                  "SSH tunnel), which this client does not run: open one and use its "
+                                  "local end as the url")
         if self.keychain is not None:
             raise FleetTokenError(self.name, f"agent {self.name}: its token is in the keychain entry "
                                   f"\"{self.keychain}\", which only the console reads; give it a tokenFile")
@@ -156,35 +182,70 @@ def _agent(entry: Any, where: str, base: str, earlier: List[FleetAgent], path: s
     for key, value in entry.items():
         if key not in _MEMBERS:
             raise fail(f"unknown member \"{key}\"")
-        if not isinstance(value, str):
+        if key != "ssh" and not isinstance(value, str):
             raise fail(f"\"{key}\" must be a string")
-    fields: Dict[str, str] = {k: entry.get(k, "") for k in _MEMBERS}
+    fields: Dict[str, str] = {k: entry.get(k, "") for k in _MEMBERS if k != "ssh"}
     name, url = fields["name"], fields["url"]
     if not valid_name(name):
         raise fail(f"name \"{name}\" must be 1-64 of A-Z a-z 0-9 _ -")
     if any(a.name == name for a in earlier):
         raise fail(f"name \"{name}\" is listed twice")
-    try:
-        parts = urlsplit(url)
-        parts.port  # noqa: B018 - raises ValueError for a port that is not one
-        ok = parts.scheme in ("http", "https") and bool(parts.hostname)
-    except ValueError:
-        ok = False
-    if not ok:
-        raise fail(f"url \"{url}\" is not http(s)://HOST:PORT")
+    if ("ssh" in entry) == ("url" in entry):
+        raise fail("give one of \"url\" and \"ssh\"")
+    ssh: Optional[FleetSsh] = None
+    scheme = ""
+    if "ssh" in entry:
+        ssh = _ssh(entry["ssh"], fail)
+    else:
+        try:
+            parts = urlsplit(url)
+            parts.port  # noqa: B018 - raises ValueError for a port that is not one
+            ok = parts.scheme in ("http", "https") and bool(parts.hostname)
+        except ValueError:
+            ok = False
+        if not ok:
+            raise fail(f"url \"{url}\" is not http(s)://HOST:PORT")
+        scheme = parts.scheme
     pin: Optional[bytes] = None
     if fields["fingerprint"]:
         pin = _tls.parse_fingerprint(fields["fingerprint"])
         if pin is None:
             raise fail(f"fingerprint \"{fields['fingerprint'][:200]}\" is not a SHA-256 fingerprint "
                        "(AB:CD:… as runbox-agent --print-fingerprint prints it)")
-        if parts.scheme != "https":
+        if scheme != "https":
             raise fail("a fingerprint pins a TLS certificate: the url must be https://")
     if bool(fields["tokenFile"]) == bool(fields["keychain"]):
         raise fail("give one of \"tokenFile\" and \"keychain\"")
     token_file = os.path.normpath(os.path.join(base, fields["tokenFile"])) if fields["tokenFile"] else None
     return FleetAgent(name=name, url=url, token_file=token_file, keychain=fields["keychain"] or None,
-                      fingerprint=fields["fingerprint"] or None, pin=pin)
+                      fingerprint=fields["fingerprint"] or None, pin=pin, ssh=ssh)
 
 
-__all__ = ["Fleet", "FleetAgent", "default_path", "valid_name"]
+def _ssh(value: Any, fail: Callable[[str], FleetFileError]) -> FleetSsh:
+    """An entry's ``ssh`` object, checked as ``FleetFile``'s ``parseSsh``: its fields go to
+    ssh's command line, so none may read as an option."""
+    if not isinstance(value, dict):
+        raise fail("\"ssh\" must be an object {\"host\",\"user\",\"port\",\"remote\"}")
+    for key, member in value.items():
+        if key not in _SSH_MEMBERS:
+            raise fail(f"unknown member \"ssh.{key}\"")
+        number = key == "port"
+        if (number and (isinstance(member, bool) or not isinstance(member, (int, float)))) or \
+                (not number and not isinstance(member, str)):
+            raise fail(f"\"ssh.{key}\" must be a {'number' if number else 'string'}")
+    host, user, remote = value.get("host", ""), value.get("user", ""), value.get("remote", "")
+    if not host or host.startswith("-") or _SSH_UNSAFE.search(host):
+        raise fail("\"ssh.host\" must be a host name or address (not an option)")
+    if user.startswith("-") or _SSH_UNSAFE.search(user):
+        raise fail("\"ssh.user\" must be a user name (not an option)")
+    port = value.get("port", 0)
+    if "port" in value and (port != int(port) or not 1 <= port <= 65535):
+        raise fail("\"ssh.port\" must be 1-65535")
+    if remote and not remote.startswith("/") and not _HOST_PORT.fullmatch(remote):
+        raise fail("\"ssh.remote\" must be an absolute unix socket path or host:port")
+    if re.search(r"[\x00-\x1f]", remote):
+        raise fail("\"ssh.remote\" must not hold control characters")
+    return FleetSsh(host=host, user=user, port=int(port), remote=remote)
+
+
+__all__ = ["Fleet", "FleetAgent", "FleetSsh", "default_path", "valid_name"]

@@ -108,8 +108,10 @@ class _Host:
     def __init__(self, agent: FleetAgent, timeout_s: float, survey_timeout_s: float) -> None:
         self.agent = agent
         self.name = agent.name
-        self.session = Session(agent.url, timeout_s, pin=agent.pin)
-        self._survey_session = Session(agent.url, survey_timeout_s, pin=agent.pin)
+        # An agent reached through ssh (a console profile) has no url: never a pool host here.
+        self.session: Optional[Session] = Session(agent.url, timeout_s, pin=agent.pin) if agent.url else None
+        self._survey_session: Optional[Session] = \
+            Session(agent.url, survey_timeout_s, pin=agent.pin) if agent.url else None
         self.token_error = ""
         self.client: Optional[Client] = None
         self.survey_client: Optional[Client] = None
@@ -118,6 +120,7 @@ class _Host:
         except FleetTokenError as e:
             self.token_error = e.message
         else:
+            assert self.session is not None and self._survey_session is not None
             self.client = Client(self.session, token)
             self.survey_client = Client(self._survey_session, token)
 
@@ -141,8 +144,9 @@ class _Host:
                         labels=tuple(v for v in labels if isinstance(v, str)) if isinstance(labels, list) else ())
 
     def close(self) -> None:
-        self.session.close()
-        self._survey_session.close()
+        for session in (self.session, self._survey_session):
+            if session is not None:
+                session.close()
 
 
 class Pool:
@@ -321,6 +325,9 @@ class Pool:
         if host is None:
             raise NotFoundError(None, "host_not_found", f"the fleet {self.fleet.path} has no agent {parts[0]} "
                                 f"(pooled id {pooled})")
+        if host.session is None:
+            host.agent.read_token()  # raises: reached through ssh
+        assert host.session is not None
         client = Client(host.session, token or host.agent.read_token())
         return PooledWorkspace(client, host.name, parts[1])
 

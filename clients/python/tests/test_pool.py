@@ -19,7 +19,7 @@ import pytest
 import runbox
 from conftest import AGENT_BIN, POOL, POOL_CAPACITIES, PoolHosts, RealAgent
 from fake_agent import FakeAgent, Route
-from runbox import Fleet, FleetFileError, FleetTokenError, Pool
+from runbox import Fleet, FleetFileError, FleetSsh, FleetTokenError, Pool
 
 
 @pytest.fixture()
@@ -319,6 +319,26 @@ def mutate(kind: str, doc: Dict[str, Any]) -> Any:
         a.append("h3")
     elif kind == "not an object":
         return [doc]
+    elif kind == "url and ssh":
+        a[0]["ssh"] = {"host": "node3"}
+    elif kind == "ssh host an option":
+        del a[0]["url"]
+        a[0]["ssh"] = {"host": "-oProxyCommand=touch /tmp/x"}
+    elif kind == "ssh user an option":
+        del a[0]["url"]
+        a[0]["ssh"] = {"host": "node3", "user": "-F/tmp/x"}
+    elif kind == "ssh port":
+        del a[0]["url"]
+        a[0]["ssh"] = {"host": "node3", "port": 70000}
+    elif kind == "ssh remote relative":
+        del a[0]["url"]
+        a[0]["ssh"] = {"host": "node3", "remote": "run/agent.sock"}
+    elif kind == "ssh unknown member":
+        del a[0]["url"]
+        a[0]["ssh"] = {"host": "node3", "command": "x"}
+    elif kind == "fingerprint over ssh":
+        del a[1]["url"]
+        a[1]["ssh"] = {"host": "gpu2"}
     return doc
 
 
@@ -331,6 +351,10 @@ REFUSALS = {
     "bad fingerprint": "is not a SHA-256 fingerprint", "fingerprint on http": "the url must be https://",
     "not a string": '"url" must be a string', "agents not array": '"agents" must be an array',
     "agent not object": "agent 3: not an object", "not an object": "is not a JSON object",
+    "url and ssh": 'give one of "url" and "ssh"', "ssh host an option": '"ssh.host" must be',
+    "ssh user an option": '"ssh.user" must be', "ssh port": '"ssh.port" must be 1-65535',
+    "ssh remote relative": '"ssh.remote" must be', "ssh unknown member": 'unknown member "ssh.command"',
+    "fingerprint over ssh": "the url must be https://",
 }
 
 
@@ -388,8 +412,15 @@ def test_fleet_file_members_paths_and_pins(tmp_path: Path, monkeypatch: pytest.M
 def test_token_files_must_be_private_and_keychains_are_refused(pool_hosts: PoolHosts, tmp_path: Path) -> None:
     copy_tokens(pool_hosts, tmp_path)
     keychain = {"name": "kc", "url": pool_hosts.agents[0].url, "keychain": "runbox/kc"}
-    fleet_path = PoolHosts.write_fleet(tmp_path / "fleet.json", [keychain] + pool_hosts.entries)
+    # A console's SSH profile (docs/contracts.md "Fleet file"), with a token file even: never a
+    # pool host of this client, which does not run ssh.
+    via_ssh = {"name": "tunnel", "ssh": {"host": "node3", "user": "ops", "port": 2222},
+               "tokenFile": pool_hosts.entries[0]["tokenFile"]}
+    fleet_path = PoolHosts.write_fleet(tmp_path / "fleet.json", [keychain] + pool_hosts.entries + [via_ssh])
     fleet = Fleet.load(str(fleet_path))
+    assert fleet["tunnel"].ssh == FleetSsh("node3", "ops", 2222, "") and fleet["tunnel"].url == ""
+    with pytest.raises(FleetTokenError, match="reached through ssh"):
+        fleet["tunnel"].read_token()
     h1_token = Path(fleet["h1"].token_file or "")
     assert fleet["h1"].read_token() == pool_hosts.agents[0].token  # control: 0600 reads
     with pytest.raises(FleetTokenError, match="keychain entry \"runbox/kc\", which only the console reads"):
@@ -399,6 +430,11 @@ def test_token_files_must_be_private_and_keychains_are_refused(pool_hosts: PoolH
         made = pool.create(1, isolation="strong")
         assert made.placed == {"h1": 1} and list(made.skipped) == ["kc"]
         assert "keychain" in made.skipped["kc"]
+        tunnel_state = pool.survey()[-1]
+        assert (tunnel_state.name, tunnel_state.reachable) == ("tunnel", False)
+        assert "through ssh" in tunnel_state.error
+        with pytest.raises(FleetTokenError, match="through ssh"):
+            pool.workspace("tunnel.anything", token="0" * 64)
         kc_state = pool.survey()[0]
         assert (kc_state.name, kc_state.reachable) == ("kc", False) and "keychain" in kc_state.error
         with pytest.raises(FleetTokenError):  # a pooled id of the keychain agent without a token
