@@ -29,13 +29,20 @@ int main(int argc, char** argv) {
     const QCommandLineOption language(QStringLiteral("language"),
                                       QStringLiteral("Use LANG (en, zh_CN, es, vi) this time."),
                                       QStringLiteral("LANG"));
-    parser.addOptions({settingsFile, language});
+    const QCommandLineOption fleetFile(
+        QStringLiteral("fleet"),
+        QStringLiteral("Keep the agents in the fleet file FILE (default: the CLI's, or fleet.json "
+                       "beside --settings)."),
+        QStringLiteral("FILE"));
+    parser.addOptions({settingsFile, language, fleetFile});
     parser.process(app);
 
     using namespace runbox::console;
     const auto settings = parser.isSet(settingsFile)
                               ? std::make_unique<ConsoleSettings>(parser.value(settingsFile))
                               : std::make_unique<ConsoleSettings>();
+    if (parser.isSet(fleetFile))
+        settings->setFleetPath(parser.value(fleetFile));
     LanguageManager::install(&app, parser.isSet(language) ? parser.value(language)
                                                           : settings->language());
     QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/runbox.svg")));

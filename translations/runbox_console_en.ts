@@ -154,6 +154,45 @@
         <source>%1 (ssh: %2)</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>SSH refused: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::AgentListActions</name>
+    <message>
+        <source>Agents</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The agents list could not be read: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The agents list was not saved: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Remove agent</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Remove %1 and forget its token?</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Agent certificate</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 presents a certificate no authority vouches for. Its SHA-256 fingerprint is:
+
+%2
+
+Compare it with the output of runbox-agent --print-fingerprint on the agent&apos;s host (or its log). Pin it and connect only if they are the same.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::AgentPage</name>
@@ -246,6 +285,10 @@
     </message>
     <message>
         <source>A unix-socket agent is reached through SSH: choose &quot;Connect through SSH&quot; and give the socket as the remote end.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The name must be 1-64 letters, digits, &apos;_&apos; or &apos;-&apos; (it names the agent in the fleet file that the CLI reads too).</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1954,14 +1997,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Remove agent</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Remove %1 and forget its token?</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Connect to an agent first.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1991,18 +2026,6 @@
     </message>
     <message>
         <source>Tokens: this session only</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Agent certificate</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>%1 presents a certificate no authority vouches for. Its SHA-256 fingerprint is:
-
-%2
-
-Compare it with the output of runbox-agent --print-fingerprint on the agent&apos;s host (or its log). Pin it and connect only if they are the same.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -3002,6 +3025,22 @@ Compare it with the output of runbox-agent --print-fingerprint on the agent&apos
     </message>
     <message>
         <source>A new language applies the next time the console starts.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The ssh that SSH profiles run: a name on PATH or a path, e.g. a wrapper that adds options. Applies to connections opened from now on.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>SSH &amp;program:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The fleet file: the agents list, shared with the runbox CLI and the Python client (--fleet to use another).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Agents are kept in:</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

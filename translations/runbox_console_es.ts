@@ -154,6 +154,49 @@
         <source>%1 (ssh: %2)</source>
         <translation>%1 (ssh: %2)</translation>
     </message>
+    <message>
+        <source>SSH refused: %1</source>
+        <translation>SSH rechazó la conexión: %1</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::AgentListActions</name>
+    <message>
+        <source>Agents</source>
+        <translation>Agentes</translation>
+    </message>
+    <message>
+        <source>The agents list could not be read: %1</source>
+        <translation>No se pudo leer la lista de agentes: %1</translation>
+    </message>
+    <message>
+        <source>The agents list was not saved: %1</source>
+        <translation>La lista de agentes no se guardó: %1</translation>
+    </message>
+    <message>
+        <source>Remove agent</source>
+        <translation>Quitar agente</translation>
+    </message>
+    <message>
+        <source>Remove %1 and forget its token?</source>
+        <translation>¿Quitar %1 y olvidar su token?</translation>
+    </message>
+    <message>
+        <source>Agent certificate</source>
+        <translation>Certificado del agente</translation>
+    </message>
+    <message>
+        <source>%1 presents a certificate no authority vouches for. Its SHA-256 fingerprint is:
+
+%2
+
+Compare it with the output of runbox-agent --print-fingerprint on the agent&apos;s host (or its log). Pin it and connect only if they are the same.</source>
+        <translation>%1 presenta un certificado que ninguna autoridad avala. Su huella SHA-256 es:
+
+%2
+
+Compárela con la salida de runbox-agent --print-fingerprint en el host del agente (o con su registro). Fíjela y conéctese solo si son iguales.</translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::AgentPage</name>
@@ -247,6 +290,10 @@
     <message>
         <source>A unix-socket agent is reached through SSH: choose &quot;Connect through SSH&quot; and give the socket as the remote end.</source>
         <translation>A un agente con socket unix se llega por SSH: elija «Conectar mediante SSH» e indique el socket como extremo remoto.</translation>
+    </message>
+    <message>
+        <source>The name must be 1-64 letters, digits, &apos;_&apos; or &apos;-&apos; (it names the agent in the fleet file that the CLI reads too).</source>
+        <translation>El nombre debe tener de 1 a 64 letras, dígitos, &apos;_&apos; o &apos;-&apos; (nombra al agente en el archivo de flota que también lee la CLI).</translation>
     </message>
 </context>
 <context>
@@ -1956,14 +2003,6 @@
         <translation>Principal</translation>
     </message>
     <message>
-        <source>Remove agent</source>
-        <translation>Quitar agente</translation>
-    </message>
-    <message>
-        <source>Remove %1 and forget its token?</source>
-        <translation>¿Quitar %1 y olvidar su token?</translation>
-    </message>
-    <message>
         <source>Connect to an agent first.</source>
         <translation>Primero conéctate a un agente.</translation>
     </message>
@@ -1994,22 +2033,6 @@
     <message>
         <source>Tokens: this session only</source>
         <translation>Tokens: solo esta sesión</translation>
-    </message>
-    <message>
-        <source>Agent certificate</source>
-        <translation>Certificado del agente</translation>
-    </message>
-    <message>
-        <source>%1 presents a certificate no authority vouches for. Its SHA-256 fingerprint is:
-
-%2
-
-Compare it with the output of runbox-agent --print-fingerprint on the agent&apos;s host (or its log). Pin it and connect only if they are the same.</source>
-        <translation>%1 presenta un certificado que ninguna autoridad avala. Su huella SHA-256 es:
-
-%2
-
-Compárela con la salida de runbox-agent --print-fingerprint en el host del agente (o con su registro). Fíjela y conéctese solo si son iguales.</translation>
     </message>
     <message>
         <source>Run on %1</source>
@@ -3011,6 +3034,22 @@ Compárela con la salida de runbox-agent --print-fingerprint en el host del agen
     <message>
         <source>A new language applies the next time the console starts.</source>
         <translation>Un idioma nuevo se aplica la próxima vez que se inicie la consola.</translation>
+    </message>
+    <message>
+        <source>The ssh that SSH profiles run: a name on PATH or a path, e.g. a wrapper that adds options. Applies to connections opened from now on.</source>
+        <translation>El ssh que ejecutan los perfiles SSH: un nombre del PATH o una ruta, p. ej. un envoltorio que añade opciones. Se aplica a las conexiones que se abran a partir de ahora.</translation>
+    </message>
+    <message>
+        <source>SSH &amp;program:</source>
+        <translation>&amp;Programa SSH:</translation>
+    </message>
+    <message>
+        <source>The fleet file: the agents list, shared with the runbox CLI and the Python client (--fleet to use another).</source>
+        <translation>El archivo de flota: la lista de agentes, compartida con la CLI runbox y el cliente de Python (--fleet para usar otro).</translation>
+    </message>
+    <message>
+        <source>Agents are kept in:</source>
+        <translation>Los agentes se guardan en:</translation>
     </message>
 </context>
 <context>

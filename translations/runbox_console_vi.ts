@@ -150,6 +150,49 @@
         <source>%1 (ssh: %2)</source>
         <translation>%1 (ssh: %2)</translation>
     </message>
+    <message>
+        <source>SSH refused: %1</source>
+        <translation>SSH từ chối: %1</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::AgentListActions</name>
+    <message>
+        <source>Agents</source>
+        <translation>Agent</translation>
+    </message>
+    <message>
+        <source>The agents list could not be read: %1</source>
+        <translation>Không đọc được danh sách agent: %1</translation>
+    </message>
+    <message>
+        <source>The agents list was not saved: %1</source>
+        <translation>Danh sách agent chưa được lưu: %1</translation>
+    </message>
+    <message>
+        <source>Remove agent</source>
+        <translation>Xóa agent</translation>
+    </message>
+    <message>
+        <source>Remove %1 and forget its token?</source>
+        <translation>Xóa %1 và quên token của nó?</translation>
+    </message>
+    <message>
+        <source>Agent certificate</source>
+        <translation>Chứng chỉ của agent</translation>
+    </message>
+    <message>
+        <source>%1 presents a certificate no authority vouches for. Its SHA-256 fingerprint is:
+
+%2
+
+Compare it with the output of runbox-agent --print-fingerprint on the agent&apos;s host (or its log). Pin it and connect only if they are the same.</source>
+        <translation>%1 đưa ra một chứng chỉ không được tổ chức nào bảo đảm. Dấu vân tay SHA-256 của nó là:
+
+%2
+
+Hãy so sánh với kết quả của runbox-agent --print-fingerprint trên máy của agent (hoặc nhật ký của nó). Chỉ ghim và kết nối nếu chúng giống nhau.</translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::AgentPage</name>
@@ -243,6 +286,10 @@
     <message>
         <source>A unix-socket agent is reached through SSH: choose &quot;Connect through SSH&quot; and give the socket as the remote end.</source>
         <translation>Agent dùng unix socket được kết nối qua SSH: chọn “Kết nối qua SSH” và nhập socket làm đầu từ xa.</translation>
+    </message>
+    <message>
+        <source>The name must be 1-64 letters, digits, &apos;_&apos; or &apos;-&apos; (it names the agent in the fleet file that the CLI reads too).</source>
+        <translation>Tên phải gồm 1-64 chữ cái, chữ số, &apos;_&apos; hoặc &apos;-&apos; (đó là tên của agent trong tệp fleet mà CLI cũng đọc).</translation>
     </message>
 </context>
 <context>
@@ -1940,14 +1987,6 @@
         <translation>Chính</translation>
     </message>
     <message>
-        <source>Remove agent</source>
-        <translation>Xóa agent</translation>
-    </message>
-    <message>
-        <source>Remove %1 and forget its token?</source>
-        <translation>Xóa %1 và quên token của nó?</translation>
-    </message>
-    <message>
         <source>Connect to an agent first.</source>
         <translation>Hãy kết nối tới một agent trước.</translation>
     </message>
@@ -1978,22 +2017,6 @@
     <message>
         <source>Tokens: this session only</source>
         <translation>Token: chỉ phiên này</translation>
-    </message>
-    <message>
-        <source>Agent certificate</source>
-        <translation>Chứng chỉ của agent</translation>
-    </message>
-    <message>
-        <source>%1 presents a certificate no authority vouches for. Its SHA-256 fingerprint is:
-
-%2
-
-Compare it with the output of runbox-agent --print-fingerprint on the agent&apos;s host (or its log). Pin it and connect only if they are the same.</source>
-        <translation>%1 đưa ra một chứng chỉ không được tổ chức nào bảo đảm. Dấu vân tay SHA-256 của nó là:
-
-%2
-
-Hãy so sánh với kết quả của runbox-agent --print-fingerprint trên máy của agent (hoặc nhật ký của nó). Chỉ ghim và kết nối nếu chúng giống nhau.</translation>
     </message>
     <message>
         <source>Run on %1</source>
@@ -2991,6 +3014,22 @@ Hãy so sánh với kết quả của runbox-agent --print-fingerprint trên má
     <message>
         <source>A new language applies the next time the console starts.</source>
         <translation>Ngôn ngữ mới sẽ áp dụng ở lần khởi động console tiếp theo.</translation>
+    </message>
+    <message>
+        <source>The ssh that SSH profiles run: a name on PATH or a path, e.g. a wrapper that adds options. Applies to connections opened from now on.</source>
+        <translation>Chương trình ssh mà các hồ sơ SSH chạy: một tên trong PATH hoặc một đường dẫn, ví dụ một trình bao thêm tùy chọn. Áp dụng cho các kết nối mở từ bây giờ.</translation>
+    </message>
+    <message>
+        <source>SSH &amp;program:</source>
+        <translation>&amp;Chương trình SSH:</translation>
+    </message>
+    <message>
+        <source>The fleet file: the agents list, shared with the runbox CLI and the Python client (--fleet to use another).</source>
+        <translation>Tệp fleet: danh sách agent, dùng chung với CLI runbox và client Python (--fleet để dùng tệp khác).</translation>
+    </message>
+    <message>
+        <source>Agents are kept in:</source>
+        <translation>Các agent được lưu trong:</translation>
     </message>
 </context>
 <context>

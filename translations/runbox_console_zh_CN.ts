@@ -150,6 +150,49 @@
         <source>%1 (ssh: %2)</source>
         <translation>%1（ssh：%2）</translation>
     </message>
+    <message>
+        <source>SSH refused: %1</source>
+        <translation>SSH 拒绝：%1</translation>
+    </message>
+</context>
+<context>
+    <name>runbox::console::AgentListActions</name>
+    <message>
+        <source>Agents</source>
+        <translation>代理</translation>
+    </message>
+    <message>
+        <source>The agents list could not be read: %1</source>
+        <translation>无法读取代理列表：%1</translation>
+    </message>
+    <message>
+        <source>The agents list was not saved: %1</source>
+        <translation>代理列表未保存：%1</translation>
+    </message>
+    <message>
+        <source>Remove agent</source>
+        <translation>移除代理</translation>
+    </message>
+    <message>
+        <source>Remove %1 and forget its token?</source>
+        <translation>移除 %1 并忘记它的令牌吗？</translation>
+    </message>
+    <message>
+        <source>Agent certificate</source>
+        <translation>代理证书</translation>
+    </message>
+    <message>
+        <source>%1 presents a certificate no authority vouches for. Its SHA-256 fingerprint is:
+
+%2
+
+Compare it with the output of runbox-agent --print-fingerprint on the agent&apos;s host (or its log). Pin it and connect only if they are the same.</source>
+        <translation>%1 出示的证书没有任何证书颁发机构担保。其 SHA-256 指纹为：
+
+%2
+
+请将其与代理主机上 runbox-agent --print-fingerprint 的输出（或其日志）进行比较。仅当两者相同时才固定此指纹并连接。</translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::AgentPage</name>
@@ -243,6 +286,10 @@
     <message>
         <source>A unix-socket agent is reached through SSH: choose &quot;Connect through SSH&quot; and give the socket as the remote end.</source>
         <translation>Unix 套接字上的 agent 需通过 SSH 连接：勾选“通过 SSH 连接”，并将该套接字填为远端。</translation>
+    </message>
+    <message>
+        <source>The name must be 1-64 letters, digits, &apos;_&apos; or &apos;-&apos; (it names the agent in the fleet file that the CLI reads too).</source>
+        <translation>名称必须是 1-64 个字母、数字、&apos;_&apos; 或 &apos;-&apos;（它是代理在 CLI 也读取的 fleet 文件中的名称）。</translation>
     </message>
 </context>
 <context>
@@ -1940,14 +1987,6 @@
         <translation>主工具栏</translation>
     </message>
     <message>
-        <source>Remove agent</source>
-        <translation>移除代理</translation>
-    </message>
-    <message>
-        <source>Remove %1 and forget its token?</source>
-        <translation>移除 %1 并忘记它的令牌吗？</translation>
-    </message>
-    <message>
         <source>Connect to an agent first.</source>
         <translation>请先连接到代理。</translation>
     </message>
@@ -1978,22 +2017,6 @@
     <message>
         <source>Tokens: this session only</source>
         <translation>令牌：仅本次会话</translation>
-    </message>
-    <message>
-        <source>Agent certificate</source>
-        <translation>代理证书</translation>
-    </message>
-    <message>
-        <source>%1 presents a certificate no authority vouches for. Its SHA-256 fingerprint is:
-
-%2
-
-Compare it with the output of runbox-agent --print-fingerprint on the agent&apos;s host (or its log). Pin it and connect only if they are the same.</source>
-        <translation>%1 出示的证书没有任何证书颁发机构担保。其 SHA-256 指纹为：
-
-%2
-
-请将其与代理主机上 runbox-agent --print-fingerprint 的输出（或其日志）进行比较。仅当两者相同时才固定此指纹并连接。</translation>
     </message>
     <message>
         <source>Run on %1</source>
@@ -2991,6 +3014,22 @@ Compare it with the output of runbox-agent --print-fingerprint on the agent&apos
     <message>
         <source>A new language applies the next time the console starts.</source>
         <translation>新语言将在下次启动控制台时生效。</translation>
+    </message>
+    <message>
+        <source>The ssh that SSH profiles run: a name on PATH or a path, e.g. a wrapper that adds options. Applies to connections opened from now on.</source>
+        <translation>SSH 配置文件运行的 ssh：PATH 中的名称或路径，例如添加选项的包装脚本。对此后打开的连接生效。</translation>
+    </message>
+    <message>
+        <source>SSH &amp;program:</source>
+        <translation>SSH 程序(&amp;P)：</translation>
+    </message>
+    <message>
+        <source>The fleet file: the agents list, shared with the runbox CLI and the Python client (--fleet to use another).</source>
+        <translation>fleet 文件：代理列表，与 runbox CLI 和 Python 客户端共用（用 --fleet 指定其他文件）。</translation>
+    </message>
+    <message>
+        <source>Agents are kept in:</source>
+        <translation>代理保存在：</translation>
     </message>
 </context>
 <context>

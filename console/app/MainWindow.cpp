@@ -1,6 +1,6 @@
 #include "console/app/MainWindow.h"
 
-#include "console/app/ProfileDialog.h"
+#include "console/app/AgentListActions.h"
 #include "console/app/SettingsDialog.h"
 #include "console/connection/ConnectionManager.h"
 #include "console/connection/ExecutionFollower.h"
@@ -20,7 +20,6 @@
 #include "console/pages/QuotasPage.h"
 #include "console/pages/RunDialog.h"
 #include "console/pages/WorkspacesPage.h"
-#include "shared/TlsPin.h"
 
 #include <QAction>
 #include <QApplication>
@@ -51,7 +50,8 @@ MainWindow::MainWindow(ConsoleSettings* settings, ConnectionManager* manager, QW
       m_npu(new NpuPage(this)), m_executions(new ExecutionsPage(settings, this)),
       m_environments(new EnvironmentsPage(this)), m_workspaces(new WorkspacesPage(this)),
       m_files(new FilesPage(this)), m_fleet(new FleetPage(manager, this)),
-      m_keychainLabel(new QLabel(this)) {
+      m_keychainLabel(new QLabel(this)),
+      m_agents(new AgentListActions(this, settings, manager, m_profiles, m_agentList)) {
     setWindowTitle(tr("Runbox Console"));
     setWindowIcon(QIcon(QStringLiteral(":/icons/runbox.svg")));
     setObjectName(QStringLiteral("mainWindow"));
@@ -70,9 +70,10 @@ MainWindow::MainWindow(ConsoleSettings* settings, ConnectionManager* manager, QW
     connect(m_manager, &ConnectionManager::statusMessage, statusBar(), &QStatusBar::showMessage);
     connect(m_manager->vault(), &TokenVault::keychainUnavailable, this,
             &MainWindow::updateKeychainLabel);
-    connect(m_manager, &ConnectionManager::tokenNeeded, this, &MainWindow::askToken);
-    connect(m_manager, &ConnectionManager::certificateRefused, this,
-            &MainWindow::onCertificateRefused);
+    connect(m_manager, &ConnectionManager::tokenNeeded, m_agents, &AgentListActions::askToken);
+    connect(m_manager, &ConnectionManager::certificateRefused, m_agents,
+            &AgentListActions::onCertificateRefused);
+    connect(m_agents, &AgentListActions::statusMessage, statusBar(), &QStatusBar::showMessage);
     connect(m_manager, &ConnectionManager::connectionAdded, this, [this](AgentConnection* c) {
         if (c->profile().id == m_currentProfileId)
             showPagesFor(m_currentProfileId);
@@ -126,7 +127,7 @@ void MainWindow::buildAgentsDock() {
     m_agentList->setMinimumWidth(170);
     connect(m_agentList->selectionModel(), &QItemSelectionModel::currentChanged, this,
             &MainWindow::onCurrentProfileChanged);
-    connect(m_agentList, &QListView::doubleClicked, this, &MainWindow::connectSelected);
+    connect(m_agentList, &QListView::doubleClicked, m_agents, &AgentListActions::connectSelected);
     auto* layout = new QVBoxLayout(panel);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(m_agentList, 1);
@@ -160,11 +161,11 @@ void MainWindow::buildActions() {
     prefs->setShortcut(QKeySequence::Preferences);
     auto* about = new QAction(icon("runbox"), tr("&About Runbox Console"), this);
 
-    connect(add, &QAction::triggered, this, &MainWindow::addAgent);
-    connect(edit, &QAction::triggered, this, &MainWindow::editAgent);
-    connect(remove, &QAction::triggered, this, &MainWindow::removeAgent);
-    connect(connectAction, &QAction::triggered, this, &MainWindow::connectSelected);
-    connect(disconnectAction, &QAction::triggered, this, &MainWindow::disconnectSelected);
+    connect(add, &QAction::triggered, m_agents, &AgentListActions::addAgent);
+    connect(edit, &QAction::triggered, m_agents, &AgentListActions::editAgent);
+    connect(remove, &QAction::triggered, m_agents, &AgentListActions::removeAgent);
+    connect(connectAction, &QAction::triggered, m_agents, &AgentListActions::connectSelected);
+    connect(disconnectAction, &QAction::triggered, m_agents, &AgentListActions::disconnectSelected);
     connect(quit, &QAction::triggered, this, &QWidget::close);
     connect(refresh, &QAction::triggered, this, [this] {
         if (auto* page = qobject_cast<AgentPage*>(m_tabs->currentWidget()))
@@ -209,7 +210,7 @@ void MainWindow::buildActions() {
 }
 
 void MainWindow::restoreSession() {
-    m_profiles->setProfiles(m_settings->profiles());
+    m_agents->loadProfiles();
     restoreGeometry(m_settings->windowGeometry(kWindowKey));
     restoreState(m_settings->windowState(kWindowKey));
     if (m_settings->windowGeometry(kWindowKey).isEmpty())
@@ -225,11 +226,6 @@ void MainWindow::restoreSession() {
         m_agentList->setCurrentIndex(m_profiles->index(row >= 0 ? row : 0));
     else
         showPagesFor({});
-}
-
-void MainWindow::saveProfiles() {
-    m_settings->setProfiles(m_profiles->profiles());
-    m_settings->sync();
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
@@ -260,9 +256,7 @@ void MainWindow::onCurrentProfileChanged() {
 }
 
 void MainWindow::selectProfile(const QString& profileId) {
-    const int row = m_profiles->rowOf(profileId);
-    if (row >= 0)
-        m_agentList->setCurrentIndex(m_profiles->index(row));
+    m_agents->selectProfile(profileId);
 }
 
 void MainWindow::showPagesFor(const QString& profileId) {
@@ -273,114 +267,7 @@ void MainWindow::showPagesFor(const QString& profileId) {
 }
 
 void MainWindow::addAndConnect(const AgentProfile& profile, const QByteArray& token) {
-    m_profiles->upsert(profile);
-    saveProfiles();
-    m_manager->updateProfile(profile);
-    if (token.isEmpty())
-        m_manager->connectProfile(profile);
-    else
-        m_manager->connectProfile(profile, token);
-    selectProfile(profile.id);
-}
-
-void MainWindow::addAgent() {
-    auto* dialog = new ProfileDialog(ProfileDialog::Mode::Add, {}, {}, this);
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
-    connect(dialog, &QDialog::accepted, this,
-            [this, dialog] { addAndConnect(dialog->profile(), dialog->token()); });
-    dialog->open();
-}
-
-void MainWindow::editAgent() {
-    const AgentProfile p = m_profiles->profileAt(m_agentList->currentIndex().row());
-    if (p.id.isEmpty())
-        return;
-    auto* dialog = new ProfileDialog(ProfileDialog::Mode::Edit, p, {}, this);
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
-    connect(dialog, &QDialog::accepted, this, [this, dialog, p] {
-        const AgentProfile edited = dialog->profile();
-        const bool newPin = edited.fingerprint != p.fingerprint;
-        if (!edited.sameAddress(p) || newPin)
-            m_manager->disconnectProfile(p.id); // a new address or pin is a new connection
-        m_profiles->upsert(edited);
-        saveProfiles();
-        m_manager->updateProfile(edited);
-        if (!dialog->token().isEmpty())
-            m_manager->connectProfile(edited, dialog->token());
-        else if (newPin && edited.sameAddress(p))
-            m_manager->connectProfile(edited); // the vault's token, the new pin
-    });
-    dialog->open();
-}
-
-void MainWindow::removeAgent() {
-    const AgentProfile p = m_profiles->profileAt(m_agentList->currentIndex().row());
-    if (p.id.isEmpty())
-        return;
-    if (QMessageBox::question(this, tr("Remove agent"),
-                              tr("Remove %1 and forget its token?").arg(p.displayName())) !=
-        QMessageBox::Yes)
-        return;
-    m_manager->disconnectProfile(p.id);
-    m_manager->vault()->forget(p.id);
-    m_profiles->remove(p.id);
-    saveProfiles();
-}
-
-void MainWindow::connectSelected() {
-    const AgentProfile p = m_profiles->profileAt(m_agentList->currentIndex().row());
-    if (!p.id.isEmpty())
-        m_manager->connectProfile(p);
-}
-
-void MainWindow::disconnectSelected() {
-    const QString id = selectedProfileId();
-    if (!id.isEmpty())
-        m_manager->disconnectProfile(id);
-}
-
-void MainWindow::askToken(const AgentProfile& profile, const QString& reason) {
-    if (m_tokenDialog)
-        return; // one question at a time
-    auto* dialog = new ProfileDialog(ProfileDialog::Mode::TokenOnly, profile, reason, this);
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
-    m_tokenDialog = dialog;
-    connect(dialog, &QDialog::accepted, this,
-            [this, dialog, profile] { m_manager->connectProfile(profile, dialog->token()); });
-    dialog->open();
-}
-
-void MainWindow::onCertificateRefused(const AgentProfile& profile, const QString& reason,
-                                      const QByteArray& presentedSha256) {
-    if (!profile.fingerprint.isEmpty() || presentedSha256.isEmpty()) {
-        // A pinned agent presenting another certificate: never re-pinned from here.
-        auto* box = new QMessageBox(QMessageBox::Critical, tr("Agent certificate"), reason,
-                                    QMessageBox::Ok, this);
-        box->setAttribute(Qt::WA_DeleteOnClose);
-        box->open();
-        return;
-    }
-    const QString fingerprint = tls::formatFingerprint(presentedSha256);
-    auto* box = new QMessageBox(
-        QMessageBox::Question, tr("Agent certificate"),
-        tr("%1 presents a certificate no authority vouches for. Its SHA-256 fingerprint is:\n\n"
-           "%2\n\nCompare it with the output of runbox-agent --print-fingerprint on the agent's "
-           "host (or its log). Pin it and connect only if they are the same.")
-            .arg(profile.displayName(), fingerprint),
-        QMessageBox::Yes | QMessageBox::No, this);
-    box->setAttribute(Qt::WA_DeleteOnClose);
-    box->setDefaultButton(QMessageBox::No);
-    connect(box, &QMessageBox::finished, this, [this, profile, fingerprint](int result) {
-        if (result != QMessageBox::Yes)
-            return;
-        AgentProfile pinned = profile;
-        pinned.fingerprint = fingerprint;
-        m_manager->disconnectProfile(profile.id); // its client was built without the pin
-        m_profiles->upsert(pinned);
-        saveProfiles();
-        m_manager->connectProfile(pinned);
-    });
-    box->open();
+    m_agents->addAndConnect(profile, token);
 }
 
 void MainWindow::openRunDialog(const QList<int>& chips, const QString& environmentId) {
@@ -471,7 +358,9 @@ void MainWindow::showSettings() {
     auto* dialog = new SettingsDialog(m_settings, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &QDialog::accepted, this, [this, dialog] {
-        if (dialog->save())
+        const bool languageChanged = dialog->save();
+        m_manager->setSshProgram(m_settings->value(ConsoleSettings::Key::SshProgram).toString());
+        if (languageChanged)
             statusBar()->showMessage(tr("The new language applies when the console restarts."),
                                      8000);
     });

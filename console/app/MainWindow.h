@@ -14,6 +14,7 @@ class QTabWidget;
 namespace runbox::console {
 
 class AgentConnection;
+class AgentListActions;
 class AgentPage;
 class ConnectionManager;
 class ConsoleSettings;
@@ -62,6 +63,8 @@ public:
     ExecutionWindow* openExecution(const ExecutionInfo& execution);
 
     ProfileListModel* profileModel() const { return m_profiles; }
+    /// The agents list's operations (add, edit, remove, connect; the fleet file it keeps).
+    AgentListActions* agentList() const { return m_agents; }
     QTabWidget* tabs() const { return m_tabs; }
     OverviewPage* overviewPage() const { return m_overview; }
     QuotasPage* quotasPage() const { return m_quotas; }
@@ -89,20 +92,8 @@ private:
     void buildActions();
     void buildAgentsDock();
     void restoreSession();
-    void saveProfiles();
     void showPagesFor(const QString& profileId);
     void onCurrentProfileChanged();
-    void addAgent();
-    void editAgent();
-    void removeAgent();
-    void connectSelected();
-    void disconnectSelected();
-    void askToken(const AgentProfile& profile, const QString& reason);
-    /// An https:// agent's certificate was refused: unpinned, shows its fingerprint and offers
-    /// to pin it once the operator compared it with the agent's host; pinned (the certificate
-    /// changed), says so with both fingerprints and pins nothing.
-    void onCertificateRefused(const AgentProfile& profile, const QString& reason,
-                              const QByteArray& presentedSha256);
     void showSettings();
     void showAbout();
     QString selectedProfileId() const;
@@ -123,9 +114,9 @@ private:
     FilesPage* m_files;
     FleetPage* m_fleet;
     QLabel* m_keychainLabel;
+    AgentListActions* m_agents;
     QString m_currentProfileId;
     QList<QPointer<ExecutionWindow>> m_windows;
-    QPointer<QDialog> m_tokenDialog;
 };
 
 } // namespace runbox::console

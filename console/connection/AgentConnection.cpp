@@ -80,6 +80,8 @@ QString AgentConnection::stateText() const {
         return tr("Incompatible agent");
     case State::CertificateRefused:
         return tr("Certificate refused");
+    case State::SshRefused:
+        return tr("SSH refused: %1").arg(m_tunnel ? m_tunnel->error() : QString());
     }
     return {};
 }
@@ -92,7 +94,8 @@ int AgentConnection::secondsUntilRetry() const {
 
 bool AgentConnection::isStopped() const {
     return m_state == State::Disconnected || m_state == State::AuthFailed ||
-           m_state == State::Incompatible || m_state == State::CertificateRefused;
+           m_state == State::Incompatible || m_state == State::CertificateRefused ||
+           m_state == State::SshRefused;
 }
 
 void AgentConnection::setState(State state) {
@@ -128,6 +131,13 @@ void AgentConnection::onTunnelState(SshTunnel::State state) {
         probeLiveness();
     } else if (state == SshTunnel::State::Failed) {
         m_lastError = tr("SSH tunnel: %1").arg(m_tunnel->error());
+        if (m_tunnel->failedForGood()) { // retrying would only ask sshd again, in vain
+            m_pollTimer.stop();
+            m_retryTimer.stop();
+            setState(State::SshRefused);
+            Q_EMIT statusMessage(tr("%1: %2").arg(m_profile.displayName(), m_lastError), 0);
+            return;
+        }
         noteTransportFailure(m_lastError);
     }
 }

@@ -46,7 +46,11 @@ public:
         /// An https:// agent's certificate was refused (docs/contracts.md "TLS and pinning"):
         /// not the pinned one, or, without a pin, not trusted by the system; lastError() names
         /// the fingerprints. Nothing was sent and nothing retries until open().
-        CertificateRefused
+        CertificateRefused,
+        /// ssh refused in a way a retry cannot mend (SshTunnel::failedForGood(): authentication,
+        /// host key, its configuration, or ssh cannot be run); lastError() has ssh's words.
+        /// Nothing retries until open() (the operator's Connect).
+        SshRefused
     };
     Q_ENUM(State)
 

@@ -1,5 +1,6 @@
 #include "console/connection/AgentProfile.h"
 
+#include "shared/FleetFile.h"
 #include "shared/TlsPin.h"
 
 #include <QRegularExpression>
@@ -72,6 +73,9 @@ QString AgentProfile::sshValidationError() const {
 QString AgentProfile::validationError() const {
     if (name.trimmed().isEmpty())
         return tr("Give the agent a name.");
+    if (!FleetFile::validName(name))
+        return tr("The name must be 1-64 letters, digits, '_' or '-' (it names the agent in the "
+                  "fleet file that the CLI reads too).");
     if (viaSsh) {
         if (!fingerprint.isEmpty())
             return tr("A TLS fingerprint needs an https:// URL; an SSH profile speaks plain HTTP "

@@ -7,14 +7,15 @@
 
 namespace runbox::console {
 
-/// A saved agent the console can connect to. The token is never part of a profile: it lives in
-/// the OS keychain (see TokenVault), keyed by id.
+/// A saved agent the console can connect to: one entry of the fleet file (ProfileStore). The
+/// token is never part of a profile: it lives in the OS keychain (see TokenVault), keyed by id,
+/// or in the 0600 file the fleet entry names (tokenFile).
 struct AgentProfile {
     Q_DECLARE_TR_FUNCTIONS(runbox::console::AgentProfile)
 
 public:
     QString id;   ///< stable random id (keychain key, settings key)
-    QString name; ///< operator's label, e.g. "gpu-node-3"
+    QString name; ///< the fleet name, e.g. "gpu-node-3" (FleetFile::validName)
     QUrl url;     ///< base URL, e.g. http://127.0.0.1:4311 or https://node3:4312
     /// The pinned SHA-256 fingerprint of an https:// agent's certificate, `AB:CD:…`
     /// (tls::formatFingerprint); empty: only a certificate the system CA store verifies
@@ -31,6 +32,9 @@ public:
     /// The remote end: an absolute unix socket path (default kDefaultSshSocket) or "host:port"
     /// (default kDefaultSshAddress).
     QString sshRemote = {};
+    /// The agent token's file (absolute, 0600) when the fleet entry names one instead of a
+    /// keychain entry; empty: the keychain entry named by id.
+    QString tokenFile = {};
 
     /// The agent's usual unix socket (runbox-agent --listen-unix).
     static constexpr const char* kDefaultSshSocket = "/run/runbox/agent.sock";

@@ -1,6 +1,7 @@
 #include "console/connection/ConnectionManager.h"
 
 #include "console/connection/TokenVault.h"
+#include "shared/FleetFile.h"
 
 #include <QPointer>
 
@@ -21,6 +22,18 @@ AgentConnection* ConnectionManager::connection(const QString& profileId) const {
 void ConnectionManager::connectProfile(const AgentProfile& profile) {
     if (AgentConnection* existing = connection(profile.id)) {
         existing->open();
+        return;
+    }
+    if (!profile.tokenFile.isEmpty()) { // the fleet entry's token file, read at each connect
+        FleetAgent entry;
+        entry.name = profile.name;
+        entry.tokenFile = profile.tokenFile;
+        QString error;
+        const QByteArray token = FleetFile::readToken(entry, &error);
+        if (token.isEmpty())
+            Q_EMIT tokenNeeded(profile, error);
+        else
+            addConnection(profile, token)->open();
         return;
     }
     const QPointer<ConnectionManager> self(this);

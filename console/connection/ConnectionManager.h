@@ -27,7 +27,8 @@ public:
     AgentConnection* connection(const QString& profileId) const;
     QList<AgentConnection*> connections() const { return m_connections.values(); }
 
-    /// Connects with the token the vault knows; emits tokenNeeded() when it knows none.
+    /// Connects with the token of the profile's token file (read at each connect) or else the
+    /// one the vault knows; emits tokenNeeded() with why when there is none.
     void connectProfile(const AgentProfile& profile);
     /// Connects with @p token and remembers it in the vault (keychain or session).
     void connectProfile(const AgentProfile& profile, const QByteArray& token);

@@ -82,6 +82,7 @@ void SshTunnel::start() {
     m_stderr.clear();
     m_stderrAtReady = -1;
     m_error.clear();
+    m_failedForGood = false;
     m_localPort = freeLoopbackPort();
     if (m_localPort == 0) {
         fail(tr("No free local port for the SSH tunnel."));
@@ -107,13 +108,13 @@ void SshTunnel::start() {
     });
     connect(m_process, &QProcess::errorOccurred, this, [this](QProcess::ProcessError e) {
         if (e == QProcess::FailedToStart)
-            fail(tr("Cannot run %1: %2").arg(m_program, m_process->errorString()));
+            fail(tr("Cannot run %1: %2").arg(m_program, m_process->errorString()), true);
     });
     connect(m_process, &QProcess::finished, this, [this](int code, QProcess::ExitStatus status) {
         m_stderr += m_process->readAllStandardError();
         const QString tail = stderrTail(m_stderr);
         if (!tail.isEmpty())
-            fail(tail);
+            fail(tail, isPermanentFailure(QString::fromUtf8(m_stderr)));
         else if (status == QProcess::CrashExit)
             fail(tr("ssh was killed."));
         else
@@ -147,12 +148,31 @@ void SshTunnel::probePort() {
     m_probe->connectToHost(QHostAddress::LocalHost, m_localPort);
 }
 
-void SshTunnel::fail(const QString& why) {
+bool SshTunnel::isPermanentFailure(const QString& text) {
+    static const char* const kForGood[] = {
+        "Permission denied",                      // every authentication method refused
+        "Too many authentication failures",       // MaxAuthTries
+        "Host key verification failed",           // StrictHostKeyChecking with BatchMode
+        "REMOTE HOST IDENTIFICATION HAS CHANGED", // known_hosts names another key
+        "No matching host key type found",        // nothing to agree on: a config change
+        "Unable to negotiate",
+        "Bad configuration option",
+        "Bad owner or permissions", // on ~/.ssh/config
+        "terminating, ",            // "… line N: terminating, 1 bad configuration options"
+    };
+    for (const char* needle : kForGood)
+        if (text.contains(QLatin1String(needle), Qt::CaseInsensitive))
+            return true;
+    return false;
+}
+
+void SshTunnel::fail(const QString& why, bool forGood) {
     m_probeTimer.stop();
     m_deadline.stop();
     if (m_state == State::Stopped || m_state == State::Failed)
         return;
     m_error = why;
+    m_failedForGood = forGood;
     endProcess(3000); // a tunnel that never got ready: ssh is stopped before saying so
     setState(State::Failed);
 }

@@ -40,6 +40,14 @@ public:
     quint16 localPort() const { return m_localPort; }
     /// Why the tunnel failed: ssh's last stderr lines, or what the console saw; empty if none.
     QString error() const { return m_error; }
+    /// Whether the last failure is one a retry cannot mend: ssh could not be run, or said that
+    /// authentication failed, the host key is unknown or changed, or its configuration is bad
+    /// (isPermanentFailure()). A lost network or a stopped sshd is not.
+    bool failedForGood() const { return m_state == State::Failed && m_failedForGood; }
+    /// Whether ssh's words @p text say a failure a retry cannot mend (see failedForGood()):
+    /// OpenSSH's messages for refused authentication, host key verification and configuration
+    /// errors (ssh(1), ssh_config(5)).
+    static bool isPermanentFailure(const QString& text);
     /// ssh's last stderr line since it got ready (e.g. "channel 2: open failed: …" when the
     /// remote end refuses a connection), empty when none.
     QString lastMessage() const;
@@ -60,7 +68,8 @@ Q_SIGNALS:
 
 private:
     void setState(State state);
-    void fail(const QString& why);
+    /// Ends a start that failed; @p forGood: a retry cannot mend it (failedForGood()).
+    void fail(const QString& why, bool forGood = false);
     /// Terminates ssh, kills it after @p graceMs, forgets it; the state is left to the caller.
     void endProcess(int graceMs);
     void probePort();
@@ -76,6 +85,7 @@ private:
     QByteArray m_stderr;
     int m_stderrAtReady = -1; ///< m_stderr's size when it got ready; -1 before
     QString m_error;
+    bool m_failedForGood = false;
     State m_state = State::Stopped;
     quint16 m_localPort = 0;
     int m_readyTimeoutMs = 20000;

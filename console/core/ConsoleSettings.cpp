@@ -1,5 +1,9 @@
 #include "console/core/ConsoleSettings.h"
 
+#include "shared/FleetFile.h"
+
+#include <QDir>
+#include <QFileInfo>
 #include <QRegularExpression>
 #include <QSettings>
 
@@ -48,7 +52,8 @@ ConsoleSettings::ConsoleSettings()
                                              QStringLiteral("runbox-console"))) {}
 
 ConsoleSettings::ConsoleSettings(const QString& iniPath)
-    : m_settings(std::make_unique<QSettings>(iniPath, QSettings::IniFormat)) {}
+    : m_settings(std::make_unique<QSettings>(iniPath, QSettings::IniFormat)),
+      m_fleetPath(QFileInfo(iniPath).absoluteDir().filePath(QStringLiteral("fleet.json"))) {}
 
 ConsoleSettings::~ConsoleSettings() = default;
 
@@ -61,7 +66,7 @@ void ConsoleSettings::setValue(Key key, const QVariant& value) {
     m_settings->setValue(QLatin1String(info(key).path), value);
 }
 
-QList<AgentProfile> ConsoleSettings::profiles() const {
+QList<AgentProfile> ConsoleSettings::legacyProfiles() const {
     QList<AgentProfile> out;
     const int n = m_settings->beginReadArray(kProfilesArray);
     for (int i = 0; i < n; ++i) {
@@ -83,25 +88,12 @@ QList<AgentProfile> ConsoleSettings::profiles() const {
     return out;
 }
 
-void ConsoleSettings::setProfiles(const QList<AgentProfile>& profiles) {
+void ConsoleSettings::clearLegacyProfiles() {
     m_settings->remove(kProfilesArray);
-    m_settings->beginWriteArray(kProfilesArray, int(profiles.size()));
-    for (int i = 0; i < profiles.size(); ++i) {
-        m_settings->setArrayIndex(i);
-        m_settings->setValue(QStringLiteral("id"), profiles[i].id);
-        m_settings->setValue(QStringLiteral("name"), profiles[i].name);
-        m_settings->setValue(QStringLiteral("url"), profiles[i].url.toString());
-        if (!profiles[i].fingerprint.isEmpty())
-            m_settings->setValue(QStringLiteral("fingerprint"), profiles[i].fingerprint);
-        if (profiles[i].viaSsh) {
-            m_settings->setValue(QStringLiteral("viaSsh"), true);
-            m_settings->setValue(QStringLiteral("sshHost"), profiles[i].sshHost);
-            m_settings->setValue(QStringLiteral("sshUser"), profiles[i].sshUser);
-            m_settings->setValue(QStringLiteral("sshPort"), profiles[i].sshPort);
-            m_settings->setValue(QStringLiteral("sshRemote"), profiles[i].sshRemote);
-        }
-    }
-    m_settings->endArray();
+}
+
+QString ConsoleSettings::fleetPath() const {
+    return m_fleetPath.isEmpty() ? FleetFile::defaultPath() : m_fleetPath;
 }
 
 QByteArray ConsoleSettings::layoutValue(const QString& group, const QString& name) const {

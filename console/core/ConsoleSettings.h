@@ -42,9 +42,17 @@ public:
     QString language() const { return value(Key::Language).toString(); }
     void setLanguage(const QString& code) { setValue(Key::Language, code); }
 
-    /// Saved agent profiles in the order the operator arranged them.
-    QList<AgentProfile> profiles() const;
-    void setProfiles(const QList<AgentProfile>& profiles);
+    /// The agent profiles an earlier console kept here (array `agents/profiles`), before they
+    /// moved into the fleet file (ProfileStore::migrate); empty once migrated.
+    QList<AgentProfile> legacyProfiles() const;
+    /// Removes the legacy profiles (after ProfileStore::migrate wrote them to the fleet file).
+    void clearLegacyProfiles();
+
+    /// The fleet file that holds the agent profiles (ProfileStore): setFleetPath()'s, else for
+    /// an INI settings file `fleet.json` beside it, else FleetFile::defaultPath().
+    QString fleetPath() const;
+    /// Uses @p path as the fleet file this run (the console's --fleet; not stored).
+    void setFleetPath(const QString& path) { m_fleetPath = path; }
 
     /// Opaque geometry of a top-level window (QWidget::saveGeometry()).
     QByteArray windowGeometry(const QString& window) const;
@@ -69,6 +77,7 @@ private:
     void setLayoutValue(const QString& group, const QString& name, const QByteArray& value);
 
     std::unique_ptr<QSettings> m_settings;
+    QString m_fleetPath;
 };
 
 } // namespace runbox::console

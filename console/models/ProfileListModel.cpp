@@ -44,6 +44,7 @@ QVariant ProfileListModel::data(const QModelIndex& index, int role) const {
         case AgentConnection::State::AuthFailed:
         case AgentConnection::State::Incompatible:
         case AgentConnection::State::CertificateRefused:
+        case AgentConnection::State::SshRefused:
             return QIcon(QStringLiteral(":/icons/agent-error.svg"));
         default:
             return QIcon(QStringLiteral(":/icons/agent-connecting.svg"));

@@ -110,8 +110,7 @@ int main(int argc, char** argv) {
     window.resize(1280, 820);
     window.show();
 
-    const AgentProfile sim{AgentProfile::newId(), QStringLiteral("gpu-node-3 (simulated)"),
-                           QUrl(simUrl)};
+    const AgentProfile sim{AgentProfile::newId(), QStringLiteral("gpu-node-3"), QUrl(simUrl)};
     const AgentProfile real{AgentProfile::newId(), QStringLiteral("localhost"), QUrl(realUrl)};
     window.addAndConnect(real, realToken.toUtf8());
     window.addAndConnect(sim, simToken.toUtf8());
@@ -157,7 +156,7 @@ int main(int argc, char** argv) {
         QTcpServer closed; // a port nothing listens on once closed
         closed.listen(QHostAddress::LocalHost);
         const AgentProfile offline{
-            AgentProfile::newId(), QStringLiteral("gpu-node-7 (offline)"),
+            AgentProfile::newId(), QStringLiteral("gpu-node-7"),
             QUrl(QStringLiteral("http://127.0.0.1:%1").arg(closed.serverPort()))};
         closed.close();
         window.addAndConnect(offline, QByteArrayLiteral("offline-token"));

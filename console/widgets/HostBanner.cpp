@@ -78,6 +78,7 @@ void HostBanner::update() {
     case AgentConnection::State::AuthFailed:
     case AgentConnection::State::Incompatible:
     case AgentConnection::State::CertificateRefused:
+    case AgentConnection::State::SshRefused:
         icon = ":/icons/agent-error.svg";
         break;
     case AgentConnection::State::Disconnected:

@@ -99,12 +99,16 @@ private Q_SLOTS:
         for (AgentPage* page : m_window->pages())
             QVERIFY2(page->banner()->hostText().contains(m_profile.displayName()),
                      qPrintable(page->banner()->hostText()));
-        // The profile is remembered, the token is not written anywhere in the settings.
+        // The profile is remembered in the fleet file; the token is written neither there nor
+        // in the settings.
         m_settings->sync();
         QFile ini(m_settings->location());
         QVERIFY(ini.open(QIODevice::ReadOnly));
-        const QByteArray stored = ini.readAll();
-        QVERIFY(stored.contains("test-agent"));
+        QVERIFY(!ini.readAll().contains(m_agent.token));
+        QFile fleet(m_settings->fleetPath());
+        QVERIFY(fleet.open(QIODevice::ReadOnly));
+        const QByteArray stored = fleet.readAll();
+        QVERIFY2(stored.contains("\"test-agent\""), stored.constData());
         QVERIFY(!stored.contains(m_agent.token));
     }
 

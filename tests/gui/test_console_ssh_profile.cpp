@@ -20,6 +20,7 @@
 #include "support/AgentProcess.h"
 
 #include <QSignalSpy>
+#include <QTcpServer>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -164,8 +165,21 @@ private Q_SLOTS:
         QTRY_VERIFY2_WITH_TIMEOUT(conn.lastError().contains(QLatin1String("Permission denied")),
                                   qPrintable(conn.lastError() + diagnostics()), 20000);
         QVERIFY(clock.elapsed() < 20000); // BatchMode: no prompt, no hang
-        QCOMPARE(conn.state(), AgentConnection::State::Reconnecting);
+        // A refused key is not retried: asking sshd again cannot mend it (nor should the console
+        // hammer sshd into its MaxStartups / fail2ban limits). It stays refused past the
+        // reconnect backoff's first delays, with no ssh running, until the operator's Connect.
+        QCOMPARE(conn.state(), AgentConnection::State::SshRefused);
         QCOMPARE(conn.tunnel()->state(), SshTunnel::State::Failed);
+        QVERIFY(conn.tunnel()->failedForGood());
+        QTest::qWait(4000);
+        QCOMPARE(conn.state(), AgentConnection::State::SshRefused);
+        QCOMPARE(conn.tunnel()->processId(), 0);
+        QVERIFY2(conn.stateText().contains(QLatin1String("Permission denied")),
+                 qPrintable(conn.stateText()));
+        QSignalSpy states(&conn, &AgentConnection::stateChanged);
+        conn.open(); // the operator's Connect tries once more
+        QTRY_VERIFY_WITH_TIMEOUT(
+            conn.state() == AgentConnection::State::SshRefused && states.size() >= 2, 20000);
         // The banner says it, not only a tooltip.
         HostBanner banner(QStringLiteral("Overview"), QStringLiteral(":/icons/agent.svg"));
         banner.setConnection(&conn);
@@ -192,8 +206,24 @@ private Q_SLOTS:
         QTRY_VERIFY2_WITH_TIMEOUT(
             conn.lastError().contains(QLatin1String("Host key verification failed")),
             qPrintable(conn.lastError() + diagnostics()), 20000);
-        QVERIFY(conn.state() != AgentConnection::State::Connected);
+        QCOMPARE(conn.state(), AgentConnection::State::SshRefused);
         QCOMPARE(conn.tunnel()->processId(), 0);
+    }
+
+    /// A tunnel that fails for a reason that may pass (sshd not listening yet) is retried.
+    void testUnreachableSshdIsRetried() {
+        AgentProfile p = sshProfile(m_socket);
+        QTcpServer closed; // a port nothing accepts on once closed
+        QVERIFY(closed.listen(QHostAddress::LocalHost, 0));
+        p.sshPort = closed.serverPort();
+        closed.close();
+        AgentConnection conn(p, m_agent.token(), nullptr, m_sshd.wrapper(QStringLiteral("good")));
+        conn.open();
+        QTRY_VERIFY2_WITH_TIMEOUT(conn.state() == AgentConnection::State::Reconnecting,
+                                  qPrintable(conn.lastError() + diagnostics()), 20000);
+        QVERIFY(!conn.tunnel()->failedForGood());
+        QVERIFY2(conn.lastError().contains(QLatin1String("refused"), Qt::CaseInsensitive),
+                 qPrintable(conn.lastError()));
     }
 
     void testClosingAndDestroyingEndSsh() {

@@ -4,6 +4,8 @@
 // wrong (or outdated) pin stops it naming both fingerprints; the pin is kept in the profile.
 #include "console/connection/AgentConnection.h"
 #include "console/core/ConsoleSettings.h"
+#include "console/core/ProfileStore.h"
+#include "shared/FleetFile.h"
 #include "shared/TlsPin.h"
 #include "support/AgentProcess.h"
 
@@ -87,12 +89,21 @@ private Q_SLOTS:
         QVERIFY(!profileFor(m_agent.tlsUrl(), QStringLiteral("AB:CD")).validationError().isEmpty());
         QTemporaryDir dir;
         const AgentProfile p = profileFor(m_agent.tlsUrl(), m_fingerprint);
+        AgentProfile plain = profileFor(m_agent.baseUrl(), {});
+        plain.name = QStringLiteral("plain-agent");
         {
-            ConsoleSettings s(dir.filePath(QStringLiteral("c.ini")));
-            s.setProfiles({p, profileFor(m_agent.baseUrl(), {})});
+            ProfileStore store(dir.filePath(QStringLiteral("fleet.json")));
+            QList<AgentProfile> none;
+            QCOMPARE(store.load(&none), QString());
+            QCOMPARE(store.save({p, plain}), QString());
         }
-        ConsoleSettings s(dir.filePath(QStringLiteral("c.ini")));
-        const QList<AgentProfile> read = s.profiles();
+        // The pin is the fleet file's, as the CLI reads it.
+        FleetFile fleet;
+        QCOMPARE(fleet.load(dir.filePath(QStringLiteral("fleet.json"))), QString());
+        QCOMPARE(fleet.agents().first().pin, p.pinnedSha256());
+        ProfileStore store(dir.filePath(QStringLiteral("fleet.json")));
+        QList<AgentProfile> read;
+        QCOMPARE(store.load(&read), QString());
         QCOMPARE(read.size(), 2);
         QCOMPARE(read[0], p);
         QCOMPARE(read[1].fingerprint, QString());

@@ -7,6 +7,7 @@
 #include "console/connection/AgentConnection.h"
 #include "console/connection/SshTunnel.h"
 #include "console/core/ConsoleSettings.h"
+#include "console/core/ProfileStore.h"
 
 #include <QApplication>
 #include <QCheckBox>
@@ -128,12 +129,18 @@ private Q_SLOTS:
         {
             ConsoleSettings s(path);
             QCOMPARE(s.value(ConsoleSettings::Key::SshProgram).toString(), QStringLiteral("ssh"));
-            s.setProfiles({p, plain});
+            ProfileStore store(s.fleetPath());
+            QList<AgentProfile> none;
+            QCOMPARE(store.load(&none), QString());
+            QCOMPARE(store.save({p, plain}), QString());
             s.setValue(ConsoleSettings::Key::SshProgram, QStringLiteral("/opt/bin/my-ssh"));
             s.sync();
         }
         ConsoleSettings s(path);
-        QCOMPARE(s.profiles(), (QList<AgentProfile>{p, plain}));
+        ProfileStore store(s.fleetPath());
+        QList<AgentProfile> read;
+        QCOMPARE(store.load(&read), QString());
+        QCOMPARE(read, (QList<AgentProfile>{p, plain}));
         QCOMPARE(s.value(ConsoleSettings::Key::SshProgram).toString(),
                  QStringLiteral("/opt/bin/my-ssh"));
     }
@@ -182,17 +189,49 @@ private Q_SLOTS:
         QCOMPARE(e.profile(), p);
     }
 
-    void testMissingSshProgramFailsAndRetries() {
+    /// An ssh that cannot be run is not retried on its own: the operator's Connect tries again.
+    void testMissingSshProgramFailsUntilConnect() {
         AgentConnection c(sshProfile(), QByteArray(64, 'a'), nullptr,
                           QStringLiteral("/nonexistent/runbox-no-ssh"));
         c.open();
-        QTRY_COMPARE_WITH_TIMEOUT(c.state(), AgentConnection::State::Reconnecting, 10000);
+        QTRY_COMPARE_WITH_TIMEOUT(c.state(), AgentConnection::State::SshRefused, 10000);
+        QVERIFY(c.tunnel()->failedForGood());
         QVERIFY2(c.lastError().contains(QLatin1String("/nonexistent/runbox-no-ssh")),
                  qPrintable(c.lastError()));
         QCOMPARE(c.tunnel()->state(), SshTunnel::State::Failed);
         c.close();
         QCOMPARE(c.state(), AgentConnection::State::Disconnected);
         QCOMPARE(c.tunnel()->state(), SshTunnel::State::Stopped);
+    }
+
+    /// ssh's words for failures a retry cannot mend, and some it can (OpenSSH 9.2's messages).
+    void testWhichSshFailuresAreForGood_data() {
+        QTest::addColumn<QString>("stderr");
+        QTest::addColumn<bool>("forGood");
+        QTest::newRow("key refused") << "ops@127.0.0.1: Permission denied (publickey)." << true;
+        QTest::newRow("host key") << "Host key verification failed." << true;
+        QTest::newRow("changed host key")
+            << "@ WARNING: REMOTE HOST IDENTIFICATION HAS CHANGED! @" << true;
+        QTest::newRow("bad config") << "/home/ops/.ssh/config: line 3: Bad configuration option: "
+                                       "frobnicate\n/home/ops/.ssh/config: terminating, 1 bad "
+                                       "configuration options"
+                                    << true;
+        QTest::newRow("too many") << "Received disconnect from 10.0.0.3 port 22:2: Too many "
+                                     "authentication failures"
+                                  << true;
+        QTest::newRow("refused port")
+            << "ssh: connect to host 10.0.0.3 port 22: Connection refused" << false;
+        QTest::newRow("timeout") << "ssh: connect to host 10.0.0.3 port 22: Connection timed out"
+                                 << false;
+        QTest::newRow("reset") << "kex_exchange_identification: read: Connection reset by peer"
+                               << false;
+        QTest::newRow("forward") << "channel 2: open failed: connect failed: No such file" << false;
+    }
+
+    void testWhichSshFailuresAreForGood() {
+        QFETCH(QString, stderr);
+        QFETCH(bool, forGood);
+        QCOMPARE(SshTunnel::isPermanentFailure(stderr), forGood);
     }
 };
 

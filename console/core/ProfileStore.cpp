@@ -1,0 +1,156 @@
+#include "console/core/ProfileStore.h"
+
+#include "console/core/ConsoleSettings.h"
+
+#include <QFileInfo>
+#include <QRegularExpression>
+
+namespace runbox::console {
+
+namespace {
+const QString kFilePrefix = QStringLiteral("file:");
+} // namespace
+
+ProfileStore::ProfileStore(QString fleetPath) : m_path(std::move(fleetPath)) {}
+
+AgentProfile ProfileStore::fromFleet(const FleetAgent& agent) {
+    AgentProfile p;
+    p.id = agent.keychain.isEmpty() ? kFilePrefix + agent.name : agent.keychain;
+    p.name = agent.name;
+    p.tokenFile = agent.tokenFile;
+    p.fingerprint = agent.fingerprint;
+    if (agent.viaSsh()) {
+        p.viaSsh = true;
+        p.sshHost = agent.ssh.host;
+        p.sshUser = agent.ssh.user;
+        p.sshPort = agent.ssh.port;
+        p.sshRemote = agent.ssh.remote;
+    } else {
+        p.url = QUrl(agent.url);
+    }
+    return p;
+}
+
+FleetAgent ProfileStore::toFleet(const AgentProfile& profile) {
+    FleetAgent a;
+    a.name = profile.name;
+    if (profile.viaSsh)
+        a.ssh = FleetSsh{profile.sshHost.trimmed(), profile.sshUser.trimmed(), profile.sshPort,
+                         profile.sshRemote.trimmed()};
+    else
+        a.url = profile.url.toString(QUrl::StripTrailingSlash);
+    if (profile.tokenFile.isEmpty())
+        a.keychain = profile.id;
+    else
+        a.tokenFile = profile.tokenFile;
+    a.fingerprint = profile.fingerprint;
+    return a;
+}
+
+QString ProfileStore::fleetName(const QString& name, const QSet<QString>& taken) {
+    static const QRegularExpression kOther(QStringLiteral("[^A-Za-z0-9_-]+"));
+    QString base = name.trimmed().replace(kOther, QStringLiteral("-")).left(64);
+    while (base.startsWith(u'-') && base.size() > 1)
+        base.remove(0, 1);
+    if (base.isEmpty() || base == QLatin1String("-"))
+        base = QStringLiteral("agent");
+    QString candidate = base;
+    for (int n = 2; taken.contains(candidate); ++n) {
+        const QString suffix = QStringLiteral("-%1").arg(n);
+        candidate = base.left(64 - int(suffix.size())) + suffix;
+    }
+    return candidate;
+}
+
+QString ProfileStore::load(QList<AgentProfile>* profiles) {
+    profiles->clear();
+    m_loaded = false;
+    m_loadedNames.clear();
+    if (!QFileInfo::exists(m_path)) {
+        m_loaded = true;
+        return {};
+    }
+    FleetFile file;
+    if (const QString error = file.load(m_path); !error.isEmpty())
+        return error;
+    for (const FleetAgent& agent : file.agents()) {
+        profiles->append(fromFleet(agent));
+        m_loadedNames.insert(agent.name);
+        if (!agent.tokenFile.isEmpty())
+            m_tokenFilesAsWritten.insert(agent.tokenFile, agent.tokenFileAsWritten);
+    }
+    m_loaded = true;
+    return {};
+}
+
+QString ProfileStore::migrate(ConsoleSettings* settings, QList<AgentProfile>* profiles) {
+    const QList<AgentProfile> legacy = settings->legacyProfiles();
+    if (legacy.isEmpty())
+        return {};
+    if (!m_loaded)
+        return QStringLiteral("the agents saved in the console's settings stay there until the "
+                              "fleet file %1 can be read")
+            .arg(m_path);
+    QList<AgentProfile> merged = *profiles;
+    QSet<QString> names;
+    QSet<QString> ids;
+    for (const AgentProfile& p : merged) {
+        names.insert(p.name);
+        ids.insert(p.id);
+    }
+    for (AgentProfile p : legacy) {
+        if (ids.contains(p.id))
+            continue; // already moved (a console that stopped before clearing its settings)
+        p.name = fleetName(p.name, names);
+        names.insert(p.name);
+        ids.insert(p.id);
+        merged.append(p);
+    }
+    if (const QString error = save(merged); !error.isEmpty())
+        return error;
+    settings->clearLegacyProfiles();
+    settings->sync();
+    *profiles = merged;
+    return {};
+}
+
+QString ProfileStore::save(const QList<AgentProfile>& profiles) {
+    if (!m_loaded)
+        return QStringLiteral("the fleet file %1 could not be read, so it is left as it is; "
+                              "mend it and restart the console")
+            .arg(m_path);
+    // Agents another program added since load() are kept, after the console's own.
+    QList<FleetAgent> others;
+    if (QFileInfo::exists(m_path)) {
+        FleetFile now;
+        if (const QString error = now.load(m_path); !error.isEmpty())
+            return error + QStringLiteral(" (not overwritten)");
+        for (const FleetAgent& agent : now.agents())
+            if (!m_loadedNames.contains(agent.name))
+                others.append(agent);
+    }
+    QList<FleetAgent> agents;
+    QSet<QString> names;
+    for (const AgentProfile& p : profiles) {
+        FleetAgent agent = toFleet(p);
+        agent.tokenFileAsWritten = m_tokenFilesAsWritten.value(agent.tokenFile);
+        agents.append(agent);
+        names.insert(p.name);
+    }
+    for (const FleetAgent& agent : std::as_const(others))
+        if (!names.contains(agent.name)) {
+            agents.append(agent);
+            names.insert(agent.name);
+        }
+    FleetFile file;
+    file.setAgents(agents);
+    // What the CLI and the Python client would refuse is never written.
+    if (const QString error = FleetFile().parse(file.toJson(), m_path); !error.isEmpty())
+        return error + QStringLiteral(" (not written)");
+    if (const QString error = file.save(m_path); !error.isEmpty())
+        return error;
+    m_loadedNames = names;
+    return {};
+}
+
+} // namespace runbox::console
