@@ -26,9 +26,15 @@ bool isMountPoint(const QString& path) {
 
 } // namespace
 
+QString NoSuidMount::markerPath(const QString& path) {
+    return path + QStringLiteral(".mounted");
+}
+
 NoSuidMount::~NoSuidMount() {
-    if (!m_mounted.isEmpty())
-        ::umount2(QFile::encodeName(m_mounted).constData(), MNT_DETACH);
+    if (m_mounted.isEmpty())
+        return;
+    if (::umount2(QFile::encodeName(m_mounted).constData(), MNT_DETACH) == 0)
+        QFile::remove(markerPath(m_mounted));
 }
 
 QString NoSuidMount::mount(const QString& dir) {
@@ -41,6 +47,12 @@ QString NoSuidMount::mount(const QString& dir) {
             return QStringLiteral("cannot bind-mount %1 onto itself: %2")
                 .arg(path, QString::fromLocal8Bit(std::strerror(errno)));
         m_mounted = path;
+        // Says "this mount is the agent's", so that the start after a crash adopts it.
+        QFile marker(markerPath(path));
+        if (marker.open(QIODevice::WriteOnly | QIODevice::Truncate))
+            marker.write(native + '\n');
+    } else if (QFile::exists(markerPath(path))) {
+        m_mounted = path; // the agent's own, left by a crash: detached again at a clean stop
     }
     if (::mount(nullptr, native.constData(), nullptr, MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NODEV,
                 nullptr) != 0)
