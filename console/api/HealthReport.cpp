@@ -283,4 +283,16 @@ QString formatDurationMs(qint64 ms) {
         .arg((s % 86400) / 3600);
 }
 
+QString HealthReport::poolSummary() const {
+    const QJsonObject pool = m_health.value(QLatin1String("pool")).toObject();
+    if (pool.value(QLatin1String("name")).toString().isEmpty())
+        return {};
+    const QJsonValue free = pool.value(QLatin1String("free"));
+    return tr("Pool %1: %2 workspaces, capacity %3, %4 free")
+        .arg(pool.value(QLatin1String("name")).toString(),
+             QString::number(qint64(pool.value(QLatin1String("workspaces")).toDouble())),
+             QString::number(qint64(pool.value(QLatin1String("capacity")).toDouble())),
+             free.isDouble() ? QString::number(qint64(free.toDouble())) : tr("?"));
+}
+
 } // namespace runbox::console

@@ -54,6 +54,10 @@ public:
     std::optional<qint64> runningCount() const;
     std::optional<qint64> queuedCount() const;
     qint64 uptimeMs() const;
+    /// The pool this agent is a host of (`/v1/health` "pool", docs/contracts.md "Pool hosts"):
+    /// "Pool team-a: 40 workspaces, capacity 100, 60 free" (free "?" when not reported); empty
+    /// when the agent carries no pool.
+    QString poolSummary() const;
 
 private:
     std::optional<qint64> number(std::initializer_list<const char*> path) const;

@@ -1,5 +1,6 @@
 #include "console/models/ProfileListModel.h"
 
+#include "console/api/HealthReport.h"
 #include "console/connection/ConnectionManager.h"
 
 #include <QIcon>
@@ -13,6 +14,8 @@ ProfileListModel::ProfileListModel(ConnectionManager* manager, QObject* parent)
     connect(manager, &ConnectionManager::connectionAdded, this, [this](AgentConnection* c) {
         const QString id = c->profile().id;
         connect(c, &AgentConnection::stateChanged, this, [this, id] { refreshRowOf(id); });
+        // A pool host's free slots, shown under its name, move with each health poll.
+        connect(c, &AgentConnection::healthChanged, this, [this, id] { refreshRowOf(id); });
         refreshRowOf(id);
     });
     connect(manager, &ConnectionManager::connectionRemoved, this,
@@ -29,12 +32,18 @@ QVariant ProfileListModel::data(const QModelIndex& index, int role) const {
     const AgentProfile& p = m_profiles.at(index.row());
     AgentConnection* conn = m_manager ? m_manager->connection(p.id) : nullptr;
     switch (role) {
-    case Qt::DisplayRole:
+    case Qt::DisplayRole: {
+        // A pool host says its pool and free slots under its name while connected.
+        const QString pool = conn && conn->state() == AgentConnection::State::Connected
+                                 ? HealthReport(conn->health()).poolSummary()
+                                 : QString();
+        return pool.isEmpty() ? p.name : p.name + u'\n' + pool;
+    }
     case Qt::EditRole:
         return p.name;
     case Qt::ToolTipRole:
         return tr("%1\n%2\n%3")
-            .arg(p.name, p.url.toString(), conn ? conn->stateText() : tr("Not connected"));
+            .arg(p.name, p.hostAndPort(), conn ? conn->stateText() : tr("Not connected"));
     case Qt::DecorationRole: {
         if (!conn || conn->state() == AgentConnection::State::Disconnected)
             return QIcon(QStringLiteral(":/icons/agent-offline.svg"));

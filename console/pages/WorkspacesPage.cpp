@@ -1,6 +1,7 @@
 #include "console/pages/WorkspacesPage.h"
 
 #include "console/api/ExecutionInfo.h"
+#include "console/api/HealthReport.h"
 #include "console/connection/AgentConnection.h"
 #include "console/connection/WorkspaceUsageProbe.h"
 #include "console/models/WorkspaceTableModel.h"
@@ -178,15 +179,8 @@ void WorkspacesPage::updateCapacity() {
         parts << tr("Light tier unavailable: %1")
                      .arg(light.value(QLatin1String("reason")).toString());
     }
-    const QJsonObject pool = health.value(QLatin1String("pool")).toObject();
-    if (!pool.isEmpty()) {
-        const QJsonValue free = pool.value(QLatin1String("free"));
-        parts << tr("Pool host %1: %2 workspaces, capacity %3, %4 free")
-                     .arg(pool.value(QLatin1String("name")).toString(),
-                          QString::number(pool.value(QLatin1String("workspaces")).toInt()),
-                          QString::number(qint64(pool.value(QLatin1String("capacity")).toDouble())),
-                          free.isDouble() ? QString::number(qint64(free.toDouble())) : tr("?"));
-    }
+    if (const QString pool = HealthReport(health).poolSummary(); !pool.isEmpty())
+        parts << pool;
     m_capacity->setText(parts.join(QStringLiteral(" · ")));
     m_capacity->setVisible(!parts.isEmpty());
 }
