@@ -6,6 +6,7 @@
 #include "shared/ApiClient.h"
 #include "shared/FleetFile.h"
 #include "shared/PoolClient.h"
+#include "shared/PoolHostToken.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -56,7 +57,7 @@ bool loadFleet(const char* command, const FleetChoice& fleet, FleetClients* out)
     }
     for (const FleetAgent& agent : file.agents()) {
         QString error;
-        const QByteArray token = FleetFile::readToken(agent, &error);
+        const QByteArray token = PoolHostToken::forFleetAgent(agent, &error);
         if (token.isEmpty()) {
             PoolHostStatus s;
             s.name = agent.name;

@@ -17,9 +17,9 @@ namespace runbox {
 
 namespace {
 
-const QStringList kAgentMembers{QStringLiteral("name"), QStringLiteral("url"),
-                                QStringLiteral("tokenFile"), QStringLiteral("keychain"),
-                                QStringLiteral("fingerprint")};
+const QStringList kAgentMembers{QStringLiteral("name"),        QStringLiteral("url"),
+                                QStringLiteral("tokenFile"),   QStringLiteral("keychain"),
+                                QStringLiteral("fingerprint"), QStringLiteral("pool")};
 
 } // namespace
 
@@ -76,6 +76,7 @@ QString FleetFile::parse(const QByteArray& json, const QString& path) {
         a.tokenFile = o.value(QLatin1String("tokenFile")).toString();
         a.keychain = o.value(QLatin1String("keychain")).toString();
         a.fingerprint = o.value(QLatin1String("fingerprint")).toString();
+        a.pool = o.value(QLatin1String("pool")).toString();
         if (!validName(a.name))
             return where +
                    QStringLiteral(": name \"%1\" must be 1-64 of A-Z a-z 0-9 _ -").arg(a.name);
@@ -98,8 +99,12 @@ QString FleetFile::parse(const QByteArray& json, const QString& path) {
                                               "must be https://");
             a.pin = *pin;
         }
-        if (a.tokenFile.isEmpty() == a.keychain.isEmpty())
-            return where + QStringLiteral(": give one of \"tokenFile\" and \"keychain\"");
+        if (int(!a.tokenFile.isEmpty()) + int(!a.keychain.isEmpty()) + int(!a.pool.isEmpty()) != 1)
+            return where + QStringLiteral(": give one of \"tokenFile\", \"keychain\" and "
+                                          "\"pool\"");
+        if (!a.pool.isEmpty() && !validName(a.pool))
+            return where +
+                   QStringLiteral(": pool \"%1\" must be 1-64 of A-Z a-z 0-9 _ -").arg(a.pool);
         if (!a.tokenFile.isEmpty())
             a.tokenFile = QDir::cleanPath(base.absoluteFilePath(a.tokenFile));
         agents << a;
@@ -116,6 +121,12 @@ const FleetAgent* FleetFile::find(const QString& name) const {
 }
 
 QByteArray FleetFile::readToken(const FleetAgent& agent, QString* error) {
+    if (!agent.pool.isEmpty()) {
+        *error = QStringLiteral("agent %1: its token is derived from the secret of pool %2 "
+                                "(PoolHostToken), not read from a file")
+                     .arg(agent.name, agent.pool);
+        return {};
+    }
     if (!agent.keychain.isEmpty()) {
         *error = QStringLiteral("agent %1: its token is in the keychain entry \"%2\", which only "
                                 "the console reads; give it a tokenFile")

@@ -41,6 +41,20 @@ private Q_SLOTS:
         QVERIFY(!fleet.find("h3"));
     }
 
+    void testAPoolEntryNamesThePoolWhoseSecretDerivesItsToken() {
+        FleetFile fleet;
+        const QString error =
+            fleet.parse(q("{'agents':[{'name':'h1','url':'http://127.0.0.1:4311','pool':'p1'}]}"),
+                        "/etc/fleet/fleet.json");
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        QCOMPARE(fleet.find("h1")->pool, QStringLiteral("p1"));
+        QVERIFY(fleet.find("h1")->tokenFile.isEmpty());
+        // Not a token file: FleetFile::readToken refuses it (PoolHostToken derives it).
+        QString why;
+        QVERIFY(FleetFile::readToken(*fleet.find("h1"), &why).isEmpty());
+        QVERIFY2(why.contains("pool p1"), qPrintable(why));
+    }
+
     void testRefusesWhatIsNotTheFormat_data() {
         QTest::addColumn<QByteArray>("json");
         QTest::addColumn<QString>("says");
@@ -60,6 +74,12 @@ private Q_SLOTS:
             << QByteArray(
                    q("{'agents':[{'name':'h','url':'http://a:1','tokenFile':'t','keychain':'k'}]}"))
             << "one of";
+        QTest::newRow("token file and pool")
+            << QByteArray(
+                   q("{'agents':[{'name':'h','url':'http://a:1','tokenFile':'t','pool':'p'}]}"))
+            << "one of";
+        QTest::newRow("bad pool name")
+            << QByteArray(q("{'agents':[{'name':'h','url':'http://a:1','pool':'p.1'}]}")) << "pool";
         QTest::newRow("ftp url")
             << QByteArray(q("{'agents':[{'name':'h','url':'ftp://a:1','tokenFile':'t'}]}"))
             << "url";
@@ -93,7 +113,7 @@ private Q_SLOTS:
         QVERIFY(f.open(QIODevice::WriteOnly));
         f.write("abcd\n");
         f.close();
-        FleetAgent agent{"h", "http://a:1", path, {}, {}, {}};
+        FleetAgent agent{"h", "http://a:1", path, {}, {}, {}, {}};
         QVERIFY(f.setPermissions(QFile::ReadOwner | QFile::WriteOwner));
         QString error;
         QCOMPARE(FleetFile::readToken(agent, &error), QByteArray("abcd")); // positive control
