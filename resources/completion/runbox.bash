@@ -95,8 +95,9 @@ _runbox() {
             esac ;;
         pool)
             case "$sub" in
-                "") words_list="ls add rm" ;;
+                "") words_list="ls create add rm" ;;
                 ls|list|rm|delete) words_list="--json" ;;
+                create) words_list="--per-host --host --json" ;;
                 add) words_list="--light --strong --idle-timeout --json" ;;
             esac ;;
     esac

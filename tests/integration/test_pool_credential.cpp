@@ -304,6 +304,82 @@ private Q_SLOTS:
                  200);
     }
 
+    void testPoolCreateDefinesAPoolItsHostsCarry() {
+        const QString fleet = m_home.filePath("config/runbox/pz-fleet.json");
+        const QString secret = m_home.filePath("config/runbox/pools/pz.secret");
+        CliResult r = cli({"--fleet", fleet, "pool", "create", "pz", "--per-host", "2", "--host",
+                           "gone=http://127.0.0.1:9", "--json"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QCOMPARE(r.json()["secretCreated"].toBool(), true);
+        QStringList agentArgs;
+        for (const QJsonValue& a : r.json()["agentArgs"].toArray())
+            agentArgs << a.toString();
+        QCOMPARE(agentArgs, QStringList({"--pool", "pz", "--pool-capacity", "2",
+                                         "--pool-secret-file", "FILE"}));
+        struct stat st {};
+        QVERIFY(::stat(QFile::encodeName(secret).constData(), &st) == 0);
+        QCOMPARE(st.st_mode & 0777, mode_t(0600));
+        QFile secretFile(secret);
+        QVERIFY(secretFile.open(QIODevice::ReadOnly));
+        const QByteArray made = secretFile.readAll().trimmed();
+        QVERIFY(crypto::isLowerHex(made, 64));
+
+        // A host started as it says, with a copy of that secret.
+        QTemporaryDir own;
+        QVERIFY(writeFile(own.filePath("pz.secret"), made + '\n', 0600));
+        if (AgentProcess::runningAsRoot())
+            for (const QString& p : {own.path(), own.filePath("pz.secret")})
+                QVERIFY(::chown(QFile::encodeName(p).constData(), 65534, 65534) == 0);
+        AgentProcess host;
+        AgentOptions o = options(0);
+        o.extraArgs = QStringList{"--pool",
+                                  "pz",
+                                  "--pool-capacity",
+                                  "2",
+                                  "--pool-secret-file",
+                                  own.filePath("pz.secret")};
+        o.extraEnv["RUNBOX_STRONG_UID_FIRST"] = QString::number(1892000000LL + 3072);
+        o.extraEnv["RUNBOX_STRONG_UID_COUNT"] = "1024";
+        QVERIFY2(host.start(o), qPrintable(host.errorString()));
+        r = cli({"--fleet", fleet, "pool", "create", "pz", "--per-host", "2", "--host",
+                 "gone=http://127.0.0.1:9", "--host", "hz=" + host.baseUrl().toString()});
+        QVERIFY2(r.exitCode == 0 && r.out.contains("(kept)"), r.err.constData());
+        secretFile.seek(0);
+        QCOMPARE(secretFile.readAll().trimmed(), made); // kept, not replaced
+
+        // The pool works from that state alone: placed on the live host, run, deleted.
+        r = cli({"--fleet", fleet, "pool", "add", "pz", "2", "--strong", "--json"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QJsonArray placed = r.json()["workspaces"].toArray();
+        QCOMPARE(placed.size(), 2);
+        QCOMPARE(host.workspaceCount(), 2);
+        const QString pooled = placed[0].toObject().value("id").toString();
+        QVERIFY2(pooled.startsWith("hz."), qPrintable(pooled));
+        r = cli({"--fleet", fleet, "exec", "--workspace", pooled, "--", "echo", "pz"});
+        QVERIFY2(r.exitCode == 0 && r.out == "pz\n", r.err.constData());
+        r = cli({"--fleet", fleet, "pool", "rm", "pz"});
+        QCOMPARE(host.workspaceCount(), 0);
+
+        // A host listed otherwise is refused and nothing is written.
+        QFile before(fleet);
+        QVERIFY(before.open(QIODevice::ReadOnly));
+        const QByteArray listed = before.readAll();
+        r = cli({"--fleet", fleet, "pool", "create", "pz", "--per-host", "2", "--host",
+                 "hz=http://127.0.0.1:10"});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("already in"), r.err.constData());
+        before.seek(0);
+        QCOMPARE(before.readAll(), listed);
+        // So is a secret others may read.
+        QVERIFY(::chmod(QFile::encodeName(secret).constData(), 0644) == 0);
+        r = cli({"--fleet", fleet, "pool", "create", "pz", "--per-host", "2", "--host",
+                 "new=http://127.0.0.1:11"});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("chmod 600"), r.err.constData());
+        before.seek(0);
+        QCOMPARE(before.readAll(), listed);
+    }
+
     void testASecretOthersMayReadIsRefused() {
         writeFleet(true);
         m_fake->clear();
