@@ -230,13 +230,20 @@ private Q_SLOTS:
         r = cli({"run", "--follow", "--workspace", pooled, "--", "sh", "-c", "exit 7"});
         QVERIFY2(r.exitCode == 7, r.err.constData());
 
-        // Just the host's URL and the pool's name, no fleet file.
+        // Just the host's URL and the pool's name, no fleet file: an exec, and a managed
+        // execution's log by its id (which names no host).
         QVERIFY(QFile::rename(fleetPath(), fleetPath() + ".away"));
-        r = cli({"--url", m_agents[1]->baseUrl().toString(), "--pool", kPool, "exec", "--workspace",
-                 pooled, "--", "cat", "made.txt"});
+        const QStringList byUrl{"--url", m_agents[1]->baseUrl().toString(), "--pool", kPool};
+        r = cli(byUrl + QStringList{"exec", "--workspace", pooled, "--", "cat", "made.txt"});
+        const CliResult started =
+            cli(byUrl + QStringList{"run", "--workspace", pooled, "--", "echo", "managed"});
+        const CliResult logs = cli(byUrl + QStringList{"logs", "-f", started.out.trimmed()});
         QVERIFY(QFile::rename(fleetPath() + ".away", fleetPath()));
         QVERIFY2(r.exitCode == 0, r.err.constData());
         QCOMPARE(r.out, QByteArray("made\n"));
+        QVERIFY2(started.exitCode == 0, started.err.constData());
+        QVERIFY2(logs.exitCode == 0, logs.err.constData());
+        QCOMPARE(logs.out, QByteArray("managed\n"));
 
         r = cli({"workspace", "rm", pooled});
         QVERIFY2(r.exitCode == 0, r.err.constData());
