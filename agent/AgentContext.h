@@ -72,6 +72,10 @@ struct AgentContext {
     /// The pool this agent is a host of and its capacity (docs/contracts.md "Pool hosts");
     /// never null once AgentRuntime started (a PoolHost without a name grants every create).
     pool::PoolHost* pool = nullptr;
+    /// This pool host's public nonce (32 hex characters) when its agent token is derived from a
+    /// pool secret (`--pool-secret-file`, docs/contracts.md "Pool credential"), else empty.
+    /// Shown on `GET /health` and `/v1/health` "pool".
+    QByteArray poolHostNonce;
     qint64 startedAtMs = 0;
     /// `/v1/health` `listeners` (docs/contracts.md "TLS and pinning"): `{"http":{"url"},
     /// "tls":{"url","fingerprint","generated","notAfter"}|null}`; set once both listen.

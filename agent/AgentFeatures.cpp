@@ -192,6 +192,7 @@ void AgentRuntime::startPool() {
     m_pool =
         std::make_unique<pool::PoolHost>(c.poolName, c.poolCapacity, c.poolLabels, c.exitWhenIdleS,
                                          [workspaces] { return workspaces->count(); });
+    m_pool->setHostNonce(m_context.poolHostNonce);
     m_context.pool = m_pool.get();
     if (c.exitWhenIdleS <= 0)
         return;

@@ -24,6 +24,7 @@
 #include "agent/metrics/AgentMetrics.h"
 #include "agent/npu/NpuService.h"
 #include "agent/npu/NpuStage.h"
+#include "agent/pool/HostCredential.h"
 #include "agent/pool/IdleExit.h"
 #include "agent/pool/PoolHost.h"
 #include "agent/proxy/ProxyStage.h"
@@ -113,7 +114,19 @@ int AgentRuntime::start(const QStringList& args) {
                         : QStringLiteral("runbox-agent: %1").arg(error));
         return rotated ? 0 : 1;
     }
-    m_context.agentToken = state.loadOrCreateToken(&error);
+    if (!m_context.config.poolSecretFile.isEmpty()) {
+        // docs/contracts.md "Pool credential": the token is derived, never drawn or logged.
+        pool::HostCredential credential;
+        error = credential.load(m_context.config.poolSecretFile, state);
+        if (!error.isEmpty()) {
+            logLine(QStringLiteral("runbox-agent: %1").arg(error));
+            return 1;
+        }
+        m_context.agentToken = credential.token();
+        m_context.poolHostNonce = credential.hostNonce();
+    } else {
+        m_context.agentToken = state.loadOrCreateToken(&error);
+    }
     if (m_context.agentToken.isEmpty() || state.loadOrCreateMetricsToken(&error).isEmpty()) {
         logLine(QStringLiteral("runbox-agent: %1").arg(error));
         return 1;

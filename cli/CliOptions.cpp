@@ -1,6 +1,9 @@
 #include "cli/CliOptions.h"
 
 #include "shared/ApiClient.h"
+#include "shared/FleetFile.h"
+#include "shared/PoolHostToken.h"
+#include "shared/PoolSecret.h"
 #include "shared/TlsPin.h"
 
 #include <QDir>
@@ -146,8 +149,16 @@ QString Connection::parse(QStringList* args) {
     QString tokenText = takeGlobalOption(args, QStringLiteral("--token"), &error);
     const QString tokenFile = takeGlobalOption(args, QStringLiteral("--token-file"), &error);
     QString fingerprint = takeGlobalOption(args, QStringLiteral("--fingerprint"), &error);
+    poolName = takeGlobalOption(args, QStringLiteral("--pool"), &error);
     if (!error.isEmpty())
         return error;
+    if (!poolName.isEmpty()) {
+        if (!FleetFile::validName(poolName))
+            return QStringLiteral("--pool \"%1\" must be 1-64 of A-Z a-z 0-9 _ -").arg(poolName);
+        if (!tokenText.isEmpty() || !tokenFile.isEmpty())
+            return QStringLiteral("--pool derives the token from the pool's secret: give no "
+                                  "--token or --token-file with it");
+    }
     if (stateDir.isEmpty())
         stateDir =
             env.value(QStringLiteral("RUNBOX_STATE_DIR"),
@@ -159,10 +170,10 @@ QString Connection::parse(QStringList* args) {
         urlText = QString::fromUtf8(readTrimmed(stateDir + QStringLiteral("/agent.url")));
     if (urlText.isEmpty())
         urlText = QStringLiteral("http://127.0.0.1:4311");
-    if (tokenText.isEmpty())
+    if (tokenText.isEmpty() && poolName.isEmpty())
         tokenText = env.value(QStringLiteral("RUNBOX_TOKEN"));
     token = tokenText.toUtf8();
-    if (token.isEmpty())
+    if (token.isEmpty() && poolName.isEmpty())
         token = readTrimmed(tokenFile.isEmpty() ? stateDir + QStringLiteral("/agent.token")
                                                 : tokenFile);
     url = QUrl(urlText);
@@ -183,10 +194,19 @@ QString Connection::parse(QStringList* args) {
                 .arg(urlText);
         pin = *sha256;
     }
-    if (token.isEmpty())
+    if (token.isEmpty() && poolName.isEmpty())
         return QStringLiteral("no token: give --token, RUNBOX_TOKEN or --token-file (the agent "
                               "writes it to <state-dir>/agent.token)");
     return {};
+}
+
+QString Connection::derivePoolToken() {
+    QString error;
+    const QByteArray secret = PoolSecret::read(PoolSecret::defaultPath(poolName), &error);
+    if (secret.isEmpty())
+        return error;
+    token = PoolHostToken::derive(url, pin, secret, &error);
+    return error;
 }
 
 } // namespace runbox::cli

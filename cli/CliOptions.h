@@ -35,10 +35,19 @@ struct Connection {
     QUrl url;
     QByteArray token;
     QByteArray pin; ///< SHA-256 of the pinned certificate (32 bytes), or empty
+    /// `--pool NAME`: the token is derived from that pool's secret and the host nonce of the
+    /// agent at `url` (docs/contracts.md "Pool credential"), by derivePoolToken(); no token
+    /// option is read then (a token option with it is an error).
+    QString poolName;
     /// Consumes the connection options from @p args, wherever they are before `--` (leaving the
     /// rest). Returns an error text (a missing value, no token, a URL that is not http:// or
-    /// https://, a fingerprint that is not one, a fingerprint for an http:// URL).
+    /// https://, a fingerprint that is not one, a fingerprint for an http:// URL, `--pool`
+    /// with a token option or a bad pool name).
     QString parse(QStringList* args);
+    /// For `--pool`: sets `token` from PoolSecret::defaultPath(poolName)'s secret and the nonce
+    /// on `url`'s `GET /health` (PoolHostToken::derive). The secret is read and checked before
+    /// anything is sent. Returns an error text, empty on success.
+    QString derivePoolToken();
 };
 
 /// Takes `--name VALUE` (or `--name=VALUE`) from @p args before any `--`, removing it; empty

@@ -3,6 +3,7 @@
 #include "cli/CliOptions.h"
 #include "shared/FleetFile.h"
 #include "shared/PoolClient.h"
+#include "shared/PoolHostToken.h"
 
 #include <QFileInfo>
 
@@ -32,14 +33,18 @@ FleetTarget::Outcome FleetTarget::apply(const QString& command, QStringList* arg
     const QList<Form> forms = formsOf(command);
     if (forms.isEmpty())
         return Outcome::None;
-    if (!fleet.explicitPath && !QFileInfo::exists(fleet.path))
+    // With --pool and --url, a pooled id whose host the fleet does not list names that URL.
+    const bool byUrl = !connection->poolName.isEmpty();
+    if (!byUrl && !fleet.explicitPath && !QFileInfo::exists(fleet.path))
         return Outcome::None;
     FleetFile file;
-    if (const QString e = file.load(fleet.path); !e.isEmpty()) {
-        *error = e;
-        return Outcome::Failed;
-    }
+    if (fleet.explicitPath || QFileInfo::exists(fleet.path))
+        if (const QString e = file.load(fleet.path); !e.isEmpty()) {
+            *error = e;
+            return Outcome::Failed;
+        }
     const FleetAgent* target = nullptr;
+    bool urlTarget = false;
     // Rewrites @p value when it is a pooled id of the fleet; false on a second agent.
     auto rewrite = [&](QString* value, bool needsColon) -> bool {
         const qsizetype colon = value->indexOf(QLatin1Char(':'));
@@ -50,8 +55,18 @@ FleetTarget::Outcome FleetTarget::apply(const QString& command, QStringList* arg
         if (!PoolClient::splitPooledId(id, &host, &local))
             return true;
         const FleetAgent* agent = file.find(host);
-        if (!agent)
+        if (!agent && !byUrl)
             return true;
+        if (!agent || urlTarget) { // one of them goes to --url
+            if (target || (urlTarget && agent)) {
+                *error = QStringLiteral("pooled ids of two agents (%1, --url) in one command")
+                             .arg(target ? target->name : agent->name);
+                return false;
+            }
+            urlTarget = true;
+            *value = local + (colon < 0 ? QString() : value->mid(colon));
+            return true;
+        }
         if (target && target != agent) {
             *error = QStringLiteral("pooled ids of two agents (%1, %2) in one command")
                          .arg(target->name, agent->name);
@@ -92,7 +107,7 @@ FleetTarget::Outcome FleetTarget::apply(const QString& command, QStringList* arg
                      .arg(target->name);
         return Outcome::Failed;
     }
-    const QByteArray token = FleetFile::readToken(*target, error);
+    const QByteArray token = PoolHostToken::forFleetAgent(*target, error);
     if (token.isEmpty())
         return Outcome::Failed;
     connection->url = QUrl(target->url);

@@ -18,8 +18,11 @@ struct FleetChoice {
 /// Pooled workspace ids `HOST.ID` on the command line of `exec`/`run`/`ps` (`--workspace`),
 /// `workspace rm`, `files` and `cp` (`HOST.ID:PATH`): when HOST is an agent of the fleet file,
 /// the argument is rewritten to the agent's own id and @p connection is pointed at that agent
-/// (its URL and the token its tokenFile holds). Every pooled id of one command must name the
-/// same agent.
+/// (its URL and the token its tokenFile holds or, for a `"pool"` entry, the token derived from the
+/// pool's secret and the host's nonce: PoolHostToken). With `--pool NAME` (Connection::poolName),
+/// a pooled id whose host the fleet does not list is rewritten too and goes to the connection's
+/// URL (the outcome is then None: the caller derives the token). Every pooled id of one command
+/// must name the same agent.
 class FleetTarget final {
 public:
     enum class Outcome {

@@ -3,9 +3,11 @@
 #include "cli/CliOptions.h"
 #include "cli/ExecutionsCommand.h"
 #include "cli/FleetTarget.h"
+#include "cli/PoolCreateCommand.h"
 #include "shared/ApiClient.h"
 #include "shared/FleetFile.h"
 #include "shared/PoolClient.h"
+#include "shared/PoolHostToken.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -20,6 +22,7 @@ namespace runbox::cli {
 namespace {
 
 const char kUsage[] = "runbox [--fleet FILE] pool ls [NAME] [--json] | "
+                      "create NAME --per-host N --host HOST=URL... [--json] | "
                       "add NAME COUNT [--light|--strong] [--idle-timeout S] [--json] | "
                       "rm NAME [--json]";
 const OptionSpec kJson{QStringLiteral("--json")};
@@ -57,7 +60,7 @@ bool loadFleet(const char* command, const FleetChoice& fleet, FleetClients* out)
     for (const FleetAgent& agent : file.agents()) {
         QString error;
         const QByteArray token =
-            agent.viaSsh() ? QByteArray() : FleetFile::readToken(agent, &error);
+            agent.viaSsh() ? QByteArray() : PoolHostToken::forFleetAgent(agent, &error);
         if (agent.viaSsh())
             error = QStringLiteral("reached through ssh only (a console profile); not a pool host");
         if (token.isEmpty()) {
@@ -202,6 +205,8 @@ int runPool(const QStringList& args, const FleetChoice& fleet) {
         return list(args.mid(1), fleet);
     if (sub == QLatin1String("add"))
         return add(args.mid(1), fleet);
+    if (sub == QLatin1String("create"))
+        return runPoolCreate(args.mid(1), fleet);
     if (sub == QLatin1String("rm") || sub == QLatin1String("delete"))
         return remove(args.mid(1), fleet);
     return usageError("pool",

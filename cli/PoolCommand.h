@@ -6,7 +6,8 @@ namespace runbox::cli {
 
 struct FleetChoice;
 
-/// `runbox pool ls [NAME] | add NAME COUNT [--light|--strong] | rm NAME` over the agents of the
+/// `runbox pool ls [NAME] | create NAME … (runPoolCreate) | add NAME COUNT [--light|--strong] |
+/// rm NAME` over the agents of the
 /// fleet file (docs/contracts.md "Fleet file", "Pool hosts"): needs no connection options.
 /// Returns the exit status (kExitUsage, kExitApiError when the pool refuses, kExitConnection
 /// when no agent of the fleet answers).

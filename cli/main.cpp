@@ -26,8 +26,12 @@ using namespace runbox;
 namespace {
 
 const char kUsage[] =
-    "Usage: runbox [--state-dir DIR] [--url URL] [--token TOKEN | --token-file FILE]\n"
+    "Usage: runbox [--state-dir DIR] [--url URL]\n"
+    "              [--token TOKEN | --token-file FILE | --pool NAME]\n"
     "              [--fingerprint SHA256] [--fleet FILE] COMMAND\n"
+    "  --pool NAME: the agent at --url is a host of pool NAME; its token is derived from the\n"
+    "  pool's secret (~/.config/runbox/pools/NAME.secret, 0600) and the host nonce on its\n"
+    "  /health; the secret is never sent. Pooled ids HOST.ID then go to --url\n"
     "  --url https://HOST:PORT with --fingerprint (or RUNBOX_FINGERPRINT) pins the agent's TLS\n"
     "  certificate (runbox-agent --print-fingerprint prints it); without a pin only a certificate\n"
     "  the system CA store verifies is accepted\n"
@@ -68,13 +72,18 @@ const char kUsage[] =
     "                              the network policy of new executions\n"
     "  npu ls [--refresh] [--json] the host's Ascend chips (--refresh: probe them now)\n"
     "  pool ls [NAME] [--json]     the fleet's agents by pool: capacity, workspaces, free slots\n"
+    "  pool create NAME --per-host N --host HOST=URL... [--json]\n"
+    "                              define a pool: its secret (made if missing) and its hosts\n"
+    "                              added to the fleet file as \"pool\" entries; prints the\n"
+    "                              runbox-agent options each host runs with (sends nothing)\n"
     "  pool add NAME COUNT [--light|--strong] [--idle-timeout S] [--json]\n"
     "                              place COUNT workspaces on the pool's hosts, all or none\n"
     "                              (prints HOST.ID TOKEN)\n"
     "  pool rm NAME [--json]       delete every workspace on the pool's hosts\n"
     "       --fleet FILE: the fleet file {\"agents\":[{\"name\",\"url\",\"tokenFile\"}]}\n"
     "       (default ~/.config/runbox/fleet.json); exec/run/ps --workspace, workspace rm,\n"
-    "       files and cp take pooled ids HOST.ID of its agents\n"
+    "       files and cp take pooled ids HOST.ID of its agents; an agent given\n"
+    "       \"pool\": NAME instead of a tokenFile gets the token derived as with --pool\n"
     "  env ls | create NAME --python|--r | install|uninstall NAME PKG... | show NAME | rm NAME\n"
     "                              science environments (builds followed; --no-wait, --json)\n"
     "Every command refuses an option it does not know or one without its value.\n"
@@ -171,6 +180,11 @@ int main(int argc, char** argv) {
             if (!warning.isEmpty())
                 err << "runbox: the fleet file is not read for a pin: " << warning << Qt::endl;
         }
+        if (!connection.poolName.isEmpty()) // docs/contracts.md "Pool credential"
+            if (const QString e = connection.derivePoolToken(); !e.isEmpty()) {
+                err << "runbox " << command << ": " << e << Qt::endl;
+                return cli::kExitUsage;
+            }
         break;
     case cli::FleetTarget::Outcome::Resolved:
         break;

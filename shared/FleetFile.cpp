@@ -22,7 +22,8 @@ namespace {
 
 const QStringList kAgentMembers{QStringLiteral("name"),     QStringLiteral("url"),
                                 QStringLiteral("ssh"),      QStringLiteral("tokenFile"),
-                                QStringLiteral("keychain"), QStringLiteral("fingerprint")};
+                                QStringLiteral("keychain"), QStringLiteral("fingerprint"),
+                                QStringLiteral("pool")};
 const QStringList kSshMembers{QStringLiteral("host"), QStringLiteral("user"),
                               QStringLiteral("port"), QStringLiteral("remote")};
 
@@ -104,8 +105,15 @@ QString parseAgent(const QJsonObject& o, const QDir& base, FleetAgent* a) {
             return QStringLiteral("a fingerprint pins a TLS certificate: the url must be https://");
         a->pin = *pin;
     }
-    if (a->tokenFileAsWritten.isEmpty() == a->keychain.isEmpty())
-        return QStringLiteral("give one of \"tokenFile\" and \"keychain\"");
+    a->pool = o.value(QLatin1String("pool")).toString();
+    if (int(!a->tokenFileAsWritten.isEmpty()) + int(!a->keychain.isEmpty()) +
+            int(!a->pool.isEmpty()) !=
+        1)
+        return QStringLiteral("give one of \"tokenFile\", \"keychain\" and \"pool\"");
+    if (!a->pool.isEmpty() && !FleetFile::validName(a->pool))
+        return QStringLiteral("pool \"%1\" must be 1-64 of A-Z a-z 0-9 _ -").arg(a->pool);
+    if (!a->pool.isEmpty() && a->viaSsh())
+        return QStringLiteral("a pool entry is reached by its url: give \"url\", not \"ssh\"");
     if (!a->tokenFileAsWritten.isEmpty())
         a->tokenFile = QDir::cleanPath(base.absoluteFilePath(a->tokenFileAsWritten));
     return {};
@@ -180,6 +188,8 @@ QByteArray FleetFile::toJson() const {
         }
         if (!a.keychain.isEmpty())
             o.insert(QStringLiteral("keychain"), a.keychain);
+        else if (!a.pool.isEmpty())
+            o.insert(QStringLiteral("pool"), a.pool);
         else
             o.insert(QStringLiteral("tokenFile"),
                      a.tokenFileAsWritten.isEmpty() ? a.tokenFile : a.tokenFileAsWritten);
@@ -213,6 +223,12 @@ const FleetAgent* FleetFile::find(const QString& name) const {
 }
 
 QByteArray FleetFile::readToken(const FleetAgent& agent, QString* error) {
+    if (!agent.pool.isEmpty()) {
+        *error = QStringLiteral("agent %1: its token is derived from the secret of pool %2 "
+                                "(PoolHostToken), not read from a file")
+                     .arg(agent.name, agent.pool);
+        return {};
+    }
     if (!agent.keychain.isEmpty()) {
         *error = QStringLiteral("agent %1: its token is in the keychain entry \"%2\", which only "
                                 "the console reads; give it a tokenFile")

@@ -31,6 +31,10 @@ struct FleetAgent {
     /// The pin (32 bytes of SHA-256 over the certificate's DER) read from `fingerprint`, for
     /// ApiClient::setPinnedSha256; empty = none (docs/contracts.md "TLS and pinning").
     QByteArray pin;
+    /// Or, instead of tokenFile and keychain, the pool whose secret (PoolSecret::defaultPath)
+    /// the token is derived from with the host's public nonce (docs/contracts.md "Pool
+    /// credential"; PoolHostToken).
+    QString pool;
 
     /// Whether the agent is reached through the operator's ssh (no url of its own).
     bool viaSsh() const { return !ssh.host.isEmpty(); }
@@ -38,7 +42,7 @@ struct FleetAgent {
 
 /// The fleet file (docs/contracts.md "Fleet file"): the one place where the console, the CLI
 /// and the Python client list agents, as JSON
-/// `{"agents":[{"name","url"|"ssh","tokenFile"|"keychain","fingerprint"}]}`. Tokens are
+/// `{"agents":[{"name","url"|"ssh","tokenFile"|"keychain"|"pool","fingerprint"}]}`. Tokens are
 /// referenced, never stored in it: a `"token"` member is refused.
 class FleetFile final {
 public:
@@ -49,9 +53,10 @@ public:
     /// unreadable file, not JSON, an unknown member, a bad or duplicate name, neither or both of
     /// url and ssh, a URL that is not http(s), an ssh object with an unknown member, no host, a
     /// host or user that ssh would read as an option, a port outside 1-65535 or a remote that
-    /// is neither an absolute path nor host:port, neither or both of tokenFile and keychain, a
-    /// literal token, a fingerprint that is not a SHA-256 one (tls::parseFingerprint) or one
-    /// given for anything but an https:// URL.
+    /// is neither an absolute path nor host:port, not exactly one of tokenFile, keychain and pool
+    /// (a pool name: 1-64 of A-Za-z0-9_-; not for an ssh entry), a literal token, a fingerprint
+    /// that is not a SHA-256 one (tls::parseFingerprint) or one given for anything but an
+    /// https:// URL.
     QString load(const QString& path);
     /// Parses @p json as a fleet file found at @p path (relative token files resolve against
     /// its directory). Same errors as load().
@@ -71,7 +76,8 @@ public:
 
     /// The agent token of @p agent (hex, trimmed), or an empty array with @p error set: a token
     /// file that is missing, empty, or readable by group or others (as the agent refuses its
-    /// own, docs/contracts.md "Processes and start-up"), or a keychain entry.
+    /// own, docs/contracts.md "Processes and start-up"), a keychain entry, or a pool entry
+    /// (whose token is derived over the network: PoolHostToken::forFleetAgent).
     static QByteArray readToken(const FleetAgent& agent, QString* error);
 
     /// Whether @p name can be a fleet agent's name (no '.', which separates pooled ids).

@@ -191,7 +191,7 @@ void ApiService::handle(http::HttpExchange* ex) {
         if (req.method != "GET" && req.method != "HEAD")
             return ex->replyError(405, QStringLiteral("method_not_allowed"),
                                   QStringLiteral("/health answers GET only"));
-        return ex->replyJson(200, HealthRoutes::publicHealth());
+        return ex->replyJson(200, HealthRoutes::publicHealth(m_context->poolHostNonce));
     }
     // Authenticate before looking at anything else: no side effect, no route disclosure.
     // A streamed body is not here yet: the signature covers the hash the client declares (or

@@ -17,8 +17,13 @@
 
 namespace runbox::api {
 
-QJsonObject HealthRoutes::publicHealth() {
-    return {{"status", "ok"}, {"version", RUNBOX_VERSION}, {"protocol", protocol::kVersion}};
+QJsonObject HealthRoutes::publicHealth(const QByteArray& poolHostNonce) {
+    QJsonObject body{
+        {"status", "ok"}, {"version", RUNBOX_VERSION}, {"protocol", protocol::kVersion}};
+    if (!poolHostNonce.isEmpty())
+        body.insert(QStringLiteral("pool"),
+                    QJsonObject{{"hostNonce", QString::fromLatin1(poolHostNonce)}});
+    return body;
 }
 
 void HealthRoutes::registerRoutes(Router& router, AgentContext* ctx) {

@@ -13,8 +13,10 @@ class HealthRoutes final {
 public:
     static void registerRoutes(Router& router, AgentContext* context);
     /// The body of the unauthenticated `/health`: {"status":"ok","version","protocol"}, protocol
-    /// being protocol::kVersion (shared/ProtocolVersion.h).
-    static QJsonObject publicHealth();
+    /// being protocol::kVersion (shared/ProtocolVersion.h); with a non-empty @p poolHostNonce
+    /// also `"pool":{"hostNonce"}`, the public half of a pool host's derived token, which a
+    /// client needs before it can sign anything (docs/contracts.md "Pool credential").
+    static QJsonObject publicHealth(const QByteArray& poolHostNonce = {});
 };
 
 } // namespace runbox::api

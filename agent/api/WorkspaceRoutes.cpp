@@ -143,6 +143,11 @@ void WorkspaceRoutes::registerRoutes(Router& router, AgentContext* ctx,
                        if (!who.mayUseWorkspace(ws.id) || (filtered && ws.isolation != isolation))
                            continue;
                        QJsonObject item = ws.toJson();
+                       // The public half of the workspace's token, for the agent-token holder
+                       // to re-derive it (docs/contracts.md "Request signing", "Tokens").
+                       if (who.isAgent())
+                           item.insert(QStringLiteral("tokenNonce"),
+                                       QString::fromLatin1(ws.tokenNonce));
                        const store::WorkspaceExecutionSummary summary = recorded.value(ws.id);
                        item.insert(QStringLiteral("recordedExecutions"), double(summary.recorded));
                        item.insert(QStringLiteral("lastExecutionAt"),

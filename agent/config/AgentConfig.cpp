@@ -79,13 +79,16 @@ bool AgentConfig::parse(const QStringList& args, const QProcessEnvironment& env,
     for (QString& label : poolLabels)
         label = label.trimmed();
     exitWhenIdleS = v.number(Key::ExitWhenIdleS);
+    poolSecretFile = v.text(Key::PoolSecretFile);
     static const QRegularExpression kPoolName(QStringLiteral("^[A-Za-z0-9_-]{1,64}$"));
     if (!poolName.isEmpty() && !kPoolName.match(poolName).hasMatch()) {
         *error = QStringLiteral("pool name \"%1\" must be 1-64 of A-Z a-z 0-9 _ -").arg(poolName);
         return false;
     }
-    if (poolName.isEmpty() && (poolCapacity > 0 || !poolLabels.isEmpty())) {
-        *error = QStringLiteral("--pool-capacity and --pool-labels need --pool NAME");
+    if (poolName.isEmpty() &&
+        (poolCapacity > 0 || !poolLabels.isEmpty() || !poolSecretFile.isEmpty())) {
+        *error = QStringLiteral(
+            "--pool-capacity, --pool-labels and --pool-secret-file need --pool NAME");
         return false;
     }
     testResolverHostsPath = v.text(Key::TestResolverHosts);

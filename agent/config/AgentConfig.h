@@ -72,6 +72,10 @@ struct AgentConfig {
     QString poolName;
     qint64 poolCapacity = 0;
     QStringList poolLabels;
+    /// The pool secret's file (`--pool-secret-file` / RUNBOX_POOL_SECRET_FILE /
+    /// `poolSecretFile`; "" = none): the agent token is then derived from it and the host nonce
+    /// (docs/contracts.md "Pool credential"). Needs poolName.
+    QString poolSecretFile;
     /// Exit (status 0) once no workspace and no execution has existed for this long, seconds
     /// (`--exit-when-idle` / RUNBOX_EXIT_WHEN_IDLE_S; 0 = never). agent/pool/IdleExit.
     qint64 exitWhenIdleS = 0;

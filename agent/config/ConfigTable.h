@@ -56,6 +56,7 @@ enum class Key : int {
     Pool,
     PoolCapacity,
     PoolLabels,
+    PoolSecretFile,
     ExitWhenIdleS,
     // Quotas (first start only)
     MaxWorkspaceBytes,

@@ -51,6 +51,20 @@ QList<OptionSpec> poolOptionRows() {
          .fileKey = "poolLabels",
          .help = "Comma-separated labels of this pool host (e.g. zone=a,npu), reported on "
                  "/v1/health \"pool\" for clients to filter on (needs --pool)."},
+        {.key = Key::PoolSecretFile,
+         .name = "poolSecretFile",
+         .type = T::Path,
+         .group = G::Pool,
+         .defaultNote = "none: a random agent token",
+         .envVar = "RUNBOX_POOL_SECRET_FILE",
+         .flag = "--pool-secret-file",
+         .metaVar = "FILE",
+         .fileKey = "poolSecretFile",
+         .help = "The pool's secret (64 hex characters; refused unless only its owner may read "
+                 "it, e.g. 0600): the agent token is derived from it and this host's public "
+                 "nonce (<state-dir>/pool-host.nonce, kept across restarts, shown on /health), so "
+                 "any client holding the secret reconnects (needs --pool; docs/contracts.md "
+                 "\"Pool credential\")."},
         {.key = Key::ExitWhenIdleS,
          .name = "exitWhenIdleS",
          .type = T::Integer,

@@ -38,7 +38,9 @@ QJsonObject PoolHost::healthJson() const {
             {"reserved", double(m_reserved)},
             {"free", free < 0 ? QJsonValue() : QJsonValue(double(free))},
             {"labels", QJsonArray::fromStringList(m_labels)},
-            {"exitWhenIdleS", double(m_exitWhenIdleS)}};
+            {"exitWhenIdleS", double(m_exitWhenIdleS)},
+            {"hostNonce",
+             m_hostNonce.isEmpty() ? QJsonValue() : QJsonValue(QString::fromLatin1(m_hostNonce))}};
 }
 
 } // namespace runbox::pool

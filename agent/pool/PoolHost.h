@@ -34,12 +34,18 @@ public:
     /// Gives back @p granted slots of an earlier reserve().
     void release(int granted);
 
+    /// This host's public nonce (docs/contracts.md "Pool credential"), shown in healthJson();
+    /// empty = its agent token is not derived from a pool secret.
+    void setHostNonce(const QByteArray& nonce) { m_hostNonce = nonce; }
+
     /// Free slots now: capacity − held − reserved (≥ 0), or -1 without a capacity.
     qint64 freeSlots() const;
 
     /// `/v1/health` "pool": `null` when the agent is no pool host, else
-    /// `{"name","capacity","workspaces","reserved","free","labels":[…],"exitWhenIdleS"}`
-    /// (capacity 0 and free null = no pool limit; workspaces = every workspace the agent holds).
+    /// `{"name","capacity","workspaces","reserved","free","labels":[…],"exitWhenIdleS",
+    /// "hostNonce"}`
+    /// (capacity 0 and free null = no pool limit; workspaces = every workspace the agent holds;
+    /// hostNonce null = no pool secret).
     QJsonObject healthJson() const;
 
 private:
@@ -48,6 +54,7 @@ private:
     QStringList m_labels;
     qint64 m_exitWhenIdleS = 0;
     std::function<int()> m_heldNow;
+    QByteArray m_hostNonce;
     qint64 m_reserved = 0; ///< slots granted to creates still in flight
 };
 

@@ -16,7 +16,7 @@ _runbox() {
         cword=$COMP_CWORD
     fi
 
-    local global="--state-dir --url --token --token-file --fingerprint --fleet --help"
+    local global="--state-dir --url --token --token-file --pool --fingerprint --fleet --help"
     local commands="health workspace workspaces exec run ps logs cancel quotas cp files policy npu env pool"
     local exec_opts="--workspace --kind --code --code-file --cwd --env --timeout --timeout-ms --max-output --max-output-bytes --stdin --id --environment --json"
 
@@ -24,7 +24,7 @@ _runbox() {
     local i cmd="" sub=""
     for ((i = 1; i < cword; i++)); do
         case "${words[i]}" in
-            --state-dir|--url|--token|--token-file|--fingerprint|--fleet) ((i++)) ;;
+            --state-dir|--url|--token|--token-file|--pool|--fingerprint|--fleet) ((i++)) ;;
             -*) ;;
             *)
                 if [[ -z $cmd ]]; then cmd="${words[i]}"
@@ -95,8 +95,9 @@ _runbox() {
             esac ;;
         pool)
             case "$sub" in
-                "") words_list="ls add rm" ;;
+                "") words_list="ls create add rm" ;;
                 ls|list|rm|delete) words_list="--json" ;;
+                create) words_list="--per-host --host --json" ;;
                 add) words_list="--light --strong --idle-timeout --json" ;;
             esac ;;
     esac

@@ -50,9 +50,12 @@ private Q_SLOTS:
                                           {"env", "install"},
                                           {"env", "show"},
                                           {"pool", "ls"},
+                                          {"pool", "create"},
                                           {"pool", "add"},
                                           {"pool", "rm"}};
-        const QStringList valued{"--workspace",
+        const QStringList valued{"--per-host",
+                                 "--host",
+                                 "--workspace",
                                  "--kind",
                                  "--code",
                                  "--code-file",

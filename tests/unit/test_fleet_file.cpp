@@ -47,6 +47,9 @@ void addSshRows() {
         << QByteArray(q("{'agents':[{'name':'h','ssh':{'host':'a','command':'x'},"
                         "'keychain':'k'}]}"))
         << "ssh.command";
+    QTest::newRow("pool over ssh")
+        << QByteArray(q("{'agents':[{'name':'h','ssh':{'host':'a'},'pool':'p1'}]}"))
+        << "a pool entry is reached by its url";
     QTest::newRow("ssh not an object")
         << QByteArray(q("{'agents':[{'name':'h','ssh':'a','keychain':'k'}]}"))
         << "must be an object";
@@ -80,6 +83,20 @@ private Q_SLOTS:
         QVERIFY(!fleet.find("h3"));
     }
 
+    void testAPoolEntryNamesThePoolWhoseSecretDerivesItsToken() {
+        FleetFile fleet;
+        const QString error =
+            fleet.parse(q("{'agents':[{'name':'h1','url':'http://127.0.0.1:4311','pool':'p1'}]}"),
+                        "/etc/fleet/fleet.json");
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        QCOMPARE(fleet.find("h1")->pool, QStringLiteral("p1"));
+        QVERIFY(fleet.find("h1")->tokenFile.isEmpty());
+        // Not a token file: FleetFile::readToken refuses it (PoolHostToken derives it).
+        QString why;
+        QVERIFY(FleetFile::readToken(*fleet.find("h1"), &why).isEmpty());
+        QVERIFY2(why.contains("pool p1"), qPrintable(why));
+    }
+
     void testRefusesWhatIsNotTheFormat_data() {
         QTest::addColumn<QByteArray>("json");
         QTest::addColumn<QString>("says");
@@ -99,6 +116,12 @@ private Q_SLOTS:
             << QByteArray(
                    q("{'agents':[{'name':'h','url':'http://a:1','tokenFile':'t','keychain':'k'}]}"))
             << "one of";
+        QTest::newRow("token file and pool")
+            << QByteArray(
+                   q("{'agents':[{'name':'h','url':'http://a:1','tokenFile':'t','pool':'p'}]}"))
+            << "one of";
+        QTest::newRow("bad pool name")
+            << QByteArray(q("{'agents':[{'name':'h','url':'http://a:1','pool':'p.1'}]}")) << "pool";
         QTest::newRow("ftp url")
             << QByteArray(q("{'agents':[{'name':'h','url':'ftp://a:1','tokenFile':'t'}]}"))
             << "url";

@@ -129,6 +129,20 @@ class Agent:
     def __repr__(self) -> str:
         return f"Agent({self.url!r})"
 
+    @classmethod
+    def from_pool_secret(cls, url: str, pool: str, *, secret_file: Optional[str] = None,
+                         fingerprint: Optional[str] = None, timeout_s: float = 60.0) -> "Agent":
+        """The pool host at ``url`` signed with its agent token, derived from ``pool``'s secret
+        (``secret_file``, default ``~/.config/runbox/pools/POOL.secret``, 0600) and the host
+        nonce on its ``/health`` (docs/contracts.md "Pool credential"): no other local state.
+        The secret is read and checked before anything is sent, and never sent. FleetTokenError
+        when it is refused or the host shows no nonce."""
+        from . import pool_secret
+        pin = resolve_pin(fingerprint, url)
+        secret = pool_secret.read_secret(secret_file or pool_secret.default_secret_path(pool))
+        token = pool_secret.derive_host_token(url, secret, pin)
+        return cls(url, token, fingerprint=fingerprint, timeout_s=timeout_s)
+
     def health(self) -> Dict[str, Any]:
         """``GET /v1/health``: the sandbox conclusion, limits, tiers (docs/contracts.md)."""
         return self._client.request("GET", "/v1/health").json_object()  # type: ignore[union-attr]

@@ -32,7 +32,7 @@ from . import _tls
 from .errors import FleetFileError, FleetTokenError
 
 _NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
-_MEMBERS = ("name", "url", "ssh", "tokenFile", "keychain", "fingerprint")
+_MEMBERS = ("name", "url", "ssh", "tokenFile", "keychain", "fingerprint", "pool")
 _SSH_MEMBERS = ("host", "user", "port", "remote")
 _SSH_UNSAFE = re.compile(r"[\s\x00-\x1f]")
 _HOST_PORT = re.compile(r"[^\s/:-][^\s/]*:[0-9]{1,5}")
@@ -76,15 +76,23 @@ class FleetAgent:
     fingerprint: Optional[str] = None
     pin: Optional[bytes] = None
     ssh: Optional[FleetSsh] = None
+    pool: Optional[str] = None  # the token derived from this pool's secret (docs/contracts.md "Pool credential")
 
     def read_token(self) -> str:
         """The agent token (trimmed). FleetTokenError for a keychain entry (only the console
         reads them), or a token file that is missing, empty, unreadable, or readable by group
-        or others (as the agent refuses its own: chmod 600 it)."""
+        or others (as the agent refuses its own: chmod 600 it). For a ``"pool"`` entry, the
+        token derived from that pool's secret and the host nonce on its ``/health``
+        (:func:`runbox.pool_secret.derive_host_token`; the secret read and checked first). For an
+        ``ssh`` entry, FleetTokenError: this client does not run ssh."""
         if self.ssh is not None:
             raise FleetTokenError(self.name, f"agent {self.name} is reached through ssh (the console's "
                                   "SSH tunnel), which this client does not run: open one and use its "
                                   "local end as the url")
+        if self.pool is not None:
+            from . import pool_secret
+            secret = pool_secret.read_secret(pool_secret.default_secret_path(self.pool), self.name)
+            return pool_secret.derive_host_token(self.url, secret, self.pin, agent=self.name)
         if self.keychain is not None:
             raise FleetTokenError(self.name, f"agent {self.name}: its token is in the keychain entry "
                                   f"\"{self.keychain}\", which only the console reads; give it a tokenFile")
@@ -214,11 +222,17 @@ def _agent(entry: Any, where: str, base: str, earlier: List[FleetAgent], path: s
                        "(AB:CD:… as runbox-agent --print-fingerprint prints it)")
         if scheme != "https":
             raise fail("a fingerprint pins a TLS certificate: the url must be https://")
-    if bool(fields["tokenFile"]) == bool(fields["keychain"]):
-        raise fail("give one of \"tokenFile\" and \"keychain\"")
+    given = [k for k in ("tokenFile", "keychain", "pool") if fields[k]]
+    if len(given) != 1:
+        raise fail("give one of \"tokenFile\" and \"keychain\"" if not given or "pool" not in given
+                   else "give one of \"tokenFile\", \"keychain\" and \"pool\"")
+    if fields["pool"] and not valid_name(fields["pool"]):
+        raise fail(f"pool \"{fields['pool']}\" must be 1-64 of A-Z a-z 0-9 _ -")
+    if fields["pool"] and ssh is not None:
+        raise fail("a pool entry is reached by its url: give \"url\", not \"ssh\"")
     token_file = os.path.normpath(os.path.join(base, fields["tokenFile"])) if fields["tokenFile"] else None
     return FleetAgent(name=name, url=url, token_file=token_file, keychain=fields["keychain"] or None,
-                      fingerprint=fields["fingerprint"] or None, pin=pin, ssh=ssh)
+                      fingerprint=fields["fingerprint"] or None, pin=pin, ssh=ssh, pool=fields["pool"] or None)
 
 
 def _ssh(value: Any, fail: Callable[[str], FleetFileError]) -> FleetSsh:

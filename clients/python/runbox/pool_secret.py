@@ -1,0 +1,86 @@
+"""The pool credential (docs/contracts.md "Pool credential"), as ``shared/PoolSecret`` and
+``shared/PoolHostToken``: one secret per pool in a 0600 file, from which each pool host's agent
+token is derived with the nonce the host shows on its unauthenticated ``GET /health``. The
+secret never leaves this process; each host's token is computed from that host's own nonce and
+sent only to it."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import os
+import re
+import stat
+from pathlib import Path
+from typing import Optional
+
+from ._http import Session
+from .errors import FleetTokenError
+
+_SECRET = re.compile(r"[0-9a-f]{64}")
+_NONCE = re.compile(r"[0-9a-f]{32}")
+
+
+def default_secret_path(pool: str) -> str:
+    """``$XDG_CONFIG_HOME/runbox/pools/POOL.secret``, else ``~/.config/runbox/pools/POOL.secret``."""
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return os.path.join(base, "runbox", "pools", pool + ".secret")
+
+
+def read_secret(path: str, agent: str = "") -> str:
+    """The secret in ``path``: 64 lowercase hex characters. FleetTokenError (``agent`` named)
+    when the file is missing or unreadable, may be read or written by group or others (chmod
+    600 it), or holds no such secret."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        raise FleetTokenError(agent, f"cannot read the pool secret {path}: no such file") from None
+    if mode & 0o077:
+        raise FleetTokenError(agent, f"the pool secret {path} may be read by group or others "
+                              f"(mode {stat.S_IMODE(mode):03o}); chmod 600 it")
+    try:
+        secret = Path(path).read_bytes()[:200].strip().decode("ascii")
+    except (OSError, UnicodeDecodeError):
+        secret = ""
+    if not _SECRET.fullmatch(secret):
+        raise FleetTokenError(agent, f"the pool secret {path} does not hold 64 lowercase hex characters")
+    return secret
+
+
+def host_token(secret: str, host_nonce: str) -> str:
+    """A pool host's agent token: hex HMAC-SHA256(secret, "runbox-pool-host:" + host nonce)."""
+    return hmac.new(secret.encode("ascii"), b"runbox-pool-host:" + host_nonce.encode("ascii"),
+                    hashlib.sha256).hexdigest()
+
+
+def derive_host_token(url: str, secret: str, pin: Optional[bytes] = None, timeout_s: float = 10.0,
+                      agent: str = "") -> str:
+    """Reads the host nonce from ``url``'s ``GET /health`` (no credential sent; ``pin`` checked
+    first for https://) and returns :func:`host_token`. FleetTokenError when the host does not
+    answer 200 or shows no host nonce (an agent without --pool-secret-file)."""
+    session = Session(url, timeout_s, pin=pin)
+    conn = session.new_connection()
+    try:
+        conn.request("GET", session.prefix + "/health")
+        resp = conn.getresponse()
+        body = resp.read(1 << 16)
+        status = resp.status
+    except OSError as e:
+        raise FleetTokenError(agent, f"cannot read the host nonce from {url}/health: {e}") from None
+    finally:
+        conn.close()
+    if status != 200:
+        raise FleetTokenError(agent, f"{url}/health answered {status}, not the host nonce")
+    try:
+        pool = json.loads(body).get("pool")
+        nonce = pool.get("hostNonce") if isinstance(pool, dict) else None
+    except (ValueError, AttributeError):
+        nonce = None
+    if not isinstance(nonce, str) or not _NONCE.fullmatch(nonce):
+        raise FleetTokenError(agent, f"{url} shows no pool host nonce on /health (is it a pool host "
+                              "started with --pool-secret-file?)")
+    return host_token(secret, nonce)
+
+
+__all__ = ["default_secret_path", "read_secret", "host_token", "derive_host_token"]

@@ -1,0 +1,108 @@
+"""The pool credential from Python (docs/contracts.md "Pool credential"): a real strong-tier pool
+host started with --pool-secret-file, reached with nothing but the pool's secret and its URL
+(``Agent.from_pool_secret``) or a fleet entry ``{"pool": NAME}`` (``Pool.workspace``); another
+pool's secret is refused by the host, a secret others may read is refused before anything is
+sent."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+import secrets
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+import runbox
+from conftest import NOBODY, RealAgent
+from runbox import AuthenticationError, FleetTokenError, Pool
+from runbox.pool_secret import host_token
+
+POOL = "pyc"
+
+
+@pytest.fixture(scope="module")
+def secret() -> str:
+    return secrets.token_hex(32)
+
+
+@pytest.fixture(scope="module")
+def host(secret: str) -> Iterator[RealAgent]:
+    own = Path(tempfile.mkdtemp(prefix="runbox-pool-secret-"))  # /tmp: reachable by nobody
+    path = own / "pool.secret"
+    path.write_text(secret + "\n")
+    path.chmod(0o600)
+    if os.geteuid() == 0:  # the agent runs as nobody
+        os.chown(own, NOBODY, NOBODY)
+        os.chown(path, NOBODY, NOBODY)
+    agent = RealAgent(extra_args=["--pool", POOL, "--pool-secret-file", str(path)],
+                      extra_env={"RUNBOX_STRONG_UID_FIRST": "1892004096", "RUNBOX_STRONG_UID_COUNT": "64"})
+    yield agent
+    agent.stop()
+    shutil.rmtree(own, ignore_errors=True)
+
+
+@pytest.fixture()
+def config(tmp_path: Path, secret: str, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fresh XDG config dir holding only the pool's secret."""
+    pools = tmp_path / "runbox" / "pools"
+    pools.mkdir(parents=True)
+    (pools / f"{POOL}.secret").write_text(secret + "\n")
+    (pools / f"{POOL}.secret").chmod(0o600)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    for key in [k for k in os.environ if k.startswith("RUNBOX_")]:
+        monkeypatch.delenv(key)
+    return tmp_path
+
+
+def test_the_host_token_is_derived_from_the_secret_and_the_public_nonce(host: RealAgent, secret: str) -> None:
+    import json
+    import urllib.request
+
+    with urllib.request.urlopen(host.url + "/health") as r:
+        nonce = json.loads(r.read())["pool"]["hostNonce"]
+    expected = hmac.new(secret.encode(), b"runbox-pool-host:" + nonce.encode(), hashlib.sha256).hexdigest()
+    assert host.token == expected == host_token(secret, nonce)
+
+
+def test_reconnect_with_only_the_secret(host: RealAgent, config: Path) -> None:
+    made = host.client().workspace()
+    try:
+        agent = runbox.Agent.from_pool_secret(host.url, POOL)
+        ws = agent.list_workspaces()
+        assert made.id in {w["id"] for w in ws}
+        fleet = config / "runbox" / "fleet.json"
+        fleet.write_text('{"agents":[{"name":"h1","url":"%s","pool":"%s"}]}' % (host.url, POOL))
+        with Pool(POOL, str(fleet)) as pool:
+            pooled = pool.workspace(f"h1.{made.id}")
+            assert pooled.run("echo hi", check=True).text == "hi\n"
+            pooled.files.write("f.txt", b"bytes")
+            assert pooled.files.read("f.txt") == b"bytes"
+            pooled.delete()
+        assert made.id not in {w["id"] for w in host.client().list_workspaces()}
+    finally:
+        try:
+            made.delete()
+        except (runbox.NotFoundError, AuthenticationError):  # deleted above: its token is gone
+            pass
+
+
+def test_another_pools_secret_is_refused(host: RealAgent, config: Path) -> None:
+    other = config / "other.secret"
+    other.write_text(secrets.token_hex(32))
+    other.chmod(0o600)
+    agent = runbox.Agent.from_pool_secret(host.url, POOL, secret_file=str(other))
+    with pytest.raises(AuthenticationError):
+        agent.health()
+
+
+def test_a_secret_others_may_read_is_refused(host: RealAgent, config: Path) -> None:
+    path = config / "runbox" / "pools" / f"{POOL}.secret"
+    assert runbox.Agent.from_pool_secret(host.url, POOL).health()["pool"]["name"] == POOL  # control
+    path.chmod(0o644)
+    with pytest.raises(FleetTokenError, match="chmod 600"):
+        runbox.Agent.from_pool_secret("http://127.0.0.1:9", POOL)  # nothing listens: nothing sent

@@ -1,0 +1,426 @@
+// The pool credential (docs/contracts.md "Pool credential"): two agents on loopback, hosts of
+// one pool started with --pool-secret-file, their agent tokens derived from the pool's secret
+// and each host's public nonce. The CLI, run with nothing but the pool's secret and a fleet file
+// (or just a host's URL) in an otherwise empty HOME, reaches pooled ids on them; tampered ids
+// and another pool's secret are refused; a fake host on loopback never gets a token derived for
+// another host; a secret readable by others is refused before anything is sent.
+#include "FakePoolHost.h"
+#include "shared/ApiClient.h"
+#include "shared/Crypto.h"
+#include "support/AgentProcess.h"
+#include "support/CliRun.h"
+
+#include <QEventLoop>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTimer>
+#include <QtTest>
+
+#include <memory>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+using namespace runbox;
+using namespace runbox::testsupport;
+
+namespace {
+
+const char* const kPool = "pc";
+constexpr int kHosts = 2;
+
+QByteArray hostToken(const QByteArray& secret, const QByteArray& nonce) {
+    return crypto::hmacSha256(secret, "runbox-pool-host:" + nonce).toHex();
+}
+
+bool writeFile(const QString& path, const QByteArray& data, int mode) {
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate) || f.write(data) != data.size())
+        return false;
+    f.close();
+    return ::chmod(QFile::encodeName(path).constData(), mode_t(mode)) == 0;
+}
+
+/// The bearer tokens in @p heads (request heads as FakePoolHost keeps them).
+QList<QByteArray> bearerTokens(const QList<QByteArray>& heads) {
+    QList<QByteArray> tokens;
+    for (const QByteArray& head : heads)
+        for (const QByteArray& line : head.split('\n'))
+            if (line.toLower().startsWith("authorization:"))
+                tokens << line.mid(line.indexOf(':') + 1).trimmed().mid(7); // "Bearer "
+    return tokens;
+}
+
+} // namespace
+
+class PoolCredentialTest : public QObject {
+    Q_OBJECT
+private:
+    std::unique_ptr<AgentProcess> m_agents[kHosts];
+    QTemporaryDir m_secretDir; ///< the agents' copy of the secret (theirs to read)
+    QTemporaryDir m_home;      ///< the fresh client's HOME: only the secret and the fleet file
+    QByteArray m_secret;
+    std::unique_ptr<FakePoolHost> m_fake;
+    QByteArray m_fakeNonce;
+
+    QString secretPath() const { return m_home.filePath("config/runbox/pools/pc.secret"); }
+    QString fleetPath() const { return m_home.filePath("config/runbox/fleet.json"); }
+    QString hostName(int i) const { return QStringLiteral("h%1").arg(i + 1); }
+
+    AgentOptions options(int i) const {
+        AgentOptions o;
+        o.extraArgs = {"--pool", kPool, "--pool-secret-file", m_secretDir.filePath("pool.secret")};
+        // This test's own uid ranges (other agents run on this machine at the same time).
+        o.extraEnv = {{"RUNBOX_STRONG_UID_FIRST", QString::number(1892000000LL + i * 2048)},
+                      {"RUNBOX_STRONG_UID_COUNT", "2048"},
+                      {"RUNBOX_LIGHT_UID_FIRST", QString::number(58200 + i * 32)},
+                      {"RUNBOX_LIGHT_UID_COUNT", "32"}};
+        return o;
+    }
+
+    /// Runs the CLI as a fresh machine would: HOME and the XDG directories in m_home (empty but
+    /// for what the test put in config/runbox), no RUNBOX_* variable, a state dir with nothing
+    /// in it. The event loop runs meanwhile, so the fake host answers.
+    CliResult cli(const QStringList& args, int timeoutMs = 120000) {
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        for (const QString& key : env.keys())
+            if (key.startsWith("RUNBOX_") || key.startsWith("XDG_"))
+                env.remove(key);
+        env.insert("HOME", m_home.filePath("home"));
+        env.insert("XDG_CONFIG_HOME", m_home.filePath("config"));
+        env.insert("XDG_CACHE_HOME", m_home.filePath("cache"));
+        env.insert("XDG_STATE_HOME", m_home.filePath("state"));
+        env.insert("RUNBOX_STATE_DIR", m_home.filePath("state"));
+        QProcess p;
+        p.setProcessEnvironment(env);
+        QEventLoop loop;
+        QObject::connect(&p, &QProcess::finished, &loop, &QEventLoop::quit);
+        QTimer::singleShot(timeoutMs, &loop, &QEventLoop::quit);
+        p.start(AgentProcess::cliPath(), args);
+        loop.exec();
+        CliResult r;
+        if (p.state() != QProcess::NotRunning) {
+            p.kill();
+            p.waitForFinished();
+            return r;
+        }
+        r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+        r.out = p.readAllStandardOutput();
+        r.err = p.readAllStandardError();
+        return r;
+    }
+
+    void writeFleet(bool withFake) {
+        QJsonArray agents;
+        for (int i = 0; i < kHosts; ++i)
+            agents.append(QJsonObject{{"name", hostName(i)},
+                                      {"url", m_agents[i]->baseUrl().toString()},
+                                      {"pool", kPool}});
+        if (withFake)
+            agents.append(QJsonObject{{"name", "fk"}, {"url", m_fake->url()}, {"pool", kPool}});
+        QVERIFY(
+            writeFile(fleetPath(), QJsonDocument(QJsonObject{{"agents", agents}}).toJson(), 0644));
+    }
+
+    QByteArray publicNonce(int i) {
+        const ApiResponse r = m_agents[i]->client()->call("GET", "/health");
+        return r.json().value("pool").toObject().value("hostNonce").toString().toLatin1();
+    }
+
+private Q_SLOTS:
+    void initTestCase() {
+        QVERIFY(m_secretDir.isValid() && m_home.isValid());
+        for (const char* dir : {"home", "config/runbox/pools", "cache", "state"})
+            QVERIFY(QDir().mkpath(m_home.filePath(dir)));
+        m_secret = crypto::randomBytes(32).toHex();
+        QVERIFY(writeFile(secretPath(), m_secret + '\n', 0600));
+        // The agents' copy: theirs alone (they run as nobody when the test runs as root).
+        QVERIFY(writeFile(m_secretDir.filePath("pool.secret"), m_secret + '\n', 0600));
+        if (AgentProcess::runningAsRoot())
+            for (const QString& p : {m_secretDir.path(), m_secretDir.filePath("pool.secret")})
+                QVERIFY(::chown(QFile::encodeName(p).constData(), 65534, 65534) == 0);
+        for (int i = 0; i < kHosts; ++i) {
+            m_agents[i] = std::make_unique<AgentProcess>();
+            QVERIFY2(m_agents[i]->start(options(i)), qPrintable(m_agents[i]->errorString()));
+        }
+        m_fakeNonce = crypto::randomBytes(16).toHex();
+        m_fake = std::make_unique<FakePoolHost>(m_fakeNonce);
+        QVERIFY(m_fake->listen());
+        writeFleet(false);
+    }
+
+    void testHealthShowsTheNonceNotTheToken() {
+        for (int i = 0; i < kHosts; ++i) {
+            const QByteArray nonce = publicNonce(i);
+            QVERIFY2(crypto::isLowerHex(nonce, 32), nonce.constData());
+            // The agent signs with the token derived from the secret and that nonce.
+            QCOMPARE(m_agents[i]->token(), hostToken(m_secret, nonce));
+            const ApiResponse full = m_agents[i]->client()->call("GET", "/v1/health");
+            QCOMPARE(full.status, 200);
+            QCOMPARE(full.json().value("pool").toObject().value("hostNonce").toString().toLatin1(),
+                     nonce);
+            const ApiResponse open = m_agents[i]->client()->call("GET", "/health");
+            for (const QByteArray& body : {open.body, full.body}) {
+                QVERIFY(!body.contains(m_secret));
+                QVERIFY(!body.contains(m_agents[i]->token()));
+            }
+            const QString log = m_agents[i]->log();
+            QVERIFY(!log.contains(QString::fromLatin1(m_secret)));
+            QVERIFY(!log.contains(QString::fromLatin1(m_agents[i]->token())));
+        }
+        QVERIFY(publicNonce(0) != publicNonce(1));
+    }
+
+    void testRestartKeepsTheNonceAndTheToken() {
+        const QByteArray nonce = publicNonce(0);
+        const QByteArray token = m_agents[0]->token();
+        QVERIFY(m_agents[0]->stop());
+        QVERIFY2(m_agents[0]->start(options(0)), qPrintable(m_agents[0]->errorString()));
+        QCOMPARE(publicNonce(0), nonce);
+        QCOMPARE(m_agents[0]->token(), token);
+        writeFleet(false); // the port is new
+    }
+
+    void testTheListingShowsTheWorkspaceNonceToTheAgentToken() {
+        QByteArray wsToken;
+        const QString id = m_agents[0]->createWorkspace(&wsToken);
+        QVERIFY(!id.isEmpty());
+        const ApiResponse list = m_agents[0]->client()->call("GET", "/v1/workspaces");
+        QByteArray nonce;
+        for (const QJsonValue& w : list.json().value("workspaces").toArray())
+            if (w.toObject().value("id").toString() == id)
+                nonce = w.toObject().value("tokenNonce").toString().toLatin1();
+        QVERIFY2(crypto::isLowerHex(nonce, 32), list.body.constData());
+        // Enough to re-derive the workspace's token with the host token alone.
+        QCOMPARE(wsToken, "ws1." + id.toLatin1() + '.' + nonce + '.' +
+                              crypto::hmacSha256(m_agents[0]->token(),
+                                                 "runbox-workspace:" + id.toLatin1() + ':' + nonce)
+                                  .toHex());
+        ApiClient scoped(m_agents[0]->baseUrl(), wsToken);
+        const ApiResponse own = scoped.call("GET", "/v1/workspaces");
+        QCOMPARE(own.status, 200);
+        QVERIFY2(!own.body.contains("tokenNonce"), own.body.constData());
+        QCOMPARE(m_agents[0]->client()->call("DELETE", "/v1/workspaces/" + id.toLatin1()).status,
+                 200);
+    }
+
+    void testReconnectFromAFreshProcess() {
+        const QString id = m_agents[1]->createWorkspace();
+        QVERIFY(!id.isEmpty());
+        const QString pooled = "h2." + id;
+        CliResult r = cli({"exec", "--workspace", pooled, "--", "sh", "-c",
+                           "echo made > made.txt && cat made.txt"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QCOMPARE(r.out, QByteArray("made\n"));
+
+        const QString local = m_home.filePath("home/up.bin");
+        const QByteArray bytes = crypto::randomBytes(70000);
+        QVERIFY(writeFile(local, bytes, 0600));
+        r = cli({"cp", local, pooled + ":up.bin"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        r = cli({"cp", pooled + ":up.bin", "-"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QCOMPARE(r.out, bytes);
+        r = cli({"files", "ls", "--json", pooled + ":"});
+        QVERIFY2(r.exitCode == 0 && r.out.contains("made.txt"), r.err.constData());
+
+        // A managed execution, followed to its end.
+        r = cli({"run", "--follow", "--workspace", pooled, "--", "sh", "-c", "exit 7"});
+        QVERIFY2(r.exitCode == 7, r.err.constData());
+
+        // Just the host's URL and the pool's name, no fleet file: an exec, and a managed
+        // execution's log by its id (which names no host).
+        QVERIFY(QFile::rename(fleetPath(), fleetPath() + ".away"));
+        const QStringList byUrl{"--url", m_agents[1]->baseUrl().toString(), "--pool", kPool};
+        r = cli(byUrl + QStringList{"exec", "--workspace", pooled, "--", "cat", "made.txt"});
+        const CliResult started =
+            cli(byUrl + QStringList{"run", "--workspace", pooled, "--", "echo", "managed"});
+        const CliResult logs = cli(byUrl + QStringList{"logs", "-f", started.out.trimmed()});
+        QVERIFY(QFile::rename(fleetPath() + ".away", fleetPath()));
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QCOMPARE(r.out, QByteArray("made\n"));
+        QVERIFY2(started.exitCode == 0, started.err.constData());
+        QVERIFY2(logs.exitCode == 0, logs.err.constData());
+        QCOMPARE(logs.out, QByteArray("managed\n"));
+
+        r = cli({"workspace", "rm", pooled});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QCOMPARE(m_agents[1]->workspaceCount(), 0);
+    }
+
+    void testTamperedIdsAndAnotherPoolsSecretAreRefused() {
+        const QString id = m_agents[0]->createWorkspace();
+        QVERIFY(!id.isEmpty());
+        // Positive control: the genuine pooled id works.
+        CliResult r = cli({"exec", "--workspace", "h1." + id, "--", "true"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        // Another host's prefix: that host's own token, and no such workspace there.
+        r = cli({"exec", "--workspace", "h2." + id, "--", "true"});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("404") && r.err.contains("workspace_not_found"), r.err.constData());
+        // A modified local id.
+        QString changed = id;
+        changed[changed.size() - 1] = changed.back() == QChar('0') ? QChar('1') : QChar('0');
+        r = cli({"exec", "--workspace", "h1." + changed, "--", "true"});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("404"), r.err.constData());
+        r = cli({"workspace", "rm", "h1." + changed});
+        QCOMPARE(r.exitCode, 1);
+        // The secret of another pool: a token the host does not know.
+        QVERIFY(writeFile(secretPath(), crypto::randomBytes(32).toHex() + '\n', 0600));
+        r = cli({"exec", "--workspace", "h1." + id, "--", "true"});
+        QVERIFY(writeFile(secretPath(), m_secret + '\n', 0600));
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("401"), r.err.constData());
+        QCOMPARE(m_agents[0]->workspaceCount(), 1); // nothing was deleted by the tampered rm
+        r = cli({"workspace", "rm", "h1." + id});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+    }
+
+    void testAFakeHostNeverGetsAnotherHostsToken() {
+        writeFleet(true);
+        m_fake->clear();
+        const QString id = m_agents[0]->createWorkspace();
+        QVERIFY(!id.isEmpty());
+        // Commands on the real hosts: the fake hears nothing.
+        CliResult r = cli({"exec", "--workspace", "h1." + id, "--", "true"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QVERIFY(m_fake->heads().isEmpty());
+        // Its own pooled ids, one with a real host's local id, and the pool survey, which
+        // talks to every host: the fake sees only the token derived for its own nonce.
+        r = cli({"exec", "--workspace", "fk." + id, "--", "true"});
+        QCOMPARE(r.exitCode, 1);
+        r = cli({"cp", "fk." + id + ":x", "-"});
+        QVERIFY(r.exitCode != 0);
+        r = cli({"pool", "ls", kPool, "--json"});
+        QVERIFY2(r.out.contains("\"h1\"") && r.out.contains("\"fk\""), r.out.constData());
+        const QList<QByteArray> seen = bearerTokens(m_fake->heads());
+        QVERIFY2(seen.size() >= 2, QByteArray::number(seen.size()).constData());
+        const QByteArray own = hostToken(m_secret, m_fakeNonce);
+        for (const QByteArray& token : seen) {
+            QCOMPARE(token, own);
+            for (int i = 0; i < kHosts; ++i)
+                QVERIFY(token != m_agents[i]->token());
+        }
+        for (const QByteArray& head : m_fake->heads())
+            QVERIFY(!head.contains(m_secret));
+        writeFleet(false);
+        QCOMPARE(m_agents[0]->client()->call("DELETE", "/v1/workspaces/" + id.toLatin1()).status,
+                 200);
+    }
+
+    void testPoolCreateDefinesAPoolItsHostsCarry() {
+        const QString fleet = m_home.filePath("config/runbox/pz-fleet.json");
+        const QString secret = m_home.filePath("config/runbox/pools/pz.secret");
+        CliResult r = cli({"--fleet", fleet, "pool", "create", "pz", "--per-host", "2", "--host",
+                           "gone=http://127.0.0.1:9", "--json"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QCOMPARE(r.json()["secretCreated"].toBool(), true);
+        QStringList agentArgs;
+        for (const QJsonValue& a : r.json()["agentArgs"].toArray())
+            agentArgs << a.toString();
+        QCOMPARE(agentArgs, QStringList({"--pool", "pz", "--pool-capacity", "2",
+                                         "--pool-secret-file", "FILE"}));
+        struct stat st {};
+        QVERIFY(::stat(QFile::encodeName(secret).constData(), &st) == 0);
+        QCOMPARE(st.st_mode & 0777, mode_t(0600));
+        QFile secretFile(secret);
+        QVERIFY(secretFile.open(QIODevice::ReadOnly));
+        const QByteArray made = secretFile.readAll().trimmed();
+        QVERIFY(crypto::isLowerHex(made, 64));
+
+        // A host started as it says, with a copy of that secret.
+        QTemporaryDir own;
+        QVERIFY(writeFile(own.filePath("pz.secret"), made + '\n', 0600));
+        if (AgentProcess::runningAsRoot())
+            for (const QString& p : {own.path(), own.filePath("pz.secret")})
+                QVERIFY(::chown(QFile::encodeName(p).constData(), 65534, 65534) == 0);
+        AgentProcess host;
+        AgentOptions o = options(0);
+        o.extraArgs = QStringList{"--pool",
+                                  "pz",
+                                  "--pool-capacity",
+                                  "2",
+                                  "--pool-secret-file",
+                                  own.filePath("pz.secret")};
+        o.extraEnv["RUNBOX_STRONG_UID_FIRST"] = QString::number(1892000000LL + 3072);
+        o.extraEnv["RUNBOX_STRONG_UID_COUNT"] = "1024";
+        QVERIFY2(host.start(o), qPrintable(host.errorString()));
+        r = cli({"--fleet", fleet, "pool", "create", "pz", "--per-host", "2", "--host",
+                 "gone=http://127.0.0.1:9", "--host", "hz=" + host.baseUrl().toString()});
+        QVERIFY2(r.exitCode == 0 && r.out.contains("(kept)"), r.err.constData());
+        secretFile.seek(0);
+        QCOMPARE(secretFile.readAll().trimmed(), made); // kept, not replaced
+
+        // The pool works from that state alone: placed on the live host, run, deleted.
+        r = cli({"--fleet", fleet, "pool", "add", "pz", "2", "--strong", "--json"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QJsonArray placed = r.json()["workspaces"].toArray();
+        QCOMPARE(placed.size(), 2);
+        QCOMPARE(host.workspaceCount(), 2);
+        const QString pooled = placed[0].toObject().value("id").toString();
+        QVERIFY2(pooled.startsWith("hz."), qPrintable(pooled));
+        r = cli({"--fleet", fleet, "exec", "--workspace", pooled, "--", "echo", "pz"});
+        QVERIFY2(r.exitCode == 0 && r.out == "pz\n", r.err.constData());
+        r = cli({"--fleet", fleet, "pool", "rm", "pz"});
+        QCOMPARE(host.workspaceCount(), 0);
+
+        // A host listed otherwise is refused and nothing is written.
+        QFile before(fleet);
+        QVERIFY(before.open(QIODevice::ReadOnly));
+        const QByteArray listed = before.readAll();
+        r = cli({"--fleet", fleet, "pool", "create", "pz", "--per-host", "2", "--host",
+                 "hz=http://127.0.0.1:10"});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("already in"), r.err.constData());
+        before.seek(0);
+        QCOMPARE(before.readAll(), listed);
+        // So is a secret others may read.
+        QVERIFY(::chmod(QFile::encodeName(secret).constData(), 0644) == 0);
+        r = cli({"--fleet", fleet, "pool", "create", "pz", "--per-host", "2", "--host",
+                 "new=http://127.0.0.1:11"});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("chmod 600"), r.err.constData());
+        before.seek(0);
+        QCOMPARE(before.readAll(), listed);
+    }
+
+    void testASecretOthersMayReadIsRefused() {
+        writeFleet(true);
+        m_fake->clear();
+        // Positive control: with a 0600 secret the fake host is asked for its nonce.
+        CliResult r = cli({"exec", "--workspace", "fk.x", "--", "true"});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY(!m_fake->heads().isEmpty());
+        m_fake->clear();
+        QVERIFY(::chmod(QFile::encodeName(secretPath()).constData(), 0644) == 0);
+        r = cli({"exec", "--workspace", "fk.x", "--", "true"});
+        const CliResult byUrl =
+            cli({"--url", m_fake->url(), "--pool", kPool, "exec", "--", "true"});
+        QVERIFY(::chmod(QFile::encodeName(secretPath()).constData(), 0600) == 0);
+        for (const CliResult& refused : {r, byUrl}) {
+            QCOMPARE(refused.exitCode, 2);
+            QVERIFY2(refused.err.contains("chmod 600"), refused.err.constData());
+        }
+        QVERIFY(m_fake->heads().isEmpty()); // nothing was sent, not even GET /health
+        writeFleet(false);
+
+        // The agent refuses such a secret too, before it listens.
+        QTemporaryDir dir;
+        QVERIFY(writeFile(dir.filePath("open.secret"), m_secret + '\n', 0644));
+        if (AgentProcess::runningAsRoot())
+            for (const QString& p : {dir.path(), dir.filePath("open.secret")})
+                QVERIFY(::chown(QFile::encodeName(p).constData(), 65534, 65534) == 0);
+        AgentProcess agent;
+        AgentOptions o = options(1);
+        o.extraArgs = {"--pool", kPool, "--pool-secret-file", dir.filePath("open.secret")};
+        o.startTimeoutMs = 10000;
+        QVERIFY(!agent.start(o));
+        QVERIFY2(agent.log().contains("chmod 600"), qPrintable(agent.log()));
+    }
+};
+
+QTEST_GUILESS_MAIN(PoolCredentialTest)
+#include "test_pool_credential.moc"
