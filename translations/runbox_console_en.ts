@@ -329,6 +329,14 @@ Compare it with the output of runbox-agent --print-fingerprint on the agent&apos
         <source>No token is stored for %1.</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>%1: no pool host nonce to derive its token from (%2).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the agent shows none: is it started with --pool-secret-file?</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::CreateWorkspaceDialog</name>
@@ -1835,6 +1843,14 @@ Compare it with the output of runbox-agent --print-fingerprint on the agent&apos
         <source>Leave &quot;CPU per execution&quot; unlimited on this host: executions under a limit are refused. %1</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Pool %1: %2 workspaces, capacity %3, %4 free</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>?</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::HostBanner</name>
@@ -3310,14 +3326,6 @@ Compare it with the output of runbox-agent --print-fingerprint on the agent&apos
     </message>
     <message>
         <source>Light tier unavailable: %1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Pool host %1: %2 workspaces, capacity %3, %4 free</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>?</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

@@ -333,6 +333,14 @@ Compárela con la salida de runbox-agent --print-fingerprint en el host del agen
         <source>No token is stored for %1.</source>
         <translation>No hay ningún token guardado para %1.</translation>
     </message>
+    <message>
+        <source>%1: no pool host nonce to derive its token from (%2).</source>
+        <translation>%1: no hay nonce de host del pool del que derivar su token (%2).</translation>
+    </message>
+    <message>
+        <source>the agent shows none: is it started with --pool-secret-file?</source>
+        <translation>el agente no muestra ninguno: ¿se inició con --pool-secret-file?</translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::CreateWorkspaceDialog</name>
@@ -1839,6 +1847,14 @@ Compárela con la salida de runbox-agent --print-fingerprint en el host del agen
         <source>Leave &quot;CPU per execution&quot; unlimited on this host: executions under a limit are refused. %1</source>
         <translation>Deja «CPU por ejecución» ilimitado en este host: se rechazan las ejecuciones con límite. %1</translation>
     </message>
+    <message>
+        <source>Pool %1: %2 workspaces, capacity %3, %4 free</source>
+        <translation>Pool %1: %2 espacios de trabajo, capacidad %3, %4 libres</translation>
+    </message>
+    <message>
+        <source>?</source>
+        <translation>?</translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::HostBanner</name>
@@ -3319,14 +3335,6 @@ Compárela con la salida de runbox-agent --print-fingerprint en el host del agen
     <message>
         <source>Light tier unavailable: %1</source>
         <translation>Nivel ligero no disponible: %1</translation>
-    </message>
-    <message>
-        <source>Pool host %1: %2 workspaces, capacity %3, %4 free</source>
-        <translation>Host del pool %1: %2 espacios de trabajo, capacidad %3, %4 libres</translation>
-    </message>
-    <message>
-        <source>?</source>
-        <translation>?</translation>
     </message>
     <message>
         <source>Creating workspaces…</source>

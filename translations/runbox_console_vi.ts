@@ -329,6 +329,14 @@ Hãy so sánh với kết quả của runbox-agent --print-fingerprint trên má
         <source>No token is stored for %1.</source>
         <translation>Chưa lưu token cho %1.</translation>
     </message>
+    <message>
+        <source>%1: no pool host nonce to derive its token from (%2).</source>
+        <translation>%1: không có nonce của máy chủ pool để suy ra token của nó (%2).</translation>
+    </message>
+    <message>
+        <source>the agent shows none: is it started with --pool-secret-file?</source>
+        <translation>agent không hiển thị nonce nào: nó có được khởi động với --pool-secret-file không?</translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::CreateWorkspaceDialog</name>
@@ -1823,6 +1831,14 @@ Hãy so sánh với kết quả của runbox-agent --print-fingerprint trên má
         <source>Leave &quot;CPU per execution&quot; unlimited on this host: executions under a limit are refused. %1</source>
         <translation>Hãy để “CPU mỗi lần thực thi” không giới hạn trên máy này: các lần thực thi có giới hạn bị từ chối. %1</translation>
     </message>
+    <message>
+        <source>Pool %1: %2 workspaces, capacity %3, %4 free</source>
+        <translation>Pool %1: %2 không gian làm việc, dung lượng %3, còn trống %4</translation>
+    </message>
+    <message>
+        <source>?</source>
+        <translation>?</translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::HostBanner</name>
@@ -3298,14 +3314,6 @@ Hãy so sánh với kết quả của runbox-agent --print-fingerprint trên má
     <message>
         <source>Light tier unavailable: %1</source>
         <translation>Tầng nhẹ không khả dụng: %1</translation>
-    </message>
-    <message>
-        <source>Pool host %1: %2 workspaces, capacity %3, %4 free</source>
-        <translation>Máy chủ pool %1: %2 workspace, sức chứa %3, còn trống %4</translation>
-    </message>
-    <message>
-        <source>?</source>
-        <translation>?</translation>
     </message>
     <message>
         <source>Creating workspaces…</source>

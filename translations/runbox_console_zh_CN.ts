@@ -329,6 +329,14 @@ Compare it with the output of runbox-agent --print-fingerprint on the agent&apos
         <source>No token is stored for %1.</source>
         <translation>未存储 %1 的令牌。</translation>
     </message>
+    <message>
+        <source>%1: no pool host nonce to derive its token from (%2).</source>
+        <translation>%1：没有可用于派生其令牌的池主机 nonce（%2）。</translation>
+    </message>
+    <message>
+        <source>the agent shows none: is it started with --pool-secret-file?</source>
+        <translation>代理未提供：它是否以 --pool-secret-file 启动？</translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::CreateWorkspaceDialog</name>
@@ -1823,6 +1831,14 @@ Compare it with the output of runbox-agent --print-fingerprint on the agent&apos
         <source>Leave &quot;CPU per execution&quot; unlimited on this host: executions under a limit are refused. %1</source>
         <translation>请在此主机上将“每次执行的 CPU”设为不限：带限制的执行会被拒绝。%1</translation>
     </message>
+    <message>
+        <source>Pool %1: %2 workspaces, capacity %3, %4 free</source>
+        <translation>池 %1：%2 个工作区，容量 %3，空闲 %4</translation>
+    </message>
+    <message>
+        <source>?</source>
+        <translation>?</translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::HostBanner</name>
@@ -3298,14 +3314,6 @@ Compare it with the output of runbox-agent --print-fingerprint on the agent&apos
     <message>
         <source>Light tier unavailable: %1</source>
         <translation>轻量层不可用：%1</translation>
-    </message>
-    <message>
-        <source>Pool host %1: %2 workspaces, capacity %3, %4 free</source>
-        <translation>池主机 %1：%2 个工作区，容量 %3，空闲 %4</translation>
-    </message>
-    <message>
-        <source>?</source>
-        <translation>?</translation>
     </message>
     <message>
         <source>Creating workspaces…</source>

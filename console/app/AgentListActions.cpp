@@ -81,8 +81,10 @@ void AgentListActions::editAgent() {
         const bool newPin = edited.fingerprint != p.fingerprint;
         if (!edited.sameAddress(p) || newPin)
             m_manager->disconnectProfile(p.id); // a new address or pin is a new connection
-        if (!dialog->token().isEmpty())
-            edited.tokenFile.clear(); // the token typed here is kept in the keychain
+        if (!dialog->token().isEmpty()) {       // the token typed here is kept in the keychain
+            edited.tokenFile.clear();
+            edited.pool.clear();
+        }
         m_profiles->upsert(edited);
         saveProfiles();
         m_manager->updateProfile(edited);
@@ -103,8 +105,8 @@ void AgentListActions::removeAgent() {
         QMessageBox::Yes)
         return;
     m_manager->disconnectProfile(p.id);
-    if (p.tokenFile.isEmpty())
-        m_manager->vault()->forget(p.id); // a token file is the operator's own: left alone
+    if (p.tokenFile.isEmpty() && p.pool.isEmpty())
+        m_manager->vault()->forget(p.id); // a token file or pool secret is left alone
     m_profiles->remove(p.id);
     saveProfiles();
 }
@@ -129,8 +131,9 @@ void AgentListActions::askToken(const AgentProfile& profile, const QString& reas
     m_tokenDialog = dialog;
     connect(dialog, &QDialog::accepted, this, [this, dialog, profile] {
         AgentProfile kept = profile;
-        if (!kept.tokenFile.isEmpty()) { // from now on the token typed here, in the keychain
-            kept.tokenFile.clear();
+        if (!kept.tokenFile.isEmpty() || !kept.pool.isEmpty()) {
+            kept.tokenFile.clear(); // from now on the token typed here, in the keychain
+            kept.pool.clear();
             m_profiles->upsert(kept);
             saveProfiles();
         }

@@ -35,6 +35,9 @@ public:
     /// The agent token's file (absolute, 0600) when the fleet entry names one instead of a
     /// keychain entry; empty: the keychain entry named by id.
     QString tokenFile = {};
+    /// Or the pool whose secret derives this agent's token with the nonce the agent shows on
+    /// its `GET /health` (a fleet entry's `pool`, docs/contracts.md "Pool credential").
+    QString pool = {};
 
     /// The agent's usual unix socket (runbox-agent --listen-unix).
     static constexpr const char* kDefaultSshSocket = "/run/runbox/agent.sock";

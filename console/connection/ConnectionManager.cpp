@@ -1,7 +1,11 @@
 #include "console/connection/ConnectionManager.h"
 
 #include "console/connection/TokenVault.h"
+#include "shared/ApiClient.h"
 #include "shared/FleetFile.h"
+#include "shared/PoolSecret.h"
+
+#include <QJsonObject>
 
 #include <QPointer>
 
@@ -22,6 +26,10 @@ AgentConnection* ConnectionManager::connection(const QString& profileId) const {
 void ConnectionManager::connectProfile(const AgentProfile& profile) {
     if (AgentConnection* existing = connection(profile.id)) {
         existing->open();
+        return;
+    }
+    if (!profile.pool.isEmpty()) {
+        connectPoolHost(profile);
         return;
     }
     if (!profile.tokenFile.isEmpty()) { // the fleet entry's token file, read at each connect
@@ -49,6 +57,46 @@ void ConnectionManager::connectProfile(const AgentProfile& profile) {
         }
         addConnection(profile, r.token)->open();
     });
+}
+
+void ConnectionManager::connectPoolHost(const AgentProfile& profile) {
+    // The secret is read (and refused when others may read it) before anything is sent.
+    QString error;
+    const QByteArray secret = PoolSecret::read(PoolSecret::defaultPath(profile.pool), &error);
+    if (secret.isEmpty()) {
+        Q_EMIT tokenNeeded(profile, error);
+        return;
+    }
+    // The nonce from the host's own unauthenticated GET /health: the token is computed for the
+    // host it goes to (pinned like the connection will be), never sent elsewhere.
+    auto* probe = new ApiClient(profile.url, QByteArray(), this);
+    probe->setPinnedSha256(profile.pinnedSha256());
+    const QPointer<ConnectionManager> self(this);
+    probe->request("GET", "/health", {},
+                   [this, self, probe, profile, secret](const ApiResponse& r) {
+                       probe->deleteLater();
+                       if (!self)
+                           return;
+                       const QByteArray nonce = r.json()
+                                                    .value(QLatin1String("pool"))
+                                                    .toObject()
+                                                    .value(QLatin1String("hostNonce"))
+                                                    .toString()
+                                                    .toLatin1();
+                       if (!r.ok() || !PoolSecret::validHostNonce(nonce)) {
+                           Q_EMIT statusMessage(
+                               tr("%1: no pool host nonce to derive its token from (%2).")
+                                   .arg(profile.displayName(),
+                                        r.ok() ? tr("the agent shows none: is it started with "
+                                                    "--pool-secret-file?")
+                                               : r.errorMessage()),
+                               0);
+                           return;
+                       }
+                       if (connection(profile.id))
+                           return; // connected meanwhile
+                       addConnection(profile, PoolSecret::hostToken(secret, nonce))->open();
+                   });
 }
 
 void ConnectionManager::connectProfile(const AgentProfile& profile, const QByteArray& token) {

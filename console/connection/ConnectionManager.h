@@ -27,8 +27,9 @@ public:
     AgentConnection* connection(const QString& profileId) const;
     QList<AgentConnection*> connections() const { return m_connections.values(); }
 
-    /// Connects with the token of the profile's token file (read at each connect) or else the
-    /// one the vault knows; emits tokenNeeded() with why when there is none.
+    /// Connects with the token of the profile's token file (read at each connect), the one its
+    /// pool's secret derives (connectPoolHost), or else the one the vault knows; emits
+    /// tokenNeeded() with why when there is none.
     void connectProfile(const AgentProfile& profile);
     /// Connects with @p token and remembers it in the vault (keychain or session).
     void connectProfile(const AgentProfile& profile, const QByteArray& token);
@@ -53,6 +54,10 @@ Q_SIGNALS:
 
 private:
     AgentConnection* addConnection(const AgentProfile& profile, const QByteArray& token);
+    /// A pool host's profile: its token derived from the pool's secret and the nonce the host
+    /// shows on GET /health (docs/contracts.md "Pool credential"); a secret others may read
+    /// asks for a token instead, with why; a host without a nonce says so on statusMessage.
+    void connectPoolHost(const AgentProfile& profile);
 
     TokenVault* m_vault;
     QString m_sshProgram = QStringLiteral("ssh");

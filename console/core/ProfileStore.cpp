@@ -9,15 +9,19 @@ namespace runbox::console {
 
 namespace {
 const QString kFilePrefix = QStringLiteral("file:");
+const QString kPoolPrefix = QStringLiteral("pool:");
 } // namespace
 
 ProfileStore::ProfileStore(QString fleetPath) : m_path(std::move(fleetPath)) {}
 
 AgentProfile ProfileStore::fromFleet(const FleetAgent& agent) {
     AgentProfile p;
-    p.id = agent.keychain.isEmpty() ? kFilePrefix + agent.name : agent.keychain;
+    p.id = !agent.keychain.isEmpty() ? agent.keychain
+           : !agent.pool.isEmpty()   ? kPoolPrefix + agent.name
+                                     : kFilePrefix + agent.name;
     p.name = agent.name;
     p.tokenFile = agent.tokenFile;
+    p.pool = agent.pool;
     p.fingerprint = agent.fingerprint;
     if (agent.viaSsh()) {
         p.viaSsh = true;
@@ -39,10 +43,12 @@ FleetAgent ProfileStore::toFleet(const AgentProfile& profile) {
                          profile.sshRemote.trimmed()};
     else
         a.url = profile.url.toString(QUrl::StripTrailingSlash);
-    if (profile.tokenFile.isEmpty())
-        a.keychain = profile.id;
-    else
+    if (!profile.pool.isEmpty())
+        a.pool = profile.pool;
+    else if (!profile.tokenFile.isEmpty())
         a.tokenFile = profile.tokenFile;
+    else
+        a.keychain = profile.id;
     a.fingerprint = profile.fingerprint;
     return a;
 }

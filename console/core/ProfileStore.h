@@ -38,9 +38,10 @@ public:
     QString save(const QList<AgentProfile>& profiles);
 
     /// A fleet entry as a profile: id = the keychain entry's name, or "file:" + name for a
-    /// token file.
+    /// token file, "pool:" + name for a pool entry.
     static AgentProfile fromFleet(const FleetAgent& agent);
-    /// A profile as a fleet entry (keychain = its id unless it reads a token file).
+    /// A profile as a fleet entry (keychain = its id unless it reads a token file or derives its
+    /// token from a pool's secret).
     static FleetAgent toFleet(const AgentProfile& profile);
     /// @p name as a valid fleet name (FleetFile::validName) not in @p taken: other characters
     /// become '-', at most 64, "agent" when nothing is left, "-2", "-3"… when taken.

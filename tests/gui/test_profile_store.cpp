@@ -13,6 +13,8 @@
 #include "console/core/ProfileStore.h"
 #include "console/models/ProfileListModel.h"
 #include "shared/FleetFile.h"
+#include "shared/PoolSecret.h"
+#include "support/AgentProcess.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -22,6 +24,8 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <unistd.h>
 
 using namespace runbox;
 using namespace runbox::console;
@@ -256,6 +260,72 @@ private Q_SLOTS:
         AgentConnection* c = manager.connection(profiles.first().id);
         QVERIFY(c);
         QTRY_COMPARE_WITH_TIMEOUT(c->state(), AgentConnection::State::Connected, 20000);
+    }
+
+    /// A fleet entry {"pool"} (written by runbox pool create) connects with the token the pool's
+    /// secret derives from the nonce the host shows, survives the console's save as a pool
+    /// entry, and a secret others may read is refused with the reason before anything is sent.
+    void testPoolEntryConnectsWithTheDerivedToken() {
+        QTemporaryDir home;
+        QVERIFY(QDir().mkpath(home.filePath("config/runbox/pools")));
+        const QByteArray previous = qgetenv("XDG_CONFIG_HOME");
+        qputenv("XDG_CONFIG_HOME", QFile::encodeName(home.filePath("config")));
+        QString error;
+        const QString secretPath = PoolSecret::defaultPath(QStringLiteral("team-a"));
+        QVERIFY2(secretPath.startsWith(home.path()), qPrintable(secretPath));
+        const QByteArray secret = PoolSecret::readOrCreate(secretPath, &error);
+        QVERIFY2(!secret.isEmpty(), qPrintable(error));
+        // The host's own copy (it runs as nobody when the test runs as root).
+        QTemporaryDir hostDir;
+        QFile copy(hostDir.filePath("pool.secret"));
+        QVERIFY(copy.open(QIODevice::WriteOnly));
+        copy.write(secret + '\n');
+        copy.close();
+        QVERIFY(copy.setPermissions(QFile::ReadOwner | QFile::WriteOwner));
+        if (testsupport::AgentProcess::runningAsRoot())
+            for (const QString& p : {hostDir.path(), copy.fileName()})
+                QVERIFY(::chown(QFile::encodeName(p).constData(), 65534, 65534) == 0);
+        testsupport::AgentProcess host;
+        testsupport::AgentOptions options;
+        options.extraArgs = {"--pool", "team-a", "--pool-secret-file", copy.fileName()};
+        QVERIFY2(host.start(options), qPrintable(host.errorString() + host.log()));
+
+        const QString path = home.filePath("fleet.json");
+        QFile fleet(path);
+        QVERIFY(fleet.open(QIODevice::WriteOnly));
+        fleet.write(
+            QJsonDocument(
+                QJsonObject{{"agents", QJsonArray{QJsonObject{{"name", "pool-1"},
+                                                              {"url", host.baseUrl().toString()},
+                                                              {"pool", "team-a"}}}}})
+                .toJson());
+        fleet.close();
+        ProfileStore store(path);
+        QList<AgentProfile> profiles;
+        QCOMPARE(store.load(&profiles), QString());
+        QCOMPARE(profiles.first().pool, QStringLiteral("team-a"));
+        TokenVault vault(QStringLiteral("runbox-console-test"), TokenVault::Backend::SessionOnly);
+        ConnectionManager manager(&vault);
+        QSignalSpy needed(&manager, &ConnectionManager::tokenNeeded);
+
+        QFile secretFile(secretPath);
+        QVERIFY(secretFile.setPermissions(QFile::ReadOwner | QFile::WriteOwner | QFile::ReadGroup));
+        manager.connectProfile(profiles.first());
+        QCOMPARE(needed.size(), 1);
+        QVERIFY2(needed.first().at(1).toString().contains("chmod 600"),
+                 qPrintable(needed.first().at(1).toString()));
+        QVERIFY(!manager.connection(profiles.first().id));
+
+        QVERIFY(secretFile.setPermissions(QFile::ReadOwner | QFile::WriteOwner));
+        manager.connectProfile(profiles.first());
+        QTRY_VERIFY_WITH_TIMEOUT(manager.connection(profiles.first().id) &&
+                                     manager.connection(profiles.first().id)->state() ==
+                                         AgentConnection::State::Connected,
+                                 20000);
+        QCOMPARE(manager.connection(profiles.first().id)->client()->token(), host.token());
+        QCOMPARE(store.save(profiles), QString());
+        QVERIFY2(readAll(path).contains("\"pool\": \"team-a\""), readAll(path).constData());
+        qputenv("XDG_CONFIG_HOME", previous);
     }
 };
 
