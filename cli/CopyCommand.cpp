@@ -137,10 +137,25 @@ bool RemotePath::parse(const QString& arg, RemotePath* out) {
     if (!m.hasMatch())
         return false;
     out->workspaceId = m.captured(1);
-    out->path = m.captured(2);
-    while (out->path.startsWith('/'))
-        out->path.remove(0, 1);
+    // "." segments go: HTTP clients remove them before sending (RFC 3986 §5.2.4), which would
+    // no longer be the target the request was signed for.
+    const QString raw = m.captured(2);
+    QStringList kept;
+    for (const QString& segment : raw.split(u'/', Qt::SkipEmptyParts))
+        if (segment != QLatin1String("."))
+            kept << segment;
+    out->path = kept.join(u'/');
+    if (raw.endsWith(u'/') && !out->path.isEmpty())
+        out->path += u'/';
     return true;
+}
+
+QString RemotePath::problem() const {
+    for (const QString& segment : path.split(u'/'))
+        if (segment == QLatin1String(".."))
+            return QStringLiteral("%1:%2: '..' is not allowed in a workspace path")
+                .arg(workspaceId, path);
+    return {};
 }
 
 QByteArray RemotePath::apiPath() const {
@@ -175,6 +190,8 @@ int runCopy(ApiClient& client, const QStringList& rawArgs) {
     if (fromRemote == toRemote)
         return usageError(
             "cp", QStringLiteral("exactly one side must be WS:PATH (a workspace file)"), kUsage);
+    if (const QString problem = (toRemote ? to : from).problem(); !problem.isEmpty())
+        return usageError("cp", problem, kUsage);
     if (toRemote) {
         QStringList query;
         if (overwrite)

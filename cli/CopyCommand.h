@@ -10,10 +10,14 @@ namespace runbox::cli {
 /// makes an argument remote; write `./a:b` for a local name with a colon).
 struct RemotePath {
     QString workspaceId;
-    QString path; ///< workspace-relative, leading '/' removed; may end with '/'
+    QString
+        path; ///< workspace-relative, leading '/', empty and "." segments removed; may end with '/'
 
     /// Parses @p arg; false when it names a local file.
     static bool parse(const QString& arg, RemotePath* out);
+    /// Why the path cannot be sent, empty when it can: a ".." segment (the agent refuses it,
+    /// and an HTTP client would resolve it away before sending, against the signature).
+    QString problem() const;
     /// `/v1/workspaces/ID/files/` + each segment percent-encoded (RFC 3986 unreserved kept).
     QByteArray apiPath() const;
 };

@@ -37,6 +37,10 @@ bool remotePaths(const char* command, const ParsedArgs& parsed, int max, QList<R
             usageError(command, QStringLiteral("\"%1\" is not WS:PATH").arg(arg), kUsage);
             return false;
         }
+        if (const QString problem = p.problem(); !problem.isEmpty()) {
+            usageError(command, problem, kUsage);
+            return false;
+        }
         out->append(p);
     }
     return true;
@@ -175,10 +179,11 @@ int move(ApiClient& client, const QStringList& args) {
     RemotePath from, to;
     if (names.size() != 2 || !RemotePath::parse(names.at(0), &from))
         return usageError("files mv", QStringLiteral("give WS:FROM and [WS:]TO"), kUsage);
-    if (!RemotePath::parse(names.at(1), &to)) {
-        to.workspaceId = from.workspaceId;
-        to.path = names.at(1);
-    }
+    if (!RemotePath::parse(names.at(1), &to))
+        RemotePath::parse(from.workspaceId + u':' + names.at(1), &to); // the same workspace
+    for (const RemotePath* p : {&from, &to})
+        if (const QString problem = p->problem(); !problem.isEmpty())
+            return usageError("files mv", problem, kUsage);
     if (to.workspaceId != from.workspaceId)
         return usageError("files mv", QStringLiteral("both paths must be in one workspace"),
                           kUsage);

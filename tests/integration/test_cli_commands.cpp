@@ -268,6 +268,19 @@ private Q_SLOTS:
         const QJsonArray entries = listing.json().object().value("entries").toArray();
         QCOMPARE(entries.size(), 1);
         QCOMPARE(entries.first().toObject().value("name").toString(), QStringLiteral("f.txt"));
+        // "." segments name the same place (an HTTP client would drop them from the signed
+        // target: these were 401 signature_invalid); ".." is refused before anything is sent.
+        QCOMPARE(cli({"files", "ls", "--json", ws + "./a/./b/."}).json().object().value("entries"),
+                 QJsonValue(entries));
+        QVERIFY(cli({"files", "ls", ws + "."}).out.contains(" a\n"));
+        for (const QStringList& dotDot :
+             {QStringList{"files", "ls", ws + "a/.."}, QStringList{"files", "stat", ws + "../x"},
+              QStringList{"cp", f.fileName(), ws + "a/../../f.txt"},
+              QStringList{"files", "mv", ws + "a/b/f.txt", "../f.txt"}}) {
+            const CliResult refused = cli(dotDot);
+            QCOMPARE(refused.exitCode, 2);
+            QVERIFY2(refused.err.contains("'..' is not allowed"), refused.err.constData());
+        }
         const CliResult table = cli({"files", "ls", ws + "a"});
         QCOMPARE(table.exitCode, 0);
         QVERIFY2(table.out.contains("directory") && table.out.contains(" b\n"),
