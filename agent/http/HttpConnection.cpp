@@ -416,9 +416,15 @@ void HttpConnection::closeConnection() {
     // make the kernel send a reset that can destroy the response before the client reads it.
     m_lingering = true;
     m_timer.start(int(m_limits.lingerMs));
-    connect(m_socket, &QTcpSocket::bytesWritten, this, &HttpConnection::shutdownWriteWhenFlushed);
+    // Over TLS, bytesWritten() says the plain text was taken by the TLS layer, while its
+    // records may still wait there, not yet handed to the TCP socket: shutting down then lost
+    // the answer (an error reply never reached TLS clients; write() got EPIPE after our
+    // shutdown). Only encryptedBytesWritten() says records left.
     if (auto* tls = qobject_cast<QSslSocket*>(m_socket))
         connect(tls, &QSslSocket::encryptedBytesWritten, this,
+                &HttpConnection::shutdownWriteWhenFlushed);
+    else
+        connect(m_socket, &QTcpSocket::bytesWritten, this,
                 &HttpConnection::shutdownWriteWhenFlushed);
     shutdownWriteWhenFlushed();
     readFromSocket();

@@ -179,6 +179,29 @@ private Q_SLOTS:
 
     /// `runbox cp` over TLS: a chunk-signed upload streamed through the pinned connection, and
     /// a download back, byte for byte; a wrong pin sends nothing (no file appears).
+    /// An answer that closes the connection (a refused token, an unsigned request, a refused
+    /// body) reaches a TLS client whole: the agent shut its sending side only after the TLS
+    /// records left, not when the TLS layer took the plain text (they were lost: status 0).
+    void testRefusalsReachTlsClients() {
+        AgentProcess agent;
+        AgentOptions options;
+        options.tls = true;
+        QVERIFY2(agent.start(options), qPrintable(agent.errorString()));
+        const QByteArray pin = sha256Of(printedFingerprint(agent.stateDir()));
+        ApiClient pinned(agent.tlsUrl(), agent.token());
+        pinned.setPinnedSha256(pin);
+        QCOMPARE(pinned.call("GET", "/v1/workspaces").status, 200); // positive control
+        ApiClient wrong(agent.tlsUrl(), QByteArray(64, 'a'));
+        wrong.setPinnedSha256(pin);
+        for (int i = 0; i < 5; ++i) {
+            const ApiResponse r = wrong.call("GET", "/v1/workspaces");
+            QCOMPARE(r.status, 401);
+            QCOMPARE(r.errorCode(), QStringLiteral("unauthorized"));
+            const ApiResponse withBody = wrong.call("POST", "/v1/workspaces", QJsonObject{});
+            QCOMPARE(withBody.status, 401);
+        }
+    }
+
     void testCopyOverTls() {
         AgentProcess agent;
         AgentOptions options;
