@@ -21,10 +21,11 @@ namespace runbox::cli {
 
 namespace {
 
-const char kUsage[] = "runbox [--fleet FILE] pool ls [NAME] [--json] | "
-                      "create NAME --per-host N --host HOST=URL... [--json] | "
-                      "add NAME COUNT [--light|--strong] [--idle-timeout S] [--json] | "
-                      "rm NAME [--json]";
+const char kUsage[] =
+    "runbox [--fleet FILE] pool ls [NAME] [--json] | "
+    "create NAME --per-host N --host HOST=https://ADDRESS:PORT[,FINGERPRINT]... [--json] | "
+    "add NAME COUNT [--light|--strong] [--idle-timeout S] [--json] | "
+    "rm NAME [--json]";
 const OptionSpec kJson{QStringLiteral("--json")};
 
 volatile std::sig_atomic_t g_interrupted = 0;

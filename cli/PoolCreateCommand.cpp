@@ -4,6 +4,7 @@
 #include "cli/FleetTarget.h"
 #include "shared/FleetFile.h"
 #include "shared/PoolSecret.h"
+#include "shared/TlsPin.h"
 
 #include <QDir>
 #include <QFile>
@@ -19,19 +20,27 @@ namespace runbox::cli {
 
 namespace {
 
-const char kUsage[] =
-    "runbox [--fleet FILE] pool create NAME --per-host N --host HOST=URL... [--json]";
+const char kUsage[] = "runbox [--fleet FILE] pool create NAME --per-host N "
+                      "--host HOST=https://ADDRESS:PORT[,FINGERPRINT]... [--json]";
+
+/// One --host: its fleet name, https URL and certificate pin as written ("" = the system store
+/// verifies it).
+struct HostSpec {
+    QString name;
+    QString url;
+    QString fingerprint;
+};
 
 int refuse(const QString& message) {
     QTextStream(stderr) << "runbox pool create: " << message << Qt::endl;
     return kExitUsage;
 }
 
-/// The fleet file's JSON with @p hosts (name → URL) added as entries of @p pool, or an error:
-/// the file does not load (FleetFile's rules), or a host is listed otherwise (another URL, a
-/// token file, another pool). @p added gets the names that were not there yet.
-QString addHosts(const QString& path, const QList<QPair<QString, QString>>& hosts,
-                 const QString& pool, QByteArray* json, QStringList* added) {
+/// The fleet file's JSON with @p hosts added as entries of @p pool, or an error: the file does
+/// not load (FleetFile's rules), or a host is listed otherwise (another URL, a token file,
+/// another pool). @p added gets the names that were not there yet.
+QString addHosts(const QString& path, const QList<HostSpec>& hosts, const QString& pool,
+                 QByteArray* json, QStringList* added) {
     QJsonObject root{{"agents", QJsonArray()}};
     FleetFile fleet;
     if (QFileInfo::exists(path)) {
@@ -43,9 +52,10 @@ QString addHosts(const QString& path, const QList<QPair<QString, QString>>& host
         root = QJsonDocument::fromJson(file.readAll()).object();
     }
     QJsonArray agents = root.value(QLatin1String("agents")).toArray();
-    for (const auto& [name, url] : hosts) {
+    for (const HostSpec& host : hosts) {
+        const QString& name = host.name;
         if (const FleetAgent* listed = fleet.find(name)) {
-            if (listed->pool != pool || QUrl(listed->url) != QUrl(url))
+            if (listed->pool != pool || QUrl(listed->url) != QUrl(host.url))
                 return QStringLiteral("host %1 is already in %2 as %3 (%4); remove it there or "
                                       "name the host otherwise")
                     .arg(name, path, listed->url,
@@ -53,7 +63,10 @@ QString addHosts(const QString& path, const QList<QPair<QString, QString>>& host
                                                 : QStringLiteral("pool ") + listed->pool);
             continue;
         }
-        agents.append(QJsonObject{{"name", name}, {"url", url}, {"pool", pool}});
+        QJsonObject entry{{"name", name}, {"url", host.url}, {"pool", pool}};
+        if (!host.fingerprint.isEmpty())
+            entry.insert(QStringLiteral("fingerprint"), host.fingerprint);
+        agents.append(entry);
         *added << name;
     }
     root.insert(QStringLiteral("agents"), agents);
@@ -83,23 +96,30 @@ int runPoolCreate(const QStringList& args, const FleetChoice& fleet) {
     const int perHost = parsed.value(QStringLiteral("--per-host")).toInt(&ok);
     if (!ok || perHost < 1 || perHost > 1000000) // the agent's --pool-capacity range
         return usageError("pool create", QStringLiteral("--per-host takes 1 to 1000000"), kUsage);
-    QList<QPair<QString, QString>> hosts;
+    QList<HostSpec> hosts;
     for (const QString& spec : parsed.values(QStringLiteral("--host"))) {
         const qsizetype eq = spec.indexOf(QLatin1Char('='));
-        const QString name = spec.left(eq), url = eq < 0 ? QString() : spec.mid(eq + 1);
-        const QUrl parsedUrl(url);
-        if (!FleetFile::validName(name) || !parsedUrl.isValid() || parsedUrl.host().isEmpty() ||
-            (parsedUrl.scheme() != QLatin1String("http") &&
-             parsedUrl.scheme() != QLatin1String("https")))
-            return usageError("pool create",
-                              QStringLiteral("--host \"%1\" is not HOST=http(s)://ADDRESS:PORT "
-                                             "(HOST: 1-64 of A-Z a-z 0-9 _ -)")
-                                  .arg(spec),
-                              kUsage);
-        hosts << qMakePair(name, url);
+        const qsizetype comma = spec.indexOf(QLatin1Char(','), eq < 0 ? 0 : eq);
+        HostSpec host{spec.left(eq),
+                      eq < 0 ? QString() : spec.mid(eq + 1, comma < 0 ? -1 : comma - eq - 1),
+                      comma < 0 ? QString() : spec.mid(comma + 1)};
+        const QUrl parsedUrl(host.url);
+        if (!FleetFile::validName(host.name) || !parsedUrl.isValid() ||
+            parsedUrl.host().isEmpty() || parsedUrl.scheme() != QLatin1String("https") ||
+            (comma >= 0 && !tls::parseFingerprint(host.fingerprint)))
+            return usageError(
+                "pool create",
+                QStringLiteral("--host \"%1\" is not HOST=https://ADDRESS:PORT[,FINGERPRINT] "
+                               "(HOST: 1-64 of A-Z a-z 0-9 _ -; a pool host is reached over "
+                               "TLS only, its token being derived for whoever answers; "
+                               "FINGERPRINT as runbox-agent --print-fingerprint prints it)")
+                    .arg(spec),
+                kUsage);
+        hosts << host;
     }
     if (hosts.isEmpty())
-        return usageError("pool create", QStringLiteral("give at least one --host HOST=URL"),
+        return usageError("pool create",
+                          QStringLiteral("give at least one --host HOST=https://ADDRESS:PORT"),
                           kUsage);
 
     QByteArray json;
@@ -127,8 +147,11 @@ int runPoolCreate(const QStringList& args, const FleetChoice& fleet) {
                                 QStringLiteral("FILE")};
     if (parsed.has(QStringLiteral("--json"))) {
         QJsonArray list;
-        for (const auto& [name, url] : hosts)
-            list.append(QJsonObject{{"name", name}, {"url", url}, {"added", added.contains(name)}});
+        for (const HostSpec& host : hosts)
+            list.append(QJsonObject{{"name", host.name},
+                                    {"url", host.url},
+                                    {"fingerprint", host.fingerprint},
+                                    {"added", added.contains(host.name)}});
         QTextStream(stdout) << QJsonDocument(QJsonObject{{"pool", pool},
                                                          {"perHost", perHost},
                                                          {"secretFile", secretPath},
@@ -143,11 +166,13 @@ int runPoolCreate(const QStringList& args, const FleetChoice& fleet) {
     QTextStream out(stdout);
     out << "pool " << pool << ": secret " << secretPath << (secretExisted ? " (kept)" : " (made)")
         << ", hosts in " << fleet.path << '\n';
-    for (const auto& [name, url] : hosts)
-        out << "  " << name << ' ' << url << (added.contains(name) ? " (added)" : " (listed)")
-            << '\n';
-    out << "Start each host with: runbox-agent " << agentArgs.join(QLatin1Char(' '))
-        << "\n  (FILE: a 0600 copy of the secret on that host, readable by the agent only)\n";
+    for (const HostSpec& host : hosts)
+        out << "  " << host.name << ' ' << host.url
+            << (added.contains(host.name) ? " (added)" : " (listed)") << '\n';
+    out << "Start each host with: runbox-agent --listen-tls ADDRESS:PORT "
+        << agentArgs.join(QLatin1Char(' '))
+        << "\n  (FILE: a 0600 copy of the secret on that host, readable by the agent only; "
+           "runbox-agent --print-fingerprint gives the FINGERPRINT to list)\n";
     return kExitOk;
 }
 

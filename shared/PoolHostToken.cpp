@@ -6,8 +6,23 @@
 
 namespace runbox {
 
+QString PoolHostToken::plainUrlRefusal(const QUrl& url) {
+    if (url.scheme() == QLatin1String("https"))
+        return {};
+    return QStringLiteral("%1: a pool host's token is derived and sent only over https:// (TLS "
+                          "proves which host answers; over plain HTTP whoever answers on that "
+                          "port, a squatter on a stopped host's port, would get a host's "
+                          "token); start the host with --listen-tls and give its https URL "
+                          "and fingerprint")
+        .arg(url.toString());
+}
+
 QByteArray PoolHostToken::derive(const QUrl& url, const QByteArray& pin, const QByteArray& secret,
                                  QString* error, int timeoutMs) {
+    if (const QString refusal = plainUrlRefusal(url); !refusal.isEmpty()) {
+        *error = refusal;
+        return {};
+    }
     ApiClient client(url, QByteArray()); // GET /health is unsigned: no token is ever attached
     client.setPinnedSha256(pin);
     const ApiResponse health = client.call("GET", "/health", {}, timeoutMs);

@@ -15,7 +15,13 @@ struct FleetAgent;
 /// event loop): for the CLI and tests.
 class PoolHostToken final {
 public:
-    /// Reads the nonce from @p url's `GET /health` (no credential sent; an https:// URL pinned
+    /// Why no pool host token may be derived for @p url, empty when one may: only an https://
+    /// URL (pinned, or a certificate the system store verifies), since the token goes in clear
+    /// to whoever answers (docs/contracts.md "Pool credential").
+    static QString plainUrlRefusal(const QUrl& url);
+
+    /// Refuses a URL that is not https:// (plainUrlRefusal), then reads the nonce from @p url's
+    /// `GET /health` (no credential sent; an https:// URL pinned
     /// with @p pin as ApiClient::setPinnedSha256 does) and returns PoolSecret::hostToken(@p
     /// secret, nonce). Empty with @p error set when the host does not answer within @p timeoutMs,
     /// answers no 200, or shows no well-formed host nonce (an agent without --pool-secret-file).

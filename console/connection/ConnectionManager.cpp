@@ -3,6 +3,7 @@
 #include "console/connection/TokenVault.h"
 #include "shared/ApiClient.h"
 #include "shared/FleetFile.h"
+#include "shared/PoolHostToken.h"
 #include "shared/PoolSecret.h"
 
 #include <QJsonObject>
@@ -60,6 +61,10 @@ void ConnectionManager::connectProfile(const AgentProfile& profile) {
 }
 
 void ConnectionManager::connectPoolHost(const AgentProfile& profile) {
+    if (const QString refusal = PoolHostToken::plainUrlRefusal(profile.url); !refusal.isEmpty()) {
+        Q_EMIT statusMessage(tr("%1: %2").arg(profile.displayName(), refusal), 0);
+        return;
+    }
     // The secret is read (and refused when others may read it) before anything is sent.
     QString error;
     const QByteArray secret = PoolSecret::read(PoolSecret::defaultPath(profile.pool), &error);

@@ -288,17 +288,22 @@ private Q_SLOTS:
         testsupport::AgentProcess host;
         testsupport::AgentOptions options;
         options.extraArgs = {"--pool", "team-a", "--pool-secret-file", copy.fileName()};
+        options.tls = true; // a pool host is reached over TLS only
         QVERIFY2(host.start(options), qPrintable(host.errorString() + host.log()));
 
         const QString path = home.filePath("fleet.json");
         QFile fleet(path);
         QVERIFY(fleet.open(QIODevice::WriteOnly));
-        fleet.write(
-            QJsonDocument(
-                QJsonObject{{"agents", QJsonArray{QJsonObject{{"name", "pool-1"},
-                                                              {"url", host.baseUrl().toString()},
-                                                              {"pool", "team-a"}}}}})
-                .toJson());
+        fleet.write(QJsonDocument(
+                        QJsonObject{{"agents",
+                                     QJsonArray{QJsonObject{{"name", "pool-1"},
+                                                            {"url", host.tlsUrl().toString()},
+                                                            {"fingerprint", host.tlsFingerprint()},
+                                                            {"pool", "team-a"}},
+                                                QJsonObject{{"name", "plain"},
+                                                            {"url", host.baseUrl().toString()},
+                                                            {"pool", "team-a"}}}}})
+                        .toJson());
         fleet.close();
         ProfileStore store(path);
         QList<AgentProfile> profiles;
@@ -307,6 +312,11 @@ private Q_SLOTS:
         TokenVault vault(QStringLiteral("runbox-console-test"), TokenVault::Backend::SessionOnly);
         ConnectionManager manager(&vault);
         QSignalSpy needed(&manager, &ConnectionManager::tokenNeeded);
+        QSignalSpy said(&manager, &ConnectionManager::statusMessage);
+        // A pool entry over plain HTTP: refused before anything is sent (TLS proves the host).
+        manager.connectProfile(profiles.at(1));
+        QVERIFY(!manager.connection(profiles.at(1).id));
+        QVERIFY(!said.isEmpty() && said.last().at(0).toString().contains("only over https://"));
 
         QFile secretFile(secretPath);
         QVERIFY(secretFile.setPermissions(QFile::ReadOwner | QFile::WriteOwner | QFile::ReadGroup));

@@ -1,9 +1,10 @@
 // The pool credential (docs/contracts.md "Pool credential"): two agents on loopback, hosts of
-// one pool started with --pool-secret-file, their agent tokens derived from the pool's secret
-// and each host's public nonce. The CLI, run with nothing but the pool's secret and a fleet file
-// (or just a host's URL) in an otherwise empty HOME, reaches pooled ids on them; tampered ids
-// and another pool's secret are refused; a fake host on loopback never gets a token derived for
-// another host; a secret readable by others is refused before anything is sent.
+// one pool started with --pool-secret-file and a TLS listener, their agent tokens derived from
+// the pool's secret and each host's public nonce. The CLI, run with nothing but the pool's
+// secret and a fleet file (or just a host's https URL and fingerprint) in an otherwise empty
+// HOME, reaches pooled ids on them; tampered ids and another pool's secret are refused; a fake
+// host on a plain-HTTP port showing a real host's nonce gets nothing (a pool host token goes
+// over TLS only); a secret readable by others is refused before anything is sent.
 #include "FakePoolHost.h"
 #include "shared/ApiClient.h"
 #include "shared/Crypto.h"
@@ -43,16 +44,6 @@ bool writeFile(const QString& path, const QByteArray& data, int mode) {
     return ::chmod(QFile::encodeName(path).constData(), mode_t(mode)) == 0;
 }
 
-/// The bearer tokens in @p heads (request heads as FakePoolHost keeps them).
-QList<QByteArray> bearerTokens(const QList<QByteArray>& heads) {
-    QList<QByteArray> tokens;
-    for (const QByteArray& head : heads)
-        for (const QByteArray& line : head.split('\n'))
-            if (line.toLower().startsWith("authorization:"))
-                tokens << line.mid(line.indexOf(':') + 1).trimmed().mid(7); // "Bearer "
-    return tokens;
-}
-
 } // namespace
 
 class PoolCredentialTest : public QObject {
@@ -63,7 +54,6 @@ private:
     QTemporaryDir m_home;      ///< the fresh client's HOME: only the secret and the fleet file
     QByteArray m_secret;
     std::unique_ptr<FakePoolHost> m_fake;
-    QByteArray m_fakeNonce;
 
     QString secretPath() const { return m_home.filePath("config/runbox/pools/pc.secret"); }
     QString fleetPath() const { return m_home.filePath("config/runbox/fleet.json"); }
@@ -72,6 +62,7 @@ private:
     AgentOptions options(int i) const {
         AgentOptions o;
         o.extraArgs = {"--pool", kPool, "--pool-secret-file", m_secretDir.filePath("pool.secret")};
+        o.tls = true; // a pool host is reached over TLS only
         // This test's own uid ranges (other agents run on this machine at the same time).
         o.extraEnv = {{"RUNBOX_STRONG_UID_FIRST", QString::number(1892000000LL + i * 2048)},
                       {"RUNBOX_STRONG_UID_COUNT", "2048"},
@@ -116,7 +107,8 @@ private:
         QJsonArray agents;
         for (int i = 0; i < kHosts; ++i)
             agents.append(QJsonObject{{"name", hostName(i)},
-                                      {"url", m_agents[i]->baseUrl().toString()},
+                                      {"url", m_agents[i]->tlsUrl().toString()},
+                                      {"fingerprint", m_agents[i]->tlsFingerprint()},
                                       {"pool", kPool}});
         if (withFake)
             agents.append(QJsonObject{{"name", "fk"}, {"url", m_fake->url()}, {"pool", kPool}});
@@ -145,8 +137,8 @@ private Q_SLOTS:
             m_agents[i] = std::make_unique<AgentProcess>();
             QVERIFY2(m_agents[i]->start(options(i)), qPrintable(m_agents[i]->errorString()));
         }
-        m_fakeNonce = crypto::randomBytes(16).toHex();
-        m_fake = std::make_unique<FakePoolHost>(m_fakeNonce);
+        // The fake shows a live host's nonce, as an impostor on a squatted port would.
+        m_fake = std::make_unique<FakePoolHost>(publicNonce(0));
         QVERIFY(m_fake->listen());
         writeFleet(false);
     }
@@ -233,7 +225,9 @@ private Q_SLOTS:
         // Just the host's URL and the pool's name, no fleet file: an exec, and a managed
         // execution's log by its id (which names no host).
         QVERIFY(QFile::rename(fleetPath(), fleetPath() + ".away"));
-        const QStringList byUrl{"--url", m_agents[1]->baseUrl().toString(), "--pool", kPool};
+        const QStringList byUrl{"--url",         m_agents[1]->tlsUrl().toString(),
+                                "--fingerprint", m_agents[1]->tlsFingerprint(),
+                                "--pool",        kPool};
         r = cli(byUrl + QStringList{"exec", "--workspace", pooled, "--", "cat", "made.txt"});
         const CliResult started =
             cli(byUrl + QStringList{"run", "--workspace", pooled, "--", "echo", "managed"});
@@ -279,33 +273,36 @@ private Q_SLOTS:
         QVERIFY2(r.exitCode == 0, r.err.constData());
     }
 
-    void testAFakeHostNeverGetsAnotherHostsToken() {
+    /// The attack: a fake host on a plain-HTTP port listed in the fleet (a stopped host's port,
+    /// squatted) shows a live host's nonce. A pool host token is derived for https:// only, so
+    /// it hears nothing at all, and the live host's token goes nowhere else.
+    void testAFakeHostShowingALiveHostsNonceGetsNothing() {
         writeFleet(true);
         m_fake->clear();
         const QString id = m_agents[0]->createWorkspace();
         QVERIFY(!id.isEmpty());
-        // Commands on the real hosts: the fake hears nothing.
+        // Positive control: commands on the real hosts work.
         CliResult r = cli({"exec", "--workspace", "h1." + id, "--", "true"});
         QVERIFY2(r.exitCode == 0, r.err.constData());
-        QVERIFY(m_fake->heads().isEmpty());
-        // Its own pooled ids, one with a real host's local id, and the pool survey, which
-        // talks to every host: the fake sees only the token derived for its own nonce.
+        // Its own pooled ids, one with a real host's local id, the pool survey (which talks to
+        // every host) and the same fake by --url: refused, naming https, before any request.
         r = cli({"exec", "--workspace", "fk." + id, "--", "true"});
-        QCOMPARE(r.exitCode, 1);
+        QVERIFY(r.exitCode != 0);
+        QVERIFY2(r.err.contains("only over https://"), r.err.constData());
         r = cli({"cp", "fk." + id + ":x", "-"});
         QVERIFY(r.exitCode != 0);
         r = cli({"pool", "ls", kPool, "--json"});
-        QVERIFY2(r.out.contains("\"h1\"") && r.out.contains("\"fk\""), r.out.constData());
-        const QList<QByteArray> seen = bearerTokens(m_fake->heads());
-        QVERIFY2(seen.size() >= 2, QByteArray::number(seen.size()).constData());
-        const QByteArray own = hostToken(m_secret, m_fakeNonce);
-        for (const QByteArray& token : seen) {
-            QCOMPARE(token, own);
-            for (int i = 0; i < kHosts; ++i)
-                QVERIFY(token != m_agents[i]->token());
-        }
-        for (const QByteArray& head : m_fake->heads())
-            QVERIFY(!head.contains(m_secret));
+        QVERIFY2(r.out.contains("\"h1\"") && r.out.contains("\"fk\"") &&
+                     r.out.contains("only over https://"),
+                 r.out.constData());
+        r = cli({"--url", m_fake->url(), "--pool", kPool, "exec", "--workspace", "fk." + id, "--",
+                 "true"});
+        QVERIFY(r.exitCode != 0);
+        // With --pool, a host the fleet does not list and no --url: the default plain URL is
+        // refused the same way, never sent a token.
+        r = cli({"--pool", kPool, "exec", "--workspace", "h11." + id, "--", "true"});
+        QVERIFY2(r.exitCode != 0 && r.err.contains("only over https://"), r.err.constData());
+        QVERIFY2(m_fake->heads().isEmpty(), m_fake->heads().join("\n---\n").constData());
         writeFleet(false);
         QCOMPARE(m_agents[0]->client()->call("DELETE", "/v1/workspaces/" + id.toLatin1()).status,
                  200);
@@ -314,8 +311,14 @@ private Q_SLOTS:
     void testPoolCreateDefinesAPoolItsHostsCarry() {
         const QString fleet = m_home.filePath("config/runbox/pz-fleet.json");
         const QString secret = m_home.filePath("config/runbox/pools/pz.secret");
+        // A plain-HTTP host is refused, nothing made.
         CliResult r = cli({"--fleet", fleet, "pool", "create", "pz", "--per-host", "2", "--host",
-                           "gone=http://127.0.0.1:9", "--json"});
+                           "plain=http://127.0.0.1:9"});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("HOST=https://"), r.err.constData());
+        QVERIFY(!QFile::exists(secret) && !QFile::exists(fleet));
+        r = cli({"--fleet", fleet, "pool", "create", "pz", "--per-host", "2", "--host",
+                 "gone=https://127.0.0.1:9", "--json"});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         QCOMPARE(r.json()["secretCreated"].toBool(), true);
         QStringList agentArgs;
@@ -345,11 +348,13 @@ private Q_SLOTS:
                                   "2",
                                   "--pool-secret-file",
                                   own.filePath("pz.secret")};
+        o.tls = true;
         o.extraEnv["RUNBOX_STRONG_UID_FIRST"] = QString::number(1892000000LL + 3072);
         o.extraEnv["RUNBOX_STRONG_UID_COUNT"] = "1024";
         QVERIFY2(host.start(o), qPrintable(host.errorString()));
         r = cli({"--fleet", fleet, "pool", "create", "pz", "--per-host", "2", "--host",
-                 "gone=http://127.0.0.1:9", "--host", "hz=" + host.baseUrl().toString()});
+                 "gone=https://127.0.0.1:9", "--host",
+                 "hz=" + host.tlsUrl().toString() + "," + host.tlsFingerprint()});
         QVERIFY2(r.exitCode == 0 && r.out.contains("(kept)"), r.err.constData());
         secretFile.seek(0);
         QCOMPARE(secretFile.readAll().trimmed(), made); // kept, not replaced
@@ -372,7 +377,7 @@ private Q_SLOTS:
         QVERIFY(before.open(QIODevice::ReadOnly));
         const QByteArray listed = before.readAll();
         r = cli({"--fleet", fleet, "pool", "create", "pz", "--per-host", "2", "--host",
-                 "hz=http://127.0.0.1:10"});
+                 "hz=https://127.0.0.1:10"});
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains("already in"), r.err.constData());
         before.seek(0);
@@ -380,7 +385,7 @@ private Q_SLOTS:
         // So is a secret others may read.
         QVERIFY(::chmod(QFile::encodeName(secret).constData(), 0644) == 0);
         r = cli({"--fleet", fleet, "pool", "create", "pz", "--per-host", "2", "--host",
-                 "new=http://127.0.0.1:11"});
+                 "new=https://127.0.0.1:11"});
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains("chmod 600"), r.err.constData());
         before.seek(0);
@@ -390,22 +395,25 @@ private Q_SLOTS:
     void testASecretOthersMayReadIsRefused() {
         writeFleet(true);
         m_fake->clear();
-        // Positive control: with a 0600 secret the fake host is asked for its nonce.
-        CliResult r = cli({"exec", "--workspace", "fk.x", "--", "true"});
-        QCOMPARE(r.exitCode, 1);
-        QVERIFY(!m_fake->heads().isEmpty());
-        m_fake->clear();
+        const QString id = m_agents[0]->createWorkspace();
+        QVERIFY(!id.isEmpty());
+        // Positive control: with a 0600 secret a real host is reached.
+        CliResult r = cli({"exec", "--workspace", "h1." + id, "--", "true"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
         QVERIFY(::chmod(QFile::encodeName(secretPath()).constData(), 0644) == 0);
-        r = cli({"exec", "--workspace", "fk.x", "--", "true"});
-        const CliResult byUrl =
-            cli({"--url", m_fake->url(), "--pool", kPool, "exec", "--", "true"});
+        r = cli({"exec", "--workspace", "h1." + id, "--", "true"});
+        const CliResult byUrl = cli({"--url", m_agents[0]->tlsUrl().toString(), "--fingerprint",
+                                     m_agents[0]->tlsFingerprint(), "--pool", kPool, "exec",
+                                     "--workspace", "h1." + id, "--", "true"});
         QVERIFY(::chmod(QFile::encodeName(secretPath()).constData(), 0600) == 0);
         for (const CliResult& refused : {r, byUrl}) {
             QCOMPARE(refused.exitCode, 2);
             QVERIFY2(refused.err.contains("chmod 600"), refused.err.constData());
         }
-        QVERIFY(m_fake->heads().isEmpty()); // nothing was sent, not even GET /health
+        QVERIFY(m_fake->heads().isEmpty());
         writeFleet(false);
+        QCOMPARE(m_agents[0]->client()->call("DELETE", "/v1/workspaces/" + id.toLatin1()).status,
+                 200);
 
         // The agent refuses such a secret too, before it listens.
         QTemporaryDir dir;

@@ -7,6 +7,7 @@
 #include <QDir>
 #include <QFile>
 #include <QJsonArray>
+#include <QProcess>
 #include <QProcessEnvironment>
 #include <QTest>
 
@@ -189,6 +190,18 @@ void AgentProcess::kill() {
     ::kill(pid_t(m_process.processId()), SIGKILL);
     m_process.waitForFinished(10000);
     log();
+}
+
+QString AgentProcess::tlsFingerprint() const {
+    if (!m_stateDir)
+        return {};
+    QProcess print;
+    print.start(
+        QStringLiteral(RUNBOX_BINARY_DIR "/agent/runbox-agent"),
+        {QStringLiteral("--print-fingerprint"), QStringLiteral("--state-dir"), m_stateDir->path()});
+    if (!print.waitForFinished(30000) || print.exitCode() != 0)
+        return {};
+    return QString::fromLatin1(print.readAllStandardOutput()).trimmed();
 }
 
 QString AgentProcess::cliPath() {

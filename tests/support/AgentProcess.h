@@ -87,6 +87,9 @@ public:
     QUrl baseUrl() const { return m_url; }
     /// The TLS listener's URL (`agent.tls-url`) when started with AgentOptions::tls, else empty.
     QUrl tlsUrl() const { return m_tlsUrl; }
+    /// The TLS certificate's fingerprint as `runbox-agent --print-fingerprint` prints it
+    /// (AB:CD:…); empty when the state directory holds no certificate.
+    QString tlsFingerprint() const;
     quint16 port() const { return quint16(m_url.port()); }
     QByteArray token() const { return m_token; }
     /// A client signed with the agent token (valid while the agent runs; replaced by start()).

@@ -14,6 +14,7 @@ import re
 import stat
 from pathlib import Path
 from typing import Optional
+from urllib.parse import urlsplit
 
 from ._http import Session
 from .errors import FleetTokenError
@@ -58,7 +59,14 @@ def derive_host_token(url: str, secret: str, pin: Optional[bytes] = None, timeou
                       agent: str = "") -> str:
     """Reads the host nonce from ``url``'s ``GET /health`` (no credential sent; ``pin`` checked
     first for https://) and returns :func:`host_token`. FleetTokenError when the host does not
-    answer 200 or shows no host nonce (an agent without --pool-secret-file)."""
+    answer 200 or shows no host nonce (an agent without --pool-secret-file), and, before
+    anything is sent, for a URL that is not https://: the token goes in clear to whoever answers,
+    and only TLS proves which host that is (a squatter on a stopped host's port would get it)."""
+    if urlsplit(url).scheme != "https":
+        raise FleetTokenError(agent, f"{url}: a pool host's token is derived and sent only over https:// "
+                              "(TLS proves which host answers; over plain HTTP whoever answers on that "
+                              "port would get a host's token); start the host with --listen-tls and "
+                              "give its https URL and fingerprint")
     session = Session(url, timeout_s, pin=pin)
     conn = session.new_connection()
     try:

@@ -1,8 +1,8 @@
 """The pool credential from Python (docs/contracts.md "Pool credential"): a real strong-tier pool
-host started with --pool-secret-file, reached with nothing but the pool's secret and its URL
-(``Agent.from_pool_secret``) or a fleet entry ``{"pool": NAME}`` (``Pool.workspace``); another
-pool's secret is refused by the host, a secret others may read is refused before anything is
-sent."""
+host started with --pool-secret-file and a TLS listener, reached with nothing but the pool's
+secret and its https URL and fingerprint (``Agent.from_pool_secret``) or a fleet entry
+``{"pool": NAME}`` (``Pool.workspace``); another pool's secret is refused by the host, a secret
+others may read and a plain-HTTP URL are refused before anything is sent."""
 
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ import hmac
 import os
 import secrets
 import shutil
+import socket
+import subprocess
 import tempfile
 from pathlib import Path
 from typing import Iterator
@@ -18,7 +20,7 @@ from typing import Iterator
 import pytest
 
 import runbox
-from conftest import NOBODY, RealAgent
+from conftest import AGENT_BIN, NOBODY, RealAgent
 from runbox import AuthenticationError, FleetTokenError, Pool
 from runbox.pool_secret import host_token
 
@@ -39,11 +41,19 @@ def host(secret: str) -> Iterator[RealAgent]:
     if os.geteuid() == 0:  # the agent runs as nobody
         os.chown(own, NOBODY, NOBODY)
         os.chown(path, NOBODY, NOBODY)
-    agent = RealAgent(extra_args=["--pool", POOL, "--pool-secret-file", str(path)],
+    agent = RealAgent(extra_args=["--pool", POOL, "--pool-secret-file", str(path), "--listen-tls", "127.0.0.1:0"],
                       extra_env={"RUNBOX_STRONG_UID_FIRST": "1892004096", "RUNBOX_STRONG_UID_COUNT": "64"})
     yield agent
     agent.stop()
     shutil.rmtree(own, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def fingerprint(host: RealAgent) -> str:
+    """The host's certificate pin, as ``runbox-agent --print-fingerprint`` prints it."""
+    out = subprocess.run([str(AGENT_BIN), "--print-fingerprint", "--state-dir", str(host.state_dir)],
+                         capture_output=True, text=True, check=True, timeout=30)
+    return out.stdout.strip()
 
 
 @pytest.fixture()
@@ -69,14 +79,15 @@ def test_the_host_token_is_derived_from_the_secret_and_the_public_nonce(host: Re
     assert host.token == expected == host_token(secret, nonce)
 
 
-def test_reconnect_with_only_the_secret(host: RealAgent, config: Path) -> None:
+def test_reconnect_with_only_the_secret(host: RealAgent, config: Path, fingerprint: str) -> None:
     made = host.client().workspace()
     try:
-        agent = runbox.Agent.from_pool_secret(host.url, POOL)
+        agent = runbox.Agent.from_pool_secret(host.tls_url, POOL, fingerprint=fingerprint)
         ws = agent.list_workspaces()
         assert made.id in {w["id"] for w in ws}
         fleet = config / "runbox" / "fleet.json"
-        fleet.write_text('{"agents":[{"name":"h1","url":"%s","pool":"%s"}]}' % (host.url, POOL))
+        fleet.write_text('{"agents":[{"name":"h1","url":"%s","pool":"%s","fingerprint":"%s"}]}'
+                         % (host.tls_url, POOL, fingerprint))
         with Pool(POOL, str(fleet)) as pool:
             pooled = pool.workspace(f"h1.{made.id}")
             assert pooled.run("echo hi", check=True).text == "hi\n"
@@ -91,18 +102,44 @@ def test_reconnect_with_only_the_secret(host: RealAgent, config: Path) -> None:
             pass
 
 
-def test_another_pools_secret_is_refused(host: RealAgent, config: Path) -> None:
+def test_another_pools_secret_is_refused(host: RealAgent, config: Path, fingerprint: str) -> None:
     other = config / "other.secret"
     other.write_text(secrets.token_hex(32))
     other.chmod(0o600)
-    agent = runbox.Agent.from_pool_secret(host.url, POOL, secret_file=str(other))
+    agent = runbox.Agent.from_pool_secret(host.tls_url, POOL, secret_file=str(other), fingerprint=fingerprint)
     with pytest.raises(AuthenticationError):
         agent.health()
 
 
-def test_a_secret_others_may_read_is_refused(host: RealAgent, config: Path) -> None:
+def test_a_secret_others_may_read_is_refused(host: RealAgent, config: Path, fingerprint: str) -> None:
     path = config / "runbox" / "pools" / f"{POOL}.secret"
-    assert runbox.Agent.from_pool_secret(host.url, POOL).health()["pool"]["name"] == POOL  # control
+    control = runbox.Agent.from_pool_secret(host.tls_url, POOL, fingerprint=fingerprint)
+    assert control.health()["pool"]["name"] == POOL
     path.chmod(0o644)
     with pytest.raises(FleetTokenError, match="chmod 600"):
         runbox.Agent.from_pool_secret("http://127.0.0.1:9", POOL)  # nothing listens: nothing sent
+
+
+def test_a_plain_http_url_gets_nothing(host: RealAgent, config: Path) -> None:
+    """A squatter on a stopped pool host's plain-HTTP port, showing a live host's nonce, would be
+    handed that host's token: a pool host token is derived for https:// only, and nothing is
+    sent to the squatter, not even GET /health."""
+    squatter = socket.socket()
+    squatter.bind(("127.0.0.1", 0))
+    squatter.listen(8)
+    squatter.settimeout(0.5)
+    try:
+        url = "http://127.0.0.1:%d" % squatter.getsockname()[1]
+        with pytest.raises(FleetTokenError, match="only over https://"):
+            runbox.Agent.from_pool_secret(url, POOL)
+        fleet = config / "runbox" / "fleet.json"
+        fleet.write_text('{"agents":[{"name":"sq","url":"%s","pool":"%s"}]}' % (url, POOL))
+        with Pool(POOL, str(fleet)) as pool:
+            state = pool.survey()[0]
+            assert not state.reachable and "only over https://" in state.error
+        with pytest.raises(socket.timeout):
+            squatter.accept()  # no connection came
+        with pytest.raises(FleetTokenError, match="only over https://"):
+            runbox.Agent.from_pool_secret(host.url, POOL)  # the live host's own plain URL too
+    finally:
+        squatter.close()
