@@ -190,7 +190,8 @@ int AgentRuntime::start(const QStringList& args) {
     if (host.sandboxUids && host.sandboxUserError.isEmpty()) {
         if (QString e = state.openToSandboxUsers(); !e.isEmpty())
             host.sandboxUserError = e;
-        else if (e = m_workspacesNoSuid.mount(state.filePath(QStringLiteral("workspaces")));
+        else if (e = m_workspacesNoSuid.mount(state.filePath(QStringLiteral("workspaces")),
+                                              state.path());
                  !e.isEmpty())
             host.sandboxUserError = e; // a set-user-ID file would hand its uid to host users
         else

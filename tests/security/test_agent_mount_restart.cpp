@@ -1,7 +1,9 @@
 // A root agent's nosuid,nodev bind mounts over workspaces/ and light/ (sandbox::NoSuidMount,
 // docs/contracts.md "Sandbox uids"): a clean stop detaches them; after a SIGKILL (as the OOM
-// killer would) the next start adopts the ones it made and detaches them at its own clean stop,
-// never stacking a second mount; an operator's own mount point there is left mounted.
+// killer would) the next start adopts the ones it made (its markers in its own state directory)
+// and detaches them at its own clean stop, never stacking a second mount; an operator's own
+// mount point there is left mounted, even with a marker planted beside it by someone who can
+// write its parent.
 #include "support/AgentMounts.h"
 #include "support/AgentProcess.h"
 
@@ -16,6 +18,11 @@ using namespace runbox::testsupport;
 namespace {
 
 /// How many mounts have @p path as their mount point (/proc/self/mountinfo, field 5).
+/// The agent's mount markers in @p stateDir.
+QStringList markers(const QString& stateDir) {
+    return QDir(stateDir).entryList({QStringLiteral("nosuid-*.mount")}, QDir::Files | QDir::Hidden);
+}
+
 int mountsAt(const QString& path) {
     QFile info(QStringLiteral("/proc/self/mountinfo"));
     if (!info.open(QIODevice::ReadOnly))
@@ -53,6 +60,7 @@ private Q_SLOTS:
         QVERIFY2(agent.start(rootAgent()), qPrintable(agent.errorString() + agent.log()));
         const QString workspaces = QDir(agent.stateDir() + "/workspaces").canonicalPath();
         QCOMPARE(mountsAt(workspaces), 1); // positive control: the agent's mount is there
+        QVERIFY(!markers(agent.stateDir()).isEmpty());
 
         agent.kill(); // SIGKILL: nothing detached
         QCOMPARE(mountsAt(workspaces), 1);
@@ -62,7 +70,8 @@ private Q_SLOTS:
         QVERIFY(agent.stop());
         QCOMPARE(mountsAt(workspaces), 0);
         QCOMPARE(mountsAt(QDir(agent.stateDir() + "/light").canonicalPath()), 0);
-        QVERIFY(!QFile::exists(workspaces + ".mounted"));
+        QVERIFY2(markers(agent.stateDir()).isEmpty(),
+                 qPrintable(markers(agent.stateDir()).join(' ')));
     }
 
     void testAnOperatorsMountPointIsLeftMounted() {
@@ -75,11 +84,17 @@ private Q_SLOTS:
         QCOMPARE(::mount("tmpfs", QFile::encodeName(workspaces).constData(), "tmpfs", 0,
                          "size=16m,mode=0711"),
                  0);
+        // Someone who may write the parent plants a marker beside it (and a link as one), as an
+        // agent that kept its markers there would have trusted.
+        for (const QString& planted : {workspaces + ".mounted", workspaces + ".mount"}) {
+            QFile f(planted);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(QFile::encodeName(workspaces) + '\n');
+        }
         QVERIFY2(agent.start(rootAgent()), qPrintable(agent.errorString() + agent.log()));
         QVERIFY(!agent.createWorkspace().isEmpty());
         QVERIFY(agent.stop());
         QCOMPARE(mountsAt(workspaces), 1); // still the operator's
-        QVERIFY(!QFile::exists(workspaces + ".mounted"));
         detachAgentMounts(agent.stateDir());
         QCOMPARE(mountsAt(workspaces), 0);
     }

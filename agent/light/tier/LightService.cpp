@@ -95,7 +95,8 @@ bool LightService::start(const QList<quint16>& controlPlanePorts) {
     // uid (docs/contracts.md "Sandbox uids"). Only a tier that can run needs it (it is root).
     if (runnable) {
         QDir().mkpath(host.workspaceRoot);
-        if (const QString e = m_rootNoSuid.mount(host.workspaceRoot); !e.isEmpty()) {
+        if (const QString e = m_rootNoSuid.mount(host.workspaceRoot, config.stateDir);
+            !e.isEmpty()) {
             m_startError = e;
             return false;
         }
