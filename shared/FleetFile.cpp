@@ -1,5 +1,6 @@
 #include "shared/FleetFile.h"
 
+#include "shared/PoolSecret.h"
 #include "shared/TlsPin.h"
 
 #include <QDir>
@@ -247,12 +248,35 @@ QByteArray FleetFile::readToken(const FleetAgent& agent, QString* error) {
                      .arg(agent.name, agent.tokenFile);
         return {};
     }
+    // A pool's secret is never sent, not even through a fleet entry that names it.
+    const QString secrets =
+        QFileInfo(QFileInfo(PoolSecret::defaultPath(QStringLiteral("x"))).path())
+            .canonicalFilePath();
+    const QString canonical = QFileInfo(agent.tokenFile).canonicalFilePath();
+    if (!secrets.isEmpty() && canonical.startsWith(secrets + u'/')) {
+        *error = QStringLiteral("agent %1: token file %2 is a pool's secret, which is never sent "
+                                "(give the pool entry \"pool\" instead)")
+                     .arg(agent.name, agent.tokenFile);
+        return {};
+    }
     QFile file(agent.tokenFile);
     const QByteArray token =
-        file.open(QIODevice::ReadOnly) ? file.readAll().trimmed() : QByteArray();
-    if (token.isEmpty())
+        file.open(QIODevice::ReadOnly) ? file.read(4096).trimmed() : QByteArray();
+    if (token.isEmpty()) {
         *error = QStringLiteral("agent %1: token file %2 is empty or unreadable")
                      .arg(agent.name, agent.tokenFile);
+        return {};
+    }
+    // Only a token is sent as one: whatever else a fleet entry names (a key, another secret) is
+    // refused rather than handed to the entry's URL.
+    static const QRegularExpression kToken(QStringLiteral(
+        "^([0-9a-f]{64}|ws1\\.[A-Za-z0-9][A-Za-z0-9_-]*\\.[0-9a-f]{32}\\.[0-9a-f]{64})$"));
+    if (!kToken.match(QString::fromLatin1(token)).hasMatch()) {
+        *error = QStringLiteral("agent %1: token file %2 does not hold an agent token (64 hex "
+                                "characters) or a workspace token (ws1.…); it is not sent")
+                     .arg(agent.name, agent.tokenFile);
+        return {};
+    }
     return token;
 }
 

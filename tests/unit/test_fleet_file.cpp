@@ -4,6 +4,7 @@
 #include "shared/FleetFile.h"
 #include "shared/PoolClient.h"
 
+#include <QDir>
 #include <QFile>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -179,7 +180,7 @@ private Q_SLOTS:
         const QString path = dir.filePath("h.token");
         QFile f(path);
         QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write("abcd\n");
+        f.write(QByteArray(64, 'a') + "\n");
         f.close();
         FleetAgent agent;
         agent.name = "h";
@@ -187,7 +188,7 @@ private Q_SLOTS:
         agent.tokenFile = path;
         QVERIFY(f.setPermissions(QFile::ReadOwner | QFile::WriteOwner));
         QString error;
-        QCOMPARE(FleetFile::readToken(agent, &error), QByteArray("abcd")); // positive control
+        QCOMPARE(FleetFile::readToken(agent, &error), QByteArray(64, 'a')); // positive control
         QVERIFY(f.setPermissions(QFile::ReadOwner | QFile::WriteOwner | QFile::ReadOther));
         QVERIFY(FleetFile::readToken(agent, &error).isEmpty());
         QVERIFY2(error.contains("chmod 600"), qPrintable(error));
@@ -195,6 +196,42 @@ private Q_SLOTS:
         agent.keychain = "runbox/h";
         QVERIFY(FleetFile::readToken(agent, &error).isEmpty());
         QVERIFY2(error.contains("keychain"), qPrintable(error));
+    }
+
+    /// A fleet entry can name any file of the user's as its token file: only a token is sent as
+    /// one, and never a pool's secret (a shared fleet file must not exfiltrate keys or secrets).
+    void testOnlyATokenIsSentAsOne() {
+        QTemporaryDir dir;
+        const QByteArray previous = qgetenv("XDG_CONFIG_HOME");
+        qputenv("XDG_CONFIG_HOME", QFile::encodeName(dir.filePath("config")));
+        QVERIFY(QDir().mkpath(dir.filePath("config/runbox/pools")));
+        auto write = [](const QString& path, const QByteArray& data) {
+            QFile f(path);
+            return f.open(QIODevice::WriteOnly) && f.write(data) == data.size() &&
+                   f.setPermissions(QFile::ReadOwner | QFile::WriteOwner);
+        };
+        const QByteArray wsToken =
+            "ws1.w0123456789abcdef." + QByteArray(32, 'b') + '.' + QByteArray(64, 'c');
+        QVERIFY(write(dir.filePath("ws.token"), wsToken + '\n'));
+        QVERIFY(write(dir.filePath("id_ed25519"), "-----BEGIN OPENSSH PRIVATE KEY-----\nb3Bl\n"));
+        QVERIFY(write(dir.filePath("config/runbox/pools/p1.secret"), QByteArray(64, 'd') + '\n'));
+        FleetAgent agent;
+        agent.name = "h";
+        agent.url = "http://a:1";
+        QString error;
+        agent.tokenFile = dir.filePath("ws.token");
+        QCOMPARE(FleetFile::readToken(agent, &error), wsToken); // positive control
+        agent.tokenFile = dir.filePath("id_ed25519");
+        QVERIFY(FleetFile::readToken(agent, &error).isEmpty());
+        QVERIFY2(error.contains("does not hold an agent token"), qPrintable(error));
+        agent.tokenFile = dir.filePath("config/runbox/pools/p1.secret");
+        QVERIFY(FleetFile::readToken(agent, &error).isEmpty());
+        QVERIFY2(error.contains("a pool's secret"), qPrintable(error));
+        QVERIFY(QFile::link(dir.filePath("config/runbox/pools/p1.secret"), dir.filePath("ln")));
+        agent.tokenFile = dir.filePath("ln"); // through a link too
+        QVERIFY(FleetFile::readToken(agent, &error).isEmpty());
+        QVERIFY2(error.contains("a pool's secret"), qPrintable(error));
+        qputenv("XDG_CONFIG_HOME", previous);
     }
 
     void testPooledIdsSplitAtTheFirstDot() {

@@ -32,6 +32,8 @@ from . import _tls
 from .errors import FleetFileError, FleetTokenError
 
 _NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
+# What a token file may hold: an agent token or a workspace token (docs/contracts.md "Tokens").
+_TOKEN = re.compile(r"[0-9a-f]{64}|ws1\.[A-Za-z0-9][A-Za-z0-9_-]*\.[0-9a-f]{32}\.[0-9a-f]{64}")
 _MEMBERS = ("name", "url", "ssh", "tokenFile", "keychain", "fingerprint", "pool")
 _SSH_MEMBERS = ("host", "user", "port", "remote")
 _SSH_UNSAFE = re.compile(r"[\s\x00-\x1f]")
@@ -104,10 +106,18 @@ class FleetAgent:
         if mode & (stat.S_IRWXG | stat.S_IRWXO):
             raise FleetTokenError(self.name, f"agent {self.name}: token file {self.token_file} is readable by "
                                   "group or others (chmod 600 it)")
+        secrets_dir = os.path.realpath(os.path.join(os.path.dirname(default_path()), "pools"))
+        if os.path.realpath(self.token_file).startswith(secrets_dir + os.sep):
+            raise FleetTokenError(self.name, f"agent {self.name}: token file {self.token_file} is a pool's "
+                                  "secret, which is never sent (give the pool entry \"pool\" instead)")
         try:
-            token = Path(self.token_file).read_bytes().strip().decode("utf-8")
+            with open(self.token_file, "rb") as f:
+                token = f.read(4096).strip().decode("utf-8")
         except (OSError, UnicodeDecodeError):
             token = ""
+        if token and not _TOKEN.fullmatch(token):
+            raise FleetTokenError(self.name, f"agent {self.name}: token file {self.token_file} does not hold an "
+                                  "agent token (64 hex characters) or a workspace token (ws1.…); it is not sent")
         if not token:
             raise FleetTokenError(self.name, f"agent {self.name}: token file {self.token_file} is empty or unreadable")
         return token
