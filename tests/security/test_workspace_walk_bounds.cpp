@@ -1,0 +1,141 @@
+// A tenant's deep directory chains against the agent's tree walks (docs/contracts.md "Workspace
+// file API": "Deep trees"; "Workspaces and executions": the usage route). From inside real
+// sandboxes of a root agent (its workspaces sit on a bind mount of their own, where every ".."
+// lookup costs the depth), each chain made by one sync exec:
+// - the usage route walks a 50,000-level chain in time linear in its levels (the time per level
+//   at 50,000 stays within 3× that at 5,000; the walk that reopened ancestors through ".." took
+//   12 s at 30,000 levels against 0.1 s at 5,000), and the workspace delete leaves nothing.
+// The agent stays healthy throughout.
+#include "shared/ApiClient.h"
+#include "support/AgentProcess.h"
+
+#include <QDir>
+#include <QElapsedTimer>
+#include <QJsonDocument>
+#include <QTest>
+
+#include <unistd.h>
+
+#include <algorithm>
+
+using namespace runbox;
+using namespace runbox::testsupport;
+
+namespace {
+
+/// Python that makes a chain of @p levels directories named `d` under `chain` in one exec.
+QString chainCode(int levels) {
+    return QStringLiteral("import os\nos.mkdir('chain'); os.chdir('chain')\n"
+                          "for _ in range(%1):\n    os.mkdir('d'); os.chdir('d')\n"
+                          "print('made')\n")
+        .arg(levels);
+}
+
+} // namespace
+
+class TestWorkspaceWalkBounds final : public QObject {
+    Q_OBJECT
+    AgentProcess m_agent;
+
+    /// A new workspace holding a chain of @p levels directories; its token in @p token.
+    QString workspaceWithChain(int levels, QByteArray* token = nullptr) {
+        const QString id = m_agent.createWorkspace(token);
+        if (id.isEmpty())
+            return {};
+        const ExecOutcome made = m_agent.python(id, chainCode(levels), {}, 280000);
+        if (made.status() != QLatin1String("completed") ||
+            made.stdoutText().trimmed() != QLatin1String("made")) {
+            qWarning() << "chain of" << levels << made.status() << made.stdoutText()
+                       << made.stderrText();
+            return {};
+        }
+        return id;
+    }
+
+    /// The usage of @p id; its best time of @p rounds in @p bestMs.
+    QJsonObject usage(const QString& id, int rounds = 1, qint64* bestMs = nullptr) {
+        QJsonObject answer;
+        qint64 best = -1;
+        for (int i = 0; i < rounds; ++i) {
+            QElapsedTimer timer;
+            timer.start();
+            const ApiResponse r = m_agent.client()->call(
+                "GET", "/v1/workspaces/" + id.toUtf8() + "/usage", {}, 280000);
+            const qint64 ms = timer.elapsed();
+            if (r.status != 200) {
+                qWarning() << "usage" << r.status << r.body;
+                return {};
+            }
+            best = best < 0 ? ms : std::min(best, ms);
+            answer = r.json();
+        }
+        if (bestMs)
+            *bestMs = best;
+        return answer;
+    }
+
+    /// Deletes workspace @p id; true when its directory is gone from disk.
+    bool removedWhole(const QString& id) {
+        const QString dir = m_agent.workspaceDir(id);
+        // A client of its own: a reply that takes long skews the clock offset a client reads
+        // from the Date header of its replies (ApiClient::noteServerDate).
+        ApiClient client(m_agent.baseUrl(), m_agent.client()->token());
+        const ApiResponse removed =
+            client.call("DELETE", "/v1/workspaces/" + id.toUtf8(), {}, 280000);
+        if (removed.status != 200 && removed.status != 204) {
+            qWarning() << "delete" << removed.status << removed.body;
+            return false;
+        }
+        return !QFileInfo::exists(dir);
+    }
+
+private Q_SLOTS:
+    void initTestCase() {
+        if (::geteuid() != 0)
+            QSKIP("a root agent puts its workspaces on a bind mount, where '..' costs the depth");
+        AgentOptions options;
+        options.runAsRoot = true;
+        // Ranges of its own: other root agents' tests may run at the same time.
+        options.extraEnv.insert(QStringLiteral("RUNBOX_STRONG_UID_FIRST"),
+                                QStringLiteral("1891000000"));
+        options.extraEnv.insert(QStringLiteral("RUNBOX_STRONG_UID_COUNT"), QStringLiteral("4096"));
+        options.extraEnv.insert(QStringLiteral("RUNBOX_LIGHT_UID_FIRST"), QStringLiteral("58100"));
+        options.extraEnv.insert(QStringLiteral("RUNBOX_LIGHT_UID_COUNT"), QStringLiteral("64"));
+        QVERIFY2(m_agent.start(options), qPrintable(m_agent.errorString()));
+    }
+
+    void testADeepChainIsWalkedInLinearTimeAndRemovedWhole() {
+        // Positive control: a shallow tree is measured whole.
+        const QString shallow = workspaceWithChain(5000);
+        QVERIFY(!shallow.isEmpty());
+        qint64 shallowMs = 0;
+        const QJsonObject small = usage(shallow, 3, &shallowMs);
+        QCOMPARE(small.value("complete").toBool(), true);
+        QVERIFY2(small.value("entries").toInt() >= 5001, QJsonDocument(small).toJson().constData());
+
+        const QString deep = workspaceWithChain(50000);
+        QVERIFY(!deep.isEmpty());
+        qint64 deepMs = 0;
+        const QJsonObject big = usage(deep, 3, &deepMs);
+        QCOMPARE(big.value("complete").toBool(), true);
+        QVERIFY2(big.value("entries").toInt() >= 50001, QJsonDocument(big).toJson().constData());
+        // Per level: a linear walk costs about the same at both depths (the small one carries
+        // the request's fixed cost, which only lowers the ratio); a quadratic one 10× more.
+        const double ratio = (double(std::max<qint64>(deepMs, 1)) / 50000) /
+                             (double(std::max<qint64>(shallowMs, 1)) / 5000);
+        qInfo("usage: 5,000 levels %lld ms, 50,000 levels %lld ms, per-level ratio %.2f", shallowMs,
+              deepMs, ratio);
+        QVERIFY2(ratio < 3, qPrintable(QStringLiteral("per-level ratio %1").arg(ratio)));
+        QCOMPARE(m_agent.client()->call("GET", "/v1/health").status, 200);
+
+        QElapsedTimer timer;
+        timer.start();
+        QVERIFY(removedWhole(deep));
+        qInfo("delete of 50,000 levels: %lld ms", timer.elapsed());
+        QVERIFY(removedWhole(shallow));
+        QCOMPARE(m_agent.client()->call("GET", "/v1/health").status, 200);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestWorkspaceWalkBounds)
+#include "test_workspace_walk_bounds.moc"
