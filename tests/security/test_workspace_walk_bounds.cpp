@@ -4,7 +4,10 @@
 // lookup costs the depth), each chain made by one sync exec:
 // - the usage route walks a 50,000-level chain in time linear in its levels (the time per level
 //   at 50,000 stays within 3× that at 5,000; the walk that reopened ancestors through ".." took
-//   12 s at 30,000 levels against 0.1 s at 5,000), and the workspace delete leaves nothing.
+//   12 s at 30,000 levels against 0.1 s at 5,000), and the workspace delete leaves nothing;
+// - usage walks of four workspaces at once (four tokens) do not hold a mkdir in a fifth: it
+//   answers before any of the walks (they ran on the four file-pool threads and the mkdir waited
+//   for one of them).
 // The agent stays healthy throughout.
 #include "shared/ApiClient.h"
 #include "support/AgentProcess.h"
@@ -17,6 +20,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <memory>
+#include <vector>
 
 using namespace runbox;
 using namespace runbox::testsupport;
@@ -134,6 +139,59 @@ private Q_SLOTS:
         qInfo("delete of 50,000 levels: %lld ms", timer.elapsed());
         QVERIFY(removedWhole(shallow));
         QCOMPARE(m_agent.client()->call("GET", "/v1/health").status, 200);
+    }
+
+    void testUsageWalksDoNotHoldFileOperations() {
+        // Four workspaces whose walks take a while, each asked with its own token.
+        std::vector<std::unique_ptr<ApiClient>> walkers;
+        QStringList ids;
+        for (int i = 0; i < 4; ++i) {
+            QByteArray token;
+            const QString id = workspaceWithChain(60000, &token);
+            QVERIFY(!id.isEmpty());
+            ids << id;
+            walkers.push_back(std::make_unique<ApiClient>(m_agent.baseUrl(), token));
+        }
+        QByteArray otherToken;
+        const QString other = m_agent.createWorkspace(&otherToken);
+        QVERIFY(!other.isEmpty());
+        ApiClient tenant(m_agent.baseUrl(), otherToken);
+        const QByteArray mkdirPath = "/v1/workspaces/" + other.toUtf8() + "/files:mkdir";
+        // Positive control: the mkdir works, and one walk takes measurable time.
+        QCOMPARE(tenant.call("POST", mkdirPath, {{"path", "first"}}).status, 201);
+        qint64 walkMs = 0;
+        QCOMPARE(usage(ids.first(), 1, &walkMs).value("complete").toBool(), true);
+        qInfo("one walk of 60,000 levels: %lld ms", walkMs);
+        QVERIFY2(walkMs >= 100, qPrintable(QString::number(walkMs)));
+
+        QStringList order; // who answered, in order
+        int pending = 5;
+        for (int i = 0; i < 4; ++i)
+            walkers[size_t(i)]->request(
+                "GET", "/v1/workspaces/" + ids[i].toUtf8() + "/usage", {},
+                [&order, &pending, i](const ApiResponse& r) {
+                    order << QStringLiteral("usage%1:%2").arg(i).arg(r.status);
+                    --pending;
+                });
+        QTest::qWait(50); // the walks have started
+        QElapsedTimer timer;
+        timer.start();
+        qint64 mkdirMs = -1;
+        tenant.request("POST", mkdirPath, QJsonDocument(QJsonObject{{"path", "second"}}).toJson(),
+                       [&](const ApiResponse& r) {
+                           mkdirMs = timer.elapsed();
+                           order << QStringLiteral("mkdir:%1").arg(r.status);
+                           --pending;
+                       });
+        QTRY_VERIFY_WITH_TIMEOUT(pending == 0, 120000);
+        qInfo() << "answers in order:" << order << "mkdir after" << mkdirMs << "ms";
+        QCOMPARE(order.first(), QStringLiteral("mkdir:201"));
+        for (const QString& answer : order)
+            QVERIFY2(answer.endsWith(QLatin1String(":200")) || answer == "mkdir:201",
+                     qPrintable(answer));
+        QCOMPARE(m_agent.client()->call("GET", "/v1/health").status, 200);
+        for (const QString& id : ids)
+            QVERIFY(removedWhole(id));
     }
 };
 
