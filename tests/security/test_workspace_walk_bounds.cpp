@@ -3,7 +3,7 @@
 // sandboxes of a root agent (its workspaces sit on a bind mount of their own, where every ".."
 // lookup costs the depth), each chain made by one sync exec:
 // - the usage route walks a 50,000-level chain in time linear in its levels (the time per level
-//   at 50,000 stays within 3× that at 5,000; the walk that reopened ancestors through ".." took
+//   at 50,000 stays within 5× that at 5,000; the walk that reopened ancestors through ".." took
 //   12 s at 30,000 levels against 0.1 s at 5,000), and the workspace delete leaves nothing;
 // - usage walks of four workspaces at once (four tokens) do not hold a mkdir in a fifth: it
 //   answers before any of the walks (they ran on the four file-pool threads and the mkdir waited
@@ -125,12 +125,13 @@ private Q_SLOTS:
         QCOMPARE(big.value("complete").toBool(), true);
         QVERIFY2(big.value("entries").toInt() >= 50001, QJsonDocument(big).toJson().constData());
         // Per level: a linear walk costs about the same at both depths (the small one carries
-        // the request's fixed cost, which only lowers the ratio); a quadratic one 10× more.
+        // the request's fixed cost, which only lowers the ratio); a quadratic one 10× more
+        // (measured: 0.8 idle, 1.6 beside two builds, 34.9 quadratic).
         const double ratio = (double(std::max<qint64>(deepMs, 1)) / 50000) /
                              (double(std::max<qint64>(shallowMs, 1)) / 5000);
         qInfo("usage: 5,000 levels %lld ms, 50,000 levels %lld ms, per-level ratio %.2f", shallowMs,
               deepMs, ratio);
-        QVERIFY2(ratio < 3, qPrintable(QStringLiteral("per-level ratio %1").arg(ratio)));
+        QVERIFY2(ratio < 5, qPrintable(QStringLiteral("per-level ratio %1").arg(ratio)));
         QCOMPARE(m_agent.client()->call("GET", "/v1/health").status, 200);
 
         QElapsedTimer timer;
