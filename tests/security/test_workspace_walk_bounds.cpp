@@ -51,7 +51,7 @@ class TestWorkspaceWalkBounds final : public QObject {
         if (made.status() != QLatin1String("completed") ||
             made.stdoutText().trimmed() != QLatin1String("made")) {
             qWarning() << "chain of" << levels << made.status() << made.stdoutText()
-                       << made.stderrText();
+                       << made.stderrText() << made.exitEvent << m_agent.log().right(2000);
             return {};
         }
         return id;
