@@ -41,12 +41,14 @@ QString chainCode(int levels) {
 class TestWorkspaceWalkBounds final : public QObject {
     Q_OBJECT
     AgentProcess m_agent;
+    QStringList m_chains; ///< workspaces with chains not yet deleted (cleanup() deletes them)
 
     /// A new workspace holding a chain of @p levels directories; its token in @p token.
     QString workspaceWithChain(int levels, QByteArray* token = nullptr) {
         const QString id = m_agent.createWorkspace(token);
         if (id.isEmpty())
             return {};
+        m_chains << id;
         const ExecOutcome made = m_agent.python(id, chainCode(levels), {}, 280000);
         if (made.status() != QLatin1String("completed") ||
             made.stdoutText().trimmed() != QLatin1String("made")) {
@@ -81,6 +83,7 @@ class TestWorkspaceWalkBounds final : public QObject {
 
     /// Deletes workspace @p id; true when its directory is gone from disk.
     bool removedWhole(const QString& id) {
+        m_chains.removeAll(id);
         const QString dir = m_agent.workspaceDir(id);
         // A client of its own: a reply that takes long skews the clock offset a client reads
         // from the Date header of its replies (ApiClient::noteServerDate).
@@ -95,6 +98,12 @@ class TestWorkspaceWalkBounds final : public QObject {
     }
 
 private Q_SLOTS:
+    /// A failed test leaves no chain behind: the state directory's removal could not.
+    void cleanup() {
+        for (const QString& id : QStringList(m_chains))
+            removedWhole(id);
+    }
+
     void initTestCase() {
         if (::geteuid() != 0)
             QSKIP("a root agent puts its workspaces on a bind mount, where '..' costs the depth");
