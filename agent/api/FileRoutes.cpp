@@ -32,6 +32,10 @@ using workspace::WorkspacePath;
 namespace {
 
 constexpr int kFileWorkThreads = 4;
+/// Usage walks at once across the agent, on a pool of their own: a walk of a large tree takes
+/// seconds, and walks on the file pool let four of them (one workspace token each) hold every
+/// other tenant's file operations (docs/contracts.md "Workspaces and executions").
+constexpr int kUsageWalkThreads = 2;
 /// Uploads whose bodies are decoded, hashed and written at the same time (UploadStream jobs;
 /// more wait their turn, their clients held back by TCP).
 constexpr int kUploadStreamThreads = 4;
@@ -97,10 +101,12 @@ FileRoutes::FileRoutes(AgentContext* context, QObject* parent)
     : QObject(parent), m_context(context) {
     m_pool.setMaxThreadCount(kFileWorkThreads);
     m_streamPool.setMaxThreadCount(kUploadStreamThreads);
+    m_usagePool.setMaxThreadCount(kUsageWalkThreads);
 }
 
 FileRoutes::~FileRoutes() {
     m_streamPool.waitForDone();
+    m_usagePool.waitForDone();
     m_pool.waitForDone();
 }
 
@@ -467,9 +473,10 @@ void FileRoutes::handleUsage(http::HttpExchange* ex, const Principal& who, const
     const qint64 maxWorkspaceBytes = m_context->quotas->current().maxWorkspaceBytes;
     auto usage =
         std::make_shared<workspace::Result<workspace::UsageReport>>(workspace::UsageReport{});
-    // A walk, not a lease: it reads while executions may write (a moment's figure).
+    // A walk, not a lease: it reads while executions may write (a moment's figure). On the usage
+    // pool: walks beyond its threads wait in its queue, holding no file-pool thread.
     FileWork::run(
-        &m_pool, this,
+        &m_usagePool, this,
         [fs, usage] {
             workspace::WorkspaceUsage::Options options;
             options.maxEntries = kUsageMaxEntries;

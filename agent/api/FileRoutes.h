@@ -45,8 +45,9 @@ namespace runbox::api {
 ///   not_found (a parent is missing, without parents), 400 symlink_not_followed /
 ///   not_a_directory (on the way), 413 workspace_quota_exceeded (the workspace already uses its
 ///   maxWorkspaceBytes).
-/// Unknown query parameters and body fields are 400 `invalid_argument`. Blocking work (usage
-/// walks, commits with fsync, recursive deletes, moves) runs on a small pool of its own.
+/// Unknown query parameters and body fields are 400 `invalid_argument`. Blocking work (commits
+/// with fsync, recursive deletes, moves) runs on a small pool of its own, usage walks on
+/// another.
 class FileRoutes final : public QObject {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(FileRoutes)
@@ -62,8 +63,9 @@ private:
     void handleMove(http::HttpExchange* ex, const Principal& who, const PathParams& params);
     void handleMkdir(http::HttpExchange* ex, const Principal& who, const PathParams& params);
     /// `GET /v1/workspaces/{id}/usage`: the workspace's disk usage as the quota counts it
-    /// (workspace::WorkspaceUsage), walked on the file pool, at most kUsageMaxEntries entries
-    /// (then `complete` false) → `{"allocatedBytes","apparentBytes","entries","complete",
+    /// (workspace::WorkspaceUsage), walked on the usage pool (at most two walks at once
+    /// across the agent, the others queued; never on the file pool), at most kUsageMaxEntries
+    /// entries (then `complete` false) → `{"allocatedBytes","apparentBytes","entries","complete",
     /// "maxWorkspaceBytes"}` (0 = no quota). Requests that come while a walk of the same
     /// workspace runs get its figure (one walk per workspace at a time).
     void handleUsage(http::HttpExchange* ex, const Principal& who, const PathParams& params);
@@ -72,7 +74,8 @@ private:
                   const workspace::WorkspacePath& path);
 
     AgentContext* m_context;
-    QThreadPool m_pool;       ///< usage walks, commits, deletes, moves, mkdirs
+    QThreadPool m_pool;       ///< commits, deletes, moves, mkdirs
+    QThreadPool m_usagePool;  ///< usage walks (handleUsage), apart from file operations
     QThreadPool m_streamPool; ///< upload bodies (UploadStream)
     /// Usage requests by workspace id while its one walk runs (handleUsage).
     QHash<QString, QList<QPointer<http::HttpExchange>>> m_usageWaiters;

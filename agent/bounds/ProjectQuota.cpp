@@ -155,6 +155,15 @@ std::optional<Error> ProjectQuota::markTree(int dirFd, quint32 projectId,
         // opened without following a link (O_PATH descriptors take no ioctl).
         if (!dir && !S_ISREG(e.st->st_mode))
             return Action::Continue;
+        if (e.beyondDepthLimit) { // its contents would keep another project's charges
+            failure = unenforceable(
+                QStringLiteral("%1 of workspace %2 lies deeper than %3 levels, which the walk "
+                               "does not enter")
+                    .arg(QString::fromUtf8(e.relativePath), directory)
+                    .arg(workspace::WorkspaceTreeWalker::maxDepth(
+                        workspace::WorkspaceTreeWalker::kMaxOpenDirectories)));
+            return Action::Stop;
+        }
         const workspace::UniqueFd fd(::openat(e.parentFd, e.name,
                                               O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK |
                                                   O_CLOEXEC | (dir ? O_DIRECTORY : 0)));

@@ -45,13 +45,14 @@ std::shared_ptr<const WorkspaceFs> openFs(const QString& dir, std::optional<uid_
 }
 
 /// Chowns the directory @p dirFd and everything under it to @p uid, through descriptors
-/// (WorkspaceTreeWalker: any depth, bounded descriptors, no symbolic link followed; a link
-/// itself is chowned with AT_SYMLINK_NOFOLLOW).
+/// (WorkspaceTreeWalker: bounded descriptors, no symbolic link followed; a link itself is
+/// chowned with AT_SYMLINK_NOFOLLOW). False when part of it lies deeper than the walk enters.
 bool chownTree(int dirFd, uid_t uid) {
     bool ok = ::fchown(dirFd, uid, uid) == 0;
     const Status walked = WorkspaceTreeWalker::walk(
         dirFd, WorkspaceTreeWalker::Options{}, [&](const WorkspaceTreeWalker::Entry& e) {
-            ok = ::fchownat(e.parentFd, e.name, uid, uid, AT_SYMLINK_NOFOLLOW) == 0 && ok;
+            ok = ::fchownat(e.parentFd, e.name, uid, uid, AT_SYMLINK_NOFOLLOW) == 0 && ok &&
+                 !e.beyondDepthLimit;
             return WorkspaceTreeWalker::Action::Continue;
         });
     return walked.ok() && ok;

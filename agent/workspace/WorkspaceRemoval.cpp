@@ -30,21 +30,59 @@ int unlinkForced(int dirFd, const char* name, int flags) {
     return ::unlinkat(dirFd, name, flags);
 }
 
+/// Moves directory @p name of @p parentFd into @p topFd under a fresh name (renameat2
+/// RENAME_NOREPLACE, which acts on the entry itself and never follows a link), so the next pass
+/// reaches it near the top: a chain deeper than the walk enters is removed in
+/// depth / WorkspaceTreeWalker::maxDepth() passes, each linear. Returns 0 or -1 with errno.
+int moveUp(int parentFd, const char* name, int topFd, qint64* counter) {
+    bool madeWritable = false;
+    for (int tries = 0; tries < 64; ++tries) {
+        const QByteArray target = ".runbox-removing-" + QByteArray::number(++*counter);
+        if (::renameat2(parentFd, name, topFd, target.constData(), RENAME_NOREPLACE) == 0)
+            return 0;
+        if (errno == EACCES && !madeWritable) { // made unwritable by sandboxed code
+            madeWritable = true;
+            struct stat st {};
+            if (::fstat(parentFd, &st) != 0 ||
+                WorkspaceResolver::chmodPinned(parentFd, (st.st_mode & 07777) | 0700) != 0)
+                return -1;
+            continue;
+        }
+        if (errno != EEXIST)
+            return -1;
+    }
+    return -1;
+}
+
 bool sameInode(const struct stat& a, const struct stat& b) {
     return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
 } // namespace
 
-Status WorkspaceRemoval::removeContents(int dirFd, const QByteArray& pathForErrors) {
+Status WorkspaceRemoval::removeContents(int dirFd, const QByteArray& pathForErrors,
+                                        int maxOpenDirectories) {
     WorkspaceTreeWalker::Options options;
     options.makeUnreadableDirectoriesAccessible = true;
+    options.maxOpenDirectories = maxOpenDirectories;
+    qint64 moved = 0; // subtrees moved up, also the counter of their names
     struct stat self {};
     if (::fstat(dirFd, &self) == 0 && (self.st_mode & 0700) != 0700)
         WorkspaceResolver::chmodPinned(dirFd, (self.st_mode & 07777) | 0700);
-    for (int pass = 0; pass < kAttempts; ++pass) {
+    // A pass that moved deep subtrees up made progress (each removes maxDepth() levels of
+    // them): only passes that did not count against the attempts.
+    for (int pass = 0; pass < kAttempts;) {
         Status failure;
+        const qint64 movedBefore = moved;
         auto onEntry = [&](const WorkspaceTreeWalker::Entry& e) {
+            if (e.beyondDepthLimit) {
+                if (moveUp(e.parentFd, e.name, dirFd, &moved) != 0 && errno != ENOENT) {
+                    failure =
+                        errnoError(errno, QStringLiteral("rename"), e.relativePath.toByteArray());
+                    return WorkspaceTreeWalker::Action::Stop;
+                }
+                return WorkspaceTreeWalker::Action::Continue;
+            }
             if (S_ISDIR(e.st->st_mode))
                 return WorkspaceTreeWalker::Action::Continue;
             if (unlinkForced(e.parentFd, e.name, 0) != 0 && errno != ENOENT && errno != EISDIR) {
@@ -73,6 +111,8 @@ Status WorkspaceRemoval::removeContents(int dirFd, const QByteArray& pathForErro
             return left.error();
         if (left->size() == 0)
             return Status::success();
+        if (moved == movedBefore)
+            ++pass;
     }
     return errnoError(ENOTEMPTY, QStringLiteral("remove"), pathForErrors);
 }

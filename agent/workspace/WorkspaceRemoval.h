@@ -1,6 +1,7 @@
 #pragma once
 
 #include "agent/workspace/WorkspaceResult.h"
+#include "agent/workspace/WorkspaceTreeWalker.h"
 
 #include <QByteArray>
 
@@ -24,7 +25,11 @@ public:
 
     /// Removes everything inside the directory @p dirFd, which stays. Retries a few passes
     /// while entries keep appearing (a still-running writer), then 409 directory_not_empty.
-    static Status removeContents(int dirFd, const QByteArray& pathForErrors);
+    /// Linear in the entries at any depth: a directory deeper than the walk enters
+    /// (WorkspaceTreeWalker::maxDepth() of @p maxOpenDirectories) is moved up into @p dirFd
+    /// and removed by a later pass.
+    static Status removeContents(int dirFd, const QByteArray& pathForErrors,
+                                 int maxOpenDirectories = WorkspaceTreeWalker::kMaxOpenDirectories);
 };
 
 } // namespace runbox::workspace

@@ -46,7 +46,9 @@ Result<WorkspaceSnapshot> WorkspaceSnapshot::capture(int rootFd, qint64 maxEntri
                                                      qint64 maxPathBytes) {
     WorkspaceSnapshot snap;
     qint64 pathBytes = 0;
+    bool tooDeep = false;
     auto onEntry = [&](const WorkspaceTreeWalker::Entry& e) {
+        tooDeep = tooDeep || e.beyondDepthLimit;
         if (maxEntries > 0 && qint64(snap.m_entries.size()) >= maxEntries)
             return WorkspaceTreeWalker::Action::Stop;
         pathBytes += e.relativePath.size();
@@ -62,7 +64,7 @@ Result<WorkspaceSnapshot> WorkspaceSnapshot::capture(int rootFd, qint64 maxEntri
         WorkspaceTreeWalker::walk(rootFd, WorkspaceTreeWalker::Options(), onEntry, {}, &stopped);
     if (!walked)
         return walked.error();
-    snap.m_complete = !stopped;
+    snap.m_complete = !stopped && !tooDeep;
     std::sort(snap.m_entries.begin(), snap.m_entries.end(),
               [](const Entry& a, const Entry& b) { return a.path < b.path; });
     return snap;

@@ -37,7 +37,8 @@ struct WorkspaceDiff {
 /// 60 bytes + path length per entry; capture stops (complete() false) after maxEntries, or once
 /// the paths kept reach maxPathBytes: a chain of N nested directories holds N paths of up to
 /// 2N bytes, so without that bound one tenant's deep chain (200,000 levels: ~40 GB) took the
-/// agent and the host out of memory.
+/// agent and the host out of memory. Nor does it see below WorkspaceTreeWalker::maxDepth()
+/// (complete() false).
 class WorkspaceSnapshot final {
 public:
     static constexpr qint64 kDefaultMaxEntries = 1000000;

@@ -104,13 +104,56 @@ Result<UniqueFd> openChildDir(int parentFd, const char* name, const struct stat&
     return owned;
 }
 
+/// Reopens closed level @p index of @p stack by name from the checkpoint above it (never
+/// through ".."), keeping the innermost @p window levels it passes open; each level must be
+/// the inode it was when entered (O_PATH: only *at() calls are made on it).
+Status reopen(std::vector<Frame>& stack, size_t index, int spacing, int window,
+              const QByteArray& path) {
+    size_t from = index - index % size_t(spacing);
+    while (!stack[from].fd.valid()) // a checkpoint is never closed; this is a safeguard
+        --from;
+    for (size_t i = from + 1; i <= index; ++i) {
+        Frame& f = stack[i];
+        if (!f.fd.valid()) {
+            UniqueFd fd(WorkspaceResolver::openOne(stack[i - 1].fd.get(), f.nameInParent,
+                                                   O_PATH | O_DIRECTORY));
+            struct stat st {};
+            if (!fd.valid() || ::fstat(fd.get(), &st) != 0 || st.st_dev != f.st.st_dev ||
+                st.st_ino != f.st.st_ino)
+                return treeChanged(path.left(f.pathLen));
+            f.fd = std::move(fd);
+        }
+        // The level above is not needed once this one is open, unless it is a checkpoint or
+        // within the window of the level being reopened.
+        const size_t above = i - 1;
+        if (above != from && above % size_t(spacing) != 0 && above + size_t(window) <= index)
+            stack[above].fd.reset();
+    }
+    return Status::success();
+}
+
 } // namespace
+
+int WorkspaceTreeWalker::window(int maxOpenDirectories) {
+    return std::max(8, maxOpenDirectories) / 4;
+}
+
+int WorkspaceTreeWalker::checkpointSpacing(int maxOpenDirectories) {
+    return 8 * window(maxOpenDirectories);
+}
+
+int WorkspaceTreeWalker::maxDepth(int maxOpenDirectories) {
+    const int budget = std::max(8, maxOpenDirectories);
+    return (budget - window(budget) - 1) * checkpointSpacing(budget);
+}
 
 Status WorkspaceTreeWalker::walk(int startDirFd, const Options& options, const EntryFn& onEntry,
                                  const LeaveFn& onLeave, bool* stopped) {
     if (stopped)
         *stopped = false;
-    const int maxOpen = std::max(1, options.maxOpenDirectories);
+    const int window = WorkspaceTreeWalker::window(options.maxOpenDirectories);
+    const int spacing = checkpointSpacing(options.maxOpenDirectories);
+    const int deepest = maxDepth(options.maxOpenDirectories);
     std::vector<Frame> stack;
     QByteArray path;
     {
@@ -137,12 +180,10 @@ Status WorkspaceTreeWalker::walk(int startDirFd, const Options& options, const E
             Frame& parent = stack.back();
             path.truncate(done.pathLen);
             if (!parent.fd.valid()) {
-                UniqueFd up(::openat(done.fd.get(), "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-                struct stat st {};
-                if (!up.valid() || ::fstat(up.get(), &st) != 0 || st.st_dev != parent.st.st_dev ||
-                    st.st_ino != parent.st.st_ino)
-                    return treeChanged(path.left(parent.pathLen));
-                parent.fd = std::move(up);
+                done.fd.reset();
+                const Status reopened = reopen(stack, stack.size() - 1, spacing, window, path);
+                if (!reopened)
+                    return reopened;
             }
             done.fd.reset();
             if (onLeave) {
@@ -167,13 +208,14 @@ Status WorkspaceTreeWalker::walk(int startDirFd, const Options& options, const E
             return errnoError(errno, QStringLiteral("stat"), path);
         }
         const int depth = int(stack.size());
-        const Action action = onEntry(Entry{top.fd.get(), name, &st, path, depth});
+        const bool beyond = S_ISDIR(st.st_mode) && depth > deepest;
+        const Action action = onEntry(Entry{top.fd.get(), name, &st, path, depth, beyond});
         if (action == Action::Stop) {
             if (stopped)
                 *stopped = true;
             return Status::success();
         }
-        if (!S_ISDIR(st.st_mode) || action == Action::SkipChildren)
+        if (!S_ISDIR(st.st_mode) || action == Action::SkipChildren || beyond)
             continue;
 
         auto child =
@@ -191,10 +233,14 @@ Status WorkspaceTreeWalker::walk(int startDirFd, const Options& options, const E
         f.names = std::move(names.value());
         f.nameInParent = QByteArray(name);
         f.pathLen = path.size();
-        // `top` may dangle after push_back; only the last maxOpen levels keep their fd.
+        // `top` may dangle after push_back. Only the innermost `window` levels and every
+        // `spacing`-th one (the checkpoints) keep their descriptor.
         stack.push_back(std::move(f));
-        if (qsizetype(stack.size()) > maxOpen)
-            stack[stack.size() - 1 - size_t(maxOpen)].fd.reset();
+        if (stack.size() > size_t(window) + 1) {
+            const size_t leaving = stack.size() - 1 - size_t(window);
+            if (leaving % size_t(spacing) != 0)
+                stack[leaving].fd.reset();
+        }
     }
     return Status::success();
 }

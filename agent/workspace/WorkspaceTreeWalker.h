@@ -39,29 +39,54 @@ private:
 /// from its parent's descriptor and checked to be the inode just stat'ed, so a symlink is
 /// never followed and a directory swapped mid-walk is skipped rather than entered.
 ///
-/// Depth is unbounded but open descriptors are not: only the innermost
-/// Options::maxOpenDirectories levels stay open; a closed ancestor is reopened through ".."
-/// of its child and must have the same dev/ino as when it was entered (else 409
-/// `tree_changed`), the approach of gnulib's fts. Memory: the names of the directories on the
-/// current path. Cost: one fstatat per entry plus getdents per directory.
+/// Linear in the number of entries at any depth, with at most Options::maxOpenDirectories
+/// descriptors open (docs/contracts.md "Workspace file API": "Deep trees"). A closed ancestor
+/// is never reopened through ".." (on a bind mount, which a root agent's workspaces are, each
+/// ".." lookup costs the depth: the kernel checks the result is still under the mount's root,
+/// path_connected() in fs/namei.c, so a walk of an N-level chain cost N², 12 s at 30,000
+/// levels). Instead every checkpointSpacing()-th level stays open, the innermost window()
+/// levels too, and a closed ancestor is reopened by name from the checkpoint above it, each
+/// level checked to be the same dev/ino as when it was entered (else 409 `tree_changed`):
+/// at most checkpointSpacing() / (2 × window()) extra opens per level. A directory deeper
+/// than maxDepth() is reported with Entry::beyondDepthLimit and not entered.
+/// Memory: the names of the directories on the current path. Cost: one fstatat per entry
+/// plus getdents per directory.
 class WorkspaceTreeWalker final {
 public:
     /// One entry, valid only during the callback.
     struct Entry {
-        int parentFd;                ///< open (O_RDONLY) descriptor of the entry's directory
+        int parentFd;                ///< descriptor of the entry's directory (O_RDONLY or O_PATH)
         const char* name;            ///< NUL-terminated entry name
         const struct stat* st;       ///< lstat of the entry
         QByteArrayView relativePath; ///< from the walk's start directory, e.g. "a/b/c"
         int depth;                   ///< 1 for the start directory's own entries
+        /// A directory the walk will not enter: it lies deeper than maxDepth(). Callers that
+        /// must see everything say the walk was incomplete (or, removal, move it up).
+        bool beyondDepthLimit = false;
     };
     enum class Action { Continue, SkipChildren, Stop };
 
+    /// Default descriptor budget of one walk. Several walks run at once (the file pool's four
+    /// threads, a usage walk, the quota watcher and snapshots on the event loop), all within
+    /// the descriptors the agent reserves for walks (agent/service/OpenFileLimit.cpp).
+    static constexpr int kMaxOpenDirectories = 256;
+
     struct Options {
-        int maxOpenDirectories = 64;
+        /// Descriptors the walk may hold at once (at least 8). The depth it can enter follows
+        /// from it: maxDepth().
+        int maxOpenDirectories = kMaxOpenDirectories;
         /// When a directory cannot be opened (EACCES; e.g. mode 000 set by sandboxed code),
         /// give it u+rwx through its pinned O_PATH descriptor and retry (used by removal).
         bool makeUnreadableDirectoriesAccessible = false;
     };
+
+    /// Innermost levels kept open with @p maxOpenDirectories: a quarter of the budget.
+    static int window(int maxOpenDirectories);
+    /// Every this many levels one stays open (a checkpoint): 8 × window().
+    static int checkpointSpacing(int maxOpenDirectories);
+    /// Deepest level entered: the checkpoints the rest of the budget holds, times their
+    /// spacing (256 descriptors: 191 × 512 = 97,792 levels; 8: 5 × 16 = 80).
+    static int maxDepth(int maxOpenDirectories);
 
     /// Called for every entry, parents before children.
     using EntryFn = std::function<Action(const Entry&)>;

@@ -23,6 +23,8 @@ Result<UsageReport> WorkspaceUsage::measure(int rootFd, const Options& options) 
     auto onEntry = [&](const WorkspaceTreeWalker::Entry& e) {
         const struct stat& st = *e.st;
         ++report.entries;
+        if (e.beyondDepthLimit)
+            report.depthLimited = true;
         const bool counted = S_ISDIR(st.st_mode) || st.st_nlink <= 1 ||
                              !hardLinked.contains({quint64(st.st_dev), quint64(st.st_ino)});
         if (counted) {
@@ -41,13 +43,15 @@ Result<UsageReport> WorkspaceUsage::measure(int rootFd, const Options& options) 
         return WorkspaceTreeWalker::Action::Continue;
     };
     bool stopped = false;
-    const Status walked =
-        WorkspaceTreeWalker::walk(rootFd, WorkspaceTreeWalker::Options(), onEntry, {}, &stopped);
+    WorkspaceTreeWalker::Options walk;
+    walk.maxOpenDirectories = options.maxOpenDirectories;
+    const Status walked = WorkspaceTreeWalker::walk(rootFd, walk, onEntry, {}, &stopped);
     if (!walked)
         return walked.error();
-    if (options.budgetBytes > 0 && report.allocatedBytes > options.budgetBytes)
+    if (options.budgetBytes > 0 &&
+        (report.allocatedBytes > options.budgetBytes || report.depthLimited))
         report.over = true;
-    report.complete = !stopped;
+    report.complete = !stopped && !report.depthLimited;
     return report;
 }
 

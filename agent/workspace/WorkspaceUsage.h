@@ -1,6 +1,7 @@
 #pragma once
 
 #include "agent/workspace/WorkspaceResult.h"
+#include "agent/workspace/WorkspaceTreeWalker.h"
 
 #include <QString>
 
@@ -14,8 +15,14 @@ struct UsageReport {
     qint64 allocatedBytes = 0;
     qint64 apparentBytes = 0; ///< sum of st_size of regular files (informative only)
     qint64 entries = 0;       ///< entries visited
-    bool over = false;        ///< stopped early because allocatedBytes exceeded the budget
-    bool complete = true;     ///< the whole tree was walked (false when over or capped)
+    /// Stopped early because allocatedBytes exceeded the budget; also set, with a budget, when
+    /// part of the tree lies too deep to measure (depthLimited): the quota fails closed there
+    /// (docs/contracts.md "Workspace file API": "Deep trees").
+    bool over = false;
+    /// A directory lay deeper than the walk enters (WorkspaceTreeWalker::maxDepth()): its
+    /// contents are not counted.
+    bool depthLimited = false;
+    bool complete = true; ///< the whole tree was walked (false when over, capped or too deep)
 };
 
 /// Measures workspace disk usage for the quota checks before, during (a watcher) and after a
@@ -29,13 +36,15 @@ struct UsageReport {
 /// memory: names of the directories on the current path plus the hard-link set. A watcher
 /// should pass budgetBytes (stops as soon as the limit is crossed) and maxEntries (bounds one
 /// pass), and space passes adaptively, e.g. max(500 ms, 4 × the last pass's duration), so it
-/// costs at most ~20% of a core. A pass may fail with 409 tree_changed when a deep (> 64
-/// levels) tree is being renamed under it: retry on the next tick.
+/// costs at most ~20% of a core. Linear at any depth (WorkspaceTreeWalker); a pass may fail
+/// with 409 tree_changed when a deep tree is being renamed under it: retry on the next tick.
 class WorkspaceUsage final {
 public:
     struct Options {
         qint64 budgetBytes = 0; ///< 0 = no budget; else stop once allocatedBytes > budgetBytes
         qint64 maxEntries = 0;  ///< 0 = unlimited; else stop (complete = false) after as many
+        /// Descriptors the walk may hold (WorkspaceTreeWalker::Options); tests use fewer.
+        int maxOpenDirectories = WorkspaceTreeWalker::kMaxOpenDirectories;
     };
 
     /// Measures the tree under the directory descriptor @p rootFd.
