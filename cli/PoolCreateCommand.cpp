@@ -2,6 +2,7 @@
 
 #include "cli/CliOptions.h"
 #include "cli/FleetTarget.h"
+#include "cli/SlurmPoolCommand.h"
 #include "shared/FleetFile.h"
 #include "shared/PoolSecret.h"
 
@@ -20,7 +21,8 @@ namespace runbox::cli {
 namespace {
 
 const char kUsage[] =
-    "runbox [--fleet FILE] pool create NAME --per-host N --host HOST=URL... [--json]";
+    "runbox [--fleet FILE] pool create NAME --per-host N (--host HOST=URL... | --slurm PARTITION "
+    "[--max-hosts M] [--exit-when-idle S] [--sbatch-script FILE]) [--json]";
 
 int refuse(const QString& message) {
     QTextStream(stderr) << "runbox pool create: " << message << Qt::endl;
@@ -69,7 +71,11 @@ int runPoolCreate(const QStringList& args, const FleetChoice& fleet) {
     if (!parseCommandArgs("pool create", args,
                           {{QStringLiteral("--json")},
                            {QStringLiteral("--per-host"), true},
-                           {QStringLiteral("--host"), true}},
+                           {QStringLiteral("--host"), true},
+                           {QStringLiteral("--slurm"), true},
+                           {QStringLiteral("--max-hosts"), true},
+                           {QStringLiteral("--exit-when-idle"), true},
+                           {QStringLiteral("--sbatch-script"), true}},
                           kUsage, &parsed))
         return kExitUsage;
     if (parsed.positional.size() != 1 || parsed.dashDash)
@@ -83,6 +89,17 @@ int runPoolCreate(const QStringList& args, const FleetChoice& fleet) {
     const int perHost = parsed.value(QStringLiteral("--per-host")).toInt(&ok);
     if (!ok || perHost < 1 || perHost > 1000000) // the agent's --pool-capacity range
         return usageError("pool create", QStringLiteral("--per-host takes 1 to 1000000"), kUsage);
+    if (parsed.has(QStringLiteral("--slurm"))) {
+        if (parsed.has(QStringLiteral("--host")))
+            return usageError("pool create", QStringLiteral("give --host or --slurm, not both"),
+                              kUsage);
+        return runSlurmPoolCreate(parsed, pool, perHost);
+    }
+    for (const char* slurmOnly : {"--max-hosts", "--exit-when-idle", "--sbatch-script"})
+        if (parsed.has(QLatin1String(slurmOnly)))
+            return usageError("pool create",
+                              QStringLiteral("%1 goes with --slurm").arg(QLatin1String(slurmOnly)),
+                              kUsage);
     QList<QPair<QString, QString>> hosts;
     for (const QString& spec : parsed.values(QStringLiteral("--host"))) {
         const qsizetype eq = spec.indexOf(QLatin1Char('='));
@@ -99,7 +116,8 @@ int runPoolCreate(const QStringList& args, const FleetChoice& fleet) {
         hosts << qMakePair(name, url);
     }
     if (hosts.isEmpty())
-        return usageError("pool create", QStringLiteral("give at least one --host HOST=URL"),
+        return usageError("pool create",
+                          QStringLiteral("give at least one --host HOST=URL, or --slurm PARTITION"),
                           kUsage);
 
     QByteArray json;
