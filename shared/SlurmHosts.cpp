@@ -175,6 +175,13 @@ bool SlurmHosts::submit(const SlurmPoolDefinition& def, QString* jobId, QString*
         *error = e;
         return false;
     }
+    if (m_hostsDir.contains(QLatin1Char(',')) || m_hostsDir.contains(QLatin1Char('='))) {
+        // sbatch --export splits at ',' (sbatch(1)); the pool name and numbers cannot hold one.
+        *error = QStringLiteral("the hosts directory %1 holds ',' or '=', which sbatch --export "
+                                "cannot pass")
+                     .arg(m_hostsDir);
+        return false;
+    }
     QByteArray out;
     if (!runCommand(
             QStringLiteral("sbatch"),

@@ -101,6 +101,19 @@ private Q_SLOTS:
         QCOMPARE(SlurmHosts::jobName("team-a"), QStringLiteral("runbox-pool-team-a"));
     }
 
+    void testHostsDirSbatchCannotPassIsRefusedBeforeSubmitting() {
+        SlurmPoolDefinition def;
+        def.pool = "p1";
+        def.partition = "batch";
+        def.script = "/nonexistent/runbox-pool-host.sbatch";
+        QString jobId, error;
+        QVERIFY(!SlurmHosts("p1", "/tmp/a,b").submit(def, &jobId, &error));
+        QVERIFY2(error.contains("sbatch --export"), qPrintable(error));
+        def.partition = "a b"; // and a definition out of range, before anything runs
+        QVERIFY(!SlurmHosts("p1", "/tmp/ab").submit(def, &jobId, &error));
+        QVERIFY2(error.contains("partition"), qPrintable(error));
+    }
+
     void testDefinitionIsReadStrictly() {
         QTemporaryDir dir;
         const QString path = dir.filePath("pools/p1.slurm.json");
