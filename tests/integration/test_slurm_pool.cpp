@@ -202,6 +202,25 @@ private Q_SLOTS:
         const QString published = m_dir.filePath("home/.cache/runbox/pools/" + kPool + "/hosts");
         QVERIFY(QDir(published).entryList(QDir::Files | QDir::Hidden).isEmpty());
     }
+
+    /// `runbox pool rm` deletes the pool's workspaces, then cancels its jobs (the pool's
+    /// definition from the test above).
+    void testPoolRmDeletesThenCancelsTheJobs() {
+        const bool root = ::geteuid() == 0;
+        Run r = cli({"pool", "add", kPool, "2", root ? "--light" : "--strong"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QCOMPARE(r.out.count('\n'), 2);
+        QCOMPARE(jobs().size(), 1); // 2 fit on one new host
+        r = cli({"pool", "rm", kPool, "--json"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QJsonObject removed = QJsonDocument::fromJson(r.out).object();
+        int deleted = 0;
+        for (const QJsonValue& n : removed.value("deleted").toObject())
+            deleted += n.toInt();
+        QCOMPARE(deleted, 2);
+        QCOMPARE(removed.value("cancelledJobs").toArray().size(), 1);
+        QTRY_VERIFY_WITH_TIMEOUT(jobs().isEmpty(), 60000); // long before the idle timeout
+    }
 };
 
 QTEST_GUILESS_MAIN(TestSlurmPool)
