@@ -20,8 +20,10 @@ struct SlurmJob {
 /// The Slurm side of a pool (docs/contracts.md "Slurm pools"): lists the pool's jobs (job name
 /// `runbox-pool-POOL`, the user's own), reads the hosts they published, boots one with sbatch
 /// and cancels them. Runs squeue(1), sbatch(1) and scancel(1) found on PATH, with argument lists
-/// (never a shell), blocking: for the CLI and tests, not the GUI thread. Debian 12's Slurm 22.05
-/// has no `squeue --json` without its openapi plugins, so squeue's `--format` is read.
+/// (never a shell), blocking: for the CLI and tests, not the GUI thread. squeue's `--format`
+/// is read rather than `--json`: its three fields are the same in every Slurm release, while
+/// the JSON's schema follows the openapi plugin's version (v0.0.38 on Debian 12's Slurm 22.05;
+/// job_state became a list in later ones).
 class SlurmHosts final {
 public:
     /// @p hostsDir: where the jobs publish (defaultHostsDir(pool) unless the jobs were given
