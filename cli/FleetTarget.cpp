@@ -4,8 +4,12 @@
 #include "shared/FleetFile.h"
 #include "shared/PoolClient.h"
 #include "shared/PoolHostToken.h"
+#include "shared/SlurmHosts.h"
+#include "shared/SlurmPoolDefinition.h"
 
 #include <QFileInfo>
+
+#include <deque>
 
 namespace runbox::cli {
 
@@ -25,6 +29,19 @@ QList<Form> formsOf(const QString& command) {
     return {};
 }
 
+/// The host of a Slurm pool named @p host (`POOL-JOBID`, SlurmHosts::hostName) as its job
+/// published it, when POOL has a Slurm definition (docs/contracts.md "Slurm pools"); false
+/// otherwise. The published file exists only while the job runs.
+bool slurmHost(const QString& host, FleetAgent* out) {
+    QString pool, jobId;
+    if (!SlurmHosts::splitHostName(host, &pool, &jobId) ||
+        !QFileInfo::exists(SlurmPoolDefinition::defaultPath(pool)))
+        return false;
+    QByteArray nonce;
+    QString why;
+    return SlurmHosts(pool, SlurmHosts::defaultHostsDir(pool)).published(jobId, out, &nonce, &why);
+}
+
 } // namespace
 
 FleetTarget::Outcome FleetTarget::apply(const QString& command, QStringList* args,
@@ -35,14 +52,26 @@ FleetTarget::Outcome FleetTarget::apply(const QString& command, QStringList* arg
         return Outcome::None;
     // With --pool and --url, a pooled id whose host the fleet does not list names that URL.
     const bool byUrl = !connection->poolName.isEmpty();
-    if (!byUrl && !fleet.explicitPath && !QFileInfo::exists(fleet.path))
-        return Outcome::None;
     FleetFile file;
     if (fleet.explicitPath || QFileInfo::exists(fleet.path))
         if (const QString e = file.load(fleet.path); !e.isEmpty()) {
             *error = e;
             return Outcome::Failed;
         }
+    std::deque<FleetAgent> slurmHosts; // stable addresses for target
+    // A fleet agent, else a running Slurm pool host (`POOL-JOBID`).
+    auto findAgent = [&](const QString& host) -> const FleetAgent* {
+        if (const FleetAgent* listed = file.find(host))
+            return listed;
+        for (const FleetAgent& known : slurmHosts)
+            if (known.name == host)
+                return &known;
+        FleetAgent found;
+        if (!slurmHost(host, &found))
+            return nullptr;
+        slurmHosts.push_back(found);
+        return &slurmHosts.back();
+    };
     const FleetAgent* target = nullptr;
     bool urlTarget = false;
     // Rewrites @p value when it is a pooled id of the fleet; false on a second agent.
@@ -54,7 +83,7 @@ FleetTarget::Outcome FleetTarget::apply(const QString& command, QStringList* arg
         QString host, local;
         if (!PoolClient::splitPooledId(id, &host, &local))
             return true;
-        const FleetAgent* agent = file.find(host);
+        const FleetAgent* agent = findAgent(host);
         if (!agent && !byUrl)
             return true;
         if (!agent || urlTarget) { // one of them goes to --url

@@ -4,11 +4,13 @@
 #include "cli/ExecutionsCommand.h"
 #include "cli/FleetTarget.h"
 #include "cli/PoolCreateCommand.h"
+#include "cli/SlurmPoolCommand.h"
 #include "shared/ApiClient.h"
 #include "shared/FleetFile.h"
 #include "shared/PoolClient.h"
 #include "shared/PoolHostToken.h"
 
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QTextStream>
@@ -21,11 +23,12 @@ namespace runbox::cli {
 
 namespace {
 
-const char kUsage[] =
-    "runbox [--fleet FILE] pool ls [NAME] [--json] | "
-    "create NAME --per-host N --host HOST=https://ADDRESS:PORT[,FINGERPRINT]... [--json] | "
-    "add NAME COUNT [--light|--strong] [--idle-timeout S] [--json] | "
-    "rm NAME [--json]";
+const char kUsage[] = "runbox [--fleet FILE] pool ls [NAME] [--json] | "
+                      "create NAME --per-host N (--host HOST=https://ADDRESS:PORT[,FINGERPRINT]... "
+                      "| --slurm PARTITION [--max-hosts M] [--exit-when-idle S] "
+                      "[--sbatch-script FILE]) [--json] | "
+                      "add NAME COUNT [--light|--strong] [--idle-timeout S] [--json] | "
+                      "rm NAME [--json]";
 const OptionSpec kJson{QStringLiteral("--json")};
 
 volatile std::sig_atomic_t g_interrupted = 0;
@@ -52,13 +55,33 @@ struct FleetClients {
     QList<PoolHostStatus> unusable; ///< agents whose token could not be read
 };
 
-bool loadFleet(const char* command, const FleetChoice& fleet, FleetClients* out) {
+/// The fleet file's agents and, for a Slurm pool @p pool, its running hosts (SlurmPoolSide;
+/// the fleet file may then be missing unless --fleet named it).
+bool loadFleet(const char* command, const FleetChoice& fleet, FleetClients* out,
+               const QString& pool = {}) {
     FleetFile file;
-    if (const QString e = file.load(fleet.path); !e.isEmpty()) {
-        QTextStream(stderr) << "runbox " << command << ": " << e << Qt::endl;
-        return false;
+    const SlurmPoolSide slurm(pool);
+    QList<FleetAgent> agents;
+    if (!slurm.isSlurm() || fleet.explicitPath || QFileInfo::exists(fleet.path)) {
+        if (const QString e = file.load(fleet.path); !e.isEmpty()) {
+            QTextStream(stderr) << "runbox " << command << ": " << e << Qt::endl;
+            return false;
+        }
+        agents = file.agents();
     }
-    for (const FleetAgent& agent : file.agents()) {
+    if (slurm.isSlurm()) {
+        QList<FleetAgent> discovered;
+        QStringList notReady;
+        QString e = slurm.error();
+        if (!e.isEmpty() || !slurm.hosts(&discovered, &notReady, &e)) {
+            QTextStream(stderr) << "runbox " << command << ": " << e << Qt::endl;
+            return false;
+        }
+        for (const FleetAgent& agent : discovered)
+            if (!file.find(agent.name))
+                agents << agent;
+    }
+    for (const FleetAgent& agent : agents) {
         QString error;
         const QByteArray token =
             agent.viaSsh() ? QByteArray() : PoolHostToken::forFleetAgent(agent, &error);
@@ -87,8 +110,13 @@ int list(const QStringList& args, const FleetChoice& fleet) {
         return usageError("pool ls", QStringLiteral("takes at most one pool name"), kUsage);
     const QString name = parsed.positional.value(0);
     FleetClients fc;
-    if (!loadFleet("pool ls", fleet, &fc))
+    if (!loadFleet("pool ls", fleet, &fc, name))
         return kExitUsage;
+    QJsonArray jobs;
+    const SlurmPoolSide slurm(name);
+    QString jobsError;
+    if (slurm.isSlurm() && !slurm.jobs(&jobs, &jobsError))
+        QTextStream(stderr) << "runbox pool ls: " << jobsError << Qt::endl;
     QList<PoolHostStatus> states = PoolClient(fc.hosts).survey();
     states += fc.unusable;
     QJsonArray hosts;
@@ -108,11 +136,21 @@ int list(const QStringList& args, const FleetChoice& fleet) {
                           : QString::number(s.free),
              s.labels.join(QLatin1Char(','))});
     }
-    if (parsed.has(QStringLiteral("--json")))
-        QTextStream(stdout)
-            << QJsonDocument(QJsonObject{{"hosts", hosts}}).toJson(QJsonDocument::Indented);
-    else
+    QJsonObject listing{{"hosts", hosts}};
+    if (slurm.isSlurm())
+        listing.insert(QStringLiteral("jobs"), jobs); // [{"jobId","state","nodes"}]
+    if (parsed.has(QStringLiteral("--json"))) {
+        QTextStream(stdout) << QJsonDocument(listing).toJson(QJsonDocument::Indented);
+    } else {
         QTextStream(stdout) << formatTable(rows);
+        QList<QStringList> jobRows{{"JOB", "STATE", "NODES"}};
+        for (const QJsonValue& j : jobs)
+            jobRows.append({j[QLatin1String("jobId")].toString(),
+                            j[QLatin1String("state")].toString(),
+                            j[QLatin1String("nodes")].toString()});
+        if (slurm.isSlurm())
+            QTextStream(stdout) << "Slurm jobs of pool " << name << ":\n" << formatTable(jobRows);
+    }
     return anyReachable || states.isEmpty() ? kExitOk : kExitConnection;
 }
 
@@ -145,8 +183,19 @@ int add(const QStringList& args, const FleetChoice& fleet) {
                               kUsage);
         request.lightOptions.insert(QStringLiteral("idleTimeoutS"), s);
     }
+    if (const SlurmPoolSide slurm(request.pool); slurm.isSlurm()) {
+        QStringList booted;
+        QString e = slurm.error();
+        if (!e.isEmpty() || !slurm.growFor(request.count, &booted, &e)) {
+            QTextStream(stderr) << "runbox pool add: " << e << Qt::endl;
+            return kExitApiError;
+        }
+        if (!booted.isEmpty())
+            QTextStream(stderr) << "runbox pool add: booted Slurm job(s) " << booted.join(' ')
+                                << Qt::endl;
+    }
     FleetClients fc;
-    if (!loadFleet("pool add", fleet, &fc))
+    if (!loadFleet("pool add", fleet, &fc, request.pool))
         return kExitUsage;
     catchInterrupts();
     request.cancelled = [] { return g_interrupted != 0; };
@@ -177,11 +226,20 @@ int remove(const QStringList& args, const FleetChoice& fleet) {
     if (parsed.positional.size() != 1 || parsed.dashDash)
         return usageError("pool rm", QStringLiteral("give the pool's NAME"), kUsage);
     FleetClients fc;
-    if (!loadFleet("pool rm", fleet, &fc))
+    if (!loadFleet("pool rm", fleet, &fc, parsed.positional[0]))
         return kExitUsage;
     QStringList errors;
     const QMap<QString, int> deleted =
         PoolClient(fc.hosts).removeAll(parsed.positional[0], &errors);
+    // A Slurm pool's jobs are cancelled once their workspaces are deleted.
+    QStringList cancelled;
+    if (const SlurmPoolSide slurm(parsed.positional[0]); slurm.isSlurm()) {
+        QString e;
+        if (!slurm.cancelAll(&cancelled, &e))
+            errors << e;
+        else if (!cancelled.isEmpty() && !parsed.has(QStringLiteral("--json")))
+            QTextStream(stdout) << "cancelled Slurm job(s) " << cancelled.join(' ') << '\n';
+    }
     QJsonObject perHost;
     for (auto it = deleted.cbegin(); it != deleted.cend(); ++it) {
         perHost.insert(it.key(), it.value());
@@ -189,10 +247,11 @@ int remove(const QStringList& args, const FleetChoice& fleet) {
             QTextStream(stdout) << it.key() << ": " << it.value() << " deleted\n";
     }
     if (parsed.has(QStringLiteral("--json")))
-        QTextStream(stdout) << QJsonDocument(
-                                   QJsonObject{{"deleted", perHost},
-                                               {"errors", QJsonArray::fromStringList(errors)}})
-                                   .toJson(QJsonDocument::Indented);
+        QTextStream(stdout)
+            << QJsonDocument(QJsonObject{{"deleted", perHost},
+                                         {"cancelledJobs", QJsonArray::fromStringList(cancelled)},
+                                         {"errors", QJsonArray::fromStringList(errors)}})
+                   .toJson(QJsonDocument::Indented);
     for (const QString& e : errors)
         QTextStream(stderr) << "runbox pool rm: " << e << Qt::endl;
     return errors.isEmpty() ? kExitOk : kExitApiError;

@@ -2,6 +2,7 @@
 
 #include "cli/CliOptions.h"
 #include "cli/FleetTarget.h"
+#include "cli/SlurmPoolCommand.h"
 #include "shared/FleetFile.h"
 #include "shared/PoolSecret.h"
 #include "shared/TlsPin.h"
@@ -21,7 +22,8 @@ namespace runbox::cli {
 namespace {
 
 const char kUsage[] = "runbox [--fleet FILE] pool create NAME --per-host N "
-                      "--host HOST=https://ADDRESS:PORT[,FINGERPRINT]... [--json]";
+                      "(--host HOST=https://ADDRESS:PORT[,FINGERPRINT]... | --slurm PARTITION "
+                      "[--max-hosts M] [--exit-when-idle S] [--sbatch-script FILE]) [--json]";
 
 /// One --host: its fleet name, https URL and certificate pin as written ("" = the system store
 /// verifies it).
@@ -82,7 +84,11 @@ int runPoolCreate(const QStringList& args, const FleetChoice& fleet) {
     if (!parseCommandArgs("pool create", args,
                           {{QStringLiteral("--json")},
                            {QStringLiteral("--per-host"), true},
-                           {QStringLiteral("--host"), true}},
+                           {QStringLiteral("--host"), true},
+                           {QStringLiteral("--slurm"), true},
+                           {QStringLiteral("--max-hosts"), true},
+                           {QStringLiteral("--exit-when-idle"), true},
+                           {QStringLiteral("--sbatch-script"), true}},
                           kUsage, &parsed))
         return kExitUsage;
     if (parsed.positional.size() != 1 || parsed.dashDash)
@@ -96,6 +102,17 @@ int runPoolCreate(const QStringList& args, const FleetChoice& fleet) {
     const int perHost = parsed.value(QStringLiteral("--per-host")).toInt(&ok);
     if (!ok || perHost < 1 || perHost > 1000000) // the agent's --pool-capacity range
         return usageError("pool create", QStringLiteral("--per-host takes 1 to 1000000"), kUsage);
+    if (parsed.has(QStringLiteral("--slurm"))) {
+        if (parsed.has(QStringLiteral("--host")))
+            return usageError("pool create", QStringLiteral("give --host or --slurm, not both"),
+                              kUsage);
+        return runSlurmPoolCreate(parsed, pool, perHost);
+    }
+    for (const char* slurmOnly : {"--max-hosts", "--exit-when-idle", "--sbatch-script"})
+        if (parsed.has(QLatin1String(slurmOnly)))
+            return usageError("pool create",
+                              QStringLiteral("%1 goes with --slurm").arg(QLatin1String(slurmOnly)),
+                              kUsage);
     QList<HostSpec> hosts;
     for (const QString& spec : parsed.values(QStringLiteral("--host"))) {
         const qsizetype eq = spec.indexOf(QLatin1Char('='));
@@ -119,7 +136,8 @@ int runPoolCreate(const QStringList& args, const FleetChoice& fleet) {
     }
     if (hosts.isEmpty())
         return usageError("pool create",
-                          QStringLiteral("give at least one --host HOST=https://ADDRESS:PORT"),
+                          QStringLiteral("give at least one --host HOST=https://ADDRESS:PORT, "
+                                         "or --slurm PARTITION"),
                           kUsage);
 
     QByteArray json;

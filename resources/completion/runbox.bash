@@ -97,7 +97,7 @@ _runbox() {
             case "$sub" in
                 "") words_list="ls create add rm" ;;
                 ls|list|rm|delete) words_list="--json" ;;
-                create) words_list="--per-host --host --json" ;;
+                create) words_list="--per-host --host --slurm --max-hosts --exit-when-idle --sbatch-script --json" ;;
                 add) words_list="--light --strong --idle-timeout --json" ;;
             esac ;;
     esac

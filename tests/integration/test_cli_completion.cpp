@@ -55,6 +55,10 @@ private Q_SLOTS:
                                           {"pool", "rm"}};
         const QStringList valued{"--per-host",
                                  "--host",
+                                 "--slurm",
+                                 "--max-hosts",
+                                 "--exit-when-idle",
+                                 "--sbatch-script",
                                  "--workspace",
                                  "--kind",
                                  "--code",

@@ -30,6 +30,7 @@ from ._http import Client, Session, quote_path
 from .agent import _camel
 from .errors import (FleetTokenError, NoPoolHostsError, NotFoundError, PoolCancelledError, PoolCreateRefusedError,
                      PoolDeleteError, PoolError, PoolFullError, ProtocolError, RunboxError)
+from . import slurm
 from .fleet import Fleet, FleetAgent
 from .workspace import Workspace
 
@@ -160,6 +161,8 @@ class Pool:
         self.name = name
         self.fleet = fleet if isinstance(fleet, Fleet) else Fleet.load(fleet)
         self.max_rounds = max_rounds
+        self._timeout_s, self._survey_timeout_s = timeout_s, survey_timeout_s
+        self._slurm_hosts: Dict[str, _Host] = {}
         self._hosts = [_Host(a, timeout_s, survey_timeout_s) for a in self.fleet]
 
     def __repr__(self) -> str:
@@ -316,12 +319,19 @@ class Pool:
         """A handle on the pooled workspace ``pooled`` (``<host>.<local id>``) signed with its
         scoped ``token`` (what ``create`` gave as ``ws.token``), or with the host's agent
         token when None; over that agent's pinned connections. Not owned: its context manager
-        does not delete it. ValueError for an id that is not a pooled one, NotFoundError
-        (``host_not_found``) when the fleet has no agent of that name."""
+        does not delete it. A host the fleet does not list may be a Slurm pool's
+        ``POOL-JOBID``, found in the file its job published (:mod:`runbox.slurm`). ValueError
+        for an id that is not a pooled one, NotFoundError (``host_not_found``) when neither
+        names that host."""
         parts = split_pooled_id(pooled)
         if parts is None:
             raise ValueError(f"{pooled!r} is not a pooled id <host>.<local id>")
         host = next((h for h in self._hosts if h.name == parts[0]), None)
+        if host is None:
+            host = self._slurm_hosts.get(parts[0])
+            published = slurm.published_host(parts[0]) if host is None else None
+            if published is not None:  # kept apart: never placed on by create()
+                host = self._slurm_hosts[parts[0]] = _Host(published, self._timeout_s, self._survey_timeout_s)
         if host is None:
             raise NotFoundError(None, "host_not_found", f"the fleet {self.fleet.path} has no agent {parts[0]} "
                                 f"(pooled id {pooled})")
@@ -390,7 +400,7 @@ class Pool:
 
     def close(self) -> None:
         """Closes the kept-alive connections to every agent (the pool stays usable)."""
-        for h in self._hosts:
+        for h in [*self._hosts, *self._slurm_hosts.values()]:
             h.close()
 
     def __enter__(self) -> "Pool":

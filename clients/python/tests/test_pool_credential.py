@@ -143,3 +143,61 @@ def test_a_plain_http_url_gets_nothing(host: RealAgent, config: Path) -> None:
             runbox.Agent.from_pool_secret(host.url, POOL)  # the live host's own plain URL too
     finally:
         squatter.close()
+
+
+def test_a_slurm_pool_hosts_pooled_id_is_found_from_its_published_file(secret: str, tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pooled id ``POOL-JOBID.ID`` of a Slurm pool (docs/contracts.md "Slurm pools") reaches the
+    host the job published, pinned with the published fingerprint; a file naming another job is
+    not believed, and nothing is found without the pool's Slurm definition."""
+    import json
+    import subprocess
+
+    from conftest import AGENT_BIN
+    from runbox import Fleet, NotFoundError
+
+    own = Path(tempfile.mkdtemp(prefix="runbox-pool-secret-"))
+    secret_file = own / "pool.secret"
+    secret_file.write_text(secret + "\n")
+    secret_file.chmod(0o600)
+    if os.geteuid() == 0:
+        os.chown(own, NOBODY, NOBODY)
+        os.chown(secret_file, NOBODY, NOBODY)
+    agent = RealAgent(extra_args=["--pool", POOL, "--pool-secret-file", str(secret_file),
+                                  "--listen-tls", "127.0.0.1:0"],
+                      extra_env={"RUNBOX_STRONG_UID_FIRST": "1892004160", "RUNBOX_STRONG_UID_COUNT": "64"})
+    try:
+        made = agent.client().workspace()
+        fingerprint = subprocess.run([str(AGENT_BIN), "--print-fingerprint", "--state-dir", str(agent.state_dir)],
+                                     check=True, capture_output=True, text=True).stdout.strip()
+        nonce = (agent.state_dir / "pool-host.nonce").read_text().strip()
+        for key in [k for k in os.environ if k.startswith("RUNBOX_")]:
+            monkeypatch.delenv(key)
+        monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+        monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+        pools = tmp_path / "config" / "runbox" / "pools"
+        pools.mkdir(parents=True)
+        (pools / f"{POOL}.secret").write_text(secret + "\n")
+        (pools / f"{POOL}.secret").chmod(0o600)
+        hosts = tmp_path / "cache" / "runbox" / "pools" / POOL / "hosts"
+        hosts.mkdir(parents=True)
+        published = {"jobId": "77", "pool": POOL, "url": agent.tls_url, "fingerprint": fingerprint,
+                     "hostNonce": nonce, "node": "n1", "published": "2026-12-07T15:00:00Z"}
+        (hosts / "77.json").write_text(json.dumps(published))
+        (hosts / "78.json").write_text(json.dumps(dict(published, jobId="77")))  # names another job
+
+        with Pool(POOL, Fleet([], "")) as pool:
+            with pytest.raises(NotFoundError):  # no Slurm definition of the pool yet
+                pool.workspace(f"{POOL}-77.{made.id}")
+        (pools / f"{POOL}.slurm.json").write_text('{"partition":"p","perHost":1,"maxHosts":1,'
+                                                  '"idleTimeoutS":60,"script":"/x.sbatch"}')
+        with Pool(POOL, Fleet([], "")) as pool:
+            pooled = pool.workspace(f"{POOL}-77.{made.id}")  # positive control
+            assert pooled.run("echo slurm", check=True).text == "slurm\n"
+            with pytest.raises(NotFoundError):
+                pool.workspace(f"{POOL}-78.{made.id}")
+            pooled.delete()
+        assert made.id not in {w["id"] for w in agent.client().list_workspaces()}
+    finally:
+        agent.stop()
+        shutil.rmtree(own, ignore_errors=True)
