@@ -5,13 +5,11 @@
 #include "shared/FleetFile.h"
 #include "shared/PoolSecret.h"
 
-#include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QSaveFile>
 #include <QTextStream>
 #include <QUrl>
 
@@ -27,11 +25,11 @@ int refuse(const QString& message) {
     return kExitUsage;
 }
 
-/// The fleet file's JSON with @p hosts (name → URL) added as entries of @p pool, or an error:
-/// the file does not load (FleetFile's rules), or a host is listed otherwise (another URL, a
-/// token file, another pool). @p added gets the names that were not there yet.
+/// The fleet file with @p hosts (name → URL) added as entries of @p pool in @p result, or an
+/// error: the file does not load (FleetFile's rules), or a host is listed otherwise (another
+/// URL, a token file, another pool). @p added gets the names that were not there yet.
 QString addHosts(const QString& path, const QList<QPair<QString, QString>>& hosts,
-                 const QString& pool, QByteArray* json, QStringList* added) {
+                 const QString& pool, FleetFile* result, QStringList* added) {
     QJsonObject root{{"agents", QJsonArray()}};
     FleetFile fleet;
     if (QFileInfo::exists(path)) {
@@ -57,9 +55,8 @@ QString addHosts(const QString& path, const QList<QPair<QString, QString>>& host
         *added << name;
     }
     root.insert(QStringLiteral("agents"), agents);
-    *json = QJsonDocument(root).toJson(QJsonDocument::Indented);
-    FleetFile check; // what is written must load
-    return check.parse(*json, path);
+    // What is written must load: parsed back, then written by FleetFile::save.
+    return result->parse(QJsonDocument(root).toJson(QJsonDocument::Indented), path);
 }
 
 } // namespace
@@ -102,22 +99,20 @@ int runPoolCreate(const QStringList& args, const FleetChoice& fleet) {
         return usageError("pool create", QStringLiteral("give at least one --host HOST=URL"),
                           kUsage);
 
-    QByteArray json;
+    FleetFile updated;
     QStringList added;
-    if (const QString e = addHosts(fleet.path, hosts, pool, &json, &added); !e.isEmpty())
+    if (const QString e = addHosts(fleet.path, hosts, pool, &updated, &added); !e.isEmpty())
         return refuse(e);
     const QString secretPath = PoolSecret::defaultPath(pool);
     const bool secretExisted = QFileInfo::exists(secretPath);
     QString error;
     if (PoolSecret::readOrCreate(secretPath, &error).isEmpty())
         return refuse(error);
-    if (!added.isEmpty()) {
-        QDir().mkpath(QFileInfo(fleet.path).absolutePath());
-        QSaveFile file(fleet.path);
-        if (!file.open(QIODevice::WriteOnly) || file.write(json) != json.size() || !file.commit())
-            return refuse(
-                QStringLiteral("cannot write %1: %2").arg(fleet.path, file.errorString()));
-    }
+    // Written as the console writes it (docs/contracts.md "Fleet file"): atomically and 0600,
+    // whatever the umask, so no one else may change where the tokens go.
+    if (!added.isEmpty())
+        if (const QString e = updated.save(fleet.path); !e.isEmpty())
+            return refuse(e);
 
     const QStringList agentArgs{QStringLiteral("--pool"),
                                 pool,

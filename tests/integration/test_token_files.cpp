@@ -2,7 +2,7 @@
 // start-up", "Pool credential"; shared/PrivateFile): `runbox --token-file` reads a 0600 file of
 // its user and refuses a FIFO at once (exit 2) instead of hanging, and a 0644 one; the agent
 // started with --pool-secret-file naming a FIFO stops with the reason instead of hanging before
-// it logs anything.
+// it logs anything. `runbox pool create` writes the fleet file 0600 whatever the umask.
 #include "support/AgentProcess.h"
 #include "support/CliRun.h"
 
@@ -94,6 +94,25 @@ private Q_SLOTS:
         QVERIFY(!agent.start(o));
         QVERIFY2(agent.log().contains("not a regular file"),
                  qPrintable(agent.errorString() + agent.log()));
+    }
+
+    void testPoolCreateWritesTheFleetFilePrivate() {
+        QTemporaryDir home;
+        const QString fleet = home.filePath("fleet.json");
+        qputenv("XDG_CONFIG_HOME", QFile::encodeName(home.filePath("config")));
+        const mode_t umaskBefore = ::umask(022); // the usual umask: 0644 files
+        const CliResult r = runCli({"--fleet", fleet, "pool", "create", "pc", "--per-host", "2",
+                                    "--host", "h1=http://127.0.0.1:1"});
+        ::umask(umaskBefore);
+        qunsetenv("XDG_CONFIG_HOME");
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QVERIFY(QFile::exists(home.filePath("config/runbox/pools/pc.secret")));
+        struct stat st {};
+        QCOMPARE(::stat(QFile::encodeName(fleet).constData(), &st), 0);
+        QCOMPARE(st.st_mode & 07777, mode_t(0600));
+        QFile file(fleet);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QVERIFY(file.readAll().contains("\"pool\": \"pc\""));
     }
 };
 
