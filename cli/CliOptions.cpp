@@ -4,6 +4,7 @@
 #include "shared/FleetFile.h"
 #include "shared/PoolHostToken.h"
 #include "shared/PoolSecret.h"
+#include "shared/PrivateFile.h"
 #include "shared/TlsPin.h"
 
 #include <QDir>
@@ -173,9 +174,18 @@ QString Connection::parse(QStringList* args) {
     if (tokenText.isEmpty() && poolName.isEmpty())
         tokenText = env.value(QStringLiteral("RUNBOX_TOKEN"));
     token = tokenText.toUtf8();
-    if (token.isEmpty() && poolName.isEmpty())
-        token = readTrimmed(tokenFile.isEmpty() ? stateDir + QStringLiteral("/agent.token")
-                                                : tokenFile);
+    if (token.isEmpty() && poolName.isEmpty() && !tokenFile.isEmpty()) {
+        // The operator's own token file: read under shared/PrivateFile's rules (a regular file
+        // of this user, 0600), as the agent reads its own (docs/contracts.md "Processes and
+        // start-up"); a FIFO is refused at once instead of hanging.
+        QByteArray contents;
+        QString reason;
+        if (!PrivateFile::read(tokenFile, &contents, &reason))
+            return QStringLiteral("--token-file: %1").arg(reason);
+        token = contents.trimmed();
+    } else if (token.isEmpty() && poolName.isEmpty()) {
+        token = readTrimmed(stateDir + QStringLiteral("/agent.token"));
+    }
     url = QUrl(urlText);
     const bool https = url.scheme() == QLatin1String("https");
     if (!url.isValid() || (url.scheme() != QLatin1String("http") && !https))

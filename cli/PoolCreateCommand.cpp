@@ -13,7 +13,6 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QSaveFile>
 #include <QTextStream>
 #include <QUrl>
 
@@ -149,12 +148,12 @@ int runPoolCreate(const QStringList& args, const FleetChoice& fleet) {
     QString error;
     if (PoolSecret::readOrCreate(secretPath, &error).isEmpty())
         return refuse(error);
-    if (!added.isEmpty()) {
-        QDir().mkpath(QFileInfo(fleet.path).absolutePath());
-        QSaveFile file(fleet.path);
-        if (!file.open(QIODevice::WriteOnly) || file.write(json) != json.size() || !file.commit())
-            return refuse(
-                QStringLiteral("cannot write %1: %2").arg(fleet.path, file.errorString()));
+    if (!added.isEmpty()) { // atomically and 0600, as every writer of the fleet file
+        FleetFile updated;
+        if (const QString e = updated.parse(json, fleet.path); !e.isEmpty())
+            return refuse(e);
+        if (const QString e = updated.save(fleet.path); !e.isEmpty())
+            return refuse(e);
     }
 
     const QStringList agentArgs{QStringLiteral("--pool"),

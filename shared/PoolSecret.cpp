@@ -1,6 +1,7 @@
 #include "shared/PoolSecret.h"
 
 #include "shared/Crypto.h"
+#include "shared/PrivateFile.h"
 
 #include <QDir>
 #include <QFile>
@@ -20,24 +21,13 @@ QString PoolSecret::defaultPath(const QString& pool) {
 }
 
 QByteArray PoolSecret::read(const QString& path, QString* error) {
-    struct stat st {};
-    if (::stat(QFile::encodeName(path).constData(), &st) != 0) {
-        *error = QStringLiteral("cannot read the pool secret %1: no such file").arg(path);
+    QByteArray contents;
+    QString reason;
+    if (!PrivateFile::read(path, &contents, &reason)) {
+        *error = QStringLiteral("the pool secret: %1").arg(reason);
         return {};
     }
-    if ((st.st_mode & 077) != 0) {
-        *error = QStringLiteral("the pool secret %1 may be read by group or others (mode %2); "
-                                "chmod 600 it")
-                     .arg(path)
-                     .arg(st.st_mode & 0777, 3, 8, QLatin1Char('0'));
-        return {};
-    }
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly)) {
-        *error = QStringLiteral("cannot read the pool secret %1: %2").arg(path, file.errorString());
-        return {};
-    }
-    const QByteArray secret = file.read(200).trimmed();
+    const QByteArray secret = contents.trimmed();
     if (!crypto::isLowerHex(secret, 64)) {
         *error = QStringLiteral("the pool secret %1 does not hold 64 lowercase hex characters")
                      .arg(path);

@@ -16,9 +16,10 @@ public:
     static QString defaultPath(const QString& pool);
 
     /// Reads the secret in @p path: 64 lowercase hex characters (a trailing newline allowed).
-    /// Empty with @p error set when the file is missing or unreadable, may be read or written by
-    /// group or others (mode & 077: "chmod 600 it", as the agent refuses its own token file,
-    /// docs/contracts.md "Processes and start-up"), or does not hold such a secret.
+    /// Empty with @p error set when the file is refused by PrivateFile::read (missing or
+    /// unreadable, not a regular file, owned by another uid, may be read or written by group or
+    /// others: "chmod 600 it", as the agent refuses its own token file, docs/contracts.md
+    /// "Processes and start-up"), or does not hold such a secret.
     static QByteArray read(const QString& path, QString* error);
 
     /// Creates @p path with a fresh secret (OpenSSL RAND_bytes, 32 bytes as hex), mode 0600,

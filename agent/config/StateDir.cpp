@@ -1,6 +1,7 @@
 #include "agent/config/StateDir.h"
 
 #include "shared/Crypto.h"
+#include "shared/PrivateFile.h"
 
 #include <QDir>
 #include <QFile>
@@ -109,19 +110,13 @@ QByteArray StateDir::rotateMetricsToken(QString* error) const {
 QByteArray StateDir::loadOrCreateSecret(const QString& name, QString* error) const {
     const QString path = filePath(name);
     struct stat st {};
-    if (::stat(QFile::encodeName(path).constData(), &st) == 0) {
-        if ((st.st_mode & 077) != 0) {
-            *error = QStringLiteral("%1 is readable by others (mode %2); chmod 600 it")
-                         .arg(path)
-                         .arg(st.st_mode & 0777, 3, 8, QLatin1Char('0'));
+    if (::lstat(QFile::encodeName(path).constData(), &st) == 0 || errno != ENOENT) {
+        // There (or not known to be missing): read under shared/PrivateFile's rules, never
+        // replaced, so a token the operator gave is not changed behind their back.
+        QByteArray contents;
+        if (!PrivateFile::read(path, &contents, error))
             return {};
-        }
-        QFile f(path);
-        if (!f.open(QIODevice::ReadOnly)) {
-            *error = QStringLiteral("cannot read %1").arg(path);
-            return {};
-        }
-        const QByteArray token = f.readAll().trimmed();
+        const QByteArray token = contents.trimmed();
         if (token.size() < 32) {
             *error = QStringLiteral("%1 holds no usable token (too short)").arg(path);
             return {};

@@ -29,11 +29,12 @@ public:
     QString openToSandboxUsers() const;
 
     /// Reads `agent.token`, or creates it with 256 random bits (OpenSSL) as 64 hex chars, mode
-    /// 0600, written to a temp file and renamed so no half-written token is ever read. A token
-    /// file readable by group/others is refused (returns empty and sets @p error).
+    /// 0600, written to a temp file and renamed so no half-written token is ever read. An
+    /// existing one is read under shared/PrivateFile's rules (a regular file of this user, mode
+    /// & 077 == 0: "chmod 600 it"); a refused one returns empty and sets @p error.
     QByteArray loadOrCreateToken(QString* error) const;
     /// The same for `metrics.token` (docs/metrics.md "Token"): read, or created on first start
-    /// as 64 hex characters of 256 random bits, 0600; refused when group/others can read it.
+    /// as 64 hex characters of 256 random bits, 0600; refused as loadOrCreateToken() refuses.
     QByteArray loadOrCreateMetricsToken(QString* error) const;
     /// Replaces `metrics.token` with a fresh one (same form, atomically: a reader sees the old
     /// or the new token, never a mix) and returns it; empty with @p error on failure. A running

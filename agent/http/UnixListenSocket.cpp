@@ -1,5 +1,7 @@
 #include "agent/http/UnixListenSocket.h"
 
+#include "agent/http/SocketDirectory.h"
+
 #include <QByteArray>
 #include <QFile>
 #include <QFileInfo>
@@ -9,7 +11,6 @@
 #include <cstring>
 #include <fcntl.h>
 #include <grp.h>
-#include <memory>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -65,25 +66,19 @@ QString UnixListenSocket::open(const QString& path, const QString& group, int ba
         const struct group* runbox = ::getgrnam("runbox");
         m_gid = runbox ? runbox->gr_gid : ::getegid();
     }
-    // The directory: only root or the agent's user may write it (a sticky one aside, where no
-    // one else can rename or remove what the agent makes), or anyone could swap the socket for
-    // an impostor that collects tokens, or race the mode and group onto another file.
-    const int dirFd = ::open(QFile::encodeName(QFileInfo(path).absolutePath()).constData(),
-                             O_PATH | O_DIRECTORY | O_CLOEXEC);
-    if (dirFd < 0)
-        return errnoText("cannot open the directory of", path);
-    const std::unique_ptr<int, void (*)(int*)> dirGuard(new int(dirFd), [](int* fd) {
-        ::close(*fd);
-        delete fd;
-    });
+    // The directory, and every one on the way to it: only root or the agent's user may change
+    // what the path names (a sticky one aside, where no one else can rename or remove what the
+    // agent makes), or anyone could swap the socket for an impostor that collects tokens, or
+    // race the mode and group onto another file.
+    QString canonical, refusal;
+    workspace::UniqueFd directory =
+        SocketDirectory::open(QFileInfo(path).absolutePath(), &canonical, &refusal);
+    if (!directory.valid())
+        return QStringLiteral("the unix socket path %1 is refused: %2; use a private directory "
+                              "such as /run/runbox")
+            .arg(path, refusal);
+    const int dirFd = directory.get();
     struct stat st {};
-    if (::fstat(dirFd, &st) != 0 || (st.st_uid != 0 && st.st_uid != ::geteuid()) ||
-        ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX)))
-        return QStringLiteral("the directory of %1 may be written by others: it must belong to "
-                              "root or the agent's user and be neither group- nor "
-                              "world-writable (unless sticky); use a private one such as "
-                              "/run/runbox")
-            .arg(path);
     const QByteArray name = QFile::encodeName(QFileInfo(path).fileName());
     if (::fstatat(dirFd, name.constData(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
         if (!S_ISSOCK(st.st_mode))
@@ -101,8 +96,9 @@ QString UnixListenSocket::open(const QString& path, const QString& group, int ba
     // the mode and group go by the directory's descriptor and never through a link.
     const QByteArray temporaryName =
         name + ".tmp-" + QByteArray::number(QRandomGenerator::system()->generate64(), 16);
-    const QByteArray temporary =
-        QFile::encodeName(QFileInfo(path).absolutePath()) + '/' + temporaryName;
+    // Bound through the directory's descriptor (its /proc/self/fd link), never by the path
+    // again: what was checked above is where the socket is made.
+    const QByteArray temporary = "/proc/self/fd/" + QByteArray::number(dirFd) + '/' + temporaryName;
     sockaddr_un temporaryAddress;
     if (!fillAddress(temporary, &temporaryAddress))
         return QStringLiteral("the unix socket path %1 is too long for its temporary name")
@@ -110,7 +106,7 @@ QString UnixListenSocket::open(const QString& path, const QString& group, int ba
     const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd < 0)
         return errnoText("cannot create a unix socket for", path);
-    const QString tmpPath = QFile::decodeName(temporary);
+    const QString tmpPath = canonical + '/' + QFile::decodeName(temporaryName);
     auto fail = [&](const char* what) {
         const QString reason = errnoText(what, tmpPath);
         ::unlinkat(dirFd, temporaryName.constData(), 0);
@@ -140,6 +136,8 @@ QString UnixListenSocket::open(const QString& path, const QString& group, int ba
     }
     m_fd = fd;
     m_path = path;
+    m_directory = std::move(directory);
+    m_name = name;
     m_dev = st.st_dev;
     m_ino = st.st_ino;
     return {};
@@ -158,10 +156,12 @@ void UnixListenSocket::remove() {
     }
     if (m_path.isEmpty())
         return;
-    const QByteArray encoded = QFile::encodeName(m_path);
     struct stat st {};
-    if (::lstat(encoded.constData(), &st) == 0 && st.st_dev == m_dev && st.st_ino == m_ino)
-        ::unlink(encoded.constData());
+    if (m_directory.valid() &&
+        ::fstatat(m_directory.get(), m_name.constData(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+        st.st_dev == m_dev && st.st_ino == m_ino)
+        ::unlinkat(m_directory.get(), m_name.constData(), 0);
+    m_directory.reset();
     m_path.clear();
 }
 

@@ -1,5 +1,8 @@
 #pragma once
 
+#include "agent/workspace/WorkspaceFd.h"
+
+#include <QByteArray>
 #include <QString>
 
 #include <sys/types.h>
@@ -15,6 +18,9 @@ namespace runbox::http {
 ///   it with looser permissions;
 /// - a stale socket left at the path (no one accepts: connect gives ECONNREFUSED) is replaced;
 ///   a live one (another agent), or anything that is not a socket, is an error;
+/// - the directory and every one on the way to it must be the agent's or root's to change
+///   (SocketDirectory); the socket is bound, given its mode and renamed through that
+///   directory's descriptor, never by the path again;
 /// - the file is removed when this object goes, if it is still the one it made (same device
 ///   and inode).
 class UnixListenSocket final {
@@ -40,6 +46,8 @@ public:
 private:
     int m_fd = -1;
     QString m_path;
+    workspace::UniqueFd m_directory; ///< O_PATH, the socket's directory
+    QByteArray m_name;               ///< the socket's name in it
     gid_t m_gid = 0;
     dev_t m_dev = 0;
     ino_t m_ino = 0;

@@ -2,8 +2,9 @@
 // agent: signed requests and a sync exec over the socket as over TCP, refusals the same (an
 // unsigned request is 401); the socket file is mode 0660 with its group, named in /v1/health,
 // removed at a clean stop; a stale one is replaced at start, while a live one, a file that is
-// not a socket, a directory others may write and an unknown group stop the start. As root, a uid
-// outside the group cannot connect at all (after the owner's positive control).
+// not a socket, a directory others may write (the socket's or one on the way to it), another
+// user's symlink on the way and an unknown group stop the start. As root, a uid outside the
+// group cannot connect at all (after the owner's positive control).
 #include "support/AgentProcess.h"
 #include "support/RawHttp.h"
 
@@ -11,6 +12,7 @@
 #include <QDir>
 #include <QFile>
 #include <QProcess>
+#include <QProcessEnvironment>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -59,15 +61,38 @@ QByteArray signedRequest(const QByteArray& token, const QByteArray& method,
     return buildRequest(method, target, headers, body);
 }
 
+/// Uid ranges of this test's own (other root agents' tests may run at the same time).
+QMap<QString, QString> ownUidRanges() {
+    return {{QStringLiteral("RUNBOX_STRONG_UID_FIRST"), QStringLiteral("1896000000")},
+            {QStringLiteral("RUNBOX_STRONG_UID_COUNT"), QStringLiteral("4096")},
+            {QStringLiteral("RUNBOX_LIGHT_UID_FIRST"), QStringLiteral("58600")},
+            {QStringLiteral("RUNBOX_LIGHT_UID_COUNT"), QStringLiteral("64")}};
+}
+
+/// Options for an agent that also listens on the unix socket @p path.
+AgentOptions listeningOn(const QString& path) {
+    AgentOptions options;
+    options.extraArgs = {"--listen-unix", path};
+    options.extraEnv = ownUidRanges();
+    return options;
+}
+
 /// The agent binary started with @p args: its exit status and output (it must refuse, quickly).
 QPair<int, QString> refusedStart(const QStringList& args) {
     QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    const QMap<QString, QString> ranges = ownUidRanges();
+    for (auto it = ranges.begin(); it != ranges.end(); ++it)
+        env.insert(it.key(), it.value());
+    p.setProcessEnvironment(env);
     p.setProcessChannelMode(QProcess::MergedChannels);
     p.start(QStringLiteral(RUNBOX_BINARY_DIR "/agent/runbox-agent"), args);
     if (!p.waitForFinished(30000)) {
-        p.kill();
+        p.terminate(); // a clean stop: a root agent detaches its mounts
+        if (!p.waitForFinished(10000))
+            p.kill();
         p.waitForFinished();
-        return {-1, QStringLiteral("still running")};
+        return {-1, QStringLiteral("still running: ") + QString::fromUtf8(p.readAll())};
     }
     return {p.exitCode(), QString::fromUtf8(p.readAll())};
 }
@@ -87,9 +112,8 @@ private Q_SLOTS:
         QVERIFY(m_dir.isValid());
         QVERIFY(::chmod(QFile::encodeName(m_dir.path()).constData(), 01777) == 0);
         m_path = m_dir.filePath("agent.sock");
-        AgentOptions options;
-        options.extraArgs = {"--listen-unix", m_path};
-        QVERIFY2(m_agent.start(options), qPrintable(m_agent.errorString() + m_agent.log()));
+        QVERIFY2(m_agent.start(listeningOn(m_path)),
+                 qPrintable(m_agent.errorString() + m_agent.log()));
     }
 
     void testSignedRequestsAndExecsWorkOverTheSocket() {
@@ -146,6 +170,61 @@ private Q_SLOTS:
                  QByteArray("refused ") + QByteArray::number(EACCES));
     }
 
+    void testADirectoryOnTheWayOthersMayWriteIsRefused() {
+        // parent/inner/a.sock, inner sticky (the agent may bind there whatever its uid).
+        const QString parent = m_dir.filePath("parent");
+        const QString inner = parent + "/inner";
+        QVERIFY(QDir().mkpath(inner));
+        QVERIFY(::chmod(QFile::encodeName(parent).constData(), 0755) == 0);
+        QVERIFY(::chmod(QFile::encodeName(inner).constData(), 01777) == 0);
+        // Positive control: with a private parent the agent listens there.
+        AgentProcess control;
+        QVERIFY2(control.start(listeningOn(inner + "/a.sock")),
+                 qPrintable(control.errorString() + control.log()));
+        QVERIFY(QFile::exists(inner + "/a.sock"));
+        QVERIFY(control.stop());
+        // The parent world-writable and not sticky: anyone could rename inner away and put a
+        // directory of their own, with an impostor socket, in its place.
+        QVERIFY(::chmod(QFile::encodeName(parent).constData(), 0777) == 0);
+        QTemporaryDir other;
+        auto [status, out] = refusedStart({"--state-dir", other.path(), "--listen", "127.0.0.1:0",
+                                           "--listen-unix", inner + "/a.sock"});
+        QVERIFY2(status > 0 && out.contains("may be written by others") && out.contains(parent) &&
+                     out.contains("not sticky"),
+                 qPrintable(out));
+        QVERIFY(!QFile::exists(inner + "/a.sock"));
+    }
+
+    void testAnotherUsersSymlinkOnTheWayIsRefused() {
+        if (!AgentProcess::runningAsRoot())
+            QSKIP("needs root to make a symlink of another uid");
+        // A root-owned directory, reached through a symlink in a sticky directory (as /tmp).
+        const QString target = m_dir.filePath("root-dir");
+        const QString sticky = m_dir.filePath("sticky");
+        QVERIFY(QDir().mkdir(target) && QDir().mkdir(sticky));
+        QVERIFY(::chmod(QFile::encodeName(target).constData(), 01777) == 0);
+        QVERIFY(::chmod(QFile::encodeName(sticky).constData(), 01777) == 0);
+        // Positive control: root's own link is followed (as Debian's /var/run -> /run).
+        const QString rootLink = sticky + "/root-link";
+        QVERIFY(QFile::link(target, rootLink));
+        AgentProcess control;
+        QVERIFY2(control.start(listeningOn(rootLink + "/a.sock")),
+                 qPrintable(control.errorString() + control.log()));
+        QVERIFY(QFile::exists(target + "/a.sock"));
+        QVERIFY(control.stop());
+        // The attack: nobody's link to the same directory; nobody could later replace it with a
+        // directory holding an impostor socket that collects the tokens clients send.
+        const QString userLink = sticky + "/user-link";
+        QVERIFY(QFile::link(target, userLink));
+        QVERIFY(::lchown(QFile::encodeName(userLink).constData(), 65534, 65534) == 0);
+        QTemporaryDir other;
+        auto [status, out] = refusedStart({"--state-dir", other.path(), "--listen", "127.0.0.1:0",
+                                           "--listen-unix", userLink + "/b.sock"});
+        QVERIFY2(status > 0 && out.contains(userLink + " is a symlink of uid 65534"),
+                 qPrintable(out));
+        QVERIFY(!QFile::exists(target + "/b.sock"));
+    }
+
     void testStartRefusalsAndTheStaleSocket() {
         // A live socket: a second agent must not take it over.
         QTemporaryDir other;
@@ -192,9 +271,7 @@ private Q_SLOTS:
         // A crash leaves the socket file; the next start replaces it and serves on it.
         m_agent.kill();
         QVERIFY(QFile::exists(m_path));
-        AgentOptions options;
-        options.extraArgs = {"--listen-unix", m_path};
-        QVERIFY2(m_agent.start(options), qPrintable(m_agent.errorString()));
+        QVERIFY2(m_agent.start(listeningOn(m_path)), qPrintable(m_agent.errorString()));
         QByteArray r = roundTrip(m_path, signedRequest(m_agent.token(), "GET", "/v1/workspaces"));
         QVERIFY2(r.startsWith("HTTP/1.1 200"), r.constData());
 
