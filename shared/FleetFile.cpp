@@ -1,6 +1,7 @@
 #include "shared/FleetFile.h"
 
 #include "shared/PoolSecret.h"
+#include "shared/PrivateFile.h"
 #include "shared/TlsPin.h"
 
 #include <QDir>
@@ -236,18 +237,6 @@ QByteArray FleetFile::readToken(const FleetAgent& agent, QString* error) {
                      .arg(agent.name, agent.keychain);
         return {};
     }
-    struct stat st {};
-    if (::stat(QFile::encodeName(agent.tokenFile).constData(), &st) != 0) {
-        *error =
-            QStringLiteral("agent %1: cannot read token file %2").arg(agent.name, agent.tokenFile);
-        return {};
-    }
-    if (st.st_mode & (S_IRWXG | S_IRWXO)) {
-        *error = QStringLiteral("agent %1: token file %2 is readable by group or others "
-                                "(chmod 600 it)")
-                     .arg(agent.name, agent.tokenFile);
-        return {};
-    }
     // A pool's secret is never sent, not even through a fleet entry that names it.
     const QString secrets =
         QFileInfo(QFileInfo(PoolSecret::defaultPath(QStringLiteral("x"))).path())
@@ -259,12 +248,17 @@ QByteArray FleetFile::readToken(const FleetAgent& agent, QString* error) {
                      .arg(agent.name, agent.tokenFile);
         return {};
     }
-    QFile file(agent.tokenFile);
-    const QByteArray token =
-        file.open(QIODevice::ReadOnly) ? file.read(4096).trimmed() : QByteArray();
+    // One open, checked on its descriptor: a regular file of this user's, 0600 (PrivateFile).
+    QByteArray contents;
+    QString why;
+    if (!PrivateFile::read(agent.tokenFile, &contents, &why)) {
+        *error = QStringLiteral("agent %1: %2").arg(agent.name, why);
+        return {};
+    }
+    const QByteArray token = contents.trimmed();
     if (token.isEmpty()) {
-        *error = QStringLiteral("agent %1: token file %2 is empty or unreadable")
-                     .arg(agent.name, agent.tokenFile);
+        *error =
+            QStringLiteral("agent %1: token file %2 is empty").arg(agent.name, agent.tokenFile);
         return {};
     }
     // Only a token is sent as one: whatever else a fleet entry names (a key, another secret) is

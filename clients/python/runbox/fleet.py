@@ -99,21 +99,16 @@ class FleetAgent:
             raise FleetTokenError(self.name, f"agent {self.name}: its token is in the keychain entry "
                                   f"\"{self.keychain}\", which only the console reads; give it a tokenFile")
         assert self.token_file is not None
-        try:
-            mode = os.stat(self.token_file).st_mode
-        except OSError:
-            raise FleetTokenError(self.name, f"agent {self.name}: cannot read token file {self.token_file}") from None
-        if mode & (stat.S_IRWXG | stat.S_IRWXO):
-            raise FleetTokenError(self.name, f"agent {self.name}: token file {self.token_file} is readable by "
-                                  "group or others (chmod 600 it)")
         secrets_dir = os.path.realpath(os.path.join(os.path.dirname(default_path()), "pools"))
         if os.path.realpath(self.token_file).startswith(secrets_dir + os.sep):
             raise FleetTokenError(self.name, f"agent {self.name}: token file {self.token_file} is a pool's "
                                   "secret, which is never sent (give the pool entry \"pool\" instead)")
+        from .pool_secret import read_private
         try:
-            with open(self.token_file, "rb") as f:
-                token = f.read(4096).strip().decode("utf-8")
-        except (OSError, UnicodeDecodeError):
+            token = read_private(self.token_file, "token file", self.name).strip().decode("utf-8")
+        except FleetTokenError as e:
+            raise FleetTokenError(self.name, f"agent {self.name}: {e.message}") from None
+        except UnicodeDecodeError:
             token = ""
         if token and not _TOKEN.fullmatch(token):
             raise FleetTokenError(self.name, f"agent {self.name}: token file {self.token_file} does not hold an "

@@ -29,20 +29,39 @@ def default_secret_path(pool: str) -> str:
     return os.path.join(base, "runbox", "pools", pool + ".secret")
 
 
+def read_private(path: str, what: str, agent: str = "") -> bytes:
+    """The bytes of the private file ``path`` (``what`` names it in errors), read as
+    ``shared/PrivateFile`` reads it: opened once (O_NONBLOCK: a FIFO never hangs) and checked on
+    that descriptor: a regular file, owned by this user, neither group nor others may read or
+    write it (chmod 600 it), at most 4 KiB. FleetTokenError (``agent`` named) otherwise."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK | os.O_NOCTTY)
+    except OSError as e:
+        raise FleetTokenError(agent, f"cannot read {what} {path}: {e.strerror or e}") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise FleetTokenError(agent, f"{what} {path} is not a regular file")
+        if st.st_uid != os.geteuid():
+            raise FleetTokenError(agent, f"{what} {path} is owned by uid {st.st_uid}, not by this user "
+                                  f"(uid {os.geteuid()})")
+        if st.st_mode & 0o077:
+            raise FleetTokenError(agent, f"{what} {path} is readable by group or others "
+                                  f"(mode {stat.S_IMODE(st.st_mode):03o}); chmod 600 it")
+        data = os.read(fd, 4097)
+        if len(data) > 4096:
+            raise FleetTokenError(agent, f"{what} {path} is larger than 4096 bytes")
+        return data
+    finally:
+        os.close(fd)
+
+
 def read_secret(path: str, agent: str = "") -> str:
-    """The secret in ``path``: 64 lowercase hex characters. FleetTokenError (``agent`` named)
-    when the file is missing or unreadable, may be read or written by group or others (chmod
-    600 it), or holds no such secret."""
+    """The secret in ``path``: 64 lowercase hex characters, read by :func:`read_private`.
+    FleetTokenError (``agent`` named) when it is refused or holds no such secret."""
     try:
-        mode = os.stat(path).st_mode
-    except OSError:
-        raise FleetTokenError(agent, f"cannot read the pool secret {path}: no such file") from None
-    if mode & 0o077:
-        raise FleetTokenError(agent, f"the pool secret {path} may be read by group or others "
-                              f"(mode {stat.S_IMODE(mode):03o}); chmod 600 it")
-    try:
-        secret = Path(path).read_bytes()[:200].strip().decode("ascii")
-    except (OSError, UnicodeDecodeError):
+        secret = read_private(path, "the pool secret", agent).strip().decode("ascii")
+    except UnicodeDecodeError:
         secret = ""
     if not _SECRET.fullmatch(secret):
         raise FleetTokenError(agent, f"the pool secret {path} does not hold 64 lowercase hex characters")
@@ -91,4 +110,4 @@ def derive_host_token(url: str, secret: str, pin: Optional[bytes] = None, timeou
     return host_token(secret, nonce)
 
 
-__all__ = ["default_secret_path", "read_secret", "host_token", "derive_host_token"]
+__all__ = ["default_secret_path", "read_private", "read_secret", "host_token", "derive_host_token"]

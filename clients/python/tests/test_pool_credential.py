@@ -201,3 +201,36 @@ def test_a_slurm_pool_hosts_pooled_id_is_found_from_its_published_file(secret: s
     finally:
         agent.stop()
         shutil.rmtree(own, ignore_errors=True)
+
+
+def test_private_files_are_read_on_one_descriptor(tmp_path: Path) -> None:
+    """A FIFO as the pool secret or a token file is refused at once (it hung before), and a
+    file of another user's is refused (as root), after a regular 0600 file as control."""
+    import threading
+
+    from runbox.fleet import FleetAgent
+    from runbox.pool_secret import read_private, read_secret
+
+    good = tmp_path / "good.secret"
+    good.write_text("ab" * 32 + "\n")
+    good.chmod(0o600)
+    assert read_secret(str(good)) == "ab" * 32  # control
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo, 0o600)
+    done = threading.Event()
+
+    def read_both() -> None:
+        with pytest.raises(FleetTokenError, match="not a regular file"):
+            read_secret(str(fifo))
+        with pytest.raises(FleetTokenError, match="not a regular file"):
+            FleetAgent(name="h", url="http://a:1", token_file=str(fifo)).read_token()
+        done.set()
+
+    worker = threading.Thread(target=read_both, daemon=True)
+    worker.start()
+    worker.join(10)
+    assert done.is_set(), "reading a FIFO hung"
+    if os.geteuid() == 0:
+        os.chown(good, NOBODY, NOBODY)
+        with pytest.raises(FleetTokenError, match="owned by uid"):
+            read_private(str(good), "the pool secret")
