@@ -9,6 +9,13 @@ namespace runbox::console {
 
 namespace {
 const QString kFilePrefix = QStringLiteral("file:");
+
+/// One entry as the fleet file writes it: what tells whether the console changed it.
+QByteArray entryJson(const FleetAgent& agent) {
+    FleetFile one;
+    one.setAgents({agent});
+    return one.toJson();
+}
 const QString kPoolPrefix = QStringLiteral("pool:");
 } // namespace
 
@@ -71,7 +78,7 @@ QString ProfileStore::fleetName(const QString& name, const QSet<QString>& taken)
 QString ProfileStore::load(QList<AgentProfile>* profiles) {
     profiles->clear();
     m_loaded = false;
-    m_loadedNames.clear();
+    m_seen.clear();
     if (!QFileInfo::exists(m_path)) {
         m_loaded = true;
         return {};
@@ -81,7 +88,7 @@ QString ProfileStore::load(QList<AgentProfile>* profiles) {
         return error;
     for (const FleetAgent& agent : file.agents()) {
         profiles->append(fromFleet(agent));
-        m_loadedNames.insert(agent.name);
+        m_seen.insert(agent.name, entryJson(agent));
         if (!agent.tokenFile.isEmpty())
             m_tokenFilesAsWritten.insert(agent.tokenFile, agent.tokenFileAsWritten);
     }
@@ -125,26 +132,32 @@ QString ProfileStore::save(const QList<AgentProfile>& profiles) {
         return QStringLiteral("the fleet file %1 could not be read, so it is left as it is; "
                               "mend it and restart the console")
             .arg(m_path);
-    // Agents another program added since load() are kept, after the console's own.
-    QList<FleetAgent> others;
+    // What the file holds now: another program (runbox pool create, an editor) may have added,
+    // changed or removed entries since load().
+    QHash<QString, FleetAgent> now;
+    QList<FleetAgent> nowInOrder;
     if (QFileInfo::exists(m_path)) {
-        FleetFile now;
-        if (const QString error = now.load(m_path); !error.isEmpty())
+        FleetFile current;
+        if (const QString error = current.load(m_path); !error.isEmpty())
             return error + QStringLiteral(" (not overwritten)");
-        for (const FleetAgent& agent : now.agents())
-            if (!m_loadedNames.contains(agent.name))
-                others.append(agent);
+        nowInOrder = current.agents();
+        for (const FleetAgent& agent : nowInOrder)
+            now.insert(agent.name, agent);
     }
     QList<FleetAgent> agents;
     QSet<QString> names;
     for (const AgentProfile& p : profiles) {
         FleetAgent agent = toFleet(p);
         agent.tokenFileAsWritten = m_tokenFilesAsWritten.value(agent.tokenFile);
-        agents.append(agent);
+        const bool unchangedHere = m_seen.value(p.name) == entryJson(agent);
+        if (unchangedHere && !now.contains(p.name))
+            continue; // removed by another program, untouched here: stays removed
+        agents.append(unchangedHere ? now.value(p.name) : agent); // others' edits kept
         names.insert(p.name);
     }
-    for (const FleetAgent& agent : std::as_const(others))
-        if (!names.contains(agent.name)) {
+    // Agents another program added since load() are kept, after the console's own.
+    for (const FleetAgent& agent : std::as_const(nowInOrder))
+        if (!m_seen.contains(agent.name) && !names.contains(agent.name)) {
             agents.append(agent);
             names.insert(agent.name);
         }
@@ -155,7 +168,9 @@ QString ProfileStore::save(const QList<AgentProfile>& profiles) {
         return error + QStringLiteral(" (not written)");
     if (const QString error = file.save(m_path); !error.isEmpty())
         return error;
-    m_loadedNames = names;
+    m_seen.clear();
+    for (const FleetAgent& agent : std::as_const(agents))
+        m_seen.insert(agent.name, entryJson(agent));
     return {};
 }
 

@@ -17,8 +17,9 @@ class ConsoleSettings;
 /// keychain (the entry named by `keychain`, the profile's id) or in the 0600 file an entry names.
 ///
 /// A fleet file that cannot be read as one is never overwritten: load() says why and save()
-/// refuses until it is mended. save() keeps the agents another program (`runbox pool create`,
-/// an editor) added to the file since load().
+/// refuses until it is mended. save() keeps what another program (`runbox pool create`, an
+/// editor) did to the file since load(): agents it added, entries it changed or removed that
+/// the console did not change itself.
 class ProfileStore final {
 public:
     explicit ProfileStore(QString fleetPath);
@@ -49,8 +50,11 @@ public:
 
 private:
     QString m_path;
-    bool m_loaded = false;       ///< load() read the file or found none
-    QSet<QString> m_loadedNames; ///< names the file had at load() (or last save())
+    bool m_loaded = false; ///< load() read the file or found none
+    /// Each entry as the file had it at load() (or the last save()), by name: an entry the
+    /// console did not change since is written as the file has it now (or left out when another
+    /// program removed it).
+    QHash<QString, QByteArray> m_seen;
     /// A token file's absolute path → as the file wrote it (relative ones stay relative).
     QHash<QString, QString> m_tokenFilesAsWritten;
 };

@@ -205,6 +205,48 @@ private Q_SLOTS:
         QVERIFY(readAll(path).contains("\"t/a\""));
     }
 
+    /// Another program's edit of an entry the console holds but did not change (a rotated pin)
+    /// and its removal of one survive the console's save; an entry the console changed is the
+    /// console's.
+    void testSaveKeepsOthersEditsToUntouchedEntries() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("fleet.json");
+        const QString pinA = QStringLiteral("sha256:") + QString(64, u'a');
+        const QString pinB = QStringLiteral("sha256:") + QString(64, u'b');
+        FleetFile first;
+        QVERIFY(first
+                    .parse(QStringLiteral("{\"agents\":[{\"name\":\"a\",\"url\":\"https://h1:1\","
+                                          "\"keychain\":\"ka\",\"fingerprint\":\"%1\"},"
+                                          "{\"name\":\"b\",\"url\":\"http://h2:1\",\"keychain\":"
+                                          "\"kb\"},{\"name\":\"c\",\"url\":\"http://h3:1\","
+                                          "\"keychain\":\"kc\"}]}")
+                               .arg(pinA)
+                               .toUtf8(),
+                           path)
+                    .isEmpty());
+        QCOMPARE(first.save(path), QString());
+        ProfileStore store(path);
+        QList<AgentProfile> profiles;
+        QCOMPARE(store.load(&profiles), QString());
+
+        FleetFile other; // meanwhile: a's pin rotated, b removed
+        QCOMPARE(other.load(path), QString());
+        QList<FleetAgent> agents = other.agents();
+        agents[0].fingerprint = pinB;
+        agents.removeAt(1);
+        other.setAgents(agents);
+        QCOMPARE(other.save(path), QString());
+
+        profiles[2].url = QUrl(QStringLiteral("http://h3-renamed:1")); // the console edits c
+        QCOMPARE(store.save(profiles), QString());
+        FleetFile now;
+        QCOMPARE(now.load(path), QString());
+        QCOMPARE(now.agents().size(), 2);
+        QCOMPARE(now.find("a")->fingerprint, pinB); // the rotation kept
+        QVERIFY(!now.find("b"));                    // the removal kept
+        QCOMPARE(now.find("c")->url, QStringLiteral("http://h3-renamed:1"));
+    }
+
     /// What the CLI would refuse is never written: a profile name that is not a fleet name.
     void testRefusesToWriteWhatTheCliCannotRead() {
         QTemporaryDir dir;
