@@ -337,6 +337,10 @@ Compare it with the output of runbox-agent --print-fingerprint on the agent&apos
         <source>the agent shows none: is it started with --pool-secret-file?</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>%1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::CreateWorkspaceDialog</name>

@@ -341,6 +341,10 @@ Compárela con la salida de runbox-agent --print-fingerprint en el host del agen
         <source>the agent shows none: is it started with --pool-secret-file?</source>
         <translation>el agente no muestra ninguno: ¿se inició con --pool-secret-file?</translation>
     </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1: %2</translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::CreateWorkspaceDialog</name>

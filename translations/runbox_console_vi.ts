@@ -337,6 +337,10 @@ Hãy so sánh với kết quả của runbox-agent --print-fingerprint trên má
         <source>the agent shows none: is it started with --pool-secret-file?</source>
         <translation>agent không hiển thị nonce nào: nó có được khởi động với --pool-secret-file không?</translation>
     </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1: %2</translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::CreateWorkspaceDialog</name>
