@@ -129,53 +129,52 @@ void WorkspaceRoutes::registerRoutes(Router& router, AgentContext* ctx,
                                                      ctx->agentToken, ws.id, ws.tokenNonce)));
             ex->replyJson(201, {{"workspaces", QJsonArray{item}}, {"rejected", 0}});
         });
-    router.add("GET", QStringLiteral("/v1/workspaces"),
-               [ctx](http::HttpExchange* ex, const Principal& who, const PathParams&) {
-                   bool filtered = false;
-                   const QString isolation =
-                       ex->request().queryValue(QStringLiteral("isolation"), &filtered);
-                   QHash<QString, store::WorkspaceExecutionSummary> recorded;
-                   if (ctx->executions)
-                       if (auto err = ctx->executions->summarizeByWorkspace(&recorded))
-                           return ex->replyError(*err);
-                   QJsonArray items;
-                   for (const workspace::Workspace& ws : ctx->workspaces->list()) {
-                       if (!who.mayUseWorkspace(ws.id) || (filtered && ws.isolation != isolation))
-                           continue;
-                       QJsonObject item = ws.toJson();
-                       // The public half of the workspace's token, for the agent-token holder
-                       // to re-derive it (docs/contracts.md "Request signing", "Tokens").
-                       if (who.isAgent())
-                           item.insert(QStringLiteral("tokenNonce"),
-                                       QString::fromLatin1(ws.tokenNonce));
-                       const store::WorkspaceExecutionSummary summary = recorded.value(ws.id);
-                       item.insert(QStringLiteral("recordedExecutions"), double(summary.recorded));
-                       item.insert(QStringLiteral("lastExecutionAt"),
-                                   summary.lastCreatedMs
-                                       ? QJsonValue(store::isoTimestamp(summary.lastCreatedMs))
-                                       : QJsonValue());
-                       // An environment's build workspace is the agent's (docs/environments.md).
-                       if (const QString env = ctx->environments
-                                                   ? ctx->environments->environmentBuiltIn(ws.id)
-                                                   : QString();
-                           !env.isEmpty())
-                           item.insert(QStringLiteral("environmentBuild"), env);
-                       if (ctx->light && light::LightService::serves(ws)) {
-                           item.insert(QStringLiteral("confinement"),
-                                       ctx->light->confinementOf(ws.id));
-                           item.insert(QStringLiteral("lastBoundsKill"),
-                                       ctx->light->lastBoundsKillOf(ws.id));
-                           const QJsonObject idle = ctx->light->idleJsonOf(ws.id);
-                           for (auto it = idle.begin(); it != idle.end(); ++it)
-                               item.insert(it.key(), it.value());
-                           const QJsonObject environment = ctx->light->environments()->json(ws.id);
-                           for (auto it = environment.begin(); it != environment.end(); ++it)
-                               item.insert(it.key(), it.value());
-                       }
-                       items.append(item);
-                   }
-                   ex->replyJson(200, {{"workspaces", items}});
-               });
+    router.add(
+        "GET", QStringLiteral("/v1/workspaces"),
+        [ctx](http::HttpExchange* ex, const Principal& who, const PathParams&) {
+            bool filtered = false;
+            const QString isolation =
+                ex->request().queryValue(QStringLiteral("isolation"), &filtered);
+            QHash<QString, store::WorkspaceExecutionSummary> recorded;
+            if (ctx->executions)
+                if (auto err = ctx->executions->summarizeByWorkspace(&recorded))
+                    return ex->replyError(*err);
+            QJsonArray items;
+            for (const workspace::Workspace& ws : ctx->workspaces->list()) {
+                if (!who.mayUseWorkspace(ws.id) || (filtered && ws.isolation != isolation))
+                    continue;
+                QJsonObject item = ws.toJson();
+                // The public half of the workspace's token, for the agent-token holder
+                // to re-derive it (docs/contracts.md "Request signing", "Tokens").
+                if (who.isAgent())
+                    item.insert(QStringLiteral("tokenNonce"), QString::fromLatin1(ws.tokenNonce));
+                const store::WorkspaceExecutionSummary summary = recorded.value(ws.id);
+                item.insert(QStringLiteral("recordedExecutions"), double(summary.recorded));
+                item.insert(QStringLiteral("lastExecutionAt"),
+                            summary.lastCreatedMs
+                                ? QJsonValue(store::isoTimestamp(summary.lastCreatedMs))
+                                : QJsonValue());
+                // An environment's build workspace is the agent's (docs/environments.md).
+                if (const QString env = ctx->environments
+                                            ? ctx->environments->environmentBuiltIn(ws.id)
+                                            : QString();
+                    !env.isEmpty())
+                    item.insert(QStringLiteral("environmentBuild"), env);
+                if (ctx->light && light::LightService::serves(ws)) {
+                    item.insert(QStringLiteral("confinement"), ctx->light->confinementOf(ws.id));
+                    item.insert(QStringLiteral("lastBoundsKill"),
+                                ctx->light->lastBoundsKillOf(ws.id));
+                    const QJsonObject idle = ctx->light->idleJsonOf(ws.id);
+                    for (auto it = idle.begin(); it != idle.end(); ++it)
+                        item.insert(it.key(), it.value());
+                    const QJsonObject environment = ctx->light->environments()->json(ws.id);
+                    for (auto it = environment.begin(); it != environment.end(); ++it)
+                        item.insert(it.key(), it.value());
+                }
+                items.append(item);
+            }
+            ex->replyJson(200, {{"workspaces", items}});
+        });
     router.add("DELETE", QStringLiteral("/v1/workspaces"),
                [ctx](http::HttpExchange* ex, const Principal& who, const PathParams&) {
                    deleteAllLight(ctx, ex, who);
