@@ -251,7 +251,7 @@ QByteArray FleetFile::readToken(const FleetAgent& agent, QString* error) {
     // One open, checked on its descriptor: a regular file of this user's, 0600 (PrivateFile).
     QByteArray contents;
     QString why;
-    if (!PrivateFile::read(agent.tokenFile, &contents, &why)) {
+    if (!PrivateFile::read(agent.tokenFile, &contents, &why, PrivateFile::Owner::ThisUserOrAny)) {
         *error = QStringLiteral("agent %1: %2").arg(agent.name, why);
         return {};
     }

@@ -29,6 +29,11 @@ struct Descriptor {
 
 bool PrivateFile::read(const QString& path, QByteArray* contents, QString* error,
                        qsizetype maxBytes) {
+    return read(path, contents, error, Owner::ThisUser, maxBytes);
+}
+
+bool PrivateFile::read(const QString& path, QByteArray* contents, QString* error, Owner owner,
+                       qsizetype maxBytes) {
     contents->clear();
     const Descriptor file{
         ::open(QFile::encodeName(path).constData(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)};
@@ -46,7 +51,7 @@ bool PrivateFile::read(const QString& path, QByteArray* contents, QString* error
             QStringLiteral("%1 is not a regular file (a FIFO, a socket or a device?)").arg(path);
         return false;
     }
-    if (st.st_uid != ::geteuid()) {
+    if (st.st_uid != ::geteuid() && !(owner == Owner::ThisUserOrAny && ::geteuid() == 0)) {
         *error = QStringLiteral("%1 is owned by uid %2, not by this user (uid %3): whoever owns "
                                 "it may read it or choose what it holds")
                      .arg(path)

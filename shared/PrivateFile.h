@@ -27,6 +27,16 @@ public:
     /// 0644); chmod 600 it", or is larger than @p maxBytes.
     static bool read(const QString& path, QByteArray* contents, QString* error,
                      qsizetype maxBytes = kMaxBytes);
+
+    /// Who may own the file besides the process's effective uid.
+    enum class Owner {
+        ThisUser,      ///< the effective uid only (a secret the process acts on: its own token)
+        ThisUserOrAny, ///< and, for root, any user (a client's token file: root reading an
+                       ///< unprivileged agent's token is an operator's everyday case)
+    };
+    /// read() with @p owner's rule for the file's owner.
+    static bool read(const QString& path, QByteArray* contents, QString* error, Owner owner,
+                     qsizetype maxBytes = kMaxBytes);
 };
 
 } // namespace runbox

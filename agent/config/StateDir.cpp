@@ -111,6 +111,11 @@ QByteArray StateDir::loadOrCreateSecret(const QString& name, QString* error) con
     const QString path = filePath(name);
     struct stat st {};
     if (::lstat(QFile::encodeName(path).constData(), &st) == 0 || errno != ENOENT) {
+        // A state directory an unprivileged agent used before a root agent took it over (the
+        // upgrade to the light tier): its token files become root's, as the rest of the state.
+        // lchown(2): a link put there instead is changed itself, never what it points to.
+        if (::geteuid() == 0 && S_ISREG(st.st_mode) && st.st_uid != 0 && (st.st_mode & 077) == 0)
+            ::lchown(QFile::encodeName(path).constData(), 0, 0);
         // There (or not known to be missing): read under shared/PrivateFile's rules, never
         // replaced, so a token the operator gave is not changed behind their back.
         QByteArray contents;

@@ -43,7 +43,8 @@ QVariant ProfileListModel::data(const QModelIndex& index, int role) const {
         return p.name;
     case Qt::ToolTipRole:
         return tr("%1\n%2\n%3")
-            .arg(p.name, p.hostAndPort(), conn ? conn->stateText() : tr("Not connected"));
+            .arg(p.name, p.viaSsh ? p.hostAndPort() : p.url.toString(),
+                 conn ? conn->stateText() : tr("Not connected"));
     case Qt::DecorationRole: {
         if (!conn || conn->state() == AgentConnection::State::Disconnected)
             return QIcon(QStringLiteral(":/icons/agent-offline.svg"));

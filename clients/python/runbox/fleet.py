@@ -105,7 +105,8 @@ class FleetAgent:
                                   "secret, which is never sent (give the pool entry \"pool\" instead)")
         from .pool_secret import read_private
         try:
-            token = read_private(self.token_file, "token file", self.name).strip().decode("utf-8")
+            token = read_private(self.token_file, "token file", self.name,
+                                 root_reads_any=True).strip().decode("utf-8")
         except FleetTokenError as e:
             raise FleetTokenError(self.name, f"agent {self.name}: {e.message}") from None
         except UnicodeDecodeError:

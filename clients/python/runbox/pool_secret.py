@@ -29,11 +29,12 @@ def default_secret_path(pool: str) -> str:
     return os.path.join(base, "runbox", "pools", pool + ".secret")
 
 
-def read_private(path: str, what: str, agent: str = "") -> bytes:
+def read_private(path: str, what: str, agent: str = "", root_reads_any: bool = False) -> bytes:
     """The bytes of the private file ``path`` (``what`` names it in errors), read as
     ``shared/PrivateFile`` reads it: opened once (O_NONBLOCK: a FIFO never hangs) and checked on
     that descriptor: a regular file, owned by this user, neither group nor others may read or
-    write it (chmod 600 it), at most 4 KiB. FleetTokenError (``agent`` named) otherwise."""
+    write it (chmod 600 it), at most 4 KiB. ``root_reads_any``: root may read a file of any
+    owner (a client's token file). FleetTokenError (``agent`` named) otherwise."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK | os.O_NOCTTY)
     except OSError as e:
@@ -42,7 +43,7 @@ def read_private(path: str, what: str, agent: str = "") -> bytes:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise FleetTokenError(agent, f"{what} {path} is not a regular file")
-        if st.st_uid != os.geteuid():
+        if st.st_uid != os.geteuid() and not (root_reads_any and os.geteuid() == 0):
             raise FleetTokenError(agent, f"{what} {path} is owned by uid {st.st_uid}, not by this user "
                                   f"(uid {os.geteuid()})")
         if st.st_mode & 0o077:
