@@ -1,5 +1,7 @@
 #include "agent/api/FileRoutes.h"
 
+#include "agent/api/QueryParams.h"
+
 #include "agent/api/ApiService.h"
 #include "agent/api/AuthVerifier.h"
 #include "agent/execution/ExecutionManager.h"
@@ -44,51 +46,6 @@ using Headers = QList<QPair<QByteArray, QByteArray>>;
 
 ApiError invalidArgument(const QString& message) {
     return ApiError{400, QStringLiteral("invalid_argument"), message};
-}
-
-/// Refuses query parameters other than @p allowed (a typo must not silently change behaviour).
-std::optional<ApiError> checkQueryNames(const http::HttpRequest& req, const QStringList& allowed) {
-    const QUrlQuery query(QString::fromLatin1(req.rawQuery));
-    for (const auto& [name, value] : query.queryItems(QUrl::FullyDecoded)) {
-        Q_UNUSED(value);
-        if (!allowed.contains(name))
-            return invalidArgument(QStringLiteral("unknown query parameter \"%1\" (allowed: %2)")
-                                       .arg(name, allowed.join(QStringLiteral(", "))));
-    }
-    return std::nullopt;
-}
-
-/// `?name=true|false|1|0` (absent: @p fallback).
-std::optional<ApiError> boolParam(const http::HttpRequest& req, const QString& name, bool fallback,
-                                  bool* out) {
-    bool present = false;
-    const QString v = req.queryValue(name, &present);
-    *out = fallback;
-    if (!present)
-        return std::nullopt;
-    if (v == QLatin1String("true") || v == QLatin1String("1"))
-        *out = true;
-    else if (v == QLatin1String("false") || v == QLatin1String("0"))
-        *out = false;
-    else
-        return invalidArgument(QStringLiteral("%1 must be true or false").arg(name));
-    return std::nullopt;
-}
-
-/// `?name=N`, a whole number of at most 15 digits (absent: 0).
-std::optional<ApiError> intParam(const http::HttpRequest& req, const QString& name, qint64* out) {
-    bool present = false;
-    const QString v = req.queryValue(name, &present);
-    *out = 0;
-    if (!present)
-        return std::nullopt;
-    bool ok = v.size() <= 15 && !v.isEmpty();
-    for (const QChar c : v)
-        ok = ok && c.isDigit() && c.unicode() < 128;
-    if (!ok)
-        return invalidArgument(QStringLiteral("%1 must be a whole number").arg(name));
-    *out = v.toLongLong();
-    return std::nullopt;
 }
 
 QByteArray jsonBytes(const QJsonObject& o) {
@@ -166,11 +123,11 @@ std::optional<WorkspacePath> tailPath(http::HttpExchange* ex, const PathParams& 
 
 void FileRoutes::handleGet(http::HttpExchange* ex, const Principal& who, const PathParams& p) {
     const http::HttpRequest& req = ex->request();
-    if (auto err = checkQueryNames(
+    if (auto err = QueryParams::checkNames(
             req, {QStringLiteral("offset"), QStringLiteral("limit"), QStringLiteral("stat")}))
         return ex->replyError(*err);
     bool statOnly = false;
-    if (auto err = boolParam(req, QStringLiteral("stat"), false, &statOnly))
+    if (auto err = QueryParams::boolean(req, QStringLiteral("stat"), false, &statOnly))
         return ex->replyError(*err);
     bool hasOffset = false, hasLimit = false;
     req.queryValue(QStringLiteral("offset"), &hasOffset);
@@ -194,9 +151,9 @@ void FileRoutes::handleGet(http::HttpExchange* ex, const Principal& who, const P
     if (info->type != workspace::FileType::Directory)
         return sendFile(ex, fs, *path); // openForRead refuses links and special files itself
     qint64 offset = 0, limit = 0;
-    if (auto err = intParam(req, QStringLiteral("offset"), &offset))
+    if (auto err = QueryParams::wholeNumber(req, QStringLiteral("offset"), &offset))
         return ex->replyError(*err);
-    if (auto err = intParam(req, QStringLiteral("limit"), &limit))
+    if (auto err = QueryParams::wholeNumber(req, QStringLiteral("limit"), &limit))
         return ex->replyError(*err);
     auto listing = fs->list(*path, offset, limit);
     if (!listing)
@@ -245,7 +202,7 @@ void FileRoutes::sendFile(http::HttpExchange* ex, std::shared_ptr<const Workspac
 
 void FileRoutes::handlePut(http::HttpExchange* ex, const Principal& who, const PathParams& p) {
     const http::HttpRequest& req = ex->request();
-    if (auto err = checkQueryNames(
+    if (auto err = QueryParams::checkNames(
             req, {QStringLiteral("conflict"), QStringLiteral("mode"), QStringLiteral("parents")}))
         return ex->replyError(*err);
     UploadRequest up;
@@ -274,7 +231,8 @@ void FileRoutes::handlePut(http::HttpExchange* ex, const Principal& who, const P
                 400, QStringLiteral("invalid_mode"),
                 QStringLiteral("mode must be 1 to 4 octal digits within 0..0777"));
     }
-    if (auto err = boolParam(req, QStringLiteral("parents"), false, &up.options.createParents))
+    if (auto err =
+            QueryParams::boolean(req, QStringLiteral("parents"), false, &up.options.createParents))
         return ex->replyError(*err);
     // Both shapes were checked by ApiService before it verified the signature over them.
     const QByteArray declared = req.header("x-runbox-content-sha256");
@@ -293,7 +251,7 @@ void FileRoutes::handlePut(http::HttpExchange* ex, const Principal& who, const P
 }
 
 void FileRoutes::handleDelete(http::HttpExchange* ex, const Principal& who, const PathParams& p) {
-    if (auto err = checkQueryNames(ex->request(), {QStringLiteral("recursive")}))
+    if (auto err = QueryParams::checkNames(ex->request(), {QStringLiteral("recursive")}))
         return ex->replyError(*err);
     const QString id = p.value(QStringLiteral("id"));
     auto fs = workspaceFs(m_context, ex, who, id);
@@ -303,7 +261,8 @@ void FileRoutes::handleDelete(http::HttpExchange* ex, const Principal& who, cons
     if (!path)
         return;
     bool recursive = false;
-    if (auto err = boolParam(ex->request(), QStringLiteral("recursive"), false, &recursive))
+    if (auto err =
+            QueryParams::boolean(ex->request(), QStringLiteral("recursive"), false, &recursive))
         return ex->replyError(*err);
     auto result = std::make_shared<workspace::Status>();
     FileWork::runLeased(
@@ -317,7 +276,7 @@ void FileRoutes::handleDelete(http::HttpExchange* ex, const Principal& who, cons
 }
 
 void FileRoutes::handleMove(http::HttpExchange* ex, const Principal& who, const PathParams& p) {
-    if (auto err = checkQueryNames(ex->request(), {}))
+    if (auto err = QueryParams::checkNames(ex->request(), {}))
         return ex->replyError(*err);
     const QString id = p.value(QStringLiteral("id"));
     auto fs = workspaceFs(m_context, ex, who, id);
@@ -420,7 +379,7 @@ MkdirOutcome makeDirectory(const WorkspaceFs& fs, const WorkspacePath& path, boo
 } // namespace
 
 void FileRoutes::handleMkdir(http::HttpExchange* ex, const Principal& who, const PathParams& p) {
-    if (auto err = checkQueryNames(ex->request(), {}))
+    if (auto err = QueryParams::checkNames(ex->request(), {}))
         return ex->replyError(*err);
     const QString id = p.value(QStringLiteral("id"));
     auto fs = workspaceFs(m_context, ex, who, id);
@@ -458,7 +417,7 @@ void FileRoutes::handleMkdir(http::HttpExchange* ex, const Principal& who, const
 }
 
 void FileRoutes::handleUsage(http::HttpExchange* ex, const Principal& who, const PathParams& p) {
-    if (auto err = checkQueryNames(ex->request(), {}))
+    if (auto err = QueryParams::checkNames(ex->request(), {}))
         return ex->replyError(*err);
     const QString id = p.value(QStringLiteral("id"));
     auto fs = workspaceFs(m_context, ex, who, id);
