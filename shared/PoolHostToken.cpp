@@ -17,6 +17,15 @@ QString PoolHostToken::plainUrlRefusal(const QUrl& url) {
         .arg(url.toString());
 }
 
+QByteArray PoolHostToken::hostNonceOf(const QJsonObject& health) {
+    const QByteArray nonce = health.value(QLatin1String("pool"))
+                                 .toObject()
+                                 .value(QLatin1String("hostNonce"))
+                                 .toString()
+                                 .toLatin1();
+    return PoolSecret::validHostNonce(nonce) ? nonce : QByteArray();
+}
+
 QByteArray PoolHostToken::derive(const QUrl& url, const QByteArray& pin, const QByteArray& secret,
                                  QString* error, int timeoutMs) {
     if (const QString refusal = plainUrlRefusal(url); !refusal.isEmpty()) {
@@ -35,13 +44,8 @@ QByteArray PoolHostToken::derive(const QUrl& url, const QByteArray& pin, const Q
                            .arg(health.status);
         return {};
     }
-    const QByteArray nonce = health.json()
-                                 .value(QLatin1String("pool"))
-                                 .toObject()
-                                 .value(QLatin1String("hostNonce"))
-                                 .toString()
-                                 .toLatin1();
-    if (!PoolSecret::validHostNonce(nonce)) {
+    const QByteArray nonce = hostNonceOf(health.json());
+    if (nonce.isEmpty()) {
         *error = QStringLiteral("%1 shows no pool host nonce on /health (is it a pool host "
                                 "started with --pool-secret-file?)")
                      .arg(url.toString());

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QByteArray>
+#include <QJsonObject>
 #include <QString>
 #include <QUrl>
 
@@ -19,6 +20,10 @@ public:
     /// URL (pinned, or a certificate the system store verifies), since the token goes in clear
     /// to whoever answers (docs/contracts.md "Pool credential").
     static QString plainUrlRefusal(const QUrl& url);
+
+    /// The host nonce a pool host's `GET /health` answer @p health shows (`"pool":{"hostNonce"}`),
+    /// or empty when it shows no well-formed one (PoolSecret::validHostNonce).
+    static QByteArray hostNonceOf(const QJsonObject& health);
 
     /// Refuses a URL that is not https:// (plainUrlRefusal), then reads the nonce from @p url's
     /// `GET /health` (no credential sent; an https:// URL pinned

@@ -6,7 +6,6 @@
 #include "shared/PoolHostToken.h"
 #include "shared/PoolSecret.h"
 
-#include <QJsonObject>
 
 #include <QPointer>
 
@@ -82,13 +81,8 @@ void ConnectionManager::connectPoolHost(const AgentProfile& profile) {
                        probe->deleteLater();
                        if (!self)
                            return;
-                       const QByteArray nonce = r.json()
-                                                    .value(QLatin1String("pool"))
-                                                    .toObject()
-                                                    .value(QLatin1String("hostNonce"))
-                                                    .toString()
-                                                    .toLatin1();
-                       if (!r.ok() || !PoolSecret::validHostNonce(nonce)) {
+                       const QByteArray nonce = PoolHostToken::hostNonceOf(r.json());
+                       if (!r.ok() || nonce.isEmpty()) {
                            Q_EMIT statusMessage(
                                tr("%1: no pool host nonce to derive its token from (%2).")
                                    .arg(profile.displayName(),
