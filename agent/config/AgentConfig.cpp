@@ -91,6 +91,10 @@ bool AgentConfig::parse(const QStringList& args, const QProcessEnvironment& env,
             "--pool-capacity, --pool-labels and --pool-secret-file need --pool NAME");
         return false;
     }
+    if (QString e; !parseChipList(v.text(Key::NpuChips), &npuChips, &e)) {
+        *error = QStringLiteral("npuChips: %1").arg(e);
+        return false;
+    }
     testResolverHostsPath = v.text(Key::TestResolverHosts);
     return true;
 }

@@ -76,6 +76,9 @@ struct AgentConfig {
     /// `poolSecretFile`; "" = none): the agent token is then derived from it and the host nonce
     /// (docs/contracts.md "Pool credential"). Needs poolName.
     QString poolSecretFile;
+    /// The chips this agent offers (`npuChips` / RUNBOX_NPU_CHIPS): nullopt = all the host has;
+    /// otherwise only these chip logic ids (docs/npu.md "Offered chips").
+    std::optional<QList<int>> npuChips;
     /// Exit (status 0) once no workspace and no execution has existed for this long, seconds
     /// (`--exit-when-idle` / RUNBOX_EXIT_WHEN_IDLE_S; 0 = never). agent/pool/IdleExit.
     qint64 exitWhenIdleS = 0;

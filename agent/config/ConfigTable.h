@@ -83,6 +83,7 @@ enum class Key : int {
     NpuBusyPolicy,
     NpuBroker,
     NpuWorkloads,
+    NpuChips,
     // Test-only
     TestResolverHosts,
     Count

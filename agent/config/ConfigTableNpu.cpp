@@ -111,6 +111,16 @@ QList<OptionSpec> npuOptionRows() {
          .defaultNote = "none: the broker offers no workload",
          .envVar = "RUNBOX_NPU_WORKLOADS",
          .help = "The broker's workload allowlist (JSON)."},
+        {.key = Key::NpuChips,
+         .name = "npuChips",
+         .type = T::String,
+         .group = G::Npu,
+         .defaultValue = "all",
+         .envVar = "RUNBOX_NPU_CHIPS",
+         .flags = kEmptyIsError,
+         .help = "The chips this agent offers: all, none, or chip logic ids and ranges "
+                 "(0,2-3); the others are left out of its inventory and never passed into a "
+                 "sandbox. A Slurm pool host sets it from the job's GRES (installer/slurm)."},
     };
 }
 

@@ -13,7 +13,7 @@ QList<OptionSpec> tlsOptionRows();
 QList<OptionSpec> environmentOptionRows();
 /// The pool-host rows (OptionGroup::Pool), Key::Pool..Key::ExitWhenIdleS in Key order.
 QList<OptionSpec> poolOptionRows();
-/// The NPU rows (OptionGroup::Npu), Key::NpuDeviceRoot..Key::NpuWorkloads in Key order.
+/// The NPU rows (OptionGroup::Npu), Key::NpuDeviceRoot..Key::NpuChips in Key order.
 QList<OptionSpec> npuOptionRows();
 
 } // namespace runbox::config

@@ -6,6 +6,7 @@
 #include <QSet>
 #include <QSettings>
 
+#include <algorithm>
 #include <limits>
 #include <memory>
 #include <unistd.h>
@@ -112,6 +113,41 @@ bool fail(QString* error, const QString& where, const QString& expected, const Q
 }
 
 } // namespace
+
+bool parseChipList(const QString& text, std::optional<QList<int>>* chips, QString* error) {
+    constexpr int kMaxLogicId = 1023; // the npuDevices bound (docs/npu.md)
+    const QString t = text.trimmed().toLower();
+    if (t == QLatin1String("all")) {
+        chips->reset();
+        return true;
+    }
+    QSet<int> ids;
+    if (t != QLatin1String("none")) {
+        for (const QString& raw : t.split(QLatin1Char(','))) {
+            const QString part = raw.trimmed();
+            const qsizetype dash = part.indexOf(QLatin1Char('-'));
+            bool okFirst = false;
+            bool okLast = false;
+            const int first = (dash < 0 ? part : part.left(dash)).trimmed().toInt(&okFirst);
+            const int last = dash < 0 ? first : part.mid(dash + 1).trimmed().toInt(&okLast);
+            if (dash < 0)
+                okLast = okFirst;
+            if (!okFirst || !okLast || first < 0 || last > kMaxLogicId || first > last) {
+                *error = QStringLiteral("\"%1\" in \"%2\" is no chip logic id (0-%3) or range "
+                                        "of them; give all, none or ids like 0,2-3")
+                             .arg(part, text)
+                             .arg(kMaxLogicId);
+                return false;
+            }
+            for (int id = first; id <= last; ++id)
+                ids.insert(id);
+        }
+    }
+    QList<int> sorted(ids.begin(), ids.end());
+    std::sort(sorted.begin(), sorted.end());
+    *chips = sorted;
+    return true;
+}
 
 bool parseHostPort(const QString& value, QHostAddress* addr, quint16* port) {
     const qsizetype colon = value.lastIndexOf(':');

@@ -9,6 +9,7 @@
 #include <QStringList>
 
 #include <array>
+#include <optional>
 
 namespace runbox::config {
 
@@ -72,6 +73,10 @@ private:
 
 /// Parses HOST:PORT (IPv6 in brackets, port 0..65535). False when malformed.
 bool parseHostPort(const QString& text, QHostAddress* address, quint16* port);
+/// Parses a chip selection (npuChips): "all" (@p chips left nullopt), "none" (an empty list),
+/// or chip logic ids and inclusive ranges joined by commas ("0,2-3", each id 0..1023, spaces
+/// allowed), into ascending distinct ids. False with @p error naming the bad part otherwise.
+bool parseChipList(const QString& text, std::optional<QList<int>>* chips, QString* error);
 /// The action flags that take no value: --help, --help-markdown, --help-conf, --print-config,
 /// --rotate-metrics-token, --print-fingerprint.
 bool isActionFlag(const QString& arg);

@@ -3,6 +3,8 @@
 #include <QString>
 #include <QStringList>
 
+#include <optional>
+
 namespace runbox::config {
 class ConfigValues;
 }
@@ -51,6 +53,10 @@ struct NpuConfig {
     /// vendor tool's own files outside /usr; tests bind the simulated npu-smi's state here).
     /// Never bound into executions.
     QStringList probeBinds;
+    /// The chips this agent offers (`npuChips`): nullopt = every chip the host lists; otherwise
+    /// the inventory keeps only these chip logic ids, so no other chip can be requested, probed
+    /// or passed into a sandbox (a Slurm job's GRES, docs/npu.md "Offered chips").
+    std::optional<QList<int>> offeredChips;
 
     /// The `npu-smi` to run: npuSmiPath when set, else the first default that exists; empty when
     /// none exists.

@@ -62,6 +62,7 @@ NpuSnapshot NpuInventory::snapshot(bool refresh) {
     }
     bool sourceFailed = false;
     NpuSnapshot snapshot = readHost(&sourceFailed);
+    keepOfferedChips(&snapshot);
     std::optional<NpuSnapshot> previous = cached();
     attachProbes(&snapshot, previous);
     QMutexLocker lock(&m_cacheMutex);
@@ -111,6 +112,25 @@ NpuSnapshot NpuInventory::readHost(bool* sourceFailed) {
     snapshot.capturedAt = QDateTime::currentDateTimeUtc();
     snapshot.reason = noDeviceReason(dcmiReason);
     return snapshot;
+}
+
+void NpuInventory::keepOfferedChips(NpuSnapshot* snapshot) const {
+    if (!m_config.offeredChips)
+        return;
+    const QList<int>& offered = *m_config.offeredChips;
+    const qsizetype listed = snapshot->chips.size();
+    snapshot->chips.removeIf(
+        [&offered](const NpuChip& chip) { return !offered.contains(chip.logicId); });
+    QStringList ids;
+    for (int id : offered)
+        ids << QString::number(id);
+    const QString note =
+        QStringLiteral("offering %1 of the %2 chip(s) listed: npuChips %3")
+            .arg(snapshot->chips.size())
+            .arg(listed)
+            .arg(offered.isEmpty() ? QStringLiteral("none") : ids.join(QLatin1Char(',')));
+    snapshot->reason =
+        snapshot->reason.isEmpty() ? note : snapshot->reason + QStringLiteral("; ") + note;
 }
 
 QString NpuInventory::noDeviceReason(const QString& dcmiReason) const {

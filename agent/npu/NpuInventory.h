@@ -57,6 +57,9 @@ public:
     const ChipProbe& chipProbe() const { return m_probe; }
 
 private:
+    /// Drops the chips NpuConfig::offeredChips leaves out (none when it is unset) and says so
+    /// in the snapshot's reason.
+    void keepOfferedChips(NpuSnapshot* snapshot) const;
     /// Reads DCMI, else npu-smi; @p sourceFailed when a present source failed (not cached).
     NpuSnapshot readHost(bool* sourceFailed);
     void attachProbes(NpuSnapshot* snapshot, const std::optional<NpuSnapshot>& previous);

@@ -5,6 +5,7 @@
 #include "agent/sandbox/BwrapCommand.h"
 
 #include <QDateTime>
+#include <QJsonArray>
 #include <QMetaObject>
 
 #include <utility>
@@ -161,6 +162,20 @@ std::optional<Error> NpuService::checkBusy(const QList<int>& chips) const {
     return std::nullopt;
 }
 
+namespace {
+
+/// npuChips as /v1/health says it: null = all the host's chips, else the chip logic ids.
+QJsonValue offeredChipsJson(const std::optional<QList<int>>& offered) {
+    if (!offered)
+        return QJsonValue();
+    QJsonArray ids;
+    for (int id : *offered)
+        ids.append(id);
+    return ids;
+}
+
+} // namespace
+
 QJsonObject NpuService::healthSummary() const {
     const std::optional<NpuSnapshot> snapshot = m_inventory->cached();
     int usable = 0;
@@ -181,7 +196,8 @@ QJsonObject NpuService::healthSummary() const {
         {"held", heldCount},
         {"busyPolicy", m_reservations->policy() == ChipBusyPolicy::Refuse ? "refuse" : "queue"},
         {"broker", m_broker != nullptr},
-        {"workloads", m_broker ? int(m_broker->catalog().workloads().size()) : 0}};
+        {"workloads", m_broker ? int(m_broker->catalog().workloads().size()) : 0},
+        {"offeredChips", offeredChipsJson(m_config.offeredChips)}};
     if (!m_brokerError.isEmpty())
         o.insert(QStringLiteral("brokerError"), m_brokerError);
     return o;

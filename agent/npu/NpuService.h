@@ -84,7 +84,8 @@ public:
 
     /// The `npu` object of `/v1/health`: `{"source": "dcmi"|"npu-smi"|"none"|null (before the
     /// first read), "reason", "capturedAt", "chips": N, "usable": N (probe passed), "held": N,
-    /// "busyPolicy": "queue"|"refuse", "broker": bool, "workloads": N, "brokerError"?}`.
+    /// "busyPolicy": "queue"|"refuse", "broker": bool, "workloads": N, "offeredChips": null (all)
+    /// | [logic ids] (npuChips), "brokerError"?}`.
     QJsonObject healthSummary() const;
     /// One line for the start-up log once the first read is done.
     static QString summaryLine(const NpuSnapshot& snapshot);
