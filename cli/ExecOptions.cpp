@@ -13,9 +13,9 @@ namespace runbox::cli {
 
 QList<OptionSpec> ExecOptions::optionSpecs() {
     QList<OptionSpec> specs;
-    for (const char* name :
-         {"--workspace", "--kind", "--code", "--code-file", "--cwd", "--env", "--timeout-ms",
-          "--timeout", "--max-output-bytes", "--max-output", "--stdin", "--id", "--environment"})
+    for (const char* name : {"--workspace", "--kind", "--code", "--code-file", "--cwd", "--env",
+                             "--timeout-ms", "--timeout", "--max-output-bytes", "--max-output",
+                             "--stdin", "--id", "--environment", "--npu"})
         specs.append({QLatin1String(name), true});
     specs.append({QStringLiteral("--json")});
     return specs;
@@ -36,6 +36,7 @@ QString ExecOptions::parse(const ParsedArgs& args) {
     const QString stdinText = args.value(QStringLiteral("--stdin"));
     const QString id = args.value(QStringLiteral("--id"));
     const QString environment = args.value(QStringLiteral("--environment"));
+    const QString npu = args.value(QStringLiteral("--npu"));
     json = args.has(QStringLiteral("--json"));
     if (!args.positional.isEmpty())
         return QStringLiteral("unexpected argument \"%1\" (the command goes after --)")
@@ -80,6 +81,18 @@ QString ExecOptions::parse(const ParsedArgs& args) {
         if (!bytes)
             return error;
         body.insert(QStringLiteral("maxOutputBytes"), *bytes);
+    }
+    if (args.has(QStringLiteral("--npu"))) {
+        // Chip logic ids as the agent lists them (`runbox npu ls`); the agent checks them.
+        QJsonArray chips;
+        for (const QString& part : npu.split(QLatin1Char(','))) {
+            bool ok = false;
+            const int id = part.trimmed().toInt(&ok);
+            if (!ok || id < 0)
+                return QStringLiteral("--npu expects chip logic ids like 0,3, got %1").arg(npu);
+            chips.append(id);
+        }
+        body.insert(QStringLiteral("npuDevices"), chips);
     }
     QJsonObject env;
     for (const QString& pair : envPairs) {

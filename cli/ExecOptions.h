@@ -16,7 +16,8 @@ namespace runbox::cli {
 /// (docs/contracts.md "Exec request"): `[--workspace ID] [--kind shell|python|r (--code CODE |
 /// --code-file FILE|-)] [--cwd DIR] [--env K=V]… [--timeout DURATION | --timeout-ms N]
 /// [--max-output SIZE | --max-output-bytes N] [--stdin TEXT] [--id EXECUTION_ID]
-/// [--environment NAME] [--json] [-- ARGV…]`. `--environment` leaves the name in
+/// [--environment NAME] [--npu IDS] [--json] [-- ARGV…]` (`--npu 0,3`: `npuDevices`, chip logic
+/// ids, docs/npu.md). `--environment` leaves the name in
 /// `environmentId` for applyEnvironmentOption() (cli/EnvironmentCommand.h) to resolve. DURATION and
 /// SIZE use cli/Units.h (`2h`, `512MiB`).
 struct ExecOptions {

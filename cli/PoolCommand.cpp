@@ -25,7 +25,7 @@ namespace {
 
 const char kUsage[] = "runbox [--fleet FILE] pool ls [NAME] [--json] | "
                       "create NAME --per-host N (--host HOST=https://ADDRESS:PORT[,FINGERPRINT]... "
-                      "| --slurm PARTITION [--max-hosts M] [--exit-when-idle S] "
+                      "| --slurm PARTITION [--max-hosts M] [--exit-when-idle S] [--gres SPEC] "
                       "[--sbatch-script FILE]) [--json] | "
                       "add NAME COUNT [--light|--strong] [--idle-timeout S] [--json] | "
                       "rm NAME [--json]";

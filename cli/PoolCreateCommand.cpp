@@ -22,7 +22,8 @@ namespace {
 
 const char kUsage[] = "runbox [--fleet FILE] pool create NAME --per-host N "
                       "(--host HOST=https://ADDRESS:PORT[,FINGERPRINT]... | --slurm PARTITION "
-                      "[--max-hosts M] [--exit-when-idle S] [--sbatch-script FILE]) [--json]";
+                      "[--max-hosts M] [--exit-when-idle S] [--gres SPEC] [--sbatch-script FILE]) "
+                      "[--json]";
 
 /// One --host: its fleet name, https URL and certificate pin as written ("" = the system store
 /// verifies it).
@@ -87,6 +88,7 @@ int runPoolCreate(const QStringList& args, const FleetChoice& fleet) {
                            {QStringLiteral("--slurm"), true},
                            {QStringLiteral("--max-hosts"), true},
                            {QStringLiteral("--exit-when-idle"), true},
+                           {QStringLiteral("--gres"), true},
                            {QStringLiteral("--sbatch-script"), true}},
                           kUsage, &parsed))
         return kExitUsage;
@@ -107,7 +109,7 @@ int runPoolCreate(const QStringList& args, const FleetChoice& fleet) {
                               kUsage);
         return runSlurmPoolCreate(parsed, pool, perHost);
     }
-    for (const char* slurmOnly : {"--max-hosts", "--exit-when-idle", "--sbatch-script"})
+    for (const char* slurmOnly : {"--max-hosts", "--exit-when-idle", "--gres", "--sbatch-script"})
         if (parsed.has(QLatin1String(slurmOnly)))
             return usageError("pool create",
                               QStringLiteral("%1 goes with --slurm").arg(QLatin1String(slurmOnly)),

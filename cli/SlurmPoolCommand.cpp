@@ -44,6 +44,7 @@ int runSlurmPoolCreate(const ParsedArgs& parsed, const QString& pool, int perHos
         def.maxHosts = parsed.value(QStringLiteral("--max-hosts")).toInt(&ok);
     if (ok && parsed.has(QStringLiteral("--exit-when-idle")))
         def.idleTimeoutS = parsed.value(QStringLiteral("--exit-when-idle")).toInt(&ok);
+    def.gres = parsed.value(QStringLiteral("--gres"));
     def.script = parsed.has(QStringLiteral("--sbatch-script"))
                      ? QFileInfo(parsed.value(QStringLiteral("--sbatch-script"))).absoluteFilePath()
                      : SlurmPoolDefinition::installedScript();
@@ -71,13 +72,16 @@ int runSlurmPoolCreate(const ParsedArgs& parsed, const QString& pool, int perHos
                                                          {"partition", def.partition},
                                                          {"maxHosts", def.maxHosts},
                                                          {"exitWhenIdleS", def.idleTimeoutS},
-                                                         {"script", def.script}})
+                                                         {"script", def.script},
+                                                         {"gres", def.gres}})
                                    .toJson(QJsonDocument::Indented);
         return kExitOk;
     }
     QTextStream(stdout) << "pool " << pool << ": secret " << secretPath
                         << (secretExisted ? " (kept)" : " (made)") << ", Slurm partition "
                         << def.partition << ", up to " << def.maxHosts << " hosts of " << perHost
+                        << (def.gres.isEmpty() ? QString()
+                                               : QStringLiteral(" with gres ") + def.gres)
                         << " (" << path << "); runbox pool add boots them\n";
     return kExitOk;
 }

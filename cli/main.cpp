@@ -51,6 +51,7 @@ const char kUsage[] =
     "       --workspace ID --cwd DIR --env K=V --stdin TEXT --timeout 2h (or --timeout-ms N)\n"
     "       --max-output 512MiB (or --max-output-bytes N) --id EXECUTION_ID --json\n"
     "       --environment NAME (a science environment, docs/environments.md)\n"
+    "       --npu 0,3 (NPU chips by logic id, as runbox npu ls lists them)\n"
     "  ps [-l] [--workspace W] [--state S,S] [--limit N] [--cursor C] [--json]\n"
     "                              list executions, newest first\n"
     "  logs [-f] [--offset N] [--json] ID\n"

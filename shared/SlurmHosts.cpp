@@ -182,19 +182,20 @@ bool SlurmHosts::submit(const SlurmPoolDefinition& def, QString* jobId, QString*
                      .arg(m_hostsDir);
         return false;
     }
+    QStringList args{QStringLiteral("--parsable"), QStringLiteral("--job-name"), jobName(m_pool),
+                     QStringLiteral("--partition"), def.partition};
+    if (!def.gres.isEmpty())
+        args << QStringLiteral("--gres") << def.gres;
+    args << QStringLiteral("--export")
+         << QStringLiteral("ALL,RUNBOX_POOL=%1,RUNBOX_POOL_CAPACITY=%2,RUNBOX_EXIT_WHEN_IDLE_S=%3,"
+                           "RUNBOX_POOL_HOSTS_DIR=%4")
+                .arg(m_pool)
+                .arg(def.perHost)
+                .arg(def.idleTimeoutS)
+                .arg(m_hostsDir)
+         << def.script;
     QByteArray out;
-    if (!runCommand(
-            QStringLiteral("sbatch"),
-            {QStringLiteral("--parsable"), QStringLiteral("--job-name"), jobName(m_pool),
-             QStringLiteral("--partition"), def.partition, QStringLiteral("--export"),
-             QStringLiteral("ALL,RUNBOX_POOL=%1,RUNBOX_POOL_CAPACITY=%2,RUNBOX_EXIT_WHEN_IDLE_S=%3,"
-                            "RUNBOX_POOL_HOSTS_DIR=%4")
-                 .arg(m_pool)
-                 .arg(def.perHost)
-                 .arg(def.idleTimeoutS)
-                 .arg(m_hostsDir),
-             def.script},
-            &out, error))
+    if (!runCommand(QStringLiteral("sbatch"), args, &out, error))
         return false;
     // --parsable: "JOBID" or "JOBID;CLUSTER" (sbatch(1)).
     *jobId = QString::fromUtf8(out).trimmed().section(QLatin1Char(';'), 0, 0);

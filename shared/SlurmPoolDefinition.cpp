@@ -16,7 +16,7 @@ namespace runbox {
 
 namespace {
 
-const QStringList kMembers{"partition", "perHost", "maxHosts", "idleTimeoutS", "script"};
+const QStringList kMembers{"partition", "perHost", "maxHosts", "idleTimeoutS", "script", "gres"};
 
 QString configDir() {
     const QString xdg = qEnvironmentVariable("XDG_CONFIG_HOME");
@@ -50,6 +50,11 @@ QString SlurmPoolDefinition::validate() const {
         return QStringLiteral("idleTimeoutS must be 1..604800 s");
     if (!QDir::isAbsolutePath(script))
         return QStringLiteral("script must be an absolute path (the pool host's batch script)");
+    // sbatch(1) --gres: "name[[:type]:count]" joined by ','; no '=' (it goes through --export's
+    // neighbour on the command line, never through a shell).
+    static const QRegularExpression gresRe(QStringLiteral("^[A-Za-z0-9_:,.-]{1,128}$"));
+    if (!gres.isEmpty() && !gresRe.match(gres).hasMatch())
+        return QStringLiteral("gres \"%1\" is not 1-128 of A-Za-z0-9_:,.- (e.g. npu:2)").arg(gres);
     return {};
 }
 
@@ -75,6 +80,10 @@ QString SlurmPoolDefinition::load(const QString& path, const QString& poolName) 
     pool = poolName;
     partition = o.value(QLatin1String("partition")).toString();
     script = o.value(QLatin1String("script")).toString();
+    const QJsonValue gresValue = o.value(QLatin1String("gres"));
+    if (!gresValue.isUndefined() && !gresValue.isString())
+        return QStringLiteral("%1: gres must be a string").arg(path);
+    gres = gresValue.toString();
     if (!integer("perHost", &perHost) || !integer("maxHosts", &maxHosts) ||
         !integer("idleTimeoutS", &idleTimeoutS))
         return QStringLiteral("%1: perHost, maxHosts and idleTimeoutS must be integers").arg(path);
@@ -96,12 +105,14 @@ QString SlurmPoolDefinition::save(const QString& path) const {
     if (!f.open(QIODevice::WriteOnly))
         return QStringLiteral("%1: %2").arg(path, f.errorString());
     f.setPermissions(QFile::ReadOwner | QFile::WriteOwner);
-    f.write(QJsonDocument(QJsonObject{{"partition", partition},
-                                      {"perHost", perHost},
-                                      {"maxHosts", maxHosts},
-                                      {"idleTimeoutS", idleTimeoutS},
-                                      {"script", script}})
-                .toJson(QJsonDocument::Indented));
+    QJsonObject o{{"partition", partition},
+                  {"perHost", perHost},
+                  {"maxHosts", maxHosts},
+                  {"idleTimeoutS", idleTimeoutS},
+                  {"script", script}};
+    if (!gres.isEmpty())
+        o.insert(QStringLiteral("gres"), gres);
+    f.write(QJsonDocument(o).toJson(QJsonDocument::Indented));
     if (!f.commit())
         return QStringLiteral("%1: %2").arg(path, f.errorString());
     return {};

@@ -1,9 +1,12 @@
 // A Slurm pool on a real Slurm cluster (docs/contracts.md "Slurm pools"): Debian's munged,
 // slurmctld and slurmd started on localhost by tests/slurm/local-cluster.sh, pool hosts booted
 // by `runbox pool add` with installer/slurm/runbox-pool-host.sbatch, and each job ending by
-// itself once its agent has been idle (--exit-when-idle).
+// itself once its agent has been idle (--exit-when-idle); a pool host's agent offers the NPU chips
+// of its job's GRES and no other.
 
 #include "tests/support/AgentProcess.h"
+#include "tests/support/NpuAgentFixture.h"
+#include "tests/support/SimulatedNpuHost.h"
 
 #include <QDir>
 #include <QElapsedTimer>
@@ -12,6 +15,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QScopeGuard>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -88,9 +92,11 @@ class TestSlurmPool final : public QObject {
         }
         return failed;
     }
-    QStringList jobs() const {
-        const Run r = run(QStringLiteral("squeue"), {"--me", "--noheader", "--name",
-                                                     "runbox-pool-" + kPool, "--format", "%i"});
+    QStringList jobs(const QString& pool = kPool, const QString& state = {}) const {
+        QStringList args{"--me", "--noheader", "--name", "runbox-pool-" + pool, "--format", "%i"};
+        if (!state.isEmpty())
+            args << "--states" << state;
+        const Run r = run(QStringLiteral("squeue"), args);
         return QString::fromUtf8(r.out).split('\n', Qt::SkipEmptyParts);
     }
 
@@ -131,10 +137,15 @@ private Q_SLOTS:
     void cleanupTestCase() {
         if (!m_started)
             return;
-        const QStringList left = jobs();
-        if (!left.isEmpty())
+        // Every job of this cluster, whichever test left it: a job outlives slurmd (its
+        // slurmstepd stays) and would hold a uid slot of the next run.
+        const auto allJobs = [this] {
+            const Run r = run(QStringLiteral("squeue"), {"--noheader", "--format", "%i"});
+            return QString::fromUtf8(r.out).split('\n', Qt::SkipEmptyParts);
+        };
+        if (const QStringList left = allJobs(); !left.isEmpty())
             run(QStringLiteral("scancel"), left);
-        for (int i = 0; i < 100 && !jobs().isEmpty(); ++i)
+        for (int i = 0; i < 100 && !allJobs().isEmpty(); ++i)
             QTest::qWait(200);
         QProcess p;
         p.start(QStringLiteral("bash"), {script(), "stop", m_cluster});
@@ -220,6 +231,56 @@ private Q_SLOTS:
         QCOMPARE(deleted, 2);
         QCOMPARE(removed.value("cancelledJobs").toArray().size(), 1);
         QTRY_VERIFY_WITH_TIMEOUT(jobs().isEmpty(), 60000); // long before the idle timeout
+    }
+
+    /// A pool booted with `--gres npu:2` on a node whose chip 0 another job holds: its agent
+    /// offers chips 1 and 2 (the job's IDX) and refuses 0 and 3, chips of the same host.
+    void testAHostOffersTheChipsOfItsJobsGresOnly() {
+        if (::geteuid() != 0)
+            QSKIP("the simulated NPU host needs root (mknod)");
+        runbox::tests::SimulatedNpuHost npuHost(4);
+        QVERIFY2(npuHost.isValid(), qPrintable(npuHost.error()));
+        QVERIFY(runbox::testsupport::shareWithAgent(npuHost.root()));
+        const QProcessEnvironment saved = m_env;
+        const auto restore = qScopeGuard([this, saved] { m_env = saved; });
+        const auto npuEnv = runbox::testsupport::simulatedNpuEnvironment(npuHost);
+        for (auto it = npuEnv.begin(); it != npuEnv.end(); ++it)
+            m_env.insert(it.key(), it.value());
+        const QString npuPool = QStringLiteral("slurmnpu");
+        Run r = run(QStringLiteral("sbatch"), {"--parsable", "--gres=npu:1", "--job-name",
+                                               "runbox-pool-gresholder", "--wrap", "sleep 600"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const auto cancelHolder = qScopeGuard(
+            [this, r] { run(QStringLiteral("scancel"), {QString::fromUtf8(r.out).trimmed()}); });
+        QTRY_VERIFY_WITH_TIMEOUT(jobs("gresholder", "RUNNING").size() == 1, 30000);
+
+        r = cli({"pool", "create", npuPool, "--per-host", "2", "--slurm", "runbox", "--max-hosts",
+                 "1", "--gres", "npu:2", "--exit-when-idle", QString::number(kIdleS),
+                 "--sbatch-script",
+                 QStringLiteral(RUNBOX_SOURCE_DIR "/installer/slurm/runbox-pool-host.sbatch")});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        r = cli({"pool", "add", npuPool, "1", "--strong"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QString id = QString::fromUtf8(r.out).section(QLatin1Char(' '), 0, 0); // ID TOKEN
+        QVERIFY2(!id.isEmpty(), r.out.constData());
+
+        // Positive control: a chip of the job's GRES reaches the sandbox, as that host node.
+        r = cli(
+            {"exec", "--workspace", id, "--npu", "1", "--", "stat", "-c", "%i", "/dev/davinci0"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QCOMPARE(r.out.trimmed(), QByteArray::number(qulonglong(npuHost.inodeOf(1))));
+        r = cli({"exec", "--workspace", id, "--npu", "2", "--", "true"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        // The other job's chip, and a chip no job holds: not this host's to offer.
+        for (const char* chip : {"0", "3"}) {
+            r = cli({"exec", "--workspace", id, "--npu", chip, "--", "true"});
+            QVERIFY2(r.exitCode != 0, r.out.constData());
+            QVERIFY2(r.err.contains("does not exist on this host (chips: 1, 2)"),
+                     r.err.constData());
+        }
+        r = cli({"pool", "rm", npuPool});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QTRY_VERIFY_WITH_TIMEOUT(jobs(npuPool).isEmpty(), 60000);
     }
 };
 

@@ -3,7 +3,10 @@
 # "Slurm pools"): munged with a key of its own, slurmctld and slurmd in the foreground (-D), every
 # file under DIR, no system service touched. The node claims 4 CPUs on any machine
 # (SlurmdParameters=config_overrides) so that three one-CPU jobs run at once on 2 cores;
-# proctrack/linuxproc and task/none need no cgroup. Debian 12's Slurm 22.05 (slurm.conf(5)).
+# proctrack/linuxproc and task/none need no cgroup. The node has 4 NPUs as a GRES (gres.conf(5):
+# `Name=npu File=DIR/dev/davinci[0-3]`, plain files: Slurm only counts and numbers them; the
+# chips a job gets are its IDX, which the pool host's script turns into the chips its agent
+# offers). Debian 12's Slurm 22.05 (slurm.conf(5)).
 #   local-cluster.sh start DIR   prints SLURM_CONF=DIR/slurm.conf once the node is idle (exit 77
 #                                when munged, slurmctld or slurmd is not installed)
 #   local-cluster.sh stop DIR    stops what start started (by the pids it recorded)
@@ -63,9 +66,13 @@ SchedulerType=sched/backfill
 KillWait=5
 InactiveLimit=0
 MinJobAge=30
-NodeName=$node NodeAddr=127.0.0.1 CPUs=4 RealMemory=1000 State=UNKNOWN
+GresTypes=npu
+NodeName=$node NodeAddr=127.0.0.1 CPUs=4 RealMemory=1000 Gres=npu:4 State=UNKNOWN
 PartitionName=runbox Nodes=$node Default=YES MaxTime=INFINITE State=UP
 CONF
+mkdir -p "$dir/dev"
+touch "$dir"/dev/davinci{0,1,2,3}
+echo "Name=npu File=$dir/dev/davinci[0-3]" >"$dir/gres.conf"
 export SLURM_CONF="$dir/slurm.conf"
 setsid /usr/sbin/munged -F --force --key-file="$dir/munge/munge.key" \
   --socket="$dir/munge/munge.socket" --pid-file="$dir/munge/munged.pid" \

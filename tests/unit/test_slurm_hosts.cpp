@@ -130,6 +130,11 @@ private Q_SLOTS:
         QCOMPARE(read.load(path, "p1"), QString());
         QCOMPARE(read.partition, QStringLiteral("batch"));
         QCOMPARE(read.maxHosts, 3);
+        QCOMPARE(read.gres, QString()); // a definition without gres (as before it existed)
+        def.gres = "npu:910b:2,gpu:1";
+        QCOMPARE(def.save(path), QString());
+        QCOMPARE(read.load(path, "p1"), QString());
+        QCOMPARE(read.gres, QStringLiteral("npu:910b:2,gpu:1"));
         QFile f(path);
         QVERIFY(f.open(QIODevice::ReadOnly));
         QJsonObject o = QJsonDocument::fromJson(f.readAll()).object();
@@ -139,7 +144,10 @@ private Q_SLOTS:
                                                {"maxHosts", 0},
                                                {"perHost", 1.5},
                                                {"partition", "a b"},
-                                               {"script", "relative.sbatch"}}) {
+                                               {"script", "relative.sbatch"},
+                                               {"gres", 2},
+                                               {"gres", "npu:2 --wrap=x"},
+                                               {"gres", "npu=2"}}) {
             QJsonObject bad = o;
             bad.insert(key, value);
             write(path, QJsonDocument(bad).toJson());
