@@ -7,6 +7,7 @@
 #include "cli/SlurmPoolCommand.h"
 #include "shared/ApiClient.h"
 #include "shared/FleetFile.h"
+#include "shared/PoolCache.h"
 #include "shared/PoolClient.h"
 #include "shared/PoolHostToken.h"
 
@@ -117,7 +118,13 @@ int list(const QStringList& args, const FleetChoice& fleet) {
     QString jobsError;
     if (slurm.isSlurm() && !slurm.jobs(&jobs, &jobsError))
         QTextStream(stderr) << "runbox pool ls: " << jobsError << Qt::endl;
-    QList<PoolHostStatus> states = PoolClient(fc.hosts).survey();
+    // A named pool's survey refreshes its cache (docs/contracts.md "Pool cache").
+    PoolCache cache(name, PoolCache::defaultPath(name));
+    cache.load();
+    PoolClient client(fc.hosts);
+    if (!name.isEmpty())
+        client.setCache(&cache);
+    QList<PoolHostStatus> states = client.survey();
     states += fc.unusable;
     QJsonArray hosts;
     QList<QStringList> rows{{"POOL", "HOST", "URL", "CAPACITY", "WORKSPACES", "FREE", "LABELS"}};
@@ -199,7 +206,11 @@ int add(const QStringList& args, const FleetChoice& fleet) {
         return kExitUsage;
     catchInterrupts();
     request.cancelled = [] { return g_interrupted != 0; };
-    const PoolCreateResult result = PoolClient(fc.hosts).create(request);
+    PoolCache cache(request.pool, PoolCache::defaultPath(request.pool)); // placement only
+    cache.load();
+    PoolClient client(fc.hosts);
+    client.setCache(&cache);
+    const PoolCreateResult result = client.create(request);
     QTextStream out(stdout);
     if (parsed.has(QStringLiteral("--json")))
         out << QJsonDocument(result.toJson(request.pool)).toJson(QJsonDocument::Indented);
@@ -229,8 +240,11 @@ int remove(const QStringList& args, const FleetChoice& fleet) {
     if (!loadFleet("pool rm", fleet, &fc, parsed.positional[0]))
         return kExitUsage;
     QStringList errors;
-    const QMap<QString, int> deleted =
-        PoolClient(fc.hosts).removeAll(parsed.positional[0], &errors);
+    PoolCache cache(parsed.positional[0], PoolCache::defaultPath(parsed.positional[0]));
+    cache.load();
+    PoolClient client(fc.hosts);
+    client.setCache(&cache);
+    const QMap<QString, int> deleted = client.removeAll(parsed.positional[0], &errors);
     // A Slurm pool's jobs are cancelled once their workspaces are deleted.
     QStringList cancelled;
     if (const SlurmPoolSide slurm(parsed.positional[0]); slurm.isSlurm()) {

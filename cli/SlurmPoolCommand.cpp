@@ -2,6 +2,7 @@
 
 #include "cli/CliOptions.h"
 #include "shared/ApiClient.h"
+#include "shared/PoolCache.h"
 #include "shared/PoolClient.h"
 #include "shared/PoolHostToken.h"
 #include "shared/PoolSecret.h"
@@ -119,8 +120,14 @@ bool SlurmPoolSide::growFor(int count, QStringList* booted, QString* error) cons
             clients.back()->setPinnedSha256(agent.pin);
             handles << PoolHostHandle{agent.name, clients.back().get()};
         }
+        // This survey refreshes the pool's cache, so the placement after it need not ask the
+        // same hosts again (docs/contracts.md "Pool cache").
+        PoolCache cache(pool, PoolCache::defaultPath(pool));
+        cache.load();
+        PoolClient client(handles);
+        client.setCache(&cache);
         qint64 free = 0;
-        for (const PoolHostStatus& s : PoolClient(handles).survey())
+        for (const PoolHostStatus& s : client.survey())
             if (s.reachable && s.pool == pool)
                 free += s.free < 0 ? 1000000 : s.free;
         return free;

@@ -2,6 +2,7 @@
 
 #include "shared/ApiClient.h"
 #include "shared/ParallelCalls.h"
+#include "shared/PoolCache.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -40,6 +41,20 @@ PoolHostStatus statusFrom(const PoolHostHandle& host, const ApiResponse& r) {
     s.exitWhenIdleS = qint64(pool.value(QLatin1String("exitWhenIdleS")).toDouble());
     for (const QJsonValue& v : pool.value(QLatin1String("labels")).toArray())
         s.labels << v.toString();
+    return s;
+}
+
+/// The status @p e remembers of @p host as a host of @p pool (what round 1 plans by).
+PoolHostStatus statusFromCache(const PoolHostHandle& host, const PoolCacheEntry& e,
+                               const QString& pool) {
+    PoolHostStatus s;
+    s.name = host.name;
+    s.url = host.client->baseUrl().toString(); // discovery's, which the entry matched
+    s.reachable = true;
+    s.pool = pool;
+    s.capacity = e.capacity;
+    s.free = e.free;
+    s.workspaces = e.capacity > 0 ? e.capacity - e.free : 0;
     return s;
 }
 
@@ -99,6 +114,8 @@ QJsonObject PoolCreateResult::toJson(const QString& pool) const {
                   {"placed", placedJson},
                   {"skipped", skippedJson},
                   {"rounds", rounds}};
+    if (!fromCache.isEmpty())
+        o.insert(QStringLiteral("fromCache"), QJsonArray::fromStringList(fromCache));
     if (!ok) {
         o.insert(QStringLiteral("error"), QJsonObject{{"code", code}, {"message", message}});
         o.insert(QStringLiteral("leftBehind"), QJsonArray::fromStringList(leftBehind));
@@ -121,15 +138,48 @@ bool PoolClient::splitPooledId(const QString& id, QString* host, QString* localI
     return true;
 }
 
-QList<PoolHostStatus> PoolClient::survey(int timeoutMs) const {
+QList<PoolHostStatus> PoolClient::readStates(const QMap<int, PoolHostStatus>& known,
+                                             int timeoutMs) const {
     QList<ParallelCall> calls;
     for (qsizetype i = 0; i < m_hosts.size(); ++i)
-        calls.append({m_hosts[i].client, "GET", "/v1/health", {}, {}, int(i)});
+        if (!known.contains(int(i)))
+            calls.append({m_hosts[i].client, "GET", "/v1/health", {}, {}, int(i)});
     runParallel(&calls, timeoutMs);
-    QList<PoolHostStatus> out;
+    QList<PoolHostStatus> out(m_hosts.size());
+    for (auto it = known.cbegin(); it != known.cend(); ++it)
+        out[it.key()] = it.value();
     for (const ParallelCall& c : calls)
-        out << statusFrom(m_hosts[c.tag], c.response);
+        out[c.tag] = statusFrom(m_hosts[c.tag], c.response);
     return out;
+}
+
+void PoolClient::remember(const QList<PoolHostStatus>& states,
+                          const QList<QDateTime>& seenAt) const {
+    if (!m_cache)
+        return;
+    QStringList names;
+    for (const PoolHostHandle& h : m_hosts)
+        names << h.name;
+    m_cache->pruneAllBut(names); // hosts discovery no longer gives
+    for (qsizetype i = 0; i < states.size() && i < m_hosts.size(); ++i) {
+        const PoolHostStatus& s = states[i];
+        if (!s.reachable || s.pool != m_cache->pool()) { // gone, or no host of this pool
+            m_cache->prune(m_hosts[i].name);
+            continue;
+        }
+        const ApiClient* client = m_hosts[i].client;
+        m_cache->record({m_hosts[i].name, client->baseUrl().toString(),
+                         PoolCache::pinHex(client->pinnedSha256()),
+                         PoolCache::tokenFingerprint(client->token()), s.free,
+                         s.free < 0 ? 0 : s.capacity, seenAt.value(i)});
+    }
+    m_cache->save(); // best-effort: a cache that cannot be written is a miss next time
+}
+
+QList<PoolHostStatus> PoolClient::survey(int timeoutMs) const {
+    const QList<PoolHostStatus> states = readStates({}, timeoutMs);
+    remember(states, QList<QDateTime>(states.size(), QDateTime::currentDateTimeUtc()));
+    return states;
 }
 
 PoolCreateResult PoolClient::create(const PoolCreateRequest& request) const {
@@ -140,20 +190,49 @@ PoolCreateResult PoolClient::create(const PoolCreateRequest& request) const {
     QString fatal;
     QMap<QString, QString> lastState; // host → what the last survey or answer said
     bool anyHost = false;
+    // Each host's last known status (free slots after what was placed) and when it was seen,
+    // for the cache; the known ones (cached, or dead in this call) are not asked again.
+    QList<PoolHostStatus> latest(m_hosts.size());
+    QList<QDateTime> latestAt(m_hosts.size());
+    QMap<int, PoolHostStatus> known;
+    PoolCache* const cache = m_cache && m_cache->pool() == request.pool ? m_cache : nullptr;
+    for (qsizetype i = 0; cache && i < m_hosts.size(); ++i) {
+        const ApiClient* client = m_hosts[i].client;
+        if (const PoolCacheEntry* e = cache->usable(m_hosts[i].name, client->baseUrl().toString(),
+                                                    client->pinnedSha256(), client->token())) {
+            known.insert(int(i), statusFromCache(m_hosts[i], *e, request.pool));
+            latestAt[i] = e->seenAt;
+            result.fromCache << m_hosts[i].name;
+        }
+    }
+    bool cacheRound = !result.fromCache.isEmpty();
     for (int round = 1; round <= request.maxRounds && int(made.size()) < request.count; ++round) {
         result.rounds = round;
-        // Optimistic counts: each pool host's free slots as its health says now.
+        // Optimistic counts: each pool host's free slots as its health says now (in round 1,
+        // as the cache says for the hosts it holds a usable entry of).
+        const bool fromCache = cacheRound;
+        cacheRound = false;
         QList<ParallelCall> calls;
         QMap<QString, int> planned;
         int toPlace = request.count - int(made.size());
-        const QList<PoolHostStatus> states = survey(10000);
+        const QDateTime surveyedAt = QDateTime::currentDateTimeUtc();
+        const QList<PoolHostStatus> states = readStates(known, 10000);
+        for (qsizetype i = 0; i < m_hosts.size(); ++i)
+            if (!known.contains(int(i))) {
+                latest[i] = states[i];
+                latestAt[i] = surveyedAt;
+            } else if (fromCache) {
+                latest[i] = states[i];
+            }
         for (qsizetype i = 0; i < m_hosts.size() && toPlace > 0; ++i) {
             const PoolHostStatus& s = states[i];
             if (dead.contains(s.name))
                 continue;
-            if (!s.reachable) { // its pool is unknown: skipped, and said so
+            if (!s.reachable) { // its pool is unknown: skipped, and said so, and not asked again
                 result.skipped[s.name] = QStringLiteral("unreachable: ") + s.error;
                 lastState[s.name] = result.skipped[s.name];
+                dead.insert(s.name);
+                known.insert(int(i), s);
                 continue;
             }
             if (s.pool != request.pool)
@@ -176,11 +255,20 @@ PoolCreateResult PoolClient::create(const PoolCreateRequest& request) const {
                 left -= batch;
             }
         }
-        if (calls.isEmpty())
+        if (fromCache) // from now on the hosts' own health, but never again a dead one's
+            for (auto it = known.begin(); it != known.end();)
+                it = dead.contains(m_hosts[it.key()].name) ? std::next(it) : known.erase(it);
+        if (calls.isEmpty()) {
+            if (fromCache) { // the cache saw no room: the hosts themselves are asked
+                --round;
+                continue;
+            }
             break; // no pool host has room: more rounds would see the same
+        }
         if (request.onRoundPlanned)
             request.onRoundPlanned(round, planned);
         runParallel(&calls, request.requestTimeoutMs);
+        const QDateTime answeredAt = QDateTime::currentDateTimeUtc();
         for (const ParallelCall& c : calls) {
             const QString host = m_hosts[c.tag].name;
             const ApiResponse& r = c.response;
@@ -192,6 +280,9 @@ PoolCreateResult PoolClient::create(const PoolCreateRequest& request) const {
                                                  .arg(r.status)
                                                  .arg(r.errorCode(), r.errorMessage());
                 lastState[host] = result.skipped[host];
+                latest[c.tag].reachable = false; // pruned from the cache
+                latest[c.tag].error = result.skipped[host];
+                known.insert(c.tag, latest[c.tag]); // never asked again in this call
                 continue;
             }
             if (!r.ok()) { // the request itself is refused: every host would refuse it
@@ -201,6 +292,7 @@ PoolCreateResult PoolClient::create(const PoolCreateRequest& request) const {
                             .arg(r.errorCode(), r.errorMessage());
                 continue;
             }
+            int madeHere = 0;
             for (const QJsonValue& v : r.json().value(QLatin1String("workspaces")).toArray()) {
                 PooledWorkspace w;
                 w.host = host;
@@ -210,10 +302,16 @@ PoolCreateResult PoolClient::create(const PoolCreateRequest& request) const {
                 w.record.insert(QStringLiteral("id"), w.id);
                 made << w;
                 ++result.placed[host];
+                ++madeHere;
             }
-            if (r.json().value(QLatin1String("rejected")).toInt() > 0)
-                lastState[host] = QStringLiteral("full (rejected %1)")
-                                      .arg(r.json().value(QLatin1String("rejected")).toInt());
+            const int rejected = r.json().value(QLatin1String("rejected")).toInt();
+            if (rejected > 0)
+                lastState[host] = QStringLiteral("full (rejected %1)").arg(rejected);
+            PoolHostStatus& seen = latest[c.tag];
+            seen.workspaces += madeHere;
+            if (seen.free >= 0)
+                seen.free = rejected > 0 ? 0 : std::max<qint64>(0, seen.free - madeHere);
+            latestAt[c.tag] = answeredAt;
         }
         if (!fatal.isEmpty())
             break;
@@ -225,10 +323,20 @@ PoolCreateResult PoolClient::create(const PoolCreateRequest& request) const {
     if (int(made.size()) == request.count && fatal.isEmpty() && result.code.isEmpty()) {
         result.ok = true;
         result.workspaces = made;
+        if (cache)
+            remember(latest, latestAt);
         return result;
     }
     // All-or-nothing: what this call made goes again.
     result.leftBehind = rollBack(m_hosts, made);
+    if (cache) { // the slots of what was deleted again are free again
+        const QSet<QString> left(result.leftBehind.cbegin(), result.leftBehind.cend());
+        for (const PooledWorkspace& w : made)
+            for (qsizetype i = 0; i < m_hosts.size(); ++i)
+                if (m_hosts[i].name == w.host && !left.contains(w.id) && latest[i].free >= 0)
+                    latest[i].free = std::min(latest[i].free + 1, latest[i].capacity);
+        remember(latest, latestAt);
+    }
     QStringList states;
     for (auto it = lastState.cbegin(); it != lastState.cend(); ++it)
         states << it.key() + QStringLiteral(": ") + it.value();
@@ -259,7 +367,8 @@ PoolCreateResult PoolClient::create(const PoolCreateRequest& request) const {
 
 QMap<QString, int> PoolClient::removeAll(const QString& pool, QStringList* errors) const {
     QMap<QString, int> deleted;
-    const QList<PoolHostStatus> states = survey(10000);
+    QList<PoolHostStatus> states = readStates({}, 10000);
+    const QDateTime surveyedAt = QDateTime::currentDateTimeUtc();
     for (qsizetype i = 0; i < m_hosts.size(); ++i) {
         const PoolHostStatus& s = states[i];
         if (!s.reachable) {
@@ -311,6 +420,12 @@ QMap<QString, int> PoolClient::removeAll(const QString& pool, QStringList* error
                 c.tag == 1 ? int(c.response.json().value(QLatin1String("deleted")).toArray().size())
                            : 1;
         }
+    }
+    if (m_cache && m_cache->pool() == pool) { // what was deleted is free again
+        for (PoolHostStatus& s : states)
+            if (s.free >= 0)
+                s.free = std::min(s.capacity, s.free + deleted.value(s.name));
+        remember(states, QList<QDateTime>(states.size(), surveyedAt));
     }
     return deleted;
 }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QDateTime>
 #include <QJsonObject>
 #include <QList>
 #include <QMap>
@@ -11,6 +12,7 @@
 namespace runbox {
 
 class ApiClient;
+class PoolCache;
 
 /// One agent a pool client may place on: its fleet name (the host part of pooled ids) and a
 /// client signed with its agent token (owned by the caller, outliving the PoolClient).
@@ -71,9 +73,11 @@ struct PoolCreateResult {
     QMap<QString, QString> skipped; ///< host → why it was skipped (unreachable, error)
     QStringList leftBehind;         ///< pooled ids the roll-back could not delete
     int rounds = 0;
+    /// Hosts whose first round was planned from the pool's cache (PoolClient::setCache).
+    QStringList fromCache;
     /// `{"pool","workspaces":[{"id","host","localId",…record}],"placed":{host:n},
-    /// "skipped":{host:reason},"rounds"}` (plus `"error":{"code","message"}` and
-    /// `"leftBehind"` on failure).
+    /// "skipped":{host:reason},"rounds"}` (plus `"fromCache":[host…]` when any, and
+    /// `"error":{"code","message"}` and `"leftBehind"` on failure).
     QJsonObject toJson(const QString& pool) const;
 };
 
@@ -87,9 +91,20 @@ struct PoolCreateResult {
 /// capacity, "Pool hosts"); an unreachable host, or one answering 5xx, is skipped; after a
 /// round that left some unplaced, every host's health is read again, for at most maxRounds
 /// rounds. All-or-nothing: a create that cannot place every workspace deletes what it made.
+///
+/// With a cache (setCache, docs/contracts.md "Pool cache"), the first round of create plans
+/// from the cached free slots of the hosts whose fresh entry matches their handle's URL, pin
+/// and token, and surveys only the others; what was seen is written back afterwards.
 class PoolClient final {
 public:
     explicit PoolClient(QList<PoolHostHandle> hosts);
+
+    /// Uses @p cache (the caller's, loaded, outliving this client; nullptr = none) for
+    /// placement only: never for where a request goes, which is always the handle's client.
+    /// The handles are then the pool's whole discovery: cached hosts not among them are pruned.
+    /// survey(), create() and removeAll() record what they saw in it and save it (a failed
+    /// save is ignored: the cache is best-effort).
+    void setCache(PoolCache* cache) { m_cache = cache; }
 
     /// Every host's status, read in parallel (GET /v1/health), within @p timeoutMs.
     QList<PoolHostStatus> survey(int timeoutMs = 10000) const;
@@ -106,7 +121,16 @@ public:
     static bool splitPooledId(const QString& id, QString* host, QString* localId);
 
 private:
+    /// Every host's status: read (GET /v1/health, in parallel) for those not in @p known
+    /// (index → status already known), from @p known for the others.
+    QList<PoolHostStatus> readStates(const QMap<int, PoolHostStatus>& known, int timeoutMs) const;
+    /// Records @p states (one per host, as readStates gives them, host i seen at @p seenAt[i])
+    /// in the cache, if any: the pool's hosts recorded, the others, unreachable ones and those
+    /// no longer among the handles pruned; then saves it.
+    void remember(const QList<PoolHostStatus>& states, const QList<QDateTime>& seenAt) const;
+
     QList<PoolHostHandle> m_hosts;
+    PoolCache* m_cache = nullptr;
 };
 
 } // namespace runbox

@@ -60,6 +60,8 @@ private:
 private Q_SLOTS:
     void initTestCase() {
         QVERIFY(m_fleetDir.isValid());
+        // The pool's cache (docs/contracts.md "Pool cache") goes here, not in the user's home.
+        qputenv("XDG_CACHE_HOME", m_fleetDir.filePath("cache").toUtf8());
         m_light = AgentProcess::runningAsRoot();
         QJsonArray fleet;
         for (int i = 0; i < kHosts; ++i) {
