@@ -191,11 +191,22 @@ void ApiClient::noteServerDate(QNetworkReply* reply, qint64 sentAtMs) {
     if (!server.isValid())
         return;
     const QDateTime utc(server.date(), server.time(), Qt::UTC);
-    const qint64 now = QDateTime::currentMSecsSinceEpoch();
-    const qint64 midpoint = (sentAtMs + now) / 2;
-    // The header has whole seconds: only correct when the error is clearly above that resolution.
-    const qint64 offset = utc.toMSecsSinceEpoch() + 500 - midpoint;
-    m_clockOffsetMs = (offset > 1500 || offset < -1500) ? offset : 0;
+    m_clockOffsetMs = correctedClockOffset(m_clockOffsetMs, utc.toMSecsSinceEpoch(), sentAtMs,
+                                           QDateTime::currentMSecsSinceEpoch());
+}
+
+qint64 ApiClient::correctedClockOffset(qint64 currentMs, qint64 serverDateMs, qint64 sentAtMs,
+                                       qint64 receivedAtMs) {
+    // The server read its clock (serverDateMs, whole seconds, so up to 999 ms before its true
+    // time) somewhere between the request's start and the headers' arrival: the offsets this
+    // reply allows lie in [lo, hi], as wide as the reply was slow.
+    const qint64 lo = serverDateMs - receivedAtMs;
+    const qint64 hi = serverDateMs + 1000 - sentAtMs;
+    if (hi < lo || (currentMs >= lo && currentMs <= hi))
+        return currentMs; // consistent with what we know (or a local clock that jumped back)
+    // Not consistent: the server writes its Date with the headers, just before they arrive (a
+    // midpoint would put a 118 s reply's Date 59 s early); half a second for the resolution.
+    return serverDateMs + 500 - receivedAtMs;
 }
 
 ApiResponse ApiClient::responseOf(const QNetworkReply* reply, const QByteArray& body) {

@@ -66,6 +66,14 @@ public:
     QByteArray token() const { return m_token; }
     /// Milliseconds to add to the local clock to get the agent's (measured, 0 until known).
     qint64 clockOffsetMs() const { return m_clockOffsetMs; }
+    /// The clock offset after a reply whose `Date` header says @p serverDateMs (whole seconds),
+    /// sent at @p sentAtMs and whose headers arrived at @p receivedAtMs (local clock), given the
+    /// offset @p currentMs so far. An offset the reply allows (the Date read anywhere between
+    /// the two instants, so a slow reply allows a wide range) is kept; any other is replaced by
+    /// the Date taken as read when the headers arrived, never by a guess halfway through a slow
+    /// reply (a 118 s reply then shifted the offset by 59 s, past the ±30 s signature window).
+    static qint64 correctedClockOffset(qint64 currentMs, qint64 serverDateMs, qint64 sentAtMs,
+                                       qint64 receivedAtMs);
 
     /// Starts a signed request; the caller owns the reply (deleteLater it). @p pathAndQuery is the
     /// raw, already percent-encoded path + query, e.g. "/v1/workspaces?limit=10".

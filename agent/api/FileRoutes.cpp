@@ -38,6 +38,9 @@ constexpr int kFileWorkThreads = 4;
 /// seconds, and walks on the file pool let four of them (one workspace token each) hold every
 /// other tenant's file operations (docs/contracts.md "Workspaces and executions").
 constexpr int kUsageWalkThreads = 2;
+/// The quota checks of mkdirs and uploads (a usage walk each, before the write): on a pool of
+/// their own, so neither the file pool nor the usage route's walks hold them, nor they those.
+constexpr int kQuotaWalkThreads = 2;
 /// Uploads whose bodies are decoded, hashed and written at the same time (UploadStream jobs;
 /// more wait their turn, their clients held back by TCP).
 constexpr int kUploadStreamThreads = 4;
@@ -59,11 +62,13 @@ FileRoutes::FileRoutes(AgentContext* context, QObject* parent)
     m_pool.setMaxThreadCount(kFileWorkThreads);
     m_streamPool.setMaxThreadCount(kUploadStreamThreads);
     m_usagePool.setMaxThreadCount(kUsageWalkThreads);
+    m_quotaPool.setMaxThreadCount(kQuotaWalkThreads);
 }
 
 FileRoutes::~FileRoutes() {
     m_streamPool.waitForDone();
     m_usagePool.waitForDone();
+    m_quotaPool.waitForDone();
     m_pool.waitForDone();
 }
 
@@ -246,7 +251,8 @@ void FileRoutes::handlePut(http::HttpExchange* ex, const Principal& who, const P
     const QByteArray length = req.header("content-length");
     up.contentLength = length.isEmpty() ? -1 : length.toLongLong();
     up.quotas = m_context->quotas->current();
-    auto* upload = new FileUpload(ex, m_context->manager, &m_pool, &m_streamPool, std::move(up));
+    auto* upload =
+        new FileUpload(ex, m_context->manager, &m_pool, &m_quotaPool, &m_streamPool, std::move(up));
     upload->start();
 }
 
@@ -333,26 +339,25 @@ struct MkdirOutcome {
     workspace::FileInfo info;
 };
 
-/// The mkdir itself, on the file pool under the lease: refused while the workspace uses at least
-/// its maxWorkspaceBytes (413 workspace_quota_exceeded, as uploads); an existing entry is
-/// 409 file_exists unless @p parents and it is a directory (then nothing is made).
-MkdirOutcome makeDirectory(const WorkspaceFs& fs, const WorkspacePath& path, bool parents,
-                           qint64 maxWorkspaceBytes) {
+/// The workspace's quota before a write into it, on the quota pool: refused (413
+/// workspace_quota_exceeded, as uploads) while it uses at least @p maxWorkspaceBytes.
+std::optional<Error> quotaRefusal(const WorkspaceFs& fs, const QByteArray& rel,
+                                  qint64 maxWorkspaceBytes) {
+    workspace::WorkspaceUsage::Options opts;
+    opts.budgetBytes = maxWorkspaceBytes;
+    auto usage = workspace::WorkspaceUsage::measure(fs.rootFd(), opts);
+    if (!usage)
+        return usage.error();
+    if (usage->over || usage->allocatedBytes >= maxWorkspaceBytes)
+        return files::UploadLimits::quotaExceeded(rel, maxWorkspaceBytes);
+    return std::nullopt;
+}
+
+/// The mkdir itself, on the file pool under the lease (after quotaRefusal): an existing entry
+/// is 409 file_exists unless @p parents and it is a directory (then nothing is made).
+MkdirOutcome makeDirectory(const WorkspaceFs& fs, const WorkspacePath& path, bool parents) {
     MkdirOutcome out;
     const QByteArray rel = path.toRelative();
-    if (maxWorkspaceBytes > 0) {
-        workspace::WorkspaceUsage::Options opts;
-        opts.budgetBytes = maxWorkspaceBytes;
-        auto usage = workspace::WorkspaceUsage::measure(fs.rootFd(), opts);
-        if (!usage) {
-            out.error = usage.error();
-            return out;
-        }
-        if (usage->over || usage->allocatedBytes >= maxWorkspaceBytes) {
-            out.error = files::UploadLimits::quotaExceeded(rel, maxWorkspaceBytes);
-            return out;
-        }
-    }
     auto before = fs.stat(path);
     if (before) {
         if (!parents || before->type != workspace::FileType::Directory) {
@@ -404,11 +409,16 @@ void FileRoutes::handleMkdir(http::HttpExchange* ex, const Principal& who, const
     const bool parents = parentsValue.toBool(false);
     const qint64 maxWorkspaceBytes = m_context->quotas->current().maxWorkspaceBytes;
     auto result = std::make_shared<MkdirOutcome>();
-    FileWork::runLeased(
-        m_context->manager, id, &m_pool, ex,
-        [fs, path = path.value(), parents, maxWorkspaceBytes, result] {
-            *result = makeDirectory(*fs, path, parents, maxWorkspaceBytes);
-        },
+    // The quota's walk on the quota pool, the mkdir on the file pool, both under the lease.
+    std::function<bool()> quotaCheck;
+    if (maxWorkspaceBytes > 0)
+        quotaCheck = [fs, rel = path->toRelative(), maxWorkspaceBytes, result] {
+            result->error = quotaRefusal(*fs, rel, maxWorkspaceBytes);
+            return !result->error;
+        };
+    FileWork::runAfterWalk(
+        m_context->manager, id, true, &m_quotaPool, std::move(quotaCheck), &m_pool, ex,
+        [fs, path = path.value(), parents, result] { *result = makeDirectory(*fs, path, parents); },
         [ex, result, rel = path->toRelative()] {
             if (result->error)
                 return ex->replyError(*result->error);

@@ -47,7 +47,7 @@ namespace runbox::api {
 ///   maxWorkspaceBytes).
 /// Unknown query parameters and body fields are 400 `invalid_argument`. Blocking work (commits
 /// with fsync, recursive deletes, moves) runs on a small pool of its own, usage walks on
-/// another.
+/// another, the quota checks of mkdirs and uploads (a walk each) on a third.
 class FileRoutes final : public QObject {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(FileRoutes)
@@ -76,6 +76,7 @@ private:
     AgentContext* m_context;
     QThreadPool m_pool;       ///< commits, deletes, moves, mkdirs
     QThreadPool m_usagePool;  ///< usage walks (handleUsage), apart from file operations
+    QThreadPool m_quotaPool;  ///< quota walks before mkdirs and uploads (FileWork::runAfterWalk)
     QThreadPool m_streamPool; ///< upload bodies (UploadStream)
     /// Usage requests by workspace id while its one walk runs (handleUsage).
     QHash<QString, QList<QPointer<http::HttpExchange>>> m_usageWaiters;

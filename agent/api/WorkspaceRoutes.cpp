@@ -209,10 +209,18 @@ void WorkspaceRoutes::registerRoutes(Router& router, AgentContext* ctx,
                     QStringLiteral("%1 is the build workspace of environment %2: delete "
                                    "the environment instead")
                         .arg(id, env));
-            if (auto err = ctx->workspaces->remove(id))
+            // Gone at once (404 to new calls); its tree is removed off the event loop, and the
+            // answer comes once it is.
+            QPointer<http::HttpExchange> guard(ex);
+            if (auto err = ctx->workspaces->remove(id, [guard, id](std::optional<Error> err) {
+                    if (!guard)
+                        return;
+                    if (err)
+                        return guard->replyError(*err);
+                    guard->replyJson(200, {{"deleted", id}});
+                }))
                 return ex->replyError(*err);
             ctx->noteWorkspaceCount();
-            ex->replyJson(200, {{"deleted", id}});
         });
 }
 

@@ -60,9 +60,9 @@ std::optional<qint64> usedBytes(const UploadRequest& r, std::optional<Error>* er
 } // namespace
 
 FileUpload::FileUpload(http::HttpExchange* exchange, execution::ExecutionManager* manager,
-                       QThreadPool* pool, QThreadPool* streamPool, UploadRequest request,
-                       QObject* parent)
-    : QObject(parent), m_exchange(exchange), m_manager(manager), m_pool(pool),
+                       QThreadPool* pool, QThreadPool* walkPool, QThreadPool* streamPool,
+                       UploadRequest request, QObject* parent)
+    : QObject(parent), m_exchange(exchange), m_manager(manager), m_pool(pool), m_walkPool(walkPool),
       m_streamPool(streamPool), m_request(std::move(request)),
       m_shared(std::make_shared<Shared>()) {
     // Whatever happens to the client, an uncommitted upload is aborted with this object (the
@@ -83,18 +83,22 @@ void FileUpload::start() {
     if (declared >= 0 && m_limits.fileLimit > 0 && declared > m_limits.fileLimit)
         return fail(UploadLimits::tooLarge(m_limits.path, m_limits.fileLimit));
 
-    auto work = [shared = m_shared, r = m_request, limits = m_limits, declared]() mutable {
-        if (r.quotas.maxWorkspaceBytes > 0) {
+    // The quota's walk on the walk pool, then the upload's file on the file pool.
+    std::function<bool()> quotaCheck;
+    if (m_request.quotas.maxWorkspaceBytes > 0)
+        quotaCheck = [shared = m_shared, r = m_request, limits = m_limits, declared] {
             const std::optional<qint64> used = usedBytes(r, &shared->error);
             if (!used)
-                return;
+                return false;
             const qint64 incoming = std::max<qint64>(0, declared);
             shared->room = r.quotas.maxWorkspaceBytes - *used;
             if (incoming > shared->room || (shared->room <= 0 && declared != 0)) {
                 shared->error = UploadLimits::quotaExceeded(limits.path, limits.maxWorkspaceBytes);
-                return;
+                return false;
             }
-        }
+            return true;
+        };
+    auto work = [shared = m_shared, r = m_request, limits = m_limits]() mutable {
         r.options.maxBytes = minLimit(limits.fileLimit, shared->room);
         r.options.hashContent = !r.chunkSigning; // the decoder verifies a chunk-signed body
         auto upload = r.fs->beginUpload(r.path, r.options);
@@ -104,11 +108,9 @@ void FileUpload::start() {
         }
         shared->upload.emplace(std::move(upload.value()));
     };
-    if (m_request.options.createParents)
-        FileWork::runLeased(m_manager, m_request.workspaceId, m_pool, this, std::move(work),
-                            [this] { onPrepared(); });
-    else
-        FileWork::run(m_pool, this, std::move(work), [this] { onPrepared(); });
+    FileWork::runAfterWalk(m_manager, m_request.workspaceId, m_request.options.createParents,
+                           m_walkPool, std::move(quotaCheck), m_pool, this, std::move(work),
+                           [this] { onPrepared(); });
 }
 
 void FileUpload::onPrepared() {
@@ -160,19 +162,21 @@ void FileUpload::onStreamFinished() {
     // A chunk-signed body was verified chunk by chunk: there is no whole-body hash to check.
     const QByteArray expectedSha256 =
         m_request.chunkSigning ? QByteArray() : m_request.declaredSha256;
-    auto work = [shared = m_shared, r = m_request, written = m_stream->bytesWritten(),
-                 limits = m_limits, expectedSha256] {
-        if (r.quotas.maxWorkspaceBytes > 0) {
-            // Again under the lease: other uploads may have landed since the first check.
+    // Again under the lease (other uploads may have landed since the first check), the walk
+    // on the walk pool, then the commit on the file pool.
+    std::function<bool()> quotaCheck;
+    if (m_request.quotas.maxWorkspaceBytes > 0)
+        quotaCheck = [shared = m_shared, r = m_request, written = m_stream->bytesWritten(),
+                      limits = m_limits] {
             const std::optional<qint64> used = usedBytes(r, &shared->error);
-            if (!used)
-                return;
-            if (*used + written > r.quotas.maxWorkspaceBytes) {
-                shared->upload.reset();
+            if (used && *used + written > r.quotas.maxWorkspaceBytes)
                 shared->error = UploadLimits::quotaExceeded(limits.path, limits.maxWorkspaceBytes);
-                return;
-            }
-        }
+            if (!shared->error)
+                return true;
+            shared->upload.reset();
+            return false;
+        };
+    auto work = [shared = m_shared, r = m_request, expectedSha256] {
         shared->replaced = r.fs->stat(r.path).ok();
         auto committed = shared->upload->commit(expectedSha256);
         shared->upload.reset();
@@ -182,8 +186,9 @@ void FileUpload::onStreamFinished() {
         }
         shared->committed = committed.value();
     };
-    FileWork::runLeased(m_manager, m_request.workspaceId, m_pool, this, std::move(work),
-                        [this] { onCommitted(); });
+    FileWork::runAfterWalk(m_manager, m_request.workspaceId, true, m_walkPool,
+                           std::move(quotaCheck), m_pool, this, std::move(work),
+                           [this] { onCommitted(); });
 }
 
 void FileUpload::onCommitted() {

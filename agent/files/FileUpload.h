@@ -77,11 +77,12 @@ class FileUpload final : public QObject {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(FileUpload)
 public:
-    /// @p pool runs the short blocking steps (usage walk, commit); @p streamPool the body's
-    /// UploadStream jobs.
+    /// @p pool runs the short blocking steps (beginUpload, commit), @p walkPool the quota's
+    /// usage walks before them (FileWork::runAfterWalk), @p streamPool the body's UploadStream
+    /// jobs.
     FileUpload(http::HttpExchange* exchange, execution::ExecutionManager* manager,
-               QThreadPool* pool, QThreadPool* streamPool, UploadRequest request,
-               QObject* parent = nullptr);
+               QThreadPool* pool, QThreadPool* walkPool, QThreadPool* streamPool,
+               UploadRequest request, QObject* parent = nullptr);
     ~FileUpload() override;
 
     void start();
@@ -100,6 +101,7 @@ private:
     QPointer<http::HttpExchange> m_exchange;
     execution::ExecutionManager* m_manager;
     QThreadPool* m_pool;
+    QThreadPool* m_walkPool;
     QThreadPool* m_streamPool;
     UploadRequest m_request;
     std::shared_ptr<Shared> m_shared;

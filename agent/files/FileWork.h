@@ -30,6 +30,17 @@ public:
     static void runLeased(execution::ExecutionManager* manager, const QString& workspaceId,
                           QThreadPool* pool, QObject* owner, std::function<void()> work,
                           std::function<void()> done);
+
+    /// A quota check before a write: @p walk (a workspace usage walk, seconds on a large tree)
+    /// runs on @p walkPool, then, when it returns true, @p work on @p pool; @p done as above.
+    /// The walk never holds a thread of @p pool, so walks of large workspaces cannot hold other
+    /// workspaces' file operations (docs/contracts.md "Workspace file API"). With @p leased,
+    /// both steps hold @p workspaceId's lease (as runLeased), so the check and the write are
+    /// one step for other writers of the workspace. An empty @p walk goes straight to @p work.
+    static void runAfterWalk(execution::ExecutionManager* manager, const QString& workspaceId,
+                             bool leased, QThreadPool* walkPool, std::function<bool()> walk,
+                             QThreadPool* pool, QObject* owner, std::function<void()> work,
+                             std::function<void()> done);
 };
 
 } // namespace runbox::files

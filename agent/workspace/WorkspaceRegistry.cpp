@@ -82,7 +82,8 @@ QJsonObject Workspace::toJson() const {
 }
 
 WorkspaceRegistry::WorkspaceRegistry(QString workspacesDir, store::WorkspaceRepository* repository)
-    : m_dir(std::move(workspacesDir)), m_repository(repository), m_lightRows(repository) {}
+    : m_dir(std::move(workspacesDir)), m_repository(repository), m_lightRows(repository),
+      m_trash(m_dir) {}
 
 void WorkspaceRegistry::setSandboxUids(sandbox::UidRange range, std::function<bool(uid_t)> sweep) {
     m_uids = range;
@@ -109,6 +110,18 @@ int WorkspaceRegistry::load() {
     rows.clear();
     if (m_repository->listLive(QStringLiteral("strong"), &rows))
         return 0;
+    // Directories in the trash were being deleted when the agent stopped: their rows, if the
+    // stop came before they were marked, are marked now, and the removals resume.
+    const QStringList leftovers = m_trash.leftovers();
+    for (auto it = rows.begin(); it != rows.end();) {
+        if (leftovers.contains(it->id)) {
+            m_repository->markDeleted(it->id, 0);
+            it = rows.erase(it);
+        } else {
+            ++it;
+        }
+    }
+    m_trash.resume();
     // Two passes: the uids already held are known before any workspace is given a new one.
     QList<Workspace> loaded;
     for (const store::WorkspaceRecord& row : rows) {
@@ -246,25 +259,42 @@ QList<Workspace> WorkspaceRegistry::list() const {
     return m_workspaces.values();
 }
 
-std::optional<Error> WorkspaceRegistry::remove(const QString& id) {
-    const Workspace* ws = find(id);
-    if (!ws)
+std::optional<Error> WorkspaceRegistry::remove(const QString& id, RemoveDone done) {
+    const Workspace* found = find(id);
+    if (!found)
         return Error{ErrorKind::NotFound, QStringLiteral("workspace_not_found"),
                      QStringLiteral("no workspace %1").arg(id)};
     if (m_lightIds.contains(id))
         return Error{ErrorKind::Conflict, QStringLiteral("workspace_is_light"),
                      QStringLiteral("workspace %1 is a light workspace").arg(id)};
-    if (auto err = m_repository->markDeleted(id, 0))
-        return *err;
-    const QString error = removeTree(ws->directory);
-    if (ws->uid && m_quotaHooks.detach)
-        m_quotaHooks.detach(*ws);
-    // The uid is free again only once nothing of the workspace is left (no file, no process).
-    if (ws->uid && error.isEmpty() && m_sweep && m_sweep(*ws->uid))
-        m_heldUids.remove(*ws->uid);
-    m_workspaces.remove(id);
-    if (!error.isEmpty())
+    // Moved aside before the row is marked: an agent stopped in between finds the directory in
+    // the trash at its next start and marks the row then (load()).
+    QString trashPath;
+    if (const QString error = m_trash.moveIn(id, &trashPath); !error.isEmpty())
         return Error{ErrorKind::Internal, QStringLiteral("workspace_delete_failed"), error};
+    if (auto err = m_repository->markDeleted(id, 0)) {
+        if (!m_trash.moveBack(trashPath, id))
+            qWarning("warning: workspace %s stays unavailable: its directory could not be moved "
+                     "back from %s",
+                     qPrintable(id), qPrintable(trashPath));
+        return *err;
+    }
+    const Workspace ws = *found;
+    m_workspaces.remove(id);
+    m_trash.removeLater(trashPath, [this, ws, done = std::move(done)](const QString& error) {
+        if (ws.uid && m_quotaHooks.detach)
+            m_quotaHooks.detach(ws);
+        // The uid is free again only once nothing of the workspace is left (no file, no
+        // process).
+        if (ws.uid && error.isEmpty() && m_sweep && m_sweep(*ws.uid))
+            m_heldUids.remove(*ws.uid);
+        if (!done)
+            return;
+        if (!error.isEmpty())
+            return done(
+                Error{ErrorKind::Internal, QStringLiteral("workspace_delete_failed"), error});
+        done(std::nullopt);
+    });
     return std::nullopt;
 }
 

@@ -5,6 +5,7 @@
 #include "agent/store/WorkspaceRepository.h"
 #include "agent/workspace/LightRowWriter.h"
 #include "agent/workspace/WorkspaceFs.h"
+#include "agent/workspace/WorkspaceTrash.h"
 
 #include <QByteArray>
 #include <QDateTime>
@@ -103,11 +104,18 @@ public:
     const Workspace* find(const QString& id) const;
     QList<Workspace> list() const;
     int count() const { return int(m_workspaces.size()); }
-    /// Marks the strong workspace deleted in the store and removes its directory tree (never
-    /// following symlinks, at any depth: removeTree). Errors: NotFound (404) workspace_not_found,
-    /// Internal (500) workspace_delete_failed, Conflict (409) workspace_is_light (light ones go
-    /// through LightService), store errors.
-    std::optional<Error> remove(const QString& id);
+    /// Called when a strong workspace's removal ended: std::nullopt, or Internal (500)
+    /// workspace_delete_failed (the workspace is gone all the same, files may be left).
+    using RemoveDone = std::function<void(std::optional<Error>)>;
+    /// Deletes strong workspace @p id. At once: its directory is renamed into the trash
+    /// (WorkspaceTrash), its row marked deleted and it is forgotten (find() is null, its token
+    /// dead: new file calls and executions get 404). Then its tree is removed off the event loop
+    /// (never following symlinks, at any depth), and on this thread its quota detached, its uid
+    /// freed once swept, and @p done called. An error returned refuses the delete (nothing
+    /// changed, @p done never called): NotFound (404) workspace_not_found, Conflict (409)
+    /// workspace_is_light (light ones go through LightService), Internal (500)
+    /// workspace_delete_failed (the directory could not be moved), store errors.
+    std::optional<Error> remove(const QString& id, RemoveDone done = {});
 
 private:
     std::optional<uid_t> takeUid();
@@ -119,7 +127,8 @@ private:
     store::WorkspaceRepository* m_repository;
     QMap<QString, Workspace> m_workspaces;
     QSet<QString> m_lightIds;   ///< registered by addLight(), until forgetLight()
-    LightRowWriter m_lightRows; ///< last: flushed on destruction, while the repository lives
+    LightRowWriter m_lightRows; ///< flushed on destruction, while the repository lives
+    WorkspaceTrash m_trash;     ///< last: its removals stop first
 };
 
 /// Removes @p path recursively through descriptors (WorkspaceRemoval: any depth, no symbolic

@@ -54,6 +54,16 @@ int moveUp(int parentFd, const char* name, int topFd, qint64* counter) {
     return -1;
 }
 
+bool stopped(const std::atomic<bool>* stop) {
+    return stop && stop->load(std::memory_order_relaxed);
+}
+
+Error stoppedError(const QByteArray& pathForErrors) {
+    return makeError(ErrorKind::Unavailable, QStringLiteral("removal_stopped"),
+                     QStringLiteral("%1: removal stopped (the agent is stopping)")
+                         .arg(QString::fromUtf8(pathForErrors)));
+}
+
 bool sameInode(const struct stat& a, const struct stat& b) {
     return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
@@ -61,7 +71,7 @@ bool sameInode(const struct stat& a, const struct stat& b) {
 } // namespace
 
 Status WorkspaceRemoval::removeContents(int dirFd, const QByteArray& pathForErrors,
-                                        int maxOpenDirectories) {
+                                        int maxOpenDirectories, const std::atomic<bool>* stop) {
     WorkspaceTreeWalker::Options options;
     options.makeUnreadableDirectoriesAccessible = true;
     options.maxOpenDirectories = maxOpenDirectories;
@@ -75,6 +85,10 @@ Status WorkspaceRemoval::removeContents(int dirFd, const QByteArray& pathForErro
         Status failure;
         const qint64 movedBefore = moved;
         auto onEntry = [&](const WorkspaceTreeWalker::Entry& e) {
+            if (stopped(stop)) {
+                failure = stoppedError(pathForErrors);
+                return WorkspaceTreeWalker::Action::Stop;
+            }
             if (e.beyondDepthLimit) {
                 if (moveUp(e.parentFd, e.name, dirFd, &moved) != 0 && errno != ENOENT) {
                     failure =
@@ -118,7 +132,8 @@ Status WorkspaceRemoval::removeContents(int dirFd, const QByteArray& pathForErro
 }
 
 Status WorkspaceRemoval::removeEntry(int parentFd, const QByteArray& name, bool recursive,
-                                     const QByteArray& pathForErrors) {
+                                     const QByteArray& pathForErrors,
+                                     const std::atomic<bool>* stop) {
     for (int attempt = 0; attempt < kAttempts; ++attempt) {
         struct stat st {};
         if (::fstatat(parentFd, name.constData(), &st, AT_SYMLINK_NOFOLLOW) != 0)
@@ -135,7 +150,8 @@ Status WorkspaceRemoval::removeEntry(int parentFd, const QByteArray& name, bool 
             struct stat opened {};
             if (!dir.valid() || ::fstat(dir.get(), &opened) != 0 || !sameInode(st, opened))
                 continue; // swapped for a link or replaced
-            const Status emptied = removeContents(dir.get(), pathForErrors);
+            const Status emptied = removeContents(dir.get(), pathForErrors,
+                                                  WorkspaceTreeWalker::kMaxOpenDirectories, stop);
             if (!emptied)
                 return emptied;
             struct stat now {};

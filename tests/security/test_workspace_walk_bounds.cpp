@@ -7,10 +7,14 @@
 //   12 s at 30,000 levels against 0.1 s at 5,000), and the workspace delete leaves nothing;
 // - usage walks of four workspaces at once (four tokens) do not hold a mkdir in a fifth: it
 //   answers before any of the walks (they ran on the four file-pool threads and the mkdir waited
-//   for one of them).
+//   for one of them);
+// - the quota walks of mkdirs in four workspaces (a walk each before the write) do not hold a
+//   file delete in a fifth: it answers before any of the mkdirs (the walks ran on the four
+//   file-pool threads; they now run on a pool of their own).
 // The agent stays healthy throughout.
 #include "shared/ApiClient.h"
 #include "support/AgentProcess.h"
+#include "support/DeepChain.h"
 
 #include <QDir>
 #include <QElapsedTimer>
@@ -26,18 +30,6 @@
 using namespace runbox;
 using namespace runbox::testsupport;
 
-namespace {
-
-/// Python that makes a chain of @p levels directories named `d` under `chain` in one exec.
-QString chainCode(int levels) {
-    return QStringLiteral("import os\nos.mkdir('chain'); os.chdir('chain')\n"
-                          "for _ in range(%1):\n    os.mkdir('d'); os.chdir('d')\n"
-                          "print('made')\n")
-        .arg(levels);
-}
-
-} // namespace
-
 class TestWorkspaceWalkBounds final : public QObject {
     Q_OBJECT
     AgentProcess m_agent;
@@ -45,17 +37,9 @@ class TestWorkspaceWalkBounds final : public QObject {
 
     /// A new workspace holding a chain of @p levels directories; its token in @p token.
     QString workspaceWithChain(int levels, QByteArray* token = nullptr) {
-        const QString id = m_agent.createWorkspace(token);
-        if (id.isEmpty())
-            return {};
-        m_chains << id;
-        const ExecOutcome made = m_agent.python(id, chainCode(levels), {}, 280000);
-        if (made.status() != QLatin1String("completed") ||
-            made.stdoutText().trimmed() != QLatin1String("made")) {
-            qWarning() << "chain of" << levels << made.status() << made.stdoutText()
-                       << made.stderrText() << made.exitEvent << m_agent.log().right(2000);
-            return {};
-        }
+        const QString id = workspaceWithDeepChain(m_agent, levels, token);
+        if (!id.isEmpty())
+            m_chains << id;
         return id;
     }
 
@@ -198,6 +182,64 @@ private Q_SLOTS:
         QCOMPARE(order.first(), QStringLiteral("mkdir:201"));
         for (const QString& answer : order)
             QVERIFY2(answer.endsWith(QLatin1String(":200")) || answer == "mkdir:201",
+                     qPrintable(answer));
+        QCOMPARE(m_agent.client()->call("GET", "/v1/health").status, 200);
+        for (const QString& id : ids)
+            QVERIFY(removedWhole(id));
+    }
+
+    void testQuotaWalksDoNotHoldFileOperations() {
+        // Four workspaces whose quota walks take a while (the default 10 GiB quota: every mkdir
+        // walks the whole tree first), a mkdir in each at once, each with its own token.
+        std::vector<std::unique_ptr<ApiClient>> writers;
+        QStringList ids;
+        for (int i = 0; i < 4; ++i) {
+            QByteArray token;
+            const QString id = workspaceWithChain(25000, &token);
+            QVERIFY(!id.isEmpty());
+            ids << id;
+            writers.push_back(std::make_unique<ApiClient>(m_agent.baseUrl(), token));
+        }
+        QVERIFY(m_agent.client()
+                    ->call("GET", "/v1/settings/quotas")
+                    .json()
+                    .value("quotas")
+                    .toObject()
+                    .value("maxWorkspaceBytes")
+                    .toInteger() > 0);
+        QByteArray otherToken;
+        const QString other = m_agent.createWorkspace(&otherToken);
+        QVERIFY(!other.isEmpty());
+        ApiClient tenant(m_agent.baseUrl(), otherToken);
+        const QByteArray base = "/v1/workspaces/" + other.toUtf8() + "/files";
+        QCOMPARE(tenant.call("POST", base + ":mkdir", {{"path", "gone"}}).status, 201);
+
+        QStringList order;
+        int pending = 5;
+        for (int i = 0; i < 4; ++i)
+            writers[size_t(i)]->request(
+                "POST", "/v1/workspaces/" + ids[i].toUtf8() + "/files:mkdir",
+                QJsonDocument(QJsonObject{{"path", "next"}}).toJson(),
+                [&order, &pending, i](const ApiResponse& r) {
+                    order << QStringLiteral("mkdir%1:%2").arg(i).arg(r.status);
+                    --pending;
+                });
+        QTest::qWait(50); // the walks have started
+        QElapsedTimer timer;
+        timer.start();
+        qint64 deleteMs = -1;
+        // A delete takes the file pool, not a walk: it must not wait for the mkdirs' walks.
+        tenant.request("DELETE", base + "/gone", {}, [&](const ApiResponse& r) {
+            deleteMs = timer.elapsed();
+            order << QStringLiteral("delete:%1").arg(r.status);
+            --pending;
+        });
+        QTRY_VERIFY_WITH_TIMEOUT(pending == 0, 120000);
+        qInfo() << "answers in order:" << order << "delete after" << deleteMs << "ms, mkdirs after"
+                << timer.elapsed() << "ms";
+        QVERIFY2(order.first().startsWith(QLatin1String("delete:2")), qPrintable(order.join(' ')));
+        for (const QString& answer : order)
+            QVERIFY2(answer.endsWith(QLatin1String(":201")) || answer.startsWith("delete:2"),
                      qPrintable(answer));
         QCOMPARE(m_agent.client()->call("GET", "/v1/health").status, 200);
         for (const QString& id : ids)
