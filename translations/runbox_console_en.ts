@@ -322,6 +322,10 @@ Compare it with the output of runbox-agent --print-fingerprint on the agent&apos
         <source>In use · %1</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>In use by %1 · %2</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::ConnectionManager</name>
@@ -2262,6 +2266,14 @@ Compare it with the output of runbox-agent --print-fingerprint on the agent&apos
         <source>The probe sandbox could not use this chip.</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>execution %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>broker job %1</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::NpuChipModel</name>
@@ -2283,6 +2295,10 @@ Compare it with the output of runbox-agent --print-fingerprint on the agent&apos
     </message>
     <message>
         <source>In use now by a run or job on this agent.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>In use now by %1.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -326,6 +326,10 @@ Compárela con la salida de runbox-agent --print-fingerprint en el host del agen
         <source>In use · %1</source>
         <translation>En uso · %1</translation>
     </message>
+    <message>
+        <source>In use by %1 · %2</source>
+        <translation>En uso por %1 · %2</translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::ConnectionManager</name>
@@ -2268,6 +2272,14 @@ Compárela con la salida de runbox-agent --print-fingerprint en el host del agen
         <source>The probe sandbox could not use this chip.</source>
         <translation>El sandbox de prueba no pudo usar este chip.</translation>
     </message>
+    <message>
+        <source>execution %1</source>
+        <translation>ejecución %1</translation>
+    </message>
+    <message>
+        <source>broker job %1</source>
+        <translation>trabajo del bróker %1</translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::NpuChipModel</name>
@@ -2290,6 +2302,10 @@ Compárela con la salida de runbox-agent --print-fingerprint en el host del agen
     <message>
         <source>In use now by a run or job on this agent.</source>
         <translation>En uso ahora por una ejecución o un trabajo de este agente.</translation>
+    </message>
+    <message>
+        <source>In use now by %1.</source>
+        <translation>En uso ahora por %1.</translation>
     </message>
 </context>
 <context>

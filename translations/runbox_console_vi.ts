@@ -322,6 +322,10 @@ Hãy so sánh với kết quả của runbox-agent --print-fingerprint trên má
         <source>In use · %1</source>
         <translation>Đang dùng · %1</translation>
     </message>
+    <message>
+        <source>In use by %1 · %2</source>
+        <translation>Đang được %1 dùng · %2</translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::ConnectionManager</name>
@@ -2249,6 +2253,14 @@ Hãy so sánh với kết quả của runbox-agent --print-fingerprint trên má
         <source>The probe sandbox could not use this chip.</source>
         <translation>Sandbox thăm dò không dùng được chip này.</translation>
     </message>
+    <message>
+        <source>execution %1</source>
+        <translation>lần thực thi %1</translation>
+    </message>
+    <message>
+        <source>broker job %1</source>
+        <translation>tác vụ broker %1</translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::NpuChipModel</name>
@@ -2271,6 +2283,10 @@ Hãy so sánh với kết quả của runbox-agent --print-fingerprint trên má
     <message>
         <source>In use now by a run or job on this agent.</source>
         <translation>Đang được một lượt chạy hoặc tác vụ trên agent này sử dụng.</translation>
+    </message>
+    <message>
+        <source>In use now by %1.</source>
+        <translation>Hiện đang được %1 dùng.</translation>
     </message>
 </context>
 <context>

@@ -322,6 +322,10 @@ Compare it with the output of runbox-agent --print-fingerprint on the agent&apos
         <source>In use · %1</source>
         <translation>使用中 · %1</translation>
     </message>
+    <message>
+        <source>In use by %1 · %2</source>
+        <translation>被 %1 占用 · %2</translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::ConnectionManager</name>
@@ -2249,6 +2253,14 @@ Compare it with the output of runbox-agent --print-fingerprint on the agent&apos
         <source>The probe sandbox could not use this chip.</source>
         <translation>探测沙箱无法使用此芯片。</translation>
     </message>
+    <message>
+        <source>execution %1</source>
+        <translation>执行 %1</translation>
+    </message>
+    <message>
+        <source>broker job %1</source>
+        <translation>代理作业 %1</translation>
+    </message>
 </context>
 <context>
     <name>runbox::console::NpuChipModel</name>
@@ -2271,6 +2283,10 @@ Compare it with the output of runbox-agent --print-fingerprint on the agent&apos
     <message>
         <source>In use now by a run or job on this agent.</source>
         <translation>此代理上的某个运行或作业正在使用它。</translation>
+    </message>
+    <message>
+        <source>In use now by %1.</source>
+        <translation>当前被 %1 占用。</translation>
     </message>
 </context>
 <context>

@@ -29,6 +29,15 @@ bool isTrue(const QString& value) {
     return value == QLatin1String("true") || value == QLatin1String("1");
 }
 
+/// One chip's holder as `GET /v1/npu/chips` names it: `{"chip", "execution": ID}` for an
+/// execution (reservation holder `exec:ID`, docs/npu.md), else `{"chip", "brokerJob": ID}`.
+QJsonObject holderJson(int chip, const QString& holder) {
+    static const QLatin1String kExecution("exec:");
+    if (holder.startsWith(kExecution))
+        return {{"chip", chip}, {"execution", holder.mid(kExecution.size())}};
+    return {{"chip", chip}, {"brokerJob", holder}};
+}
+
 } // namespace
 
 NpuRoutes::NpuRoutes(AgentContext* context, QObject* parent)
@@ -38,7 +47,9 @@ void NpuRoutes::registerRoutes(Router& router) {
     if (!m_context->npu)
         return;
     router.add("GET", QStringLiteral("/v1/npu/chips"),
-               [this](http::HttpExchange* ex, const Principal&, const PathParams&) { chips(ex); });
+               [this](http::HttpExchange* ex, const Principal& who, const PathParams&) {
+                   chips(ex, who);
+               });
     if (!m_context->npu->broker())
         return;
     router.add(
@@ -88,21 +99,28 @@ void NpuRoutes::registerRoutes(Router& router) {
                });
 }
 
-void NpuRoutes::chips(http::HttpExchange* ex) {
+void NpuRoutes::chips(http::HttpExchange* ex, const Principal& who) {
     const bool refresh = isTrue(ex->request().queryValue(QStringLiteral("refresh")));
     QPointer<http::HttpExchange> guard(ex);
     npu::NpuService* npu = m_context->npu;
-    npu->snapshot(refresh, ex, [guard, npu](const npu::NpuSnapshot& snapshot) {
+    const bool agent = who.isAgent();
+    npu->snapshot(refresh, ex, [guard, npu, agent](const npu::NpuSnapshot& snapshot) {
         if (!guard)
             return;
         QJsonObject body = snapshot.toJson();
-        QList<int> held = npu->reservations()->heldChips().values();
-        std::sort(held.begin(), held.end());
+        // QMap: ascending chip order. -1 is the broker's host queue, not a chip.
+        const QMap<int, QString> holders = npu->reservations()->holders();
         QJsonArray heldJson;
-        for (int chip : held)
-            if (chip >= 0)
-                heldJson.append(chip);
+        QJsonArray holdersJson;
+        for (auto it = holders.cbegin(); it != holders.cend(); ++it) {
+            if (it.key() < 0)
+                continue;
+            heldJson.append(it.key());
+            holdersJson.append(holderJson(it.key(), it.value()));
+        }
         body.insert(QStringLiteral("held"), heldJson);
+        if (agent) // who holds a chip is the operator's to see, not another tenant's
+            body.insert(QStringLiteral("holders"), holdersJson);
         guard->replyJson(200, body);
     });
 }

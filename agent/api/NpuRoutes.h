@@ -12,7 +12,9 @@ namespace runbox::api {
 /// The NPU routes (docs/npu.md):
 /// - `GET /v1/npu/chips[?refresh=true]` → `{capturedAt, source: "dcmi"|"npu-smi"|"none",
 ///   reason, chips: [{logicId, npuId, chipId, name, supported, health, powerW, temperatureC,
-///   aiCorePercent, hbmUsedMb, hbmTotalMb, busId, probe: {usable, reason, at}}], held: [ids]}`,
+///   aiCorePercent, hbmUsedMb, hbmTotalMb, busId, probe: {usable, reason, at}}], held: [ids],
+///   holders: [{chip, execution: ID} | {chip, brokerJob: ID}]}` (holders for the agent token
+///   only: a workspace token sees which chips are held, not by whom),
 ///   served from the inventory's cache (about a minute), read and probed on a worker thread
 ///   (never on the event loop). A host without NPU answers an empty list and the reason.
 ///
@@ -44,7 +46,7 @@ public:
     void registerRoutes(Router& router);
 
 private:
-    void chips(http::HttpExchange* ex);
+    void chips(http::HttpExchange* ex, const Principal& who);
     void submitJob(http::HttpExchange* ex, const Principal& who);
     void listJobs(http::HttpExchange* ex, const Principal& who);
     void result(http::HttpExchange* ex, const store::ExecutionRecord& record);

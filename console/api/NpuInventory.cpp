@@ -1,5 +1,7 @@
 #include "console/api/NpuInventory.h"
 
+#include <QMap>
+
 #include <QJsonArray>
 
 #include <algorithm>
@@ -61,6 +63,14 @@ QColor NpuChip::healthColor() const {
     return QColor(0x80, 0x80, 0x80);
 }
 
+QString NpuChip::holderText() const {
+    if (!holderExecution.isEmpty())
+        return tr("execution %1").arg(holderExecution);
+    if (!holderBrokerJob.isEmpty())
+        return tr("broker job %1").arg(holderBrokerJob);
+    return {};
+}
+
 NpuInventory NpuInventory::fromJson(const QJsonObject& answer) {
     NpuInventory inv;
     inv.capturedAt = answer.value(QLatin1String("capturedAt")).toString();
@@ -74,8 +84,15 @@ NpuInventory NpuInventory::fromJson(const QJsonObject& answer) {
         if (v.isDouble() && !inv.held.contains(v.toInt()))
             inv.held.append(v.toInt());
     std::sort(inv.held.begin(), inv.held.end());
-    for (NpuChip& c : inv.chips)
+    QMap<int, QJsonObject> holders;
+    for (const QJsonValue& v : answer.value(QLatin1String("holders")).toArray())
+        holders.insert(v[QLatin1String("chip")].toInt(-1), v.toObject());
+    for (NpuChip& c : inv.chips) {
         c.held = inv.held.contains(c.logicId);
+        const QJsonObject holder = c.held ? holders.value(c.logicId) : QJsonObject();
+        c.holderExecution = holder.value(QLatin1String("execution")).toString();
+        c.holderBrokerJob = holder.value(QLatin1String("brokerJob")).toString();
+    }
     return inv;
 }
 

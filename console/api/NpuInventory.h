@@ -27,12 +27,17 @@ public:
     QString probeReason; ///< the driver's meaningful line when unusable
     QString probeAt;     ///< ISO time of the probe
     bool held = false;   ///< reserved now by a run or broker job (the answer's `held`)
+    /// Who holds it, from the answer's `holders` (the agent token's view): an execution id or a
+    /// broker job id; both empty when free or not named.
+    QString holderExecution, holderBrokerJob;
 
     static NpuChip fromJson(const QJsonObject& chip);
     /// A run may ask for this chip: supported and its last probe succeeded.
     bool selectable() const { return supported && probeUsable; }
     /// Translated reason it cannot be selected (empty when selectable).
     QString unusableReason() const;
+    /// Translated holder ("execution ID", "broker job ID"); empty when none is named.
+    QString holderText() const;
     /// Colour of the health word (green OK, amber warning, red alarm/critical, grey unknown).
     QColor healthColor() const;
 };
@@ -43,7 +48,7 @@ struct NpuInventory {
     QString source; ///< "dcmi" | "npu-smi" | "none"
     QString reason; ///< why there are no chips, when none
     QList<NpuChip> chips;
-    QList<int> held; ///< logic ids reserved now (the agent names no holder here), ascending
+    QList<int> held; ///< logic ids reserved now, ascending (holders on the chips)
 
     static NpuInventory fromJson(const QJsonObject& answer);
     int usableCount() const;

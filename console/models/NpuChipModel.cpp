@@ -32,7 +32,9 @@ QVariant NpuChipModel::data(const QModelIndex& index, int role) const {
         if (!c.selectable())
             tip += u'\n' + c.unusableReason();
         if (c.held)
-            tip += u'\n' + tr("In use now by a run or job on this agent.");
+            tip +=
+                u'\n' + (c.holderText().isEmpty() ? tr("In use now by a run or job on this agent.")
+                                                  : tr("In use now by %1.").arg(c.holderText()));
         return tip;
     }
     case Qt::CheckStateRole:
@@ -63,6 +65,8 @@ QVariant NpuChipModel::data(const QModelIndex& index, int role) const {
         return optionalVariant(c.powerW);
     case HeldRole:
         return c.held;
+    case HolderRole:
+        return c.holderText();
     case ProbeTextRole:
         return c.selectable() ? tr("Probe: usable") : c.unusableReason();
     default:

@@ -27,6 +27,7 @@ public:
         PowerRole,                      ///< double W or invalid
         ProbeTextRole,                  ///< QString: "usable" or the reason (translated)
         HeldRole,                       ///< bool: reserved now by a run or broker job
+        HolderRole, ///< QString: who holds it ("execution ID", translated); "" when unnamed
     };
 
     explicit NpuChipModel(QObject* parent = nullptr);

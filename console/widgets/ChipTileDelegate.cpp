@@ -138,8 +138,11 @@ void ChipTileDelegate::paint(QPainter* p, const QStyleOptionViewItem& option,
 
     // Probe result.
     QString probe = index.data(NpuChipModel::ProbeTextRole).toString();
-    if (index.data(NpuChipModel::HeldRole).toBool())
-        probe = tr("In use · %1").arg(probe);
+    if (index.data(NpuChipModel::HeldRole).toBool()) {
+        const QString holder = index.data(NpuChipModel::HolderRole).toString();
+        probe = holder.isEmpty() ? tr("In use · %1").arg(probe)
+                                 : tr("In use by %1 · %2").arg(holder, probe);
+    }
     p->setPen(selectable ? QColor(0x2e, 0x7d, 0x32) : QColor(0xb2, 0x6a, 0x00));
     QFont small = option.font;
     small.setPointSizeF(small.pointSizeF() * 0.9);

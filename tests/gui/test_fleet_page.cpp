@@ -24,6 +24,9 @@
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonObject>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListView>
@@ -204,6 +207,39 @@ private Q_SLOTS:
         page()->setRefreshIntervalMs(1000);
         QCOMPARE(status(m_npu), FleetHost::Status::Chips);
         QCOMPARE(npu->host()->chips()->checkedChips(), (QList<int>{1, 3}));
+    }
+
+    /// A chip an execution holds says so on its tile and tooltip, naming that execution; it is
+    /// free again once the execution ends.
+    void testAHeldChipNamesItsHolder() {
+        FleetHostSection* npu = section(m_npu);
+        const QString ws = m_npuAgent.createWorkspace();
+        QVERIFY(!ws.isEmpty());
+        const runbox::ApiResponse started = m_npuAgent.client()->call(
+            "POST", "/v1/executions",
+            QJsonObject{{"workspace", ws},
+                        {"kind", "shell"},
+                        {"code", "while [ ! -e /workspace/go ]; do sleep 0.05; done"},
+                        {"npuDevices", QJsonArray{2}}});
+        QVERIFY2(started.status == 202 || started.status == 200, started.body.constData());
+        const QString id = started.json().value("executionId").toString();
+        QVERIFY(!id.isEmpty());
+        const QModelIndex chip2 = npu->host()->chips()->index(2, 0);
+        QTRY_VERIFY_WITH_TIMEOUT(chip2.data(NpuChipModel::HeldRole).toBool(), 30000);
+        QCOMPARE(chip2.data(NpuChipModel::HolderRole).toString(),
+                 QStringLiteral("execution %1").arg(id));
+        QVERIFY2(chip2.data(Qt::ToolTipRole).toString().contains(id),
+                 qPrintable(chip2.data(Qt::ToolTipRole).toString()));
+        QVERIFY(!npu->host()->chips()->index(1, 0).data(NpuChipModel::HeldRole).toBool());
+        QVERIFY2(npu->statusText().contains(QStringLiteral("1 in use")),
+                 qPrintable(npu->statusText()));
+        QFile go(m_npuAgent.workspaceDir(ws) + QStringLiteral("/go"));
+        QVERIFY(go.open(QIODevice::WriteOnly));
+        go.close();
+        QTRY_VERIFY_WITH_TIMEOUT(
+            !npu->host()->chips()->index(2, 0).data(NpuChipModel::HeldRole).toBool(), 30000);
+        QCOMPARE(npu->host()->chips()->index(2, 0).data(NpuChipModel::HolderRole).toString(),
+                 QString());
     }
 
     void testAHostGoingAwayLeavesNoUsableChip() {

@@ -86,6 +86,15 @@ private Q_SLOTS:
         QCOMPARE(aRunning.value("state").toString(), QStringLiteral("running"));
         const QJsonObject chips = agent.client()->call("GET", "/v1/npu/chips").json();
         QCOMPARE(chips.value("held").toArray(), QJsonArray{6});
+        // The operator sees who holds it; a tenant sees that it is held, not by whom.
+        const QJsonArray expectedHolders{QJsonObject{{"chip", 6}, {"execution", a}}};
+        QCOMPARE(chips.value("holders").toArray(), expectedHolders);
+        QByteArray wsToken;
+        QVERIFY(!agent.createWorkspace(&wsToken).isEmpty());
+        ApiClient scoped(agent.baseUrl(), wsToken);
+        const QJsonObject tenantView = scoped.call("GET", "/v1/npu/chips").json();
+        QCOMPARE(tenantView.value("held").toArray(), QJsonArray{6});
+        QVERIFY(!tenantView.contains("holders"));
 
         // Another workspace, so only the chip stands between B and a sandbox.
         const QString b =
