@@ -15,7 +15,9 @@ namespace runbox::cli {
 
 namespace {
 
-enum class Form { WorkspaceOption, Id, IdColonPath };
+enum class Form { WorkspaceOption, Id, IdColonPath, ExecutionId };
+
+QString g_pooledHost; ///< FleetTarget::pooledHost()
 
 /// The argument forms @p command takes workspace ids in; empty when it takes none.
 QList<Form> formsOf(const QString& command) {
@@ -26,6 +28,8 @@ QList<Form> formsOf(const QString& command) {
         return {Form::Id};
     if (command == QLatin1String("files") || command == QLatin1String("cp"))
         return {Form::IdColonPath};
+    if (command == QLatin1String("logs") || command == QLatin1String("cancel"))
+        return {Form::ExecutionId}; // `run` on a pooled workspace prints HOST.EXECUTION_ID
     return {};
 }
 
@@ -43,6 +47,10 @@ bool slurmHost(const QString& host, FleetAgent* out) {
 }
 
 } // namespace
+
+QString FleetTarget::pooledHost() {
+    return g_pooledHost;
+}
 
 FleetTarget::Outcome FleetTarget::apply(const QString& command, QStringList* args,
                                         const FleetChoice& fleet, Connection* connection,
@@ -86,6 +94,7 @@ FleetTarget::Outcome FleetTarget::apply(const QString& command, QStringList* arg
         const FleetAgent* agent = findAgent(host);
         if (!agent && !byUrl)
             return true;
+        g_pooledHost = host;
         if (!agent || urlTarget) { // one of them goes to --url
             if (target || (urlTarget && agent)) {
                 *error = QStringLiteral("pooled ids of two agents (%1, --url) in one command")
@@ -123,6 +132,11 @@ FleetTarget::Outcome FleetTarget::apply(const QString& command, QStringList* arg
             ok = rewrite(&arg, false); // args[0] is the subcommand
         } else if (forms.contains(Form::IdColonPath) && !arg.startsWith(QLatin1Char('-'))) {
             ok = rewrite(&arg, true);
+        } else if (forms.contains(Form::ExecutionId) && !afterDash) {
+            if (arg == QLatin1String("--offset"))
+                ++i; // its value is a number, never an id
+            else if (!arg.startsWith(QLatin1Char('-')))
+                ok = rewrite(&arg, false);
         }
         if (!ok)
             return Outcome::Failed;

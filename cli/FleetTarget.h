@@ -16,13 +16,14 @@ struct FleetChoice {
 };
 
 /// Pooled workspace ids `HOST.ID` on the command line of `exec`/`run`/`ps` (`--workspace`),
-/// `workspace rm`, `files` and `cp` (`HOST.ID:PATH`): when HOST is an agent of the fleet file,
-/// the argument is rewritten to the agent's own id and @p connection is pointed at that agent
-/// (its URL and the token its tokenFile holds or, for a `"pool"` entry, the token derived from the
-/// pool's secret and the host's nonce: PoolHostToken). With `--pool NAME` (Connection::poolName),
-/// a pooled id whose host the fleet does not list is rewritten too and goes to the connection's
-/// URL (the outcome is then None: the caller derives the token). Every pooled id of one command
-/// must name the same agent.
+/// `workspace rm`, `files` and `cp` (`HOST.ID:PATH`), and pooled execution ids
+/// `HOST.EXECUTION_ID` of `logs` and `cancel` (what `run` prints for a pooled workspace): when HOST
+/// is an agent of the fleet file, the argument is rewritten to the agent's own id and @p connection
+/// is pointed at that agent (its URL and the token its tokenFile holds or, for a `"pool"` entry,
+/// the token derived from the pool's secret and the host's nonce: PoolHostToken). With `--pool
+/// NAME` (Connection::poolName), a pooled id whose host the fleet does not list is rewritten too
+/// and goes to the connection's URL (the outcome is then None: the caller derives the token). Every
+/// pooled id of one command must name the same agent.
 class FleetTarget final {
 public:
     enum class Outcome {
@@ -37,6 +38,10 @@ public:
     /// fleet file is the one place pins live, docs/contracts.md "Fleet file"): for a command
     /// given `--url https://…` without `--fingerprint`. Empty when there is no fleet file, no
     /// such agent or no pin; a fleet file that does not load sets @p warning.
+    /// The HOST of the pooled ids apply() rewrote in this run, "" when none: `run` prints the
+    /// new execution's id as `HOST.EXECUTION_ID` with it, so `logs` and `cancel` find its agent
+    /// again from any machine holding the pool's credential.
+    static QString pooledHost();
     static QByteArray pinFor(const FleetChoice& fleet, const QUrl& url, QString* warning);
 };
 

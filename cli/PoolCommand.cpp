@@ -56,27 +56,34 @@ struct FleetClients {
     QList<PoolHostStatus> unusable; ///< agents whose token could not be read
 };
 
-/// The fleet file's agents and, for a Slurm pool @p pool, its running hosts (SlurmPoolSide;
-/// the fleet file may then be missing unless --fleet named it).
+/// The fleet file's agents and, for each Slurm pool of @p slurmPools, its running hosts
+/// (SlurmPoolSide; the fleet file may then be missing unless --fleet named it). A Slurm pool
+/// whose hosts cannot be discovered fails the call when @p slurmRequired, else is reported on
+/// stderr and left out (`pool ls` without a name).
 bool loadFleet(const char* command, const FleetChoice& fleet, FleetClients* out,
-               const QString& pool = {}) {
+               const QStringList& slurmPools = {}, bool slurmRequired = true) {
     FleetFile file;
-    const SlurmPoolSide slurm(pool);
+    QList<SlurmPoolSide> slurm;
+    for (const QString& pool : slurmPools)
+        if (SlurmPoolSide side(pool); side.isSlurm())
+            slurm << side;
     QList<FleetAgent> agents;
-    if (!slurm.isSlurm() || fleet.explicitPath || QFileInfo::exists(fleet.path)) {
+    if (slurm.isEmpty() || fleet.explicitPath || QFileInfo::exists(fleet.path)) {
         if (const QString e = file.load(fleet.path); !e.isEmpty()) {
             QTextStream(stderr) << "runbox " << command << ": " << e << Qt::endl;
             return false;
         }
         agents = file.agents();
     }
-    if (slurm.isSlurm()) {
+    for (const SlurmPoolSide& side : slurm) {
         QList<FleetAgent> discovered;
         QStringList notReady;
-        QString e = slurm.error();
-        if (!e.isEmpty() || !slurm.hosts(&discovered, &notReady, &e)) {
+        QString e = side.error();
+        if (!e.isEmpty() || !side.hosts(&discovered, &notReady, &e)) {
             QTextStream(stderr) << "runbox " << command << ": " << e << Qt::endl;
-            return false;
+            if (slurmRequired)
+                return false;
+            continue;
         }
         for (const FleetAgent& agent : discovered)
             if (!file.find(agent.name))
@@ -110,14 +117,21 @@ int list(const QStringList& args, const FleetChoice& fleet) {
     if (parsed.positional.size() > 1 || parsed.dashDash)
         return usageError("pool ls", QStringLiteral("takes at most one pool name"), kUsage);
     const QString name = parsed.positional.value(0);
+    // Without a name: every pool, the Slurm ones defined in the config dir included.
+    const QStringList slurmPools =
+        name.isEmpty() ? SlurmPoolSide::definedPools() : QStringList{name};
     FleetClients fc;
-    if (!loadFleet("pool ls", fleet, &fc, name))
+    if (!loadFleet("pool ls", fleet, &fc, slurmPools, !name.isEmpty()))
         return kExitUsage;
     QJsonArray jobs;
-    const SlurmPoolSide slurm(name);
-    QString jobsError;
-    if (slurm.isSlurm() && !slurm.jobs(&jobs, &jobsError))
-        QTextStream(stderr) << "runbox pool ls: " << jobsError << Qt::endl;
+    bool anySlurm = false;
+    for (const QString& pool : slurmPools) {
+        const SlurmPoolSide slurm(pool);
+        anySlurm = anySlurm || slurm.isSlurm();
+        QString jobsError;
+        if (slurm.isSlurm() && slurm.error().isEmpty() && !slurm.jobs(&jobs, &jobsError))
+            QTextStream(stderr) << "runbox pool ls: " << jobsError << Qt::endl;
+    }
     // A named pool's survey refreshes its cache (docs/contracts.md "Pool cache").
     PoolCache cache(name, PoolCache::defaultPath(name));
     cache.load();
@@ -144,19 +158,19 @@ int list(const QStringList& args, const FleetChoice& fleet) {
              s.labels.join(QLatin1Char(','))});
     }
     QJsonObject listing{{"hosts", hosts}};
-    if (slurm.isSlurm())
-        listing.insert(QStringLiteral("jobs"), jobs); // [{"jobId","state","nodes"}]
+    if (anySlurm)
+        listing.insert(QStringLiteral("jobs"), jobs); // [{"pool","jobId","state","nodes"}]
     if (parsed.has(QStringLiteral("--json"))) {
         QTextStream(stdout) << QJsonDocument(listing).toJson(QJsonDocument::Indented);
     } else {
         QTextStream(stdout) << formatTable(rows);
-        QList<QStringList> jobRows{{"JOB", "STATE", "NODES"}};
+        QList<QStringList> jobRows{{"POOL", "JOB", "STATE", "NODES"}};
         for (const QJsonValue& j : jobs)
-            jobRows.append({j[QLatin1String("jobId")].toString(),
-                            j[QLatin1String("state")].toString(),
-                            j[QLatin1String("nodes")].toString()});
-        if (slurm.isSlurm())
-            QTextStream(stdout) << "Slurm jobs of pool " << name << ":\n" << formatTable(jobRows);
+            jobRows.append(
+                {j[QLatin1String("pool")].toString(), j[QLatin1String("jobId")].toString(),
+                 j[QLatin1String("state")].toString(), j[QLatin1String("nodes")].toString()});
+        if (anySlurm)
+            QTextStream(stdout) << "Slurm jobs:\n" << formatTable(jobRows);
     }
     return anyReachable || states.isEmpty() ? kExitOk : kExitConnection;
 }
@@ -202,7 +216,7 @@ int add(const QStringList& args, const FleetChoice& fleet) {
                                 << Qt::endl;
     }
     FleetClients fc;
-    if (!loadFleet("pool add", fleet, &fc, request.pool))
+    if (!loadFleet("pool add", fleet, &fc, {request.pool}))
         return kExitUsage;
     catchInterrupts();
     request.cancelled = [] { return g_interrupted != 0; };
@@ -237,7 +251,7 @@ int remove(const QStringList& args, const FleetChoice& fleet) {
     if (parsed.positional.size() != 1 || parsed.dashDash)
         return usageError("pool rm", QStringLiteral("give the pool's NAME"), kUsage);
     FleetClients fc;
-    if (!loadFleet("pool rm", fleet, &fc, parsed.positional[0]))
+    if (!loadFleet("pool rm", fleet, &fc, {parsed.positional[0]}))
         return kExitUsage;
     QStringList errors;
     PoolCache cache(parsed.positional[0], PoolCache::defaultPath(parsed.positional[0]));

@@ -3,8 +3,10 @@
 #include "cli/CliOptions.h"
 #include "cli/EnvironmentCommand.h"
 #include "cli/ExecOptions.h"
+#include "cli/FleetTarget.h"
 #include "cli/LogsCommand.h"
 #include "shared/ApiClient.h"
+#include "shared/PoolClient.h"
 
 #include <QJsonDocument>
 #include <QTextStream>
@@ -50,12 +52,16 @@ int runManaged(ApiClient& client, const QStringList& args) {
     const ApiResponse r = client.call("POST", "/v1/executions", body);
     if (r.status != 202)
         return reportFailure("run", r);
-    const QJsonObject record = r.json();
+    QJsonObject record = r.json();
     const QString id = record.value(QLatin1String("executionId")).toString();
+    if (const QString host = FleetTarget::pooledHost(); !host.isEmpty())
+        record.insert(QStringLiteral("pooledExecutionId"), PoolClient::pooledId(host, id));
     if (!follow) {
         QTextStream out(stdout);
         if (options.json)
             out << QJsonDocument(record).toJson(QJsonDocument::Compact) << '\n';
+        else if (const QString host = FleetTarget::pooledHost(); !host.isEmpty())
+            out << PoolClient::pooledId(host, id) << '\n'; // logs/cancel take it as it is
         else
             out << id << '\n';
         return 0;

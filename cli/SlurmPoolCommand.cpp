@@ -10,6 +10,7 @@
 #include "shared/SlurmPoolDefinition.h"
 #include "shared/SlurmPoolGrowth.h"
 
+#include <QDir>
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -96,6 +97,19 @@ SlurmPoolSide::SlurmPoolSide(const QString& pool) : m_pool(pool) {
     m_error = def.load(path, pool);
 }
 
+QStringList SlurmPoolSide::definedPools() {
+    static const QLatin1String kSuffix(".slurm.json");
+    const QFileInfo any(SlurmPoolDefinition::defaultPath(QStringLiteral("x")));
+    QStringList pools;
+    for (const QString& file :
+         any.dir().entryList({QStringLiteral("*.slurm.json")}, QDir::Files, QDir::Name)) {
+        const QString pool = file.chopped(kSuffix.size());
+        if (FleetFile::validName(pool))
+            pools << pool;
+    }
+    return pools;
+}
+
 bool SlurmPoolSide::hosts(QList<FleetAgent>* out, QStringList* notReady, QString* error) const {
     return slurmOf(m_pool).discover(out, notReady, error);
 }
@@ -142,7 +156,8 @@ bool SlurmPoolSide::jobs(QJsonArray* out, QString* error) const {
     if (!slurmOf(m_pool).jobs(&list, error))
         return false;
     for (const SlurmJob& j : list)
-        out->append(QJsonObject{{"jobId", j.jobId}, {"state", j.state}, {"nodes", j.nodes}});
+        out->append(QJsonObject{
+            {"pool", m_pool}, {"jobId", j.jobId}, {"state", j.state}, {"nodes", j.nodes}});
     return true;
 }
 

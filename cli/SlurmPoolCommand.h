@@ -23,6 +23,10 @@ public:
     /// Reads @p pool's definition; isSlurm() is false when there is none. A definition that
     /// does not load sets error().
     explicit SlurmPoolSide(const QString& pool);
+    /// The pools with a Slurm definition in the user's config dir (`NAME.slurm.json` beside
+    /// the secrets, SlurmPoolDefinition::defaultPath), sorted: what `pool ls` without a name
+    /// lists besides the fleet file.
+    static QStringList definedPools();
     bool isSlurm() const { return m_isSlurm; }
     QString error() const { return m_error; }
 
@@ -32,7 +36,7 @@ public:
     /// Boots hosts (one at a time, up to maxHosts) until their free slots hold @p count
     /// (SlurmPoolGrowth); new job ids in @p booted. False with @p error set.
     bool growFor(int count, QStringList* booted, QString* error) const;
-    /// The pool's jobs as `[{"jobId","state","nodes"}]`, or false with @p error set.
+    /// The pool's jobs as `[{"pool","jobId","state","nodes"}]`, or false with @p error set.
     bool jobs(QJsonArray* out, QString* error) const;
     /// Cancels every job of the pool; @p cancelled gets their ids. False with @p error set.
     bool cancelAll(QStringList* cancelled, QString* error) const;

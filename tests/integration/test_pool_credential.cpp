@@ -221,6 +221,19 @@ private Q_SLOTS:
         // A managed execution, followed to its end.
         r = cli({"run", "--follow", "--workspace", pooled, "--", "sh", "-c", "exit 7"});
         QVERIFY2(r.exitCode == 7, r.err.constData());
+        // One started on a pooled workspace is named HOST.EXECUTION_ID, which logs and cancel
+        // take from any process with the fleet file (its agent found again by the host part).
+        r = cli({"run", "--workspace", pooled, "--", "sh", "-c", "echo before; sleep 60"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QString execution = QString::fromUtf8(r.out.trimmed());
+        QVERIFY2(execution.startsWith("h2."), r.out.constData());
+        QTRY_VERIFY_WITH_TIMEOUT(cli({"logs", execution}).out == "before\n", 30000);
+        r = cli({"cancel", execution});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        r = cli({"ps", "-l", "--workspace", pooled, "--json"});
+        QVERIFY2(r.out.contains("\"cancelled\""), r.out.constData());
+        r = cli({"logs", "h1." + execution.mid(3)}); // the same id on another host: not there
+        QVERIFY(r.exitCode != 0);
 
         // Just the host's URL and the pool's name, no fleet file: an exec, and a managed
         // execution's log by its id (which names no host).

@@ -187,6 +187,16 @@ private Q_SLOTS:
         for (const QJsonValue& h : listing.value("hosts").toArray())
             full += h["pool"].toString() == kPool && h["free"].toInt() == 0 ? 1 : 0;
         QCOMPARE(full, 3);
+        // pool ls without a name lists the Slurm pools of the config dir too (no fleet file).
+        r = cli({"pool", "ls", "--json"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QJsonObject all = QJsonDocument::fromJson(r.out).object();
+        QCOMPARE(all.value("jobs").toArray().size(), 3);
+        QCOMPARE(all.value("jobs").toArray().first()["pool"].toString(), kPool);
+        int ofPool = 0;
+        for (const QJsonValue& h : all.value("hosts").toArray())
+            ofPool += h["pool"].toString() == kPool ? 1 : 0;
+        QCOMPARE(ofPool, 3);
         // A fourth host is refused by --max-hosts: nothing placed, nothing booted.
         r = cli({"pool", "add", kPool, "1", root ? "--light" : "--strong"});
         QCOMPARE(r.exitCode, 1);
