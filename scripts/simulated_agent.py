@@ -98,7 +98,11 @@ CHIPS = {
               chip(8, name="310P3", supported=False, usable=False, used=1200, total=24576,
                    reason="310P3 is not supported: only the Ascend 910 series can be selected",
                    npu=8)],
-    "held": [0],  # reserved now by a run (GET /v1/npu/chips' `held`)
+    # Reserved now by execution 0 (running on chips 0 and 1): `held`, and `holders` for the
+    # agent token (GET /v1/npu/chips, docs/npu.md).
+    "held": [0, 1],
+    "holders": [{"chip": 0, "execution": f"ex_{hashlib.md5(b'0').hexdigest()[:20]}"},
+                {"chip": 1, "execution": f"ex_{hashlib.md5(b'0').hexdigest()[:20]}"}],
 }
 
 KINDS = ["python", "shell", "python", "r", "shell", "python"]
