@@ -13,6 +13,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -113,6 +114,19 @@ private Q_SLOTS:
                                     "exit 0\n"},
                                    &error),
                  qPrintable(error));
+        // A package with C code, compiled during the build by the host's compiler (r-base-dev).
+        if (compilerPresent())
+            QVERIFY2(addRSourcePackage(m_repository.path(),
+                                       {"rpkc",
+                                        "1.0",
+                                        "answer_c <- function() .Call(\"rpkc_answer\", PACKAGE = "
+                                        "\"rpkc\")",
+                                        {},
+                                        {},
+                                        "#include <Rinternals.h>\n"
+                                        "SEXP rpkc_answer(void) { return ScalarInteger(4242); }\n"},
+                                       &error),
+                     qPrintable(error));
         m_options.extraEnv.insert("RUNBOX_ENV_CRAN_REPOSITORY", m_repository.path());
         m_options.extraEnv.insert("RUNBOX_STRONG_UID_FIRST", "1879900000");
         QVERIFY2(m_agent.start(m_options), qPrintable(m_agent.errorString()));
@@ -317,6 +331,42 @@ private Q_SLOTS:
                                 {"code", "cat(requireNamespace('rpkb', quietly = TRUE))"},
                                 {"environmentId", m_envId}});
         QCOMPARE(gone.stdoutBytes, QByteArray("FALSE"));
+    }
+
+    /// A package with compiled code builds in the sandbox with the host's compiler and R's
+    /// headers (r-base-dev, bound read-only with /usr) and runs from the environment.
+    void testACompiledPackageBuildsAndRuns() {
+        if (!compilerPresent())
+            QSKIP("no C compiler or R headers on the host (install r-base-dev)");
+        const ApiResponse created = client().call(
+            "POST", "/v1/environments", QJsonObject{{"name", "r compiled"}, {"language", "r"}});
+        QCOMPARE(created.status, 201);
+        const QString envId = created.json().value("id").toString();
+        QCOMPARE(waitForBuild(created.json().value("executionId").toString()),
+                 QStringLiteral("completed"));
+        const ApiResponse installed =
+            client().call("POST", "/v1/environments/" + envId.toUtf8() + "/install",
+                          QJsonObject{{"packages", QJsonArray{"rpkc"}}, {"manager", "cran"}});
+        QCOMPARE(installed.status, 202);
+        const QJsonObject build =
+            waitForBuildRecord(client(), installed.json().value("executionId").toString());
+        QVERIFY2(build.value("state").toString() == QLatin1String("completed"),
+                 qPrintable(QJsonDocument(build).toJson()));
+        const QString ws = m_agent.createWorkspace();
+        const ExecOutcome answer = m_agent.exec(
+            ws, {{"kind", "r"}, {"code", "cat(rpkc::answer_c())"}, {"environmentId", envId}});
+        QVERIFY2(answer.status() == QLatin1String("completed"), qPrintable(answer.describe()));
+        QCOMPARE(answer.stdoutBytes, QByteArray("4242"));
+        // The shared object is in the read-only revision, not anywhere on the host's R.
+        const ExecOutcome so =
+            m_agent.shell(ws, "ls /opt/science-env/library/rpkc/libs/", {{"environmentId", envId}});
+        QCOMPARE(so.stdoutText().trimmed(), QStringLiteral("rpkc.so"));
+    }
+
+private:
+    static bool compilerPresent() {
+        return QFileInfo(QStringLiteral("/usr/share/R/include/Rinternals.h")).exists() &&
+               QFileInfo(QStringLiteral("/usr/bin/gcc")).isExecutable();
     }
 };
 

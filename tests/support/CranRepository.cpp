@@ -49,10 +49,15 @@ bool addRSourcePackage(const QString& repoDir, const RSourcePackage& package, QS
                               .arg(package.name, package.version);
     if (!package.imports.isEmpty())
         description += QStringLiteral("Imports: %1\n").arg(package.imports);
+    QString nameSpace = QStringLiteral("exportPattern(\"^[a-z]\")\n");
+    if (!package.cSource.isEmpty())
+        nameSpace += QStringLiteral("useDynLib(%1)\n").arg(package.name);
     bool ok = writeFile(source + QStringLiteral("/DESCRIPTION"), description) &&
-              writeFile(source + QStringLiteral("/NAMESPACE"),
-                        QStringLiteral("exportPattern(\"^[a-z]\")\n")) &&
+              writeFile(source + QStringLiteral("/NAMESPACE"), nameSpace) &&
               writeFile(source + QStringLiteral("/R/code.R"), package.code + '\n');
+    if (ok && !package.cSource.isEmpty())
+        ok = QDir().mkpath(source + QStringLiteral("/src")) &&
+             writeFile(source + QStringLiteral("/src/%1.c").arg(package.name), package.cSource);
     if (ok && !package.configure.isEmpty())
         ok = writeFile(source + QStringLiteral("/configure"), package.configure, true);
     if (!ok) {

@@ -11,6 +11,9 @@ struct RSourcePackage {
     QString code;      ///< R/code.R (its functions are exported)
     QString imports;   ///< the DESCRIPTION's Imports (empty = none)
     QString configure; ///< a `configure` shell script R CMD INSTALL runs (empty = none)
+    /// src/NAME.c, compiled by R CMD INSTALL (needs a C compiler and R's headers: r-base-dev);
+    /// the NAMESPACE then loads it (`useDynLib(NAME)`, for `.Call(..., PACKAGE = NAME)`).
+    QString cSource = {};
 };
 
 /// Builds @p package with `R CMD build` (the host's R) into the local CRAN-like repository
