@@ -179,32 +179,45 @@ void BoundedBackend::onFinished(ExecutionResult result) {
         result.usage.peakMemoryBytes = m_peak.peakBytes;
         result.usage.peakProcesses = m_peak.peakProcesses;
     }
-    qint64 used = 0;
+    // Measured only for a run that ended by itself under a quota (a tree walk each, off the
+    // event loop).
+    QList<WorkspaceQuotaWatcher*> checks;
+    if (ranOut() && m_watch.limits.maxWorkspaceBytes > 0) {
+        checks = m_extraQuotas;
+        if (m_quota)
+            checks.append(m_quota);
+    }
+    finishAfterQuotaChecks(std::move(result), std::move(checks));
+}
+
+void BoundedBackend::finishAfterQuotaChecks(ExecutionResult result,
+                                            QList<WorkspaceQuotaWatcher*> left) {
     const qint64 quota = m_watch.limits.maxWorkspaceBytes;
-    // Measured only for a run that ended by itself under a quota (a tree walk each).
-    const auto extraOver = [this, &used] {
-        return std::any_of(m_extraQuotas.cbegin(), m_extraQuotas.cend(),
-                           [&used](WorkspaceQuotaWatcher* q) { return q->overLimit(&used); });
-    };
-    if (ranOut() && quota > 0 && extraOver()) {
-        result.status = QStringLiteral("quota_exceeded");
-        result.reason = QStringLiteral("the environment prefix ended at %1 bytes, above "
-                                       "maxWorkspaceBytes %2")
-                            .arg(used)
-                            .arg(quota);
-    } else if (ranOut() && quota > 0 && m_quota && m_quota->overLimit(&used)) {
+    if (left.isEmpty()) {
+        if (quota > 0 && result.exitCode == 128 + SIGXFSZ &&
+            (result.status == QLatin1String("completed") ||
+             result.status == QLatin1String("failed"))) {
+            result.status = QStringLiteral("quota_exceeded");
+            result.reason = QStringLiteral("a file reached maxWorkspaceBytes %1 (RLIMIT_FSIZE: the "
+                                           "write was refused with SIGXFSZ)")
+                                .arg(quota);
+        }
+        Q_EMIT finished(result);
+        return;
+    }
+    WorkspaceQuotaWatcher* watcher = left.takeFirst();
+    const bool prefix = watcher != m_quota;
+    watcher->overLimitLater([this, result, left, prefix, quota](bool over, qint64 used) mutable {
+        if (!over)
+            return finishAfterQuotaChecks(std::move(result), std::move(left));
         result.status = QStringLiteral("quota_exceeded");
         result.reason =
-            QStringLiteral("the workspace ended at %1 bytes, above maxWorkspaceBytes %2")
+            QStringLiteral("the %1 ended at %2 bytes, above maxWorkspaceBytes %3")
+                .arg(prefix ? QStringLiteral("environment prefix") : QStringLiteral("workspace"))
                 .arg(used)
                 .arg(quota);
-    } else if (ranOut() && quota > 0 && result.exitCode == 128 + SIGXFSZ) {
-        result.status = QStringLiteral("quota_exceeded");
-        result.reason = QStringLiteral("a file reached maxWorkspaceBytes %1 (RLIMIT_FSIZE: the "
-                                       "write was refused with SIGXFSZ)")
-                            .arg(quota);
-    }
-    Q_EMIT finished(result);
+        Q_EMIT finished(result);
+    });
 }
 
 } // namespace runbox::execution

@@ -59,6 +59,9 @@ private:
     void sampleCgroup();
     QString cgroupOomReason() const;
     void onFinished(ExecutionResult result);
+    /// The quota checks of a run that ended by itself, one after the other off the event loop
+    /// (@p left: the environment prefixes', then the workspace's), then finished().
+    void finishAfterQuotaChecks(ExecutionResult result, QList<WorkspaceQuotaWatcher*> left);
 
     ExecutionBackend* m_inner;
     bounds::BoundsHost* m_host;

@@ -4,6 +4,7 @@
 #include <QObject>
 #include <QTimer>
 
+#include <functional>
 #include <memory>
 
 namespace runbox::workspace {
@@ -18,8 +19,10 @@ namespace runbox::execution {
 /// with a budget, every max(50 ms, 4 × the last pass) so the cost stays bounded on big trees,
 /// and also as soon as the tree is written (WorkspaceWriteWatch), at most every
 /// max(1 ms, 3 × the last pass): a writer then gets only as far as it writes in one pass plus
-/// one event-loop turn (docs/bounds.md "Disk"). Emits exceeded() once when the size passes the
-/// limit, then stops.
+/// two event-loop turns (docs/bounds.md "Disk"). The live passes run on a pool of two threads,
+/// one at a time per watcher, never on the event loop (a tenant's deep tree makes them long);
+/// overLimit() and full() measure on the caller's thread. Emits exceeded() once when the size
+/// passes the limit, then stops.
 class WorkspaceQuotaWatcher final : public QObject {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(WorkspaceQuotaWatcher)
@@ -42,12 +45,16 @@ public:
     /// True when the workspace has no byte left: at or over the limit. A new execution is refused
     /// then (BoundedTier), since RLIMIT_FSIZE lets a file reach the limit exactly.
     bool full(qint64* used = nullptr);
+    /// One measurement on the live passes' pool (overLimit(), off the event loop): @p done gets
+    /// (over, used bytes) later on this object's thread, unless this object is gone by then.
+    void overLimitLater(std::function<void(bool over, qint64 used)> done);
 
 Q_SIGNALS:
     void exceeded(qint64 usedBytes, qint64 limitBytes);
 
 private:
     void tick();
+    void passDone(bool over, qint64 used, qint64 passUs);
     void onWritten();
     bool measure(bool atLimitCounts, qint64* used);
 
@@ -59,6 +66,8 @@ private:
     qint64 m_lastPassUs = 0;
     int m_intervalMs;
     bool m_done = false;
+    bool m_passRunning = false; ///< a live pass is on the pool now
+    bool m_passWanted = false;  ///< a tick came while it ran: another pass right after
 };
 
 } // namespace runbox::execution

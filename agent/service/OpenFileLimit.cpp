@@ -9,8 +9,9 @@ std::optional<QString> raiseOpenFileLimit(qint64 maxConnections) {
     // Database, logs, pipes, sandboxes in flight; plus deep tree walks at once (up to
     // WorkspaceTreeWalker::kMaxOpenDirectories, 256, each: the file pool's four threads, the
     // two usage walks, the two quota walks of mkdirs and uploads, the two removals of deleted
-    // workspaces, the event loop's quota watcher and snapshots).
-    constexpr rlim_t kOwnDescriptors = 512 + 12 * 256;
+    // workspaces, the live quota watchers' two passes, the event loop's quota checks at submit
+    // and snapshots).
+    constexpr rlim_t kOwnDescriptors = 512 + 13 * 256;
     const rlim_t wanted = rlim_t(maxConnections) + kOwnDescriptors;
     rlimit limit{};
     if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= wanted)

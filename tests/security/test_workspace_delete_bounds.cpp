@@ -3,8 +3,9 @@
 // one sync exec from inside the sandbox:
 // - while a 50,000-level workspace is deleted, `GET /v1/health` answers within 1 s, and the
 //   workspace is gone at once (its token 401, its files and exec routes 404 to the agent token
-//   while the tree is removed); the DELETE answers 200 once nothing of it is left on disk. (The removal ran on the event loop:
-//   a 50,000-level delete froze the agent 6–8 s, 120,000 levels under I/O load 118 s.)
+//   while the tree is removed); the DELETE answers 200 once nothing of it is left on disk. (The
+//   removal ran on the event loop: a 50,000-level delete froze the agent 6–8 s, 120,000 levels
+//   under I/O load 118 s.)
 // - an agent killed mid-removal leaves no workspace that looks alive: after the restart it is
 //   404 and absent from the list, and what was left of its tree is removed.
 #include "shared/ApiClient.h"
@@ -16,6 +17,7 @@
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QJsonObject>
 #include <QTest>
 
 #include <unistd.h>
@@ -112,6 +114,56 @@ private Q_SLOTS:
         QVERIFY2(trash().isEmpty(), qPrintable(trash().join(' ')));
         QCOMPARE(m_agent.client()->call("GET", "/v1/workspaces/" + id.toUtf8() + "/usage").status,
                  404);
+    }
+
+    /// The live quota watcher of an execution in a 50,000-level workspace measures it again
+    /// and again; its passes run off the event loop, so the agent keeps answering in a fraction
+    /// of one pass (they ran on the loop: every health call behind a pass waited it out).
+    void testTheAgentAnswersWhileADeepWorkspaceIsWatched() {
+        const QString id = workspaceWithDeepChain(m_agent, 50000);
+        QVERIFY(!id.isEmpty());
+        QElapsedTimer usage;
+        usage.start(); // the same walk as one watcher pass
+        QCOMPARE(m_agent.client()->call("GET", "/v1/workspaces/" + id.toUtf8() + "/usage").status,
+                 200);
+        const qint64 passMs = usage.elapsed();
+        const ApiResponse started = m_agent.client()->call(
+            "POST", "/v1/executions",
+            QJsonObject{{"workspace", id},
+                        {"kind", "shell"},
+                        {"code", "sleep 6"},
+                        {"maxWorkspaceBytes", qint64(1) << 30}}); // a quota: the watcher runs
+        QVERIFY2(started.status == 202, started.body.constData());
+        const QString execution = started.json().value("executionId").toString();
+        QElapsedTimer timer;
+        timer.start();
+        qint64 worstHealthMs = 0;
+        int healthAnswers = 0;
+        QString state;
+        while (timer.elapsed() < 60000) {
+            QElapsedTimer health;
+            health.start();
+            QCOMPARE(m_agent.client()->call("GET", "/v1/health", {}, 60000).status, 200);
+            worstHealthMs = std::max(worstHealthMs, health.elapsed());
+            ++healthAnswers;
+            state = m_agent.client()
+                        ->call("GET", "/v1/executions/" + execution.toUtf8())
+                        .json()
+                        .value("state")
+                        .toString();
+            if (state != QLatin1String("running") && state != QLatin1String("queued"))
+                break;
+            QTest::qWait(30);
+        }
+        qInfo("one pass over 50,000 levels: %lld ms; while the watcher ran, health answered %d "
+              "times, the slowest in %lld ms",
+              passMs, healthAnswers, worstHealthMs);
+        QCOMPARE(state, QStringLiteral("completed")); // under its quota: never stopped
+        QVERIFY2(worstHealthMs < std::max<qint64>(300, passMs * 3 / 4),
+                 qPrintable(QStringLiteral("%1 ms, a pass %2 ms").arg(worstHealthMs).arg(passMs)));
+        const ApiResponse removed =
+            m_agent.client()->call("DELETE", "/v1/workspaces/" + id.toUtf8(), {}, 120000);
+        QVERIFY2(removed.status == 200, removed.body.constData());
     }
 
     void testAnAgentKilledMidDeleteLeavesNoLiveWorkspace() {
