@@ -248,6 +248,7 @@ PoolCreateResult PoolClient::create(const PoolCreateRequest& request) const {
                 const int batch = light ? std::min(left, kMaxLightPerRequest) : 1;
                 QJsonObject body = light ? request.lightOptions : QJsonObject();
                 body.insert(QStringLiteral("isolation"), request.isolation);
+                body.insert(QStringLiteral("pool"), request.pool); // the host refuses another
                 if (light)
                     body.insert(QStringLiteral("count"), batch);
                 calls.append(
@@ -272,7 +273,10 @@ PoolCreateResult PoolClient::create(const PoolCreateRequest& request) const {
         for (const ParallelCall& c : calls) {
             const QString host = m_hosts[c.tag].name;
             const ApiResponse& r = c.response;
-            if (r.status == 0 || r.status >= 500) { // gone or failing: skipped from now on
+            // Gone, failing, or no host of this pool after all (a cache entry said otherwise):
+            // skipped from now on.
+            if (r.status == 0 || r.status >= 500 ||
+                (r.status == 409 && r.errorCode() == QLatin1String("pool_mismatch"))) {
                 dead.insert(host);
                 result.skipped[host] = r.status == 0
                                            ? QStringLiteral("unreachable: ") + r.networkError

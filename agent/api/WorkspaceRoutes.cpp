@@ -100,6 +100,22 @@ void WorkspaceRoutes::registerRoutes(Router& router, AgentContext* ctx,
             QJsonObject body;
             if (auto err = parseJsonObject(ex->request().body, &body))
                 return ex->replyError(*err);
+            // A pool client names the pool it places in: the host is the authority on whether
+            // it carries it (docs/contracts.md "Pool hosts"), whatever the client's cache says.
+            if (const QJsonValue pool = body.take(QLatin1String("pool")); !pool.isUndefined()) {
+                const QString carried = ctx->pool ? ctx->pool->name() : QString();
+                if (!pool.isString() || pool.toString().isEmpty())
+                    return ex->replyError(400, QStringLiteral("invalid_request"),
+                                          QStringLiteral("pool must be a pool's name"));
+                if (pool.toString() != carried)
+                    return ex->replyError(
+                        409, QStringLiteral("pool_mismatch"),
+                        carried.isEmpty()
+                            ? QStringLiteral("this agent is no pool host (asked for pool %1)")
+                                  .arg(pool.toString())
+                            : QStringLiteral("this agent is a host of pool %1, not of %2")
+                                  .arg(carried, pool.toString()));
+            }
             const QString isolation =
                 body.value(QLatin1String("isolation")).toString(QStringLiteral("strong"));
             if (isolation == QLatin1String("light"))

@@ -308,6 +308,61 @@ private Q_SLOTS:
         removeAll();
     }
 
+    /// A forged entry for an agent of the fleet that is no host of the pool (its own token's
+    /// fingerprint, as any other pool's cache shows it) gets nothing placed there: the create
+    /// names the pool and that agent refuses it (409 pool_mismatch); the rest goes to the pool.
+    void testAForgedEntryForAnAgentOutsideThePoolPlacesNothingThere() {
+        AgentProcess outsider;
+        AgentOptions options; // no --pool
+        options.extraEnv = {{"RUNBOX_STRONG_UID_FIRST", "1897900000"},
+                            {"RUNBOX_STRONG_UID_COUNT", "64"},
+                            {"RUNBOX_LIGHT_UID_FIRST", "1897950000"},
+                            {"RUNBOX_LIGHT_UID_COUNT", "64"}};
+        options.runAsRoot = m_light;
+        QVERIFY2(outsider.start(options), qPrintable(outsider.errorString()));
+        QFile fleet(m_fleetPath);
+        QVERIFY(fleet.open(QIODevice::ReadOnly));
+        QJsonObject root = QJsonDocument::fromJson(fleet.readAll()).object();
+        fleet.close();
+        QJsonArray agents = root.value("agents").toArray();
+        agents.append(QJsonObject{{"name", "outsider"},
+                                  {"url", outsider.baseUrl().toString()},
+                                  {"tokenFile", outsider.stateDir() + "/agent.token"}});
+        root.insert("agents", agents);
+        const QString withOutsider = m_dir.filePath("fleet-outsider.json");
+        QFile out(withOutsider);
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(QJsonDocument(root).toJson());
+        out.close();
+        QVERIFY(out.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner));
+        QJsonArray hosts;
+        for (int i = 0; i < kHosts; ++i)
+            hosts.append(entryFor(i, m_agents[i]->baseUrl().toString(), 0)); // the pool: full
+        hosts.append(
+            QJsonObject{{"name", "outsider"},
+                        {"url", outsider.baseUrl().toString()},
+                        {"fingerprint", ""},
+                        {"tokenFingerprint", PoolCache::tokenFingerprint(outsider.token())},
+                        {"free", 50},
+                        {"capacity", 50},
+                        {"seenAt", QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs)}});
+        writeCache(hosts);
+        const CliResult r =
+            runCli({"--fleet", withOutsider, "pool", "add", kPool, "3", "--json", tier()}, 120000);
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QCOMPARE(outsider.workspaceCount(), 0);
+        const QJsonObject added = QJsonDocument::fromJson(r.out).object();
+        QCOMPARE(added.value("workspaces").toArray().size(), 3);
+        QVERIFY2(added.value("skipped")
+                     .toObject()
+                     .value("outsider")
+                     .toString()
+                     .contains("pool_mismatch"),
+                 r.out.constData());
+        QVERIFY(!readCache().contains("outsider")); // pruned
+        removeAll();
+    }
+
     void testAWrongFreeCountNeverOvershoots() {
         // h1 is full, the cache says it is empty: one create answered "rejected", then the
         // hosts' own health places the rest on h2.

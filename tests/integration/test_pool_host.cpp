@@ -54,6 +54,17 @@ private Q_SLOTS:
         QVERIFY(!host.createWorkspace().isEmpty());
         QCOMPARE(poolOf(host).value("workspaces").toInt(), 1);
         QCOMPARE(poolOf(host).value("free").toInt(), 2);
+
+        // A pool client names the pool it places in, and the host is the authority on it (a
+        // client's cache may say otherwise): its own pool is served, any other refused.
+        QCOMPARE(create(host, {{"pool", "alpha"}}).status, 201);
+        for (AgentProcess* agent : {&host, &plain}) {
+            const ApiResponse other = create(*agent, {{"pool", "beta"}});
+            QCOMPARE(other.status, 409);
+            QCOMPARE(other.errorCode(), QStringLiteral("pool_mismatch"));
+        }
+        QCOMPARE(create(host, {{"pool", 3}}).status, 400);
+        QCOMPARE(poolOf(host).value("workspaces").toInt(), 2); // nothing made by the refusals
     }
 
     void testBadPoolOptionsStopTheAgent() {
