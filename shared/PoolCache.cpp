@@ -259,6 +259,14 @@ QString PoolCache::save() {
     QJsonArray hosts;
     for (const PoolCacheEntry& e : merged)
         hosts.append(jsonOf(e));
+    // QSaveFile writes through a symlink to its target: a link (or a FIFO, anything but a
+    // regular file) planted as the cache is removed first, so the rename replaces the name.
+    struct stat st {};
+    const QByteArray name = QFile::encodeName(m_path);
+    if (::lstat(name.constData(), &st) == 0 && !S_ISREG(st.st_mode) &&
+        ::unlink(name.constData()) != 0)
+        return QStringLiteral("cannot replace %1: %2")
+            .arg(m_path, QString::fromLocal8Bit(std::strerror(errno)));
     QSaveFile file(m_path);
     if (!file.open(QIODevice::WriteOnly))
         return QStringLiteral("cannot write %1: %2").arg(m_path, file.errorString());

@@ -116,6 +116,33 @@ private Q_SLOTS:
         QCOMPARE(h2->capacity, 10);
     }
 
+    /// A symlink planted as the cache (say to a token file) is replaced, never written through;
+    /// a FIFO there neither hangs the load nor the save.
+    void testALinkOrFifoAsTheCacheIsReplacedNotWrittenThrough() {
+        const QString victim = m_dir.filePath("victim.token");
+        QFile v(victim);
+        QVERIFY(v.open(QIODevice::WriteOnly) && v.write("secret-token") > 0);
+        v.close();
+        QVERIFY(QDir().mkpath(QFileInfo(path()).absolutePath()));
+        QVERIFY(QFile::link(victim, path()));
+        PoolCache cache("p1", path());
+        QCOMPARE(cache.load(), 0); // what the link shows is no cache
+        cache.record(entry("h1"));
+        QCOMPARE(cache.save(), QString());
+        QVERIFY(!QFileInfo(path()).isSymLink());
+        QVERIFY(v.open(QIODevice::ReadOnly));
+        QCOMPARE(v.readAll(), QByteArray("secret-token"));
+        v.close();
+        QVERIFY(QFile::remove(path()));
+        QVERIFY(::mkfifo(QFile::encodeName(path()).constData(), 0600) == 0);
+        PoolCache fifo("p1", path());
+        QCOMPARE(fifo.load(), 0);
+        fifo.record(entry("h2"));
+        QCOMPARE(fifo.save(), QString());
+        PoolCache again("p1", path());
+        QCOMPARE(again.load(), 1); // the FIFO replaced by a cache of h2 alone
+    }
+
     void testAnEntryIsUsedOnlyForWhatDiscoverySaysNow() {
         PoolCache cache("p1", path());
         const QDateTime now = QDateTime::currentDateTimeUtc();
