@@ -2,6 +2,7 @@
 
 #include "shared/ApiClient.h"
 #include "shared/PoolSecret.h"
+#include "shared/PrivateFile.h"
 #include "shared/SlurmPoolDefinition.h"
 #include "shared/TlsPin.h"
 
@@ -97,12 +98,21 @@ bool SlurmHosts::jobs(QList<SlurmJob>* out, QString* error) const {
 
 bool SlurmHosts::published(const QString& jobId, FleetAgent* out, QByteArray* hostNonce,
                            QString* error) const {
-    QFile f(QDir(m_hostsDir).filePath(jobId + QStringLiteral(".json")));
-    if (!f.open(QIODevice::ReadOnly)) {
-        *error = QStringLiteral("not published yet (%1)").arg(f.fileName());
+    // Its URL, pin and nonce decide where the host's token goes: read only a file this user
+    // wrote (the job runs as the submitting user and writes it 0600), never a FIFO, a device or
+    // another user's file (shared/PrivateFile).
+    const QString path = QDir(m_hostsDir).filePath(jobId + QStringLiteral(".json"));
+    QByteArray bytes;
+    QString why;
+    if (!QFileInfo::exists(path)) {
+        *error = QStringLiteral("not published yet (%1)").arg(path);
         return false;
     }
-    const QJsonObject o = QJsonDocument::fromJson(f.read(64 * 1024)).object();
+    if (!PrivateFile::read(path, &bytes, &why)) {
+        *error = QStringLiteral("not believed: %1").arg(why);
+        return false;
+    }
+    const QJsonObject o = QJsonDocument::fromJson(bytes).object();
     const QString url = o.value(QLatin1String("url")).toString();
     const QString fingerprint = o.value(QLatin1String("fingerprint")).toString();
     const QByteArray nonce = o.value(QLatin1String("hostNonce")).toString().toLatin1();
@@ -110,13 +120,12 @@ bool SlurmHosts::published(const QString& jobId, FleetAgent* out, QByteArray* ho
     const QUrl parsed(url, QUrl::StrictMode);
     if (o.value(QLatin1String("jobId")).toString() != jobId ||
         o.value(QLatin1String("pool")).toString() != m_pool) {
-        *error = QStringLiteral("%1 names another job or pool").arg(f.fileName());
+        *error = QStringLiteral("%1 names another job or pool").arg(path);
         return false;
     }
     if (!parsed.isValid() || parsed.scheme() != QLatin1String("https") || !pin ||
         !PoolSecret::validHostNonce(nonce)) {
-        *error = QStringLiteral("%1 lacks an https url, a fingerprint or a host nonce")
-                     .arg(f.fileName());
+        *error = QStringLiteral("%1 lacks an https url, a fingerprint or a host nonce").arg(path);
         return false;
     }
     *out = FleetAgent{};

@@ -5,11 +5,15 @@
 #include "shared/SlurmPoolDefinition.h"
 
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 using namespace runbox;
 
@@ -29,10 +33,12 @@ QJsonObject goodHost(const QString& jobId) {
             {"published", "2026-12-07T15:05:58Z"}};
 }
 
+/// Writes @p bytes as a job publishes them: 0600, this user's.
 void write(const QString& path, const QByteArray& bytes) {
     QFile f(path);
     QVERIFY(f.open(QIODevice::WriteOnly));
     f.write(bytes);
+    QVERIFY(f.setPermissions(QFile::ReadOwner | QFile::WriteOwner));
 }
 
 } // namespace
@@ -89,6 +95,37 @@ private Q_SLOTS:
         QVERIFY(!hosts.published("42", &agent, &nonce, &error));
         QVERIFY(!hosts.published("41", &agent, &nonce, &error)); // none published
         QVERIFY(error.contains("not published"));
+    }
+
+    /// The file decides where the host's token goes: only a regular 0600 file of this user is
+    /// believed; a FIFO is refused at once instead of hanging the CLI.
+    void testOnlyThisUsersPrivateFileIsBelieved() {
+        QTemporaryDir dir;
+        const SlurmHosts hosts(QStringLiteral("p1"), dir.path());
+        const QString path = dir.filePath("42.json");
+        FleetAgent agent;
+        QByteArray nonce;
+        QString error;
+        write(path, QJsonDocument(goodHost("42")).toJson());
+        QVERIFY2(hosts.published("42", &agent, &nonce, &error), qPrintable(error)); // control
+        QVERIFY(QFile::setPermissions(path, QFile::ReadOwner | QFile::WriteOwner |
+                                                QFile::ReadGroup | QFile::WriteGroup |
+                                                QFile::ReadOther | QFile::WriteOther));
+        QVERIFY(!hosts.published("42", &agent, &nonce, &error));
+        QVERIFY2(error.contains("chmod 600"), qPrintable(error));
+        if (::geteuid() == 0) {
+            write(path, QJsonDocument(goodHost("42")).toJson());
+            QVERIFY(::chown(QFile::encodeName(path).constData(), 65534, 65534) == 0);
+            QVERIFY(!hosts.published("42", &agent, &nonce, &error));
+            QVERIFY2(error.contains("owned by uid 65534"), qPrintable(error));
+        }
+        QVERIFY(QFile::remove(path));
+        QVERIFY(::mkfifo(QFile::encodeName(path).constData(), 0600) == 0);
+        QElapsedTimer timer;
+        timer.start();
+        QVERIFY(!hosts.published("42", &agent, &nonce, &error));
+        QVERIFY2(timer.elapsed() < 5000, "a FIFO nobody writes must not hang the reader");
+        QVERIFY2(error.contains("regular"), qPrintable(error));
     }
 
     void testHostNameSplitsAtTheLastDash() {
