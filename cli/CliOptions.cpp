@@ -167,6 +167,7 @@ QString Connection::parse(QStringList* args) {
                                        : QDir::homePath() + QStringLiteral("/.local/state/runbox"));
     if (urlText.isEmpty())
         urlText = env.value(QStringLiteral("RUNBOX_URL"));
+    urlGiven = !urlText.isEmpty();
     if (urlText.isEmpty())
         urlText = QString::fromUtf8(readTrimmed(stateDir + QStringLiteral("/agent.url")));
     if (urlText.isEmpty())

@@ -39,6 +39,9 @@ struct Connection {
     /// agent at `url` (docs/contracts.md "Pool credential"), by derivePoolToken(); no token
     /// option is read then (a token option with it is an error).
     QString poolName;
+    /// The agent was named on purpose (`--url` or RUNBOX_URL), not found in the state dir:
+    /// execution ids are then taken as they are, even with a '.' (FleetTarget).
+    bool urlGiven = false;
     /// Consumes the connection options from @p args, wherever they are before `--` (leaving the
     /// rest). Returns an error text (a missing value, no token, a URL that is not http:// or
     /// https://, a fingerprint that is not one, a fingerprint for an http:// URL, `--pool`

@@ -58,6 +58,10 @@ FleetTarget::Outcome FleetTarget::apply(const QString& command, QStringList* arg
     const QList<Form> forms = formsOf(command);
     if (forms.isEmpty())
         return Outcome::None;
+    // An execution id may hold a '.' of its own (a client chose it): with an agent named on
+    // purpose, `logs`/`cancel` go there, whatever the fleet lists (with --pool, HOST.ID is meant).
+    if (forms.contains(Form::ExecutionId) && connection->urlGiven && connection->poolName.isEmpty())
+        return Outcome::None;
     // With --pool and --url, a pooled id whose host the fleet does not list names that URL.
     const bool byUrl = !connection->poolName.isEmpty();
     FleetFile file;

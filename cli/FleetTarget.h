@@ -17,7 +17,8 @@ struct FleetChoice {
 
 /// Pooled workspace ids `HOST.ID` on the command line of `exec`/`run`/`ps` (`--workspace`),
 /// `workspace rm`, `files` and `cp` (`HOST.ID:PATH`), and pooled execution ids
-/// `HOST.EXECUTION_ID` of `logs` and `cancel` (what `run` prints for a pooled workspace): when HOST
+/// `HOST.EXECUTION_ID` of `logs` and `cancel` (what `run` prints for a pooled workspace; not
+/// with `--url`/RUNBOX_URL without `--pool`: an execution id may hold a '.' of its own): when HOST
 /// is an agent of the fleet file, the argument is rewritten to the agent's own id and @p connection
 /// is pointed at that agent (its URL and the token its tokenFile holds or, for a `"pool"` entry,
 /// the token derived from the pool's secret and the host's nonce: PoolHostToken). With `--pool

@@ -234,6 +234,13 @@ private Q_SLOTS:
         QVERIFY2(r.out.contains("\"cancelled\""), r.out.constData());
         r = cli({"logs", "h1." + execution.mid(3)}); // the same id on another host: not there
         QVERIFY(r.exitCode != 0);
+        // With an agent named by --url, the id is that agent's as it is (a client may choose
+        // ids with a '.'): h2's execution is neither shown nor cancelled through h1's URL.
+        r = cli({"--url", m_agents[0]->tlsUrl().toString(), "--fingerprint",
+                 m_agents[0]->tlsFingerprint(), "--token", QString::fromUtf8(m_agents[0]->token()),
+                 "logs", execution});
+        QVERIFY(r.exitCode != 0);
+        QVERIFY2(r.err.contains("not_found"), r.err.constData());
 
         // Just the host's URL and the pool's name, no fleet file: an exec, and a managed
         // execution's log by its id (which names no host).
