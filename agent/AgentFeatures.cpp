@@ -148,6 +148,9 @@ void AgentRuntime::startEnvironments(const QString& stateDir) {
     deps.micromamba = m_context.config.envMicromamba;
     deps.micromambaSha256 = m_context.config.envMicromambaSha256;
     deps.condaChannels = m_context.config.envCondaChannels;
+    deps.indexUrl = m_context.config.envIndexUrl;
+    deps.indexCaFile = m_context.config.envIndexCaFile;
+    deps.indexPrivateCidrs = m_context.config.envIndexPrivateCidrs;
     deps.revisionGraceMs = m_context.config.envRevisionGraceS * 1000;
     deps.starters = m_context.config.envStarters;
     deps.starterPythonPackages = m_context.config.envStarterPythonPackages;

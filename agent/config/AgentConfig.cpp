@@ -1,5 +1,9 @@
 #include "agent/config/AgentConfig.h"
 
+#include "agent/config/IndexUrl.h"
+
+#include <QHostAddress>
+
 #include <QRegularExpression>
 
 namespace runbox::config {
@@ -61,6 +65,26 @@ bool AgentConfig::parse(const QStringList& args, const QProcessEnvironment& env,
     envStarterPythonPackages =
         v.text(Key::EnvStarterPythonPackages).split(kSeparators, Qt::SkipEmptyParts);
     envStarterRPackages = v.text(Key::EnvStarterRPackages).split(kSeparators, Qt::SkipEmptyParts);
+    envIndexUrl = v.text(Key::EnvIndexUrl).trimmed();
+    envIndexCaFile = v.text(Key::EnvIndexCaFile);
+    if (IndexUrl index; !envIndexUrl.isEmpty() && !IndexUrl::parse(envIndexUrl, &index, error)) {
+        *error = QStringLiteral("envIndexUrl \"%1\": %2").arg(envIndexUrl, *error);
+        return false;
+    }
+    envIndexPrivateCidrs.clear();
+    for (const QString& cidr :
+         v.text(Key::EnvIndexPrivateCidrs).split(kSeparators, Qt::SkipEmptyParts)) {
+        const auto subnet = QHostAddress::parseSubnet(cidr);
+        if (subnet.second < 0 || !cidr.contains(QLatin1Char('/'))) {
+            *error = QStringLiteral("envIndexPrivateCidrs: \"%1\" is not a CIDR").arg(cidr);
+            return false;
+        }
+        envIndexPrivateCidrs.append(cidr);
+    }
+    if (envIndexUrl.isEmpty() && (!envIndexCaFile.isEmpty() || !envIndexPrivateCidrs.isEmpty())) {
+        *error = QStringLiteral("envIndexCaFile and envIndexPrivateCidrs need envIndexUrl");
+        return false;
+    }
     executionRetentionDays = v.number(Key::ExecutionRetentionDays);
     logStoreMaxBytes = v.number(Key::LogStoreMaxBytes);
     strongUidFirst = v.number(Key::StrongUidFirst);

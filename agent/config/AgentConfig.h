@@ -110,6 +110,13 @@ struct AgentConfig {
     bool envStarters = true;
     QStringList envStarterPythonPackages;
     QStringList envStarterRPackages;
+    /// The venv builds' package index (RUNBOX_ENV_INDEX_URL / `envIndexUrl`; "" = none, builds
+    /// stay offline), checked with IndexUrl::parse at start; the CA bundle pip trusts for it
+    /// (`envIndexCaFile`) and the private ranges its host may resolve to
+    /// (`envIndexPrivateCidrs`, canonical CIDRs). docs/environments.md "Package index".
+    QString envIndexUrl;
+    QString envIndexCaFile;
+    QStringList envIndexPrivateCidrs;
     /// Finished executions are removed this many days after they finished
     /// (RUNBOX_EXECUTION_RETENTION_DAYS / `executionRetentionDays`, 0..36500; 0 = kept forever;
     /// store::ExecutionRetention).

@@ -38,6 +38,9 @@ enum class Key : int {
     EnvStarters,
     EnvStarterPythonPackages,
     EnvStarterRPackages,
+    EnvIndexUrl,
+    EnvIndexCaFile,
+    EnvIndexPrivateCidrs,
     ExecutionRetentionDays,
     LogStoreMaxBytes,
     // Strong-tier sandbox uids

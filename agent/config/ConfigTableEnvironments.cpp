@@ -104,6 +104,35 @@ QList<OptionSpec> environmentOptionRows() {
          .fileKey = "envStarterRPackages",
          .help = "The packages of starter-r (R package names, space-separated), installed from "
                  "envCranRepository."},
+        {.key = Key::EnvIndexUrl,
+         .name = "envIndexUrl",
+         .type = T::String,
+         .group = G::General,
+         .defaultNote = "none: venv builds have no network",
+         .envVar = "RUNBOX_ENV_INDEX_URL",
+         .fileKey = "envIndexUrl",
+         .help = "The package index of venv builds (PEP 503 simple API): https, a DNS name, no "
+                 "credentials, query or fragment. A build that uses it reaches that host only, "
+                 "through the egress gateway (docs/environments.md \"Package index\")."},
+        {.key = Key::EnvIndexCaFile,
+         .name = "envIndexCaFile",
+         .type = T::Path,
+         .group = G::General,
+         .defaultNote = "none: pip's own CA bundle",
+         .envVar = "RUNBOX_ENV_INDEX_CA_FILE",
+         .fileKey = "envIndexCaFile",
+         .flags = kMakeAbsolute,
+         .help = "A PEM CA bundle pip trusts for envIndexUrl (a mirror with a private CA), read "
+                 "at every build and bound read-only into it."},
+        {.key = Key::EnvIndexPrivateCidrs,
+         .name = "envIndexPrivateCidrs",
+         .type = T::String,
+         .group = G::General,
+         .defaultNote = "none: the index must resolve to public addresses",
+         .envVar = "RUNBOX_ENV_INDEX_PRIVATE_CIDRS",
+         .fileKey = "envIndexPrivateCidrs",
+         .help = "Private or loopback ranges (CIDRs, comma-separated) the envIndexUrl host may "
+                 "resolve to, for a mirror on the local network (the build's allowPrivateCidrs)."},
     };
 }
 

@@ -9,7 +9,7 @@ namespace runbox::config {
 /// Key::ListenUnixGroup in Key order.
 QList<OptionSpec> tlsOptionRows();
 /// The science-environment rows (OptionGroup::General), Key::EnvWheelhouse..
-/// Key::EnvStarterRPackages in Key order.
+/// Key::EnvIndexPrivateCidrs in Key order.
 QList<OptionSpec> environmentOptionRows();
 /// The pool-host rows (OptionGroup::Pool), Key::Pool..Key::ExitWhenIdleS in Key order.
 QList<OptionSpec> poolOptionRows();

@@ -61,10 +61,21 @@ std::optional<Error> EnvironmentService::rebuild(const QString& id, const QJsonO
         base.wheels = UploadedWheels::fromJson(it->spec.value(QLatin1String("wheels")).toArray());
         for (const QJsonValue& c : it->spec.value(QLatin1String("channels")).toArray())
             base.channels.append(c.toString());
+        base.indexUrl = it->spec.value(QLatin1String("indexUrl")).toString();
         break;
     }
     RevisionInputs next{
-        {}, base.wheels, request.channels.isEmpty() ? base.channels : request.channels};
+        {}, base.wheels, request.channels.isEmpty() ? base.channels : request.channels, {}};
+    // The index: the one asked for, else the one the base revision was built from (still the
+    // operator's), else the operator's when it is the only package source configured. Without
+    // any the build stays offline (docs/environments.md "Package index").
+    const QString operatorIndex = provisioner->indexUrl();
+    if (!request.indexUrl.isEmpty())
+        next.indexUrl = request.indexUrl;
+    else if (!base.indexUrl.isEmpty() && base.indexUrl == operatorIndex)
+        next.indexUrl = base.indexUrl;
+    else if (provisioner->packageSources().isEmpty())
+        next.indexUrl = operatorIndex;
     if (remove) {
         // A name takes out the uploaded wheels of its project and the specs that name it; it
         // must name at least one of them.
@@ -111,7 +122,8 @@ std::optional<Error> EnvironmentService::rebuild(const QString& id, const QJsonO
         }
         next.wheels = UploadedWheels::merge(next.wheels, added);
     }
-    if (!next.packages.isEmpty() && provisioner->packageSources().isEmpty())
+    if (!next.packages.isEmpty() && provisioner->packageSources().isEmpty() &&
+        next.indexUrl.isEmpty())
         return Error{ErrorKind::Unavailable, QStringLiteral("package_source_not_configured"),
                      QStringLiteral("no package source is configured for the %1 provisioner: set "
                                     "%2 (docs/configuration.md)")

@@ -36,6 +36,9 @@ public:
         QStringList wheelFiles;
         /// The channels to use, in order, each one of channels(); empty: all of them.
         QStringList channels;
+        /// The package index this build installs from (indexUrl(); "" = offline). The build
+        /// then reaches that host only, through the egress gateway's proxy.
+        QString indexUrl;
     };
 
     /// "venv", "r-lib" or "micromamba" (the `provisioner` of an environment).
@@ -45,6 +48,8 @@ public:
     virtual QString manager() const = 0;
     /// The operator's channels an install may choose among (none by default).
     virtual QStringList channels() const { return {}; }
+    /// The operator's package index URL an install may use ("" = none: builds stay offline).
+    virtual QString indexUrl() const { return {}; }
     /// Whether it installs wheels uploaded into a workspace (BuildInputs::wheelFiles).
     virtual bool takesWheels() const { return false; }
     /// Why this provisioner cannot build on this host ("" when it can).
@@ -72,8 +77,9 @@ public:
     /// build sees each, and the setting that names them (for messages).
     virtual QList<SourceMount> packageSources() const = 0;
     virtual QString packageSourceSetting() const = 0;
-    /// The tools a build runs besides the host's (none by default). Read and checked at every
-    /// build; 503 (the build ends setup_failed) when one cannot be used.
+    /// The tools a build runs besides the host's, and files it reads such as a CA bundle (none
+    /// by default). Read and checked at every build; 503 (the build ends setup_failed) when one
+    /// cannot be used.
     virtual std::optional<Error> buildTools(QList<BuildTool>* out) const {
         out->clear();
         return std::nullopt;

@@ -1,6 +1,8 @@
 #include "agent/environments/EnvironmentService.h"
 
+#include "agent/config/IndexUrl.h"
 #include "agent/egress/NetworkEpoch.h"
+#include "agent/egress/NetworkPolicy.h"
 #include "agent/environments/EnvironmentErrors.h"
 #include "agent/environments/EnvironmentSnapshot.h"
 #include "agent/environments/EnvironmentSpec.h"
@@ -49,9 +51,11 @@ std::optional<Error> checkIdField(const QJsonValue& value) {
 }
 
 /// The epoch contributor: the selection and the build marker as the request carries them once
-/// resolveSelection() / startBuild() set them. A build gets no network whatever the policy in
-/// force (docs/environments.md "Building a revision"): its egress sections say mode none, so
-/// EgressStage adds nothing. Registered after the egress feature's contributor.
+/// resolveSelection() / startBuild() set them. A build never gets the policy in force
+/// (docs/environments.md "Building a revision"): its egress sections say mode none, so
+/// EgressStage adds nothing, or, for a build from the operator's package index, the build's own
+/// policy (startBuild: its `network`, that one host). Registered after the egress feature's
+/// contributor.
 void recordInto(const execution::ExecRequest& request, execution::PermissionEpoch* epoch) {
     epoch->environmentId = request.features.value(kEnvironmentField).toString();
     for (const QString& field : {kRevisionField, kBuildField})
@@ -62,7 +66,15 @@ void recordInto(const execution::ExecRequest& request, execution::PermissionEpoc
                                    .toObject()
                                    .value(QLatin1String("environmentId"))
                                    .toString();
-        egress::NetworkEpoch{}.writeInto(epoch);
+        const QJsonObject network = request.features.value(kBuildField)
+                                        .toObject()
+                                        .value(QLatin1String("network"))
+                                        .toObject();
+        Error error;
+        const std::optional<egress::NetworkPolicy> policy =
+            network.isEmpty() ? std::nullopt : egress::NetworkPolicy::fromJson(network, &error);
+        // A policy that does not parse (never: startBuild made it) leaves the build offline.
+        (policy ? egress::NetworkEpoch::of(*policy) : egress::NetworkEpoch{}).writeInto(epoch);
     }
 }
 
@@ -75,7 +87,7 @@ EnvironmentService::EnvironmentService(Dependencies deps, QObject* parent)
         const QString name = p->name();
         m_provisioners[name] = std::move(p);
     };
-    add(std::make_unique<VenvProvisioner>(m_deps.wheelhouse));
+    add(std::make_unique<VenvProvisioner>(m_deps.wheelhouse, m_deps.indexUrl, m_deps.indexCaFile));
     add(std::make_unique<RLibProvisioner>(m_deps.cranRepository));
     add(std::make_unique<MicromambaProvisioner>(m_deps.micromamba, m_deps.micromambaSha256,
                                                 m_deps.condaChannels));
@@ -174,6 +186,7 @@ QJsonObject EnvironmentService::healthJson() const {
     return {{"provisioners", provisioners},
             {"wheelhouse", pathOrNull(m_deps.wheelhouse)},
             {"cranRepository", pathOrNull(m_deps.cranRepository)},
+            {"indexUrl", pathOrNull(m_deps.indexUrl)},
             {"environments", int(rows.size())},
             {"starters", startersJson()}};
 }
@@ -251,7 +264,7 @@ std::optional<Error> EnvironmentService::insertWithBuild(EnvironmentRow* row,
         m_deps.workspaces->remove(build.id);
         return err;
     }
-    return startBuild(*row, RevisionInputs{packages, {}, {}}, revision);
+    return startBuild(*row, RevisionInputs{packages, {}, {}, {}}, revision);
 }
 
 std::optional<Error> EnvironmentService::startBuild(const EnvironmentRow& environment,
@@ -283,6 +296,11 @@ std::optional<Error> EnvironmentService::startBuild(const EnvironmentRow& enviro
     if (!inputs.channels.isEmpty())
         revision.spec.insert(QStringLiteral("channels"),
                              QJsonArray::fromStringList(inputs.channels));
+    QJsonObject network;
+    if (auto err = buildNetwork(inputs.indexUrl, &network))
+        return err;
+    if (!inputs.indexUrl.isEmpty())
+        revision.spec.insert(QStringLiteral("indexUrl"), inputs.indexUrl);
     // A fresh, empty prefix: never a copy or a hard link of an earlier revision.
     const QByteArray prefix = QFile::encodeName(revision.prefixPath);
     // Nobody but the agent lists environments or revisions: their directories are 0711 (bwrap,
@@ -300,13 +318,15 @@ std::optional<Error> EnvironmentService::startBuild(const EnvironmentRow& enviro
         workspace::removeTree(revision.prefixPath);
         return err;
     }
-    EnvironmentProvisioner::BuildInputs buildInputs{packages, {}, inputs.channels};
+    EnvironmentProvisioner::BuildInputs buildInputs{packages, {}, inputs.channels, inputs.indexUrl};
     for (const UploadedWheels::Wheel& wheel : inputs.wheels)
         buildInputs.wheelFiles.append(wheel.buildPath());
     execution::ExecRequest request =
         provisioner->buildRequest(buildInputs, m_deps.manager->limits());
-    request.features.insert(
-        kBuildField, QJsonObject{{"revisionId", revision.id}, {"environmentId", environment.id}});
+    QJsonObject buildField{{"revisionId", revision.id}, {"environmentId", environment.id}};
+    if (!network.isEmpty())
+        buildField.insert(QStringLiteral("network"), network);
+    request.features.insert(kBuildField, buildField);
     store::ExecutionRecord record;
     if (auto err = m_deps.manager->submit(request, build->id, &record)) {
         m_repository->finishRevision(revision.id, false, {}, {}, err->message);
@@ -317,6 +337,29 @@ std::optional<Error> EnvironmentService::startBuild(const EnvironmentRow& enviro
     m_repository->setRevisionExecution(revision.id, record.executionId);
     m_builds.insert(record.executionId, revision.id);
     *out = revision;
+    return std::nullopt;
+}
+
+std::optional<Error> EnvironmentService::buildNetwork(const QString& indexUrl,
+                                                      QJsonObject* out) const {
+    *out = QJsonObject();
+    if (indexUrl.isEmpty())
+        return std::nullopt;
+    config::IndexUrl index;
+    QString why;
+    Error error;
+    std::optional<egress::NetworkPolicy> policy;
+    if (config::IndexUrl::parse(indexUrl, &index, &why))
+        policy = egress::NetworkPolicy::fromJson(
+            QJsonObject{
+                {"mode", "domain-allowlist"},
+                {"allowedDomains", QJsonArray{index.allowlistEntry()}},
+                {"allowPrivateCidrs", QJsonArray::fromStringList(m_deps.indexPrivateCidrs)}},
+            &error);
+    if (!policy)
+        return environmentUnavailable(QStringLiteral("the package index %1 cannot be reached: %2")
+                                          .arg(indexUrl, why.isEmpty() ? error.message : why));
+    *out = policy->toJson();
     return std::nullopt;
 }
 

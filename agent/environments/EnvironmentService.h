@@ -63,6 +63,11 @@ public:
         QString micromamba;
         QString micromambaSha256;
         QStringList condaChannels;
+        /// RUNBOX_ENV_INDEX_URL, RUNBOX_ENV_INDEX_CA_FILE, RUNBOX_ENV_INDEX_PRIVATE_CIDRS: the
+        /// venv builds' package index ("" = none), checked at start (config::IndexUrl).
+        QString indexUrl;
+        QString indexCaFile;
+        QStringList indexPrivateCidrs;
         /// The queued and running executions' epochs (which revisions they will bind).
         store::ExecutionRepository* executions = nullptr;
         /// RUNBOX_ENV_REVISION_GRACE_S in ms: how long an unused, non-current revision keeps
@@ -189,7 +194,12 @@ private:
         QStringList packages;
         QList<UploadedWheels::Wheel> wheels;
         QStringList channels; ///< empty: all of the operator's
+        QString indexUrl;     ///< the package index the build uses ("" = offline)
     };
+    /// The network policy a build with package index @p indexUrl gets (domain-allowlist with
+    /// exactly its `host:port`, allowPrivateCidrs the operator's indexPrivateCidrs), as
+    /// NetworkPolicy::toJson(); empty for "" (no network).
+    std::optional<Error> buildNetwork(const QString& indexUrl, QJsonObject* out) const;
     std::optional<Error> startBuild(const EnvironmentRow& environment, const RevisionInputs& inputs,
                                     RevisionRow* out);
     /// The environment's store of uploaded wheels (UploadedWheels).

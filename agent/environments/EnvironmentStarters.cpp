@@ -138,7 +138,7 @@ std::optional<Error> EnvironmentService::useStarter(const QString& id) {
                                    !m_startersBuilt.contains(id);
         if (revisions.isEmpty() || latest != packages || failedEarlier) {
             m_startersBuilt.insert(id);
-            if (auto err = startBuild(row, RevisionInputs{packages, {}, {}}, &started);
+            if (auto err = startBuild(row, RevisionInputs{packages, {}, {}, {}}, &started);
                 err && row.currentRevisionId.isEmpty())
                 return err;
             building = started.executionId;

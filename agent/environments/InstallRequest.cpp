@@ -1,5 +1,6 @@
 #include "agent/environments/InstallRequest.h"
 
+#include "agent/config/IndexUrl.h"
 #include "agent/environments/EnvironmentProvisioner.h"
 #include "agent/environments/UploadedWheels.h"
 #include "agent/execution/ExecRequest.h"
@@ -42,7 +43,7 @@ std::optional<Error> InstallRequest::parse(const QJsonObject& body,
                                            bool uninstall, InstallRequest* out) {
     *out = InstallRequest();
     if (auto err = execution::refuseUnknownFields(
-            body, {"packages", "manager", "channels", "workspace", "wheels"}))
+            body, {"packages", "manager", "channels", "indexUrl", "workspace", "wheels"}))
         return *err;
     const QJsonValue manager = body.value(QLatin1String("manager"));
     if (!manager.isUndefined() && !manager.isNull() && manager.toString() != provisioner.manager())
@@ -68,6 +69,27 @@ std::optional<Error> InstallRequest::parse(const QJsonObject& body,
                                QStringLiteral("channels: %1 is not one of the operator's channels "
                                               "(RUNBOX_ENV_CONDA_CHANNELS)")
                                    .arg(channel));
+    }
+    if (const QJsonValue index = body.value(QLatin1String("indexUrl"));
+        !index.isUndefined() && !index.isNull()) {
+        config::IndexUrl parsed;
+        QString why;
+        if (uninstall)
+            return invalid("invalid_index_url",
+                           QStringLiteral("indexUrl: an uninstall keeps the index of the "
+                                          "revision it starts from"));
+        if (!index.isString() || !config::IndexUrl::parse(index.toString(), &parsed, &why))
+            return invalid("invalid_index_url",
+                           QStringLiteral("indexUrl: %1")
+                               .arg(index.isString() ? why : QStringLiteral("must be a string")));
+        if (provisioner.indexUrl().isEmpty() || index.toString() != provisioner.indexUrl())
+            return invalid("invalid_index_url",
+                           QStringLiteral("indexUrl: only the operator's package index "
+                                          "(RUNBOX_ENV_INDEX_URL) can be used%1")
+                               .arg(provisioner.indexUrl().isEmpty()
+                                        ? QStringLiteral(", and none is configured")
+                                        : QStringLiteral(": %1").arg(provisioner.indexUrl())));
+        out->indexUrl = index.toString();
     }
     const QJsonValue wheels = body.value(QLatin1String("wheels"));
     const QJsonValue workspace = body.value(QLatin1String("workspace"));
