@@ -211,8 +211,11 @@ private Q_SLOTS:
         QTest::newRow("channels on a venv")
             << QJsonObject{{"packages", QJsonArray{"pkga"}}, {"channels", QJsonArray{"x"}}} << 400
             << "invalid_channels";
-        QTest::newRow("an unknown field")
+        QTest::newRow("an index the operator did not configure")
             << QJsonObject{{"packages", QJsonArray{"pkga"}}, {"indexUrl", "https://x.example"}}
+            << 400 << "invalid_index_url";
+        QTest::newRow("an unknown field")
+            << QJsonObject{{"packages", QJsonArray{"pkga"}}, {"extraIndexUrl", "https://x.example"}}
             << 400 << "invalid_request";
     }
     void testBadWheelInstallsAreRefusedWithNothingCreated() {
