@@ -18,7 +18,7 @@ _runbox() {
 
     local global="--state-dir --url --token --token-file --pool --fingerprint --fleet --help"
     local commands="health workspace workspaces exec run ps logs cancel quotas cp files policy npu env pool"
-    local exec_opts="--workspace --kind --code --code-file --cwd --env --timeout --timeout-ms --max-output --max-output-bytes --stdin --id --environment --json"
+    local exec_opts="--workspace --kind --code --code-file --cwd --env --timeout --timeout-ms --max-output --max-output-bytes --stdin --id --environment --npu --json"
 
     # The command and subcommand: the first words that are neither options nor option values.
     local i cmd="" sub=""
@@ -37,7 +37,7 @@ _runbox() {
         --state-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
         --token-file|--code-file|--fleet) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --kind) COMPREPLY=($(compgen -W "shell python r" -- "$cur")); return ;;
-        --url|--token|--workspace|--cwd|--env|--timeout|--timeout-ms|--max-output|--max-output-bytes|--stdin|--id|--environment|--revision|--count|--offset|--state|--limit|--cursor|--mode|--allow|--allow-private|--provisioner|--idle-timeout)
+        --url|--token|--workspace|--cwd|--env|--timeout|--timeout-ms|--max-output|--max-output-bytes|--stdin|--id|--environment|--npu|--gres|--revision|--count|--offset|--state|--limit|--cursor|--mode|--allow|--allow-private|--provisioner|--idle-timeout)
             return ;;
     esac
 
@@ -97,7 +97,7 @@ _runbox() {
             case "$sub" in
                 "") words_list="ls create add rm" ;;
                 ls|list|rm|delete) words_list="--json" ;;
-                create) words_list="--per-host --host --slurm --max-hosts --exit-when-idle --sbatch-script --json" ;;
+                create) words_list="--per-host --host --slurm --max-hosts --exit-when-idle --gres --sbatch-script --json" ;;
                 add) words_list="--light --strong --idle-timeout --json" ;;
             esac ;;
     esac
