@@ -164,7 +164,7 @@ private Q_SLOTS:
         QTest::addColumn<QByteArray>("bytes");
         const QByteArray good = fileJson({entryJson("h1"), entryJson("h2")});
         QTest::newRow("empty") << QByteArray();
-        QTest::newRow("garbage") << QByteArray("\x00\xff{{not json", 14);
+        QTest::newRow("garbage") << QByteArray("\x00\xff{{not json", 12); // NUL and 0xFF included
         QTest::newRow("truncated") << good.left(good.size() / 2);
         QTest::newRow("array") << QByteArray("[1,2,3]");
         QTest::newRow("no version") << QByteArray(R"({"pool":"p1","hosts":[]})");
