@@ -169,6 +169,7 @@ void AgentRuntime::startNpu() {
     // One inventory and one set of reservations for executions and broker jobs alike; the probe
     // sandbox has the real launch's shape (same bwrap, same argv up to --dev /dev).
     npu::NpuConfig config = npu::NpuConfig::fromConfig(m_context.config.values);
+    config.offeredChips = m_context.config.npuChips; // parsed and checked at start-up
     if (!m_context.host.capability.bwrapPath.isEmpty())
         config.bwrapPath = m_context.host.capability.bwrapPath;
     m_npu = std::make_unique<npu::NpuService>(

@@ -49,8 +49,6 @@ NpuConfig NpuConfig::fromConfig(const config::ConfigValues& values) {
                        ? ChipBusyPolicy::Refuse
                        : ChipBusyPolicy::Queue;
     c.brokerEnabled = values.boolean(Key::NpuBroker);
-    QString ignored; // AgentConfig::parse refused a bad selection before the agent started
-    config::parseChipList(values.text(Key::NpuChips), &c.offeredChips, &ignored);
     return c;
 }
 

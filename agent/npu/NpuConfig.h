@@ -69,7 +69,8 @@ struct NpuConfig {
 
     /// The NPU rows of the configuration table (RUNBOX_NPU_*, docs/configuration.md "NPU"),
     /// already validated by config::ConfigValues::resolve(), over the defaults above; the
-    /// fields without a row (npuSmiTimeoutMs, probeChips, bwrapPath) keep their defaults.
+    /// fields without a row (npuSmiTimeoutMs, probeChips, bwrapPath) keep their defaults, and
+    /// offeredChips is AgentConfig::npuChips's (parsed once there; AgentRuntime::startNpu).
     static NpuConfig fromConfig(const config::ConfigValues& values);
 };
 
