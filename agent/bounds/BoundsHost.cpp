@@ -134,6 +134,21 @@ QJsonObject BoundsHost::toJson() const {
             "descriptor left, the mapped pages count, the unmapped ones are not seen"));
     if (m_watchdog) {
         const UnixSocketMemory* sockets = m_watchdog->unixSockets();
+        // Strong sandboxes may have sockets under the Network, Npu and UnixSockets seccomp
+        // profiles; their network namespace is their own.
+        blind.append(
+            sockets->available() && UnixSocketMemory::mayEnterNamespaces()
+                ? QStringLiteral("strong sandboxes: the unix socket buffers of their own network "
+                                 "namespace count (sock_diag), what a closed writer left queued "
+                                 "as an upper bound")
+                : QStringLiteral("strong sandboxes with sockets (a network policy, NPU chips, "
+                                 "a served port): the kernel memory of unix socket buffers is "
+                                 "not counted (%1)")
+                      .arg(sockets->available()
+                               ? QStringLiteral("listing a sandbox's sockets means entering its "
+                                                "network namespace, which needs CAP_SYS_ADMIN: "
+                                                "a root agent")
+                               : sockets->reason()));
         blind.append(
             sockets->available()
                 ? QStringLiteral(

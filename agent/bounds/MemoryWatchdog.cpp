@@ -104,23 +104,40 @@ MemoryWatchdog::unixSocketBytes(const QHash<State*, QList<pid_t>>& members) {
     QHash<State*, UnixSocketMemory::Charge> bytes;
     QHash<quint64, pid_t> namespaces; // network namespace inode -> a member in it
     QHash<uid_t, State*> byUid;
+    QHash<quint64, State*> byNamespace; // a strong sandbox's own network namespaces
     for (auto it = members.cbegin(); it != members.cend(); ++it) {
         const Watch& w = it.key()->watch;
-        if (!w.countUnixSockets || w.members.by != Membership::By::Uid)
+        if (!w.countUnixSockets)
             continue;
-        byUid.insert(uid_t(w.members.id), it.key());
+        const bool byPidNamespace = w.members.by == Membership::By::PidNamespace;
+        if (!byPidNamespace)
+            byUid.insert(uid_t(w.members.id), it.key());
         // A member may enter a namespace of its own (unshare(2)) at any time: read again every
         // kNetNamespaceRecheckScans scans (each read costs about as much as its statm).
         for (const pid_t pid : it.value())
-            if (const quint64 ns = m_table.networkNamespaceOf(pid, kNetNamespaceRecheckScans))
+            if (const quint64 ns = m_table.networkNamespaceOf(pid, kNetNamespaceRecheckScans)) {
                 namespaces.insert(ns, pid);
+                if (byPidNamespace)
+                    byNamespace.insert(ns, it.key());
+            }
     }
-    if (byUid.isEmpty() || !unixSockets()->available())
+    if ((byUid.isEmpty() && byNamespace.isEmpty()) || !unixSockets()->available())
         return bytes;
     const QSet<uid_t> uids(byUid.keyBegin(), byUid.keyEnd());
-    const QHash<uid_t, UnixSocketMemory::Charge> charges = m_unixSockets->measure(namespaces, uids);
+    const QSet<quint64> privateNamespaces(byNamespace.keyBegin(), byNamespace.keyEnd());
+    QHash<quint64, UnixSocketMemory::Charge> perNamespace;
+    const QHash<uid_t, UnixSocketMemory::Charge> charges =
+        m_unixSockets->measure(namespaces, uids, privateNamespaces, &perNamespace);
+    const auto add = [&bytes](State* state, const UnixSocketMemory::Charge& charge) {
+        UnixSocketMemory::Charge& sum = bytes[state];
+        sum.exactBytes += charge.exactBytes;
+        sum.estimatedBytes += charge.estimatedBytes;
+        sum.sockets += charge.sockets;
+    };
     for (auto it = charges.cbegin(); it != charges.cend(); ++it)
-        bytes.insert(byUid.value(it.key()), it.value());
+        add(byUid.value(it.key()), it.value());
+    for (auto it = perNamespace.cbegin(); it != perNamespace.cend(); ++it)
+        add(byNamespace.value(it.key()), it.value());
     return bytes;
 }
 

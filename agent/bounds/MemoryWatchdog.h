@@ -58,8 +58,11 @@ public:
         /// Mounts whose used bytes (statfs(2)) count, e.g. its /tmp (see TmpfsMount).
         QList<TmpfsMount> tmpfsMounts;
         std::function<void(const Usage&)> exceeded; ///< called once, after a scan; may unwatch
-        /// A watch by uid only: the unix socket buffers its uid owns count too, measured in each
-        /// network namespace a member is in (UnixSocketMemory::measure).
+        /// Unix socket buffers count too (UnixSocketMemory::measure), measured in each network
+        /// namespace a member is in: for a watch by uid, those its uid owns; for a watch by PID
+        /// namespace (a strong sandbox, whose network namespace is its own), every socket of
+        /// its members' namespaces but the agent's own. Entering a sandbox's namespace needs
+        /// UnixSocketMemory::mayEnterNamespaces().
         bool countUnixSockets = false;
     };
 

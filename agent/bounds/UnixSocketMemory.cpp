@@ -5,10 +5,12 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <linux/sockios.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 namespace runbox::bounds {
@@ -37,6 +39,14 @@ quint64 inodeOf(const char* path) {
 
 UnixSocketMemory::UnixSocketMemory(QString procRoot) : m_procRoot(std::move(procRoot)) {
     probe();
+}
+
+bool UnixSocketMemory::mayEnterNamespaces() {
+    __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+    __user_cap_data_struct data[2] = {};
+    if (::syscall(SYS_capget, &header, data) != 0)
+        return false;
+    return (data[CAP_SYS_ADMIN / 32].effective & (1u << (CAP_SYS_ADMIN % 32))) != 0;
 }
 
 quint64 UnixSocketMemory::ownNetworkNamespace() {
@@ -164,7 +174,9 @@ UnixSocketMemory::Namespace* UnixSocketMemory::namespaceFor(quint64 namespaceIno
 }
 
 QHash<uid_t, UnixSocketMemory::Charge>
-UnixSocketMemory::measure(const QHash<quint64, pid_t>& namespaces, const QSet<uid_t>& uids) {
+UnixSocketMemory::measure(const QHash<quint64, pid_t>& namespaces, const QSet<uid_t>& uids,
+                          const QSet<quint64>& privateNamespaces,
+                          QHash<quint64, Charge>* byNamespace) {
     QHash<uid_t, Charge> charges;
     if (!m_available)
         return charges;
@@ -178,6 +190,8 @@ UnixSocketMemory::measure(const QHash<quint64, pid_t>& namespaces, const QSet<ui
         Namespace* ns = namespaceFor(it.key(), it.value());
         if (!ns)
             continue;
+        const bool whole =
+            byNamespace && it.key() != m_ownNamespace && privateNamespaces.contains(it.key());
         const qint64 inUse = ns->diag.socketsInUse();
         if (!ns->hadSockets && inUse >= 0 && inUse == ns->socketsAtDump &&
             ns->uidsAtDump.contains(uids) && ++ns->idleCalls < kIdleDumpCalls)
@@ -199,11 +213,11 @@ UnixSocketMemory::measure(const QHash<quint64, pid_t>& namespaces, const QSet<ui
             continue;
         }
         for (const UnixSocketInfo& s : m_sockets) {
-            if (!uids.contains(s.uid))
+            if (!whole && !uids.contains(s.uid))
                 continue;
             ns->hadSockets = true;
             const Charge one = chargeOf(s, m_calibration);
-            Charge& sum = charges[s.uid];
+            Charge& sum = whole ? (*byNamespace)[it.key()] : charges[s.uid];
             sum.exactBytes += one.exactBytes;
             sum.estimatedBytes += one.estimatedBytes;
             sum.sockets += one.sockets;

@@ -68,7 +68,18 @@ public:
     /// changed, @p uids has grown, or on every kIdleDumpCalls-th call: new sockets of a uid are
     /// seen at the next call; only as many as the host closed meanwhile may wait, at most that
     /// many calls. From the first socket of a uid on, every call dumps.
-    QHash<uid_t, Charge> measure(const QHash<quint64, pid_t>& namespaces, const QSet<uid_t>& uids);
+    ///
+    /// The namespaces of @p privateNamespaces (each also in @p namespaces; never the agent's own)
+    /// belong to one execution each, a strong sandbox's: every socket listed there is charged,
+    /// whoever owns it, into @p byNamespace under the namespace's inode, and not to its uid.
+    QHash<uid_t, Charge> measure(const QHash<quint64, pid_t>& namespaces, const QSet<uid_t>& uids,
+                                 const QSet<quint64>& privateNamespaces = {},
+                                 QHash<quint64, Charge>* byNamespace = nullptr);
+
+    /// Whether this process may enter other network namespaces to list their sockets: setns(2)
+    /// of a network namespace needs CAP_SYS_ADMIN in the caller's own user namespace (and over
+    /// the target's), so a root agent (or one holding CAP_SYS_ADMIN) can, others cannot.
+    static bool mayEnterNamespaces();
 
     static constexpr int kIdleDumpCalls = 10;
 

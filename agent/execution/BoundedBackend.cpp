@@ -2,6 +2,7 @@
 
 #include "agent/bounds/BoundsHost.h"
 #include "agent/bounds/ProcessTable.h"
+#include "agent/bounds/UnixSocketMemory.h"
 #include "agent/execution/WorkspaceQuotaWatcher.h"
 #include "agent/workspace/WorkspaceFs.h"
 
@@ -91,8 +92,11 @@ void BoundedBackend::watchMembers(bounds::Membership members,
     w.members = members;
     w.limitBytes = m_watch.limits.maxMemoryBytes;
     w.tmpfsMounts = std::move(tmpfs);
-    // A uid's unix socket buffers are its kernel memory (docs/bounds.md "Unix socket buffers").
-    w.countUnixSockets = members.by == bounds::Membership::By::Uid;
+    // Unix socket buffers are kernel memory no RSS shows (docs/bounds.md "Unix socket buffers"):
+    // a uid's, or every socket of a strong sandbox's own network namespace, where the agent
+    // may enter it.
+    w.countUnixSockets =
+        members.by == bounds::Membership::By::Uid || bounds::UnixSocketMemory::mayEnterNamespaces();
     w.exceeded = [this](const bounds::MemoryWatchdog::Usage& usage) { onMemoryExceeded(usage); };
     m_handle = watchdog->watch(std::move(w));
 }

@@ -1,0 +1,147 @@
+// Unix socket buffers count against a strong execution's maxMemoryBytes (docs/bounds.md "Unix
+// socket buffers"): under a network policy the strong seccomp profile lets sandboxed code make
+// AF_UNIX sockets and socketpairs, whose queued data is kernel memory no process's RSS shows.
+// Code in a real strong sandbox of a root agent, with the egress gateway's allowlist in force,
+// fills 2000 socketpairs (up to ~1 GiB here) under a 512 MiB limit and ends memory_exceeded
+// with a recorded peak below 1 GiB, or (writers closed after filling) at the charged upper
+// bound; the same code with 50 pairs under 4 GiB completes (positive control), as does the
+// sandbox's next execution. A root agent is needed: listing a sandbox's sockets means entering
+// its network namespace (CAP_SYS_ADMIN); /v1/health says which.
+#include "shared/ApiClient.h"
+#include "support/AgentProcess.h"
+#include "support/ExecStream.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QTest>
+
+#include <unistd.h>
+
+using namespace runbox;
+using namespace runbox::testsupport;
+
+namespace {
+constexpr qint64 kMiB = qint64(1) << 20;
+constexpr qint64 kLimit = 512 * kMiB;
+constexpr qint64 kControlLimit = 4096 * kMiB;
+constexpr int kAttackPairs = 2000;
+constexpr int kControlPairs = 50;
+
+/// The attack, in Python: %1 pairs, mode %2, then sleeps %3 s (so only the bound ends it).
+/// "open": both directions filled, all ends kept. "closed": a send buffer of 512 KiB filled one
+/// way, then the writer closed. "inflight": both directions filled, both ends sent in
+/// SCM_RIGHTS into a carrier socket and closed. Prints "filled N".
+const char kAttack[] = R"(
+import socket, sys, time
+pairs, mode, wait = %1, '%2', %3
+keep, carriers, batch = [], [], []
+def fill(s):
+    s.setblocking(False)
+    try:
+        while True: s.send(b'x' * 65536)
+    except BlockingIOError: pass
+for i in range(pairs):
+    a, b = socket.socketpair()
+    if mode == 'closed':
+        a.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 512 << 10)
+        fill(a); a.close(); keep.append(b); continue
+    fill(a); fill(b)
+    if mode == 'inflight':
+        batch += [a, b]
+        if len(batch) >= 100:
+            carriers.append(socket.socketpair())
+            socket.send_fds(carriers[-1][0], [b'x'], [s.fileno() for s in batch])
+            for s in batch: s.close()
+            batch = []
+        continue
+    keep.append((a, b))
+print('filled', pairs, flush=True)
+time.sleep(wait)
+)";
+} // namespace
+
+class TestStrongUnixSocketMemory final : public QObject {
+    Q_OBJECT
+
+    AgentProcess m_agent;
+    QString m_ws;
+
+    QJsonObject run(const QString& code, qint64 limit) {
+        return runToExitEvent(
+            m_agent.client(), m_ws,
+            {{"kind", "python"}, {"code", code}, {"maxMemoryBytes", double(limit)}}, 180000);
+    }
+
+private Q_SLOTS:
+    void initTestCase() {
+        if (::geteuid() != 0)
+            QSKIP("a sandbox's sockets are listed by a root agent only; run this test as root");
+        AgentOptions root;
+        root.runAsRoot = true;
+        // Ranges of its own (other root agents' tests may run at the same time).
+        root.extraEnv.insert(QStringLiteral("RUNBOX_STRONG_UID_FIRST"),
+                             QStringLiteral("1890800000"));
+        root.extraEnv.insert(QStringLiteral("RUNBOX_STRONG_UID_COUNT"), QStringLiteral("64"));
+        root.extraEnv.insert(QStringLiteral("RUNBOX_LIGHT_UID_FIRST"), QStringLiteral("60800"));
+        root.extraEnv.insert(QStringLiteral("RUNBOX_LIGHT_UID_COUNT"), QStringLiteral("64"));
+        QVERIFY2(m_agent.start(root), qPrintable(m_agent.errorString()));
+        const QJsonObject health = m_agent.client()->call("GET", "/v1/health").json();
+        if (!health.value("egress").toObject().value("available").toBool())
+            QSKIP(qPrintable(
+                QStringLiteral("the egress gateway is unavailable here: %1")
+                    .arg(QJsonDocument(health.value("egress").toObject()).toJson().constData())));
+        const QJsonArray blind = health.value("memory").toObject().value("blindSpots").toArray();
+        qInfo("blind spots: %s", QJsonDocument(blind).toJson(QJsonDocument::Compact).constData());
+        QVERIFY(QJsonDocument(blind).toJson().contains(
+            "strong sandboxes: the unix socket buffers of their own network namespace count"));
+        // The allowlist in force: strong sandboxes get the Network seccomp profile (sockets).
+        const ApiResponse set = m_agent.client()->call(
+            "PUT", "/v1/settings/network-policy",
+            QJsonObject{{"mode", "domain-allowlist"}, {"allowedDomains", QJsonArray{"a.example"}}});
+        QVERIFY2(set.status == 200, set.body.constData());
+        m_ws = m_agent.createWorkspace();
+        QVERIFY(!m_ws.isEmpty());
+    }
+    void cleanupTestCase() {
+        if (m_agent.client())
+            QVERIFY2(m_agent.stop(), qPrintable(m_agent.log()));
+    }
+
+    void testSocketBuffersAreBounded_data() {
+        QTest::addColumn<QString>("mode");
+        QTest::newRow("socketpairs, both ends open") << "open";
+        QTest::newRow("writers closed after filling") << "closed";
+        QTest::newRow("sockets only in flight (SCM_RIGHTS)") << "inflight";
+    }
+
+    void testSocketBuffersAreBounded() {
+        QFETCH(QString, mode);
+        // Positive control: the sandbox may make and fill socketpairs; 50 fit under 4 GiB.
+        const QJsonObject control =
+            run(QString::fromLatin1(kAttack).arg(kControlPairs).arg(mode).arg(0), kControlLimit);
+        QVERIFY2(control.value("status").toString() == QLatin1String("completed") &&
+                     control.value("stdout").toString().contains("filled"),
+                 qPrintable(QJsonDocument(control).toJson()));
+
+        const QJsonObject r =
+            run(QString::fromLatin1(kAttack).arg(kAttackPairs).arg(mode).arg(60), kLimit);
+        const qint64 peak = r.value("usage").toObject().value("peakMemoryBytes").toInteger(-1);
+        qInfo("%s: %s, peak %lld MiB under %lld MiB: %s", qPrintable(mode),
+              qPrintable(r.value("status").toString()), peak / kMiB, kLimit / kMiB,
+              qPrintable(r.value("reason").toString()));
+        QCOMPARE(r.value("status").toString(), QStringLiteral("memory_exceeded"));
+        const QString reason = r.value("reason").toString();
+        QVERIFY2(reason.contains("unix socket buffers"), qPrintable(reason));
+        QVERIFY2(peak > kLimit, qPrintable(QString::number(peak)));
+        if (mode == QLatin1String("closed"))
+            QVERIFY2(reason.contains("upper bound"), qPrintable(reason));
+        else
+            QVERIFY2(peak < 1024 * kMiB, qPrintable(QString::number(peak)));
+        // The workspace runs normally afterwards.
+        QCOMPARE(run("print('fine')", kLimit).value("status").toString(),
+                 QStringLiteral("completed"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestStrongUnixSocketMemory)
+#include "test_strong_unix_socket_memory.moc"
