@@ -29,8 +29,34 @@ const char* const kBlindSpots[] = {
     "SysV segments that no process has attached in a strong sandbox's own IPC namespace, are not "
     "counted by the watchdog (the latter are bounded at 256 MiB per sandbox: no segment past 64 "
     "KiB)",
-    "kernel memory of pipe buffers and of TCP/UDP socket buffers is counted by no bound",
+    "kernel memory of TCP/UDP socket buffers is bounded only host-wide (net.ipv4.tcp_mem, "
+    "udp_mem), not per execution",
 };
+
+/// The blind spot of pipe buffers (docs/bounds.md "Pipe buffers"), with what bounds them on this
+/// host: fs.pipe-user-pages-hard (pages per uid, 0 = none), read at each call.
+QString pipeBlindSpot() {
+    QFile file(QStringLiteral("/proc/sys/fs/pipe-user-pages-hard"));
+    bool ok = false;
+    const qint64 pages =
+        file.open(QIODevice::ReadOnly) ? file.readAll().trimmed().toLongLong(&ok) : -1;
+    if (ok && pages > 0)
+        return QStringLiteral("kernel memory of pipe buffers is not counted by the watchdog; "
+                              "fs.pipe-user-pages-hard bounds it at %1 pages (%2 MiB) per uid: "
+                              "per strong workspace under a root agent, shared by every "
+                              "sandbox of a rootless one")
+            .arg(pages)
+            .arg(pages * 4096 / (1 << 20));
+    return QStringLiteral(
+               "kernel memory of pipe buffers is counted by no bound (fs.pipe-user-pages-hard is "
+               "%1): "
+               "past fs.pipe-user-pages-soft each new pipe still holds 2 pages, up to processes x "
+               "open "
+               "files (16 processes of one strong sandbox held 1.38 GB under a 512 MiB limit); an "
+               "operator bounds it per uid with fs.pipe-user-pages-hard (docs/bounds.md \"Pipe "
+               "buffers\")")
+        .arg(ok ? QStringLiteral("0") : QStringLiteral("unreadable"));
+}
 
 } // namespace
 
@@ -124,9 +150,11 @@ QString BoundsHost::toString(Mode mode) {
 
 QJsonObject BoundsHost::toJson() const {
     QJsonArray blind;
-    if (m_watchdog)
+    if (m_watchdog) {
         for (const char* spot : kBlindSpots)
             blind.append(QLatin1String(spot));
+        blind.append(pipeBlindSpot());
+    }
     if (m_watchdog && !SharedMemoryScan::mapFilesReadable())
         blind.append(QStringLiteral(
             "this agent cannot follow /proc/PID/map_files (it needs CAP_SYS_ADMIN or "
