@@ -149,6 +149,8 @@ void AgentRuntime::startEnvironments(const QString& stateDir) {
     deps.micromambaSha256 = m_context.config.envMicromambaSha256;
     deps.condaChannels = m_context.config.envCondaChannels;
     deps.indexUrl = m_context.config.envIndexUrl;
+    deps.cranUrl = m_context.config.envCranUrl;
+    deps.condaChannelUrls = m_context.config.envCondaChannelUrls;
     deps.indexCaFile = m_context.config.envIndexCaFile;
     deps.indexPrivateCidrs = m_context.config.envIndexPrivateCidrs;
     deps.revisionGraceMs = m_context.config.envRevisionGraceS * 1000;

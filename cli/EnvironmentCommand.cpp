@@ -13,10 +13,11 @@ namespace runbox::cli {
 
 namespace {
 
-const char kUsage[] = "runbox env ls [--json] | create NAME --python|--r [--provisioner P] "
-                      "[--no-wait] | install NAME [--wheel WS:PATH]... [--channel C]... [--] "
-                      "PKG... [--no-wait] | uninstall NAME [--] PKG... [--no-wait] | show NAME "
-                      "[--json] | rm NAME";
+const char kUsage[] =
+    "runbox env ls [--json] | create NAME --python|--r [--provisioner P] "
+    "[--no-wait] | install NAME [--wheel WS:PATH]... [--channel C]... [--index-url URL] [--] "
+    "PKG... [--no-wait] | uninstall NAME [--] PKG... [--no-wait] | show NAME "
+    "[--json] | rm NAME";
 
 int refused(const char* what, const ApiResponse& r) {
     return reportFailure((QByteArray("env ") + what).constData(), r);
@@ -37,7 +38,10 @@ QList<OptionSpec> optionsOf(const QString& sub) {
                 {QStringLiteral("--r")},
                 {QStringLiteral("--provisioner"), true}};
     if (sub == QLatin1String("install"))
-        return {noWait, {QStringLiteral("--wheel"), true}, {QStringLiteral("--channel"), true}};
+        return {noWait,
+                {QStringLiteral("--wheel"), true},
+                {QStringLiteral("--channel"), true},
+                {QStringLiteral("--index-url"), true}};
     if (sub == QLatin1String("uninstall"))
         return {noWait};
     return {};
@@ -159,6 +163,11 @@ int runEnvironments(ApiClient& client, const QStringList& rawArgs) {
         if (const QStringList channels = parsed.values(QStringLiteral("--channel"));
             !channels.isEmpty())
             body.insert(QStringLiteral("channels"), QJsonArray::fromStringList(channels));
+        if (const QStringList index = parsed.values(QStringLiteral("--index-url"));
+            index.size() > 1)
+            return usage(QStringLiteral("--index-url is given once"));
+        else if (!index.isEmpty())
+            body.insert(QStringLiteral("indexUrl"), index.first());
         // Wheels uploaded into one workspace: WS:PATH each (as `runbox cp` names files).
         QJsonArray wheelPaths;
         for (const QString& wheel : wheels) {

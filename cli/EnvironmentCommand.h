@@ -14,9 +14,10 @@ namespace runbox::cli {
 /// - `env ls [--json]`: one line per environment: name, id, status, current revision
 /// - `env create NAME --python [--provisioner venv] [--no-wait]`: creates it and follows the
 ///   build of its first revision (its log on stderr) unless --no-wait
-/// - `env install NAME [--wheel WS:PATH]… [--channel C]… PKG… [--no-wait]`: a new revision with
-///   PKG… and the wheels uploaded into workspace WS (docs/environments.md "Installing"), from
-///   the conda channels C (micromamba), its build followed
+/// - `env install NAME [--wheel WS:PATH]… [--channel C]… [--index-url URL] PKG… [--no-wait]`: a
+///   new revision with PKG… and the wheels uploaded into workspace WS (docs/environments.md
+///   "Installing"), from the conda channels C (micromamba) or the operator's package index URL
+///   (its `indexUrl`), its build followed
 /// - `env show NAME [--json]`: the environment, its revisions and the current snapshot
 /// - `env rm NAME`
 /// NAME is an environment's name or id. Exit status: 0, 1 when the agent refuses or a build

@@ -71,6 +71,17 @@ bool AgentConfig::parse(const QStringList& args, const QProcessEnvironment& env,
         *error = QStringLiteral("envIndexUrl \"%1\": %2").arg(envIndexUrl, *error);
         return false;
     }
+    envCranUrl = v.text(Key::EnvCranUrl).trimmed();
+    if (IndexUrl index; !envCranUrl.isEmpty() && !IndexUrl::parse(envCranUrl, &index, error)) {
+        *error = QStringLiteral("envCranUrl \"%1\": %2").arg(envCranUrl, *error);
+        return false;
+    }
+    envCondaChannelUrls = v.text(Key::EnvCondaChannelUrls).split(kSeparators, Qt::SkipEmptyParts);
+    for (const QString& url : std::as_const(envCondaChannelUrls))
+        if (IndexUrl index; !IndexUrl::parse(url, &index, error)) {
+            *error = QStringLiteral("envCondaChannelUrls \"%1\": %2").arg(url, *error);
+            return false;
+        }
     envIndexPrivateCidrs.clear();
     for (const QString& cidr :
          v.text(Key::EnvIndexPrivateCidrs).split(kSeparators, Qt::SkipEmptyParts)) {
@@ -81,8 +92,10 @@ bool AgentConfig::parse(const QStringList& args, const QProcessEnvironment& env,
         }
         envIndexPrivateCidrs.append(cidr);
     }
-    if (envIndexUrl.isEmpty() && (!envIndexCaFile.isEmpty() || !envIndexPrivateCidrs.isEmpty())) {
-        *error = QStringLiteral("envIndexCaFile and envIndexPrivateCidrs need envIndexUrl");
+    if (envIndexUrl.isEmpty() && envCranUrl.isEmpty() && envCondaChannelUrls.isEmpty() &&
+        (!envIndexCaFile.isEmpty() || !envIndexPrivateCidrs.isEmpty())) {
+        *error = QStringLiteral("envIndexCaFile and envIndexPrivateCidrs need envIndexUrl, "
+                                "envCranUrl or envCondaChannelUrls");
         return false;
     }
     executionRetentionDays = v.number(Key::ExecutionRetentionDays);

@@ -115,6 +115,12 @@ struct AgentConfig {
     /// (`envIndexCaFile`) and the private ranges its host may resolve to
     /// (`envIndexPrivateCidrs`, canonical CIDRs). docs/environments.md "Package index".
     QString envIndexUrl;
+    /// The r-lib builds' CRAN-like repository URL (RUNBOX_ENV_CRAN_URL / `envCranUrl`; "" =
+    /// none), checked like envIndexUrl; envIndexCaFile and envIndexPrivateCidrs serve it too.
+    QString envCranUrl;
+    /// The micromamba builds' remote channels (RUNBOX_ENV_CONDA_CHANNEL_URLS /
+    /// `envCondaChannelUrls`), each checked like envIndexUrl.
+    QStringList envCondaChannelUrls;
     QString envIndexCaFile;
     QStringList envIndexPrivateCidrs;
     /// Finished executions are removed this many days after they finished

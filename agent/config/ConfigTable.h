@@ -39,6 +39,8 @@ enum class Key : int {
     EnvStarterPythonPackages,
     EnvStarterRPackages,
     EnvIndexUrl,
+    EnvCranUrl,
+    EnvCondaChannelUrls,
     EnvIndexCaFile,
     EnvIndexPrivateCidrs,
     ExecutionRetentionDays,

@@ -114,25 +114,49 @@ QList<OptionSpec> environmentOptionRows() {
          .help = "The package index of venv builds (PEP 503 simple API): https, a DNS name, no "
                  "credentials, query or fragment. A build that uses it reaches that host only, "
                  "through the egress gateway (docs/environments.md \"Package index\")."},
+        {.key = Key::EnvCranUrl,
+         .name = "envCranUrl",
+         .type = T::String,
+         .group = G::General,
+         .defaultNote = "none: R builds install from envCranRepository only, offline",
+         .envVar = "RUNBOX_ENV_CRAN_URL",
+         .fileKey = "envCranUrl",
+         .help = "A CRAN-like repository of r-lib builds (a CRAN mirror or an internal one, "
+                 "serving src/contrib/PACKAGES): https, a DNS name, no credentials, query or "
+                 "fragment. A build that uses it reaches that host only, through the egress "
+                 "gateway (docs/environments.md \"Package index\")."},
+        {.key = Key::EnvCondaChannelUrls,
+         .name = "envCondaChannelUrls",
+         .type = T::String,
+         .group = G::General,
+         .defaultNote = "none: conda builds use the local channels only, offline",
+         .envVar = "RUNBOX_ENV_CONDA_CHANNEL_URLS",
+         .fileKey = "envCondaChannelUrls",
+         .help = "Remote conda channels of micromamba builds (space- or comma-separated), each "
+                 "https, a DNS name, no credentials, query or fragment; after the local channels "
+                 "in the operator's channel list. A build that uses one reaches its host only, "
+                 "through the egress gateway (docs/environments.md \"Package index\")."},
         {.key = Key::EnvIndexCaFile,
          .name = "envIndexCaFile",
          .type = T::Path,
          .group = G::General,
-         .defaultNote = "none: pip's own CA bundle",
+         .defaultNote = "none: the package managers' own CA bundles",
          .envVar = "RUNBOX_ENV_INDEX_CA_FILE",
          .fileKey = "envIndexCaFile",
          .flags = kMakeAbsolute,
-         .help = "A PEM CA bundle pip trusts for envIndexUrl (a mirror with a private CA), read "
-                 "at every build and bound read-only into it."},
+         .help = "A PEM CA bundle builds trust for envIndexUrl, envCranUrl and "
+                 "envCondaChannelUrls (a mirror with a private CA), read at every build and "
+                 "bound read-only into it."},
         {.key = Key::EnvIndexPrivateCidrs,
          .name = "envIndexPrivateCidrs",
          .type = T::String,
          .group = G::General,
-         .defaultNote = "none: the index must resolve to public addresses",
+         .defaultNote = "none: package source URLs must resolve to public addresses",
          .envVar = "RUNBOX_ENV_INDEX_PRIVATE_CIDRS",
          .fileKey = "envIndexPrivateCidrs",
-         .help = "Private or loopback ranges (CIDRs, comma-separated) the envIndexUrl host may "
-                 "resolve to, for a mirror on the local network (the build's allowPrivateCidrs)."},
+         .help = "Private or loopback ranges (CIDRs, comma-separated) the hosts of envIndexUrl, "
+                 "envCranUrl and envCondaChannelUrls may resolve to, for a mirror on the local "
+                 "network (the build's allowPrivateCidrs)."},
     };
 }
 

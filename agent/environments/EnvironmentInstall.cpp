@@ -123,7 +123,7 @@ std::optional<Error> EnvironmentService::rebuild(const QString& id, const QJsonO
         next.wheels = UploadedWheels::merge(next.wheels, added);
     }
     if (!next.packages.isEmpty() && provisioner->packageSources().isEmpty() &&
-        next.indexUrl.isEmpty())
+        provisioner->networkUrls({{}, {}, next.channels, next.indexUrl}).isEmpty())
         return Error{ErrorKind::Unavailable, QStringLiteral("package_source_not_configured"),
                      QStringLiteral("no package source is configured for the %1 provisioner: set "
                                     "%2 (docs/configuration.md)")

@@ -50,6 +50,13 @@ public:
     virtual QStringList channels() const { return {}; }
     /// The operator's package index URL an install may use ("" = none: builds stay offline).
     virtual QString indexUrl() const { return {}; }
+    /// The setting that names indexUrl() (for messages; "" where the provisioner takes none).
+    virtual QString indexUrlSetting() const { return {}; }
+    /// The operator's URLs a build of @p inputs reaches through the egress gateway (none: the
+    /// build stays offline): by default its package index.
+    virtual QStringList networkUrls(const BuildInputs& inputs) const {
+        return inputs.indexUrl.isEmpty() ? QStringList() : QStringList{inputs.indexUrl};
+    }
     /// Whether it installs wheels uploaded into a workspace (BuildInputs::wheelFiles).
     virtual bool takesWheels() const { return false; }
     /// Why this provisioner cannot build on this host ("" when it can).
@@ -96,7 +103,16 @@ public:
     /// Variables an execution that selects one of its revisions gets besides PATH.
     virtual QHash<QString, QString> executionEnvironment() const = 0;
 
+    /// Where a build sees the operator's CA bundle for its package index (envIndexCaFile).
+    static constexpr char kIndexCaMount[] = "/opt/runbox-index-ca.pem";
+    static constexpr qint64 kMaxCaBytes = 4 << 20;
+
 protected:
+    /// Reads the operator's CA bundle @p caFile ("" = none: @p out stays empty) as the build
+    /// tool at kIndexCaMount; 503 (environmentUnavailable) when it cannot be read or is over
+    /// kMaxCaBytes.
+    static std::optional<Error> indexCaTool(const QString& caFile, QList<BuildTool>* out);
+
     /// The request every provisioner's build is: kind `provision`, argv
     /// `/bin/sh -c SCRIPT sh PKG…` (@p script reads the packages as "$@"), the default timeout
     /// and output limit of @p limits.

@@ -88,9 +88,11 @@ EnvironmentService::EnvironmentService(Dependencies deps, QObject* parent)
         m_provisioners[name] = std::move(p);
     };
     add(std::make_unique<VenvProvisioner>(m_deps.wheelhouse, m_deps.indexUrl, m_deps.indexCaFile));
-    add(std::make_unique<RLibProvisioner>(m_deps.cranRepository));
+    add(std::make_unique<RLibProvisioner>(m_deps.cranRepository, m_deps.cranUrl,
+                                          m_deps.indexCaFile));
     add(std::make_unique<MicromambaProvisioner>(m_deps.micromamba, m_deps.micromambaSha256,
-                                                m_deps.condaChannels));
+                                                m_deps.condaChannels, m_deps.condaChannelUrls,
+                                                m_deps.indexCaFile));
 }
 
 const EnvironmentProvisioner* EnvironmentService::provisionerOf(const QString& name) const {
@@ -187,6 +189,8 @@ QJsonObject EnvironmentService::healthJson() const {
             {"wheelhouse", pathOrNull(m_deps.wheelhouse)},
             {"cranRepository", pathOrNull(m_deps.cranRepository)},
             {"indexUrl", pathOrNull(m_deps.indexUrl)},
+            {"cranUrl", pathOrNull(m_deps.cranUrl)},
+            {"condaChannelUrls", QJsonArray::fromStringList(m_deps.condaChannelUrls)},
             {"environments", int(rows.size())},
             {"starters", startersJson()}};
 }
@@ -296,8 +300,11 @@ std::optional<Error> EnvironmentService::startBuild(const EnvironmentRow& enviro
     if (!inputs.channels.isEmpty())
         revision.spec.insert(QStringLiteral("channels"),
                              QJsonArray::fromStringList(inputs.channels));
+    EnvironmentProvisioner::BuildInputs buildInputs{packages, {}, inputs.channels, inputs.indexUrl};
+    for (const UploadedWheels::Wheel& wheel : inputs.wheels)
+        buildInputs.wheelFiles.append(wheel.buildPath());
     QJsonObject network;
-    if (auto err = buildNetwork(inputs.indexUrl, &network))
+    if (auto err = buildNetwork(provisioner->networkUrls(buildInputs), &network))
         return err;
     if (!inputs.indexUrl.isEmpty())
         revision.spec.insert(QStringLiteral("indexUrl"), inputs.indexUrl);
@@ -318,9 +325,6 @@ std::optional<Error> EnvironmentService::startBuild(const EnvironmentRow& enviro
         workspace::removeTree(revision.prefixPath);
         return err;
     }
-    EnvironmentProvisioner::BuildInputs buildInputs{packages, {}, inputs.channels, inputs.indexUrl};
-    for (const UploadedWheels::Wheel& wheel : inputs.wheels)
-        buildInputs.wheelFiles.append(wheel.buildPath());
     execution::ExecRequest request =
         provisioner->buildRequest(buildInputs, m_deps.manager->limits());
     QJsonObject buildField{{"revisionId", revision.id}, {"environmentId", environment.id}};
@@ -340,25 +344,30 @@ std::optional<Error> EnvironmentService::startBuild(const EnvironmentRow& enviro
     return std::nullopt;
 }
 
-std::optional<Error> EnvironmentService::buildNetwork(const QString& indexUrl,
+std::optional<Error> EnvironmentService::buildNetwork(const QStringList& urls,
                                                       QJsonObject* out) const {
     *out = QJsonObject();
-    if (indexUrl.isEmpty())
+    if (urls.isEmpty())
         return std::nullopt;
-    config::IndexUrl index;
-    QString why;
+    QJsonArray allowed;
+    for (const QString& url : urls) {
+        config::IndexUrl index;
+        QString why;
+        if (!config::IndexUrl::parse(url, &index, &why))
+            return environmentUnavailable(
+                QStringLiteral("the package source %1 cannot be reached: %2").arg(url, why));
+        if (!allowed.contains(index.allowlistEntry()))
+            allowed.append(index.allowlistEntry());
+    }
     Error error;
-    std::optional<egress::NetworkPolicy> policy;
-    if (config::IndexUrl::parse(indexUrl, &index, &why))
-        policy = egress::NetworkPolicy::fromJson(
-            QJsonObject{
-                {"mode", "domain-allowlist"},
-                {"allowedDomains", QJsonArray{index.allowlistEntry()}},
-                {"allowPrivateCidrs", QJsonArray::fromStringList(m_deps.indexPrivateCidrs)}},
-            &error);
+    const std::optional<egress::NetworkPolicy> policy = egress::NetworkPolicy::fromJson(
+        QJsonObject{{"mode", "domain-allowlist"},
+                    {"allowedDomains", allowed},
+                    {"allowPrivateCidrs", QJsonArray::fromStringList(m_deps.indexPrivateCidrs)}},
+        &error);
     if (!policy)
-        return environmentUnavailable(QStringLiteral("the package index %1 cannot be reached: %2")
-                                          .arg(indexUrl, why.isEmpty() ? error.message : why));
+        return environmentUnavailable(QStringLiteral("the package sources %1 cannot be reached: %2")
+                                          .arg(urls.join(QLatin1String(", ")), error.message));
     *out = policy->toJson();
     return std::nullopt;
 }

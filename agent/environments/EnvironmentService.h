@@ -66,6 +66,11 @@ public:
         /// RUNBOX_ENV_INDEX_URL, RUNBOX_ENV_INDEX_CA_FILE, RUNBOX_ENV_INDEX_PRIVATE_CIDRS: the
         /// venv builds' package index ("" = none), checked at start (config::IndexUrl).
         QString indexUrl;
+        /// RUNBOX_ENV_CRAN_URL: the r-lib builds' CRAN-like repository URL ("" = none); the CA
+        /// file and private ranges above serve it too.
+        QString cranUrl;
+        /// RUNBOX_ENV_CONDA_CHANNEL_URLS: the micromamba builds' remote channels.
+        QStringList condaChannelUrls;
         QString indexCaFile;
         QStringList indexPrivateCidrs;
         /// The queued and running executions' epochs (which revisions they will bind).
@@ -196,10 +201,10 @@ private:
         QStringList channels; ///< empty: all of the operator's
         QString indexUrl;     ///< the package index the build uses ("" = offline)
     };
-    /// The network policy a build with package index @p indexUrl gets (domain-allowlist with
-    /// exactly its `host:port`, allowPrivateCidrs the operator's indexPrivateCidrs), as
-    /// NetworkPolicy::toJson(); empty for "" (no network).
-    std::optional<Error> buildNetwork(const QString& indexUrl, QJsonObject* out) const;
+    /// The network policy a build that reaches @p urls gets (EnvironmentProvisioner::
+    /// networkUrls: domain-allowlist with exactly their `host:port`s, allowPrivateCidrs the
+    /// operator's indexPrivateCidrs), as NetworkPolicy::toJson(); empty for none (no network).
+    std::optional<Error> buildNetwork(const QStringList& urls, QJsonObject* out) const;
     std::optional<Error> startBuild(const EnvironmentRow& environment, const RevisionInputs& inputs,
                                     RevisionRow* out);
     /// The environment's store of uploaded wheels (UploadedWheels).

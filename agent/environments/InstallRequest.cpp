@@ -65,10 +65,11 @@ std::optional<Error> InstallRequest::parse(const QJsonObject& body,
             return err;
         for (const QString& channel : std::as_const(out->channels))
             if (!allowed.contains(channel))
-                return invalid("invalid_channels",
-                               QStringLiteral("channels: %1 is not one of the operator's channels "
-                                              "(RUNBOX_ENV_CONDA_CHANNELS)")
-                                   .arg(channel));
+                return invalid(
+                    "invalid_channels",
+                    QStringLiteral("channels: %1 is not one of the operator's channels "
+                                   "(RUNBOX_ENV_CONDA_CHANNELS, RUNBOX_ENV_CONDA_CHANNEL_URLS)")
+                        .arg(channel));
     }
     if (const QJsonValue index = body.value(QLatin1String("indexUrl"));
         !index.isUndefined() && !index.isNull()) {
@@ -82,11 +83,16 @@ std::optional<Error> InstallRequest::parse(const QJsonObject& body,
             return invalid("invalid_index_url",
                            QStringLiteral("indexUrl: %1")
                                .arg(index.isString() ? why : QStringLiteral("must be a string")));
+        if (provisioner.indexUrlSetting().isEmpty())
+            return invalid("invalid_index_url",
+                           QStringLiteral("indexUrl: the %1 provisioner takes no package index")
+                               .arg(provisioner.name()));
         if (provisioner.indexUrl().isEmpty() || index.toString() != provisioner.indexUrl())
             return invalid("invalid_index_url",
                            QStringLiteral("indexUrl: only the operator's package index "
-                                          "(RUNBOX_ENV_INDEX_URL) can be used%1")
-                               .arg(provisioner.indexUrl().isEmpty()
+                                          "(%1) can be used%2")
+                               .arg(provisioner.indexUrlSetting(),
+                                    provisioner.indexUrl().isEmpty()
                                         ? QStringLiteral(", and none is configured")
                                         : QStringLiteral(": %1").arg(provisioner.indexUrl())));
         out->indexUrl = index.toString();

@@ -10,9 +10,11 @@
 
 namespace runbox::environments {
 
-MicromambaProvisioner::MicromambaProvisioner(QString binary, QString sha256, QStringList channels)
+MicromambaProvisioner::MicromambaProvisioner(QString binary, QString sha256, QStringList channels,
+                                             QStringList channelUrls, QString caFile)
     : m_binary(std::move(binary)), m_sha256(sha256.trimmed().toLower()),
-      m_channels(std::move(channels)) {}
+      m_channels(std::move(channels)), m_channelUrls(std::move(channelUrls)),
+      m_caFile(std::move(caFile)) {}
 
 QString MicromambaProvisioner::readChecked(QByteArray* bytes) const {
     static const QRegularExpression hex(QStringLiteral("^[0-9a-f]{64}$"));
@@ -54,8 +56,9 @@ QString MicromambaProvisioner::unavailableReason() const {
     }
     if (!m_checkedReason.isEmpty())
         return m_checkedReason;
-    if (m_channels.isEmpty())
-        return QStringLiteral("no conda channel is configured (RUNBOX_ENV_CONDA_CHANNELS)");
+    if (m_channels.isEmpty() && m_channelUrls.isEmpty())
+        return QStringLiteral("no conda channel is configured (RUNBOX_ENV_CONDA_CHANNELS or "
+                              "RUNBOX_ENV_CONDA_CHANNEL_URLS)");
     return {};
 }
 
@@ -70,7 +73,12 @@ std::optional<Error> MicromambaProvisioner::buildTools(QList<BuildTool>* out) co
     QByteArray bytes;
     if (const QString why = readChecked(&bytes); !why.isEmpty())
         return Error{ErrorKind::Unavailable, QStringLiteral("micromamba_unavailable"), why};
-    *out = {{bytes, QLatin1String(kBinaryMount)}};
+    if (m_channelUrls.isEmpty()) {
+        out->clear();
+    } else if (auto err = indexCaTool(m_caFile, out)) {
+        return err;
+    }
+    out->prepend({bytes, QLatin1String(kBinaryMount)});
     return std::nullopt;
 }
 
@@ -82,23 +90,43 @@ execution::ExecRequest
 MicromambaProvisioner::buildRequest(const BuildInputs& inputs,
                                     const execution::ExecLimits& limits) const {
     const QStringList& packages = inputs.packages;
-    // The channels asked for, in their order, else all of the operator's; each is bound at the
-    // index of its place in the operator's list (packageSources()).
-    QString channels;
-    for (const QString& channel : inputs.channels.isEmpty() ? m_channels : inputs.channels)
-        if (const qsizetype i = m_channels.indexOf(channel); i >= 0)
-            channels += QStringLiteral(" -c file://%1/%2").arg(kChannelMount).arg(i);
+    // The channels asked for, in their order, else all of the operator's. A local one is bound
+    // at the index of its place in the operator's list (packageSources()); a remote one reaches
+    // micromamba through the environment, never through the shell's parsing.
+    QString channelArgs;
+    QHash<QString, QString> urlVariables;
+    for (const QString& channel : inputs.channels.isEmpty() ? channels() : inputs.channels) {
+        if (const qsizetype i = m_channels.indexOf(channel); i >= 0) {
+            channelArgs += QStringLiteral(" -c file://%1/%2").arg(kChannelMount).arg(i);
+        } else if (const qsizetype u = m_channelUrls.indexOf(channel); u >= 0) {
+            const QString variable = QStringLiteral("RUNBOX_CONDA_CHANNEL_%1").arg(u);
+            channelArgs += QStringLiteral(" -c \"$%1\"").arg(variable);
+            urlVariables.insert(variable, channel);
+        }
+    }
     const QString script =
         QStringLiteral("set -eu\n"
                        "cd /tmp\n"
                        "echo \"runbox: creating the conda environment at %1 with $*\"\n"
                        "%2 create --yes --no-rc --override-channels%3 --prefix %1 \"$@\"\n"
                        "echo 'runbox: revision built'\n")
-            .arg(QLatin1String(kPrefixMount), QLatin1String(kBinaryMount), channels);
+            .arg(QLatin1String(kPrefixMount), QLatin1String(kBinaryMount), channelArgs);
     execution::ExecRequest request = provisionRequest(script, packages, limits);
     // Its package cache and state go to the sandbox's tmpfs, never into the prefix.
     request.env.insert(QStringLiteral("MAMBA_ROOT_PREFIX"), QStringLiteral("/tmp/mamba-root"));
+    for (auto it = urlVariables.cbegin(); it != urlVariables.cend(); ++it)
+        request.env.insert(it.key(), it.value());
+    if (!urlVariables.isEmpty() && !m_caFile.isEmpty())
+        request.env.insert(QStringLiteral("MAMBA_SSL_VERIFY"), QLatin1String(kIndexCaMount));
     return request;
+}
+
+QStringList MicromambaProvisioner::networkUrls(const BuildInputs& inputs) const {
+    QStringList out;
+    for (const QString& channel : inputs.channels.isEmpty() ? channels() : inputs.channels)
+        if (m_channelUrls.contains(channel))
+            out.append(channel);
+    return out;
 }
 
 QHash<QString, QString> MicromambaProvisioner::executionEnvironment() const {

@@ -6,13 +6,15 @@ namespace runbox::environments {
 
 namespace {
 
-/// Run by the prefix's Rscript with the packages as trailing arguments: installs them, fails
-/// when one is missing afterwards.
+/// Run by the prefix's Rscript with the packages as trailing arguments: installs them from
+/// RUNBOX_CRAN_URL when the build has one, else from the local repository; fails when one is
+/// missing afterwards.
 constexpr char kInstallScript[] = R"R(
 lib <- "/opt/science-env/library"
 pkgs <- commandArgs(trailingOnly = TRUE)
+repo <- Sys.getenv("RUNBOX_CRAN_URL", "file:///opt/cran-repository")
 if (length(pkgs) > 0) {
-  install.packages(pkgs, lib = lib, repos = "file:///opt/cran-repository", type = "source",
+  install.packages(pkgs, lib = lib, repos = repo, type = "source",
                    dependencies = NA, Ncpus = 1L)
   missing <- setdiff(pkgs, rownames(installed.packages(lib.loc = lib)))
   if (length(missing) > 0) stop("not installed: ", paste(missing, collapse = ", "))
@@ -21,7 +23,9 @@ if (length(pkgs) > 0) {
 
 } // namespace
 
-RLibProvisioner::RLibProvisioner(QString repository) : m_repository(std::move(repository)) {
+RLibProvisioner::RLibProvisioner(QString repository, QString cranUrl, QString caFile)
+    : m_repository(std::move(repository)), m_cranUrl(std::move(cranUrl)),
+      m_caFile(std::move(caFile)) {
     for (const char* tool : {"/usr/lib/R/bin/R", "/usr/lib/R/bin/Rscript"})
         if (!QFileInfo(QLatin1String(tool)).isExecutable()) {
             m_unavailable = QStringLiteral("%1 is missing (install r-base-core)").arg(tool);
@@ -52,7 +56,15 @@ execution::ExecRequest RLibProvisioner::buildRequest(const BuildInputs& inputs,
     script += QStringLiteral("%1/bin/Rscript --vanilla -e '%2' \"$@\"\n"
                              "echo 'runbox: revision built'\n")
                   .arg(prefix, QString::fromLatin1(kInstallScript).trimmed());
-    return provisionRequest(script, packages, limits);
+    execution::ExecRequest request = provisionRequest(script, packages, limits);
+    // The URL and the CA bundle reach R through its environment, never through the shell's or
+    // R's parsing.
+    if (!inputs.indexUrl.isEmpty()) {
+        request.env.insert(QStringLiteral("RUNBOX_CRAN_URL"), inputs.indexUrl);
+        if (!m_caFile.isEmpty())
+            request.env.insert(QStringLiteral("CURL_CA_BUNDLE"), QLatin1String(kIndexCaMount));
+    }
+    return request;
 }
 
 } // namespace runbox::environments

@@ -61,17 +61,7 @@ execution::ExecRequest VenvProvisioner::buildRequest(const BuildInputs& inputs,
 }
 
 std::optional<Error> VenvProvisioner::buildTools(QList<BuildTool>* out) const {
-    out->clear();
-    if (m_indexCaFile.isEmpty())
-        return std::nullopt;
-    QFile file(m_indexCaFile);
-    if (!file.open(QIODevice::ReadOnly) || file.size() > kMaxCaBytes)
-        return environmentUnavailable(
-            QStringLiteral("envIndexCaFile %1 cannot be read (or is over %2 bytes)")
-                .arg(m_indexCaFile)
-                .arg(kMaxCaBytes));
-    out->append(BuildTool{file.readAll(), QLatin1String(kIndexCaMount)});
-    return std::nullopt;
+    return indexCaTool(m_indexCaFile, out);
 }
 
 QHash<QString, QString> VenvProvisioner::executionEnvironment() const {

@@ -26,9 +26,6 @@ namespace runbox::environments {
 class VenvProvisioner final : public EnvironmentProvisioner {
 public:
     static constexpr char kWheelhouseMount[] = "/opt/wheelhouse";
-    static constexpr char kIndexCaMount[] = "/opt/runbox-index-ca.pem";
-    /// Largest CA bundle read (bytes).
-    static constexpr qint64 kMaxCaBytes = 4 << 20;
 
     /// @p wheelhouse: the host directory of wheels ("" = none); @p indexUrl: the operator's
     /// package index ("" = none), @p indexCaFile the CA bundle pip trusts for it ("" = pip's
@@ -41,6 +38,7 @@ public:
     /// wheelhouse (or among themselves when none is configured).
     bool takesWheels() const override { return true; }
     QString indexUrl() const override { return m_indexUrl; }
+    QString indexUrlSetting() const override { return QStringLiteral("RUNBOX_ENV_INDEX_URL"); }
     QString unavailableReason() const override { return m_unavailable; }
     EnvironmentSpec::Grammar grammar() const override { return EnvironmentSpec::Grammar::Pip; }
     RevisionFiles::PackageLayout packageLayout() const override {

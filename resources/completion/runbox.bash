@@ -90,7 +90,7 @@ _runbox() {
                 "") words_list="ls create install uninstall show rm" ;;
                 ls|show) words_list="--json" ;;
                 create) words_list="--python --r --provisioner --no-wait" ;;
-                install) words_list="--no-wait --wheel --channel" ;;
+                install) words_list="--no-wait --wheel --channel --index-url" ;;
                 uninstall) words_list="--no-wait" ;;
             esac ;;
         pool)

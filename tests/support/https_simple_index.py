@@ -2,8 +2,10 @@
 """A tiny PEP 503 "simple" package index over HTTPS on 127.0.0.1, and a canary.
 
 For the science environments' package-index tests (docs/environments.md "Package index").
-Usage: https_simple_index.py DIR CERT KEY LOG
+Usage: https_simple_index.py DIR CERT KEY LOG [TREE]
 Serves the files of DIR (wheels and sdists) as /simple/<project>/ pages linking /files/<name>,
+and, given TREE (a CRAN-like repository, a conda channel), its regular files under /repo/
+(nothing outside it),
 with the certificate CERT and key KEY, and appends every request path to LOG. A second,
 plain TCP listener (the canary) appends "canary" to LOG for every connection it accepts. Prints
 one JSON line {"index": PORT, "canary": PORT} once both listen, then serves until killed.
@@ -18,6 +20,7 @@ import sys
 import threading
 
 ROOT, CERT, KEY, LOG = sys.argv[1:5]
+TREE = os.path.realpath(sys.argv[5]) if len(sys.argv) > 5 else None
 LOCK = threading.Lock()
 
 
@@ -57,6 +60,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 return self.send(404, b"no such project")
             links = "".join(f'<a href="/files/{f}">{f}</a>\n' for f in mine)
             return self.send(200, f"<html><body>\n{links}</body></html>".encode())
+        if TREE and parts[:1] == ["repo"] and all(p not in (".", "..") for p in parts):
+            path = os.path.join(TREE, *parts[1:])
+            if os.path.realpath(path).startswith(TREE + os.sep) and os.path.isfile(path):
+                with open(path, "rb") as f:
+                    return self.send(200, f.read(), "application/octet-stream")
+            return self.send(404, b"not found")
         if len(parts) == 2 and parts[0] == "files" and parts[1] in files:
             with open(os.path.join(ROOT, parts[1]), "rb") as f:
                 return self.send(200, f.read(), "application/octet-stream")

@@ -92,8 +92,22 @@ private Q_SLOTS:
         QVERIFY(configError({{"RUNBOX_ENV_INDEX_URL", kIndex},
                              {"RUNBOX_ENV_INDEX_PRIVATE_CIDRS", "localhost"}})
                     .startsWith(QLatin1String("envIndexPrivateCidrs")));
-        // A CA bundle or private ranges without an index would do nothing: refused.
+        // The CRAN URL and the conda channel URLs follow the same rules.
+        QCOMPARE(configError({{"RUNBOX_ENV_CRAN_URL", "https://cran.mirror.test/"},
+                              {"RUNBOX_ENV_CONDA_CHANNEL_URLS",
+                               "https://conda.mirror.test/a, https://conda.mirror.test/b"}}),
+                 QString());
+        QVERIFY(configError({{"RUNBOX_ENV_CRAN_URL", "http://cran.mirror.test/"}})
+                    .startsWith(QLatin1String("envCranUrl")));
+        QVERIFY(configError({{"RUNBOX_ENV_CONDA_CHANNEL_URLS",
+                              "https://conda.mirror.test/a https://u:p@conda.mirror.test/b"}})
+                    .startsWith(QLatin1String("envCondaChannelUrls")));
+        // A CA bundle or private ranges without a package source URL would do nothing: refused;
+        // with any of the three, taken.
         QVERIFY(!configError({{"RUNBOX_ENV_INDEX_CA_FILE", "/etc/ssl/certs/ca.pem"}}).isEmpty());
+        QCOMPARE(configError({{"RUNBOX_ENV_CRAN_URL", "https://cran.mirror.test/"},
+                              {"RUNBOX_ENV_INDEX_PRIVATE_CIDRS", "10.1.0.0/16"}}),
+                 QString());
     }
 
     void testAnInstallTakesOnlyTheOperatorsIndex() {
