@@ -1,6 +1,6 @@
 // conda environments from the operator's remote channels through the egress gateway
 // (docs/environments.md "Package index"): a channel served over HTTPS on 127.0.0.1 with a
-// self-signed certificate (tests/support/https_simple_index.py, its /repo/ tree), its DNS name
+// self-signed certificate (HttpsPackageServer, its /repo/ tree), its DNS name
 // mapped there by the test-only resolver hosts file, beside a local channel. micromamba is a test
 // double (a shell script, hash-checked like the real binary) that records its argv, fetches each
 // https channel's noarch/repodata.json with curl the way micromamba's libcurl would (through
@@ -9,6 +9,7 @@
 // a build from the local channel only has no network at all.
 #include "support/AgentProcess.h"
 #include "support/EnvironmentApi.h"
+#include "support/HttpsPackageServer.h"
 #include "support/ManagedApi.h"
 #include "support/Wheelhouse.h"
 
@@ -17,7 +18,6 @@
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -76,12 +76,6 @@ const char* kDouble = // a plain literal: moc reads // in a raw string as a comm
     "  esac\n"
     "done\n";
 
-bool run(const QString& program, const QStringList& args) {
-    QProcess p;
-    p.start(program, args);
-    return p.waitForFinished(60000) && p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0;
-}
-
 bool writeFile(const QString& path, const QByteArray& bytes, int mode) {
     QFile f(path);
     if (!f.open(QIODevice::WriteOnly) || f.write(bytes) != bytes.size())
@@ -95,8 +89,8 @@ bool writeFile(const QString& path, const QByteArray& bytes, int mode) {
 class TestScienceEnvironmentsCondaRemote final : public QObject {
     Q_OBJECT
 
-    QTemporaryDir m_dir; ///< tree/channel (remote), local/ (local channel), certificate, hosts
-    QProcess m_server;
+    QTemporaryDir m_dir; ///< tree/channel (remote), local/ (local channel), the double
+    HttpsPackageServer m_server{kChannelHost, kCanaryHost};
     int m_port = 0;
     int m_canaryPort = 0;
     QString m_channelUrl;
@@ -105,10 +99,7 @@ class TestScienceEnvironmentsCondaRemote final : public QObject {
     QString m_envId;
     ApiClient& client() { return *m_agent.client(); }
     QString path(const QString& name) const { return m_dir.filePath(name); }
-    QString serverLog() const {
-        QFile f(path("requests.log"));
-        return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
-    }
+    QString serverLog() const { return m_server.requestLog(); }
     /// Installs @p packages from @p channels; the finished build's record.
     QJsonObject install(const QStringList& packages, const QStringList& channels) {
         const ApiResponse r =
@@ -137,46 +128,29 @@ private Q_SLOTS:
         m_localChannel = path("local");
         QVERIFY(QDir().mkpath(m_localChannel + "/noarch"));
         QVERIFY(writeFile(m_localChannel + "/noarch/repodata.json", "{}", 0644));
-        QVERIFY(
-            run("openssl", {"req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj",
-                            "/CN=" + kChannelHost, "-addext", "subjectAltName=DNS:" + kChannelHost,
-                            "-keyout", path("key.pem"), "-out", path("ca.pem")}));
-        QVERIFY(::chmod(QFile::encodeName(path("ca.pem")).constData(), 0644) == 0);
-        m_server.start("/usr/bin/python3",
-                       {QStringLiteral(RUNBOX_SOURCE_DIR "/tests/support/https_simple_index.py"),
-                        path("empty"), path("ca.pem"), path("key.pem"), path("requests.log"),
-                        path("tree")});
-        QVERIFY(m_server.waitForReadyRead(15000));
-        const QJsonObject ports = QJsonDocument::fromJson(m_server.readLine()).object();
-        m_port = ports.value("index").toInt();
-        m_canaryPort = ports.value("canary").toInt();
-        QVERIFY(m_port > 0 && m_canaryPort > 0);
+        QString error;
+        QVERIFY2(m_server.start(path("empty"), path("tree"), &error), qPrintable(error));
+        m_port = m_server.port();
+        m_canaryPort = m_server.canaryPort();
         const QByteArray micromamba = QString::fromLatin1(kDouble)
                                           .arg(kChannelHost)
                                           .arg(m_canaryPort)
                                           .arg(kCanaryHost)
                                           .toLatin1();
         QVERIFY(writeFile(path("micromamba"), micromamba, 0755));
-        QVERIFY(writeFile(
-            path("hosts"),
-            QStringLiteral("%1 127.0.0.1\n%2 127.0.0.1\n").arg(kChannelHost, kCanaryHost).toUtf8(),
-            0644));
-        m_channelUrl = QStringLiteral("https://%1:%2/repo/channel").arg(kChannelHost).arg(m_port);
+        m_channelUrl = m_server.url("/repo/channel");
         AgentOptions options;
-        options.extraEnv = {
-            {"RUNBOX_ENV_MICROMAMBA", path("micromamba")},
-            {"RUNBOX_ENV_MICROMAMBA_SHA256",
-             QCryptographicHash::hash(micromamba, QCryptographicHash::Sha256).toHex()},
-            {"RUNBOX_ENV_CONDA_CHANNELS", m_localChannel},
-            {"RUNBOX_ENV_CONDA_CHANNEL_URLS", m_channelUrl},
-            {"RUNBOX_ENV_INDEX_CA_FILE", path("ca.pem")},
-            {"RUNBOX_ENV_INDEX_PRIVATE_CIDRS", "127.0.0.0/8"},
-            {"RUNBOX_TEST_RESOLVER_HOSTS", path("hosts")},
-            {"RUNBOX_ENV_STARTERS", "false"},
-            {"RUNBOX_STRONG_UID_FIRST", "1890700000"},
-            {"RUNBOX_STRONG_UID_COUNT", "64"},
-            {"RUNBOX_LIGHT_UID_FIRST", "60700"},
-            {"RUNBOX_LIGHT_UID_COUNT", "64"}};
+        options.extraEnv = m_server.agentEnv(
+            {{"RUNBOX_ENV_MICROMAMBA", path("micromamba")},
+             {"RUNBOX_ENV_MICROMAMBA_SHA256",
+              QCryptographicHash::hash(micromamba, QCryptographicHash::Sha256).toHex()},
+             {"RUNBOX_ENV_CONDA_CHANNELS", m_localChannel},
+             {"RUNBOX_ENV_CONDA_CHANNEL_URLS", m_channelUrl},
+             {"RUNBOX_ENV_STARTERS", "false"},
+             {"RUNBOX_STRONG_UID_FIRST", "1890700000"},
+             {"RUNBOX_STRONG_UID_COUNT", "64"},
+             {"RUNBOX_LIGHT_UID_FIRST", "60700"},
+             {"RUNBOX_LIGHT_UID_COUNT", "64"}});
         QVERIFY2(m_agent.start(options), qPrintable(m_agent.errorString()));
         const QJsonObject envs =
             client().call("GET", "/v1/health").json().value("scientificEnvs").toObject();
@@ -192,8 +166,6 @@ private Q_SLOTS:
     void cleanupTestCase() {
         if (m_agent.client())
             QVERIFY2(m_agent.stop(), qPrintable(m_agent.log()));
-        m_server.kill();
-        m_server.waitForFinished(5000);
     }
 
     void testTheFirstRevisionUsesEveryChannelThroughTheGateway() {

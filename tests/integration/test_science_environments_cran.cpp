@@ -1,7 +1,7 @@
 // R science environments built from the operator's CRAN-like repository URL through the egress
 // gateway (docs/environments.md "Package index"): a CRAN-like repository of source packages
 // built here with R CMD build, served over HTTPS on 127.0.0.1 with a self-signed certificate
-// (tests/support/https_simple_index.py, its /repo/ tree), its DNS name mapped there by the
+// (HttpsPackageServer, its /repo/ tree), its DNS name mapped there by the
 // test-only resolver hosts file, R trusting it through envIndexCaFile. The agent has no local
 // repository: the URL is the r-lib provisioner's only package source. A package's configure
 // script reaches that host through the bridge (positive control) and nothing else. Needs the
@@ -10,6 +10,7 @@
 #include "support/CliRun.h"
 #include "support/CranRepository.h"
 #include "support/EnvironmentApi.h"
+#include "support/HttpsPackageServer.h"
 #include "support/ManagedApi.h"
 #include "support/Wheelhouse.h"
 
@@ -18,7 +19,6 @@
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -47,19 +47,13 @@ const char* kProbeConfigure = // a plain literal: moc reads // in a raw string a
     "} > /opt/science-env/probe 2>&1\n"
     "exit 0\n";
 
-bool run(const QString& program, const QStringList& args) {
-    QProcess p;
-    p.start(program, args);
-    return p.waitForFinished(60000) && p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0;
-}
-
 } // namespace
 
 class TestScienceEnvironmentsCran final : public QObject {
     Q_OBJECT
 
-    QTemporaryDir m_dir; ///< cran/ (the repository), empty/, the certificate, hosts, the log
-    QProcess m_server;
+    QTemporaryDir m_dir; ///< cran/ (the repository), empty/
+    HttpsPackageServer m_server{kCranHost, kCanaryHost};
     int m_port = 0;
     int m_canaryPort = 0;
     QString m_cranUrl;
@@ -67,10 +61,7 @@ class TestScienceEnvironmentsCran final : public QObject {
     QString m_envId;
     ApiClient& client() { return *m_agent.client(); }
     QString path(const QString& name) const { return m_dir.filePath(name); }
-    QString serverLog() const {
-        QFile f(path("requests.log"));
-        return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
-    }
+    QString serverLog() const { return m_server.requestLog(); }
     ApiResponse install(const QJsonObject& body) {
         return client().call("POST", "/v1/environments/" + m_envId.toUtf8() + "/install", body);
     }
@@ -95,21 +86,9 @@ private Q_SLOTS:
                      path("cran"),
                      {"rpkb", "0.1", "twice <- function() 2 * rpka::answer()", "rpka", {}}, &error),
                  qPrintable(error));
-        QVERIFY(
-            run("openssl", {"req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj",
-                            "/CN=" + kCranHost, "-addext", "subjectAltName=DNS:" + kCranHost,
-                            "-keyout", path("key.pem"), "-out", path("ca.pem")}));
-        QVERIFY(QFile::setPermissions(path("ca.pem"), QFile::ReadOwner | QFile::WriteOwner |
-                                                          QFile::ReadGroup | QFile::ReadOther));
-        m_server.start("/usr/bin/python3",
-                       {QStringLiteral(RUNBOX_SOURCE_DIR "/tests/support/https_simple_index.py"),
-                        path("empty"), path("ca.pem"), path("key.pem"), path("requests.log"),
-                        path("cran")});
-        QVERIFY(m_server.waitForReadyRead(15000));
-        const QJsonObject ports = QJsonDocument::fromJson(m_server.readLine()).object();
-        m_port = ports.value("index").toInt();
-        m_canaryPort = ports.value("canary").toInt();
-        QVERIFY(m_port > 0 && m_canaryPort > 0);
+        QVERIFY2(m_server.start(path("empty"), path("cran"), &error), qPrintable(error));
+        m_port = m_server.port();
+        m_canaryPort = m_server.canaryPort();
         // The probe package, now that the ports are known.
         QVERIFY2(addRSourcePackage(path("cran"),
                                    {"rpkprobe",
@@ -123,24 +102,14 @@ private Q_SLOTS:
                                         .arg(kCanaryHost)},
                                    &error),
                  qPrintable(error));
-        QFile hosts(path("hosts"));
-        QVERIFY(hosts.open(QIODevice::WriteOnly));
-        hosts.write(
-            QStringLiteral("%1 127.0.0.1\n%2 127.0.0.1\n").arg(kCranHost, kCanaryHost).toUtf8());
-        hosts.close();
-        QVERIFY(QFile::setPermissions(path("hosts"), QFile::ReadOwner | QFile::WriteOwner |
-                                                         QFile::ReadGroup | QFile::ReadOther));
-        m_cranUrl = QStringLiteral("https://%1:%2/repo").arg(kCranHost).arg(m_port);
+        m_cranUrl = m_server.url("/repo");
         AgentOptions options;
-        options.extraEnv = {{"RUNBOX_ENV_CRAN_URL", m_cranUrl},
-                            {"RUNBOX_ENV_INDEX_CA_FILE", path("ca.pem")},
-                            {"RUNBOX_ENV_INDEX_PRIVATE_CIDRS", "127.0.0.0/8"},
-                            {"RUNBOX_TEST_RESOLVER_HOSTS", path("hosts")},
-                            {"RUNBOX_ENV_STARTERS", "false"},
-                            {"RUNBOX_STRONG_UID_FIRST", "1890600000"},
-                            {"RUNBOX_STRONG_UID_COUNT", "64"},
-                            {"RUNBOX_LIGHT_UID_FIRST", "60600"},
-                            {"RUNBOX_LIGHT_UID_COUNT", "64"}};
+        options.extraEnv = m_server.agentEnv({{"RUNBOX_ENV_CRAN_URL", m_cranUrl},
+                                              {"RUNBOX_ENV_STARTERS", "false"},
+                                              {"RUNBOX_STRONG_UID_FIRST", "1890600000"},
+                                              {"RUNBOX_STRONG_UID_COUNT", "64"},
+                                              {"RUNBOX_LIGHT_UID_FIRST", "60600"},
+                                              {"RUNBOX_LIGHT_UID_COUNT", "64"}});
         QVERIFY2(m_agent.start(options), qPrintable(m_agent.errorString()));
         const QJsonObject health = client().call("GET", "/v1/health").json();
         QVERIFY2(health.value("egress").toObject().value("available").toBool(),
@@ -152,8 +121,6 @@ private Q_SLOTS:
     void cleanupTestCase() {
         if (m_agent.client())
             QVERIFY2(m_agent.stop(), qPrintable(m_agent.log()));
-        m_server.kill();
-        m_server.waitForFinished(5000);
     }
 
     void testABuildInstallsFromTheCranUrlOverHttps() {

@@ -1,11 +1,12 @@
 // Science environments built from the operator's package index through the egress gateway
 // (docs/environments.md "Package index"): a PEP 503 index over HTTPS on 127.0.0.1 with a
-// self-signed certificate (tests/support/https_simple_index.py), its DNS name mapped there by the
-// test-only resolver hosts file, pip trusting it through envIndexCaFile. A build reaches that
+// self-signed certificate (HttpsPackageServer), its DNS name mapped there by the test-only
+// resolver hosts file, pip trusting it through envIndexCaFile. A build reaches that
 // host only: a package whose setup.py goes after another port or name gets nothing, while the
 // index works from the same code (positive control). Refusals come after their positive control.
 #include "support/AgentProcess.h"
 #include "support/EnvironmentApi.h"
+#include "support/HttpsPackageServer.h"
 #include "support/ManagedApi.h"
 #include "support/Wheelhouse.h"
 
@@ -66,8 +67,8 @@ bool run(const QString& program, const QStringList& args) {
 class TestScienceEnvironmentsIndex final : public QObject {
     Q_OBJECT
 
-    QTemporaryDir m_dir; ///< index/ (the packages), the certificate, the hosts file, the log
-    QProcess m_server;
+    QTemporaryDir m_dir; ///< index/ (the packages)
+    HttpsPackageServer m_server{kIndexHost, kCanaryHost};
     int m_indexPort = 0;
     int m_canaryPort = 0;
     QString m_indexUrl;
@@ -75,10 +76,7 @@ class TestScienceEnvironmentsIndex final : public QObject {
     QString m_envId;
     ApiClient& client() { return *m_agent.client(); }
     QString path(const QString& name) const { return m_dir.filePath(name); }
-    QString serverLog() const {
-        QFile f(path("requests.log"));
-        return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
-    }
+    QString serverLog() const { return m_server.requestLog(); }
     QJsonObject install(const QJsonObject& body) {
         const ApiResponse r =
             client().call("POST", "/v1/environments/" + m_envId.toUtf8() + "/install", body);
@@ -99,20 +97,10 @@ private Q_SLOTS:
         QVERIFY(writeWheel(index, "pkga", "1.0", "X = 'a1'"));
         QVERIFY(
             writeWheel(index, "pkgb", "1.0", "from pkga import X as _A\nX = 'b1+' + _A", "pkga"));
-        QVERIFY(
-            run("openssl", {"req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj",
-                            "/CN=" + kIndexHost, "-addext", "subjectAltName=DNS:" + kIndexHost,
-                            "-keyout", path("key.pem"), "-out", path("ca.pem")}));
-        QVERIFY(QFile::setPermissions(path("ca.pem"), QFile::ReadOwner | QFile::WriteOwner |
-                                                          QFile::ReadGroup | QFile::ReadOther));
-        m_server.start("/usr/bin/python3",
-                       {QStringLiteral(RUNBOX_SOURCE_DIR "/tests/support/https_simple_index.py"),
-                        index, path("ca.pem"), path("key.pem"), path("requests.log")});
-        QVERIFY(m_server.waitForReadyRead(15000));
-        const QJsonObject ports = QJsonDocument::fromJson(m_server.readLine()).object();
-        m_indexPort = ports.value("index").toInt();
-        m_canaryPort = ports.value("canary").toInt();
-        QVERIFY(m_indexPort > 0 && m_canaryPort > 0);
+        QString error;
+        QVERIFY2(m_server.start(index, {}, &error), qPrintable(error));
+        m_indexPort = m_server.port();
+        m_canaryPort = m_server.canaryPort();
         // The sdist whose setup.py attacks, now that the ports are known.
         QVERIFY(run("/usr/bin/python3",
                     {"-c",
@@ -126,24 +114,14 @@ private Q_SLOTS:
                          .arg(m_indexPort)
                          .arg(m_canaryPort)
                          .arg(kIndexHost, kCanaryHost)}));
-        QFile hosts(path("hosts"));
-        QVERIFY(hosts.open(QIODevice::WriteOnly));
-        hosts.write(
-            QStringLiteral("%1 127.0.0.1\n%2 127.0.0.1\n").arg(kIndexHost, kCanaryHost).toUtf8());
-        hosts.close();
-        QVERIFY(QFile::setPermissions(path("hosts"), QFile::ReadOwner | QFile::WriteOwner |
-                                                         QFile::ReadGroup | QFile::ReadOther));
-        m_indexUrl = QStringLiteral("https://%1:%2/simple/").arg(kIndexHost).arg(m_indexPort);
+        m_indexUrl = m_server.url("/simple/");
         AgentOptions options;
-        options.extraEnv = {{"RUNBOX_ENV_INDEX_URL", m_indexUrl},
-                            {"RUNBOX_ENV_INDEX_CA_FILE", path("ca.pem")},
-                            {"RUNBOX_ENV_INDEX_PRIVATE_CIDRS", "127.0.0.0/8"},
-                            {"RUNBOX_TEST_RESOLVER_HOSTS", path("hosts")},
-                            {"RUNBOX_ENV_STARTERS", "false"},
-                            {"RUNBOX_STRONG_UID_FIRST", "1890500000"},
-                            {"RUNBOX_STRONG_UID_COUNT", "64"},
-                            {"RUNBOX_LIGHT_UID_FIRST", "60500"},
-                            {"RUNBOX_LIGHT_UID_COUNT", "64"}};
+        options.extraEnv = m_server.agentEnv({{"RUNBOX_ENV_INDEX_URL", m_indexUrl},
+                                              {"RUNBOX_ENV_STARTERS", "false"},
+                                              {"RUNBOX_STRONG_UID_FIRST", "1890500000"},
+                                              {"RUNBOX_STRONG_UID_COUNT", "64"},
+                                              {"RUNBOX_LIGHT_UID_FIRST", "60500"},
+                                              {"RUNBOX_LIGHT_UID_COUNT", "64"}});
         QVERIFY2(m_agent.start(options), qPrintable(m_agent.errorString()));
         const QJsonObject health = client().call("GET", "/v1/health").json();
         QVERIFY2(health.value("egress").toObject().value("available").toBool(),
@@ -151,11 +129,7 @@ private Q_SLOTS:
         QCOMPARE(health.value("scientificEnvs").toObject().value("indexUrl").toString(),
                  m_indexUrl);
     }
-    void cleanupTestCase() {
-        QVERIFY2(m_agent.stop(), qPrintable(m_agent.log()));
-        m_server.kill();
-        m_server.waitForFinished(5000);
-    }
+    void cleanupTestCase() { QVERIFY2(m_agent.stop(), qPrintable(m_agent.log())); }
 
     void testABuildInstallsFromTheIndexOverHttps() {
         const ApiResponse created = client().call(

@@ -11,6 +11,7 @@
 #include "shared/ApiClient.h"
 #include "support/AgentProcess.h"
 #include "support/ExecStream.h"
+#include "support/UnixSocketAttack.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -28,39 +29,6 @@ constexpr qint64 kControlLimit = 4096 * kMiB;
 constexpr int kAttackPairs = 2000;
 constexpr int kControlPairs = 50;
 
-/// The attack, in Python: %1 pairs, mode %2, then sleeps %3 s (so only the bound ends it).
-/// "open": both directions filled, all ends kept. "closed": a send buffer of 1 MiB filled one
-/// way, then the writer closed (what it wrote stays queued at the reader, charged to a socket no
-/// longer listed). "inflight": both directions filled, both ends sent in SCM_RIGHTS into a
-/// carrier socket and closed. Prints "filled N".
-const char kAttack[] = R"(
-import socket, sys, time
-pairs, mode, wait = %1, '%2', %3
-keep, carriers, batch = [], [], []
-def fill(s):
-    s.setblocking(False)
-    try:
-        while True: s.send(b'x' * 65536)
-    except BlockingIOError: pass
-for i in range(pairs):
-    a, b = socket.socketpair()
-    if mode == 'closed':
-        a.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 512 << 10)
-        fill(a); a.close(); keep.append(b); continue
-    fill(a); fill(b)
-    if mode == 'inflight':
-        batch += [a, b]
-        if len(batch) >= 100:
-            carriers.append(socket.socketpair())
-            socket.send_fds(carriers[-1][0], [b'x'], [s.fileno() for s in batch])
-            for s in batch: s.close()
-            batch = []
-        continue
-    keep.append((a, b))
-print('filled', pairs, flush=True)
-open('filled', 'w').close()
-time.sleep(wait)
-)";
 } // namespace
 
 class TestLightUnixSocketMemory final : public QObject {
@@ -103,7 +71,7 @@ class TestLightUnixSocketMemory final : public QObject {
     }
 
     static QString attack(int pairs, const QString& mode, int waitS, bool ownNamespace) {
-        const QString python = QString::fromLatin1(kAttack).arg(pairs).arg(mode).arg(waitS);
+        const QString python = unixSocketAttack(pairs, mode, waitS);
         if (!ownNamespace)
             return python;
         // The same in a user + network namespace of its own, made from inside the workspace.

@@ -10,6 +10,7 @@
 #include "shared/ApiClient.h"
 #include "support/AgentProcess.h"
 #include "support/ExecStream.h"
+#include "support/UnixSocketAttack.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -27,37 +28,6 @@ constexpr qint64 kControlLimit = 4096 * kMiB;
 constexpr int kAttackPairs = 2000;
 constexpr int kControlPairs = 50;
 
-/// The attack, in Python: %1 pairs, mode %2, then sleeps %3 s (so only the bound ends it).
-/// "open": both directions filled, all ends kept. "closed": a send buffer of 512 KiB filled one
-/// way, then the writer closed. "inflight": both directions filled, both ends sent in
-/// SCM_RIGHTS into a carrier socket and closed. Prints "filled N".
-const char kAttack[] = R"(
-import socket, sys, time
-pairs, mode, wait = %1, '%2', %3
-keep, carriers, batch = [], [], []
-def fill(s):
-    s.setblocking(False)
-    try:
-        while True: s.send(b'x' * 65536)
-    except BlockingIOError: pass
-for i in range(pairs):
-    a, b = socket.socketpair()
-    if mode == 'closed':
-        a.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 512 << 10)
-        fill(a); a.close(); keep.append(b); continue
-    fill(a); fill(b)
-    if mode == 'inflight':
-        batch += [a, b]
-        if len(batch) >= 100:
-            carriers.append(socket.socketpair())
-            socket.send_fds(carriers[-1][0], [b'x'], [s.fileno() for s in batch])
-            for s in batch: s.close()
-            batch = []
-        continue
-    keep.append((a, b))
-print('filled', pairs, flush=True)
-time.sleep(wait)
-)";
 } // namespace
 
 class TestStrongUnixSocketMemory final : public QObject {
@@ -117,14 +87,12 @@ private Q_SLOTS:
     void testSocketBuffersAreBounded() {
         QFETCH(QString, mode);
         // Positive control: the sandbox may make and fill socketpairs; 50 fit under 4 GiB.
-        const QJsonObject control =
-            run(QString::fromLatin1(kAttack).arg(kControlPairs).arg(mode).arg(0), kControlLimit);
+        const QJsonObject control = run(unixSocketAttack(kControlPairs, mode, 0), kControlLimit);
         QVERIFY2(control.value("status").toString() == QLatin1String("completed") &&
                      control.value("stdout").toString().contains("filled"),
                  qPrintable(QJsonDocument(control).toJson()));
 
-        const QJsonObject r =
-            run(QString::fromLatin1(kAttack).arg(kAttackPairs).arg(mode).arg(60), kLimit);
+        const QJsonObject r = run(unixSocketAttack(kAttackPairs, mode, 60), kLimit);
         const qint64 peak = r.value("usage").toObject().value("peakMemoryBytes").toInteger(-1);
         qInfo("%s: %s, peak %lld MiB under %lld MiB: %s", qPrintable(mode),
               qPrintable(r.value("status").toString()), peak / kMiB, kLimit / kMiB,
