@@ -167,8 +167,11 @@ QJsonObject BoundsHost::toJson() const {
         blind.append(
             sockets->available() && UnixSocketMemory::mayEnterNamespaces()
                 ? QStringLiteral("strong sandboxes: the unix socket buffers of their own network "
-                                 "namespace count (sock_diag), what a closed writer left queued "
-                                 "as an upper bound")
+                                 "namespace count (sock_diag), with each socket's own kernel "
+                                 "objects, what a closed writer left queued as an upper bound; "
+                                 "under a network policy unix datagram sockets and non-stream "
+                                 "pairs are refused, under the NPU profile they are not, and what "
+                                 "a closed sender left on a datagram receiver there is not seen")
                 : QStringLiteral("strong sandboxes with sockets (a network policy, NPU chips, "
                                  "a served port): the kernel memory of unix socket buffers is "
                                  "not counted (%1)")
@@ -180,11 +183,11 @@ QJsonObject BoundsHost::toJson() const {
         blind.append(
             sockets->available()
                 ? QStringLiteral(
-                      "light workspaces: unix socket buffers count (sock_diag), what a closed "
-                      "writer left queued as an upper bound; not seen: datagrams from closed "
-                      "senders queued on an unconnected datagram socket (at most "
-                      "net.unix.max_dgram_qlen + 1 per socket) and sockets in a network "
-                      "namespace none of the workspace's processes is in")
+                      "light workspaces: unix socket buffers count (sock_diag), with each "
+                      "socket's own kernel objects, what a closed writer left queued as an upper "
+                      "bound (unix datagram sockets are refused: what a closed sender left on a "
+                      "receiver is listed nowhere); not seen: sockets in a network namespace "
+                      "none of the workspace's processes is in")
                 : QStringLiteral("light workspaces: the kernel memory of unix socket buffers is "
                                  "not counted (%1)")
                       .arg(sockets->reason()));

@@ -132,6 +132,7 @@ MemoryWatchdog::unixSocketBytes(const QHash<State*, QList<pid_t>>& members) {
         UnixSocketMemory::Charge& sum = bytes[state];
         sum.exactBytes += charge.exactBytes;
         sum.estimatedBytes += charge.estimatedBytes;
+        sum.objectBytes += charge.objectBytes;
         sum.sockets += charge.sockets;
     };
     for (auto it = charges.cbegin(); it != charges.cend(); ++it)

@@ -223,6 +223,11 @@ UnixSocketMemory::measure(const QHash<quint64, pid_t>& namespaces, const QSet<ui
             sum.sockets += one.sockets;
         }
     }
+    for (Charge& charge : charges)
+        charge.objectBytes = charge.sockets * kSocketObjectBytes;
+    if (byNamespace)
+        for (Charge& charge : *byNamespace)
+            charge.objectBytes = charge.sockets * kSocketObjectBytes;
     return charges;
 }
 

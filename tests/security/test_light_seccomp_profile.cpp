@@ -81,7 +81,10 @@ private Q_SLOTS:
         QTest::newRow("unix stream, no grant")
             << 0 << long(AF_UNIX) << long(SOCK_STREAM) << 0L << true;
         QTest::newRow("unix dgram+flags, no grant")
-            << 0 << long(AF_UNIX) << long(SOCK_DGRAM | flags) << 0L << true;
+            << 0 << long(AF_UNIX) << long(SOCK_DGRAM | flags) << 0L << false;
+        QTest::newRow("unix dgram, both") << 3 << long(AF_UNIX) << long(SOCK_DGRAM) << 0L << false;
+        QTest::newRow("unix seqpacket, no grant")
+            << 0 << long(AF_UNIX) << long(SOCK_SEQPACKET) << 0L << true;
         QTest::newRow("tcp, no grant") << 0 << long(AF_INET) << long(SOCK_STREAM) << 0L << false;
         QTest::newRow("udp, no grant") << 0 << long(AF_INET) << long(SOCK_DGRAM) << 0L << false;
         QTest::newRow("tcp, tcp grant") << 1 << long(AF_INET) << long(SOCK_STREAM) << 0L << true;
@@ -144,6 +147,8 @@ private Q_SLOTS:
         QCOMPARE(errnoOf(true, kBoth, SYS_socketpair, AF_UNIX, SOCK_STREAM, 0),
                  errnoOf(false, kBoth, SYS_socketpair, AF_UNIX, SOCK_STREAM, 0));
         QCOMPARE(errnoOf(true, kBoth, SYS_socketpair, AF_INET, SOCK_STREAM, 0), EACCES);
+        QCOMPARE(errnoOf(true, kBoth, SYS_socketpair, AF_UNIX, SOCK_DGRAM, 0), EACCES);
+        QVERIFY(errnoOf(false, kBoth, SYS_socketpair, AF_UNIX, SOCK_DGRAM, 0) != EACCES);
         QCOMPARE(errnoOf(true, kBoth, SYS_socketpair, AF_NETLINK, SOCK_RAW, 0), EACCES);
         QVERIFY(errnoOf(false, kBoth, SYS_socketpair, AF_INET, SOCK_STREAM, 0) != EACCES);
     }

@@ -320,6 +320,10 @@ private Q_SLOTS:
         QCOMPARE(calls, 1);         // the socket count moved (unless the host closed two meanwhile)
         for (int i = 0; i < 3; ++i) // from then on, every call
             QVERIFY(memory.measure(host, {kUid}).value(kUid).total() >= sent);
+        // Each socket's own kernel objects count too, empty or not.
+        const UnixSocketMemory::Charge charge = memory.measure(host, {kUid}).value(kUid);
+        QCOMPARE(charge.sockets, 2);
+        QCOMPARE(charge.objectBytes, 2 * UnixSocketMemory::kSocketObjectBytes);
     }
 
     /// As root: a process of uid 61101 holding 20 filled socketpairs (~9 MiB of kernel memory

@@ -77,6 +77,12 @@ bool addSocketRules(scmp_filter_ctx ctx, const LightSocketGrant& grant, std::str
     // socketpair(2) makes connected AF_UNIX pairs only (inet has none).
     if (!refuseOtherFamilies(ctx, pairNr, {AF_UNIX}, error))
         return false;
+    // No unix datagram sockets: what a closed sender left queued on a datagram receiver is listed
+    // nowhere, so no bound could count it (docs/bounds.md "Unix socket buffers").
+    const scmp_arg_cmp isDatagram = SCMP_A1(SCMP_CMP_MASKED_EQ, kSockTypeMask, SOCK_DGRAM);
+    if (!refuse(ctx, pairNr, {isDatagram}, error) ||
+        !refuse(ctx, socketNr, {SCMP_A0(SCMP_CMP_MASKED_EQ, kLow32, AF_UNIX), isDatagram}, error))
+        return false;
     const bool inet = grant.inetStream || grant.inetDatagram;
     if (!(inet ? refuseOtherFamilies(ctx, socketNr, {AF_UNIX, AF_INET, AF_INET6}, error)
                : refuseOtherFamilies(ctx, socketNr, {AF_UNIX}, error)))
