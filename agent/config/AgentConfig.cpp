@@ -77,11 +77,16 @@ bool AgentConfig::parse(const QStringList& args, const QProcessEnvironment& env,
         return false;
     }
     envCondaChannelUrls = v.text(Key::EnvCondaChannelUrls).split(kSeparators, Qt::SkipEmptyParts);
-    for (const QString& url : std::as_const(envCondaChannelUrls))
+    for (const QString& url : std::as_const(envCondaChannelUrls)) {
         if (IndexUrl index; !IndexUrl::parse(url, &index, error)) {
             *error = QStringLiteral("envCondaChannelUrls \"%1\": %2").arg(url, *error);
             return false;
         }
+        if (envCondaChannelUrls.count(url) > 1) {
+            *error = QStringLiteral("envCondaChannelUrls: \"%1\" is listed twice").arg(url);
+            return false;
+        }
+    }
     envIndexPrivateCidrs.clear();
     for (const QString& cidr :
          v.text(Key::EnvIndexPrivateCidrs).split(kSeparators, Qt::SkipEmptyParts)) {

@@ -27,8 +27,13 @@ bool IndexUrl::parse(const QString& url, IndexUrl* out, QString* why) {
     else if (const auto m = shape.match(url); !m.hasMatch())
         *why = QStringLiteral("the host must be a DNS name and the path plain characters");
     else if (const QString host = m.captured(1).toLower();
-             !dnsName.match(host).hasMatch() || ipv4.match(host).hasMatch())
-        *why = QStringLiteral("the host %1 is not a DNS name of two labels or more").arg(host);
+             !dnsName.match(host).hasMatch() || ipv4.match(host).hasMatch() ||
+             !host.section(QLatin1Char('.'), -1).front().isLetter())
+        // A top-level label starts with a letter (RFC 3696 section 2: never all-numeric), which
+        // also keeps out addresses written as `0x7f.1` that resolvers read as IPv4.
+        *why = QStringLiteral("the host %1 is not a DNS name of two labels or more, its last "
+                              "starting with a letter")
+                   .arg(host);
     else if (const int port = m.captured(3).isEmpty() ? 443 : m.captured(3).toInt();
              port < 1 || port > 65535)
         *why = QStringLiteral("the port %1 is not 1-65535").arg(m.captured(3));

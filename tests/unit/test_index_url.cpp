@@ -49,6 +49,12 @@ private Q_SLOTS:
         QTest::newRow("fragment") << "https://pypi.org/simple/#x" << false;
         QTest::newRow("ipv4") << "https://10.0.0.1/simple/" << false;
         QTest::newRow("ipv6") << "https://[::1]/simple/" << false;
+        // Addresses a resolver reads as IPv4 (inet_aton(3): hex, two parts): the top label of a
+        // DNS name starts with a letter (RFC 3696 section 2).
+        QTest::newRow("hex ipv4") << "https://0x7f.1/simple/" << false;
+        QTest::newRow("numeric top label") << "https://mirror.1/simple/" << false;
+        QTest::newRow("hex top label") << "https://mirror.0x7f/simple/" << false;
+        QTest::newRow("digits in a lower label") << "https://0x7f.mirror.test/simple/" << true;
         QTest::newRow("single label") << "https://mirror/simple/" << false;
         QTest::newRow("port 0") << "https://pypi.org:0/simple/" << false;
         QTest::newRow("port too big") << "https://pypi.org:70000/simple/" << false;
@@ -99,6 +105,9 @@ private Q_SLOTS:
                  QString());
         QVERIFY(configError({{"RUNBOX_ENV_CRAN_URL", "http://cran.mirror.test/"}})
                     .startsWith(QLatin1String("envCranUrl")));
+        QVERIFY(configError({{"RUNBOX_ENV_CONDA_CHANNEL_URLS",
+                              "https://conda.mirror.test/a https://conda.mirror.test/a"}})
+                    .contains("listed twice"));
         QVERIFY(configError({{"RUNBOX_ENV_CONDA_CHANNEL_URLS",
                               "https://conda.mirror.test/a https://u:p@conda.mirror.test/b"}})
                     .startsWith(QLatin1String("envCondaChannelUrls")));
