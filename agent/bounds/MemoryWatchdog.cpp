@@ -128,17 +128,10 @@ MemoryWatchdog::unixSocketBytes(const QHash<State*, QList<pid_t>>& members) {
     QHash<quint64, UnixSocketMemory::Charge> perNamespace;
     const QHash<uid_t, UnixSocketMemory::Charge> charges =
         m_unixSockets->measure(namespaces, uids, privateNamespaces, &perNamespace);
-    const auto add = [&bytes](State* state, const UnixSocketMemory::Charge& charge) {
-        UnixSocketMemory::Charge& sum = bytes[state];
-        sum.exactBytes += charge.exactBytes;
-        sum.estimatedBytes += charge.estimatedBytes;
-        sum.objectBytes += charge.objectBytes;
-        sum.sockets += charge.sockets;
-    };
     for (auto it = charges.cbegin(); it != charges.cend(); ++it)
-        add(byUid.value(it.key()), it.value());
+        bytes[byUid.value(it.key())].add(it.value());
     for (auto it = perNamespace.cbegin(); it != perNamespace.cend(); ++it)
-        add(byNamespace.value(it.key()), it.value());
+        bytes[byNamespace.value(it.key())].add(it.value());
     return bytes;
 }
 

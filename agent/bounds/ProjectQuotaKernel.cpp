@@ -1,9 +1,10 @@
 #include "agent/bounds/ProjectQuotaKernel.h"
 
+#include "agent/bounds/EffectiveCapability.h"
+
 #include <cerrno>
 #include <cstring>
 
-#include <linux/capability.h>
 #include <linux/dqblk_xfs.h>
 #include <linux/fs.h>
 #include <sys/ioctl.h>
@@ -29,13 +30,7 @@ int quotactlFd(int fd, int command, quint32 id, void* addr) {
 
 class SystemKernel final : public ProjectQuotaKernel {
 public:
-    bool hasCapSysAdmin() override {
-        __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
-        __user_cap_data_struct data[2] = {};
-        if (::syscall(SYS_capget, &header, data) != 0)
-            return false;
-        return (data[CAP_SYS_ADMIN / 32].effective & (1u << (CAP_SYS_ADMIN % 32))) != 0;
-    }
+    bool hasCapSysAdmin() override { return holdsEffectiveCapSysAdmin(); }
 
     int quotaFlags(int fd, quint32* flags) override {
         fs_quota_statv state;

@@ -1,16 +1,16 @@
 #include "agent/bounds/UnixSocketMemory.h"
 
+#include "agent/bounds/EffectiveCapability.h"
+
 #include <QFile>
 
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
-#include <linux/capability.h>
 #include <linux/sockios.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 namespace runbox::bounds {
@@ -42,11 +42,7 @@ UnixSocketMemory::UnixSocketMemory(QString procRoot) : m_procRoot(std::move(proc
 }
 
 bool UnixSocketMemory::mayEnterNamespaces() {
-    __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
-    __user_cap_data_struct data[2] = {};
-    if (::syscall(SYS_capget, &header, data) != 0)
-        return false;
-    return (data[CAP_SYS_ADMIN / 32].effective & (1u << (CAP_SYS_ADMIN % 32))) != 0;
+    return holdsEffectiveCapSysAdmin();
 }
 
 quint64 UnixSocketMemory::ownNetworkNamespace() {
@@ -216,11 +212,7 @@ UnixSocketMemory::measure(const QHash<quint64, pid_t>& namespaces, const QSet<ui
             if (!whole && !uids.contains(s.uid))
                 continue;
             ns->hadSockets = true;
-            const Charge one = chargeOf(s, m_calibration);
-            Charge& sum = whole ? (*byNamespace)[it.key()] : charges[s.uid];
-            sum.exactBytes += one.exactBytes;
-            sum.estimatedBytes += one.estimatedBytes;
-            sum.sockets += one.sockets;
+            (whole ? (*byNamespace)[it.key()] : charges[s.uid]).add(chargeOf(s, m_calibration));
         }
     }
     for (Charge& charge : charges)

@@ -41,6 +41,12 @@ public:
         qint64 objectBytes = 0;
         int sockets = 0;
         qint64 total() const { return exactBytes + estimatedBytes + objectBytes; }
+        void add(const Charge& other) {
+            exactBytes += other.exactBytes;
+            estimatedBytes += other.estimatedBytes;
+            objectBytes += other.objectBytes;
+            sockets += other.sockets;
+        }
     };
     /// What one unix socket takes in kernel memory empty (its sock, inode, dentry and file),
     /// bytes: 396,000 empty sockets raised the host's unreclaimable slab by 1.35 GB (3.4 KB each,
