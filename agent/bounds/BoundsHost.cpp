@@ -5,6 +5,8 @@
 #include <QFile>
 #include <QJsonArray>
 
+#include <unistd.h>
+
 namespace runbox::bounds {
 
 namespace {
@@ -46,15 +48,13 @@ QString pipeBlindSpot() {
                               "per strong workspace under a root agent, shared by every "
                               "sandbox of a rootless one")
             .arg(pages)
-            .arg(pages * 4096 / (1 << 20));
-    return QStringLiteral(
-               "kernel memory of pipe buffers is counted by no bound (fs.pipe-user-pages-hard is "
-               "%1): "
-               "past fs.pipe-user-pages-soft each new pipe still holds 2 pages, up to processes x "
-               "open "
-               "files (16 processes of one strong sandbox held 1.38 GB under a 512 MiB limit); an "
-               "operator bounds it per uid with fs.pipe-user-pages-hard (docs/bounds.md \"Pipe "
-               "buffers\")")
+            .arg(pages * ::sysconf(_SC_PAGESIZE) / (1 << 20));
+    return QStringLiteral("kernel memory of pipe buffers is counted by no bound "
+                          "(fs.pipe-user-pages-hard is %1): past fs.pipe-user-pages-soft each "
+                          "new pipe still holds 2 pages, up to processes x open files (16 "
+                          "processes of one strong sandbox held 1.38 GB under a 512 MiB limit); "
+                          "an operator bounds it per uid with fs.pipe-user-pages-hard "
+                          "(docs/bounds.md \"Pipe buffers\")")
         .arg(ok ? QStringLiteral("0") : QStringLiteral("unreadable"));
 }
 
