@@ -65,23 +65,24 @@ bool AgentConfig::parse(const QStringList& args, const QProcessEnvironment& env,
     envStarterPythonPackages =
         v.text(Key::EnvStarterPythonPackages).split(kSeparators, Qt::SkipEmptyParts);
     envStarterRPackages = v.text(Key::EnvStarterRPackages).split(kSeparators, Qt::SkipEmptyParts);
+    // Every package-source URL follows the same rule (IndexUrl::parse); the message names the
+    // setting.
+    const auto badUrl = [error](const char* setting, const QString& url) {
+        IndexUrl index;
+        if (url.isEmpty() || IndexUrl::parse(url, &index, error))
+            return false;
+        *error = QStringLiteral("%1 \"%2\": %3").arg(QLatin1String(setting), url, *error);
+        return true;
+    };
     envIndexUrl = v.text(Key::EnvIndexUrl).trimmed();
     envIndexCaFile = v.text(Key::EnvIndexCaFile);
-    if (IndexUrl index; !envIndexUrl.isEmpty() && !IndexUrl::parse(envIndexUrl, &index, error)) {
-        *error = QStringLiteral("envIndexUrl \"%1\": %2").arg(envIndexUrl, *error);
-        return false;
-    }
     envCranUrl = v.text(Key::EnvCranUrl).trimmed();
-    if (IndexUrl index; !envCranUrl.isEmpty() && !IndexUrl::parse(envCranUrl, &index, error)) {
-        *error = QStringLiteral("envCranUrl \"%1\": %2").arg(envCranUrl, *error);
+    if (badUrl("envIndexUrl", envIndexUrl) || badUrl("envCranUrl", envCranUrl))
         return false;
-    }
     envCondaChannelUrls = v.text(Key::EnvCondaChannelUrls).split(kSeparators, Qt::SkipEmptyParts);
     for (const QString& url : std::as_const(envCondaChannelUrls)) {
-        if (IndexUrl index; !IndexUrl::parse(url, &index, error)) {
-            *error = QStringLiteral("envCondaChannelUrls \"%1\": %2").arg(url, *error);
+        if (badUrl("envCondaChannelUrls", url))
             return false;
-        }
         if (envCondaChannelUrls.count(url) > 1) {
             *error = QStringLiteral("envCondaChannelUrls: \"%1\" is listed twice").arg(url);
             return false;

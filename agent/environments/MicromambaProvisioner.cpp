@@ -95,7 +95,7 @@ MicromambaProvisioner::buildRequest(const BuildInputs& inputs,
     // micromamba through the environment, never through the shell's parsing.
     QString channelArgs;
     QHash<QString, QString> urlVariables;
-    for (const QString& channel : inputs.channels.isEmpty() ? channels() : inputs.channels) {
+    for (const QString& channel : chosenChannels(inputs)) {
         if (const qsizetype i = m_channels.indexOf(channel); i >= 0) {
             channelArgs += QStringLiteral(" -c file://%1/%2").arg(kChannelMount).arg(i);
         } else if (const qsizetype u = m_channelUrls.indexOf(channel); u >= 0) {
@@ -123,7 +123,7 @@ MicromambaProvisioner::buildRequest(const BuildInputs& inputs,
 
 QStringList MicromambaProvisioner::networkUrls(const BuildInputs& inputs) const {
     QStringList out;
-    for (const QString& channel : inputs.channels.isEmpty() ? channels() : inputs.channels)
+    for (const QString& channel : chosenChannels(inputs))
         if (m_channelUrls.contains(channel))
             out.append(channel);
     return out;

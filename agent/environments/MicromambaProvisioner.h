@@ -67,6 +67,10 @@ public:
     QHash<QString, QString> executionEnvironment() const override;
 
 private:
+    /// The channels @p inputs asks for, in their order, else all of the operator's.
+    QStringList chosenChannels(const BuildInputs& inputs) const {
+        return inputs.channels.isEmpty() ? channels() : inputs.channels;
+    }
     /// Reads the binary and checks its hash: "" and @p bytes, or why not.
     QString readChecked(QByteArray* bytes) const;
 
